@@ -1,0 +1,324 @@
+// Builds the local control plane's binaries (etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler, kwok) from their Go modules into a cache outside the repo, keyed by
+// versions.json, or takes them from $CONVOY_TESTENV_BIN. Tests and `convoy dev` call
+// ensureBinaries(); the first call on a machine builds (10–25 min), later calls are instant.
+import { execFile as execFileCb } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import versions from './versions.json' with { type: 'json' };
+
+const execFile = promisify(execFileCb);
+
+export const BINARIES = [
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kwok',
+] as const;
+export type Binary = (typeof BINARIES)[number];
+
+export interface BuildOptions {
+  readonly log?: (line: string) => void;
+}
+
+/** What a finished build records next to the binaries; the testenv bench prints it. */
+export interface BuildRecord {
+  readonly versions: typeof versions;
+  readonly goVersion: string;
+  readonly seconds: Readonly<Record<string, number>>;
+  readonly finishedAt: string;
+}
+
+export class TestenvBuildError extends Error {
+  override name = 'TestenvBuildError';
+}
+
+export function cacheRoot(): string {
+  const base =
+    process.env.CONVOY_TESTENV_CACHE ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'convoy', 'testenv');
+  const key = createHash('sha256').update(JSON.stringify(versions)).digest('hex').slice(0, 12);
+  return join(base, key);
+}
+
+/** Returns a directory holding every binary in BINARIES, building them first if needed. */
+export async function ensureBinaries(opts: BuildOptions = {}): Promise<string> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const fromEnv = process.env.CONVOY_TESTENV_BIN;
+  if (fromEnv) {
+    const missing = await missingBinaries(fromEnv);
+    if (missing.length > 0) {
+      throw new TestenvBuildError(
+        `CONVOY_TESTENV_BIN=${fromEnv} lacks: ${missing.join(', ')} (needs ${BINARIES.join(', ')})`,
+      );
+    }
+    return fromEnv;
+  }
+  const root = cacheRoot();
+  const bin = join(root, 'bin');
+  if ((await missingBinaries(bin)).length === 0) return bin;
+  await mkdir(root, { recursive: true });
+  const release = await acquireLock(join(root, 'build.lock'), log);
+  try {
+    // Another process may have finished the build while we waited for the lock.
+    if ((await missingBinaries(bin)).length === 0) return bin;
+    await build(root, bin, log);
+    return bin;
+  } finally {
+    await release();
+  }
+}
+
+async function missingBinaries(dir: string): Promise<Binary[]> {
+  const missing: Binary[] = [];
+  for (const name of BINARIES) {
+    try {
+      await access(join(dir, name));
+    } catch {
+      missing.push(name);
+    }
+  }
+  return missing;
+}
+
+async function goVersion(): Promise<string> {
+  try {
+    const { stdout } = await execFile('go', ['env', 'GOVERSION']);
+    return stdout.trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new TestenvBuildError(
+        `Go is not installed (no 'go' on PATH). convoy's local control plane builds etcd ${versions.etcd}, ` +
+          `Kubernetes ${versions.kubernetes} and kwok ${versions.kwok} from their Go modules and needs Go >= ${versions.go}. ` +
+          'Install Go, or set CONVOY_TESTENV_BIN to a directory that already holds the binaries.',
+      );
+    }
+    throw err;
+  }
+}
+
+function goAtLeast(have: string, want: string): boolean {
+  const parse = (v: string) =>
+    v
+      .replace(/^go/, '')
+      .split('.')
+      .map((n) => Number.parseInt(n, 10) || 0);
+  const [a, b] = [parse(have), parse(want)];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  }
+  return true;
+}
+
+async function build(root: string, bin: string, log: (line: string) => void): Promise<void> {
+  const gover = await goVersion();
+  if (!goAtLeast(gover, versions.go)) {
+    throw new TestenvBuildError(
+      `Go ${gover} is too old: Kubernetes ${versions.kubernetes} needs Go >= ${versions.go}.`,
+    );
+  }
+  const staging = join(root, 'bin.partial');
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  const seconds: Record<string, number> = {};
+  const step = async (name: string, what: () => Promise<void>) => {
+    const started = Date.now();
+    log(`testenv: building ${name} …`);
+    await what();
+    seconds[name] = Math.round((Date.now() - started) / 1000);
+    log(`testenv: built ${name} in ${seconds[name]}s`);
+  };
+  log(
+    `testenv: building the local control plane with ${gover} into ${root} (first time only; 10–25 minutes)`,
+  );
+  await step(`etcd ${versions.etcd}`, () => buildEtcd(root, staging));
+  await step(`kwok ${versions.kwok}`, () => buildKwok(root, staging));
+  await step(`kube-apiserver, kube-controller-manager, kube-scheduler ${versions.kubernetes}`, () =>
+    buildKubernetes(root, staging),
+  );
+  const record: BuildRecord = { versions, goVersion: gover, seconds, finishedAt: new Date().toISOString() };
+  await writeFile(join(staging, 'build.json'), `${JSON.stringify(record, null, 2)}\n`);
+  await rm(bin, { recursive: true, force: true });
+  await rename(staging, bin);
+}
+
+/** The build record of the cached binaries, if they were built here. */
+export async function readBuildRecord(): Promise<BuildRecord | undefined> {
+  try {
+    return JSON.parse(await readFile(join(cacheRoot(), 'bin', 'build.json'), 'utf8')) as BuildRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+const goEnv = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  CGO_ENABLED: '0',
+  GOFLAGS: '-mod=mod -buildvcs=false',
+  GOTOOLCHAIN: 'local',
+});
+
+async function go(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = goEnv()): Promise<void> {
+  try {
+    await execFile('go', args, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    const tail = (e.stderr ?? e.message).trim().split('\n').slice(-30).join('\n');
+    throw new TestenvBuildError(`go ${args.join(' ')} failed in ${cwd}:\n${tail}`);
+  }
+}
+
+/** A throwaway module per upstream project, so shared dependencies keep the versions each was built with. */
+async function wrapperModule(root: string, name: string, goMod: string): Promise<string> {
+  const dir = join(root, 'modules', name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'go.mod'), goMod);
+  return dir;
+}
+
+async function buildEtcd(root: string, out: string): Promise<void> {
+  const dir = await wrapperModule(
+    root,
+    'etcd',
+    `module convoy.local/testenv/etcd\n\ngo ${versions.go}.0\n\nrequire go.etcd.io/etcd/server/v3 ${versions.etcd}\n`,
+  );
+  await go(dir, ['mod', 'download', `go.etcd.io/etcd/server/v3@${versions.etcd}`]);
+  await go(dir, [
+    'build',
+    '-trimpath',
+    '-ldflags',
+    '-s -w',
+    '-o',
+    join(out, 'etcd'),
+    'go.etcd.io/etcd/server/v3',
+  ]);
+}
+
+async function buildKwok(root: string, out: string): Promise<void> {
+  const dir = await wrapperModule(
+    root,
+    'kwok',
+    `module convoy.local/testenv/kwok\n\ngo ${versions.go}.0\n\nrequire sigs.k8s.io/kwok ${versions.kwok}\n`,
+  );
+  await go(dir, ['mod', 'download', `sigs.k8s.io/kwok@${versions.kwok}`]);
+  await go(dir, [
+    'build',
+    '-trimpath',
+    '-ldflags',
+    '-s -w',
+    '-o',
+    join(out, 'kwok'),
+    'sigs.k8s.io/kwok/cmd/kwok',
+  ]);
+}
+
+/**
+ * k8s.io/kubernetes cannot be `go install`ed: its go.mod replaces the staging modules with
+ * ./staging paths that the module zip lacks. The wrapper requires it and points each staging
+ * module at its published v0.<minor>.<patch>, read from the downloaded go.mod.
+ */
+async function buildKubernetes(root: string, out: string): Promise<void> {
+  const k8s = versions.kubernetes;
+  const [major, minor, patch] = k8s.replace(/^v/, '').split('.');
+  const probe = await wrapperModule(
+    root,
+    'kubernetes-probe',
+    `module convoy.local/testenv/probe\n\ngo ${versions.go}.0\n`,
+  );
+  const { stdout } = await execFile('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${k8s}`], {
+    cwd: probe,
+    env: goEnv(),
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const upstreamGoMod = await readFile((JSON.parse(stdout) as { GoMod: string }).GoMod, 'utf8');
+  const staging = [...upstreamGoMod.matchAll(/^\s*(k8s\.io\/[\w.-]+)\s+=>\s+\.\/staging\//gm)].map(
+    (m) => m[1],
+  );
+  if (staging.length === 0)
+    throw new TestenvBuildError(`no staging replace directives found in k8s.io/kubernetes@${k8s} go.mod`);
+  const godebug = upstreamGoMod.match(/^godebug .*$/m)?.[0] ?? '';
+  const goMod = [
+    'module convoy.local/testenv/kubernetes',
+    '',
+    `go ${versions.go}.0`,
+    '',
+    godebug,
+    '',
+    `require k8s.io/kubernetes ${k8s}`,
+    '',
+    'replace (',
+    ...staging.map((m) => `\t${m} => ${m} v0.${minor}.${patch}`),
+    ')',
+    '',
+  ].join('\n');
+  const dir = await wrapperModule(root, 'kubernetes', goMod);
+  const ldflags = ['-s', '-w'];
+  for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
+    ldflags.push(
+      `-X ${pkg}.gitVersion=${k8s}`,
+      `-X ${pkg}.gitMajor=${major}`,
+      `-X ${pkg}.gitMinor=${minor}`,
+      `-X ${pkg}.gitTreeState=clean`,
+      `-X ${pkg}.buildDate=1970-01-01T00:00:00Z`,
+    );
+  }
+  // One `go build` for the three commands shares their compile work.
+  await go(dir, [
+    'build',
+    '-trimpath',
+    '-tags',
+    'selinux,notest',
+    '-ldflags',
+    ldflags.join(' '),
+    '-o',
+    `${out}/`,
+    'k8s.io/kubernetes/cmd/kube-apiserver',
+    'k8s.io/kubernetes/cmd/kube-controller-manager',
+    'k8s.io/kubernetes/cmd/kube-scheduler',
+  ]);
+}
+
+/** A lock directory holding the owner's pid; a lock whose owner died is taken over. */
+async function acquireLock(path: string, log: (line: string) => void): Promise<() => Promise<void>> {
+  let announced = false;
+  for (;;) {
+    try {
+      await mkdir(path);
+      await writeFile(join(path, 'pid'), String(process.pid));
+      return () => rm(path, { recursive: true, force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const owner = Number.parseInt(await readFile(join(path, 'pid'), 'utf8').catch(() => ''), 10);
+    if (Number.isFinite(owner) && !alive(owner)) {
+      await rm(path, { recursive: true, force: true });
+      continue;
+    }
+    if (!announced) {
+      log(
+        `testenv: another process (pid ${Number.isFinite(owner) ? owner : '?'}) is building; waiting for it`,
+      );
+      announced = true;
+    }
+    // Waiting on another process's build: there is no event to watch across processes.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export const binaryPath = (dir: string, name: Binary): string => join(dir, name);
+export const hasCachedBinaries = (): boolean =>
+  BINARIES.every((b) => existsSync(join(cacheRoot(), 'bin', b)));
