@@ -1,0 +1,85 @@
+// One error class per failing step of a reconcile, each carrying the Ready reason it sets and
+// whether it stalls the Release (a retry cannot fix it without a change to the Release or its
+// source). conditionsFor (sync/conditions.ts) turns them into conditions.
+import type { ReadyReason } from '../../api/types.ts';
+
+export abstract class ReleaseError extends Error {
+  abstract readonly reason: ReadyReason;
+  /** True only when retrying the same inputs must fail the same way. */
+  readonly stalled: boolean = false;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Fetching or resolving the source failed (network, credentials, unknown ref): retry. */
+export class SourceFailedError extends ReleaseError {
+  override name = 'SourceFailedError';
+  readonly reason = 'SourceFailed';
+}
+
+/** The source's files do not make a valid render: only a new revision or spec can fix it. */
+export class RenderFailedError extends ReleaseError {
+  override name = 'RenderFailedError';
+  readonly reason = 'RenderFailed';
+  override readonly stalled = true;
+}
+
+/** spec.pin names a render the store does not hold: only a spec change can fix it. */
+export class PinNotFoundError extends ReleaseError {
+  override name = 'PinNotFoundError';
+  readonly reason = 'PinNotFound';
+  override readonly stalled = true;
+}
+
+/** The target Cluster is missing or not Ready (DESIGN's ClusterUnavailable): retry. */
+export class ClusterUnavailableError extends ReleaseError {
+  override name = 'ClusterUnavailableError';
+  readonly reason: 'ClusterNotFound' | 'ClusterNotReady';
+  constructor(reason: 'ClusterNotFound' | 'ClusterNotReady', message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.reason = reason;
+  }
+}
+
+/**
+ * The server-side dry run rejected an object. `invalid` (the API said 400 BadRequest or 422
+ * Invalid: schema, validation, admission) stalls; anything else — a missing CRD, a webhook
+ * that is down, a permission — may pass on a later try.
+ */
+export class DryRunFailedError extends ReleaseError {
+  override name = 'DryRunFailedError';
+  readonly reason = 'DryRunFailed';
+  override readonly stalled: boolean;
+  constructor(message: string, invalid: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+    this.stalled = invalid;
+  }
+
+  /** From the HTTP status of the failed dry-run request. */
+  static fromStatus(message: string, httpStatus: number | undefined, cause?: unknown): DryRunFailedError {
+    return new DryRunFailedError(message, httpStatus === 400 || httpStatus === 422, { cause });
+  }
+}
+
+/** Writing the render to the render store (or lastAttempted) failed. */
+export class PersistFailedError extends ReleaseError {
+  override name = 'PersistFailedError';
+  readonly reason = 'PersistFailed';
+}
+
+export class ApplyFailedError extends ReleaseError {
+  override name = 'ApplyFailedError';
+  readonly reason = 'ApplyFailed';
+}
+
+export class PruneFailedError extends ReleaseError {
+  override name = 'PruneFailedError';
+  readonly reason = 'PruneFailed';
+}
+
+/** A PreSync/PostSync hook failed, or its workload could not be created. */
+export class HookFailedError extends ReleaseError {
+  override name = 'HookFailedError';
+  readonly reason = 'HookFailed';
+}

@@ -1,0 +1,187 @@
+// verdict(R): the controller's reading of the observer's per-object health for one render (DESIGN 4.4,
+// first matching row). The controller owns the deadline; the verdict only says Pending, Healthy or
+// Unhealthy, and stays Pending while the observer is not live so a silent observer never causes a rollback.
+import {
+  describeObject,
+  type HookEntry,
+  type HookPhase,
+  type InventoryEntry,
+  type ObjectRef,
+  objectKey,
+  shortRef,
+} from './types.ts';
+
+export const VerdictReason = {
+  ObserverNotLive: 'ObserverNotLive',
+  HookFailed: 'HookFailed',
+  NotYetRecorded: 'NotYetRecorded',
+  NotYetAssessed: 'NotYetAssessed',
+  HealthUnknown: 'HealthUnknown',
+  HookRunning: 'HookRunning',
+  HookNotStarted: 'HookNotStarted',
+  ObjectsUnhealthy: 'ObjectsUnhealthy',
+  Healthy: 'Healthy',
+} as const;
+export type VerdictReason = (typeof VerdictReason)[keyof typeof VerdictReason];
+
+export type Verdict =
+  | { readonly kind: 'Pending'; readonly reason: VerdictReason; readonly message: string }
+  | { readonly kind: 'Unhealthy'; readonly reason: VerdictReason; readonly message: string }
+  | { readonly kind: 'Healthy'; readonly reason: typeof VerdictReason.Healthy; readonly message: string };
+
+export interface VerdictInput {
+  readonly render: {
+    readonly renderRef: string;
+    /** Every object of R (not its hooks). */
+    readonly objects: readonly ObjectRef[];
+    /** The hooks R defines; only PreSync and PostSync count. */
+    readonly hooks: readonly { readonly name: string; readonly phase: HookPhase }[];
+  };
+  readonly entries: readonly InventoryEntry[];
+  readonly hooks: readonly HookEntry[];
+  /** The observer's shard Lease was renewed within the lease duration. */
+  readonly observerLive: boolean;
+}
+
+/** Only PreSync and PostSync hooks decide the verdict; SyncFail and the delete hooks do not. */
+function counts(phase: HookPhase | undefined): phase is HookPhase {
+  return phase === 'PreSync' || phase === 'PostSync';
+}
+/** How many objects a message names before it says "and N more". */
+const MAX_NAMED = 3;
+
+type HookProgress = 'NotStarted' | 'Running' | 'Succeeded' | 'Failed';
+
+/**
+ * A terminal state counts only when it is not older than the entry's createdAt: a re-armed hook keeps the
+ * previous run's state until the observer polls the new workload.
+ */
+function hookProgress(entry: HookEntry | undefined, renderRef: string): HookProgress {
+  if (entry === undefined || entry.renderRef !== renderRef) return 'NotStarted';
+  if (entry.state !== 'Succeeded' && entry.state !== 'Failed') return 'Running';
+  if (entry.finishedAt === undefined) return 'Running';
+  if (entry.createdAt !== undefined && Date.parse(entry.finishedAt) < Date.parse(entry.createdAt)) {
+    return 'Running';
+  }
+  return entry.state;
+}
+
+function names<T extends ObjectRef>(
+  objects: readonly T[],
+  detail: (o: T) => string = describeObject,
+): string {
+  const shown = objects.slice(0, MAX_NAMED).map(detail).join('; ');
+  return objects.length > MAX_NAMED ? `${shown}; and ${objects.length - MAX_NAMED} more` : shown;
+}
+
+export function verdict(input: VerdictInput): Verdict {
+  const R = input.render.renderRef;
+  const short = shortRef(R);
+  const total = input.render.objects.length;
+
+  if (!input.observerLive) {
+    return {
+      kind: 'Pending',
+      reason: VerdictReason.ObserverNotLive,
+      message: `observer not live: health of ${short} cannot be assessed`,
+    };
+  }
+
+  // Hooks of R: the ones R declares plus any PreSync/PostSync entry armed for R.
+  const hookByName = new Map(input.hooks.map((h) => [h.name, h]));
+  const hookNames = new Map<string, HookPhase>();
+  for (const h of input.render.hooks) if (counts(h.phase)) hookNames.set(h.name, h.phase);
+  for (const h of input.hooks) {
+    if (h.renderRef === R && counts(h.phase)) hookNames.set(h.name, h.phase);
+  }
+  const hooks = [...hookNames].map(([name, phase]) => ({
+    name,
+    phase,
+    progress: hookProgress(hookByName.get(name), R),
+  }));
+
+  const failed = hooks.find((h) => h.progress === 'Failed');
+  if (failed !== undefined) {
+    const entry = hookByName.get(failed.name);
+    const why = [entry?.reason, entry?.message].filter((s) => s !== undefined && s !== '').join(': ');
+    return {
+      kind: 'Unhealthy',
+      reason: VerdictReason.HookFailed,
+      message: `${failed.phase} hook ${failed.name} of ${short} failed${why === '' ? '' : `: ${why}`}`,
+    };
+  }
+
+  // Entries of objects that left the render are leftovers awaiting prune: they say nothing about R.
+  const entryByKey = new Map(input.entries.map((e) => [objectKey(e), e]));
+  const ofR = input.render.objects.map((o) => ({ ref: o, entry: entryByKey.get(objectKey(o)) }));
+
+  const unrecorded = ofR.filter((x) => x.entry?.renderRef !== R);
+  if (unrecorded.length > 0) {
+    return {
+      kind: 'Pending',
+      reason: VerdictReason.NotYetRecorded,
+      message: `${unrecorded.length} of ${total} objects not yet applied for ${short}: ${names(unrecorded.map((x) => x.ref))}`,
+    };
+  }
+  const recorded = ofR.flatMap((x) => (x.entry === undefined ? [] : [x.entry]));
+
+  const unassessed = recorded.filter((e) => e.assessedRenderRef !== R || e.state === undefined);
+  if (unassessed.length > 0) {
+    return {
+      kind: 'Pending',
+      reason: VerdictReason.NotYetAssessed,
+      message: `${unassessed.length} of ${total} objects not yet assessed for ${short}: ${names(unassessed)}`,
+    };
+  }
+
+  const unknown = recorded.filter((e) => e.state === 'Unknown');
+  if (unknown.length > 0) {
+    return {
+      kind: 'Pending',
+      reason: VerdictReason.HealthUnknown,
+      message: `${unknown.length} of ${total} objects of ${short} have unknown health: ${names(unknown, withMessage)}`,
+    };
+  }
+
+  const running = hooks.find((h) => h.progress === 'Running');
+  if (running !== undefined) {
+    return {
+      kind: 'Pending',
+      reason: VerdictReason.HookRunning,
+      message: `${running.phase} hook ${running.name} of ${short} has not finished`,
+    };
+  }
+
+  const unhealthy = recorded.filter((e) => e.state === 'Progressing' || e.state === 'Degraded');
+  if (unhealthy.length > 0) {
+    return {
+      kind: 'Unhealthy',
+      reason: VerdictReason.ObjectsUnhealthy,
+      message: `${unhealthy.length} of ${total} objects of ${short} not healthy: ${names(unhealthy, withMessage)}`,
+    };
+  }
+
+  // Every object is Healthy for R; a declared hook not yet armed (PostSync waits for this moment) keeps
+  // the verdict Pending, so R cannot succeed before its PostSync hooks have run.
+  const notStarted = hooks.find((h) => h.progress === 'NotStarted');
+  if (notStarted !== undefined) {
+    return {
+      kind: 'Pending',
+      reason: VerdictReason.HookNotStarted,
+      message: `${notStarted.phase} hook ${notStarted.name} of ${short} has not started`,
+    };
+  }
+
+  const hookNote = hooks.length > 0 ? ` and ${hooks.length} hooks succeeded` : '';
+  return {
+    kind: 'Healthy',
+    reason: VerdictReason.Healthy,
+    message: `${total} of ${total} objects of ${short} healthy${hookNote}`,
+  };
+}
+
+function withMessage(e: InventoryEntry): string {
+  const state = e.state === undefined ? '' : ` ${e.state}`;
+  const msg = e.message === undefined || e.message === '' ? '' : `: ${e.message}`;
+  return `${describeObject(e)}${state}${msg}`;
+}

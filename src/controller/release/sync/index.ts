@@ -1,0 +1,27 @@
+// Pure planning for stageGates and stageSync: what to apply in which order, what to prune or
+// forget, what to record, and whether a gate holds. No I/O here.
+export {
+  type ConditionFields,
+  conditionsFor,
+  type HoldReason,
+  type OutcomeConditions,
+  type ReconcileOutcome,
+} from './conditions.ts';
+export { forcedSyncPending } from './force.ts';
+export {
+  type ClusterWaveGate,
+  type ClusterWaveInput,
+  clusterWaveGate,
+  type GateDecision,
+  type GateInput,
+  gateDecision,
+  type HeldReason,
+  type SourceLike,
+  sourceIdentity,
+  type WavePeer,
+} from './gates.ts';
+export { entryKey, inventoryEntriesForWave, inventoryRemovals, versionOf } from './inventory.ts';
+export { type OrphanRecovery, orphanedObjects, recoverOrphans, releaseLabelValue } from './orphans.ts';
+export { type PruneOptions, type PrunePlan, pruneSet } from './prune.ts';
+export { recordWaveComplete, recordWaveStart } from './wave-records.ts';
+export { groupWaves, type Wave } from './waves.ts';

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { InventoryEntry } from '../../../api/types.ts';
+import { inventoryEntriesForWave, inventoryRemovals, versionOf } from './inventory.ts';
+
+const R = `sha256:${'a'.repeat(64)}`;
+
+test('versionOf', () => {
+  assert.equal(versionOf('apps/v1'), 'v1');
+  assert.equal(versionOf('v1'), 'v1');
+  assert.equal(versionOf('example.com/v1beta2'), 'v1beta2');
+});
+
+test('inventoryEntriesForWave: keys, version, wave and renderRef of every object', () => {
+  const got = inventoryEntriesForWave(
+    [
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'prod' } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prod' } },
+    ],
+    R,
+    -2,
+  );
+  assert.deepEqual(got, [
+    {
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+      namespace: 'prod',
+      name: 'web',
+      wave: -2,
+      renderRef: R,
+    },
+    { group: '', version: 'v1', kind: 'Namespace', namespace: '', name: 'prod', wave: -2, renderRef: R },
+  ]);
+});
+
+const e = (kind: string, name: string, namespace = 'ns', group = ''): InventoryEntry => ({
+  group,
+  kind,
+  namespace,
+  name,
+  renderRef: R,
+  state: 'Healthy',
+});
+
+const cases: { name: string; current: InventoryEntry[]; desired: string[]; want: string[] }[] = [
+  { name: 'nothing to remove', current: [e('ConfigMap', 'a')], desired: ['/ConfigMap/ns/a'], want: [] },
+  {
+    name: 'entries not desired are removed, whole (with fields of other managers)',
+    current: [e('ConfigMap', 'a'), e('ConfigMap', 'b'), e('Deployment', 'a', 'ns', 'apps')],
+    desired: ['/ConfigMap/ns/a'],
+    want: ['b', 'a'],
+  },
+  {
+    name: 'the namespace is part of the key',
+    current: [e('ConfigMap', 'a', 'other')],
+    desired: ['/ConfigMap/ns/a'],
+    want: ['a'],
+  },
+  { name: 'empty desired set removes all', current: [e('ConfigMap', 'a')], desired: [], want: ['a'] },
+];
+for (const c of cases) {
+  test(`inventoryRemovals: ${c.name}`, () => {
+    const got = inventoryRemovals(c.current, new Set(c.desired));
+    assert.deepEqual(
+      got.map((x) => x.name),
+      c.want,
+    );
+    for (const x of got) assert.equal(x.state, 'Healthy');
+  });
+}

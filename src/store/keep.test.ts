@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type KeepSpec, type KeepStatus, rendersToKeep } from './keep.ts';
+
+const h = (renderRef: string, appliedAt: string) => ({ renderRef, appliedAt });
+const t = (n: number) => `2030-01-01T00:00:${String(n).padStart(2, '0')}Z`;
+
+const cases: { name: string; status: KeepStatus; spec: KeepSpec; want: string[] }[] = [
+  { name: 'empty status keeps nothing', status: {}, spec: {}, want: [] },
+  {
+    name: 'historyLimit newest by appliedAt, whatever the list order',
+    status: { history: [h('c', t(3)), h('a', t(1)), h('d', t(4)), h('b', t(2))] },
+    spec: { historyLimit: 2 },
+    want: ['c', 'd'],
+  },
+  {
+    name: 'default limit is 10',
+    status: { history: Array.from({ length: 12 }, (_, i) => h(`r${i}`, t(i))) },
+    spec: {},
+    want: Array.from({ length: 10 }, (_, i) => `r${i + 2}`).sort(),
+  },
+  {
+    name: 'a ref applied twice counts once toward the limit',
+    status: { history: [h('a', t(1)), h('b', t(2)), h('a', t(3))] },
+    spec: { historyLimit: 2 },
+    want: ['a', 'b'],
+  },
+  {
+    name: 'equal times: the later entry is newer',
+    status: { history: [h('a', t(1)), h('b', t(1))] },
+    spec: { historyLimit: 1 },
+    want: ['b'],
+  },
+  {
+    name: 'lastHealthy, lastSuccessful, lastAttempted and the pin survive outside the limit',
+    status: {
+      history: [h('old', t(1)), h('new', t(2))],
+      lastHealthy: { renderRef: 'healthy' },
+      lastSuccessful: { renderRef: 'ok' },
+      lastAttempted: { renderRef: 'tried' },
+    },
+    spec: { historyLimit: 1, pin: { renderRef: 'pinned' } },
+    want: ['healthy', 'new', 'ok', 'pinned', 'tried'],
+  },
+  {
+    name: 'historyLimit 0 keeps only the referenced renders',
+    status: { history: [h('a', t(1))], lastHealthy: { renderRef: 'a' }, lastSuccessful: {} },
+    spec: { historyLimit: 0, pin: { renderRef: '' } },
+    want: ['a'],
+  },
+  {
+    name: 'a negative historyLimit acts as 0',
+    status: { history: [h('a', t(1))] },
+    spec: { historyLimit: -3 },
+    want: [],
+  },
+];
+
+for (const c of cases) {
+  test(`rendersToKeep: ${c.name}`, () => {
+    assert.deepEqual([...rendersToKeep(c.status, c.spec)].sort(), c.want);
+  });
+}

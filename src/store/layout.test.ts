@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { renderRef as renderRefOf } from '../render/canonical.ts';
+import { RenderStoreCorruptError } from './errors.ts';
+import {
+  assemble,
+  type Chunk,
+  chunkName,
+  chunkSecret,
+  encodeRender,
+  isRenderRef,
+  parseChunk,
+  refLabelValue,
+  releaseLabelValue,
+  sha256Hex,
+  summarize,
+} from './layout.ts';
+import type { Render } from './types.ts';
+
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function bigRender(bytes: number): Render {
+  return {
+    hooks: [],
+    objects: [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'big', namespace: 'ns' },
+        data: { blob: randomBytes(bytes).toString('base64') },
+      },
+    ],
+  };
+}
+
+function chunksOf(render: Render, chunkBytes: number, release = 'web', ns = 'ns'): Chunk[] {
+  const renderRef = renderRefOf(render);
+  const enc = encodeRender(render, chunkBytes);
+  const meta = {
+    ns,
+    release,
+    renderRef,
+    revision: 'rev1',
+    storedAt: '2030-01-01T00:00:00Z',
+    owner: undefined,
+  };
+  return enc.chunks.map((_, i) => {
+    const c = parseChunk(ns, release, chunkSecret(meta, enc, i));
+    assert.ok(c);
+    return c;
+  });
+}
+
+test('label values fit 63 chars and stay unique when cut', () => {
+  assert.equal(releaseLabelValue('prod', 'web'), 'prod.web');
+  const long1 = releaseLabelValue('n'.repeat(40), `${'a'.repeat(40)}-1`);
+  const long2 = releaseLabelValue('n'.repeat(40), `${'a'.repeat(40)}-2`);
+  for (const v of [long1, long2]) {
+    assert.ok(v.length <= 63, v);
+    assert.match(v, LABEL_VALUE);
+  }
+  assert.notEqual(long1, long2);
+  const ref = `sha256:${'ab'.repeat(32)}`;
+  assert.equal(refLabelValue(ref), 'ab'.repeat(32).slice(0, 63));
+});
+
+test('chunk names are valid, short-ref named, and distinct for long release names', () => {
+  const ref = `sha256:${'0123456789abcdef'.repeat(4)}`;
+  assert.equal(chunkName('web', ref, 2), 'convoy-render-web-0123456789abcdef-2');
+  const a = chunkName(`${'x'.repeat(250)}.a`, ref, 0);
+  const b = chunkName(`${'x'.repeat(250)}.b`, ref, 0);
+  for (const n of [a, b]) {
+    assert.ok(n.length <= 253, String(n.length));
+    assert.match(n, SUBDOMAIN);
+  }
+  assert.notEqual(a, b);
+});
+
+test('a small render is one chunk and round-trips', () => {
+  const render: Render = {
+    hooks: [],
+    objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } }],
+  };
+  const chunks = chunksOf(render, 1024);
+  assert.equal(chunks.length, 1);
+  assert.deepEqual(assemble(renderRefOf(render), chunks), render);
+});
+
+test('an incompressible render is split at the chunk size and round-trips', () => {
+  const render = bigRender(10_000);
+  const chunks = chunksOf(render, 4096);
+  assert.ok(chunks.length >= 3, String(chunks.length));
+  for (const c of chunks) assert.ok((c.data?.length ?? 0) <= 4096);
+  assert.deepEqual(assemble(renderRefOf(render), chunks.toReversed()), render);
+});
+
+test('without chunk 0 a render reads as not stored', () => {
+  const render = bigRender(10_000);
+  assert.equal(assemble(renderRefOf(render), chunksOf(render, 4096).slice(1)), undefined);
+});
+
+test('damage is reported as corruption', () => {
+  const render = bigRender(10_000);
+  const ref = renderRefOf(render);
+  const good = chunksOf(render, 4096);
+  const flip = (c: Chunk): Chunk => {
+    const data = Buffer.from(c.data ?? Buffer.alloc(0));
+    data[0] = (data[0] ?? 0) ^ 1;
+    return { ...c, data };
+  };
+  const other = chunksOf(bigRender(10_000), 4096).map((c) => ({ ...c, renderRef: ref }));
+  const damaged: [string, Chunk[], RegExp][] = [
+    ['a middle chunk is missing', good.filter((c) => c.index !== 1), /chunk 1 of \d+ is missing/],
+    ['a chunk is from another write', [good[0], other[1], ...good.slice(2)] as Chunk[], /another write/],
+    ['a byte flipped', [good[0], flip(good[1] as Chunk), ...good.slice(2)] as Chunk[], /digest/],
+    ['chunk data gone', good.map((c) => (c.index === 2 ? { ...c, data: undefined } : c)), /no data/],
+  ];
+  for (const [what, chunks, msg] of damaged) {
+    assert.throws(
+      () => assemble(ref, chunks),
+      (e: unknown) => e instanceof RenderStoreCorruptError && msg.test(e.message),
+      what,
+    );
+  }
+});
+
+test('content that is well-formed but not what the ref names is corrupt', () => {
+  const render = bigRender(100);
+  const ref = renderRefOf(render);
+  const forged: Render = {
+    hooks: [],
+    objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'evil' } }],
+  };
+  const blob = gzipSync(JSON.stringify(forged));
+  const c: Chunk = {
+    name: 'x',
+    resourceVersion: undefined,
+    renderRef: ref,
+    index: 0,
+    count: 1,
+    blobSha256: sha256Hex(blob),
+    revision: undefined,
+    storedAt: undefined,
+    data: blob,
+  };
+  assert.throws(() => assemble(ref, [c]), /content hashes to sha256:/);
+  const notRender = gzipSync('{"objects":[]}');
+  assert.throws(
+    () => assemble(ref, [{ ...c, data: notRender, blobSha256: sha256Hex(notRender) }]),
+    /not a \{hooks, objects\}/,
+  );
+  const notGzip = Buffer.from('plain');
+  assert.throws(
+    () => assemble(ref, [{ ...c, data: notGzip, blobSha256: sha256Hex(notGzip) }]),
+    /cannot decode/,
+  );
+});
+
+test('parseChunk ignores Secrets of other releases and other types', () => {
+  const render = bigRender(10);
+  const enc = encodeRender(render);
+  const meta = {
+    ns: 'ns',
+    release: 'web',
+    renderRef: renderRefOf(render),
+    revision: undefined,
+    storedAt: 't',
+    owner: undefined,
+  };
+  const s = chunkSecret(meta, enc, 0);
+  assert.ok(parseChunk('ns', 'web', s));
+  assert.equal(parseChunk('ns', 'web2', s), undefined);
+  assert.equal(parseChunk('ns', 'web', { ...s, type: 'Opaque' }), undefined);
+});
+
+test('summarize: one entry per ref, newest first, partial writes incomplete', () => {
+  const a = chunksOf(bigRender(10_000), 4096).map((c) => ({ ...c, storedAt: '2030-01-01T00:00:01Z' }));
+  const b = chunksOf(bigRender(10), 4096).map((c) => ({ ...c, storedAt: '2030-01-01T00:00:02Z' }));
+  const partial = chunksOf(bigRender(10_000), 4096).filter((c) => c.index !== 0);
+  const got = summarize([...a, ...b, ...partial]);
+  assert.deepEqual(
+    got.map((m) => [m.renderRef, m.complete, m.chunkCount]),
+    [
+      [b[0]?.renderRef, true, 1],
+      [a[0]?.renderRef, true, a.length],
+      [partial[0]?.renderRef, false, partial[0]?.count],
+    ],
+  );
+  assert.equal(got[1]?.revision, 'rev1');
+  assert.equal(
+    got[1]?.storedBytes,
+    a.reduce((n, c) => n + (c.data?.length ?? 0), 0),
+  );
+});
+
+test('isRenderRef accepts only sha256: and 64 lowercase hex digits', () => {
+  const ref = `sha256:${'0a'.repeat(32)}`;
+  assert.ok(isRenderRef(ref));
+  assert.ok(!isRenderRef(ref.toUpperCase()));
+  assert.ok(!isRenderRef('sha256:abc'));
+  assert.ok(!isRenderRef('0a'.repeat(32)));
+});
+
+test('integer-like keys are hashed in string order, as src/render defines the ref', () => {
+  const render: Render = {
+    hooks: [],
+    objects: [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n' }, data: { '10': 'a', '9': 'b' } },
+    ],
+  };
+  const chunks = chunksOf(render, 1 << 20);
+  assert.deepEqual(assemble(renderRefOf(render), chunks), render);
+});

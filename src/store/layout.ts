@@ -1,0 +1,283 @@
+// How a render is laid out in Secrets: names, labels, annotations, chunking, and the
+// reverse — reassembly with every check a reader needs. Pure; secrets.ts does the I/O.
+//
+// Commit protocol: chunk 0 is written last and is the commit marker. A render whose chunk 0
+// is absent is "not stored" (a put that died half-way); one whose chunk 0 is present but
+// whose other chunks are missing or from another write is corrupt.
+
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { canonicalRenderJson, renderRef as renderRefOf } from '../render/canonical.ts';
+import { RenderStoreCorruptError } from './errors.ts';
+import type { OwnerRef, Render, StoredRenderMeta } from './types.ts';
+
+export const SECRET_TYPE = 'convoy.kumodo.io/render';
+export const LABEL_RELEASE = 'convoy.kumodo.io/release';
+export const LABEL_RENDER_REF = 'convoy.kumodo.io/render-ref';
+export const ANN_RELEASE = 'convoy.kumodo.io/release';
+export const ANN_RENDER_REF = 'convoy.kumodo.io/render-ref';
+export const ANN_CHUNK_INDEX = 'convoy.kumodo.io/chunk-index';
+export const ANN_CHUNK_COUNT = 'convoy.kumodo.io/chunk-count';
+/** sha256 of the whole gzip blob: tells chunks of one write from those of another. */
+export const ANN_BLOB_SHA256 = 'convoy.kumodo.io/blob-sha256';
+export const ANN_REVISION = 'convoy.kumodo.io/revision';
+export const ANN_STORED_AT = 'convoy.kumodo.io/stored-at';
+export const DATA_KEY = 'chunk';
+
+/** Secrets hold at most 1 MiB of data; leave room for the API server's own accounting. */
+export const DEFAULT_CHUNK_BYTES = 900 * 1024;
+
+const MAX_NAME = 253;
+const MAX_LABEL_VALUE = 63;
+const SHORT_REF = 16;
+
+/** The Secret shape this module reads and writes (a structural subset of V1Secret). */
+export type SecretBody = {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: { [k: string]: string };
+    annotations?: { [k: string]: string };
+    ownerReferences?: OwnerRef[];
+    resourceVersion?: string;
+  };
+  type?: string;
+  data?: { [k: string]: string };
+};
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+const REF = /^sha256:[0-9a-f]{64}$/;
+
+export function isRenderRef(s: string): boolean {
+  return REF.test(s);
+}
+
+function hexOf(renderRef: string): string {
+  return renderRef.startsWith('sha256:') ? renderRef.slice('sha256:'.length) : renderRef;
+}
+
+/**
+ * `<ns>.<name>` when it fits a label value; longer ones are cut and suffixed with a hash of
+ * the whole so they stay unique (the full value is kept in an annotation and checked on read).
+ */
+export function releaseLabelValue(ns: string, release: string): string {
+  const full = `${ns}.${release}`;
+  if (full.length <= MAX_LABEL_VALUE) return full;
+  const suffix = sha256Hex(full).slice(0, 10);
+  const head = full.slice(0, MAX_LABEL_VALUE - suffix.length - 1).replace(/[^A-Za-z0-9]+$/, '');
+  return `${head}-${suffix}`;
+}
+
+export function refLabelValue(renderRef: string): string {
+  return hexOf(renderRef).slice(0, MAX_LABEL_VALUE);
+}
+
+/** `convoy-render-<release>-<short ref>-<i>`, shortened with a hash when the release name is long. */
+export function chunkName(release: string, renderRef: string, index: number): string {
+  const tail = `-${hexOf(renderRef).slice(0, SHORT_REF)}-${index}`;
+  const prefix = 'convoy-render-';
+  const room = MAX_NAME - prefix.length - tail.length;
+  let rel = release;
+  if (rel.length > room) {
+    const suffix = sha256Hex(release).slice(0, 8);
+    rel = `${release.slice(0, room - suffix.length - 1).replace(/[^a-z0-9]+$/, '')}-${suffix}`;
+  }
+  return `${prefix}${rel}${tail}`;
+}
+
+export function releaseSelector(ns: string, release: string): string {
+  return `${LABEL_RELEASE}=${releaseLabelValue(ns, release)}`;
+}
+
+export function renderSelector(ns: string, release: string, renderRef: string): string {
+  return `${releaseSelector(ns, release)},${LABEL_RENDER_REF}=${refLabelValue(renderRef)}`;
+}
+
+export type EncodedRender = {
+  readonly blobSha256: string;
+  readonly chunks: readonly Buffer[];
+};
+
+export function encodeRender(render: Render, chunkBytes = DEFAULT_CHUNK_BYTES): EncodedRender {
+  const blob = gzipSync(Buffer.from(canonicalRenderJson(render), 'utf8'), { level: 9 });
+  const chunks: Buffer[] = [];
+  for (let off = 0; off < blob.length; off += chunkBytes) chunks.push(blob.subarray(off, off + chunkBytes));
+  if (chunks.length === 0) chunks.push(Buffer.alloc(0));
+  return { blobSha256: sha256Hex(blob), chunks };
+}
+
+export type ChunkMeta = {
+  readonly ns: string;
+  readonly release: string;
+  readonly renderRef: string;
+  readonly revision: string | undefined;
+  readonly storedAt: string;
+  readonly owner: OwnerRef | undefined;
+};
+
+export function chunkSecret(meta: ChunkMeta, enc: EncodedRender, index: number): SecretBody {
+  const chunk = enc.chunks[index];
+  if (chunk === undefined) throw new RangeError(`chunk ${index} of ${enc.chunks.length}`);
+  const annotations: Record<string, string> = {
+    [ANN_RELEASE]: `${meta.ns}.${meta.release}`,
+    [ANN_RENDER_REF]: meta.renderRef,
+    [ANN_CHUNK_INDEX]: String(index),
+    [ANN_CHUNK_COUNT]: String(enc.chunks.length),
+    [ANN_BLOB_SHA256]: enc.blobSha256,
+    [ANN_STORED_AT]: meta.storedAt,
+  };
+  if (meta.revision !== undefined) annotations[ANN_REVISION] = meta.revision;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: chunkName(meta.release, meta.renderRef, index),
+      namespace: meta.ns,
+      labels: {
+        [LABEL_RELEASE]: releaseLabelValue(meta.ns, meta.release),
+        [LABEL_RENDER_REF]: refLabelValue(meta.renderRef),
+        'app.kubernetes.io/managed-by': 'convoy',
+      },
+      annotations,
+      ...(meta.owner === undefined ? {} : { ownerReferences: [{ ...meta.owner }] }),
+    },
+    type: SECRET_TYPE,
+    data: { [DATA_KEY]: chunk.toString('base64') },
+  };
+}
+
+/** One stored chunk as read back; undefined for a Secret that is not a chunk of this release. */
+export type Chunk = {
+  readonly name: string;
+  readonly resourceVersion: string | undefined;
+  readonly renderRef: string;
+  readonly index: number;
+  readonly count: number;
+  readonly blobSha256: string;
+  readonly revision: string | undefined;
+  readonly storedAt: string | undefined;
+  readonly data: Buffer | undefined;
+};
+
+function nonNegInt(s: string | undefined): number | undefined {
+  if (s === undefined || !/^(0|[1-9][0-9]{0,5})$/.test(s)) return undefined;
+  return Number(s);
+}
+
+export function parseChunk(ns: string, release: string, secret: SecretBody): Chunk | undefined {
+  const ann = secret.metadata?.annotations ?? {};
+  if (secret.type !== SECRET_TYPE || ann[ANN_RELEASE] !== `${ns}.${release}`) return undefined;
+  const renderRef = ann[ANN_RENDER_REF];
+  const name = secret.metadata?.name;
+  if (renderRef === undefined || name === undefined) return undefined;
+  const raw = secret.data?.[DATA_KEY];
+  return {
+    name,
+    resourceVersion: secret.metadata?.resourceVersion,
+    renderRef,
+    // Damaged bookkeeping shows as -1 and fails the checks in writeState().
+    index: nonNegInt(ann[ANN_CHUNK_INDEX]) ?? -1,
+    count: nonNegInt(ann[ANN_CHUNK_COUNT]) ?? -1,
+    blobSha256: ann[ANN_BLOB_SHA256] ?? '',
+    revision: ann[ANN_REVISION],
+    storedAt: ann[ANN_STORED_AT],
+    data: raw === undefined ? undefined : Buffer.from(raw, 'base64'),
+  };
+}
+
+/** The chunks of one committed write (chunk 0's count and digest), or why they are not whole. */
+export type WriteState =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'complete'; readonly count: number; readonly blobSha256: string }
+  | { readonly kind: 'broken'; readonly detail: string };
+
+export function writeState(chunks: readonly Chunk[]): WriteState {
+  const head = chunks.find((c) => c.index === 0);
+  if (head === undefined) return { kind: 'absent' };
+  if (head.count < 1) return { kind: 'broken', detail: 'chunk 0 has no valid chunk count' };
+  for (let i = 0; i < head.count; i++) {
+    const c = chunks.find((x) => x.index === i);
+    if (c === undefined) return { kind: 'broken', detail: `chunk ${i} of ${head.count} is missing` };
+    if (c.count !== head.count || c.blobSha256 !== head.blobSha256) {
+      return { kind: 'broken', detail: `chunk ${i} of ${head.count} belongs to another write` };
+    }
+    if (c.data === undefined) return { kind: 'broken', detail: `chunk ${i} of ${head.count} has no data` };
+  }
+  return { kind: 'complete', count: head.count, blobSha256: head.blobSha256 };
+}
+
+/** Reassembles and verifies: undefined when not committed; RenderStoreCorruptError otherwise. */
+export function assemble(renderRef: string, chunks: readonly Chunk[]): Render | undefined {
+  const mine = chunks.filter((c) => c.renderRef === renderRef);
+  const state = writeState(mine);
+  switch (state.kind) {
+    case 'absent':
+      return undefined;
+    case 'broken':
+      throw new RenderStoreCorruptError(renderRef, state.detail);
+    case 'complete':
+      break;
+    default:
+      return assertNever(state);
+  }
+  const parts: Buffer[] = [];
+  for (let i = 0; i < state.count; i++) {
+    const data = mine.find((c) => c.index === i)?.data;
+    if (data !== undefined) parts.push(data);
+  }
+  const blob = Buffer.concat(parts);
+  if (sha256Hex(blob) !== state.blobSha256) {
+    throw new RenderStoreCorruptError(renderRef, 'blob digest does not match the chunks');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(gunzipSync(blob).toString('utf8'));
+  } catch (err) {
+    throw new RenderStoreCorruptError(renderRef, `cannot decode: ${(err as Error).message}`);
+  }
+  if (!isRenderShape(parsed)) throw new RenderStoreCorruptError(renderRef, 'not a {hooks, objects} render');
+  const actual = renderRefOf(parsed);
+  if (actual !== renderRef) throw new RenderStoreCorruptError(renderRef, `content hashes to ${actual}`);
+  return parsed;
+}
+
+function isRenderShape(v: unknown): v is Render {
+  if (v === null || typeof v !== 'object') return false;
+  const r = v as Record<string, unknown>;
+  return Array.isArray(r.hooks) && Array.isArray(r.objects);
+}
+
+/** One entry per render ref, newest first; partial writes show with complete=false. */
+export function summarize(chunks: readonly Chunk[]): StoredRenderMeta[] {
+  const byRef = new Map<string, Chunk[]>();
+  for (const c of chunks) {
+    const list = byRef.get(c.renderRef);
+    if (list === undefined) byRef.set(c.renderRef, [c]);
+    else list.push(c);
+  }
+  const out: StoredRenderMeta[] = [];
+  for (const [renderRef, list] of byRef) {
+    const head = list.find((c) => c.index === 0);
+    const state = writeState(list);
+    out.push({
+      renderRef,
+      revision: head?.revision,
+      storedAt: head?.storedAt,
+      chunkCount: head?.count ?? Math.max(...list.map((c) => c.count)),
+      complete: state.kind === 'complete',
+      storedBytes: list.reduce((n, c) => n + (c.data?.length ?? 0), 0),
+    });
+  }
+  return out.sort(
+    (a, b) => (b.storedAt ?? '').localeCompare(a.storedAt ?? '') || a.renderRef.localeCompare(b.renderRef),
+  );
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,215 @@
+// The Secret-backed render store against a real kube-apiserver: round trips, chunking of a
+// render far over the 1 MiB Secret limit, idempotent and self-repairing puts, corruption
+// detection, gc and deleteAll.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
+import { renderRef as renderRefOf } from '../../src/render/canonical.ts';
+import { RenderStoreCorruptError, RenderStoreError } from '../../src/store/errors.ts';
+import { LABEL_RELEASE, releaseLabelValue } from '../../src/store/layout.ts';
+import { SecretRenderStore } from '../../src/store/secrets.ts';
+import type { Render } from '../../src/store/types.ts';
+import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+
+let cp: ControlPlane;
+let core: CoreV1Api;
+let store: SecretRenderStore;
+const NS = 'store-e2e';
+
+before(async () => {
+  cp = await startControlPlane({});
+  core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  store = new SecretRenderStore(core);
+  await core.createNamespace({ body: { metadata: { name: NS } } });
+});
+
+after(async () => {
+  await cp?.stop();
+});
+
+function cm(name: string, data: Record<string, string>) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS }, data };
+}
+
+function smallRender(tag: string): Render {
+  return {
+    hooks: [
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: {
+          name: `migrate-${tag}`,
+          namespace: NS,
+          annotations: { 'convoy.kumodo.io/hook': 'PreSync' },
+        },
+        spec: {
+          template: { spec: { restartPolicy: 'Never', containers: [{ name: 'm', image: 'busybox' }] } },
+        },
+      },
+    ],
+    objects: [
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: `s-${tag}`, namespace: NS },
+        stringData: { p: 'w' },
+      },
+      cm(`cfg-${tag}`, { tag, unicode: 'ü→✓' }),
+    ],
+  };
+}
+
+/** Over 2 MiB of random (incompressible) bytes: about three 900 KiB chunks after gzip. */
+function bigRender(): Render {
+  return {
+    hooks: [],
+    objects: [cm('big', { blob: randomBytes(2 * 1024 * 1024 + 300_000).toString('base64') })],
+  };
+}
+
+async function secretsOf(release: string): Promise<V1Secret[]> {
+  const list = await core.listNamespacedSecret({
+    namespace: NS,
+    labelSelector: `${LABEL_RELEASE}=${releaseLabelValue(NS, release)}`,
+  });
+  return list.items.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+}
+
+test('put/get round trip, with owner and annotations', async () => {
+  const owner = await core.createNamespacedConfigMap({
+    namespace: NS,
+    body: { metadata: { name: 'owner' } },
+  });
+  const render = smallRender('a');
+  const ref = renderRefOf(render);
+  assert.equal(await store.get(NS, 'rt', ref), undefined);
+  await store.put(NS, 'rt', ref, render, {
+    revision: 'main@abc',
+    owner: { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata?.uid ?? '' },
+  });
+  assert.deepEqual(await store.get(NS, 'rt', ref), render);
+  const secrets = await secretsOf('rt');
+  assert.equal(secrets.length, 1);
+  const s = secrets[0] as V1Secret;
+  assert.equal(s.type, 'convoy.kumodo.io/render');
+  assert.equal(s.metadata?.name, `convoy-render-rt-${ref.slice(7, 23)}-0`);
+  assert.equal(s.metadata?.annotations?.['convoy.kumodo.io/render-ref'], ref);
+  assert.equal(s.metadata?.annotations?.['convoy.kumodo.io/revision'], 'main@abc');
+  assert.equal(s.metadata?.labels?.['convoy.kumodo.io/render-ref'], ref.slice(7, 70));
+  assert.deepEqual(
+    s.metadata?.ownerReferences?.map((o) => [o.kind, o.name, o.uid]),
+    [['ConfigMap', 'owner', owner.metadata?.uid]],
+  );
+  const [meta] = await store.list(NS, 'rt');
+  assert.equal(meta?.renderRef, ref);
+  assert.equal(meta?.revision, 'main@abc');
+  assert.equal(meta?.complete, true);
+  assert.ok(meta?.storedAt && !Number.isNaN(Date.parse(meta.storedAt)));
+});
+
+test('put refuses a render stored under a ref it does not hash to', async () => {
+  const ref = renderRefOf(smallRender('x'));
+  await assert.rejects(store.put(NS, 'bad', ref, smallRender('y')), RenderStoreError);
+  assert.deepEqual(await secretsOf('bad'), []);
+});
+
+test('a render over 2 MiB of incompressible data is chunked and round-trips', async () => {
+  const render = bigRender();
+  const ref = renderRefOf(render);
+  await store.put(NS, 'big', ref, render);
+  const secrets = await secretsOf('big');
+  assert.ok(secrets.length >= 3, `expected >= 3 chunks, got ${secrets.length}`);
+  for (const s of secrets) {
+    assert.ok(Buffer.from(s.data?.chunk ?? '', 'base64').length <= 900 * 1024);
+  }
+  assert.deepEqual(await store.get(NS, 'big', ref), render);
+  const [meta] = await store.list(NS, 'big');
+  assert.equal(meta?.chunkCount, secrets.length);
+});
+
+test('put is idempotent and completes a half-written earlier attempt', async () => {
+  const render = bigRender();
+  const ref = renderRefOf(render);
+  await store.put(NS, 'idem', ref, render);
+  const first = await secretsOf('idem');
+  await store.put(NS, 'idem', ref, render);
+  const second = await secretsOf('idem');
+  assert.deepEqual(
+    second.map((s) => s.metadata?.resourceVersion),
+    first.map((s) => s.metadata?.resourceVersion),
+    'a second put writes nothing',
+  );
+
+  // A writer that died before its commit (chunk 0) leaves a render that reads as absent.
+  await core.deleteNamespacedSecret({ namespace: NS, name: first[0]?.metadata?.name ?? '' });
+  await core.deleteNamespacedSecret({ namespace: NS, name: first[2]?.metadata?.name ?? '' });
+  assert.equal(await store.get(NS, 'idem', ref), undefined);
+  assert.equal((await store.list(NS, 'idem'))[0]?.complete, false);
+  await store.put(NS, 'idem', ref, render);
+  assert.deepEqual(await store.get(NS, 'idem', ref), render);
+  const third = await secretsOf('idem');
+  assert.equal(third.length, first.length);
+  assert.equal(
+    third[1]?.metadata?.resourceVersion,
+    first[1]?.metadata?.resourceVersion,
+    'an intact chunk is not rewritten',
+  );
+
+  // Losing a chunk after the commit is corruption until a put repairs it.
+  await core.deleteNamespacedSecret({ namespace: NS, name: first[1]?.metadata?.name ?? '' });
+  await assert.rejects(store.get(NS, 'idem', ref), /chunk 1 of \d+ is missing/);
+  await store.put(NS, 'idem', ref, render);
+  assert.deepEqual(await store.get(NS, 'idem', ref), render);
+});
+
+test('corruption of a stored chunk is detected, and a put repairs it', async () => {
+  const render = bigRender();
+  const ref = renderRefOf(render);
+  await store.put(NS, 'corrupt', ref, render);
+  const [, victim] = await secretsOf('corrupt');
+  assert.ok(victim?.data?.chunk);
+  const bytes = Buffer.from(victim.data.chunk, 'base64');
+  bytes[100] = (bytes[100] ?? 0) ^ 0xff;
+  await core.replaceNamespacedSecret({
+    namespace: NS,
+    name: victim.metadata?.name ?? '',
+    body: { ...victim, data: { chunk: bytes.toString('base64') } },
+  });
+  await assert.rejects(store.get(NS, 'corrupt', ref), RenderStoreCorruptError);
+  await store.put(NS, 'corrupt', ref, render);
+  assert.deepEqual(await store.get(NS, 'corrupt', ref), render);
+});
+
+test('gc deletes exactly the renders outside the keep set', async () => {
+  const renders = ['1', '2', '3', '4'].map(smallRender);
+  const refs = renders.map(renderRefOf);
+  for (const [i, r] of renders.entries()) await store.put(NS, 'gc', refs[i] as string, r);
+  await store.put(NS, 'gc-other', refs[1] as string, renders[1] as Render);
+  const [r1, r2, r3, r4] = refs as [string, string, string, string];
+  const notStored = renderRefOf(smallRender('never'));
+  const deleted = await store.gc(NS, 'gc', new Set([r1, r3, notStored]));
+  assert.deepEqual(deleted, [r2, r4].sort());
+  assert.deepEqual((await store.list(NS, 'gc')).map((m) => m.renderRef).sort(), [r1, r3].sort());
+  assert.equal(await store.get(NS, 'gc', r2), undefined);
+  assert.deepEqual(await store.get(NS, 'gc', r3), renders[2]);
+  assert.deepEqual(await store.get(NS, 'gc-other', r2), renders[1], 'another release is untouched');
+  assert.deepEqual(await store.gc(NS, 'gc', new Set([r1, r3])), [], 'a second gc deletes nothing');
+  await store.delete(NS, 'gc', r1);
+  assert.deepEqual(
+    (await store.list(NS, 'gc')).map((m) => m.renderRef),
+    [r3],
+  );
+});
+
+test('deleteAll removes every Secret of the release and only those', async () => {
+  const big = bigRender();
+  await store.put(NS, 'all', renderRefOf(big), big);
+  await store.put(NS, 'all', renderRefOf(smallRender('z')), smallRender('z'));
+  await store.put(NS, 'all-keep', renderRefOf(smallRender('z')), smallRender('z'));
+  assert.ok((await secretsOf('all')).length >= 4);
+  await store.deleteAll(NS, 'all');
+  assert.deepEqual(await secretsOf('all'), []);
+  assert.deepEqual(await store.list(NS, 'all'), []);
+  assert.equal((await store.list(NS, 'all-keep')).length, 1);
+});
