@@ -1,0 +1,83 @@
+// Names of convoy's API that more than one component must spell the same way:
+// group/version/plurals, annotation and label keys, the finalizer and the SSA field managers (DESIGN 4.7).
+
+export const GROUP = 'convoy.kumodo.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/** Kind → plural resource name and scope of every convoy resource. */
+export const RESOURCES = {
+  Release: { plural: 'releases', singular: 'release', listKind: 'ReleaseList', namespaced: true },
+  ReleaseInventory: {
+    plural: 'releaseinventories',
+    singular: 'releaseinventory',
+    listKind: 'ReleaseInventoryList',
+    namespaced: true,
+  },
+  Cluster: { plural: 'clusters', singular: 'cluster', listKind: 'ClusterList', namespaced: true },
+  HealthRuleSet: {
+    plural: 'healthrulesets',
+    singular: 'healthruleset',
+    listKind: 'HealthRuleSetList',
+    namespaced: true,
+  },
+  GlobalHealthRuleSet: {
+    plural: 'globalhealthrulesets',
+    singular: 'globalhealthruleset',
+    listKind: 'GlobalHealthRuleSetList',
+    namespaced: false,
+  },
+} as const;
+export type ConvoyKind = keyof typeof RESOURCES;
+
+export const PLURAL_RELEASES = RESOURCES.Release.plural;
+export const PLURAL_INVENTORIES = RESOURCES.ReleaseInventory.plural;
+export const PLURAL_CLUSTERS = RESOURCES.Cluster.plural;
+export const PLURAL_HEALTH_RULE_SETS = RESOURCES.HealthRuleSet.plural;
+export const PLURAL_GLOBAL_HEALTH_RULE_SETS = RESOURCES.GlobalHealthRuleSet.plural;
+
+const prefix = `${GROUP}/`;
+
+/** Label on every applied object: `<namespace>.<name>` of its Release, so orphans can always be found. */
+export const LABEL_RELEASE = `${prefix}release`;
+/** Label of the default GlobalHealthRuleSet (`default`). */
+export const LABEL_RULES = `${prefix}rules`;
+
+/** Annotations on objects of a render. */
+export const ANNOTATION_SYNC_WAVE = `${prefix}sync-wave`;
+export const ANNOTATION_HOOK = `${prefix}hook`;
+export const ANNOTATION_HOOK_TIMEOUT = `${prefix}hook-timeout`;
+export const ANNOTATION_HOOK_DELETE_POLICY = `${prefix}hook-delete-policy`;
+export const ANNOTATION_PRUNE = `${prefix}prune`;
+/** Value of ANNOTATION_PRUNE that keeps an object when it leaves the render. */
+export const PRUNE_DISABLED = 'disabled';
+
+/** Annotations on a Release, written by the HTTP API (`/sync`). */
+export const ANNOTATION_SYNC_REQUESTED_AT = `${prefix}sync-requested-at`;
+export const ANNOTATION_APPROVED_RENDER = `${prefix}approved-render`;
+export const ANNOTATION_FORCE_SYNC_AT = `${prefix}force-sync-at`;
+
+export const FINALIZER = `${prefix}finalizer`;
+
+/** Server-Side Apply field managers (DESIGN 4.7). Each writer uses exactly one. */
+export const FIELD_MANAGERS = {
+  /** Release status (all but the observer's fields), Cluster status, inventory keys/wave/renderRef/hook definitions. */
+  controller: 'convoy-controller',
+  /** Release condition Healthy and status.healthSummary. */
+  health: 'convoy-health',
+  /** Inventory entry state, message, firstUnhealthy, assessedRenderRef. */
+  healthInventory: 'convoy-health-inventory',
+  /** Release condition Drifted, status.driftSummary, inventory drifted/driftMessage. */
+  drift: 'convoy-drift',
+  /** Inventory hook state, reason, message, finishedAt. */
+  hookStatus: 'convoy-hook-status',
+  /** Release annotations sync-requested-at, approved-render, force-sync-at. */
+  api: 'convoy-api',
+  /** Objects in target clusters. */
+  deployer: 'convoy',
+} as const;
+export type FieldManager = (typeof FIELD_MANAGERS)[keyof typeof FIELD_MANAGERS];
+
+/** Hook phases accepted in ANNOTATION_HOOK. */
+export const HOOK_PHASES = ['PreSync', 'PostSync', 'SyncFail', 'PreDelete', 'PostDelete'] as const;
+export type HookPhase = (typeof HOOK_PHASES)[number];

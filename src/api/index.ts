@@ -1,0 +1,14 @@
+// Public surface of src/api: constants, types, schemas, the duration parser.
+export * from './constants.ts';
+export * from './duration.ts';
+export { ClusterSpecSchema, ClusterStatusSchema } from './schema/cluster.ts';
+export { LabelSelectorSchema } from './schema/common.ts';
+export { HealthRuleSchema, HealthRuleSetSpecSchema } from './schema/healthruleset.ts';
+export {
+  ENTRY_STATES,
+  HOOK_STATES,
+  InventoryEntrySchema,
+  InventoryHookSchema,
+} from './schema/inventory.ts';
+export { RENDER_TYPES, ReleaseSpecSchema, ReleaseStatusSchema, ROLLOUT_STATES } from './schema/release.ts';
+export * from './types.ts';

@@ -1,0 +1,300 @@
+// Release: what to render (source + render options), where to apply it, and how to roll it out (DESIGN 2).
+import { type Static, Type } from 'typebox';
+import { Conditions, LabelSelector, LocalSecretRefSchema } from './common.ts';
+import { Duration, FreeObject, ListMap, ObjectName, RenderRef, StringEnum, StringMap, Time } from './k8s.ts';
+
+const GitRefSchema = Type.Object(
+  {
+    branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Follow this branch.' })),
+    tag: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Use this tag.' })),
+    commit: Type.Optional(
+      Type.String({ pattern: '^[0-9a-f]{7,64}$', description: 'Use this commit (hex SHA, 7 to 64 digits).' }),
+    ),
+  },
+  {
+    description: 'Which revision to fetch: exactly one of branch, tag, commit.',
+    'x-kubernetes-validations': [
+      {
+        rule: '[has(self.branch), has(self.tag), has(self.commit)].filter(x, x).size() == 1',
+        message: 'set exactly one of branch, tag or commit',
+      },
+    ],
+  },
+);
+
+const GitSourceSchema = Type.Object({
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    pattern: '^(https?://|ssh://|git@|file://).+',
+    description: 'Repository URL (https://, http://, ssh://, git@host:path or file://).',
+  }),
+  ref: Type.Optional(GitRefSchema),
+  path: Type.Optional(
+    Type.String({ maxLength: 1024, description: 'Directory inside the repository (default: its root).' }),
+  ),
+  secretRef: Type.Optional(LocalSecretRefSchema),
+});
+
+const OciSourceSchema = Type.Object({
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    pattern: '^oci://.+',
+    description: 'Artifact repository, oci://registry/repository.',
+  }),
+  ref: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'Tag or digest (sha256:...); default "latest".',
+    }),
+  ),
+  secretRef: Type.Optional(LocalSecretRefSchema),
+});
+
+const InlineSourceSchema = Type.Object({
+  manifests: Type.String({
+    minLength: 1,
+    maxLength: 1048576,
+    description: 'Multi-document YAML (or JSON) of the objects to apply.',
+  }),
+});
+
+const SourceSchema = Type.Object(
+  {
+    git: Type.Optional(GitSourceSchema),
+    oci: Type.Optional(OciSourceSchema),
+    inline: Type.Optional(InlineSourceSchema),
+  },
+  {
+    description: 'Where the manifests come from: exactly one of git, oci, inline.',
+    'x-kubernetes-validations': [
+      {
+        rule: '[has(self.git), has(self.oci), has(self.inline)].filter(x, x).size() == 1',
+        message: 'set exactly one source: git, oci or inline',
+      },
+    ],
+  },
+);
+
+export const RENDER_TYPES = ['Plain', 'Kustomize', 'Helm'] as const;
+
+const RenderSchema = Type.Object(
+  {
+    type: Type.Optional(
+      StringEnum(RENDER_TYPES, {
+        default: 'Plain',
+        description: 'Plain: every *.yaml, *.yml, *.json under the path; Kustomize; Helm.',
+      }),
+    ),
+    helm: Type.Optional(
+      Type.Object({
+        releaseName: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 53, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
+        ),
+        values: Type.Optional(FreeObject({ description: 'Values given to the chart.' })),
+        valuesFiles: Type.Optional(
+          Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), {
+            maxItems: 32,
+            description: 'Values files inside the source, applied in order before values.',
+          }),
+        ),
+      }),
+    ),
+    substitute: Type.Optional(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal placeholder syntax users write
+      StringMap({ maxProperties: 256, description: '${NAME} substitutions made after rendering.' }),
+    ),
+    targetNamespace: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 63,
+        pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+        description: 'Namespace given to namespaced objects that name none.',
+      }),
+    ),
+  },
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: "!has(self.helm) || (has(self.type) && self.type == 'Helm')",
+        message: "render.helm may only be set when render.type is 'Helm'",
+        fieldPath: '.helm',
+      },
+    ],
+  },
+);
+
+const SyncPolicySchema = Type.Object({
+  mode: Type.Optional(
+    StringEnum(['Auto', 'Manual'], {
+      default: 'Auto',
+      description: 'Manual: a new render waits until a person approves it (POST /sync {approve: true}).',
+    }),
+  ),
+  interval: Type.Optional(
+    Duration({ description: 'Source poll and reconcile interval; unset or "0": no periodic pass.' }),
+  ),
+  prune: Type.Optional(Type.Boolean({ default: true, description: 'Delete objects that left the render.' })),
+  selfHeal: Type.Optional(
+    Type.Boolean({ default: false, description: 'Re-apply when live objects drift from the render.' }),
+  ),
+});
+
+const WaveSchema = Type.Object({
+  wave: Type.Integer({ format: 'int32', description: 'The sync wave (convoy.kumodo.io/sync-wave).' }),
+  healthStrategy: StringEnum(['WaitPrevious'], {
+    description: 'WaitPrevious: apply this wave only when every object of the previous wave is Healthy.',
+  }),
+  timeout: Type.Optional(
+    Duration({ description: 'How long to wait for the previous wave; unset: wait without limit.' }),
+  ),
+});
+
+const HealthAssessmentSchema = Type.Object({
+  deadline: Type.Optional(
+    Duration({ description: 'How long an object may stay unhealthy as Progressing before it is Degraded.' }),
+  ),
+  globalRuleSetSelector: Type.Optional(
+    LabelSelector({ description: 'GlobalHealthRuleSets to use; absent: none, {}: all.' }),
+  ),
+  localRuleSetSelector: Type.Optional(
+    LabelSelector({ description: 'HealthRuleSets of the Release namespace to use; absent: none, {}: all.' }),
+  ),
+});
+
+const FailurePolicySchema = Type.Object({
+  deadline: Duration({ description: 'Rollout deadline, counted from status.rollout.startedAt.' }),
+  rollback: Type.Optional(
+    StringEnum(['OnFailure', 'Never'], {
+      default: 'OnFailure',
+      description: 'OnFailure: re-apply the last healthy render when the deadline passes unhealthy.',
+    }),
+  ),
+});
+
+export const ReleaseSpecSchema = Type.Object(
+  {
+    source: SourceSchema,
+    render: Type.Optional(RenderSchema),
+    cluster: Type.Optional(
+      Type.Object(
+        { name: ObjectName({ description: 'A Cluster in the namespace of the Release.' }) },
+        { description: 'Target cluster; absent: the cluster convoy runs in.' },
+      ),
+    ),
+    serviceAccountName: Type.Optional(
+      ObjectName({ description: 'Service account impersonated for every write to the local cluster.' }),
+    ),
+    syncPolicy: Type.Optional(SyncPolicySchema),
+    waves: Type.Optional(
+      ListMap(WaveSchema, ['wave'], { maxItems: 64, description: 'Per-wave health strategy.' }),
+    ),
+    healthAssessment: Type.Optional(HealthAssessmentSchema),
+    failurePolicy: Type.Optional(FailurePolicySchema),
+    pin: Type.Optional(
+      Type.Object(
+        { renderRef: RenderRef({ description: 'A stored render to apply instead of the source.' }) },
+        { description: 'Apply this stored render; no rollout.' },
+      ),
+    ),
+    historyLimit: Type.Optional(
+      Type.Integer({
+        format: 'int32',
+        minimum: 1,
+        maximum: 100,
+        default: 10,
+        description: 'How many applied renders to keep.',
+      }),
+    ),
+    deletionPolicy: Type.Optional(
+      StringEnum(['Delete', 'Orphan'], {
+        default: 'Delete',
+        description: 'Delete: remove the applied objects with the Release; Orphan: keep them.',
+      }),
+    ),
+  },
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.failurePolicy) || has(self.healthAssessment)',
+        message:
+          'failurePolicy requires healthAssessment: without health rules the rollout verdict could never leave Pending',
+        fieldPath: '.failurePolicy',
+      },
+    ],
+  },
+);
+export type ReleaseSpec = Static<typeof ReleaseSpecSchema>;
+
+const RenderPointer = {
+  renderRef: RenderRef(),
+  revision: Type.String({ maxLength: 256, description: 'Source revision (commit, digest, ...).' }),
+};
+
+const AttemptSchema = Type.Object({
+  ...RenderPointer,
+  time: Time(),
+  applied: Type.Boolean({ description: 'Whether the render was applied.' }),
+  reason: Type.Optional(Type.String({ maxLength: 1024 })),
+  message: Type.Optional(Type.String({ maxLength: 32768 })),
+});
+
+const RenderRecordSchema = Type.Object({ ...RenderPointer, time: Time() });
+
+export const ROLLOUT_STATES = ['Progressing', 'Succeeded', 'Failed', 'RolledBack'] as const;
+
+const RolloutSchema = Type.Object({
+  state: StringEnum(ROLLOUT_STATES),
+  renderRef: RenderRef(),
+  revision: Type.Optional(Type.String({ maxLength: 256 })),
+  startedAt: Type.Optional(
+    Time({ description: 'When the render was first applied; unset while a gate holds it.' }),
+  ),
+  finishedAt: Type.Optional(Time()),
+  reason: Type.Optional(Type.String({ maxLength: 1024 })),
+  message: Type.Optional(Type.String({ maxLength: 32768 })),
+});
+
+const WaveStatusSchema = Type.Object({
+  renderRef: RenderRef(),
+  wave: Type.Integer({ format: 'int32' }),
+  startedAt: Time(),
+  completedAt: Type.Optional(Time()),
+});
+
+const HistoryEntrySchema = Type.Object({ ...RenderPointer, appliedAt: Time() });
+
+const count = () => Type.Integer({ format: 'int32', minimum: 0 });
+
+export const ReleaseStatusSchema = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+  conditions: Type.Optional(Conditions()),
+  currentRender: Type.Optional(
+    Type.Object(
+      { ...RenderPointer },
+      { description: 'The render of the last reconcile (what a manual approval applies to).' },
+    ),
+  ),
+  lastAttempted: Type.Optional(AttemptSchema),
+  lastSuccessful: Type.Optional(RenderRecordSchema),
+  lastHealthy: Type.Optional(RenderRecordSchema),
+  rollout: Type.Optional(RolloutSchema),
+  waves: Type.Optional(ListMap(WaveStatusSchema, ['renderRef', 'wave'], { maxItems: 256 })),
+  history: Type.Optional(Type.Array(HistoryEntrySchema, { maxItems: 100 })),
+  healthSummary: Type.Optional(
+    Type.Object({
+      healthy: count(),
+      progressing: count(),
+      degraded: count(),
+      unknown: count(),
+      total: count(),
+    }),
+  ),
+  driftSummary: Type.Optional(Type.Object({ drifted: count(), total: count() })),
+  lastHandledForceSyncAt: Type.Optional(
+    Type.String({ maxLength: 64, description: 'The force-sync-at annotation value last acted on.' }),
+  ),
+});
+export type ReleaseStatus = Static<typeof ReleaseStatusSchema>;

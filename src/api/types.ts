@@ -1,0 +1,158 @@
+// TypeScript types of convoy's resources: Static<> of the schemas (so they cannot drift from the CRDs)
+// plus the object envelopes, condition types and the reasons each writer may set.
+import type { Static } from 'typebox';
+import type { API_VERSION } from './constants.ts';
+import type { ClusterSpecSchema, ClusterStatusSchema } from './schema/cluster.ts';
+import type { Condition, ObjectMeta } from './schema/common.ts';
+import type { HealthRuleSchema, HealthRuleSetSpecSchema } from './schema/healthruleset.ts';
+import type { InventoryEntrySchema, InventoryHookSchema } from './schema/inventory.ts';
+import type { ReleaseSpecSchema, ReleaseStatusSchema } from './schema/release.ts';
+
+export type {
+  Condition,
+  ConditionStatus,
+  KubeObject,
+  LabelSelector,
+  ObjectHeader,
+  ObjectMeta,
+} from './schema/common.ts';
+export type { EntryState, HookState } from './schema/inventory.ts';
+
+export type ReleaseSpec = Static<typeof ReleaseSpecSchema>;
+export type ReleaseStatus = Static<typeof ReleaseStatusSchema>;
+export type InventoryEntry = Static<typeof InventoryEntrySchema>;
+export type InventoryHook = Static<typeof InventoryHookSchema>;
+export type ClusterSpec = Static<typeof ClusterSpecSchema>;
+export type ClusterStatus = Static<typeof ClusterStatusSchema>;
+export type HealthRule = Static<typeof HealthRuleSchema>;
+export type HealthRuleSetSpec = Static<typeof HealthRuleSetSpecSchema>;
+
+export type RolloutStatus = NonNullable<ReleaseStatus['rollout']>;
+export type RolloutState = RolloutStatus['state'];
+export type LastAttempted = NonNullable<ReleaseStatus['lastAttempted']>;
+export type RenderRecord = NonNullable<ReleaseStatus['lastSuccessful']>;
+export type WaveStatus = NonNullable<ReleaseStatus['waves']>[number];
+export type HistoryEntry = NonNullable<ReleaseStatus['history']>[number];
+export type HealthSummary = NonNullable<ReleaseStatus['healthSummary']>;
+export type DriftSummary = NonNullable<ReleaseStatus['driftSummary']>;
+export type WaveSpec = NonNullable<ReleaseSpec['waves']>[number];
+export type SyncPolicy = NonNullable<ReleaseSpec['syncPolicy']>;
+export type HealthAssessment = NonNullable<ReleaseSpec['healthAssessment']>;
+export type FailurePolicy = NonNullable<ReleaseSpec['failurePolicy']>;
+export type Source = ReleaseSpec['source'];
+
+interface Envelope<K extends string> {
+  apiVersion: typeof API_VERSION;
+  kind: K;
+  metadata: ObjectMeta;
+}
+
+export interface Release extends Envelope<'Release'> {
+  spec: ReleaseSpec;
+  status?: ReleaseStatus;
+}
+
+/** Top-level `entries` and `hooks`, no spec/status (DESIGN 2). */
+export interface ReleaseInventory extends Envelope<'ReleaseInventory'> {
+  entries?: InventoryEntry[];
+  hooks?: InventoryHook[];
+}
+
+export interface Cluster extends Envelope<'Cluster'> {
+  spec: ClusterSpec;
+  status?: ClusterStatus;
+}
+
+export interface HealthRuleSet extends Envelope<'HealthRuleSet'> {
+  spec: HealthRuleSetSpec;
+}
+
+export interface GlobalHealthRuleSet extends Envelope<'GlobalHealthRuleSet'> {
+  spec: HealthRuleSetSpec;
+}
+
+export type ConvoyObject = Release | ReleaseInventory | Cluster | HealthRuleSet | GlobalHealthRuleSet;
+
+/** The keys of an inventory entry (its list-map keys). */
+export type InventoryKey = Pick<InventoryEntry, 'group' | 'kind' | 'namespace' | 'name'>;
+
+// Condition types and reasons. The CRD accepts any CamelCase reason (forward compatible); these unions
+// are what convoy itself writes, so a typo is a type error.
+
+export const RELEASE_CONDITION_TYPES = [
+  'Ready',
+  'Healthy',
+  'RolloutSucceeded',
+  'Drifted',
+  'Stalled',
+] as const;
+export type ReleaseConditionType = (typeof RELEASE_CONDITION_TYPES)[number];
+
+export const READY_REASONS = [
+  'Synced',
+  'Progressing',
+  'SourceFailed',
+  'RenderFailed',
+  'PinNotFound',
+  'ClusterNotFound',
+  'ClusterNotReady',
+  'ClusterPaused',
+  'WaitingForApproval',
+  'WaitingForClusterWave',
+  'DryRunFailed',
+  'PersistFailed',
+  'ApplyFailed',
+  'HookFailed',
+  'WaitingForHook',
+  'WaitingForWaveHealth',
+  'WaveTimeout',
+  'PruneFailed',
+  'RolledBack',
+  'Deleting',
+] as const;
+export type ReadyReason = (typeof READY_REASONS)[number];
+
+/** DESIGN 4.8. */
+export const HEALTHY_REASONS = [
+  'NotConfigured',
+  'Unknown',
+  'Pending',
+  'Degraded',
+  'Progressing',
+  'Healthy',
+] as const;
+export type HealthyReason = (typeof HEALTHY_REASONS)[number];
+
+/** Follows status.rollout.state. */
+export const ROLLOUT_SUCCEEDED_REASONS = ['Progressing', 'Succeeded', 'Failed', 'RolledBack'] as const;
+export type RolloutSucceededReason = (typeof ROLLOUT_SUCCEEDED_REASONS)[number];
+
+export const DRIFTED_REASONS = ['InSync', 'Drifted', 'NotConfigured', 'DriftCheckFailed'] as const;
+export type DriftedReason = (typeof DRIFTED_REASONS)[number];
+
+export const STALLED_REASONS = ['InvalidSpec', 'BackoffLimitReached', 'NotStalled'] as const;
+export type StalledReason = (typeof STALLED_REASONS)[number];
+
+export const CLUSTER_READY_REASONS = [
+  'Reachable',
+  'Unreachable',
+  'SecretNotFound',
+  'InvalidKubeconfig',
+  'Paused',
+] as const;
+export type ClusterReadyReason = (typeof CLUSTER_READY_REASONS)[number];
+
+interface TypedCondition<T extends string, R extends string> extends Condition {
+  type: T;
+  reason: R;
+}
+
+/** A Release condition with its reason typed by condition type. */
+export type ReleaseCondition =
+  | TypedCondition<'Ready', ReadyReason>
+  | TypedCondition<'Healthy', HealthyReason>
+  | TypedCondition<'RolloutSucceeded', RolloutSucceededReason>
+  | TypedCondition<'Drifted', DriftedReason>
+  | TypedCondition<'Stalled', StalledReason>;
+
+export type ClusterCondition = TypedCondition<'Ready', ClusterReadyReason>;

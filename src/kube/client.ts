@@ -1,0 +1,226 @@
+// The only way convoy talks to a Kubernetes API: typed client-node APIs for built-in kinds, and a raw JSON
+// client (KubeClient) for any kind, which sends bodies exactly as given (no model serialization that could
+// drop unknown fields or turn integers into strings) and resolves kinds to resources through discovery.
+import {
+  ApiextensionsV1Api,
+  AppsV1Api,
+  BatchV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  HttpMethod,
+  IsomorphicFetchHttpLibrary,
+  type KubeConfig,
+  RequestContext,
+} from '@kubernetes/client-node';
+import type { ObjectHeader } from '../api/types.ts';
+import { fromResponse, type RequestInfo, toKubeError } from './errors.ts';
+
+export interface ApiClients {
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  readonly batch: BatchV1Api;
+  readonly coordination: CoordinationV1Api;
+  readonly apiextensions: ApiextensionsV1Api;
+  readonly custom: CustomObjectsApi;
+}
+
+export function makeApiClients(kc: KubeConfig): ApiClients {
+  return {
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    batch: kc.makeApiClient(BatchV1Api),
+    coordination: kc.makeApiClient(CoordinationV1Api),
+    apiextensions: kc.makeApiClient(ApiextensionsV1Api),
+    custom: kc.makeApiClient(CustomObjectsApi),
+  };
+}
+
+/** A resource as discovery describes it. */
+export interface ResourceInfo {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  /** plural resource name, e.g. "deployments" */
+  readonly plural: string;
+  readonly namespaced: boolean;
+}
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RawRequest {
+  readonly method: Method;
+  /** Absolute API path, e.g. /apis/apps/v1/namespaces/x/deployments/y */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  /** Sent as JSON text (JSON is valid YAML, so this also serves apply patches). */
+  readonly body?: unknown;
+  readonly contentType?:
+    | 'application/json'
+    | 'application/apply-patch+yaml'
+    | 'application/json-patch+json'
+    | 'application/merge-patch+json';
+  readonly signal?: AbortSignal;
+  /** Default application/json; e.g. the Table form kubectl asks for. */
+  readonly accept?: string;
+}
+
+/** Names an object for paths: apiVersion + kind, and namespace/name where they apply. */
+export interface ObjectRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name?: string;
+}
+
+export function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/** Path of a collection or object; pure, given the resource. */
+export function resourcePath(
+  info: ResourceInfo,
+  ref: { readonly namespace?: string; readonly name?: string },
+  subresource?: string,
+): string {
+  const base = info.group === '' ? `/api/${info.version}` : `/apis/${info.group}/${info.version}`;
+  let path = base;
+  if (info.namespaced) {
+    if (ref.namespace === undefined || ref.namespace === '') {
+      if (ref.name !== undefined) throw new Error(`${info.kind} ${ref.name}: a namespace is required`);
+    } else {
+      path += `/namespaces/${encodeURIComponent(ref.namespace)}`;
+    }
+  }
+  path += `/${info.plural}`;
+  if (ref.name !== undefined) path += `/${encodeURIComponent(ref.name)}`;
+  if (subresource !== undefined) path += `/${subresource}`;
+  return path;
+}
+
+interface DiscoveryList {
+  resources?: { name: string; kind: string; namespaced: boolean }[];
+}
+
+export class KubeClient {
+  readonly kubeConfig: KubeConfig;
+  readonly #http = new IsomorphicFetchHttpLibrary();
+  readonly #server: string;
+  readonly #discovery = new Map<string, Promise<readonly ResourceInfo[]>>();
+
+  constructor(kubeConfig: KubeConfig) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (cluster === null) throw new Error('kubeconfig has no current cluster');
+    this.kubeConfig = kubeConfig;
+    this.#server = cluster.server.replace(/\/+$/, '');
+  }
+
+  /** Sends one request; returns the parsed JSON body, or throws KubeApiError. */
+  async request<T = unknown>(req: RawRequest): Promise<T> {
+    const url = new URL(this.#server + req.path);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    const ctx = new RequestContext(url.toString(), HttpMethod[req.method]);
+    ctx.setHeaderParam('Accept', req.accept ?? 'application/json');
+    if (req.body !== undefined) {
+      ctx.setHeaderParam('Content-Type', req.contentType ?? 'application/json');
+      ctx.setBody(JSON.stringify(req.body));
+    }
+    if (req.signal !== undefined) ctx.setSignal(req.signal);
+    await this.kubeConfig.applySecurityAuthentication(ctx);
+    const info: RequestInfo = { method: req.method, path: req.path };
+    let response: Awaited<ReturnType<ReturnType<IsomorphicFetchHttpLibrary['send']>['toPromise']>>;
+    try {
+      response = await this.#http.send(ctx).toPromise();
+    } catch (err) {
+      throw toKubeError(err, info);
+    }
+    const text = await response.body.text();
+    if (response.httpStatusCode >= 300) throw fromResponse(response.httpStatusCode, text, info);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** Discovery for one apiVersion, cached; `refresh` forgets the cached answer first. */
+  async resources(apiVersion: string, refresh = false): Promise<readonly ResourceInfo[]> {
+    if (refresh) this.#discovery.delete(apiVersion);
+    let cached = this.#discovery.get(apiVersion);
+    if (cached === undefined) {
+      const { group, version } = splitApiVersion(apiVersion);
+      const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+      cached = this.request<DiscoveryList>({ method: 'GET', path }).then((list) =>
+        (list.resources ?? [])
+          .filter((r) => !r.name.includes('/'))
+          .map((r) => ({ group, version, kind: r.kind, plural: r.name, namespaced: r.namespaced })),
+      );
+      this.#discovery.set(apiVersion, cached);
+      cached.catch(() => this.#discovery.delete(apiVersion));
+    }
+    return cached;
+  }
+
+  /** The resource serving `kind` in `apiVersion`; asks discovery again once if the kind is new (a CRD just installed). */
+  async resourceFor(apiVersion: string, kind: string): Promise<ResourceInfo> {
+    const find = (list: readonly ResourceInfo[]) => list.find((r) => r.kind === kind);
+    const found =
+      find(await this.resources(apiVersion).catch(() => [])) ?? find(await this.resources(apiVersion, true));
+    if (found === undefined) {
+      throw fromResponse(404, {
+        reason: 'NotFound',
+        message: `no resource for kind ${kind} in ${apiVersion}`,
+      });
+    }
+    return found;
+  }
+
+  async pathOf(ref: ObjectRef, subresource?: string): Promise<string> {
+    return resourcePath(await this.resourceFor(ref.apiVersion, ref.kind), ref, subresource);
+  }
+
+  /** GET one object; undefined when it does not exist. */
+  async get<T>(ref: ObjectRef & { readonly name: string }): Promise<T | undefined> {
+    try {
+      return await this.request<T>({ method: 'GET', path: await this.pathOf(ref) });
+    } catch (err) {
+      if (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 404)
+        return undefined;
+      throw err;
+    }
+  }
+
+  async list<T>(ref: ObjectRef, query?: { labelSelector?: string; fieldSelector?: string }): Promise<T[]> {
+    const list = await this.request<{ items?: T[] }>({ method: 'GET', path: await this.pathOf(ref), query });
+    return list.items ?? [];
+  }
+
+  async create<T>(obj: ObjectHeader, query?: { dryRun?: 'All'; fieldManager?: string }): Promise<T> {
+    const path = await this.pathOf({
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      namespace: obj.metadata.namespace,
+    });
+    return this.request<T>({ method: 'POST', path, body: obj, query });
+  }
+
+  /** DELETE; returns false when the object was already gone. */
+  async delete(
+    ref: ObjectRef & { readonly name: string },
+    options: { propagationPolicy?: 'Foreground' | 'Background' | 'Orphan'; uid?: string } = {},
+  ): Promise<boolean> {
+    const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1' };
+    if (options.propagationPolicy !== undefined) body.propagationPolicy = options.propagationPolicy;
+    if (options.uid !== undefined) body.preconditions = { uid: options.uid };
+    try {
+      await this.request({ method: 'DELETE', path: await this.pathOf(ref), body });
+      return true;
+    } catch (err) {
+      if (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 404) return false;
+      throw err;
+    }
+  }
+}
+
+export function makeKubeClient(kc: KubeConfig): KubeClient {
+  return new KubeClient(kc);
+}
