@@ -1,0 +1,135 @@
+// The Release's Healthy condition and healthSummary (DESIGN 4.8), from the entries this pass wrote.
+import { assertNever, type HealthState, type InventoryEntry } from './types.ts';
+
+export interface HealthSummary {
+  readonly healthy: number;
+  readonly progressing: number;
+  readonly degraded: number;
+  readonly unknown: number;
+  readonly total: number;
+}
+
+export const emptySummary: HealthSummary = { healthy: 0, progressing: 0, degraded: 0, unknown: 0, total: 0 };
+
+/** Entries without a state yet count as unknown. */
+export function healthSummary(entries: readonly Pick<InventoryEntry, 'state'>[]): HealthSummary {
+  let healthy = 0;
+  let progressing = 0;
+  let degraded = 0;
+  let unknown = 0;
+  for (const e of entries) {
+    const s: HealthState | undefined = e.state;
+    switch (s) {
+      case 'Healthy':
+        healthy++;
+        break;
+      case 'Progressing':
+        progressing++;
+        break;
+      case 'Degraded':
+        degraded++;
+        break;
+      case 'Unknown':
+      case undefined:
+        unknown++;
+        break;
+      default:
+        assertNever(s);
+    }
+  }
+  return { healthy, progressing, degraded, unknown, total: entries.length };
+}
+
+export type HealthyReason = 'NotConfigured' | 'Unknown' | 'Pending' | 'Degraded' | 'Progressing' | 'Healthy';
+
+export interface HealthyCondition {
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: HealthyReason;
+  readonly message: string;
+  readonly summary: HealthSummary;
+}
+
+export type AssessOutcome =
+  | { readonly kind: 'notConfigured' }
+  | { readonly kind: 'failed'; readonly message: string }
+  | { readonly kind: 'assessed'; readonly entries: readonly InventoryEntry[] };
+
+export interface ConditionInput {
+  readonly outcome: AssessOutcome;
+  /** status.lastAttempted.renderRef; undefined before the first attempt. */
+  readonly lastAttemptedRenderRef: string | undefined;
+  /** Kept when the assessment failed. */
+  readonly previousSummary: HealthSummary | undefined;
+}
+
+const describe = (e: InventoryEntry) =>
+  `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}${e.message ? `: ${e.message}` : ''}`;
+
+/** The first matching row of DESIGN 4.8 decides. */
+export function healthyCondition(input: ConditionInput): HealthyCondition {
+  const o = input.outcome;
+  switch (o.kind) {
+    case 'notConfigured':
+      return {
+        status: 'True',
+        reason: 'NotConfigured',
+        message: 'no healthAssessment',
+        summary: emptySummary,
+      };
+    case 'failed':
+      return {
+        status: 'Unknown',
+        reason: 'Unknown',
+        message: o.message,
+        summary: input.previousSummary ?? emptySummary,
+      };
+    case 'assessed':
+      return fromEntries(o.entries, input.lastAttemptedRenderRef);
+    default:
+      return assertNever(o);
+  }
+}
+
+function fromEntries(
+  entries: readonly InventoryEntry[],
+  lastAttempted: string | undefined,
+): HealthyCondition {
+  const summary = healthSummary(entries);
+  if (lastAttempted !== undefined && entries.length === 0) {
+    return {
+      status: 'Unknown',
+      reason: 'Pending',
+      message: 'no object of the render is recorded yet',
+      summary,
+    };
+  }
+  const stale = entries.filter((e) => e.renderRef !== lastAttempted);
+  if (stale.length > 0) {
+    return {
+      status: 'Unknown',
+      reason: 'Pending',
+      message: `${stale.length} of ${entries.length} objects not yet applied for render ${lastAttempted ?? '(none)'}`,
+      summary,
+    };
+  }
+  const degraded = entries.filter((e) => e.state === 'Degraded');
+  if (degraded.length > 0) {
+    return { status: 'False', reason: 'Degraded', message: countMessage(degraded, 'degraded'), summary };
+  }
+  const waiting = entries.filter((e) => e.state !== 'Healthy');
+  if (waiting.length > 0) {
+    return {
+      status: 'Unknown',
+      reason: 'Progressing',
+      message: countMessage(waiting, 'not healthy yet'),
+      summary,
+    };
+  }
+  return { status: 'True', reason: 'Healthy', message: `${entries.length} objects healthy`, summary };
+}
+
+function countMessage(es: readonly InventoryEntry[], what: string): string {
+  const first = es[0] as InventoryEntry;
+  const more = es.length > 1 ? ` (and ${es.length - 1} more)` : '';
+  return `${es.length} ${es.length === 1 ? 'object' : 'objects'} ${what}: ${describe(first)}${more}`;
+}

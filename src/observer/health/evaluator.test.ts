@@ -1,0 +1,280 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { limits } from './cel.ts';
+import { newEvaluator, RuleCompileError } from './evaluator.ts';
+import type { HealthRule, HealthRuleSetLike, KubeObject } from './types.ts';
+
+const set = (name: string, rules: HealthRule[], namespace?: string): HealthRuleSetLike => ({
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  spec: { rules },
+});
+const rule = (name: string, healthy: string, extra: Partial<HealthRule> = {}): HealthRule => ({
+  name,
+  match: { group: 'apps', kinds: ['Deployment'] },
+  healthy,
+  ...extra,
+});
+const deploy = (spec: object = {}, status: object = {}, labels?: Record<string, string>): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default', generation: 2, ...(labels ? { labels } : {}) },
+  spec: { replicas: 3, ...spec },
+  status,
+});
+
+function compileError(rules: HealthRule[]): RuleCompileError {
+  try {
+    newEvaluator([set('s', rules)]);
+  } catch (e) {
+    assert.ok(e instanceof RuleCompileError, `want RuleCompileError, got ${e}`);
+    return e;
+  }
+  assert.fail('expected a compile error');
+}
+
+test('compile errors name the rule set, rule, field and position', () => {
+  const syntax = compileError([rule('ok', 'true'), rule('bad', 'object.spec.replicas ==\n  == 3')]);
+  assert.equal(syntax.ruleSet, 's');
+  assert.equal(syntax.rule, 'bad');
+  assert.equal(syntax.field, 'healthy');
+  assert.deepEqual(syntax.position, { line: 1, column: 22 }, 'where the parser gave up');
+  assert.equal(syntax.reason, 'RuleCompileFailed');
+  assert.match(syntax.message, /^rule set s, rule bad, healthy, line 1, column 22: /);
+
+  const cases: [string, HealthRule, string, RegExp, { line: number; column: number } | undefined][] = [
+    [
+      'unknown function',
+      rule('r', 'object.status.conditions.exist(c, true)'),
+      'healthy',
+      /unknown function 'exist'/,
+      {
+        line: 1,
+        column: 25,
+      },
+    ],
+    [
+      'undeclared variable',
+      rule('r', 'self.spec.replicas == 1'),
+      'healthy',
+      /undeclared reference to 'self'/,
+      {
+        line: 1,
+        column: 1,
+      },
+    ],
+    [
+      'healthy of type string',
+      rule('r', "'yes'"),
+      'healthy',
+      /type string, want bool/,
+      { line: 1, column: 1 },
+    ],
+    ['healthy of type int', rule('r', 'size(object.spec)'), 'healthy', /type int, want bool/, undefined],
+    [
+      'message of type bool',
+      rule('r', 'true', { message: 'object.spec.replicas == 1' }),
+      'message',
+      /type bool, want string/,
+      undefined,
+    ],
+    [
+      'bad selector',
+      rule('r', 'true', {
+        match: {
+          group: 'apps',
+          kinds: ['Deployment'],
+          selector: { matchExpressions: [{ key: 'a', operator: 'In' }] },
+        },
+      }),
+      'match.selector',
+      /needs values/,
+      undefined,
+    ],
+    [
+      'no kinds',
+      rule('r', 'true', { match: { group: 'apps', kinds: [] } }),
+      'match.kinds',
+      /non-empty/,
+      undefined,
+    ],
+    [
+      'nested too deep',
+      rule('r', 'object.a.all(x, object.b.all(y, object.c.all(z, object.d.all(w, true))))'),
+      'healthy',
+      /nested 4 deep/,
+      undefined,
+    ],
+    [
+      'too long',
+      rule('r', `${'true && '.repeat(limits.maxSourceChars / 8)}true`),
+      'healthy',
+      /longer than/,
+      undefined,
+    ],
+  ];
+  for (const [what, r, field, re, pos] of cases) {
+    const e = compileError([r]);
+    assert.equal(e.field, field, what);
+    assert.match(e.celMessage, re, what);
+    if (pos) assert.deepEqual(e.position, pos, what);
+  }
+  assert.match(compileError([rule('a', 'true'), rule('a', 'true')]).message, /duplicate rule name/);
+});
+
+test('type inference lets dynamic and comprehension results through', () => {
+  const ev = newEvaluator([
+    set('s', [
+      rule('exists', "object.status.conditions.exists(c, c.type == 'Available')"),
+      rule('ternary', 'has(object.spec.paused) ? object.spec.paused == false : true'),
+      rule('dyn', 'object.spec.paused', { match: { group: 'x', kinds: ['Y'] } }),
+      rule('msg', 'false', {
+        message: "'ready ' + string(object.spec.replicas)",
+        match: { group: 'x', kinds: ['Y'] },
+      }),
+    ]),
+  ]);
+  assert.equal(ev.rules.length, 4);
+});
+
+test('JSON integers are CEL int, other numbers stay double', () => {
+  const ev = newEvaluator([
+    set('s', [
+      rule('int-arith', 'object.spec.replicas + 1 == 4 && object.spec.replicas / 2 == 1'),
+      rule('double', 'object.spec.ratio * 2.0 == 1.5'),
+    ]),
+  ]);
+  assert.deepEqual(ev.evaluate(deploy({ ratio: 0.75 })), {
+    kind: 'pass',
+    rules: ['s/int-arith', 's/double'],
+  });
+});
+
+test('evaluation errors come back as values naming the rule and column', () => {
+  const ev = newEvaluator([
+    set('s', [rule('avail', 'object.status.availableReplicas == object.spec.replicas')]),
+  ]);
+  const r = ev.evaluate(deploy());
+  assert.equal(r.kind, 'error');
+  assert.ok(r.kind === 'error');
+  assert.equal(r.rule, 's/avail');
+  assert.match(r.message, /^rule s\/avail, healthy, line 1, column 14: .*availableReplicas/);
+});
+
+test('a non-bool healthy result is an evaluation error', () => {
+  const ev = newEvaluator([set('s', [rule('dyn', 'object.spec.replicas')])]);
+  const r = ev.evaluate(deploy());
+  assert.equal(r.kind, 'error');
+  assert.match(r.kind === 'error' ? r.message : '', /evaluated to int, want bool/);
+});
+
+test('failure messages', () => {
+  const ev = newEvaluator([
+    set('s', [
+      rule('with-message', 'object.status.availableReplicas == object.spec.replicas', {
+        message:
+          "string(object.status.availableReplicas) + '/' + string(object.spec.replicas) + ' available'",
+      }),
+    ]),
+  ]);
+  assert.deepEqual(ev.evaluate(deploy({}, { availableReplicas: 2 })), {
+    kind: 'fail',
+    rule: 's/with-message',
+    message: '2/3 available',
+  });
+  const plain = newEvaluator([set('s', [rule('plain', 'false')])]);
+  assert.deepEqual(plain.evaluate(deploy()), {
+    kind: 'fail',
+    rule: 's/plain',
+    message: 'rule s/plain returned false',
+  });
+  const broken = newEvaluator([set('s', [rule('broken', 'false', { message: "'x' + object.nope" })])]);
+  const r = broken.evaluate(deploy());
+  assert.equal(r.kind, 'fail', 'a broken message does not turn a failure into an error');
+  assert.match(
+    r.kind === 'fail' ? r.message : '',
+    /^rule s\/broken returned false \(message, line 1, column 13: .*nope/,
+  );
+});
+
+test('precedence: the first failure decides, a failure beats an error, an error beats a pass', () => {
+  const err = rule('err', 'object.nope == 1');
+  const pass = rule('pass', 'true');
+  const f1 = rule('f1', 'false', { message: "'first'" });
+  const f2 = rule('f2', 'false', { message: "'second'" });
+  const cases: [string, HealthRule[], string, string | undefined][] = [
+    ['all pass', [pass], 'pass', undefined],
+    ['first failure', [pass, f1, f2], 'fail', 's/f1'],
+    ['failure after an error', [err, f2], 'fail', 's/f2'],
+    ['failure before an error', [f1, err], 'fail', 's/f1'],
+    ['error and passes', [pass, err], 'error', 's/err'],
+  ];
+  for (const [what, rules, kind, id] of cases) {
+    const r = newEvaluator([set('s', rules)]).evaluate(deploy());
+    assert.equal(r.kind, kind, what);
+    if (r.kind === 'fail' || r.kind === 'error') assert.equal(r.rule, id, what);
+  }
+});
+
+test('matching: group, kinds, wildcards, selector, rule-set order', () => {
+  const ev = newEvaluator([
+    set('global', [
+      rule('core', 'true', { match: { group: '', kinds: ['Pod', 'Service'] } }),
+      rule('core-alias', 'true', { match: { group: 'core', kinds: ['Pod'] } }),
+      rule('core-absent', 'true', { match: { kinds: ['Pod'] } }),
+      rule('apps-any', 'true', { match: { group: 'apps', kinds: ['*'] } }),
+      rule('any', 'true', { match: { group: '*', kinds: ['*'] } }),
+      rule('any-deploy', 'true', { match: { group: '*', kinds: ['Deployment'] } }),
+    ]),
+    set(
+      'team',
+      [
+        rule('web-only', 'true', {
+          match: { group: 'apps', kinds: ['Deployment'], selector: { matchLabels: { team: 'web' } } },
+        }),
+      ],
+      'ns1',
+    ),
+  ]);
+  const ids = (o: KubeObject) => ev.matching(o).map((r) => r.id);
+  const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } };
+  assert.deepEqual(ids(pod), ['global/core', 'global/core-alias', 'global/core-absent', 'global/any']);
+  assert.deepEqual(ids(deploy()), ['global/apps-any', 'global/any', 'global/any-deploy']);
+  assert.deepEqual(ids(deploy({}, {}, { team: 'web' })), [
+    'global/apps-any',
+    'global/any',
+    'global/any-deploy',
+    'ns1/team/web-only',
+  ]);
+  assert.deepEqual(
+    ids({ apiVersion: 'example.com/v1', kind: 'deployment' }),
+    ['global/any'],
+    'kinds are case-sensitive',
+  );
+  const none = newEvaluator([set('s', [rule('r', 'false')])]);
+  assert.deepEqual(none.evaluate(pod), { kind: 'noRule' });
+  assert.deepEqual(newEvaluator([]).evaluate(pod), { kind: 'noRule' });
+});
+
+test('cost guard: a nested macro over a large list is refused at evaluation', () => {
+  const ev = newEvaluator([
+    set('s', [rule('pairs', 'object.spec.items.all(a, object.spec.items.all(b, a == b || a != b))')]),
+  ]);
+  const small = ev.evaluate(deploy({ items: [1, 2, 3] }));
+  assert.equal(small.kind, 'pass');
+  const items = Array.from({ length: 1001 }, (_, i) => i);
+  const big = ev.evaluate(deploy({ items }));
+  assert.equal(big.kind, 'error');
+  assert.match(big.kind === 'error' ? big.message : '', /estimated cost too high/);
+});
+
+test('regular expressions are RE2: no catastrophic backtracking', () => {
+  const ev = newEvaluator([set('s', [rule('re', "object.metadata.name.matches('^(a+)+$')")])]);
+  const t0 = performance.now();
+  const r = ev.evaluate({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: `${'a'.repeat(40)}!` },
+  });
+  assert.deepEqual(r.kind, 'fail');
+  assert.ok(performance.now() - t0 < 1000, 'RE2 is linear');
+});

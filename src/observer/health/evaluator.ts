@@ -1,0 +1,210 @@
+// health.NewEvaluator: compiles every rule of the selected rule sets once, then judges objects.
+// Every rule that matches an object must pass; see docs/health-rules.md for the precedence.
+import { isCelList, isCelMap, isCelUint } from '@bufbuild/cel';
+import { type CompiledExpr, compileExpr, formatPosition, limits, type Position } from './cel.ts';
+import { toCelObject } from './cel-value.ts';
+import { selectorMatches, selectorProblem } from './selector.ts';
+import {
+  groupOf,
+  type HealthRule,
+  type HealthRuleSetLike,
+  type KubeObject,
+  type RuleResult,
+} from './types.ts';
+
+const maxMessageChars = 1024;
+
+/** A rule that does not compile; stops the assessment of the whole Release. */
+export class RuleCompileError extends Error {
+  readonly reason = 'RuleCompileFailed';
+  readonly ruleSet: string;
+  readonly rule: string;
+  readonly field: string;
+  readonly position: Position | undefined;
+  readonly celMessage: string;
+  constructor(ruleSet: string, rule: string, field: string, celMessage: string, position?: Position) {
+    const at = position ? `, ${formatPosition(position)}` : '';
+    super(`rule set ${ruleSet}, rule ${rule || '(unnamed)'}, ${field}${at}: ${celMessage}`);
+    this.name = 'RuleCompileError';
+    this.ruleSet = ruleSet;
+    this.rule = rule;
+    this.field = field;
+    this.position = position;
+    this.celMessage = celMessage;
+  }
+}
+
+export interface CompiledRule {
+  /** `<ruleSet>/<rule>`; a namespaced rule set is `<namespace>/<name>`. */
+  readonly id: string;
+  readonly rule: HealthRule;
+  readonly group: string;
+  readonly kinds: ReadonlySet<string>;
+  readonly healthy: CompiledExpr;
+  readonly message: CompiledExpr | undefined;
+}
+
+export interface Evaluator {
+  readonly rules: readonly CompiledRule[];
+  /** Rules whose group, kind and selector match the object, in rule-set order. */
+  matching(object: KubeObject): readonly CompiledRule[];
+  evaluate(object: KubeObject): RuleResult;
+}
+
+export function ruleSetLabel(rs: HealthRuleSetLike): string {
+  return rs.metadata.namespace ? `${rs.metadata.namespace}/${rs.metadata.name}` : rs.metadata.name;
+}
+
+/** Throws RuleCompileError on the first rule that does not compile: no partial evaluator. */
+export function newEvaluator(ruleSets: readonly HealthRuleSetLike[]): Evaluator {
+  const rules: CompiledRule[] = [];
+  for (const rs of ruleSets) {
+    const set = ruleSetLabel(rs);
+    const seen = new Set<string>();
+    const list = rs.spec?.rules;
+    if (!Array.isArray(list)) throw new RuleCompileError(set, '', 'spec.rules', 'must be a list');
+    for (const rule of list) rules.push(compileRule(set, rule, seen));
+  }
+  return makeEvaluator(rules);
+}
+
+function compileRule(set: string, rule: HealthRule, seen: Set<string>): CompiledRule {
+  const name = typeof rule?.name === 'string' ? rule.name : '';
+  const fail = (field: string, msg: string, pos?: Position): never => {
+    throw new RuleCompileError(set, name, field, msg, pos);
+  };
+  if (name === '') fail('name', 'a rule needs a name');
+  if (seen.has(name)) fail('name', 'duplicate rule name in this rule set');
+  seen.add(name);
+  const m = rule.match;
+  if (typeof m !== 'object' || m === null) fail('match', 'is required');
+  const group = m.group ?? '';
+  if (typeof group !== 'string') fail('match.group', 'must be a string ("" for the core group, "*" for any)');
+  if (
+    !Array.isArray(m.kinds) ||
+    m.kinds.length === 0 ||
+    m.kinds.some((k) => typeof k !== 'string' || k === '')
+  ) {
+    fail('match.kinds', 'must be a non-empty list of kinds ("*" for any kind)');
+  }
+  const sp = selectorProblem(m.selector);
+  if (sp) fail('match.selector', sp);
+  if (typeof rule.healthy !== 'string') fail('healthy', 'must be a CEL expression string');
+  const healthy = compileExpr(rule.healthy, 'bool');
+  if (!healthy.ok) return fail('healthy', healthy.message, healthy.position);
+  let message: CompiledExpr | undefined;
+  if (rule.message !== undefined) {
+    if (typeof rule.message !== 'string') fail('message', 'must be a CEL expression string');
+    const c = compileExpr(rule.message, 'string');
+    if (!c.ok) return fail('message', c.message, c.position);
+    message = c.expr;
+  }
+  return {
+    id: `${set}/${name}`,
+    rule,
+    group: group === 'core' ? '' : group,
+    kinds: new Set(m.kinds),
+    healthy: healthy.expr,
+    message,
+  };
+}
+
+function makeEvaluator(rules: readonly CompiledRule[]): Evaluator {
+  // Why: the observer judges many objects of few kinds; group/kind candidates are cached.
+  const byGroupKind = new Map<string, readonly CompiledRule[]>();
+  const candidates = (group: string, kind: string): readonly CompiledRule[] => {
+    const key = `${group}\u0000${kind}`;
+    let c = byGroupKind.get(key);
+    if (c === undefined) {
+      c = rules.filter(
+        (r) => (r.group === '*' || r.group === group) && (r.kinds.has('*') || r.kinds.has(kind)),
+      );
+      byGroupKind.set(key, c);
+    }
+    return c;
+  };
+  const matching = (o: KubeObject): readonly CompiledRule[] =>
+    candidates(groupOf(String(o.apiVersion ?? '')), String(o.kind ?? '')).filter((r) =>
+      selectorMatches(r.rule.match.selector, o.metadata?.labels),
+    );
+
+  return {
+    rules,
+    matching,
+    evaluate(o: KubeObject): RuleResult {
+      const ms = matching(o);
+      if (ms.length === 0) return { kind: 'noRule' };
+      const cel = toCelObject(o);
+      const passed: string[] = [];
+      let firstError: { rule: string; message: string } | undefined;
+      for (const r of ms) {
+        const out = judge(r, cel.value, cel.maxCollection);
+        switch (out.kind) {
+          case 'pass':
+            passed.push(r.id);
+            break;
+          case 'fail':
+            // A certain failure beats an error elsewhere: it is what the user must fix, and an
+            // Unknown would hold the rollout verdict at Pending instead of letting it fail.
+            return { kind: 'fail', rule: r.id, message: truncate(out.message) };
+          case 'error':
+            firstError ??= { rule: r.id, message: truncate(out.message) };
+            break;
+        }
+      }
+      if (firstError) return { kind: 'error', ...firstError };
+      return { kind: 'pass', rules: passed };
+    },
+  };
+}
+
+type Judgement = { kind: 'pass' } | { kind: 'fail'; message: string } | { kind: 'error'; message: string };
+
+function judge(r: CompiledRule, object: unknown, maxCollection: number): Judgement {
+  const errorAt = (field: string, msg: string, pos?: Position): Judgement => ({
+    kind: 'error',
+    message: `rule ${r.id}, ${field}${pos ? `, ${formatPosition(pos)}` : ''}: ${msg}`,
+  });
+  const depth = r.healthy.comprehensionDepth;
+  if (depth > 0 && maxCollection ** depth > limits.maxEstimatedIterations) {
+    return errorAt(
+      'healthy',
+      `estimated cost too high: a list or map of ${maxCollection} items under macros nested ${depth} deep`,
+    );
+  }
+  const h = r.healthy.run(object);
+  if (!h.ok) return errorAt('healthy', h.message, h.position);
+  if (typeof h.value !== 'boolean') return errorAt('healthy', `evaluated to ${typeName(h.value)}, want bool`);
+  if (h.value) return { kind: 'pass' };
+  return { kind: 'fail', message: failMessage(r, object, maxCollection) };
+}
+
+function failMessage(r: CompiledRule, object: unknown, maxCollection: number): string {
+  const fallback = `rule ${r.id} returned false`;
+  if (r.message === undefined) return fallback;
+  const depth = r.message.comprehensionDepth;
+  if (depth > 0 && maxCollection ** depth > limits.maxEstimatedIterations) {
+    return `${fallback} (message: estimated cost too high)`;
+  }
+  const m = r.message.run(object);
+  if (!m.ok) return `${fallback} (message, ${formatPosition(m.position) || 'evaluation'}: ${m.message})`;
+  if (typeof m.value !== 'string')
+    return `${fallback} (message evaluated to ${typeName(m.value)}, want string)`;
+  return m.value === '' ? fallback : m.value;
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'double';
+  if (typeof v === 'boolean') return 'bool';
+  if (isCelList(v)) return 'list';
+  if (isCelMap(v)) return 'map';
+  if (isCelUint(v)) return 'uint';
+  if (v instanceof Uint8Array) return 'bytes';
+  return typeof v;
+}
+
+function truncate(s: string): string {
+  return s.length <= maxMessageChars ? s : `${s.slice(0, maxMessageChars - 1)}…`;
+}

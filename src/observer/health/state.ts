@@ -1,0 +1,61 @@
+// health.DeriveState: one inventory entry's state from its rule result and firstUnhealthy anchor
+// (seed "Per-entry evaluation"). The anchor survives restarts because it lives in the inventory.
+import { assertNever, type HealthState, type RuleResult } from './types.ts';
+
+/** What assessItem found for an entry: the object and its rule result, or no object at all. */
+export type Observation =
+  | { readonly kind: 'found'; readonly result: RuleResult }
+  | { readonly kind: 'notFound' };
+
+export interface DeriveInput {
+  readonly observation: Observation;
+  /** The entry's stored anchor (RFC 3339), read before this pass writes. */
+  readonly firstUnhealthy: string | undefined;
+  /** healthAssessment.deadline in ms; undefined: never Degraded. */
+  readonly deadlineMs: number | undefined;
+  readonly now: Date;
+}
+
+export interface DerivedState {
+  readonly state: HealthState;
+  readonly firstUnhealthy: string | undefined;
+  readonly message: string;
+  /** The rule that decided, when one did (ids of `<ruleSet>/<rule>`). */
+  readonly rule?: string;
+}
+
+/** metav1.Time precision: whole seconds, UTC. */
+export function formatTime(d: Date): string {
+  return `${d.toISOString().slice(0, 19)}Z`;
+}
+
+export function deriveState(input: DeriveInput): DerivedState {
+  const { observation: obs, firstUnhealthy, deadlineMs, now } = input;
+  const failure = (message: string, rule?: string): DerivedState => {
+    const anchorMs = firstUnhealthy === undefined ? Number.NaN : Date.parse(firstUnhealthy);
+    // An unreadable anchor is replaced: the clock restarts rather than failing the pass.
+    const anchor = Number.isNaN(anchorMs) ? formatTime(now) : (firstUnhealthy as string);
+    const since = Number.isNaN(anchorMs) ? 0 : now.getTime() - anchorMs;
+    const degraded = deadlineMs !== undefined && since >= deadlineMs;
+    return {
+      state: degraded ? 'Degraded' : 'Progressing',
+      firstUnhealthy: anchor,
+      message,
+      ...(rule !== undefined ? { rule } : {}),
+    };
+  };
+  if (obs.kind === 'notFound') return failure('not found');
+  const r = obs.result;
+  switch (r.kind) {
+    case 'pass':
+      return { state: 'Healthy', firstUnhealthy: undefined, message: '' };
+    case 'noRule':
+      return { state: 'Healthy', firstUnhealthy: undefined, message: 'no health rule matches' };
+    case 'fail':
+      return failure(r.message, r.rule);
+    case 'error':
+      return { state: 'Unknown', firstUnhealthy, message: r.message, rule: r.rule };
+    default:
+      return assertNever(r);
+  }
+}
