@@ -1,0 +1,113 @@
+// convoy's annotations on objects of a render (DESIGN 2): sync-wave, prune and the hook set.
+// Checked when a render is made, so later steps can read them without failing.
+import {
+  ANNOTATION_HOOK,
+  ANNOTATION_HOOK_DELETE_POLICY,
+  ANNOTATION_HOOK_TIMEOUT,
+  ANNOTATION_PRUNE,
+  ANNOTATION_SYNC_WAVE,
+  HOOK_PHASES,
+  type HookPhase,
+  PRUNE_DISABLED,
+} from '../api/constants.ts';
+import { parseDuration } from '../api/duration.ts';
+import { parseWave } from './keys.ts';
+import type { ObjectKey } from './types.ts';
+
+export const HOOK_DELETE_POLICIES = ['BeforeHookCreation', 'HookSucceeded', 'HookFailed'] as const;
+export type HookDeletePolicy = (typeof HOOK_DELETE_POLICIES)[number];
+
+export type HookSpec = {
+  readonly phase: HookPhase;
+  /** Milliseconds; undefined: the hook runner's default. */
+  readonly timeoutMs: number | undefined;
+  readonly deletePolicies: readonly HookDeletePolicy[];
+};
+
+/** Hooks run a workload to completion, so only the two kinds that complete may be hooks. */
+function canBeHook(key: ObjectKey): boolean {
+  return (key.group === 'batch' && key.kind === 'Job') || (key.group === '' && key.kind === 'Pod');
+}
+
+function isOneOf<T extends string>(values: readonly T[], v: string): v is T {
+  return (values as readonly string[]).includes(v);
+}
+
+/** What is wrong with the convoy annotations of one object; empty when nothing is. */
+export function checkAnnotations(key: ObjectKey, annotations: Readonly<Record<string, string>>): string[] {
+  const problems: string[] = [];
+  const wave = annotations[ANNOTATION_SYNC_WAVE];
+  if (wave !== undefined && parseWave(wave) === undefined) {
+    problems.push(
+      `${ANNOTATION_SYNC_WAVE} must be an integer such as "1" or "-2", not ${JSON.stringify(wave)}`,
+    );
+  }
+  const prune = annotations[ANNOTATION_PRUNE];
+  if (prune !== undefined && prune !== PRUNE_DISABLED) {
+    problems.push(`${ANNOTATION_PRUNE} may only be "${PRUNE_DISABLED}", not ${JSON.stringify(prune)}`);
+  }
+  const phase = annotations[ANNOTATION_HOOK];
+  const timeout = annotations[ANNOTATION_HOOK_TIMEOUT];
+  const policy = annotations[ANNOTATION_HOOK_DELETE_POLICY];
+  if (phase === undefined) {
+    for (const [name, value] of [
+      [ANNOTATION_HOOK_TIMEOUT, timeout],
+      [ANNOTATION_HOOK_DELETE_POLICY, policy],
+    ] as const) {
+      if (value !== undefined) problems.push(`${name} is set but ${ANNOTATION_HOOK} is not`);
+    }
+    return problems;
+  }
+  if (!isOneOf(HOOK_PHASES, phase)) {
+    problems.push(
+      `${ANNOTATION_HOOK} must be one of ${HOOK_PHASES.join(', ')}, not ${JSON.stringify(phase)}`,
+    );
+  }
+  if (!canBeHook(key)) {
+    problems.push(`${ANNOTATION_HOOK} is only allowed on a Job (batch) or a Pod, not on a ${key.kind}`);
+  }
+  if (timeout !== undefined && timeoutMs(timeout) === undefined) {
+    problems.push(
+      `${ANNOTATION_HOOK_TIMEOUT} must be a positive duration such as "5m" or "1h30m", not ${JSON.stringify(timeout)}`,
+    );
+  }
+  if (policy !== undefined) {
+    const bad = splitPolicies(policy).filter((p) => !isOneOf(HOOK_DELETE_POLICIES, p));
+    if (bad.length > 0 || splitPolicies(policy).length === 0) {
+      problems.push(
+        `${ANNOTATION_HOOK_DELETE_POLICY} must be a comma-separated list of ${HOOK_DELETE_POLICIES.join(', ')}, not ${JSON.stringify(policy)}`,
+      );
+    }
+  }
+  return problems;
+}
+
+function timeoutMs(value: string): number | undefined {
+  try {
+    const ms = parseDuration(value);
+    return ms > 0 ? ms : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function splitPolicies(value: string): string[] {
+  return value
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+}
+
+/** The hook an object declares, or undefined for an ordinary object. Expects checked annotations. */
+export function hookOf(annotations: Readonly<Record<string, string>> | undefined): HookSpec | undefined {
+  const phase = annotations?.[ANNOTATION_HOOK];
+  if (annotations === undefined || phase === undefined || !isOneOf(HOOK_PHASES, phase)) return undefined;
+  const timeout = annotations[ANNOTATION_HOOK_TIMEOUT];
+  const policy = annotations[ANNOTATION_HOOK_DELETE_POLICY];
+  return {
+    phase,
+    timeoutMs: timeout === undefined ? undefined : timeoutMs(timeout),
+    deletePolicies:
+      policy === undefined ? [] : splitPolicies(policy).filter((p) => isOneOf(HOOK_DELETE_POLICIES, p)),
+  };
+}

@@ -1,0 +1,44 @@
+// The two failing steps of a render, each an error type carrying its condition reason:
+// fetching the source (SourceFailed) and turning its files into a render (RenderFailed).
+import type { Origin } from './types.ts';
+
+/** The source could not be fetched or resolved. The message never holds a credential. */
+export class SourceError extends Error {
+  override readonly name = 'SourceError';
+  readonly reason = 'SourceFailed';
+}
+
+/** One thing wrong with the input, located as precisely as the step that found it can. */
+export type Problem = {
+  /** "apps/web.yaml document 2, line 7 column 3", or an object with its origin. */
+  readonly where: string;
+  readonly message: string;
+};
+
+/** Problems shown in a message; the rest are counted, so a condition stays readable. */
+const MAX_SHOWN = 10;
+
+/** The files could not be rendered; nothing of this render may be applied. */
+export class RenderError extends Error {
+  override readonly name = 'RenderError';
+  readonly reason = 'RenderFailed';
+  readonly problems: readonly Problem[];
+  constructor(problems: readonly Problem[]) {
+    super(formatProblems(problems));
+    this.problems = problems;
+  }
+}
+
+export function formatProblems(problems: readonly Problem[]): string {
+  const shown = problems
+    .slice(0, MAX_SHOWN)
+    .map((p) => (p.where === '' ? p.message : `${p.where}: ${p.message}`));
+  const more = problems.length - shown.length;
+  return more > 0 ? `${shown.join('; ')}; and ${more} more` : shown.join('; ');
+}
+
+/** "apps/web.yaml document 2" or "apps/list.yaml document 1 item 3". */
+export function formatOrigin(o: Origin): string {
+  const base = `${o.file} document ${o.document}`;
+  return o.item === undefined ? base : `${base} item ${o.item}`;
+}

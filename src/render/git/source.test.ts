@@ -1,0 +1,376 @@
+// GitSource against real repositories: file:// origins made in temp dirs, and a smart-HTTP server
+// (git http-backend) for credentials and for counting what goes over the network.
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rename, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SourceError } from '../errors.ts';
+import { renderRelease } from '../release.ts';
+import type { SourceOutput } from '../types.ts';
+import { GitSource } from './source.ts';
+import { type Fixture, makeRepo, serveGitHttp } from './testsupport.ts';
+
+const cm = (name: string, data = 'a') =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  v: "${data}"\n`;
+const text = (out: SourceOutput) =>
+  Object.fromEntries(out.files.map((f) => [f.path, Buffer.from(f.data).toString()]));
+
+function isSourceError(pattern: RegExp, forbidden?: string) {
+  return (e: unknown) => {
+    assert.ok(e instanceof SourceError, `not a SourceError: ${e}`);
+    assert.equal(e.reason, 'SourceFailed');
+    assert.match(e.message, pattern);
+    if (forbidden !== undefined)
+      assert.ok(!e.message.includes(forbidden), `message leaks a secret: ${e.message}`);
+    return true;
+  };
+}
+
+describe('GitSource over file://', () => {
+  let repo: Fixture;
+  let source: GitSource;
+  let cacheDir: string;
+  let first: string;
+
+  before(async () => {
+    repo = await makeRepo();
+    cacheDir = await mkdtemp(join(repo.root, 'cache-'));
+    source = new GitSource({ cacheDir, allowFileUrls: true });
+    first = await repo.commit({
+      'apps/web/a.yaml': cm('a'),
+      'apps/web/sub/b.yml': cm('b'),
+      'apps/other/c.yaml': cm('c'),
+      'README.md': '# hi',
+    });
+  });
+  after(() => repo.cleanup());
+
+  it('fetches a branch: the revision is the commit SHA, files are under the path', async () => {
+    const out = await source.fetch({ url: repo.url, ref: { branch: 'main' }, path: 'apps/web' }, undefined);
+    assert.equal(out.revision, first);
+    assert.deepEqual(text(out), { 'a.yaml': cm('a'), 'sub/b.yml': cm('b') });
+  });
+
+  it('fetches the whole repository without a path, and the default branch without a ref', async () => {
+    const out = await source.fetch({ url: repo.url }, undefined);
+    assert.equal(out.revision, first);
+    assert.deepEqual(
+      out.files.map((f) => f.path),
+      ['README.md', 'apps/other/c.yaml', 'apps/web/a.yaml', 'apps/web/sub/b.yml'],
+    );
+  });
+
+  it('sees a new commit on the next poll', async () => {
+    const before = await source.fetch(
+      { url: repo.url, ref: { branch: 'main' }, path: 'apps/web' },
+      undefined,
+    );
+    const second = await repo.commit({ 'apps/web/a.yaml': cm('a', 'changed') });
+    const afterPoll = await source.fetch(
+      { url: repo.url, ref: { branch: 'main' }, path: 'apps/web' },
+      undefined,
+    );
+    assert.equal(before.revision, first);
+    assert.equal(afterPoll.revision, second);
+    assert.equal(text(afterPoll)['a.yaml'], cm('a', 'changed'));
+    // and the old commit can still be read by SHA
+    const old = await source.fetch({ url: repo.url, ref: { commit: first }, path: 'apps/web' }, undefined);
+    assert.equal(text(old)['a.yaml'], cm('a'));
+    await repo.commit({ 'apps/web/a.yaml': cm('a') }); // back to the first content for the tests below
+  });
+
+  it('fetches an annotated tag as the commit it points at, and follows a moved tag', async () => {
+    await repo.tag('v1', first);
+    const out = await source.fetch({ url: repo.url, ref: { tag: 'v1' } }, undefined);
+    assert.equal(out.revision, first);
+    const head = await repo.commit({ 'x.yaml': cm('x') });
+    await repo.tag('v1', head);
+    assert.equal((await source.fetch({ url: repo.url, ref: { tag: 'v1' } }, undefined)).revision, head);
+  });
+
+  it('fetches a short commit SHA', async () => {
+    const out = await source.fetch(
+      { url: repo.url, ref: { commit: first.slice(0, 10) }, path: 'apps/other' },
+      undefined,
+    );
+    assert.equal(out.revision, first);
+    assert.deepEqual(Object.keys(text(out)), ['c.yaml']);
+  });
+
+  it('fetches a commit no branch points at any more, by its full SHA', async () => {
+    const lost = await repo.commit({ 'lost.yaml': cm('lost') }, 'short-lived');
+    await repo.deleteBranch('short-lived');
+    const out = await source.fetch({ url: repo.url, ref: { commit: lost }, path: 'lost.yaml' }, undefined);
+    assert.equal(out.revision, lost);
+    assert.deepEqual(text(out), { 'lost.yaml': cm('lost') });
+  });
+
+  it('reads a path that is one file', async () => {
+    const out = await source.fetch(
+      { url: repo.url, ref: { commit: first }, path: './apps/web/sub/b.yml' },
+      undefined,
+    );
+    assert.deepEqual(text(out), { 'b.yml': cm('b') });
+  });
+
+  it('keeps one clone per URL whatever the ref', async () => {
+    await source.fetch({ url: repo.url, ref: { branch: 'main' } }, undefined);
+    await source.fetch({ url: repo.url, ref: { commit: first } }, undefined);
+    await source.fetch({ url: repo.url, ref: { tag: 'v1' } }, undefined);
+    assert.deepEqual(
+      (await readdir(cacheDir)).filter((n) => n.endsWith('.git')),
+      [source.clonePath(repo.url).split('/').pop()],
+    );
+  });
+
+  it('serves five concurrent fetches of one URL from one clone', async () => {
+    const outs = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        source.fetch(
+          { url: repo.url, ref: i % 2 === 0 ? { branch: 'main' } : { commit: first }, path: 'apps/web' },
+          undefined,
+        ),
+      ),
+    );
+    assert.equal(outs.filter((o) => o.revision === first).length >= 2, true);
+    assert.equal((await readdir(cacheDir)).filter((n) => n.endsWith('.git')).length, 1);
+  });
+
+  it('a later commit with the same content gives the same renderRef', async () => {
+    const spec = { url: repo.url, ref: { branch: 'main' }, path: 'apps/web' };
+    const a = renderRelease({}, await source.fetch(spec, undefined));
+    // same objects, other files and other key order
+    await repo.commit({
+      'apps/web/a.yaml': null,
+      'apps/web/sub/b.yml': null,
+      'apps/web/all.yaml': `${cm('b')}---\nkind: ConfigMap\napiVersion: v1\ndata:\n  v: "a"\nmetadata:\n  name: a\n`,
+    });
+    const b = renderRelease({}, await source.fetch(spec, undefined));
+    assert.ok(a.ok && b.ok);
+    assert.notEqual(a.revision, b.revision);
+    assert.equal(a.renderRef, b.renderRef);
+  });
+
+  it('skips symlinks', async () => {
+    const repo2 = await makeRepo('links');
+    try {
+      await repo2.commit({ 'a.yaml': cm('a') });
+      // a symlink pointing out of the repository is committed as a link, and must not be followed
+      const work = join(repo2.root, 'work');
+      await symlink('/etc/passwd', join(work, 'passwd.yaml'));
+      const sha = await repo2.commit({});
+      const out = await source.fetch({ url: repo2.url, ref: { commit: sha } }, undefined);
+      assert.deepEqual(Object.keys(text(out)), ['a.yaml']);
+    } finally {
+      await repo2.cleanup();
+    }
+  });
+
+  const failures: [string, Parameters<GitSource['fetch']>[0], RegExp][] = [
+    [
+      'a missing branch',
+      { url: '', ref: { branch: 'nope' } },
+      /^fetching branch nope from file:\/\/.*repo\.git failed: fatal: couldn't find remote ref refs\/heads\/nope/,
+    ],
+    [
+      'a missing tag',
+      { url: '', ref: { tag: 'v9' } },
+      /^fetching tag v9 from .* failed: .*couldn't find remote ref/,
+    ],
+    [
+      'a missing commit',
+      { url: '', ref: { commit: 'deadbeef'.repeat(5) } },
+      /^commit deadbeef.* not found in file:\/\//,
+    ],
+    [
+      'a missing path',
+      { url: '', ref: { branch: 'main' }, path: 'nope/x' },
+      /^path "nope\/x" not found in file:\/\/.* at commit [0-9a-f]{40}$/,
+    ],
+    ['a path that climbs out', { url: '', path: '../x' }, /must not contain "\.\."/],
+    [
+      'a missing repository',
+      { url: 'file:///nonexistent/repo.git' },
+      /^fetching the default branch from file:\/\/\/nonexistent\/repo\.git failed: .*does not appear to be a git repository/s,
+    ],
+  ];
+  for (const [name, spec, want] of failures) {
+    it(`fails with SourceFailed for ${name}`, async () => {
+      await assert.rejects(
+        source.fetch({ ...spec, url: spec.url || repo.url }, undefined),
+        isSourceError(want),
+      );
+    });
+  }
+
+  it('rejects file:// URLs unless allowed', async () => {
+    const strict = new GitSource({ cacheDir });
+    await assert.rejects(
+      strict.fetch({ url: repo.url }, undefined),
+      isSourceError(/file:\/\/ URLs are not allowed/),
+    );
+  });
+
+  it('refuses files over the size limit', async () => {
+    const small = new GitSource({ cacheDir, allowFileUrls: true, maxBytes: 10 });
+    await assert.rejects(
+      small.fetch({ url: repo.url, ref: { commit: first } }, undefined),
+      isSourceError(/over the limit of 10/),
+    );
+  });
+
+  it('stops when the signal is aborted', async () => {
+    await assert.rejects(
+      source.fetch({ url: repo.url, ref: { branch: 'main' } }, undefined, AbortSignal.abort()),
+      isSourceError(/aborted/),
+    );
+  });
+
+  it('a commit in the cache needs no origin; a branch does', async () => {
+    const srvMoved = `${repo.srv}-moved`;
+    await rename(repo.srv, srvMoved);
+    try {
+      const out = await source.fetch({ url: repo.url, ref: { commit: first }, path: 'apps/web' }, undefined);
+      assert.equal(out.revision, first);
+      await assert.rejects(
+        source.fetch({ url: repo.url, ref: { branch: 'main' } }, undefined),
+        isSourceError(/^fetching branch main from /),
+      );
+    } finally {
+      await rename(srvMoved, repo.srv);
+    }
+  });
+
+  it('rebuilds a broken cached clone', async () => {
+    const { rm } = await import('node:fs/promises');
+    await rm(join(source.clonePath(repo.url), 'HEAD'));
+    const out = await source.fetch({ url: repo.url, ref: { commit: first }, path: 'apps/other' }, undefined);
+    assert.equal(out.revision, first);
+  });
+});
+
+describe('GitSource over smart HTTP with credentials', () => {
+  let repo: Fixture;
+  let sha: string;
+  let cacheDir: string;
+  const token = 'tok-9f8e7d6c5b4a';
+  const basic = `Basic ${Buffer.from(`git:${token}`).toString('base64')}`;
+
+  before(async () => {
+    repo = await makeRepo('private');
+    sha = await repo.commit({ 'a.yaml': cm('a') });
+    cacheDir = await mkdtemp(join(repo.root, 'cache-'));
+  });
+  after(() => repo.cleanup());
+
+  it('fetches with the right token, sent as a header on the first request', async () => {
+    const server = await serveGitHttp(repo.srv, basic);
+    try {
+      const source = new GitSource({ cacheDir });
+      const out = await source.fetch(
+        { url: `${server.base}/private.git`, ref: { branch: 'main' } },
+        { token },
+      );
+      assert.equal(out.revision, sha);
+      assert.deepEqual(Object.keys(text(out)), ['a.yaml']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a bearer token', async () => {
+    const server = await serveGitHttp(repo.srv, 'Bearer b-123456');
+    try {
+      const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')) });
+      const out = await source.fetch({ url: `${server.base}/private.git` }, { bearerToken: 'b-123456' });
+      assert.equal(out.revision, sha);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a wrong token fails fast with a redacted message', async () => {
+    const server = await serveGitHttp(repo.srv, basic);
+    try {
+      const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')), timeoutMs: 60_000 });
+      const started = Date.now();
+      const wrong = 'wrong-token-1234';
+      await assert.rejects(
+        source.fetch(
+          { url: `${server.base}/private.git`, ref: { branch: 'main' } },
+          { username: 'me', token: wrong },
+        ),
+        isSourceError(
+          /^fetching branch main from http:\/\/127\.0\.0\.1:\d+\/private\.git failed: the repository rejected the credentials in the Secret \(/,
+          wrong,
+        ),
+      );
+      assert.ok(Date.now() - started < 15_000, 'a wrong token must not wait for a prompt');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('no credentials fail fast instead of prompting', async () => {
+    const server = await serveGitHttp(repo.srv, basic);
+    try {
+      const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')), timeoutMs: 60_000 });
+      await assert.rejects(
+        source.fetch({ url: `${server.base}/private.git` }, undefined),
+        isSourceError(
+          /failed: the repository needs credentials; name a Secret in secretRef \(.*terminal prompts disabled\)$/s,
+        ),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a commit already in the cache is served without a request', async () => {
+    const server = await serveGitHttp(repo.srv, basic);
+    try {
+      const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')) });
+      const url = `${server.base}/private.git`;
+      await source.fetch({ url, ref: { branch: 'main' } }, { token });
+      const afterBranch = server.requests;
+      assert.ok(afterBranch > 0);
+      assert.equal((await source.fetch({ url, ref: { commit: sha } }, { token })).revision, sha);
+      assert.equal(server.requests, afterBranch, 'no request for a cached commit');
+      await source.fetch({ url, ref: { branch: 'main' } }, { token });
+      assert.ok(server.requests > afterBranch, 'a branch is fetched on every poll');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an SSH key on an http URL is refused before git runs', async () => {
+    const source = new GitSource({ cacheDir });
+    await assert.rejects(
+      source.fetch({ url: 'http://127.0.0.1:1/x.git' }, { identity: 'KEY' }),
+      isSourceError(/SSH key but the URL is http/),
+    );
+  });
+});
+
+describe('GitSource over SSH', () => {
+  it('runs ssh with the key, fails clearly, and removes the key file', async () => {
+    const repo = await makeRepo('ssh');
+    try {
+      const tmpDir = await mkdtemp(join(repo.root, 'tmp-'));
+      const source = new GitSource({ cacheDir: join(repo.root, 'cache'), tmpDir, timeoutMs: 20_000 });
+      // port 1 on loopback refuses at once: enough to see ssh run with our options and fail cleanly
+      await assert.rejects(
+        source.fetch(
+          { url: 'ssh://git@127.0.0.1:1/org/repo.git', ref: { branch: 'main' } },
+          { identity: 'not a real key' },
+        ),
+        isSourceError(
+          /^fetching branch main from ssh:\/\/git@127\.0\.0\.1:1\/org\/repo\.git failed: .*(Connection refused|connect to host)/s,
+        ),
+      );
+      assert.deepEqual(await readdir(tmpDir), [], 'the key file is removed');
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});

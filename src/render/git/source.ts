@@ -1,0 +1,404 @@
+// The git source: one cached bare clone per repository URL, fetched on each poll for the ref the
+// Release follows, files read straight from git's object store at the resolved commit (no checkout).
+// The commit SHA is the revision.
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SourceError } from '../errors.ts';
+import type { Source } from '../source.ts';
+import type { CredentialData, GitSourceSpec, SourceFile, SourceOutput } from '../types.ts';
+import {
+  baseGitEnv,
+  checkAuthFitsUrl,
+  type GitAuth,
+  gitAuthFromSecret,
+  type PreparedAuth,
+  prepareAuth,
+} from './auth.ts';
+import { GitCommandError, runGit } from './exec.ts';
+import { KeyedLock } from './lock.ts';
+import { redact, tail } from './redact.ts';
+import { type GitRef, type GitUrl, normalizeRepoPath, parseGitRef, parseGitUrl } from './spec.ts';
+
+export type GitSourceOptions = {
+  /** Where the cached clones live, one bare repository per URL. Created when missing. */
+  readonly cacheDir: string;
+  /** file:// URLs read the controller's own disk: tests and local development only. */
+  readonly allowFileUrls?: boolean;
+  /** Limit for each git command. Default 2 minutes. */
+  readonly timeoutMs?: number;
+  /** Limit for the files under the path at one commit. Default 64 MiB. */
+  readonly maxBytes?: number;
+  /** Where SSH keys are written for the length of one fetch. Default the OS temp dir. */
+  readonly tmpDir?: string;
+  /** The git binary. Default `git` on PATH. */
+  readonly git?: string;
+};
+
+/** A checked spec: what to fetch, from where, with which credentials. */
+type Request = { readonly url: GitUrl; readonly ref: GitRef; readonly path: string; readonly auth: GitAuth };
+
+/** Commands that stay local are quick; only fetches may take the full limit. */
+const LOCAL_TIMEOUT_MS = 30_000;
+
+export class GitSource implements Source<GitSourceSpec> {
+  readonly #options: GitSourceOptions;
+  readonly #lock = new KeyedLock();
+  readonly #env = baseGitEnv(process.env);
+
+  constructor(options: GitSourceOptions) {
+    this.#options = options;
+  }
+
+  /** Resolves the ref (fetching when needed) and reads the files under the path at that commit. */
+  async fetch(
+    spec: GitSourceSpec,
+    credentials: CredentialData | undefined,
+    signal?: AbortSignal,
+  ): Promise<SourceOutput> {
+    const req = this.#check(spec, credentials);
+    return this.#lock.run(req.url.cacheKey, () =>
+      this.#withAuth(req, async (git) => {
+        const sha = await this.#resolve(req, git, signal);
+        return { revision: sha, files: await this.#read(req, sha, signal) };
+      }),
+    );
+  }
+
+  /**
+   * The commit the spec's ref names now. A branch, tag or the default branch is fetched first; a
+   * commit already in the cache is not (a commit cannot move).
+   */
+  async resolve(
+    spec: GitSourceSpec,
+    credentials: CredentialData | undefined,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const req = this.#check(spec, credentials);
+    return this.#lock.run(req.url.cacheKey, () =>
+      this.#withAuth(req, (git) => this.#resolve(req, git, signal)),
+    );
+  }
+
+  /** The cached clone of a URL (whether or not it exists yet). */
+  clonePath(url: string): string {
+    return join(
+      this.#options.cacheDir,
+      `${parseGitUrl(url, this.#options.allowFileUrls ?? false).cacheKey}.git`,
+    );
+  }
+
+  #check(spec: GitSourceSpec, credentials: CredentialData | undefined): Request {
+    const url = parseGitUrl(spec.url, this.#options.allowFileUrls ?? false);
+    const auth = gitAuthFromSecret(credentials);
+    checkAuthFitsUrl(auth, url.scheme);
+    return { url, ref: parseGitRef(spec.ref), path: normalizeRepoPath(spec.path), auth };
+  }
+
+  async #withAuth<T>(req: Request, fn: (git: GitRunner) => Promise<T>): Promise<T> {
+    const prepared = await prepareAuth(req.auth, this.#env, this.#options.tmpDir ?? tmpdir());
+    try {
+      const dir = await this.#ensureClone(req.url, prepared);
+      return await fn(new GitRunner(dir, prepared, req.url, this.#options, req.auth.type));
+    } catch (e) {
+      // Every failure leaves as a SourceError, whichever git command or file operation it came from.
+      if (e instanceof SourceError) throw e;
+      const detail =
+        e instanceof GitCommandError
+          ? redact(tail(e.stderr), prepared.secrets) || e.message
+          : (e as Error).message;
+      throw new SourceError(`reading ${req.url.display} failed: ${detail}`);
+    } finally {
+      await prepared.cleanup();
+    }
+  }
+
+  /** The bare clone of the URL, created (atomically, by rename) when missing or broken. */
+  async #ensureClone(url: GitUrl, auth: PreparedAuth): Promise<string> {
+    const dir = join(this.#options.cacheDir, `${url.cacheKey}.git`);
+    const run = (args: string[]) =>
+      runGit(args, {
+        env: auth.env,
+        timeoutMs: LOCAL_TIMEOUT_MS,
+        ...(this.#options.git ? { git: this.#options.git } : {}),
+      });
+    try {
+      const { stdout } = await run([`--git-dir=${dir}`, 'rev-parse', '--is-bare-repository']);
+      if (stdout.toString().trim() === 'true') return dir;
+    } catch {
+      // missing or broken: made anew below
+    }
+    await mkdir(this.#options.cacheDir, { recursive: true });
+    await rm(dir, { recursive: true, force: true });
+    const tmp = `${dir}.init-${randomBytes(6).toString('hex')}`;
+    try {
+      await run(['init', '--bare', '--quiet', tmp]);
+      // For people looking into the cache: which repository this hash is.
+      await writeFile(join(tmp, 'convoy-url'), `${url.display}\n`);
+      await rename(tmp, dir);
+    } catch (e) {
+      await rm(tmp, { recursive: true, force: true });
+      throw new SourceError(`cannot create the git cache for ${url.display}: ${(e as Error).message}`);
+    }
+    return dir;
+  }
+
+  async #resolve(req: Request, git: GitRunner, signal: AbortSignal | undefined): Promise<string> {
+    const { ref } = req;
+    switch (ref.type) {
+      case 'branch':
+        await git.fetch([`+refs/heads/${ref.name}:refs/heads/${ref.name}`], `branch ${ref.name}`, signal);
+        return git.mustResolve(`refs/heads/${ref.name}`, `branch ${ref.name}`, signal);
+      case 'tag':
+        await git.fetch([`+refs/tags/${ref.name}:refs/tags/${ref.name}`], `tag ${ref.name}`, signal);
+        return git.mustResolve(`refs/tags/${ref.name}`, `tag ${ref.name}`, signal);
+      case 'default':
+        await git.fetch(['+HEAD:refs/convoy/HEAD'], 'the default branch', signal);
+        return git.mustResolve('refs/convoy/HEAD', 'the default branch', signal);
+      case 'commit': {
+        const cached = await git.resolveLocal(ref.sha, signal);
+        if (cached !== undefined) return cached;
+        if (ref.sha.length === 40 || ref.sha.length === 64) {
+          // Servers that allow it (protocol v2 does by default) send a commit asked for by SHA even
+          // when no branch points at it; keep a ref so gc never drops it.
+          await git
+            .fetch([`+${ref.sha}:refs/convoy/commits/${ref.sha}`], `commit ${ref.sha}`, signal)
+            .catch(() => {});
+          const fetched = await git.resolveLocal(ref.sha, signal);
+          if (fetched !== undefined) return fetched;
+        }
+        await git.fetch(
+          ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+          `commit ${ref.sha}`,
+          signal,
+        );
+        const found = await git.resolveLocal(ref.sha, signal);
+        if (found !== undefined) return found;
+        throw new SourceError(
+          `commit ${ref.sha} not found in ${req.url.display}` +
+            (ref.sha.length < 40
+              ? ' (a short SHA must be unambiguous and reachable from a branch or tag)'
+              : ''),
+        );
+      }
+      default:
+        return assertNever(ref);
+    }
+  }
+
+  async #read(req: Request, sha: string, signal: AbortSignal | undefined): Promise<SourceFile[]> {
+    const git = this.#reader(req);
+    const where = req.path === '' ? `${sha}^{tree}` : `${sha}:${req.path}`;
+    let type: string;
+    try {
+      type = (await git.local(['cat-file', '-t', '--end-of-options', where], signal)).toString().trim();
+    } catch {
+      throw new SourceError(
+        `path ${JSON.stringify(req.path)} not found in ${req.url.display} at commit ${sha}`,
+      );
+    }
+    const entries: { path: string; object: string; size: number }[] = [];
+    if (type === 'blob') {
+      const size = Number(
+        (await git.local(['cat-file', '-s', '--end-of-options', where], signal)).toString().trim(),
+      );
+      const object = (await git.local(['rev-parse', '--verify', '--end-of-options', where], signal))
+        .toString()
+        .trim();
+      entries.push({ path: req.path.slice(req.path.lastIndexOf('/') + 1), object, size });
+    } else if (type === 'tree') {
+      const listing = await git.local(['ls-tree', '-r', '-l', '-z', '--end-of-options', where], signal);
+      entries.push(...parseLsTree(listing));
+    } else {
+      throw new SourceError(
+        `path ${JSON.stringify(req.path)} in ${req.url.display} at commit ${sha} is a ${type}`,
+      );
+    }
+    const total = entries.reduce((n, e) => n + e.size, 0);
+    const max = this.#options.maxBytes ?? 64 * 1024 * 1024;
+    if (total > max) {
+      throw new SourceError(
+        `the files under ${JSON.stringify(req.path || '/')} in ${req.url.display} at ${sha} are ${total} bytes, over the limit of ${max}`,
+      );
+    }
+    const blobs = await readBlobs(git, [...new Set(entries.map((e) => e.object))], total, signal);
+    return entries
+      .map((e) => ({ path: e.path, data: blobs.get(e.object) ?? new Uint8Array() }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Reading needs no credentials: the objects are in the cache. */
+  #reader(req: Request): GitRunner {
+    const none: PreparedAuth = { env: this.#env, secrets: [], cleanup: async () => {} };
+    return new GitRunner(
+      join(this.#options.cacheDir, `${req.url.cacheKey}.git`),
+      none,
+      req.url,
+      this.#options,
+      'none',
+    );
+  }
+}
+
+/** git commands against one cached clone, with errors turned into redacted SourceErrors. */
+class GitRunner {
+  readonly #dir: string;
+  readonly #auth: PreparedAuth;
+  readonly #url: GitUrl;
+  readonly #options: GitSourceOptions;
+  readonly #authType: GitAuth['type'];
+
+  constructor(
+    dir: string,
+    auth: PreparedAuth,
+    url: GitUrl,
+    options: GitSourceOptions,
+    authType: GitAuth['type'],
+  ) {
+    this.#dir = dir;
+    this.#auth = auth;
+    this.#url = url;
+    this.#options = options;
+    this.#authType = authType;
+  }
+
+  async fetch(refspecs: readonly string[], what: string, signal: AbortSignal | undefined): Promise<void> {
+    const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules'];
+    try {
+      await this.#run(
+        [...args, '--end-of-options', this.#url.url, ...refspecs],
+        this.#options.timeoutMs ?? 120_000,
+        signal,
+      );
+    } catch (e) {
+      throw this.#error(`fetching ${what} from ${this.#url.display} failed`, e);
+    }
+  }
+
+  /** The full SHA of a commit-ish in the cache, or undefined when it is not there. */
+  async resolveLocal(rev: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+    try {
+      const out = await this.#run(
+        ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
+        LOCAL_TIMEOUT_MS,
+        signal,
+      );
+      return out.toString().trim();
+    } catch (e) {
+      if (e instanceof GitCommandError && /exit status 1$/.test(e.message)) return undefined;
+      throw this.#error(`reading ${rev} in the cache of ${this.#url.display} failed`, e);
+    }
+  }
+
+  async mustResolve(ref: string, what: string, signal: AbortSignal | undefined): Promise<string> {
+    const sha = await this.resolveLocal(ref, signal);
+    if (sha === undefined)
+      throw new SourceError(`${what} of ${this.#url.display} does not point at a commit`);
+    return sha;
+  }
+
+  async local(
+    args: readonly string[],
+    signal: AbortSignal | undefined,
+    input?: Uint8Array,
+    maxStdoutBytes?: number,
+  ): Promise<Buffer> {
+    return this.#run(args, LOCAL_TIMEOUT_MS, signal, input, maxStdoutBytes);
+  }
+
+  async #run(
+    args: readonly string[],
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    input?: Uint8Array,
+    maxStdoutBytes?: number,
+  ): Promise<Buffer> {
+    const { stdout } = await runGit([`--git-dir=${this.#dir}`, ...args], {
+      env: this.#auth.env,
+      timeoutMs,
+      ...(signal === undefined ? {} : { signal }),
+      ...(input === undefined ? {} : { input }),
+      maxStdoutBytes: maxStdoutBytes ?? 64 * 1024 * 1024,
+      ...(this.#options.git ? { git: this.#options.git } : {}),
+    });
+    return stdout;
+  }
+
+  #error(what: string, e: unknown): SourceError {
+    if (!(e instanceof GitCommandError)) return new SourceError(`${what}: ${(e as Error).message}`);
+    const detail = redact(tail(e.stderr), this.#auth.secrets);
+    const hint = authHint(this.#authType, e.stderr);
+    const message = detail === '' ? `${what}: ${e.message}` : `${what}: ${detail}`;
+    return new SourceError(hint === undefined ? message : `${what}: ${hint} (${detail})`);
+  }
+}
+
+/**
+ * Git sends a token given as a header without knowing it is a credential, so when the server
+ * answers 401 git says it "could not read Username": say what that means.
+ */
+function authHint(authType: GitAuth['type'], stderr: string): string | undefined {
+  if (
+    !/could not read (Username|Password)|Authentication failed|HTTP 40[13]|Permission denied \(publickey/.test(
+      stderr,
+    )
+  ) {
+    return undefined;
+  }
+  return authType === 'none'
+    ? 'the repository needs credentials; name a Secret in secretRef'
+    : 'the repository rejected the credentials in the Secret';
+}
+
+/** `git ls-tree -r -l -z`: "<mode> <type> <object> <size>\t<path>\0"; only regular files are kept. */
+export function parseLsTree(out: Buffer): { path: string; object: string; size: number }[] {
+  const entries: { path: string; object: string; size: number }[] = [];
+  for (const record of out.toString('utf8').split('\0')) {
+    if (record === '') continue;
+    const tab = record.indexOf('\t');
+    const [mode, type, object, size] = record.slice(0, tab).trim().split(/\s+/);
+    // Symlinks (120000) could point outside the path and submodules (commit) are other repositories.
+    if (type !== 'blob' || (mode !== '100644' && mode !== '100755') || object === undefined) continue;
+    entries.push({ path: record.slice(tab + 1), object, size: Number(size) });
+  }
+  return entries;
+}
+
+/** All blobs at once through `git cat-file --batch`: "<object> blob <size>\n<bytes>\n" each. */
+async function readBlobs(
+  git: GitRunner,
+  objects: readonly string[],
+  totalBytes: number,
+  signal: AbortSignal | undefined,
+): Promise<Map<string, Uint8Array>> {
+  const blobs = new Map<string, Uint8Array>();
+  if (objects.length === 0) return blobs;
+  const input = Buffer.from(`${objects.join('\n')}\n`);
+  const out = await git.local(
+    ['cat-file', '--batch'],
+    signal,
+    input,
+    totalBytes + objects.length * 200 + 1024,
+  );
+  let at = 0;
+  while (at < out.length) {
+    const nl = out.indexOf(0x0a, at);
+    if (nl < 0) break;
+    const [object, type, size] = out.subarray(at, nl).toString('utf8').split(' ');
+    if (object === undefined || type !== 'blob' || size === undefined) {
+      throw new SourceError(
+        `git cat-file gave an unexpected answer: ${out.subarray(at, nl).toString('utf8')}`,
+      );
+    }
+    const start = nl + 1;
+    const end = start + Number(size);
+    blobs.set(object, new Uint8Array(out.subarray(start, end)));
+    at = end + 1;
+  }
+  return blobs;
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected ${JSON.stringify(x)}`);
+}

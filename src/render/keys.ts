@@ -1,0 +1,51 @@
+// Identity of objects in a render: the key the inventory and prune use, and the sync wave.
+import { ANNOTATION_SYNC_WAVE } from '../api/constants.ts';
+import type { Obj, ObjectKey } from './types.ts';
+
+/** "apps/v1" → "apps", "v1" → "" (the core group). */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+export function objectKey(obj: Obj): ObjectKey {
+  return {
+    group: groupOf(obj.apiVersion),
+    kind: obj.kind,
+    namespace: obj.metadata.namespace ?? '',
+    name: obj.metadata.name,
+  };
+}
+
+/**
+ * "group/kind/namespace/name", empty parts kept ("/ConfigMap/prod/settings"). Unambiguous because
+ * none of the four may contain a slash.
+ */
+export function keyString(key: ObjectKey): string {
+  return `${key.group}/${key.kind}/${key.namespace}/${key.name}`;
+}
+
+/** For people: "Deployment.apps prod/web", "ConfigMap prod/settings", "Namespace prod". */
+export function describeKey(key: ObjectKey): string {
+  const kind = key.group === '' ? key.kind : `${key.kind}.${key.group}`;
+  return key.namespace === '' ? `${kind} ${key.name}` : `${kind} ${key.namespace}/${key.name}`;
+}
+
+const WAVE = /^[+-]?[0-9]{1,15}$/;
+
+/** The integer of a sync-wave annotation value, or undefined when it is not one. */
+export function parseWave(value: string): number | undefined {
+  return WAVE.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * The object's sync wave: its annotation, 0 without one. Renders are validated when they are made,
+ * so an invalid value here is a bug, not user input.
+ */
+export function waveOf(obj: Obj): number {
+  const value = obj.metadata.annotations?.[ANNOTATION_SYNC_WAVE];
+  if (value === undefined) return 0;
+  const wave = parseWave(value);
+  if (wave === undefined) throw new RangeError(`invalid ${ANNOTATION_SYNC_WAVE} ${JSON.stringify(value)}`);
+  return wave;
+}

@@ -1,0 +1,49 @@
+// The seam between a Release's spec.source and files: one Source per kind of source. The caller
+// reads the Secret named by secretRef and passes its decoded data as credentials.
+import { SourceError } from './errors.ts';
+import type { CredentialData, GitSourceSpec, InlineSourceSpec, SourceOutput, SourceSpec } from './types.ts';
+
+export interface Source<S> {
+  /**
+   * Resolves the spec to a revision and returns the files under its path at that revision.
+   * Rejects with SourceError.
+   */
+  fetch(spec: S, credentials: CredentialData | undefined, signal?: AbortSignal): Promise<SourceOutput>;
+}
+
+export type Sources = {
+  readonly inline: Source<InlineSourceSpec>;
+  readonly git?: Source<GitSourceSpec>;
+};
+
+/** Fetches whichever source the spec names; exactly one must be set. */
+export function fetchSource(
+  spec: SourceSpec,
+  credentials: CredentialData | undefined,
+  sources: Sources,
+  signal?: AbortSignal,
+): Promise<SourceOutput> {
+  const set = (['git', 'oci', 'inline'] as const).filter((k) => spec[k] !== undefined);
+  if (set.length !== 1) {
+    return Promise.reject(
+      new SourceError(
+        `spec.source must set exactly one of git, oci, inline (found ${set.join(', ') || 'none'})`,
+      ),
+    );
+  }
+  if (spec.inline !== undefined) return sources.inline.fetch(spec.inline, credentials, signal);
+  if (spec.git !== undefined) {
+    if (sources.git === undefined) return Promise.reject(new SourceError('git sources are not enabled'));
+    return sources.git.fetch(spec.git, credentials, signal);
+  }
+  return Promise.reject(new SourceError('oci sources are not supported yet'));
+}
+
+/** A Secret's `data` (base64, as the API returns it) as the credentials a Source takes. */
+export function credentialsFromSecretData(
+  data: Readonly<Record<string, string>> | undefined,
+): CredentialData {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(data ?? {})) out[k] = Buffer.from(v, 'base64').toString('utf8');
+  return out;
+}
