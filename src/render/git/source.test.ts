@@ -343,6 +343,25 @@ describe('GitSource over smart HTTP with credentials', () => {
     }
   });
 
+  it('a commit cached with one credential is not served to a request without it', async () => {
+    const server = await serveGitHttp(repo.srv, basic);
+    try {
+      const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')), timeoutMs: 60_000 });
+      const url = `${server.base}/private.git`;
+      await source.fetch({ url, ref: { branch: 'main' } }, { token });
+      await assert.rejects(
+        source.fetch({ url, ref: { commit: sha } }, undefined),
+        isSourceError(/the repository needs credentials/s),
+      );
+      await assert.rejects(
+        source.fetch({ url, ref: { commit: sha } }, { token: 'wrong-token-5678' }),
+        isSourceError(/rejected the credentials/s, 'wrong-token-5678'),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   it('an SSH key on an http URL is refused before git runs', async () => {
     const source = new GitSource({ cacheDir });
     await assert.rejects(

@@ -1,7 +1,7 @@
 // The git source: one cached bare clone per repository URL, fetched on each poll for the ref the
 // Release follows, files read straight from git's object store at the resolved commit (no checkout).
 // The commit SHA is the revision.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +37,21 @@ export type GitSourceOptions = {
 };
 
 /** A checked spec: what to fetch, from where, with which credentials. */
-type Request = { readonly url: GitUrl; readonly ref: GitRef; readonly path: string; readonly auth: GitAuth };
+type Request = {
+  readonly url: GitUrl;
+  readonly ref: GitRef;
+  readonly path: string;
+  readonly auth: GitAuth;
+  /** One clone per URL and credential: a commit cached with one Release's credentials must not be readable without them. */
+  readonly cloneKey: string;
+};
+
+/** Names the clone of a URL as read with these credentials (a hash: no secret reaches the file system's names). */
+export function cloneKeyOf(url: GitUrl, auth: GitAuth): string {
+  if (auth.type === 'none') return url.cacheKey;
+  const identity = createHash('sha256').update(JSON.stringify(auth)).digest('hex').slice(0, 16);
+  return `${url.cacheKey}-${identity}`;
+}
 
 /** Commands that stay local are quick; only fetches may take the full limit. */
 const LOCAL_TIMEOUT_MS = 30_000;
@@ -58,7 +72,7 @@ export class GitSource implements Source<GitSourceSpec> {
     signal?: AbortSignal,
   ): Promise<SourceOutput> {
     const req = this.#check(spec, credentials);
-    return this.#lock.run(req.url.cacheKey, () =>
+    return this.#lock.run(req.cloneKey, () =>
       this.#withAuth(req, async (git) => {
         const sha = await this.#resolve(req, git, signal);
         return { revision: sha, files: await this.#read(req, sha, signal) };
@@ -76,30 +90,32 @@ export class GitSource implements Source<GitSourceSpec> {
     signal?: AbortSignal,
   ): Promise<string> {
     const req = this.#check(spec, credentials);
-    return this.#lock.run(req.url.cacheKey, () =>
-      this.#withAuth(req, (git) => this.#resolve(req, git, signal)),
-    );
+    return this.#lock.run(req.cloneKey, () => this.#withAuth(req, (git) => this.#resolve(req, git, signal)));
   }
 
-  /** The cached clone of a URL (whether or not it exists yet). */
-  clonePath(url: string): string {
-    return join(
-      this.#options.cacheDir,
-      `${parseGitUrl(url, this.#options.allowFileUrls ?? false).cacheKey}.git`,
-    );
+  /** The cached clone of a URL read with these credentials (whether or not it exists yet). */
+  clonePath(url: string, credentials?: CredentialData): string {
+    const parsed = parseGitUrl(url, this.#options.allowFileUrls ?? false);
+    return join(this.#options.cacheDir, `${cloneKeyOf(parsed, gitAuthFromSecret(credentials))}.git`);
   }
 
   #check(spec: GitSourceSpec, credentials: CredentialData | undefined): Request {
     const url = parseGitUrl(spec.url, this.#options.allowFileUrls ?? false);
     const auth = gitAuthFromSecret(credentials);
     checkAuthFitsUrl(auth, url.scheme);
-    return { url, ref: parseGitRef(spec.ref), path: normalizeRepoPath(spec.path), auth };
+    return {
+      url,
+      ref: parseGitRef(spec.ref),
+      path: normalizeRepoPath(spec.path),
+      auth,
+      cloneKey: cloneKeyOf(url, auth),
+    };
   }
 
   async #withAuth<T>(req: Request, fn: (git: GitRunner) => Promise<T>): Promise<T> {
     const prepared = await prepareAuth(req.auth, this.#env, this.#options.tmpDir ?? tmpdir());
     try {
-      const dir = await this.#ensureClone(req.url, prepared);
+      const dir = await this.#ensureClone(req, prepared);
       return await fn(new GitRunner(dir, prepared, req.url, this.#options, req.auth.type));
     } catch (e) {
       // Every failure leaves as a SourceError, whichever git command or file operation it came from.
@@ -115,8 +131,9 @@ export class GitSource implements Source<GitSourceSpec> {
   }
 
   /** The bare clone of the URL, created (atomically, by rename) when missing or broken. */
-  async #ensureClone(url: GitUrl, auth: PreparedAuth): Promise<string> {
-    const dir = join(this.#options.cacheDir, `${url.cacheKey}.git`);
+  async #ensureClone(req: Request, auth: PreparedAuth): Promise<string> {
+    const { url } = req;
+    const dir = join(this.#options.cacheDir, `${req.cloneKey}.git`);
     const run = (args: string[]) =>
       runGit(args, {
         env: auth.env,
@@ -232,7 +249,7 @@ export class GitSource implements Source<GitSourceSpec> {
   #reader(req: Request): GitRunner {
     const none: PreparedAuth = { env: this.#env, secrets: [], cleanup: async () => {} };
     return new GitRunner(
-      join(this.#options.cacheDir, `${req.url.cacheKey}.git`),
+      join(this.#options.cacheDir, `${req.cloneKey}.git`),
       none,
       req.url,
       this.#options,
