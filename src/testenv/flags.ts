@@ -1,0 +1,108 @@
+// Command lines of the control plane's processes, as pure functions of where things live.
+// Kept apart from the process handling so the flags (and the pitfalls they encode, see
+// shared/notes/local-control-plane.md) are table-tested without starting anything.
+
+export interface EtcdLayout {
+  readonly dataDir: string;
+  readonly clientPort: number;
+  readonly peerPort: number;
+}
+
+export interface ApiServerLayout {
+  readonly etcdEndpoint: string;
+  readonly etcdPrefix: string;
+  readonly port: number;
+  readonly certDir: string;
+  readonly tokenFile: string;
+  readonly serviceAccountKeyFile: string;
+}
+
+export interface ComponentLayout {
+  readonly kubeconfig: string;
+}
+
+export interface KwokLayout extends ComponentLayout {
+  readonly stagesFile: string;
+}
+
+/** Controllers the workload tests need; node-lifecycle lifts the not-ready taint new Nodes get. */
+export const CONTROLLERS = [
+  'deployment-controller',
+  'replicaset-controller',
+  'statefulset-controller',
+  'daemonset-controller',
+  'job-controller',
+  'garbage-collector-controller',
+  'namespace-controller',
+  'serviceaccount-controller',
+  'node-lifecycle-controller',
+  'ttl-after-finished-controller',
+  'pod-garbage-collector-controller',
+] as const;
+
+export const etcdArgs = (l: EtcdLayout): string[] => {
+  const client = `http://127.0.0.1:${l.clientPort}`;
+  const peer = `http://127.0.0.1:${l.peerPort}`;
+  return [
+    '--name=default',
+    `--data-dir=${l.dataDir}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=default=${peer}`,
+    '--initial-cluster-state=new',
+    // A single member has no peer to disagree with; short timers make its first election
+    // (and so its start) take ~0.1 s instead of ~1 s.
+    '--heartbeat-interval=10',
+    '--election-timeout=100',
+    // Test data is thrown away; fsync only costs time on a shared disk.
+    '--unsafe-no-fsync',
+    '--log-level=warn',
+  ];
+};
+
+export const apiServerArgs = (l: ApiServerLayout): string[] => [
+  `--etcd-servers=${l.etcdEndpoint}`,
+  `--etcd-prefix=${l.etcdPrefix}`,
+  '--bind-address=127.0.0.1',
+  // No default route here: without an explicit address the apiserver refuses to start.
+  '--advertise-address=127.0.0.1',
+  // The endpoints reconciler rejects loopback addresses for the kubernetes Service.
+  '--endpoint-reconciler-type=none',
+  `--secure-port=${l.port}`,
+  // Without --tls-* flags it writes a self-signed serving cert (SAN 127.0.0.1) here.
+  `--cert-dir=${l.certDir}`,
+  `--token-auth-file=${l.tokenFile}`,
+  '--authorization-mode=RBAC',
+  `--service-account-key-file=${l.serviceAccountKeyFile}`,
+  `--service-account-signing-key-file=${l.serviceAccountKeyFile}`,
+  '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+  '--service-cluster-ip-range=10.96.0.0/16',
+  '--allow-privileged=true',
+  '--profiling=false',
+];
+
+const componentBase = (l: ComponentLayout): string[] => [
+  `--kubeconfig=${l.kubeconfig}`,
+  '--leader-elect=false',
+  '--bind-address=127.0.0.1',
+  // 0 = no HTTPS endpoint at all: nothing to collide with between parallel control planes.
+  '--secure-port=0',
+];
+
+export const controllerManagerArgs = (l: ComponentLayout): string[] => [
+  ...componentBase(l),
+  `--controllers=${CONTROLLERS.join(',')}`,
+  '--use-service-account-credentials=false',
+];
+
+export const schedulerArgs = (l: ComponentLayout): string[] => componentBase(l);
+
+export const kwokArgs = (l: KwokLayout): string[] => [
+  `--kubeconfig=${l.kubeconfig}`,
+  `--config=${l.stagesFile}`,
+  '--manage-all-nodes=true',
+  // The default /24 runs out after 254 pods.
+  '--cidr=10.0.0.0/16',
+];

@@ -1,0 +1,407 @@
+// The local control plane for tests and `convoy dev`: etcd + kube-apiserver on loopback
+// ports in a fresh temp dir, and with `workloads` also kube-controller-manager,
+// kube-scheduler and kwok with simulated nodes, so Deployments become Available and Jobs
+// finish. Every wait polls a real readiness signal; nothing sleeps for a fixed time.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ensureBinaries } from './build.ts';
+import { apiServerArgs, controllerManagerArgs, etcdArgs, kwokArgs, schedulerArgs } from './flags.ts';
+import { type Endpoint, request } from './http.ts';
+import { type ClusterCredentials, parseKubeconfig, renderKubeconfig } from './kubeconfig.ts';
+import { type NodeLike, nodeManifest, nodeSchedulable } from './nodes.ts';
+import { freePorts, isAddressInUse } from './ports.ts';
+import {
+  logTail,
+  type Proc,
+  ProcessExitedError,
+  spawnLogged,
+  stopProc,
+  trackDir,
+  untrackDir,
+  Watchdog,
+} from './proc.ts';
+import { stagesYaml } from './stages.ts';
+
+export type { ClusterCredentials } from './kubeconfig.ts';
+export { isAlive } from './proc.ts';
+export {
+  TEST_ANNOTATION_READY_DELAY,
+  TEST_FAIL_MESSAGE,
+  TEST_LABEL_DELAY,
+  TEST_LABEL_FAIL,
+  TEST_LABEL_NEVER_READY,
+} from './stages.ts';
+
+export interface StartOptions {
+  /** Also run kube-controller-manager, kube-scheduler and kwok with simulated nodes. */
+  readonly workloads?: boolean;
+  /** Simulated nodes when `workloads` (default 2). */
+  readonly nodes?: number;
+  /** A second kube-apiserver on the same etcd under another prefix: an independent cluster. */
+  readonly secondCluster?: boolean;
+  /** Directory with the binaries; default: ensureBinaries() (builds them the first time). */
+  readonly binDir?: string;
+  /** Gives up starting after this long (default 120 s: two cores shared with other tests). */
+  readonly timeoutMs?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface ClusterAccess extends ClusterCredentials {
+  readonly kubeconfigPath: string;
+  readonly kubeConfig: KubeConfig;
+}
+
+export interface ProcessInfo {
+  readonly name: string;
+  readonly pid: number;
+  readonly logPath: string;
+}
+
+export interface ControlPlane extends ClusterAccess {
+  readonly second?: ClusterAccess;
+  /** http://127.0.0.1:<port> */
+  readonly etcdEndpoint: string;
+  /** The temp dir holding data, certs, kubeconfigs and logs; removed by stop(). */
+  readonly dir: string;
+  readonly nodeNames: readonly string[];
+  /** Processes currently running, the watchdog included. */
+  processes(): readonly ProcessInfo[];
+  /** Stops the main kube-apiserver and starts it again on the same port and etcd. */
+  restartApiServer(): Promise<void>;
+  /** Kills every process and removes the temp dir; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export class ControlPlaneStartError extends Error {
+  override name = 'ControlPlaneStartError';
+}
+
+const MAIN_PREFIX = '/registry';
+// Not a prefix of MAIN_PREFIX nor the other way round, so neither apiserver sees the other's keys.
+const SECOND_PREFIX = '/second/registry';
+const PORT_ATTEMPTS = 3;
+
+/** Reads server, CA and admin token from a kubeconfig this module wrote. */
+export async function readClusterCredentials(kubeconfigPath: string): Promise<ClusterCredentials> {
+  return parseKubeconfig(await readFile(kubeconfigPath, 'utf8'));
+}
+
+let serviceAccountKey: string | undefined;
+/** One RSA key per test process: generating it costs more than everything else it is used for. */
+function serviceAccountKeyPem(): string {
+  serviceAccountKey ??= generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
+  return serviceAccountKey;
+}
+
+export async function startControlPlane(opts: StartOptions = {}): Promise<ControlPlane> {
+  const bin = opts.binDir ?? (await ensureBinaries(opts.log ? { log: opts.log } : {}));
+  const dir = await mkdtemp(join(tmpdir(), 'convoy-testenv-'));
+  const started = Date.now();
+  const env = new Env(bin, dir, started + (opts.timeoutMs ?? 120_000), opts.log ?? (() => {}));
+  try {
+    const cp = await env.start(opts);
+    opts.log?.(`testenv: control plane up at ${cp.server} in ${Date.now() - started} ms (${dir})`);
+    return cp;
+  } catch (err) {
+    await env.stop(process.env.CONVOY_TESTENV_KEEP === '1');
+    if (err instanceof ControlPlaneStartError || err instanceof ProcessExitedError) throw err;
+    throw new ControlPlaneStartError(`starting the control plane failed: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
+interface ApiServer {
+  proc: Proc;
+  readonly args: readonly string[];
+  readonly name: string;
+  readonly endpoint: Endpoint;
+}
+
+const exitText = (p: Proc): string =>
+  p.exit?.signal ? `on ${p.exit.signal}` : `with code ${p.exit?.code ?? '?'}`;
+
+/** One control plane's processes and files; startControlPlane returns its public face. */
+class Env {
+  private readonly procs = new Set<Proc>();
+  private readonly watchdog: Watchdog;
+  private readonly token = randomBytes(24).toString('hex');
+  private stopping: Promise<void> | undefined;
+  /** Set once start() returned: from then on an exit we did not ask for is worth a warning. */
+  private started = false;
+  /** Processes we are stopping on purpose (restart, retry). */
+  private readonly expectedExits = new WeakSet<Proc>();
+
+  private phase(what: string): void {
+    this.logLine(`testenv: +${Date.now() - this.t0} ms ${what}`);
+  }
+
+  private readonly bin: string;
+  readonly dir: string;
+  private readonly deadline: number;
+
+  private readonly t0 = Date.now();
+  private readonly logLine: (line: string) => void;
+
+  constructor(bin: string, dir: string, deadline: number, log: (line: string) => void) {
+    this.logLine = log;
+    this.bin = bin;
+    this.dir = dir;
+    this.deadline = deadline;
+    trackDir(dir);
+    this.watchdog = new Watchdog(dir);
+  }
+
+  async start(opts: StartOptions): Promise<ControlPlane> {
+    const logs = join(this.dir, 'logs');
+    await mkdir(logs);
+    const token = this.token;
+    const tokenFile = join(this.dir, 'tokens.csv');
+    await writeFile(tokenFile, `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
+    const saKeyFile = join(this.dir, 'sa.key');
+    await writeFile(saKeyFile, serviceAccountKeyPem(), { mode: 0o600 });
+
+    const etcdEndpoint = await this.startEtcd();
+    this.phase('etcd healthy');
+    const apiServer = (name: string, prefix: string) =>
+      this.startApiServer(name, {
+        etcdEndpoint,
+        etcdPrefix: prefix,
+        certDir: join(this.dir, name, 'certs'),
+        tokenFile,
+        serviceAccountKeyFile: saKeyFile,
+      });
+    const [main, second] = await Promise.all([
+      apiServer('kube-apiserver', MAIN_PREFIX),
+      opts.secondCluster ? apiServer('kube-apiserver-second', SECOND_PREFIX) : undefined,
+    ]);
+    this.phase('kube-apiserver ready');
+    const mainAccess = await this.writeAccess('main', main, token);
+    const secondAccess = second ? await this.writeAccess('second', second, token) : undefined;
+
+    let nodeNames: string[] = [];
+    if (opts.workloads) {
+      nodeNames = await this.startWorkloads(mainAccess, opts.nodes ?? 2);
+    }
+
+    const restartApiServer = async () => {
+      this.expectedExits.add(main.proc);
+      await stopProc(main.proc);
+      main.proc = this.spawn(main.name, 'kube-apiserver', main.args);
+      await this.waitApiServerReady(main.proc, { ...main.endpoint, caPem: mainAccess.caPem });
+    };
+    this.started = true;
+    return {
+      ...mainAccess,
+      ...(secondAccess ? { second: secondAccess } : {}),
+      etcdEndpoint,
+      dir: this.dir,
+      nodeNames,
+      processes: () => [
+        ...[...this.procs]
+          .filter((p) => p.exit === undefined)
+          .map(({ name, pid, logPath }) => ({ name, pid, logPath })),
+        ...(this.stopping || this.watchdog.pid < 0
+          ? []
+          : [{ name: 'watchdog', pid: this.watchdog.pid, logPath: '' }]),
+      ],
+      restartApiServer: () => {
+        // Restarting the apiserver of a stopped control plane would leak the new process.
+        if (this.stopping) return Promise.reject(new Error('control plane is stopped'));
+        return restartApiServer();
+      },
+      stop: () => this.stop(),
+    };
+  }
+
+  stop(keepDir = false): Promise<void> {
+    this.stopping ??= (async () => {
+      // Clients first, so nothing logs a storm of connection errors while etcd goes away.
+      const tiers = [
+        ['kwok', 'kube-scheduler', 'kube-controller-manager'],
+        ['kube-apiserver', 'kube-apiserver-second'],
+        ['etcd'],
+      ];
+      for (const tier of tiers) {
+        await Promise.all([...this.procs].filter((p) => tier.includes(p.name)).map((p) => stopProc(p)));
+      }
+      await Promise.all([...this.procs].map((p) => stopProc(p)));
+      this.watchdog.stop();
+      untrackDir(this.dir);
+      if (!keepDir) await rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
+    })();
+    return this.stopping;
+  }
+
+  private spawn(name: string, binary: string, args: readonly string[]): Proc {
+    const proc = spawnLogged({
+      name,
+      command: join(this.bin, binary),
+      args,
+      logPath: join(this.dir, 'logs', `${name}.log`),
+      // HOME keeps kwok (and anything else) away from the user's ~/.kwok and ~/.kube.
+      env: { ...process.env, HOME: this.dir, KUBECONFIG: '' },
+      cwd: this.dir,
+    });
+    for (const p of this.procs) if (p.name === name && p.exit !== undefined) this.procs.delete(p);
+    this.procs.add(proc);
+    this.watchdog.record(this.procs);
+    void proc.exited.then(() => {
+      if (this.stopping) return;
+      this.watchdog.record(this.procs);
+      if (this.started && !this.expectedExits.has(proc)) {
+        // A test waiting on pods would otherwise just time out with no hint why.
+        process.stderr.write(
+          `testenv: ${proc.name} (pid ${proc.pid}) exited unexpectedly ${exitText(proc)}\n${logTail(proc)}\n`,
+        );
+      }
+    });
+    return proc;
+  }
+
+  /** Starts a process on fresh ports, retrying when another process grabbed a port first. */
+  private async withPortRetry<T>(
+    start: (ports: number[]) => Promise<{ proc: Proc; value: T }>,
+    count: number,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const ports = await freePorts(count);
+      try {
+        return (await start(ports)).value;
+      } catch (err) {
+        const retry =
+          err instanceof ProcessExitedError &&
+          attempt < PORT_ATTEMPTS &&
+          isAddressInUse(await readFile(err.proc.logPath, 'utf8').catch(() => ''));
+        if (!retry) throw err;
+        this.procs.delete(err.proc);
+        await rm(err.proc.logPath, { force: true });
+      }
+    }
+  }
+
+  private async startEtcd(): Promise<string> {
+    return this.withPortRetry(async ([clientPort = 0, peerPort = 0]) => {
+      const proc = this.spawn(
+        'etcd',
+        'etcd',
+        etcdArgs({ dataDir: join(this.dir, 'etcd'), clientPort, peerPort }),
+      );
+      const endpoint = `http://127.0.0.1:${clientPort}`;
+      await this.poll('etcd to report healthy', [proc], async () => {
+        const res = await request({ server: endpoint }, 'GET', '/health', undefined, 2000);
+        return res.status === 200 && (JSON.parse(res.body) as { health?: string }).health === 'true';
+      });
+      return { proc, value: endpoint };
+    }, 2);
+  }
+
+  private async startApiServer(
+    name: string,
+    layout: Omit<Parameters<typeof apiServerArgs>[0], 'port'>,
+  ): Promise<ApiServer> {
+    await mkdir(layout.certDir, { recursive: true });
+    return this.withPortRetry(async ([port = 0]) => {
+      const args = apiServerArgs({ ...layout, port });
+      const proc = this.spawn(name, 'kube-apiserver', args);
+      const endpoint: Endpoint = { server: `https://127.0.0.1:${port}`, token: this.token };
+      // The serving cert appears while it starts; trust it only once it answers.
+      await this.waitApiServerReady(proc, { ...endpoint, insecure: true });
+      const caPem = await readFile(join(layout.certDir, 'apiserver.crt'), 'utf8');
+      const ready = await request({ ...endpoint, caPem }, 'GET', '/readyz');
+      if (ready.status !== 200) {
+        throw new ControlPlaneStartError(`${name} /readyz with its own cert as CA: ${ready.status}`);
+      }
+      return { proc, value: { proc, args, name, endpoint } };
+    }, 1);
+  }
+
+  private async waitApiServerReady(proc: Proc, endpoint: Endpoint): Promise<void> {
+    await this.poll(`${proc.name} /readyz`, [proc], async () => {
+      const res = await request(endpoint, 'GET', '/readyz', undefined, 3000);
+      return res.status === 200;
+    });
+    // Tests create objects in `default` right away; the apiserver's own controller makes it.
+    await this.poll(`${proc.name} namespace default`, [proc], async () => {
+      const res = await request(endpoint, 'GET', '/api/v1/namespaces/default');
+      return res.status === 200;
+    });
+  }
+
+  private async writeAccess(name: string, api: ApiServer, token: string): Promise<ClusterAccess> {
+    const caPem = await readFile(join(this.dir, api.name, 'certs', 'apiserver.crt'), 'utf8');
+    const creds: ClusterCredentials = { server: api.endpoint.server, caPem, token };
+    const kubeconfigPath = join(this.dir, `${name}.kubeconfig`);
+    await writeFile(kubeconfigPath, renderKubeconfig(name, creds), { mode: 0o600 });
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(kubeconfigPath);
+    return { ...creds, kubeconfigPath, kubeConfig };
+  }
+
+  private async startWorkloads(access: ClusterAccess, nodes: number): Promise<string[]> {
+    const kubeconfig = access.kubeconfigPath;
+    const stagesFile = join(this.dir, 'kwok-stages.yaml');
+    await writeFile(stagesFile, stagesYaml());
+    const procs = [
+      this.spawn('kube-controller-manager', 'kube-controller-manager', controllerManagerArgs({ kubeconfig })),
+      this.spawn('kube-scheduler', 'kube-scheduler', schedulerArgs({ kubeconfig })),
+      this.spawn('kwok', 'kwok', kwokArgs({ kubeconfig, stagesFile })),
+    ];
+    const api: Endpoint = access;
+    const names = Array.from({ length: nodes }, (_, i) => `kwok-node-${i}`);
+    for (const name of names) {
+      const res = await request(api, 'POST', '/api/v1/nodes', nodeManifest(name));
+      if (res.status !== 201)
+        throw new ControlPlaneStartError(`creating Node ${name}: ${res.status} ${res.body}`);
+    }
+    // Ready comes from kwok; the not-ready taint (put on by admission at creation) is lifted
+    // by kube-controller-manager's node-lifecycle controller. Pods need both.
+    await this.poll(`nodes ${names.join(', ')} Ready and untainted`, procs, async () => {
+      const res = await request(api, 'GET', '/api/v1/nodes');
+      if (res.status !== 200) return false;
+      const list = JSON.parse(res.body) as { items: NodeLike[] };
+      return names.every((n) => {
+        const node = list.items.find((i) => i.metadata.name === n);
+        return node !== undefined && nodeSchedulable(node);
+      });
+    });
+    this.phase('nodes Ready and untainted');
+    // Pod admission rejects pods until serviceaccount-controller has made `default`.
+    await this.poll('service account default/default', procs, async () => {
+      const res = await request(api, 'GET', '/api/v1/namespaces/default/serviceaccounts/default');
+      return res.status === 200;
+    });
+    return names;
+  }
+
+  /**
+   * Polls `check` until it holds, failing fast with the process's log when one of `procs`
+   * exits, and with every watched log's tail at the deadline.
+   */
+  private async poll(what: string, procs: readonly Proc[], check: () => Promise<boolean | undefined>) {
+    let lastError: unknown;
+    for (;;) {
+      const dead = procs.find((p) => p.exit !== undefined);
+      if (dead) throw new ProcessExitedError(dead, `while waiting for ${what}`);
+      try {
+        if (await check()) return;
+      } catch (err) {
+        lastError = err;
+      }
+      if (Date.now() > this.deadline) {
+        const last = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+        throw new ControlPlaneStartError(
+          `timed out waiting for ${what}${last}\n${procs.map((p) => logTail(p)).join('\n')}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
