@@ -1,5 +1,7 @@
 // `convoy dev`: a local control plane with simulated nodes for trying convoy out. It runs
 // until Ctrl-C and then stops every process it started.
+import { join } from 'node:path';
+import { ensureBinaries } from '../testenv/build.ts';
 import { startControlPlane } from '../testenv/index.ts';
 
 export interface DevOptions {
@@ -10,7 +12,9 @@ export interface DevOptions {
 export async function runDev(opts: DevOptions): Promise<void> {
   const { out } = opts;
   out.write(`convoy dev: starting a local control plane with ${opts.nodes} simulated nodes …\n`);
+  const bin = await ensureBinaries({ log: (line) => out.write(`${line}\n`) });
   const cp = await startControlPlane({ workloads: true, nodes: opts.nodes });
+  const kubectl = join(bin, 'kubectl');
   out.write(
     [
       '',
@@ -19,6 +23,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
       '',
       'Try it:',
       `  export KUBECONFIG=${cp.kubeconfigPath}`,
+      `  alias kubectl=${kubectl}   # a kubectl of the same version, built with the control plane`,
       '  kubectl get nodes',
       '  kubectl create deployment web --image=nginx --replicas=3 && kubectl rollout status deployment/web',
       '',
@@ -27,7 +32,13 @@ export async function runDev(opts: DevOptions): Promise<void> {
     ].join('\n'),
   );
   await new Promise<void>((resolve) => {
-    const stop = () => resolve();
+    // The control plane's child processes are unref'd (tests must be able to exit); this
+    // timer keeps `convoy dev` alive until the user stops it.
+    const keepAlive = setInterval(() => {}, 1 << 30);
+    const stop = () => {
+      clearInterval(keepAlive);
+      resolve();
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

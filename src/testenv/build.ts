@@ -13,12 +13,14 @@ import versions from './versions.json' with { type: 'json' };
 
 const execFile = promisify(execFileCb);
 
+// kubectl is not needed by convoy; `convoy dev` hands it to the user so the printed commands work.
 export const BINARIES = [
   'etcd',
   'kube-apiserver',
   'kube-controller-manager',
   'kube-scheduler',
   'kwok',
+  'kubectl',
 ] as const;
 export type Binary = (typeof BINARIES)[number];
 
@@ -138,13 +140,15 @@ async function build(root: string, bin: string, log: (line: string) => void): Pr
   );
   await step(`etcd ${versions.etcd}`, () => buildEtcd(root, staging));
   await step(`kwok ${versions.kwok}`, () => buildKwok(root, staging));
-  await step(`kube-apiserver, kube-controller-manager, kube-scheduler ${versions.kubernetes}`, () =>
+  await step(`kube-apiserver, kube-controller-manager, kube-scheduler, kubectl ${versions.kubernetes}`, () =>
     buildKubernetes(root, staging),
   );
   const record: BuildRecord = { versions, goVersion: gover, seconds, finishedAt: new Date().toISOString() };
   await writeFile(join(staging, 'build.json'), `${JSON.stringify(record, null, 2)}\n`);
-  await rm(bin, { recursive: true, force: true });
-  await rename(staging, bin);
+  // File by file, each rename atomic: a control plane starting meanwhile never finds a binary missing.
+  await mkdir(bin, { recursive: true });
+  for (const name of [...BINARIES, 'build.json']) await rename(join(staging, name), join(bin, name));
+  await rm(staging, { recursive: true, force: true });
 }
 
 /** The build record of the cached binaries, if they were built here. */
@@ -267,7 +271,7 @@ async function buildKubernetes(root: string, out: string): Promise<void> {
       `-X ${pkg}.buildDate=1970-01-01T00:00:00Z`,
     );
   }
-  // One `go build` for the three commands shares their compile work.
+  // One `go build` for all commands shares their compile work.
   await go(dir, [
     'build',
     '-trimpath',
@@ -280,6 +284,7 @@ async function buildKubernetes(root: string, out: string): Promise<void> {
     'k8s.io/kubernetes/cmd/kube-apiserver',
     'k8s.io/kubernetes/cmd/kube-controller-manager',
     'k8s.io/kubernetes/cmd/kube-scheduler',
+    'k8s.io/kubernetes/cmd/kubectl',
   ]);
 }
 
