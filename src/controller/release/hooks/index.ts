@@ -1,0 +1,71 @@
+// Lifecycle hooks, the controller's half: pure planning of each phase (planHookPhase, planPostSync,
+// syncFailHooks, deletionPlan), delete policies, and the edge that creates and deletes hook workloads.
+// The observer's half (polling the workloads, writing their state) lives in src/observer/hooks.
+export {
+  type CleanupMoment,
+  departedHooks,
+  type HookWorkloadRef,
+  recordedWorkloads,
+  workloadOf,
+  workloadsToDelete,
+} from './cleanup.ts';
+export {
+  DEFAULT_DELETE_POLICIES,
+  DEFAULT_HOOK_TIMEOUT_MS,
+  formatGoDuration,
+  type HookDef,
+  type HookKind,
+  hookDefs,
+  hookNameConflicts,
+  hookWorkloadName,
+  MAX_WORKLOAD_NAME,
+  shortRenderRef,
+} from './defs.ts';
+export {
+  blockedMessage,
+  type DeletePhase,
+  type DeletionPlanInput,
+  type DeletionStep,
+  deletionPlan,
+} from './deletion.ts';
+export {
+  armedFor,
+  armingCreatedAt,
+  finishedState,
+  type HookArming,
+  type HookPhaseDecision,
+  hookInventoryEntry,
+  type PlanHookPhaseInput,
+  planHookPhase,
+} from './plan.ts';
+export {
+  type PlanPostSyncInput,
+  type PostSyncDecision,
+  type PostSyncReadiness,
+  type PostSyncReadyInput,
+  planPostSync,
+  postSyncReady,
+} from './post-sync.ts';
+export {
+  SYNC_FAILURE_REASONS,
+  type SyncFailInput,
+  type SyncFailTrigger,
+  syncFailFires,
+  syncFailHooks,
+} from './sync-fail.ts';
+export {
+  ANNOTATION_HOOK_CREATED_AT,
+  ANNOTATION_HOOK_NAME,
+  ANNOTATION_HOOK_RENDER_REF,
+  type ExistingAction,
+  existingWorkloadAction,
+  hookWorkloadObject,
+  type LiveWorkload,
+} from './workload.ts';
+export {
+  type CreatedHook,
+  createHookWorkload,
+  deleteHookWorkload,
+  deleteHookWorkloads,
+  type HookWorkloadOptions,
+} from './workloads.ts';
