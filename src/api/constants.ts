@@ -52,6 +52,11 @@ export const ANNOTATION_PRUNE = `${prefix}prune`;
 /** Value of ANNOTATION_PRUNE that keeps an object when it leaves the render. */
 export const PRUNE_DISABLED = 'disabled';
 
+/** Annotations convoy puts on a hook's workload (Job or Pod) so it can be traced back to its arming. */
+export const ANNOTATION_HOOK_NAME = `${prefix}hook-name`;
+export const ANNOTATION_HOOK_RENDER_REF = `${prefix}render-ref`;
+export const ANNOTATION_HOOK_CREATED_AT = `${prefix}hook-created-at`;
+
 /** Annotations on a Release, written by the HTTP API (`/sync`). */
 export const ANNOTATION_SYNC_REQUESTED_AT = `${prefix}sync-requested-at`;
 export const ANNOTATION_APPROVED_RENDER = `${prefix}approved-render`;

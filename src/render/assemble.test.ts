@@ -175,6 +175,20 @@ describe('assembleRender: hooks', () => {
       'ConfigMap n/c (hooks.yaml document 4): convoy.kumodo.io/hook is only allowed on a Job (batch) or a Pod, not on a ConfigMap',
     ]);
   });
+  it('two hooks of different kinds may not share a name', () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'notify', namespace: 'n', annotations: { 'convoy.kumodo.io/hook': 'PostSync' } },
+    };
+    const jobHook = { ...job('notify', { 'convoy.kumodo.io/hook': 'PreSync' }) };
+    const found = problems([m(jobHook, 'a.yaml'), m(pod, 'b.yaml')]);
+    assert.equal(found.length, 1);
+    assert.match(
+      found[0] ?? '',
+      /hook name notify is also used by the hook in a\.yaml.*unique within a release/,
+    );
+  });
   it('a hook and an object with the same key are duplicates', () => {
     assert.equal(
       problems([m(job('j', { 'convoy.kumodo.io/hook': 'PreSync' })), m(job('j', {}), 'b.yaml')]).length,

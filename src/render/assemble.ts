@@ -23,6 +23,8 @@ export function assembleRender(
   const seen = new Map<string, Origin>();
   const hooks: Obj[] = [];
   const objects: Obj[] = [];
+  // The inventory keys hooks by name alone, so two hooks (a Job and a Pod, say) may not share one.
+  const hookNames = new Map<string, Origin>();
   for (const { object, origin } of manifests) {
     const shape = checkShape(object);
     if (typeof shape === 'string') {
@@ -56,7 +58,20 @@ export function assembleRender(
       for (const message of bad) problems.push({ where, message });
       continue;
     }
-    (hookOf(annotations) === undefined ? objects : hooks).push(obj);
+    if (hookOf(annotations) === undefined) {
+      objects.push(obj);
+      continue;
+    }
+    const sameName = hookNames.get(obj.metadata.name);
+    if (sameName !== undefined) {
+      problems.push({
+        where,
+        message: `hook name ${obj.metadata.name} is also used by the hook in ${formatOrigin(sameName)}; hook names must be unique within a release`,
+      });
+      continue;
+    }
+    hookNames.set(obj.metadata.name, origin);
+    hooks.push(obj);
   }
   if (problems.length > 0) return fail(problems);
   return ok({ hooks: sortCanonical(hooks), objects: sortCanonical(objects) });

@@ -40,6 +40,9 @@ export const InventoryHookSchema = Type.Object({
   kind: Type.Optional(StringEnum(['Job', 'Pod'])),
   renderRef: Type.Optional(RenderRef()),
   workloadName: Type.Optional(Type.String({ maxLength: 253, description: 'The Job or Pod created for it.' })),
+  namespace: Type.Optional(
+    Type.String({ maxLength: 63, description: 'Namespace of the workload in the target cluster.' }),
+  ),
   createdAt: Type.Optional(Time()),
   timeout: Type.Optional(Duration()),
   // convoy-hook-status

@@ -1,16 +1,19 @@
 // The hook workload as convoy creates it, and what to do when a workload of that name already exists.
 // Pure; workloads.ts does the I/O. The workload carries who armed it and when, so a controller that
 // crashed between creating it and recording it can tell its own run (adopt) from an older one (replace).
-import { LABEL_RELEASE } from '../../../api/constants.ts';
+// Annotations convoy puts on hook workloads (candidates for src/api/constants.ts). The render's own
+// convoy.kumodo.io/hook annotation stays too: it is what keeps the orphan scan away from them.
+import {
+  ANNOTATION_HOOK_CREATED_AT,
+  ANNOTATION_HOOK_NAME,
+  ANNOTATION_HOOK_RENDER_REF,
+  LABEL_RELEASE,
+} from '../../../api/constants.ts';
 import type { InventoryHook } from '../../../api/types.ts';
 import type { Obj } from '../../../render/types.ts';
 import type { HookArming } from './plan.ts';
 
-// Annotations convoy puts on hook workloads (candidates for src/api/constants.ts). The render's own
-// convoy.kumodo.io/hook annotation stays too: it is what keeps the orphan scan away from them.
-export const ANNOTATION_HOOK_NAME = 'convoy.kumodo.io/hook-name';
-export const ANNOTATION_HOOK_RENDER_REF = 'convoy.kumodo.io/render-ref';
-export const ANNOTATION_HOOK_CREATED_AT = 'convoy.kumodo.io/hook-created-at';
+export { ANNOTATION_HOOK_CREATED_AT, ANNOTATION_HOOK_NAME, ANNOTATION_HOOK_RENDER_REF };
 
 /**
  * The render's Job or Pod renamed to the arming's workload name, labelled with its Release and
