@@ -1,0 +1,150 @@
+// Authentication and authorization delegated to the Kubernetes API: TokenReview for bearer tokens, the
+// requestheader front-proxy identity for requests the aggregation layer forwards, SubjectAccessReview
+// for every route that touches a Release. Answers are cached briefly, keyed by a hash of the token.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { KubeClient } from '../kube/client.ts';
+import { TtlCache } from './cache.ts';
+import {
+  bearerToken,
+  type DistinctHeaders,
+  identityFromHeaders,
+  proxyCertAllowed,
+  type RequestHeaderConfig,
+  type UserInfo,
+} from './credentials.ts';
+import type { Access } from './routes.ts';
+
+export type AuthnResult =
+  | { readonly kind: 'authenticated'; readonly user: UserInfo; readonly via: 'requestheader' | 'token' }
+  | { readonly kind: 'noCredentials' }
+  | { readonly kind: 'rejected'; readonly message: string };
+
+export interface AuthzResult {
+  readonly allowed: boolean;
+  readonly reason?: string;
+}
+
+interface TokenReviewStatus {
+  status?: {
+    authenticated?: boolean;
+    error?: string;
+    user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  };
+}
+
+interface SubjectAccessReviewStatus {
+  status?: { allowed?: boolean; denied?: boolean; reason?: string; evaluationError?: string };
+}
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+export class DelegatingAuth {
+  readonly #client: KubeClient;
+  readonly #requestHeader: RequestHeaderConfig | undefined;
+  readonly #tokens: TtlCache<AuthnResult>;
+  readonly #decisions: TtlCache<AuthzResult>;
+
+  constructor(
+    client: KubeClient,
+    requestHeader: RequestHeaderConfig | undefined,
+    cacheTtlMs: number,
+    now: () => number = Date.now,
+  ) {
+    this.#client = client;
+    this.#requestHeader = requestHeader;
+    this.#tokens = new TtlCache(cacheTtlMs, 4096, now);
+    this.#decisions = new TtlCache(cacheTtlMs, 4096, now);
+  }
+
+  async authenticate(req: IncomingMessage): Promise<AuthnResult> {
+    const proxied = this.#frontProxyUser(req);
+    if (proxied !== undefined) return { kind: 'authenticated', user: proxied, via: 'requestheader' };
+    const bearer = bearerToken(req.headers.authorization);
+    switch (bearer.kind) {
+      case 'none':
+        return { kind: 'noCredentials' };
+      case 'malformed':
+        return { kind: 'rejected', message: bearer.message };
+      case 'token':
+        return this.#reviewToken(bearer.token);
+    }
+  }
+
+  /** The X-Remote-* identity, trusted only on a connection whose client certificate the requestheader CA signed. */
+  #frontProxyUser(req: IncomingMessage): UserInfo | undefined {
+    const cfg = this.#requestHeader;
+    if (cfg === undefined) return undefined;
+    const socket = req.socket as TLSSocket;
+    if (socket.authorized !== true) return undefined;
+    const cn = socket.getPeerCertificate?.()?.subject?.CN;
+    if (!proxyCertAllowed(typeof cn === 'string' ? cn : undefined, cfg.allowedNames)) return undefined;
+    return identityFromHeaders(req.headersDistinct as DistinctHeaders, cfg);
+  }
+
+  async #reviewToken(token: string): Promise<AuthnResult> {
+    const key = sha256(token);
+    const cached = this.#tokens.get(key);
+    if (cached !== undefined) return cached;
+    const review = await this.#client.request<TokenReviewStatus>({
+      method: 'POST',
+      path: '/apis/authentication.k8s.io/v1/tokenreviews',
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+    });
+    const s = review.status;
+    const result: AuthnResult =
+      s?.authenticated === true && s.user?.username !== undefined
+        ? {
+            kind: 'authenticated',
+            via: 'token',
+            user: {
+              username: s.user.username,
+              ...(s.user.uid === undefined ? {} : { uid: s.user.uid }),
+              groups: s.user.groups ?? [],
+              extra: s.user.extra ?? {},
+            },
+          }
+        : { kind: 'rejected', message: `invalid bearer token${s?.error ? `: ${s.error}` : ''}` };
+    this.#tokens.set(key, result);
+    return result;
+  }
+
+  async authorize(user: UserInfo, access: Access): Promise<AuthzResult> {
+    const key = sha256(
+      JSON.stringify([user.username, user.uid, [...user.groups].sort(), user.extra, access]),
+    );
+    const cached = this.#decisions.get(key);
+    if (cached !== undefined) return cached;
+    const review = await this.#client.request<SubjectAccessReviewStatus>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: user.username,
+          ...(user.uid === undefined ? {} : { uid: user.uid }),
+          groups: user.groups,
+          extra: user.extra,
+          resourceAttributes: {
+            namespace: access.namespace,
+            verb: access.verb,
+            group: access.group,
+            resource: access.resource,
+            subresource: access.subresource,
+            name: access.name,
+          },
+        },
+      },
+    });
+    const s = review.status;
+    const reason = s?.reason ?? s?.evaluationError;
+    const result: AuthzResult = {
+      allowed: s?.allowed === true && s.denied !== true,
+      ...(reason === undefined || reason === '' ? {} : { reason }),
+    };
+    this.#decisions.set(key, result);
+    return result;
+  }
+}

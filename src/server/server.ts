@@ -1,0 +1,313 @@
+// The HTTPS server of the HTTP API (DESIGN 5): route → authenticate → authorize → handler. Handlers
+// are thin: they read what the cluster holds, hand it to the pure builders (views.ts, sync.ts) and write
+// the one Server-Side Apply a /sync needs. startApiServer is what the controller-manager calls.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { API_VERSION as CRD_API_VERSION, FIELD_MANAGERS } from '../api/constants.ts';
+import type { Release, ReleaseInventory } from '../api/types.ts';
+import { applyObject } from '../kube/apply.ts';
+import { KubeClient } from '../kube/client.ts';
+import { isConflict, isKubeError } from '../kube/errors.ts';
+import { RenderStoreCorruptError } from '../store/errors.ts';
+import { SecretRenderStore } from '../store/secrets.ts';
+import type { RenderStore } from '../store/types.ts';
+import { DelegatingAuth } from './auth.ts';
+import { parseSyncBody } from './body.ts';
+import type { RequestHeaderConfig } from './credentials.ts';
+import { apiGroup, apiGroupList, apiResourceList, RESPONSE_KINDS } from './discovery.ts';
+import { accessFor, assertNever, forbiddenMessage, GROUP_VERSION, type Route, route } from './routes.ts';
+import { type ApiError, apiError, isApiError, statusBody } from './status.ts';
+import { planSync } from './sync.ts';
+import { loadServingCert, type TlsSource } from './tls.ts';
+import { healthResult, historyResult, renderResult } from './views.ts';
+
+export interface ApiServerOptions {
+  /** Credentials of the server itself: reads Releases, inventories and the render store, writes /sync annotations, sends reviews. */
+  readonly kubeConfig: KubeConfig;
+  readonly tls: TlsSource;
+  /** Default 127.0.0.1; in a cluster pass 0.0.0.0 (or the pod IP). */
+  readonly host?: string;
+  /** Default 0: a free port (read it from the returned url). */
+  readonly port?: number;
+  /** Trust X-Remote-* headers from a front proxy (the aggregation layer); see loadRequestHeaderConfig. */
+  readonly requestHeader?: RequestHeaderConfig;
+  /** How long TokenReview and SubjectAccessReview answers are reused (default 10 s; 0 disables). */
+  readonly authCacheTtlMs?: number;
+  readonly store?: RenderStore;
+  readonly log?: Logger;
+  readonly now?: () => Date;
+}
+
+export interface ApiServer {
+  /** https://host:port */
+  readonly url: string;
+  readonly port: number;
+  /** PEM of the serving certificate (clients of a self-signed server trust exactly this). */
+  readonly cert: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+const SYNC_ATTEMPTS = 5;
+
+export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  const { cert, key } = await loadServingCert(opts.tls);
+  const client = new KubeClient(opts.kubeConfig);
+  const handler = new Handler({
+    client,
+    store: opts.store ?? new SecretRenderStore(opts.kubeConfig.makeApiClient(CoreV1Api)),
+    auth: new DelegatingAuth(client, opts.requestHeader, opts.authCacheTtlMs ?? 10_000),
+    now: opts.now ?? (() => new Date()),
+    log: opts.log,
+  });
+  const server: Server = createServer(
+    {
+      cert,
+      key,
+      // Client certificates are asked for but not required: only a front proxy sends one, and it is
+      // checked against the requestheader CA before any X-Remote-* header is believed.
+      requestCert: opts.requestHeader !== undefined,
+      rejectUnauthorized: false,
+      ...(opts.requestHeader === undefined ? {} : { ca: opts.requestHeader.clientCA }),
+    },
+    (req, res) => void handler.serve(req, res),
+  );
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  opts.log?.info({ port, host }, 'HTTP API listening');
+  return {
+    url: `https://${urlHost}:${port}`,
+    port,
+    cert,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+interface Deps {
+  readonly client: KubeClient;
+  readonly store: RenderStore;
+  readonly auth: DelegatingAuth;
+  readonly now: () => Date;
+  readonly log: Logger | undefined;
+}
+
+type Reply = { readonly code: 200; readonly body: unknown } | ApiError;
+
+class Handler {
+  readonly #d: Deps;
+  constructor(deps: Deps) {
+    this.#d = deps;
+  }
+
+  async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let reply: Reply;
+    try {
+      reply = await this.#reply(req);
+    } catch (err) {
+      reply = toApiError(err);
+      this.#d.log?.error({ err, method: req.method, url: req.url }, 'HTTP API request failed');
+    }
+    send(res, reply);
+  }
+
+  async #reply(req: IncomingMessage): Promise<Reply> {
+    const r = route(req.method ?? 'GET', req.url ?? '/');
+    if (!r.ok) return r.error;
+    const access = accessFor(r.route);
+    if (access !== undefined) {
+      const authn = await this.#d.auth.authenticate(req);
+      switch (authn.kind) {
+        case 'noCredentials':
+          return apiError(401, 'no credentials: send "Authorization: Bearer <token>"');
+        case 'rejected':
+          return apiError(401, authn.message);
+        case 'authenticated': {
+          const z = await this.#d.auth.authorize(authn.user, access);
+          if (!z.allowed) return apiError(403, forbiddenMessage(authn.user.username, access, z.reason));
+          break;
+        }
+        default:
+          return assertNever(authn);
+      }
+    }
+    return this.#route(r.route, req);
+  }
+
+  async #route(rt: Route, req: IncomingMessage): Promise<Reply> {
+    switch (rt.kind) {
+      case 'healthz':
+        return { code: 200, body: 'ok' };
+      case 'groupList':
+        return { code: 200, body: apiGroupList() };
+      case 'group':
+        return { code: 200, body: apiGroup() };
+      case 'resourceList':
+        return { code: 200, body: apiResourceList() };
+      case 'sync':
+        return this.#sync(rt, req);
+      case 'health': {
+        const release = await this.#release(rt);
+        if (isApiError(release)) return release;
+        const inventory = await this.#d.client.get<ReleaseInventory>({
+          apiVersion: CRD_API_VERSION,
+          kind: 'ReleaseInventory',
+          namespace: rt.namespace,
+          name: rt.name,
+        });
+        return { code: 200, body: healthResult(release, inventory) };
+      }
+      case 'history': {
+        const release = await this.#release(rt);
+        if (isApiError(release)) return release;
+        return { code: 200, body: historyResult(release, await this.#d.store.list(rt.namespace, rt.name)) };
+      }
+      case 'render': {
+        const release = await this.#release(rt);
+        if (isApiError(release)) return release;
+        const render = await this.#d.store.get(rt.namespace, rt.name, rt.renderRef);
+        if (render === undefined) {
+          return apiError(
+            404,
+            `render ${rt.renderRef} of release ${rt.namespace}/${rt.name} is not in the render store`,
+          );
+        }
+        return { code: 200, body: renderResult(release, rt.renderRef, render) };
+      }
+      default:
+        return assertNever(rt);
+    }
+  }
+
+  async #sync(rt: Extract<Route, { kind: 'sync' }>, req: IncomingMessage): Promise<Reply> {
+    const contentType = req.headers['content-type'];
+    if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType)) {
+      return apiError(415, `unsupported Content-Type ${JSON.stringify(contentType)}: send application/json`);
+    }
+    const text = await readBody(req);
+    if (isApiError(text)) return text;
+    const body = parseSyncBody(text);
+    if (!body.ok) return body.error;
+    // Retried on 409: the apply carries the resourceVersion it planned from, so a concurrent /sync can
+    // never lose an annotation to a stale carry-over.
+    for (let attempt = 1; ; attempt++) {
+      const release = await this.#release(rt);
+      if (isApiError(release)) return release;
+      const decision = planSync(release, body.value, this.#d.now());
+      if (!decision.ok) return decision.error;
+      try {
+        await applyObject(
+          this.#d.client,
+          {
+            apiVersion: CRD_API_VERSION,
+            kind: 'Release',
+            metadata: {
+              namespace: rt.namespace,
+              name: rt.name,
+              annotations: { ...decision.plan.annotations },
+            },
+          },
+          {
+            fieldManager: FIELD_MANAGERS.api,
+            // These annotations are convoy-api's (DESIGN 4.7), whoever touched them last.
+            force: true,
+            uidPrecondition: release.metadata.uid,
+            resourceVersionPrecondition: release.metadata.resourceVersion,
+          },
+        );
+      } catch (err) {
+        if (isConflict(err) && attempt < SYNC_ATTEMPTS) continue;
+        throw err;
+      }
+      this.#d.log?.info({ release: `${rt.namespace}/${rt.name}`, ...decision.plan.set }, 'sync requested');
+      return {
+        code: 200,
+        body: {
+          apiVersion: GROUP_VERSION,
+          kind: RESPONSE_KINDS.sync,
+          metadata: { namespace: rt.namespace, name: rt.name },
+          ...decision.plan.set,
+        },
+      };
+    }
+  }
+
+  async #release(ref: { readonly namespace: string; readonly name: string }): Promise<Release | ApiError> {
+    const release = await this.#d.client.get<Release>({
+      apiVersion: CRD_API_VERSION,
+      kind: 'Release',
+      namespace: ref.namespace,
+      name: ref.name,
+    });
+    return (
+      release ??
+      apiError(
+        404,
+        `release ${JSON.stringify(ref.name)} not found in namespace ${JSON.stringify(ref.namespace)}`,
+      )
+    );
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string | ApiError> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(c);
+    });
+    req.on('end', () =>
+      resolve(
+        tooLarge
+          ? apiError(413, `request body over ${MAX_BODY_BYTES} bytes`)
+          : Buffer.concat(chunks).toString('utf8'),
+      ),
+    );
+    req.on('error', reject);
+  });
+}
+
+/** Failures of the server's own calls: the Kubernetes API's answer, or an unreachable API. */
+function toApiError(err: unknown): ApiError {
+  if (err instanceof RenderStoreCorruptError) return apiError(500, err.message);
+  if (isKubeError(err)) {
+    if (err.code === 401 || err.code === 403) {
+      return apiError(500, `convoy-api's own credentials were refused by the Kubernetes API: ${err.message}`);
+    }
+    if (err.code === 409)
+      return apiError(409, `the Release kept changing while /sync wrote it; retry: ${err.message}`);
+    return apiError(err.code >= 500 ? 503 : 500, err.message);
+  }
+  return apiError(503, `the Kubernetes API could not be reached: ${(err as Error)?.message ?? String(err)}`);
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  const body = 'reason' in reply ? statusBody(reply) : reply.body;
+  const isText = typeof body === 'string';
+  const text = isText ? body : `${JSON.stringify(body)}\n`;
+  const headers: Record<string, string> = {
+    'Content-Type': isText ? 'text/plain; charset=utf-8' : 'application/json',
+    'Cache-Control': 'no-store',
+  };
+  if ('allow' in reply && reply.allow !== undefined) headers.Allow = reply.allow.join(', ');
+  res.writeHead(reply.code, headers);
+  res.end(text);
+}

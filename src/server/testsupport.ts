@@ -1,0 +1,130 @@
+// Test support for the HTTP API: a front-proxy CA with client certificates (made by the openssl CLI,
+// as a cluster's requestheader CA would be), and an HTTPS client that returns status, headers and the
+// parsed body. Used by tests only.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface TestCa {
+  readonly cert: string;
+  /** Issues a client certificate (clientAuth) with this common name. */
+  issue(commonName: string): Promise<{ readonly cert: string; readonly key: string }>;
+  dispose(): Promise<void>;
+}
+
+export async function makeTestCa(commonName: string): Promise<TestCa> {
+  const dir = await mkdtemp(join(tmpdir(), 'convoy-test-ca-'));
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    join(dir, 'ca.key'),
+    '-out',
+    join(dir, 'ca.crt'),
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${commonName}`,
+  ]);
+  await writeFile(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
+  let n = 0;
+  return {
+    cert: await readFile(join(dir, 'ca.crt'), 'utf8'),
+    async issue(cn) {
+      const base = join(dir, `c${n++}`);
+      await run('openssl', [
+        'req',
+        ...ec,
+        '-keyout',
+        `${base}.key`,
+        '-out',
+        `${base}.csr`,
+        '-subj',
+        `/CN=${cn}`,
+      ]);
+      await run('openssl', [
+        'x509',
+        '-req',
+        '-in',
+        `${base}.csr`,
+        '-CA',
+        join(dir, 'ca.crt'),
+        '-CAkey',
+        join(dir, 'ca.key'),
+        '-CAcreateserial',
+        '-days',
+        '1',
+        '-extfile',
+        join(dir, 'client.ext'),
+        '-out',
+        `${base}.crt`,
+      ]);
+      return { cert: await readFile(`${base}.crt`, 'utf8'), key: await readFile(`${base}.key`, 'utf8') };
+    },
+    dispose: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface CallOptions {
+  readonly token?: string;
+  /** Sent as is; objects are JSON-encoded. */
+  readonly body?: string | object;
+  readonly headers?: Readonly<Record<string, string | string[]>>;
+  /** A client certificate to present. */
+  readonly clientCert?: { readonly cert: string; readonly key: string };
+}
+
+export interface CallResult {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Parsed JSON, or the text when the body is not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
+  readonly body: any;
+}
+
+/** One HTTPS request to `baseUrl + path`, trusting exactly `ca`. */
+export function httpsCall(
+  baseUrl: string,
+  ca: string,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<CallResult> {
+  const url = new URL(path, baseUrl);
+  const payload =
+    opts.body === undefined
+      ? undefined
+      : typeof opts.body === 'string'
+        ? opts.body
+        : JSON.stringify(opts.body);
+  const headers: Record<string, string | string[]> = { Accept: 'application/json', ...opts.headers };
+  if (opts.token !== undefined) headers.Authorization = `Bearer ${opts.token}`;
+  if (payload !== undefined && headers['Content-Type'] === undefined)
+    headers['Content-Type'] = 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, ca, headers, ...(opts.clientCert ?? {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // plain text (healthz)
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}

@@ -1,0 +1,199 @@
+// The bodies of GET health, history and renders, built from what the cluster holds (ReleaseInventory,
+// Release status, the render store) without assessing anything. Pure.
+import type { Condition, InventoryEntry, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
+import { type HealthSummary, healthSummary } from '../observer/health/condition.ts';
+import type { Render, StoredRenderMeta } from '../store/types.ts';
+import { RESPONSE_KINDS } from './discovery.ts';
+import { GROUP_VERSION } from './routes.ts';
+
+interface Meta {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export interface HealthEntryView {
+  readonly group: string;
+  readonly version?: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly wave: number;
+  /** Unknown with message "not assessed yet" when the observer has not written a state. */
+  readonly state: NonNullable<InventoryEntry['state']>;
+  readonly message: string;
+  readonly renderRef?: string;
+  readonly assessedRenderRef?: string;
+  readonly firstUnhealthy?: string;
+  /** The rule (`<ruleSet>/<rule>`) that decided, when the observer recorded one. */
+  readonly rule?: string;
+}
+
+export interface HookView {
+  readonly name: string;
+  readonly phase?: string;
+  readonly kind?: string;
+  readonly renderRef?: string;
+  readonly workloadName?: string;
+  readonly createdAt?: string;
+  readonly state?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly finishedAt?: string;
+}
+
+export interface HealthResult {
+  readonly apiVersion: typeof GROUP_VERSION;
+  readonly kind: typeof RESPONSE_KINDS.health;
+  readonly metadata: Meta;
+  /** status.lastAttempted.renderRef: the render the entries should have been assessed for. */
+  readonly renderRef?: string;
+  /** The Release's Healthy condition as the observer last wrote it; absent until it has. */
+  readonly healthy?: Condition;
+  /** Counted from the inventory entries below (entries without a state count as unknown). */
+  readonly summary: HealthSummary;
+  readonly entries: readonly HealthEntryView[];
+  readonly hooks: readonly HookView[];
+}
+
+/** An inventory entry may carry fields newer than this build's schema, e.g. the deciding rule. */
+type EntryIn = InventoryEntry & { readonly rule?: unknown };
+
+function definedOnly<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+function entryView(e: EntryIn): HealthEntryView {
+  return definedOnly({
+    group: e.group,
+    version: e.version,
+    kind: e.kind,
+    namespace: e.namespace,
+    name: e.name,
+    wave: e.wave ?? 0,
+    state: e.state ?? 'Unknown',
+    message: e.state === undefined ? 'not assessed yet' : (e.message ?? ''),
+    renderRef: e.renderRef,
+    assessedRenderRef: e.assessedRenderRef,
+    firstUnhealthy: e.firstUnhealthy,
+    rule: typeof e.rule === 'string' && e.rule !== '' ? e.rule : undefined,
+  });
+}
+
+const byWaveThenKey = (a: HealthEntryView, b: HealthEntryView): number =>
+  a.wave - b.wave ||
+  a.group.localeCompare(b.group) ||
+  a.kind.localeCompare(b.kind) ||
+  a.namespace.localeCompare(b.namespace) ||
+  a.name.localeCompare(b.name);
+
+export function healthResult(release: Release, inventory: ReleaseInventory | undefined): HealthResult {
+  const entries = (inventory?.entries ?? []).map((e) => entryView(e as EntryIn)).sort(byWaveThenKey);
+  const hooks = (inventory?.hooks ?? []).map((h: InventoryHook) => definedOnly({ ...h }) as HookView);
+  const healthy = release.status?.conditions?.find((c) => c.type === 'Healthy');
+  return definedOnly({
+    apiVersion: GROUP_VERSION,
+    kind: RESPONSE_KINDS.health,
+    metadata: metaOf(release),
+    renderRef: release.status?.lastAttempted?.renderRef,
+    healthy,
+    summary: healthSummary(entries),
+    entries,
+    hooks,
+  });
+}
+
+export interface HistoryEntryView {
+  readonly renderRef: string;
+  readonly revision: string;
+  readonly appliedAt: string;
+  /** A complete copy is in the render store: it can be fetched, pinned or rolled back to. */
+  readonly stored: boolean;
+}
+
+export interface StoredRenderView {
+  readonly renderRef: string;
+  readonly revision?: string;
+  readonly storedAt?: string;
+  readonly storedBytes: number;
+  readonly complete: boolean;
+  /** What still points at it: history, lastAttempted, lastSuccessful, lastHealthy, currentRender, pin. */
+  readonly referencedBy: readonly string[];
+}
+
+export interface HistoryResult {
+  readonly apiVersion: typeof GROUP_VERSION;
+  readonly kind: typeof RESPONSE_KINDS.history;
+  readonly metadata: Meta;
+  /** status.history in the order the controller wrote it. */
+  readonly history: readonly HistoryEntryView[];
+  /** Every render the store holds for the Release, newest first. */
+  readonly stored: readonly StoredRenderView[];
+}
+
+function referencesOf(release: Release): Map<string, string[]> {
+  const refs = new Map<string, string[]>();
+  const add = (ref: string | undefined, by: string) => {
+    if (ref === undefined || ref === '') return;
+    const list = refs.get(ref) ?? [];
+    if (!list.includes(by)) list.push(by);
+    refs.set(ref, list);
+  };
+  const s = release.status;
+  for (const h of s?.history ?? []) add(h.renderRef, 'history');
+  add(s?.lastAttempted?.renderRef, 'lastAttempted');
+  add(s?.lastSuccessful?.renderRef, 'lastSuccessful');
+  add(s?.lastHealthy?.renderRef, 'lastHealthy');
+  add(s?.currentRender?.renderRef, 'currentRender');
+  add(release.spec.pin?.renderRef, 'pin');
+  return refs;
+}
+
+export function historyResult(release: Release, stored: readonly StoredRenderMeta[]): HistoryResult {
+  const complete = new Set(stored.filter((m) => m.complete).map((m) => m.renderRef));
+  const refs = referencesOf(release);
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: RESPONSE_KINDS.history,
+    metadata: metaOf(release),
+    history: (release.status?.history ?? []).map((h) => ({
+      renderRef: h.renderRef,
+      revision: h.revision,
+      appliedAt: h.appliedAt,
+      stored: complete.has(h.renderRef),
+    })),
+    stored: stored.map((m) =>
+      definedOnly({
+        renderRef: m.renderRef,
+        revision: m.revision,
+        storedAt: m.storedAt,
+        storedBytes: m.storedBytes,
+        complete: m.complete,
+        referencedBy: refs.get(m.renderRef) ?? [],
+      }),
+    ),
+  };
+}
+
+export interface RenderResult {
+  readonly apiVersion: typeof GROUP_VERSION;
+  readonly kind: typeof RESPONSE_KINDS.renders;
+  readonly metadata: Meta;
+  readonly renderRef: string;
+  readonly hooks: Render['hooks'];
+  readonly objects: Render['objects'];
+}
+
+export function renderResult(release: Release, renderRef: string, render: Render): RenderResult {
+  return {
+    apiVersion: GROUP_VERSION,
+    kind: RESPONSE_KINDS.renders,
+    metadata: metaOf(release),
+    renderRef,
+    hooks: render.hooks,
+    objects: render.objects,
+  };
+}
+
+function metaOf(release: Release): Meta {
+  return { namespace: release.metadata.namespace ?? '', name: release.metadata.name ?? '' };
+}
