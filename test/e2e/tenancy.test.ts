@@ -1,0 +1,169 @@
+// Tenancy at the Release level, with the release controller and the cluster controller running on one
+// harness against the real control plane (and a second apiserver as a remote cluster):
+// - a Release whose service account may write only its own namespace, rendering an object into another
+//   namespace, gets Ready=False DryRunFailed naming the account and the namespace, and nothing is applied;
+// - a Release targeting a Cluster whose kubeconfig Secret points at the second apiserver applies there,
+//   and not in the local cluster.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { stringify } from 'yaml';
+import type { Condition, Release } from '../../src/api/types.ts';
+import { startClusterController } from '../../src/cmd/cluster-controller-wiring.ts';
+import { registerReleaseController } from '../../src/controller/release/controller.ts';
+import { applyObject } from '../../src/kube/apply.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { Harness } from '../../src/runtime/index.ts';
+import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { installCrds } from '../support/crds.ts';
+import { waitFor } from '../support/wait.ts';
+
+const A = 'tenant-a';
+const B = 'tenant-b';
+const SA = 'deployer';
+
+const configMap = (namespace: string, name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace },
+  data: { k: 'v' },
+});
+const cmRef = (namespace: string, name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
+
+describe('tenancy: Releases', () => {
+  let cp: ControlPlane;
+  let admin: KubeClient;
+  let remoteAdmin: KubeClient;
+  let harness: Harness;
+  let gitCache: string;
+
+  const release = (namespace: string, name: string, spec: Record<string, unknown>, objects: object[]) =>
+    applyObject(
+      admin,
+      {
+        apiVersion: 'convoy.kumodo.io/v1alpha1',
+        kind: 'Release',
+        metadata: { name, namespace },
+        spec: { source: { inline: { manifests: objects.map((o) => stringify(o)).join('---\n') } }, ...spec },
+      },
+      { fieldManager: 'convoy-test', force: true },
+    );
+  const readyOf = (namespace: string, name: string, pred: (c: Condition) => boolean) =>
+    waitFor(
+      `Release ${namespace}/${name} Ready`,
+      async () => {
+        const r = await admin.get<Release>({
+          apiVersion: 'convoy.kumodo.io/v1alpha1',
+          kind: 'Release',
+          namespace,
+          name,
+        });
+        const ready = r?.status?.conditions?.find((c) => c.type === 'Ready');
+        return ready !== undefined && pred(ready) ? ready : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+
+  before(async () => {
+    cp = await startControlPlane({ secondCluster: true });
+    await installCrds(cp.kubeConfig);
+    admin = new KubeClient(cp.kubeConfig);
+    assert.ok(cp.second);
+    remoteAdmin = new KubeClient(cp.second.kubeConfig);
+    for (const ns of [A, B, 'convoy-system']) {
+      await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    }
+    await remoteAdmin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: A } });
+    await admin.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA, namespace: A } });
+    const role = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'configmap-writer', namespace: A },
+      rules: [
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
+      ],
+    };
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'deployer', namespace: A },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-writer' },
+      subjects: [{ kind: 'ServiceAccount', name: SA, namespace: A }],
+    };
+    await admin.create(role);
+    await admin.create(binding);
+
+    gitCache = await mkdtemp(join(tmpdir(), 'convoy-tenancy-git-'));
+    harness = new Harness({
+      name: 'tenancy-test',
+      kubeConfig: cp.kubeConfig,
+      log: pino({ level: 'silent' }),
+    });
+    // The cluster controller first: it owns the shared Cluster informer's options.
+    startClusterController(harness, { kubeConfig: cp.kubeConfig, probeIntervalMs: 2_000 });
+    registerReleaseController(harness, {
+      kubeConfig: cp.kubeConfig,
+      leaseNamespace: 'convoy-system',
+      gitCacheDir: gitCache,
+    });
+    await harness.start();
+  });
+
+  after(async () => {
+    await harness?.stop();
+    await cp?.stop();
+    if (gitCache) await rm(gitCache, { recursive: true, force: true });
+  });
+
+  it('a Release whose service account may write only its namespace applies nothing outside it', async () => {
+    await release(A, 'spill', { serviceAccountName: SA }, [configMap(A, 'mine'), configMap(B, 'theirs')]);
+    const ready = await readyOf(A, 'spill', (c) => c.reason === 'DryRunFailed');
+    assert.equal(ready.status, 'False');
+    assert.match(ready.message, /system:serviceaccount:tenant-a:deployer/);
+    assert.match(ready.message, /namespace "tenant-b"/);
+    assert.equal(await admin.get(cmRef(B, 'theirs')), undefined, 'nothing in tenant-b');
+    assert.equal(
+      await admin.get(cmRef(A, 'mine')),
+      undefined,
+      'nothing applied at all: the dry run stops the sync',
+    );
+  });
+
+  it('the same service account applies a render that stays in its namespace', async () => {
+    await release(A, 'contained', { serviceAccountName: SA }, [configMap(A, 'contained')]);
+    await readyOf(A, 'contained', (c) => c.status === 'True');
+    assert.ok(await admin.get(cmRef(A, 'contained')), 'applied in tenant-a');
+  });
+
+  it('a Release targeting the second cluster applies there, not in the local cluster', async () => {
+    const second = cp.second;
+    assert.ok(second);
+    await applyObject(
+      admin,
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'second-kubeconfig', namespace: A },
+        data: { kubeconfig: Buffer.from(await readFile(second.kubeconfigPath, 'utf8')).toString('base64') },
+      },
+      { fieldManager: 'convoy-test', force: true },
+    );
+    await applyObject(
+      admin,
+      {
+        apiVersion: 'convoy.kumodo.io/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name: 'second', namespace: A },
+        spec: { kubeconfigSecretRef: { name: 'second-kubeconfig' } },
+      },
+      { fieldManager: 'convoy-test', force: true },
+    );
+    await release(A, 'remote', { cluster: { name: 'second' } }, [configMap(A, 'remote-cm')]);
+    await readyOf(A, 'remote', (c) => c.status === 'True');
+    assert.ok(await remoteAdmin.get(cmRef(A, 'remote-cm')), 'applied on the second cluster');
+    assert.equal(await admin.get(cmRef(A, 'remote-cm')), undefined, 'not applied locally');
+  });
+});
