@@ -1,0 +1,421 @@
+// The HealthController (seed "Health loop"): the observer's second controller on the shared harness.
+// Queue key: namespace/name of the Release. syncHandler runs the seed's steps in order — Release from
+// the cache, shard gate (the harness checks it before the handler runs), deletion, hooks, health, wake
+// the controller on an edge, scheduleHealthRecheck. Attempt counts and unsent edges live in memory.
+import { Counter } from 'prom-client';
+import { GROUP, VERSION } from '../../../api/constants.ts';
+import { parseOptionalDuration } from '../../../api/duration.ts';
+import type {
+  Cluster,
+  GlobalHealthRuleSet,
+  HealthRuleSet,
+  Release,
+  ReleaseInventory,
+} from '../../../api/types.ts';
+import type { KubeClient } from '../../../kube/client.ts';
+import { isConflict, isNotFound } from '../../../kube/errors.ts';
+import {
+  type Controller,
+  type Harness,
+  type KubeObject,
+  keyOf,
+  type Logger,
+  type ReconcileResult,
+  shardOf,
+} from '../../../runtime/index.ts';
+import { shouldPoll } from '../../hooks/decide.ts';
+import { type PollResult, pollHooks } from '../../hooks/poll.ts';
+import { planRecheck } from '../backoff.ts';
+import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
+import { frontierWaveCompleted } from '../edges.ts';
+import { formatTime } from '../state.ts';
+import { type Assessment, assess } from './assess.ts';
+import { clusterUpdateMatters, inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
+import { healthStatusBody, pendingTargets } from './plan.ts';
+import { collectRules } from './rules.ts';
+import { requestSync } from './sync-request.ts';
+import { TargetResolver } from './target.ts';
+import { writeHealth } from './writes.ts';
+
+export interface HealthControllerOptions {
+  /** Client of the cluster the observer runs in (Releases, inventories, rule sets). */
+  readonly client: KubeClient;
+  readonly workers?: number;
+  /** Informer resync: every Release gets a pass at this interval (0: never). */
+  readonly resyncMs?: number;
+  readonly now?: () => Date;
+  readonly random?: () => number;
+  readonly listThreshold?: number;
+}
+
+const base = `/apis/${GROUP}/${VERSION}`;
+/** convoy's typed objects as the harness caches them (its KubeObject has an index signature). */
+type K<T> = T & KubeObject;
+const BY_CLUSTER = 'cluster';
+const BY_NAMESPACE = 'namespace';
+/** Retry after a 409 from an apply whose cached resourceVersion was stale (the informer catches up). */
+const CONFLICT_RETRY_MS = 500;
+
+type PassResult = 'assessed' | 'notConfigured' | 'failed' | 'deleting' | 'conflict' | 'gone';
+
+/** A write of this pass, remembered until the cache shows something newer than what it replaced. */
+interface Written<T> {
+  readonly replacedVersion: string | undefined;
+  readonly object: T;
+}
+
+export class HealthController {
+  readonly controller: Controller<K<Release>>;
+  /** Passes by result, for tests and the bench (also exported as metrics). */
+  readonly stats = { passes: 0, writes: 0, syncRequests: 0, reads: 0 };
+  /** Completed passes per Release key. */
+  readonly #passesByKey = new Map<string, number>();
+  readonly #h: Harness;
+  readonly #o: HealthControllerOptions;
+  readonly #now: () => Date;
+  readonly #random: () => number;
+  readonly #targets: TargetResolver;
+  readonly #releases;
+  readonly #inventories;
+  readonly #clusters;
+  readonly #ruleSets;
+  readonly #globalRuleSets;
+  readonly #counts = new Map<string, ReadonlyMap<string, number>>();
+  readonly #pendingSync = new Set<string>();
+  readonly #writtenInventory = new Map<string, Written<ReleaseInventory>>();
+  readonly #writtenRelease = new Map<string, Written<Release>>();
+  readonly #m;
+
+  constructor(harness: Harness, opts: HealthControllerOptions) {
+    this.#h = harness;
+    this.#o = opts;
+    this.#now = opts.now ?? (() => new Date());
+    this.#random = opts.random ?? Math.random;
+    this.#targets = new TargetResolver(opts.client);
+    const resyncMs = opts.resyncMs ?? 0;
+    this.#releases = harness.informer<K<Release>>({ path: `${base}/releases`, resyncMs });
+    this.#inventories = harness.informer<K<ReleaseInventory>>({ path: `${base}/releaseinventories` });
+    this.#clusters = harness.informer<K<Cluster>>({ path: `${base}/clusters` });
+    this.#ruleSets = harness.informer<K<HealthRuleSet>>({ path: `${base}/healthrulesets` });
+    this.#globalRuleSets = harness.informer<K<GlobalHealthRuleSet>>({ path: `${base}/globalhealthrulesets` });
+    const releases = this.#releases;
+    releases.addIndex(BY_CLUSTER, (r) =>
+      r.spec?.cluster?.name ? [`${r.metadata.namespace}/${r.spec.cluster.name}`] : [],
+    );
+    releases.addIndex(BY_NAMESPACE, (r) => (r.metadata.namespace ? [r.metadata.namespace] : []));
+    const registers = [harness.metrics.registry];
+    this.#m = {
+      passes: new Counter({
+        name: 'convoy_health_passes_total',
+        help: 'Health passes, by result',
+        labelNames: ['result'],
+        registers,
+      }),
+      writes: new Counter({
+        name: 'convoy_health_writes_total',
+        help: 'Writes of the health loop, by object',
+        labelNames: ['object'],
+        registers,
+      }),
+      syncs: new Counter({
+        name: 'convoy_health_sync_requests_total',
+        help: 'Wake-ups (sync requests) sent to the controller',
+        registers,
+      }),
+      reads: new Counter({
+        name: 'convoy_health_object_reads_total',
+        help: 'GET/LIST requests for live objects',
+        registers,
+      }),
+    };
+    this.controller = harness.controller<K<Release>>({
+      name: 'health',
+      primary: releases,
+      workers: opts.workers ?? 4,
+      updateFilter: releaseUpdateMatters,
+      shardOfKey: (key) => this.shardOfKey(key),
+      reconcile: (key, { log }) => this.syncHandler(key, log),
+    });
+    const keysOf = (rs: readonly K<Release>[]) => rs.map((r) => keyOf(r));
+    this.controller
+      .watch<K<ReleaseInventory>>({
+        informer: this.#inventories,
+        updateFilter: inventoryUpdateMatters,
+        keys: (inv) => [keyOf(inv)],
+      })
+      .watch<K<HealthRuleSet>>({
+        informer: this.#ruleSets,
+        keys: (rs) => keysOf(releases.cache.byIndex(BY_NAMESPACE, rs.metadata.namespace ?? '')),
+      })
+      .watch<K<GlobalHealthRuleSet>>({ informer: this.#globalRuleSets, keys: () => releases.cache.keys() })
+      .watch<K<Cluster>>({
+        informer: this.#clusters,
+        updateFilter: clusterUpdateMatters,
+        keys: (c) => keysOf(releases.cache.byIndex(BY_CLUSTER, keyOf(c))),
+      });
+  }
+
+  /** Completed passes of one Release (those that reached scheduleHealthRecheck). */
+  passesOf(key: string): number {
+    return this.#passesByKey.get(key) ?? 0;
+  }
+
+  /** The shard of a Release: its Cluster's, or its namespace's without one (DESIGN 1). */
+  shardOfKey(key: string): number | undefined {
+    const r = this.#releases.cache.get(key);
+    if (r === undefined) return undefined;
+    const ns = r.metadata.namespace ?? '';
+    const name = r.spec?.cluster?.name;
+    const count = this.#h.shardCount;
+    if (name === undefined) return shardOf({ kind: 'namespace', namespace: ns }, count);
+    const c = this.#clusters.cache.get(`${ns}/${name}`);
+    return shardOf(
+      {
+        kind: 'cluster',
+        namespace: ns,
+        name,
+        ...(c?.spec?.shard !== undefined ? { shard: c.spec.shard } : {}),
+      },
+      count,
+    );
+  }
+
+  async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
+    // 1. The Release from the cache; gone: the controller-manager deletes the inventory.
+    const release = this.#fresh(this.#releases.cache.get(key), this.#writtenRelease, key);
+    if (release === undefined) {
+      this.#forget(key);
+      return this.#done('gone');
+    }
+    // 2. The shard gate ran before this handler (Controller checks shardOfKey against the elector).
+    let inventory = this.#fresh(this.#inventories.cache.get(key), this.#writtenInventory, key);
+    // 3. Deletion: hooks only; Healthy is not written.
+    if (release.metadata.deletionTimestamp !== undefined) {
+      const hooks = await this.#pollHooks(release, inventory, log);
+      if (isConflictResult(hooks)) return this.#conflict(log);
+      if (hooks.written !== undefined) this.#remember(this.#writtenInventory, key, inventory, hooks.written);
+      const edge = hooks.finished.length > 0;
+      const sent = await this.#wake(key, release, edge, log);
+      if (sent !== undefined) return sent;
+      const pending = pendingTargets({
+        assessed: [],
+        runningHooks: hooks.running,
+        conditionReason: undefined,
+        assessFailed: false,
+      });
+      return this.#schedule(key, release, pending, 'deleting');
+    }
+    // 4. Hooks; a polling error is logged, not returned.
+    const hooks = await this.#pollHooks(release, inventory, log);
+    if (isConflictResult(hooks)) return this.#conflict(log);
+    if (hooks.written !== undefined)
+      inventory = this.#remember(this.#writtenInventory, key, inventory, hooks.written);
+    // 5. Health.
+    let outcome: AssessOutcome;
+    let assessment: Assessment | undefined;
+    if (release.spec.healthAssessment === undefined) {
+      outcome = { kind: 'notConfigured' };
+    } else {
+      try {
+        assessment = await this.#assess(release, inventory);
+        this.stats.reads += assessment.reads;
+        this.#m.reads.inc(assessment.reads);
+        if (assessment.wroteInventory && assessment.inventory !== undefined) {
+          this.#countWrite('inventory');
+          this.#remember(this.#writtenInventory, key, inventory, assessment.inventory);
+        }
+        outcome = { kind: 'assessed', entries: assessment.after };
+      } catch (err) {
+        if (isConflict(err)) return this.#conflict(log);
+        const message = err instanceof Error ? err.message : String(err);
+        log.warn({ err: message }, 'assessment failed');
+        outcome = { kind: 'failed', message };
+      }
+    }
+    const cond = healthyCondition({
+      outcome,
+      lastAttemptedRenderRef: release.status?.lastAttempted?.renderRef,
+      previousSummary: release.status?.healthSummary,
+    });
+    try {
+      await this.#writeHealth(key, release, cond);
+    } catch (err) {
+      if (isNotFound(err)) return this.#done('gone');
+      throw err;
+    }
+    // 6. Wake the controller on an edge.
+    const edge =
+      hooks.finished.length > 0 ||
+      (assessment !== undefined &&
+        (assessment.renderAdvanced ||
+          frontierWaveCompleted(
+            assessment.before,
+            assessment.after,
+            release.status?.lastAttempted?.renderRef,
+          )));
+    const sent = await this.#wake(key, release, edge, log);
+    if (sent !== undefined) return sent;
+    // 7. Next pass.
+    const pending = pendingTargets({
+      assessed: assessment?.assessed ?? [],
+      runningHooks: hooks.running,
+      conditionReason: cond.reason,
+      assessFailed: outcome.kind === 'failed',
+    });
+    return this.#schedule(key, release, pending, outcome.kind === 'failed' ? 'failed' : outcome.kind);
+  }
+
+  async #assess(release: Release, inventory: ReleaseInventory | undefined): Promise<Assessment> {
+    const ruleSets = collectRules(release, this.#globalRuleSets.cache.list(), this.#ruleSets.cache.list());
+    return assess(release, {
+      ruleSets,
+      inventory,
+      resolveTarget: () => this.#resolveTarget(release),
+      local: this.#o.client,
+      now: this.#now,
+      ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
+    });
+  }
+
+  #resolveTarget(release: Release) {
+    const name = release.spec.cluster?.name;
+    const cluster =
+      name === undefined ? undefined : this.#clusters.cache.get(`${release.metadata.namespace}/${name}`);
+    return this.#targets.resolve(release, cluster);
+  }
+
+  async #pollHooks(
+    release: Release,
+    inventory: ReleaseInventory | undefined,
+    log: Logger,
+  ): Promise<PollResult | 'conflict'> {
+    try {
+      const r = await pollHooks(inventory, {
+        target: async () => (await this.#resolveTarget(release)).client,
+        local: this.#o.client,
+        workloadNamespace: release.spec.render?.targetNamespace ?? release.metadata.namespace ?? '',
+        now: this.#now,
+      });
+      if (r.written !== undefined) this.#countWrite('hooks');
+      return r;
+    } catch (err) {
+      if (isConflict(err)) return 'conflict';
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'polling hooks failed');
+      // Still due: recheck them with the same backoff as Running ones.
+      const running = (inventory?.hooks ?? []).filter(shouldPoll).map((h) => h.name);
+      return { written: undefined, finished: [], running, polled: 0 };
+    }
+  }
+
+  async #writeHealth(key: string, release: Release, cond: HealthyCondition): Promise<void> {
+    const body = healthStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
+    const written = await writeHealth(this.#o.client, release, body);
+    if (written !== undefined) {
+      this.#countWrite('status');
+      this.#remember(this.#writtenRelease, key, release, written);
+    }
+  }
+
+  /** Sends the sync request on an edge, or for an edge kept from a pass whose request failed. */
+  async #wake(
+    key: string,
+    release: Release,
+    edge: boolean,
+    log: Logger,
+  ): Promise<ReconcileResult | undefined> {
+    if (!edge && !this.#pendingSync.has(key)) return undefined;
+    this.#pendingSync.add(key);
+    try {
+      await requestSync(this.#o.client, release, this.#now());
+    } catch (err) {
+      if (isNotFound(err)) {
+        this.#forget(key);
+        return this.#done('gone');
+      }
+      log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'sync request failed; kept for the next pass',
+      );
+      return { kind: 'error', error: err };
+    }
+    this.#pendingSync.delete(key);
+    this.stats.syncRequests++;
+    this.#m.syncs.inc();
+    log.info('sync requested');
+    return undefined;
+  }
+
+  #schedule(key: string, release: Release, pending: readonly string[], result: PassResult): ReconcileResult {
+    const interval = parseOptionalDuration(release.spec.syncPolicy?.interval);
+    const plan = planRecheck(this.#counts.get(key) ?? new Map(), pending, interval, this.#random);
+    if (plan.counts.size === 0) this.#counts.delete(key);
+    else this.#counts.set(key, plan.counts);
+    this.#pass(result);
+    this.#passesByKey.set(key, (this.#passesByKey.get(key) ?? 0) + 1);
+    return plan.delayMs === undefined ? { kind: 'done' } : { kind: 'requeueAfter', ms: plan.delayMs };
+  }
+
+  #conflict(log: Logger): ReconcileResult {
+    log.debug('inventory changed since it was cached; retrying');
+    this.#pass('conflict');
+    return { kind: 'requeueAfter', ms: CONFLICT_RETRY_MS };
+  }
+
+  #done(result: PassResult): ReconcileResult {
+    this.#pass(result);
+    return { kind: 'done' };
+  }
+
+  #pass(result: PassResult): void {
+    this.stats.passes++;
+    this.#m.passes.inc({ result });
+  }
+
+  #countWrite(object: 'inventory' | 'status' | 'hooks'): void {
+    this.stats.writes++;
+    this.#m.writes.inc({ object });
+  }
+
+  #forget(key: string): void {
+    this.#counts.delete(key);
+    this.#pendingSync.delete(key);
+    this.#writtenInventory.delete(key);
+    this.#writtenRelease.delete(key);
+  }
+
+  #remember<T extends { metadata: { resourceVersion?: string } }>(
+    memo: Map<string, Written<T>>,
+    key: string,
+    replaced: T | undefined,
+    object: T,
+  ): T {
+    const prior = memo.get(key);
+    // A second write in one pass replaces what the first wrote; the cache still shows the original.
+    const replacedVersion =
+      prior !== undefined && prior.object === replaced
+        ? prior.replacedVersion
+        : replaced?.metadata.resourceVersion;
+    memo.set(key, { replacedVersion, object });
+    return object;
+  }
+
+  /**
+   * The cached object, or what this process wrote over it while the cache has not caught up: without this
+   * a pass right after a write would see the old values and send an edge twice.
+   */
+  #fresh<T extends { metadata: { resourceVersion?: string } }>(
+    cached: T | undefined,
+    memo: Map<string, Written<T>>,
+    key: string,
+  ): T | undefined {
+    const w = memo.get(key);
+    if (w === undefined) return cached;
+    if (cached !== undefined && cached.metadata.resourceVersion === w.replacedVersion) return w.object;
+    memo.delete(key);
+    return cached;
+  }
+}
+
+function isConflictResult(r: PollResult | 'conflict'): r is 'conflict' {
+  return r === 'conflict';
+}

@@ -1,0 +1,146 @@
+// Table tests of the health loop's event filters (DESIGN 4.1).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type {
+  Cluster,
+  InventoryEntry,
+  InventoryHook,
+  Release,
+  ReleaseInventory,
+} from '../../../api/types.ts';
+import { clusterUpdateMatters, inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
+
+const release = (meta: Partial<Release['metadata']> = {}, status?: Release['status']): Release => ({
+  apiVersion: 'convoy.kumodo.io/v1alpha1',
+  kind: 'Release',
+  metadata: { name: 'r', namespace: 'ns', generation: 1, resourceVersion: '1', ...meta },
+  spec: { source: { inline: { manifests: '' } } },
+  ...(status ? { status } : {}),
+});
+
+describe('releaseUpdateMatters', () => {
+  const base = release();
+  const rows: [string, Release, boolean][] = [
+    ['generation changed', release({ generation: 2, resourceVersion: '2' }), true],
+    [
+      'deletion timestamp set',
+      release({ deletionTimestamp: '2030-01-01T00:00:00Z', resourceVersion: '2' }),
+      true,
+    ],
+    [
+      'annotation only (e.g. sync-requested-at)',
+      release({ annotations: { a: 'b' }, resourceVersion: '2' }),
+      false,
+    ],
+    [
+      'status write',
+      release(
+        { resourceVersion: '2' },
+        { healthSummary: { healthy: 1, progressing: 0, degraded: 0, unknown: 0, total: 1 } },
+      ),
+      false,
+    ],
+    ['labels only', release({ labels: { x: 'y' }, resourceVersion: '2' }), false],
+  ];
+  for (const [name, n, want] of rows) it(name, () => assert.equal(releaseUpdateMatters(base, n), want));
+  it('deletion timestamp already set: a further update does not count', () => {
+    const d = release({ deletionTimestamp: '2030-01-01T00:00:00Z' });
+    assert.equal(releaseUpdateMatters(d, { ...d, metadata: { ...d.metadata, finalizers: [] } }), false);
+  });
+});
+
+const entry = (name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry => ({
+  group: 'apps',
+  kind: 'Deployment',
+  namespace: 'ns',
+  name,
+  version: 'v1',
+  wave: 0,
+  renderRef: 'sha256:a',
+  ...extra,
+});
+const hook = (name: string, extra: Partial<InventoryHook> = {}): InventoryHook => ({
+  name,
+  workloadName: `${name}-1`,
+  createdAt: '2030-01-01T00:00:00Z',
+  ...extra,
+});
+const inv = (entries: InventoryEntry[], hooks: InventoryHook[] = []): ReleaseInventory => ({
+  apiVersion: 'convoy.kumodo.io/v1alpha1',
+  kind: 'ReleaseInventory',
+  metadata: { name: 'r', namespace: 'ns' },
+  entries,
+  hooks,
+});
+
+describe('inventoryUpdateMatters', () => {
+  const base = inv([entry('a'), entry('b')], [hook('h')]);
+  const rows: [string, ReleaseInventory, boolean][] = [
+    ['entry added', inv([entry('a'), entry('b'), entry('c')], [hook('h')]), true],
+    ['entry removed', inv([entry('a')], [hook('h')]), true],
+    ['renderRef changed', inv([entry('a', { renderRef: 'sha256:b' }), entry('b')], [hook('h')]), true],
+    ['hook added', inv([entry('a'), entry('b')], [hook('h'), hook('i')]), true],
+    [
+      'hook re-armed (createdAt)',
+      inv([entry('a'), entry('b')], [hook('h', { createdAt: '2030-01-01T00:05:00Z' })]),
+      true,
+    ],
+    ['hook workloadName changed', inv([entry('a'), entry('b')], [hook('h', { workloadName: 'h-2' })]), true],
+    ['order only', inv([entry('b'), entry('a')], [hook('h')]), false],
+    [
+      'health fields written by the loop',
+      inv(
+        [
+          entry('a', { state: 'Healthy', assessedRenderRef: 'sha256:a', message: '' }),
+          entry('b', { state: 'Progressing', firstUnhealthy: '2030-01-01T00:00:00Z' }),
+        ],
+        [hook('h')],
+      ),
+      false,
+    ],
+    [
+      'hook status written by the loop',
+      inv([entry('a'), entry('b')], [hook('h', { state: 'Succeeded', finishedAt: '2030-01-01T00:01:00Z' })]),
+      false,
+    ],
+    ['drift fields', inv([entry('a', { drifted: true, driftMessage: 'x' }), entry('b')], [hook('h')]), false],
+    ['wave changed only', inv([entry('a', { wave: 3 }), entry('b')], [hook('h')]), false],
+  ];
+  for (const [name, n, want] of rows) it(name, () => assert.equal(inventoryUpdateMatters(base, n), want));
+});
+
+const cluster = (
+  ready?: { status: 'True' | 'False' | 'Unknown'; reason: string },
+  shard?: number,
+): Cluster => ({
+  apiVersion: 'convoy.kumodo.io/v1alpha1',
+  kind: 'Cluster',
+  metadata: { name: 'c', namespace: 'ns' },
+  spec: shard === undefined ? {} : { shard },
+  ...(ready
+    ? {
+        status: {
+          conditions: [{ type: 'Ready', lastTransitionTime: '2030-01-01T00:00:00Z', message: '', ...ready }],
+        },
+      }
+    : {}),
+});
+
+describe('clusterUpdateMatters', () => {
+  const rows: [string, Cluster, Cluster, boolean][] = [
+    ['Ready appears', cluster(), cluster({ status: 'True', reason: 'Reachable' }), true],
+    [
+      'Ready flips',
+      cluster({ status: 'True', reason: 'Reachable' }),
+      cluster({ status: 'False', reason: 'Unreachable' }),
+      true,
+    ],
+    [
+      'Ready unchanged, spec changed',
+      cluster({ status: 'True', reason: 'Reachable' }),
+      cluster({ status: 'True', reason: 'Reachable' }, 3),
+      false,
+    ],
+  ];
+  for (const [name, o, n, want] of rows) it(name, () => assert.equal(clusterUpdateMatters(o, n), want));
+});

@@ -1,0 +1,6 @@
+// Public surface of the health loop: the controller, its entry points for other components and tests.
+export { AssessError, type Assessment, assess } from './assess.ts';
+export { HealthController, type HealthControllerOptions } from './controller.ts';
+export { installDefaultRules } from './default-rules.ts';
+export { type HealthResult, healthResult } from './health-result.ts';
+export { requestSync } from './sync-request.ts';

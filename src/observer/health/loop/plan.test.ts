@@ -1,0 +1,158 @@
+// Table tests of the pure parts of a health pass.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { InventoryEntry as ApiEntry, ReleaseStatus } from '../../../api/types.ts';
+import type { HealthyCondition } from '../condition.ts';
+import type { InventoryEntry } from '../types.ts';
+import {
+  healthStatusBody,
+  healthStatusUpToDate,
+  inventoryHealthChanged,
+  inventoryHealthItems,
+  pendingTargets,
+  toHealthEntry,
+} from './plan.ts';
+
+const e = (name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry => ({
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  namespace: 'ns',
+  name,
+  wave: 0,
+  renderRef: 'sha256:a',
+  ...extra,
+});
+
+describe('inventoryHealthItems', () => {
+  it('sends only entries with a renderRef, with assessedRenderRef = renderRef', () => {
+    const items = inventoryHealthItems([
+      e('a', { state: 'Healthy', message: '' }),
+      e('b', { renderRef: undefined, state: 'Healthy' }),
+      e('c', { state: 'Progressing', message: 'not found', firstUnhealthy: '2030-01-01T00:00:00Z' }),
+    ]);
+    assert.deepEqual(items, [
+      {
+        group: 'apps',
+        kind: 'Deployment',
+        namespace: 'ns',
+        name: 'a',
+        state: 'Healthy',
+        message: '',
+        assessedRenderRef: 'sha256:a',
+      },
+      {
+        group: 'apps',
+        kind: 'Deployment',
+        namespace: 'ns',
+        name: 'c',
+        state: 'Progressing',
+        message: 'not found',
+        firstUnhealthy: '2030-01-01T00:00:00Z',
+        assessedRenderRef: 'sha256:a',
+      },
+    ]);
+  });
+  it('cluster-scoped entries keep namespace ""', () => {
+    const [it0] = inventoryHealthItems([e('a', { namespace: '', state: 'Healthy' })]);
+    assert.equal(it0?.namespace, '');
+  });
+});
+
+describe('inventoryHealthChanged', () => {
+  const api = (name: string, extra: Partial<ApiEntry> = {}): ApiEntry => ({
+    group: 'apps',
+    kind: 'Deployment',
+    namespace: 'ns',
+    name,
+    renderRef: 'sha256:a',
+    ...extra,
+  });
+  const items = inventoryHealthItems([e('a', { state: 'Healthy', message: '' })]);
+  const rows: [string, ApiEntry[], boolean][] = [
+    ['same values', [api('a', { state: 'Healthy', message: '', assessedRenderRef: 'sha256:a' })], false],
+    ['absent message equals ""', [api('a', { state: 'Healthy', assessedRenderRef: 'sha256:a' })], false],
+    ['state differs', [api('a', { state: 'Progressing', assessedRenderRef: 'sha256:a' })], true],
+    ['not assessed for this render', [api('a', { state: 'Healthy', assessedRenderRef: 'sha256:old' })], true],
+    [
+      'anchor to clear',
+      [api('a', { state: 'Healthy', assessedRenderRef: 'sha256:a', firstUnhealthy: '2030-01-01T00:00:00Z' })],
+      true,
+    ],
+    ['entry gone from the cache', [], true],
+  ];
+  for (const [name, cached, want] of rows)
+    it(name, () => assert.equal(inventoryHealthChanged(cached, items), want));
+});
+
+describe('healthStatusBody / healthStatusUpToDate', () => {
+  const summary = { healthy: 1, progressing: 0, degraded: 0, unknown: 0, total: 1 };
+  const cond: HealthyCondition = { status: 'True', reason: 'Healthy', message: '1 objects healthy', summary };
+  it('a new condition gets now as lastTransitionTime', () => {
+    const b = healthStatusBody(cond, undefined, 3, 'T1');
+    assert.equal(b.conditions[0]?.lastTransitionTime, 'T1');
+    assert.equal(b.conditions[0]?.observedGeneration, 3);
+    assert.equal(healthStatusUpToDate(undefined, b), false);
+  });
+  it('the same status keeps lastTransitionTime; unchanged values are up to date', () => {
+    const prior: ReleaseStatus = {
+      conditions: [...healthStatusBody(cond, undefined, 3, 'T1').conditions],
+      healthSummary: summary,
+    };
+    const b = healthStatusBody({ ...cond }, prior, 3, 'T2');
+    assert.equal(b.conditions[0]?.lastTransitionTime, 'T1');
+    assert.equal(healthStatusUpToDate(prior, b), true);
+    const moved = healthStatusBody({ ...cond, message: 'other' }, prior, 3, 'T2');
+    assert.equal(moved.conditions[0]?.lastTransitionTime, 'T1');
+    assert.equal(healthStatusUpToDate(prior, moved), false);
+  });
+  it('a status change moves lastTransitionTime', () => {
+    const prior: ReleaseStatus = {
+      conditions: [...healthStatusBody(cond, undefined, 3, 'T1').conditions],
+      healthSummary: summary,
+    };
+    const b = healthStatusBody({ ...cond, status: 'Unknown', reason: 'Progressing' }, prior, 3, 'T2');
+    assert.equal(b.conditions[0]?.lastTransitionTime, 'T2');
+  });
+  it('a summary change is a change', () => {
+    const prior: ReleaseStatus = {
+      conditions: [...healthStatusBody(cond, undefined, 3, 'T1').conditions],
+      healthSummary: summary,
+    };
+    const b = healthStatusBody({ ...cond, summary: { ...summary, total: 2, healthy: 2 } }, prior, 3, 'T2');
+    assert.equal(healthStatusUpToDate(prior, b), false);
+  });
+});
+
+describe('pendingTargets', () => {
+  it('objects not Healthy, Running hooks, render-pending while Pending, a failed assessment', () => {
+    assert.deepEqual(
+      pendingTargets({
+        assessed: [e('a', { state: 'Healthy' }), e('b', { state: 'Degraded' }), e('c', { state: 'Unknown' })],
+        runningHooks: ['pre'],
+        conditionReason: 'Pending',
+        assessFailed: false,
+      }),
+      ['object:apps/Deployment/ns/b', 'object:apps/Deployment/ns/c', 'hook:pre', 'render-pending'],
+    );
+    assert.deepEqual(
+      pendingTargets({ assessed: [], runningHooks: [], conditionReason: 'Unknown', assessFailed: true }),
+      ['assess'],
+    );
+    assert.deepEqual(
+      pendingTargets({
+        assessed: [e('a', { state: 'Healthy' })],
+        runningHooks: [],
+        conditionReason: 'Healthy',
+        assessFailed: false,
+      }),
+      [],
+    );
+  });
+});
+
+it('toHealthEntry fills version and wave defaults', () => {
+  const h = toHealthEntry({ group: '', kind: 'ConfigMap', namespace: 'ns', name: 'x' });
+  assert.equal(h.version, '');
+  assert.equal(h.wave, 0);
+});

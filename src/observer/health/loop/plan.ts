@@ -1,0 +1,138 @@
+// The pure parts of one health pass: converting inventory entries for the rule engine, the bodies of
+// writeInventoryHealth and writeHealth with their "nothing changed" checks, and the pending targets of
+// scheduleHealthRecheck.
+import type { InventoryEntry as ApiEntry, Condition, ReleaseStatus } from '../../../api/types.ts';
+import type { HealthSummary, HealthyCondition } from '../condition.ts';
+import { entryKey, type HealthState, type InventoryEntry } from '../types.ts';
+
+export function toHealthEntry(e: ApiEntry): InventoryEntry {
+  return {
+    group: e.group,
+    version: e.version ?? '',
+    kind: e.kind,
+    namespace: e.namespace,
+    name: e.name,
+    wave: e.wave ?? 0,
+    ...(e.renderRef !== undefined ? { renderRef: e.renderRef } : {}),
+    ...(e.state !== undefined ? { state: e.state } : {}),
+    ...(e.message !== undefined ? { message: e.message } : {}),
+    ...(e.firstUnhealthy !== undefined ? { firstUnhealthy: e.firstUnhealthy } : {}),
+    ...(e.assessedRenderRef !== undefined ? { assessedRenderRef: e.assessedRenderRef } : {}),
+  };
+}
+
+/** One entry as writeInventoryHealth sends it: the list-map keys plus the fields convoy-health-inventory owns. */
+export interface InventoryHealthItem {
+  readonly group: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly state: HealthState;
+  readonly message: string;
+  readonly firstUnhealthy?: string;
+  readonly assessedRenderRef: string;
+}
+
+/** Only entries that carry a renderRef are assessed and sent; assessedRenderRef is that renderRef. */
+export function inventoryHealthItems(assessed: readonly InventoryEntry[]): InventoryHealthItem[] {
+  const out: InventoryHealthItem[] = [];
+  for (const e of assessed) {
+    if (e.renderRef === undefined || e.state === undefined) continue;
+    out.push({
+      group: e.group,
+      kind: e.kind,
+      namespace: e.namespace ?? '',
+      name: e.name,
+      state: e.state,
+      message: e.message ?? '',
+      ...(e.firstUnhealthy !== undefined ? { firstUnhealthy: e.firstUnhealthy } : {}),
+      assessedRenderRef: e.renderRef,
+    });
+  }
+  return out;
+}
+
+/** True when applying `items` would change a value the cached inventory holds. */
+export function inventoryHealthChanged(
+  cached: readonly ApiEntry[],
+  items: readonly InventoryHealthItem[],
+): boolean {
+  const byKey = new Map(cached.map((e) => [entryKey(e), e]));
+  for (const it of items) {
+    const c = byKey.get(entryKey(it));
+    if (
+      c === undefined ||
+      c.state !== it.state ||
+      (c.message ?? '') !== it.message ||
+      c.firstUnhealthy !== it.firstUnhealthy ||
+      c.assessedRenderRef !== it.assessedRenderRef
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+export interface HealthStatusBody {
+  readonly conditions: readonly Condition[];
+  readonly healthSummary: HealthSummary;
+}
+
+/** The status writeHealth applies; lastTransitionTime moves only when the condition's status changes. */
+export function healthStatusBody(
+  cond: HealthyCondition,
+  prior: ReleaseStatus | undefined,
+  generation: number | undefined,
+  now: string,
+): HealthStatusBody {
+  const old = prior?.conditions?.find((c) => c.type === 'Healthy');
+  const condition: Condition = {
+    type: 'Healthy',
+    status: cond.status,
+    reason: cond.reason,
+    message: cond.message,
+    lastTransitionTime: old !== undefined && old.status === cond.status ? old.lastTransitionTime : now,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+  return { conditions: [condition], healthSummary: { ...cond.summary } };
+}
+
+/** True when the cached status already holds this Healthy condition and summary. */
+export function healthStatusUpToDate(prior: ReleaseStatus | undefined, body: HealthStatusBody): boolean {
+  const want = body.conditions[0];
+  const have = prior?.conditions?.find((c) => c.type === 'Healthy');
+  if (want === undefined || have === undefined) return false;
+  const s = prior?.healthSummary;
+  return (
+    have.status === want.status &&
+    have.reason === want.reason &&
+    have.message === want.message &&
+    have.lastTransitionTime === want.lastTransitionTime &&
+    have.observedGeneration === want.observedGeneration &&
+    s !== undefined &&
+    s.healthy === body.healthSummary.healthy &&
+    s.progressing === body.healthSummary.progressing &&
+    s.degraded === body.healthSummary.degraded &&
+    s.unknown === body.healthSummary.unknown &&
+    s.total === body.healthSummary.total
+  );
+}
+
+export interface PendingInput {
+  /** Entries assessed in this pass (those with a renderRef); empty when not assessed. */
+  readonly assessed: readonly InventoryEntry[];
+  readonly runningHooks: readonly string[];
+  readonly conditionReason: HealthyCondition['reason'] | undefined;
+  /** The assessment itself failed: retried with the same backoff. */
+  readonly assessFailed: boolean;
+}
+
+/** Target ids of scheduleHealthRecheck: objects not Healthy, Running hooks, render-pending while Pending. */
+export function pendingTargets(input: PendingInput): string[] {
+  const out: string[] = [];
+  for (const e of input.assessed) if (e.state !== 'Healthy') out.push(`object:${entryKey(e)}`);
+  for (const h of input.runningHooks) out.push(`hook:${h}`);
+  if (input.conditionReason === 'Pending') out.push('render-pending');
+  if (input.assessFailed) out.push('assess');
+  return out;
+}

@@ -1,0 +1,99 @@
+// pollHooks: reads the hooks of a ReleaseInventory, polls the workload of each hook that is due
+// (shouldPoll), and writes the result with writeHookStatus (SSA, convoy-hook-status). The read of the
+// Job or Pod is the only I/O of pollHookWorkload; the decision is decideHook.
+import { API_VERSION, FIELD_MANAGERS } from '../../api/constants.ts';
+import { parseOptionalDuration } from '../../api/duration.ts';
+import type { InventoryHook, ReleaseInventory } from '../../api/types.ts';
+import { applyObject, preconditionsOf } from '../../kube/apply.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import {
+  decideHook,
+  type HookVerdict,
+  type JobLike,
+  type PodLike,
+  shouldPoll,
+  type Workload,
+} from './decide.ts';
+import { type HookStatusItem, planHookStatus } from './status.ts';
+
+/** Reads the hook's Job or Pod from the target cluster and decides its state (DESIGN 4.2). */
+export async function pollHookWorkload(
+  client: KubeClient,
+  defaultNamespace: string,
+  hook: InventoryHook,
+  now: Date,
+): Promise<HookVerdict> {
+  const name = hook.workloadName ?? '';
+  // Inventory hooks carry no namespace field yet; honour one if the controller adds it.
+  const namespace = (hook as { namespace?: string }).namespace || defaultNamespace;
+  let workload: Workload;
+  if (hook.kind === 'Pod') {
+    const o = await client.get<PodLike>({ apiVersion: 'v1', kind: 'Pod', namespace, name });
+    workload = o === undefined ? { kind: 'notFound' } : { kind: 'Pod', object: o };
+  } else {
+    const o = await client.get<JobLike>({ apiVersion: 'batch/v1', kind: 'Job', namespace, name });
+    workload = o === undefined ? { kind: 'notFound' } : { kind: 'Job', object: o };
+  }
+  return decideHook({
+    workload,
+    createdAt: hook.createdAt,
+    timeoutMs: parseOptionalDuration(hook.timeout),
+    now,
+  });
+}
+
+export interface PollResult {
+  /** The inventory after the write; undefined when nothing was written. */
+  readonly written: ReleaseInventory | undefined;
+  /** Hooks that reached a terminal state in this pass (the "hook batch complete" edge). */
+  readonly finished: readonly string[];
+  readonly running: readonly string[];
+  readonly polled: number;
+}
+
+export interface PollDeps {
+  readonly target: () => Promise<KubeClient>;
+  /** Where the inventory lives (the cluster convoy runs in). */
+  readonly local: KubeClient;
+  /** Namespace of hook workloads in the target cluster (render.targetNamespace, else the Release's). */
+  readonly workloadNamespace: string;
+  readonly now: () => Date;
+}
+
+/** Hooks of the inventory; writes only when a polled hook's status changed. */
+export async function pollHooks(
+  inventory: ReleaseInventory | undefined,
+  deps: PollDeps,
+): Promise<PollResult> {
+  const hooks = inventory?.hooks ?? [];
+  const due = hooks.filter(shouldPoll);
+  const running = hooks.filter((h) => h.state === 'Running' && !due.includes(h)).map((h) => h.name);
+  if (inventory === undefined || due.length === 0)
+    return { written: undefined, finished: [], running, polled: 0 };
+  const client = await deps.target();
+  const now = deps.now();
+  const verdicts = new Map<string, HookVerdict>();
+  for (const h of due) verdicts.set(h.name, await pollHookWorkload(client, deps.workloadNamespace, h, now));
+  const plan = planHookStatus(hooks, verdicts, now);
+  const written = plan.changed ? await writeHookStatus(deps.local, inventory, plan.items) : undefined;
+  return { written, finished: plan.finished, running: plan.running, polled: due.length };
+}
+
+/** SSA of every hook entry that has a state: name, state, reason, message, finishedAt. */
+export async function writeHookStatus(
+  client: KubeClient,
+  inventory: ReleaseInventory,
+  items: readonly HookStatusItem[],
+): Promise<ReleaseInventory> {
+  const body = {
+    apiVersion: API_VERSION,
+    kind: 'ReleaseInventory',
+    metadata: { name: inventory.metadata.name, namespace: inventory.metadata.namespace },
+    hooks: items,
+  };
+  return applyObject(client, body as unknown as ReleaseInventory, {
+    fieldManager: FIELD_MANAGERS.hookStatus,
+    force: true,
+    ...preconditionsOf(inventory),
+  });
+}

@@ -1,0 +1,630 @@
+// The observer's health loop against the real control plane with kwok: the test plays the
+// controller-manager (it applies the Release, its status.lastAttempted and its ReleaseInventory under
+// convoy-controller, and the objects themselves) and watches what the loop writes back.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import {
+  ANNOTATION_SYNC_REQUESTED_AT,
+  API_VERSION,
+  FIELD_MANAGERS,
+  LABEL_RELEASE,
+} from '../../src/api/constants.ts';
+import type {
+  InventoryEntry,
+  InventoryHook,
+  Release,
+  ReleaseInventory,
+  ReleaseSpec,
+} from '../../src/api/types.ts';
+import { applyObject } from '../../src/kube/apply.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { HealthController, installDefaultRules } from '../../src/observer/health/loop/index.ts';
+import { Harness, Informer, newLogger, Transport } from '../../src/runtime/index.ts';
+import {
+  type ControlPlane,
+  startControlPlane,
+  TEST_ANNOTATION_READY_DELAY,
+  TEST_FAIL_MESSAGE,
+  TEST_LABEL_DELAY,
+  TEST_LABEL_FAIL,
+  TEST_LABEL_NEVER_READY,
+} from '../../src/testenv/index.ts';
+import { installCrds } from '../support/crds.ts';
+import { waitFor } from '../support/wait.ts';
+
+const NS = 'obs';
+const LEASE_NS = 'convoy-system';
+const A = `sha256:${'a'.repeat(64)}`;
+const DEFAULT_RULES = { globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } } };
+const OBSERVER = fileURLToPath(new URL('../../src/cmd/observer.ts', import.meta.url));
+
+const now = () => `${new Date().toISOString().slice(0, 19)}Z`;
+
+describe('convoy-observer health loop', () => {
+  let cp: ControlPlane;
+  let client: KubeClient;
+  let harness: Harness | undefined;
+  let hc: HealthController;
+
+  const startObserver = async () => {
+    harness = new Harness({
+      name: 'observer-test',
+      kubeConfig: cp.kubeConfig,
+      log: newLogger('observer-test', undefined, 'warn'),
+      shards: {
+        count: 1,
+        namespace: LEASE_NS,
+        role: 'observer',
+        identity: 'in-process',
+        leaseDurationSeconds: 5,
+        retryMs: 300,
+      },
+    });
+    hc = new HealthController(harness, { client, workers: 4 });
+    await harness.start();
+  };
+
+  before(async () => {
+    cp = await startControlPlane({ workloads: true, nodes: 2 });
+    client = new KubeClient(cp.kubeConfig);
+    await installCrds(cp.kubeConfig);
+    for (const ns of [NS, LEASE_NS]) {
+      await applyObject(
+        client,
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+        { fieldManager: 'convoy-test' },
+      );
+    }
+    await waitFor(
+      'default service account',
+      () => client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: NS, name: 'default' }),
+      { timeoutMs: 60_000 },
+    );
+    await installDefaultRules(client);
+    await startObserver();
+  });
+
+  after(async () => {
+    await harness?.stop();
+    await cp?.stop();
+  });
+
+  // --- playing the controller-manager -------------------------------------------------------------
+
+  const applyRelease = async (name: string, spec: Partial<ReleaseSpec>, lastAttempted = A) => {
+    await applyObject(
+      client,
+      {
+        apiVersion: API_VERSION,
+        kind: 'Release',
+        metadata: { name, namespace: NS },
+        spec: { source: { inline: { manifests: '# test' } }, ...spec },
+      },
+      { fieldManager: FIELD_MANAGERS.controller, force: true },
+    );
+    await applyObject(
+      client,
+      {
+        apiVersion: API_VERSION,
+        kind: 'Release',
+        metadata: { name, namespace: NS },
+        status: { lastAttempted: { renderRef: lastAttempted, revision: 'r1', time: now(), applied: true } },
+      },
+      { fieldManager: FIELD_MANAGERS.controller, force: true, subresource: 'status' },
+    );
+  };
+  const applyInventory = (name: string, entries: InventoryEntry[], hooks: InventoryHook[] = []) =>
+    applyObject(
+      client,
+      {
+        apiVersion: API_VERSION,
+        kind: 'ReleaseInventory',
+        metadata: { name, namespace: NS },
+        entries,
+        hooks,
+      },
+      { fieldManager: FIELD_MANAGERS.controller, force: true },
+    );
+  const entry = (kind: string, name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry => ({
+    group: kind === 'Deployment' ? 'apps' : '',
+    version: 'v1',
+    kind,
+    namespace: NS,
+    name,
+    wave: 0,
+    renderRef: A,
+    ...extra,
+  });
+  const applyDeployment = (
+    release: string,
+    name: string,
+    podLabels: Record<string, string> = {},
+    podAnnotations: Record<string, string> = {},
+  ) =>
+    applyObject(
+      client,
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name, namespace: NS, labels: { [LABEL_RELEASE]: `${NS}.${release}` } },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name, ...podLabels }, annotations: podAnnotations },
+            spec: { containers: [{ name: 'main', image: 'registry.invalid/noop:1' }] },
+          },
+        },
+      },
+      { fieldManager: FIELD_MANAGERS.deployer, force: true },
+    );
+  const applyConfigMap = (name: string, labels: Record<string, string> = {}) =>
+    applyObject(
+      client,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, labels }, data: { k: 'v' } },
+      { fieldManager: FIELD_MANAGERS.deployer, force: true },
+    );
+  const applyJob = (
+    name: string,
+    podLabels: Record<string, string>,
+    podAnnotations: Record<string, string> = {},
+  ) =>
+    applyObject(
+      client,
+      {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name, namespace: NS },
+        spec: {
+          backoffLimit: 0,
+          template: {
+            metadata: { labels: podLabels, annotations: podAnnotations },
+            spec: {
+              restartPolicy: 'Never',
+              containers: [{ name: 'main', image: 'registry.invalid/noop:1' }],
+            },
+          },
+        },
+      },
+      { fieldManager: FIELD_MANAGERS.deployer, force: true },
+    );
+
+  const setFinalizers = async (name: string, finalizers: string[]) =>
+    client.request({
+      method: 'PATCH',
+      path: await client.pathOf({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name }),
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { finalizers } },
+    });
+  const getRelease = (name: string) =>
+    client.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name });
+  const getInventory = (name: string) =>
+    client.get<ReleaseInventory>({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: NS, name });
+  const healthy = (r: Release | undefined) => r?.status?.conditions?.find((c) => c.type === 'Healthy');
+  const entryState = async (release: string, name: string) =>
+    (await getInventory(release))?.entries?.find((e) => e.name === name);
+  const hookState = async (release: string, name: string) =>
+    (await getInventory(release))?.hooks?.find((h) => h.name === name);
+  const deleteRelease = async (name: string) => {
+    await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name });
+    await client.delete({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: NS, name });
+  };
+
+  /** Counts changes of sync-requested-at on one Release, from the value it has now. */
+  const countSyncRequests = async (name: string) => {
+    const inf = new Informer(new Transport(cp.kubeConfig), {
+      path: `/apis/${API_VERSION}/namespaces/${NS}/releases`,
+      fieldSelector: `metadata.name=${name}`,
+    });
+    let changes = 0;
+    inf.addHandlers({
+      update: (o, n) => {
+        if (
+          o.metadata?.annotations?.[ANNOTATION_SYNC_REQUESTED_AT] !==
+          n.metadata?.annotations?.[ANNOTATION_SYNC_REQUESTED_AT]
+        )
+          changes++;
+      },
+    });
+    inf.start();
+    await inf.waitForSync();
+    return { count: () => changes, stop: () => inf.stop() };
+  };
+
+  const waitPasses = (key: string, n: number) => {
+    const start = hc.passesOf(key);
+    return waitFor(`${n} more passes of ${key}`, async () => hc.passesOf(key) >= start + n, {
+      timeoutMs: 30_000,
+    });
+  };
+
+  // --- tests ------------------------------------------------------------------------------------------
+
+  it('a Deployment goes Progressing → Healthy; completing the wave sends exactly one sync; a steady pass writes nothing', async () => {
+    await applyDeployment(
+      'web',
+      'web',
+      { [TEST_LABEL_DELAY]: 'true' },
+      { [TEST_ANNOTATION_READY_DELAY]: '6s' },
+    );
+    await applyRelease('web', { healthAssessment: DEFAULT_RULES, syncPolicy: { interval: '1s' } });
+    await applyInventory('web', [entry('Deployment', 'web')]);
+
+    // First pass: the render advanced (one sync), the object is not ready yet.
+    const progressing = await waitFor(
+      'web Progressing with its first sync sent',
+      async () => {
+        const e = await entryState('web', 'web');
+        const r = await getRelease('web');
+        return (
+          e?.state === 'Progressing' &&
+          r?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT] !== undefined && { e, r }
+        );
+      },
+      { timeoutMs: 20_000 },
+    );
+    assert.equal(progressing.e.assessedRenderRef, A);
+    assert.ok(progressing.e.firstUnhealthy, 'a failing object gets an anchor');
+    assert.equal(healthy(progressing.r)?.status, 'Unknown');
+    assert.equal(healthy(progressing.r)?.reason, 'Progressing');
+    const syncs = await countSyncRequests('web');
+    try {
+      const r = await waitFor(
+        'web Healthy',
+        async () => {
+          const rel = await getRelease('web');
+          return healthy(rel)?.status === 'True' && rel;
+        },
+        { timeoutMs: 40_000 },
+      );
+      assert.equal(healthy(r)?.reason, 'Healthy');
+      assert.deepEqual(r.status?.healthSummary, {
+        healthy: 1,
+        progressing: 0,
+        degraded: 0,
+        unknown: 0,
+        total: 1,
+      });
+      const e = await entryState('web', 'web');
+      assert.equal(e?.state, 'Healthy');
+      assert.equal(e?.firstUnhealthy, undefined, 'a pass clears the anchor');
+
+      // Steady state: several passes, no write and no further sync.
+      await waitPasses(`${NS}/web`, 1);
+      const rvRelease = (await getRelease('web'))?.metadata.resourceVersion;
+      const rvInventory = (await getInventory('web'))?.metadata.resourceVersion;
+      const writes = hc.stats.writes;
+      await waitPasses(`${NS}/web`, 4);
+      assert.equal(hc.stats.writes, writes, 'no write request at all during steady passes');
+      assert.equal(
+        (await getRelease('web'))?.metadata.resourceVersion,
+        rvRelease,
+        'Release unchanged by steady passes',
+      );
+      assert.equal(
+        (await getInventory('web'))?.metadata.resourceVersion,
+        rvInventory,
+        'inventory unchanged by steady passes',
+      );
+      assert.equal(syncs.count(), 1, 'exactly one sync for the completed wave, none for steady passes');
+    } finally {
+      await syncs.stop();
+    }
+    await deleteRelease('web');
+  });
+
+  it('a never-ready Deployment goes Progressing → Degraded when healthAssessment.deadline passes', async () => {
+    await applyDeployment('stuck', 'stuck', { [TEST_LABEL_NEVER_READY]: 'true' });
+    await applyRelease('stuck', { healthAssessment: { ...DEFAULT_RULES, deadline: '4s' } });
+    await applyInventory('stuck', [entry('Deployment', 'stuck')]);
+    const first = await waitFor('stuck Progressing', async () => {
+      const e = await entryState('stuck', 'stuck');
+      return e?.state === 'Progressing' && e;
+    });
+    const anchor = Date.parse(first.firstUnhealthy ?? '');
+    const degraded = await waitFor(
+      'stuck Degraded',
+      async () => {
+        const e = await entryState('stuck', 'stuck');
+        return e?.state === 'Degraded' && e;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    const seenAt = Date.now();
+    assert.equal(degraded.firstUnhealthy, first.firstUnhealthy, 'the anchor does not move');
+    assert.ok(seenAt - anchor >= 4000, 'not Degraded before the deadline');
+    // Passes at ~0, 2, 6, 14 s from the anchor (2ⁿ s + up to 20 %): Degraded by the pass after 4 s.
+    assert.ok(
+      seenAt - anchor <= 4000 + 8 * 1200 + 2000,
+      `Degraded within one backoff step (took ${seenAt - anchor} ms)`,
+    );
+    const r = await getRelease('stuck');
+    assert.equal(healthy(r)?.status, 'False');
+    assert.equal(healthy(r)?.reason, 'Degraded');
+    await deleteRelease('stuck');
+  });
+
+  it('a rule that does not compile gives Healthy=Unknown naming rule set, rule and position', async () => {
+    await applyObject(
+      client,
+      {
+        apiVersion: API_VERSION,
+        kind: 'HealthRuleSet',
+        metadata: { name: 'broken', namespace: NS, labels: { rules: 'broken' } },
+        spec: {
+          rules: [
+            { name: 'bad-cel', match: { group: '', kinds: ['ConfigMap'] }, healthy: 'object.data.k ==' },
+          ],
+        },
+      },
+      { fieldManager: 'convoy-test' },
+    );
+    await applyConfigMap('cfg-broken');
+    await applyRelease('broken', {
+      healthAssessment: { localRuleSetSelector: { matchLabels: { rules: 'broken' } } },
+    });
+    await applyInventory('broken', [entry('ConfigMap', 'cfg-broken')]);
+    const c = await waitFor('broken Healthy=Unknown', async () => {
+      const cond = healthy(await getRelease('broken'));
+      return cond?.reason === 'Unknown' && cond;
+    });
+    assert.equal(c.status, 'Unknown');
+    assert.match(c.message, /rule set obs\/broken/);
+    assert.match(c.message, /rule bad-cel/);
+    assert.match(c.message, /column \d+/);
+    assert.equal((await entryState('broken', 'cfg-broken'))?.state, undefined, 'nothing assessed');
+    await deleteRelease('broken');
+  });
+
+  it('an evaluation error gives Unknown for that entry only; a deleted object gives "not found"', async () => {
+    await applyObject(
+      client,
+      {
+        apiVersion: API_VERSION,
+        kind: 'HealthRuleSet',
+        metadata: { name: 'eval', namespace: NS, labels: { rules: 'eval' } },
+        spec: {
+          rules: [
+            {
+              name: 'needs-key',
+              match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: 'error' } } },
+              healthy: "object.data.missing == 'x'",
+            },
+          ],
+        },
+      },
+      { fieldManager: 'convoy-test' },
+    );
+    await applyConfigMap('cfg-error', { probe: 'error' });
+    await applyConfigMap('cfg-fine');
+    await applyConfigMap('cfg-gone');
+    // interval 1s caps the recheck delay: deleting a live object wakes nothing but the timer.
+    await applyRelease('mixed', {
+      healthAssessment: { localRuleSetSelector: { matchLabels: { rules: 'eval' } } },
+      syncPolicy: { interval: '1s' },
+    });
+    await applyInventory('mixed', [
+      entry('ConfigMap', 'cfg-error'),
+      entry('ConfigMap', 'cfg-fine'),
+      entry('ConfigMap', 'cfg-gone'),
+    ]);
+    const inv = await waitFor('mixed assessed', async () => {
+      const i = await getInventory('mixed');
+      return i?.entries?.every((e) => e.state !== undefined) && i;
+    });
+    const by = new Map(inv.entries?.map((e) => [e.name, e]));
+    assert.equal(by.get('cfg-error')?.state, 'Unknown');
+    assert.match(by.get('cfg-error')?.message ?? '', /needs-key/);
+    assert.equal(by.get('cfg-error')?.firstUnhealthy, undefined);
+    assert.equal(by.get('cfg-fine')?.state, 'Healthy');
+    assert.equal(by.get('cfg-gone')?.state, 'Healthy');
+    const cond = healthy(await getRelease('mixed'));
+    assert.equal(cond?.status, 'Unknown');
+    assert.equal(cond?.reason, 'Progressing');
+
+    await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'cfg-gone' });
+    const gone = await waitFor('cfg-gone not found', async () => {
+      const e = await entryState('mixed', 'cfg-gone');
+      return e?.state === 'Progressing' && e;
+    });
+    assert.equal(gone.message, 'not found');
+    assert.ok(gone.firstUnhealthy);
+    assert.equal((await entryState('mixed', 'cfg-fine'))?.state, 'Healthy');
+    await deleteRelease('mixed');
+  });
+
+  it('hooks: Running → Succeeded, a failing Job → Failed, a hung one → Failed at its timeout, a re-armed one is polled again', async () => {
+    const created = now();
+    const hook = (name: string, timeout = '5m', extra: Partial<InventoryHook> = {}): InventoryHook => ({
+      name,
+      phase: 'PreSync',
+      kind: 'Job',
+      renderRef: A,
+      workloadName: `${name}-a`,
+      createdAt: created,
+      timeout,
+      ...extra,
+    });
+    await applyJob('ok-a', { [TEST_LABEL_DELAY]: 'true' }, { [TEST_ANNOTATION_READY_DELAY]: '5s' });
+    await applyJob('fail-a', { [TEST_LABEL_FAIL]: 'true' });
+    await applyJob('hung-a', { [TEST_LABEL_NEVER_READY]: 'true' });
+    await applyRelease('hooks', {});
+    await applyInventory('hooks', [], [hook('ok'), hook('fail'), hook('hung', '4s')]);
+
+    const cond = await waitFor('NotConfigured', async () => healthy(await getRelease('hooks')));
+    assert.equal(cond.status, 'True');
+    assert.equal(cond.reason, 'NotConfigured');
+    const running = await waitFor('ok Running', async () => {
+      const h = await hookState('hooks', 'ok');
+      return h?.state !== undefined && h;
+    });
+    assert.equal(running.state, 'Running');
+    assert.equal(running.finishedAt, undefined);
+    const ok = await waitFor(
+      'ok Succeeded',
+      async () => {
+        const h = await hookState('hooks', 'ok');
+        return h?.state === 'Succeeded' && h;
+      },
+      { timeoutMs: 40_000 },
+    );
+    assert.ok(Date.parse(ok.finishedAt ?? '') >= Date.parse(created));
+    const failed = await waitFor('fail Failed', async () => {
+      const h = await hookState('hooks', 'fail');
+      return h?.state === 'Failed' && h;
+    });
+    assert.match(failed.message ?? '', /BackoffLimitExceeded|backoff limit|exited/);
+    const hung = await waitFor(
+      'hung Failed',
+      async () => {
+        const h = await hookState('hooks', 'hung');
+        return h?.state === 'Failed' && h;
+      },
+      { timeoutMs: 40_000 },
+    );
+    assert.equal(hung.reason, 'Timeout');
+    assert.ok(Date.parse(hung.finishedAt ?? '') - Date.parse(created) >= 4000);
+
+    // Re-arm "ok" as the controller would: a new workload, createdAt after finishedAt.
+    const rearmedAt = `${new Date(Date.parse(ok.finishedAt ?? '') + 2000).toISOString().slice(0, 19)}Z`;
+    await applyJob('ok-b', { [TEST_LABEL_FAIL]: 'true' });
+    await applyInventory(
+      'hooks',
+      [],
+      [hook('ok', '5m', { workloadName: 'ok-b', createdAt: rearmedAt }), hook('fail'), hook('hung', '4s')],
+    );
+    const again = await waitFor(
+      're-armed ok Failed',
+      async () => {
+        const h = await hookState('hooks', 'ok');
+        return h?.state === 'Failed' && h;
+      },
+      { timeoutMs: 40_000 },
+    );
+    assert.ok(Date.parse(again.finishedAt ?? '') >= Date.parse(rearmedAt));
+    assert.match(again.message ?? '', new RegExp(`${TEST_FAIL_MESSAGE.slice(0, 10)}|backoff limit`, 'i'));
+    await deleteRelease('hooks');
+  });
+
+  it('deletion: only hooks are polled, a finished hook sends a sync, Healthy is not written, then nothing is written', async () => {
+    await applyConfigMap('del-cfg');
+    await applyRelease('del', { healthAssessment: DEFAULT_RULES, syncPolicy: { interval: '1s' } });
+    await setFinalizers('del', ['convoy.kumodo.io/finalizer']);
+    await applyInventory('del', [entry('ConfigMap', 'del-cfg')]);
+    await waitFor('del Healthy with its one object', async () => {
+      const r = await getRelease('del');
+      return healthy(r)?.status === 'True' && r?.status?.healthSummary?.healthy === 1;
+    });
+    const before = healthy(await getRelease('del'));
+
+    await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name: 'del' });
+    await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'del-cfg' });
+    await applyJob('predelete-a', { [TEST_LABEL_DELAY]: 'true' }, { [TEST_ANNOTATION_READY_DELAY]: '3s' });
+    const syncs = await countSyncRequests('del');
+    try {
+      await applyInventory(
+        'del',
+        [entry('ConfigMap', 'del-cfg')],
+        [
+          {
+            name: 'predelete',
+            phase: 'PreDelete',
+            kind: 'Job',
+            renderRef: A,
+            workloadName: 'predelete-a',
+            createdAt: now(),
+            timeout: '5m',
+          },
+        ],
+      );
+      await waitFor(
+        'predelete Succeeded',
+        async () => (await hookState('del', 'predelete'))?.state === 'Succeeded',
+        { timeoutMs: 30_000 },
+      );
+      await waitFor('a sync for the finished hook', async () => syncs.count() >= 1);
+      const rv = (await getInventory('del'))?.metadata.resourceVersion;
+      await waitPasses(`${NS}/del`, 3);
+      assert.equal(
+        (await getInventory('del'))?.metadata.resourceVersion,
+        rv,
+        'nothing written once every hook has finishedAt',
+      );
+      assert.equal(syncs.count(), 1, 'one sync for the finished hook');
+      assert.deepEqual(healthy(await getRelease('del')), before, 'Healthy not written while deleting');
+      assert.equal(
+        (await entryState('del', 'del-cfg'))?.state,
+        'Healthy',
+        'objects are not assessed while deleting',
+      );
+    } finally {
+      await syncs.stop();
+    }
+    await setFinalizers('del', []);
+    await client.delete({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: NS, name: 'del' });
+  });
+
+  it('restarting the observer (child process) keeps firstUnhealthy', async () => {
+    await harness?.stop();
+    harness = undefined;
+    await applyDeployment('restart', 'restart', { [TEST_LABEL_NEVER_READY]: 'true' });
+    await applyConfigMap('restart-cfg');
+    await applyRelease('restart', { healthAssessment: DEFAULT_RULES });
+    await applyInventory('restart', [entry('Deployment', 'restart')]);
+
+    const spawnObserver = () =>
+      spawn(
+        process.execPath,
+        [
+          OBSERVER,
+          '--kubeconfig',
+          cp.kubeconfigPath,
+          '--lease-namespace',
+          LEASE_NS,
+          '--lease-seconds',
+          '5',
+          '--metrics-port',
+          '0',
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
+    const stopChild = (c: ChildProcess) =>
+      new Promise<void>((resolve) => {
+        if (c.exitCode !== null) return resolve();
+        c.once('exit', () => resolve());
+        c.kill('SIGTERM');
+      });
+
+    let child = spawnObserver();
+    try {
+      const first = await waitFor(
+        'restart Progressing',
+        async () => {
+          const e = await entryState('restart', 'restart');
+          return e?.state === 'Progressing' && e;
+        },
+        { timeoutMs: 30_000 },
+      );
+      await stopChild(child);
+      child = spawnObserver();
+      // A controller-owned change wakes the new process; its pass assesses the new entry.
+      await applyInventory('restart', [entry('Deployment', 'restart'), entry('ConfigMap', 'restart-cfg')]);
+      await waitFor(
+        'restart-cfg assessed by the new process',
+        async () => (await entryState('restart', 'restart-cfg'))?.state === 'Healthy',
+        {
+          timeoutMs: 30_000,
+        },
+      );
+      const e = await entryState('restart', 'restart');
+      assert.equal(e?.state, 'Progressing');
+      assert.equal(e?.firstUnhealthy, first.firstUnhealthy, 'the anchor survives the restart');
+    } finally {
+      await stopChild(child);
+    }
+  });
+});
