@@ -26,6 +26,12 @@ export const InventoryEntrySchema = Type.Object({
   message: Type.Optional(Type.String({ maxLength: 4096 })),
   firstUnhealthy: Type.Optional(Time({ description: 'Since when the object has failed its rules.' })),
   assessedRenderRef: Type.Optional(RenderRef({ description: 'The renderRef the state was assessed for.' })),
+  rule: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description: 'The health rule that decided the state (<ruleSet>/<rule>).',
+    }),
+  ),
   // convoy-drift
   drifted: Type.Optional(Type.Boolean()),
   driftMessage: Type.Optional(Type.String({ maxLength: 4096 })),

@@ -70,6 +70,8 @@ export interface InventoryEntry {
   readonly message?: string;
   readonly firstUnhealthy?: string;
   readonly assessedRenderRef?: string;
+  /** The rule that decided the state, `<ruleSet>/<rule>`. */
+  readonly rule?: string;
 }
 
 export function assertNever(x: never): never {

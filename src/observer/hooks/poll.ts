@@ -24,8 +24,8 @@ export async function pollHookWorkload(
   now: Date,
 ): Promise<HookVerdict> {
   const name = hook.workloadName ?? '';
-  // Inventory hooks carry no namespace field yet; honour one if the controller adds it.
-  const namespace = (hook as { namespace?: string }).namespace || defaultNamespace;
+  // Entries armed before the namespace was recorded fall back to the Release's default namespace.
+  const namespace = hook.namespace || defaultNamespace;
   let workload: Workload;
   if (hook.kind === 'Pod') {
     const o = await client.get<PodLike>({ apiVersion: 'v1', kind: 'Pod', namespace, name });

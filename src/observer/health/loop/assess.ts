@@ -88,11 +88,12 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
       obs = { kind: 'found', result: { kind: 'error', rule: '', message: live.message } };
     else obs = { kind: 'found', result: evaluator.evaluate(live) };
     const d = deriveState({ observation: obs, firstUnhealthy: e.firstUnhealthy, deadlineMs, now });
-    const { firstUnhealthy: _drop, ...rest } = e;
+    const { firstUnhealthy: _drop, rule: _rule, ...rest } = e;
     judged.set(entryKey(e), {
       ...rest,
       state: d.state,
       message: d.message,
+      ...(d.rule ? { rule: d.rule } : {}),
       ...(d.firstUnhealthy !== undefined ? { firstUnhealthy: d.firstUnhealthy } : {}),
       assessedRenderRef: e.renderRef,
     });

@@ -2,5 +2,4 @@
 export { AssessError, type Assessment, assess } from './assess.ts';
 export { HealthController, type HealthControllerOptions } from './controller.ts';
 export { installDefaultRules } from './default-rules.ts';
-export { type HealthResult, healthResult } from './health-result.ts';
 export { requestSync } from './sync-request.ts';

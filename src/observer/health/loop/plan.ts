@@ -18,6 +18,7 @@ export function toHealthEntry(e: ApiEntry): InventoryEntry {
     ...(e.message !== undefined ? { message: e.message } : {}),
     ...(e.firstUnhealthy !== undefined ? { firstUnhealthy: e.firstUnhealthy } : {}),
     ...(e.assessedRenderRef !== undefined ? { assessedRenderRef: e.assessedRenderRef } : {}),
+    ...(e.rule !== undefined ? { rule: e.rule } : {}),
   };
 }
 
@@ -31,6 +32,7 @@ export interface InventoryHealthItem {
   readonly message: string;
   readonly firstUnhealthy?: string;
   readonly assessedRenderRef: string;
+  readonly rule?: string;
 }
 
 /** Only entries that carry a renderRef are assessed and sent; assessedRenderRef is that renderRef. */
@@ -47,6 +49,7 @@ export function inventoryHealthItems(assessed: readonly InventoryEntry[]): Inven
       message: e.message ?? '',
       ...(e.firstUnhealthy !== undefined ? { firstUnhealthy: e.firstUnhealthy } : {}),
       assessedRenderRef: e.renderRef,
+      ...(e.rule ? { rule: e.rule } : {}),
     });
   }
   return out;
@@ -65,7 +68,8 @@ export function inventoryHealthChanged(
       c.state !== it.state ||
       (c.message ?? '') !== it.message ||
       c.firstUnhealthy !== it.firstUnhealthy ||
-      c.assessedRenderRef !== it.assessedRenderRef
+      c.assessedRenderRef !== it.assessedRenderRef ||
+      (c.rule ?? '') !== (it.rule ?? '')
     ) {
       return true;
     }
