@@ -1,0 +1,91 @@
+// applyLastHealthy: one code path for the first rollback, the hold at each later reconcile and the
+// rollback after a wave timeout (the seed's six steps). All objects of the last healthy render are
+// applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
+import { API_VERSION } from '../../api/constants.ts';
+import type { LastAttempted, Release, ReleaseInventory } from '../../api/types.ts';
+import { keyString, objectKey, waveOf } from '../../render/keys.ts';
+import { releaseLabelValue } from '../../store/layout.ts';
+import { applyAll } from './deployer.ts';
+import type { ReleaseDeps } from './deps.ts';
+import { InventoryWriter } from './inventory-writer.ts';
+import { formatTime, shortRef } from './rollout/index.ts';
+import { deleteEntry, pruneDisabled } from './stage-sync.ts';
+import { entryKey, pruneSet, versionOf } from './sync/index.ts';
+import type { Target } from './target.ts';
+
+export type LastHealthyResult =
+  | { readonly applied: true; readonly attempt: LastAttempted; readonly message: string }
+  | { readonly applied: false; readonly message: string };
+
+export async function applyLastHealthy(
+  release: Release,
+  target: Target,
+  deps: ReleaseDeps,
+): Promise<LastHealthyResult> {
+  const healthy = release.status?.lastHealthy;
+  // 1. nothing to return to
+  if (healthy === undefined) return { applied: false, message: 'no rollback: status.lastHealthy is empty' };
+  const ns = release.metadata.namespace ?? '';
+  const name = release.metadata.name ?? '';
+  try {
+    // 2. the blob
+    const render = await deps.store.get(ns, name, healthy.renderRef);
+    if (render === undefined) {
+      return {
+        applied: false,
+        message: `no rollback: render ${shortRef(healthy.renderRef)} is not in the render store`,
+      };
+    }
+    // 3. one pass
+    await applyAll(target.client, render.objects, { releaseLabel: releaseLabelValue(ns, name) });
+    // 4 + 6. record every applied object with the last healthy render
+    const writer = new InventoryWriter(
+      deps.local,
+      release,
+      await deps.local.get<ReleaseInventory>({
+        apiVersion: API_VERSION,
+        kind: 'ReleaseInventory',
+        namespace: ns,
+        name,
+      }),
+    );
+    await writer.record(
+      render.objects.map((o) => ({
+        ...objectKey(o),
+        version: versionOf(o.apiVersion),
+        wave: waveOf(o),
+        renderRef: healthy.renderRef,
+      })),
+    );
+    // 5. prune with spec.syncPolicy.prune
+    const keys = new Set(render.objects.map((o) => keyString(objectKey(o))));
+    const leaving = writer.entries.filter((e) => !keys.has(entryKey(e)));
+    if (leaving.length > 0) {
+      const disabled = await pruneDisabled(target.readClient, leaving);
+      const plan = pruneSet(leaving, keys, {
+        prune: release.spec.syncPolicy?.prune ?? true,
+        isPruneDisabled: (k) => disabled.has(entryKey(k)),
+      });
+      for (const e of plan.toDelete) await deleteEntry(target.client, e);
+      await writer.remove([...plan.toDelete, ...plan.toForget]);
+    }
+    const message = `re-applied the last healthy render ${shortRef(healthy.renderRef)} (revision ${healthy.revision})`;
+    return {
+      applied: true,
+      message,
+      attempt: {
+        renderRef: healthy.renderRef,
+        revision: healthy.revision,
+        time: formatTime(deps.now()),
+        applied: true,
+        reason: 'RolledBack',
+      },
+    };
+  } catch (err) {
+    deps.log.error({ err: String(err) }, 'applyLastHealthy failed');
+    return {
+      applied: false,
+      message: `rollback to ${shortRef(healthy.renderRef)} failed: ${(err as Error).message}`,
+    };
+  }
+}

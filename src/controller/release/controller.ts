@@ -1,0 +1,185 @@
+// The release controller on the harness: informers on Release (primary), ReleaseInventory (health
+// changes wake the Release up), Cluster (its Ready condition) and the observer's shard Leases (liveness
+// for the verdict); the event filters; the shard of a key; and the ReleaseDeps one reconcile uses.
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import {
+  ANNOTATION_APPROVED_RENDER,
+  ANNOTATION_FORCE_SYNC_AT,
+  ANNOTATION_SYNC_REQUESTED_AT,
+  API_VERSION,
+  PLURAL_INVENTORIES,
+  PLURAL_RELEASES,
+} from '../../api/constants.ts';
+import type { Cluster, Release, ReleaseInventory } from '../../api/types.ts';
+import { KubeClient } from '../../kube/client.ts';
+import { GitSource } from '../../render/git/source.ts';
+import { InlineSource } from '../../render/inline.ts';
+import {
+  anyOf,
+  type Controller,
+  changed,
+  deletionStarted,
+  generationChanged,
+  type Harness,
+  isLeaseLive,
+  type KubeObject,
+  keyOf,
+  type Lease,
+  observerLeaseName,
+  shardOf,
+  splitKey,
+} from '../../runtime/index.ts';
+import { SecretRenderStore } from '../../store/secrets.ts';
+import { ClusterClients } from '../cluster/access.ts';
+import { clusterInformer } from '../cluster/controller.ts';
+import type { ReleaseDeps } from './deps.ts';
+import { healthChanged } from './rollout/index.ts';
+import { sourceIdentity, type WavePeer } from './sync/index.ts';
+import { syncHandler } from './sync-handler.ts';
+import { resolveTarget } from './target.ts';
+
+export interface ReleaseControllerOptions {
+  readonly kubeConfig: KubeConfig;
+  /** Namespace of the shard Leases (the observer's liveness). */
+  readonly leaseNamespace: string;
+  readonly gitCacheDir: string;
+  readonly allowFileUrls?: boolean;
+  readonly workers?: number;
+  /** Work only this shard (static sharding, no leader election). */
+  readonly shardIndex?: number;
+  readonly shardCount?: number;
+  readonly makeClient?: (kc: KubeConfig) => KubeClient;
+  /** Shared with the cluster controller; made here when absent. */
+  readonly clusterClients?: ClusterClients;
+  readonly afterWaveApplied?: (wave: number) => void;
+  readonly now?: () => number;
+}
+
+const base = `/apis/${API_VERSION}`;
+
+/** The harness's informers hold structurally typed objects; convoy's interfaces are stricter. */
+type Cached<T> = T & KubeObject;
+type CRelease = Cached<Release>;
+type CInventory = Cached<ReleaseInventory>;
+type CCluster = Cached<Cluster>;
+const WATCHED_ANNOTATIONS = [
+  ANNOTATION_SYNC_REQUESTED_AT,
+  ANNOTATION_APPROVED_RENDER,
+  ANNOTATION_FORCE_SYNC_AT,
+];
+
+export function registerReleaseController(
+  harness: Harness,
+  opts: ReleaseControllerOptions,
+): { controller: Controller<CRelease>; deps: ReleaseDeps } {
+  const releases = harness.informer<CRelease>({
+    path: `${base}/${PLURAL_RELEASES}`,
+    // the status writer compares against the managedFields of the cached Release
+    stripManagedFields: false,
+  });
+  const inventories = harness.informer<CInventory>({
+    path: `${base}/${PLURAL_INVENTORIES}`,
+    stripManagedFields: true,
+  });
+  // the cluster controller's informer (shared by path), which keeps managedFields for its status writer
+  const clusters = clusterInformer(harness);
+  const leases = harness.informer<Cached<Lease>>({
+    path: `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(opts.leaseNamespace)}/leases`,
+    stripManagedFields: true,
+  });
+  releases.addIndex('cluster', (r) =>
+    r.spec?.cluster?.name === undefined ? [] : [`${r.metadata.namespace}/${r.spec.cluster.name}`],
+  );
+
+  const count = opts.shardCount ?? harness.shardCount;
+  const shardOfRelease = (r: Release | undefined, key: string): number => {
+    const ns = r?.metadata.namespace ?? splitKey(key).namespace ?? '';
+    const cluster = r?.spec.cluster?.name;
+    if (cluster === undefined) return shardOf({ kind: 'namespace', namespace: ns }, count);
+    const c = clusters.cache.get(`${ns}/${cluster}`);
+    return shardOf(
+      {
+        kind: 'cluster',
+        namespace: ns,
+        name: cluster,
+        ...(c?.spec.shard === undefined ? {} : { shard: c.spec.shard }),
+      },
+      count,
+    );
+  };
+
+  const make = opts.makeClient ?? ((kc: KubeConfig) => new KubeClient(kc));
+  const clusterClients =
+    opts.clusterClients ?? new ClusterClients({ kubeConfig: opts.kubeConfig, makeClient: make });
+  const now = opts.now ?? Date.now;
+  const deps: ReleaseDeps = {
+    local: clusterClients.local,
+    store: new SecretRenderStore(opts.kubeConfig.makeApiClient(CoreV1Api)),
+    sources: {
+      inline: InlineSource,
+      git: new GitSource({ cacheDir: opts.gitCacheDir, allowFileUrls: opts.allowFileUrls ?? false }),
+    },
+    resolveTarget: (release) => resolveTarget(release, { clients: clusterClients, clusters: clusters.cache }),
+    observerLive: (release) => {
+      const shard = shardOfRelease(release, `${release.metadata.namespace}/${release.metadata.name}`);
+      return isLeaseLive(leases.cache.get(`${opts.leaseNamespace}/${observerLeaseName(shard)}`), now());
+    },
+    cachedInventory: (ns, name) => inventories.cache.get(`${ns}/${name}`),
+    clusterWave: (release, _revision) => {
+      const ns = release.metadata.namespace ?? '';
+      const waveOf = (r: Release) => {
+        const c = r.spec.cluster?.name;
+        return c === undefined ? undefined : clusters.cache.get(`${ns}/${c}`)?.spec.wave;
+      };
+      const identity = sourceIdentity(release.spec.source);
+      const peers: WavePeer[] = releases.cache
+        .list()
+        .filter((r) => r.metadata.namespace === ns && r.metadata.name !== release.metadata.name)
+        .filter((r) => waveOf(r) !== undefined && sourceIdentity(r.spec.source) === identity)
+        .map((r) => ({
+          release: r.metadata.name ?? '',
+          cluster: r.spec.cluster?.name ?? '',
+          clusterWave: waveOf(r) ?? 0,
+          lastSuccessfulRevision: r.status?.lastSuccessful?.revision,
+          rollout: r.status?.rollout,
+        }));
+      return { wave: waveOf(release), revision: _revision, peers };
+    },
+    now,
+    log: harness.log.child({ controller: 'release' }),
+    ...(opts.afterWaveApplied === undefined ? {} : { afterWaveApplied: opts.afterWaveApplied }),
+  };
+
+  const controller = harness.controller<CRelease>({
+    name: 'release',
+    primary: releases,
+    workers: opts.workers ?? 4,
+    // Spec changes, deletion and the three request annotations; never status-only writes.
+    updateFilter: anyOf(
+      generationChanged,
+      deletionStarted,
+      changed((r: CRelease) => WATCHED_ANNOTATIONS.map((a) => r.metadata?.annotations?.[a])),
+    ),
+    ...(opts.shardIndex === undefined
+      ? { shardOfKey: (key: string) => shardOfRelease(releases.cache.get(key), key) }
+      : {}),
+    queue: { baseDelayMs: 1000, maxDelayMs: 60_000, backoffJitter: 0.2 },
+    reconcile: async (key, { log }) => {
+      const release = releases.cache.get(key);
+      if (opts.shardIndex !== undefined && shardOfRelease(release, key) !== opts.shardIndex)
+        return { kind: 'done' };
+      return await syncHandler(release, { ...deps, log });
+    },
+  });
+  controller.watch({
+    informer: inventories,
+    updateFilter: (o, n) => healthChanged(o, n),
+    keys: (inv) => [keyOf(inv)],
+  });
+  controller.watch({
+    informer: clusters,
+    updateFilter: changed((c: CCluster) => c.status?.conditions?.find((x) => x.type === 'Ready')?.status),
+    keys: (c) => releases.cache.byIndex('cluster', keyOf(c)).map(keyOf),
+  });
+  return { controller, deps };
+}

@@ -1,0 +1,169 @@
+// The deployer: Server-Side Apply of render objects to a target cluster under the field manager
+// `convoy` (force: convoy owns what it renders), each object labelled with its Release so orphans can
+// always be found. Namespaces and CRDs of a group go first; a CRD is waited for until Established
+// before anything after it is applied. The dry run skips objects that cannot be checked yet because
+// their CRD or Namespace is in the same render and not installed (like Argo CD's
+// SkipDryRunOnMissingResource) and reports them as notes.
+import { FIELD_MANAGERS, LABEL_RELEASE } from '../../api/constants.ts';
+import { applyObject } from '../../kube/apply.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { isKubeError } from '../../kube/errors.ts';
+import { kindRank } from '../../render/canonical.ts';
+import { describeKey, groupOf, objectKey } from '../../render/keys.ts';
+import type { Obj } from '../../render/types.ts';
+
+const CRD_GROUP = 'apiextensions.k8s.io';
+
+/** The object as convoy applies it: the render's object plus the release label. */
+export function labelled(obj: Obj, releaseLabel: string): Obj {
+  return {
+    ...obj,
+    metadata: { ...obj.metadata, labels: { ...obj.metadata.labels, [LABEL_RELEASE]: releaseLabel } },
+  };
+}
+
+export function isCrd(obj: Obj): boolean {
+  return groupOf(obj.apiVersion) === CRD_GROUP && obj.kind === 'CustomResourceDefinition';
+}
+
+/** Whether the render defines the CRD serving `obj`'s kind, or the Namespace `obj` lives in. */
+export function definedInRender(obj: Obj, render: readonly Obj[]): boolean {
+  const group = groupOf(obj.apiVersion);
+  const ns = obj.metadata.namespace;
+  return render.some((o) => {
+    if (isCrd(o)) {
+      const spec = (o as { spec?: { group?: string; names?: { kind?: string } } }).spec;
+      return spec?.group === group && spec?.names?.kind === obj.kind;
+    }
+    return ns !== undefined && o.apiVersion === 'v1' && o.kind === 'Namespace' && o.metadata.name === ns;
+  });
+}
+
+export class ObjectApplyError extends Error {
+  override name = 'ObjectApplyError';
+  readonly object: Obj;
+  readonly httpStatus: number | undefined;
+  constructor(object: Obj, cause: unknown) {
+    const why = isKubeError(cause)
+      ? cause.apiMessage
+      : cause instanceof Error
+        ? cause.message
+        : String(cause);
+    super(`${describeKey(objectKey(object))}: ${why}`, { cause });
+    this.object = object;
+    this.httpStatus = isKubeError(cause) ? cause.code : undefined;
+  }
+}
+
+export interface DeployOptions {
+  readonly releaseLabel: string;
+  /** How many applies run at once for objects of the same rank. */
+  readonly parallel?: number;
+  readonly crdTimeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Applies `objects` in order of rank (Namespaces, CRDs, the rest); throws ObjectApplyError. */
+export async function applyAll(
+  client: KubeClient,
+  objects: readonly Obj[],
+  opts: DeployOptions,
+): Promise<void> {
+  for (const group of byRank(objects)) {
+    await mapLimit(group, opts.parallel ?? 8, async (obj) => {
+      try {
+        await applyObject(client, labelled(obj, opts.releaseLabel), {
+          fieldManager: FIELD_MANAGERS.deployer,
+          force: true,
+        });
+      } catch (err) {
+        throw new ObjectApplyError(obj, err);
+      }
+    });
+    const crds = group.filter(isCrd);
+    for (const crd of crds) await waitEstablished(client, crd.metadata.name, opts.crdTimeoutMs ?? 60_000);
+  }
+}
+
+export interface DryRunResult {
+  /** Objects not checked, with why. */
+  readonly skipped: readonly string[];
+}
+
+/** Server-side dry run of every object; throws ObjectApplyError for the first one the API rejects. */
+export async function dryRunAll(
+  client: KubeClient,
+  objects: readonly Obj[],
+  opts: DeployOptions,
+): Promise<DryRunResult> {
+  const skipped: string[] = [];
+  const failures: ObjectApplyError[] = [];
+  await mapLimit(objects, opts.parallel ?? 8, async (obj) => {
+    try {
+      await applyObject(client, labelled(obj, opts.releaseLabel), {
+        fieldManager: FIELD_MANAGERS.deployer,
+        force: true,
+        dryRun: true,
+      });
+    } catch (err) {
+      if (isKubeError(err) && err.code === 404 && definedInRender(obj, objects)) {
+        skipped.push(`${describeKey(objectKey(obj))}: not yet installed (${err.apiMessage})`);
+        return;
+      }
+      failures.push(new ObjectApplyError(obj, err));
+    }
+  });
+  // Report the failure of the earliest object in apply order, so the message is deterministic.
+  const first = objects.map((o) => failures.find((f) => f.object === o)).find((f) => f !== undefined);
+  if (first !== undefined) throw first;
+  return { skipped };
+}
+
+function byRank(objects: readonly Obj[]): Obj[][] {
+  const groups: Obj[][] = [];
+  let rank: number | undefined;
+  for (const obj of [...objects].sort((a, b) => Math.min(kindRank(a), 2) - Math.min(kindRank(b), 2))) {
+    const r = Math.min(kindRank(obj), 2);
+    if (r !== rank) groups.push([]);
+    rank = r;
+    groups[groups.length - 1]?.push(obj);
+  }
+  return groups;
+}
+
+async function waitEstablished(client: KubeClient, name: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const crd = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>({
+      apiVersion: `${CRD_GROUP}/v1`,
+      kind: 'CustomResourceDefinition',
+      name,
+    });
+    if (crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
+    if (Date.now() > deadline)
+      throw new Error(`CustomResourceDefinition ${name} not Established after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Runs fn over items, at most `limit` at once; rejects with the first error after all settle. */
+export async function mapLimit<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let error: { e: unknown } | undefined;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await fn(item);
+      } catch (e) {
+        error ??= { e };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (error !== undefined) throw error.e;
+}

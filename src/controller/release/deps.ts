@@ -1,0 +1,27 @@
+// What one reconcile needs from the process around it: clients, the render store, sources, the caches
+// it reads instead of the API, and the clock. Built once by controller.ts; tests build their own.
+import type { Logger } from 'pino';
+import type { Release, ReleaseInventory } from '../../api/types.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import type { Sources } from '../../render/source.ts';
+import type { RenderStore } from '../../store/types.ts';
+import type { ClusterWaveInput } from './sync/index.ts';
+import type { Target } from './target.ts';
+
+export interface ReleaseDeps {
+  /** Unimpersonated client of the cluster convoy runs in: Release status, inventory, render store, Secrets. */
+  readonly local: KubeClient;
+  readonly store: RenderStore;
+  readonly sources: Sources;
+  readonly resolveTarget: (release: Release) => Promise<Target>;
+  /** Whether the observer of the Release's shard is live (DESIGN 4.4). */
+  readonly observerLive: (release: Release) => boolean;
+  /** The ReleaseInventory as the informer cache has it. */
+  readonly cachedInventory: (namespace: string, name: string) => ReleaseInventory | undefined;
+  /** The cluster wave gate's view of the Release's train; absent: no train (gate open). */
+  readonly clusterWave?: (release: Release, revision: string) => ClusterWaveInput;
+  readonly now: () => number;
+  readonly log: Logger;
+  /** Test seam for crash safety: called right after a wave is applied, before it is recorded. */
+  readonly afterWaveApplied?: (wave: number) => void;
+}

@@ -1,0 +1,30 @@
+// The tagged result of one reconcile, as status assembly (sync-handler.ts) consumes it: the Ready
+// outcome for conditionsFor, the attempt and rollout for assembleStatus, and what else changed
+// (status.waves, a render newly applied for history, notes for Events).
+import type { WaveStatus } from '../../api/types.ts';
+import type { OutcomeAttempt, OutcomeRollout, Verdict } from './rollout/index.ts';
+import type { ReconcileOutcome as ReadyOutcome } from './sync/index.ts';
+
+export interface RenderSummary {
+  readonly renderRef: string;
+  readonly revision: string;
+}
+
+export interface Outcome {
+  readonly result: ReadyOutcome;
+  readonly attempt: OutcomeAttempt;
+  readonly rollout: OutcomeRollout;
+  /** R, when stageRender succeeded. */
+  readonly render?: RenderSummary;
+  /** status.waves after this reconcile; undefined: unchanged. */
+  readonly waves?: readonly WaveStatus[];
+  /** A render applied by stageSync in this reconcile (a history entry when it is new). */
+  readonly applied?: RenderSummary;
+  /** Things worth an Event beyond the Ready condition (prunes, recovered orphans, skipped dry runs). */
+  readonly notes: readonly string[];
+  /** verdict for the attempt's render (this reconcile's attempt, else status.lastAttempted). */
+  readonly health?: { readonly renderRef: string; readonly verdict: Verdict };
+}
+
+export const noAttempt: OutcomeAttempt = { kind: 'none' };
+export const noRollout: OutcomeRollout = { kind: 'none' };

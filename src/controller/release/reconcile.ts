@@ -1,0 +1,203 @@
+// reconcile: the seed's order — stageRender, planRollout (no pin), applyLastHealthy (for that action),
+// stageGates, stageSync — returning a tagged Outcome for status assembly. It writes no status itself.
+import type { Release } from '../../api/types.ts';
+import { hookOf } from '../../render/annotations.ts';
+import { objectKey } from '../../render/keys.ts';
+import { applyLastHealthy } from './apply-last-healthy.ts';
+import type { ReleaseDeps } from './deps.ts';
+import { ReleaseError, SourceFailedError } from './errors.ts';
+import { noAttempt, noRollout, type Outcome, type RenderSummary } from './outcome.ts';
+import {
+  type OutcomeRollout,
+  type Plan,
+  planRollout,
+  type Rollout,
+  startRolloutClock,
+  type Verdict,
+  verdict,
+} from './rollout/index.ts';
+import { stageGates } from './stage-gates.ts';
+import { type Rendered, stageRender } from './stage-render.ts';
+import { stageSync } from './stage-sync.ts';
+import { forcedSyncPending } from './sync/index.ts';
+
+const rolloutOf = (r: Rollout | undefined): OutcomeRollout =>
+  r === undefined ? noRollout : { kind: 'rollout', rollout: r };
+
+export function asReleaseError(err: unknown): ReleaseError {
+  if (err instanceof ReleaseError) return err;
+  return new SourceFailedError(`unexpected failure: ${(err as Error).message ?? String(err)}`, {
+    cause: err,
+  });
+}
+
+/** verdict(R) from the inventory as cached. */
+export function verdictFor(release: Release, rendered: Rendered, deps: ReleaseDeps): Verdict {
+  const inv = deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '');
+  return verdict({
+    render: {
+      renderRef: rendered.renderRef,
+      objects: rendered.render.objects.map(objectKey),
+      hooks: rendered.render.hooks.flatMap((h) => {
+        const spec = hookOf(h.metadata.annotations);
+        return spec === undefined ? [] : [{ name: h.metadata.name, phase: spec.phase }];
+      }),
+    },
+    entries: inv?.entries ?? [],
+    hooks: inv?.hooks ?? [],
+    observerLive: deps.observerLive(release),
+  });
+}
+
+export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Outcome> {
+  let rendered: Rendered | undefined;
+  const out = await run(release, deps, (r) => {
+    rendered = r;
+  });
+  const ref =
+    out.attempt.kind === 'attempt' ? out.attempt.renderRef : release.status?.lastAttempted?.renderRef;
+  if (ref === undefined) return out;
+  if (rendered !== undefined && rendered.renderRef === ref) {
+    return { ...out, health: { renderRef: ref, verdict: verdictFor(release, rendered, deps) } };
+  }
+  // Another render's verdict (R held by a gate, or a failed stageRender): its objects are its entries.
+  const inv = deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '');
+  const objects = (inv?.entries ?? []).filter((e) => e.renderRef === ref);
+  if (objects.length === 0) return out;
+  const v = verdict({
+    render: { renderRef: ref, objects, hooks: [] },
+    entries: inv?.entries ?? [],
+    hooks: inv?.hooks ?? [],
+    observerLive: deps.observerLive(release),
+  });
+  return { ...out, health: { renderRef: ref, verdict: v } };
+}
+
+async function run(release: Release, deps: ReleaseDeps, seen: (r: Rendered) => void): Promise<Outcome> {
+  const status = release.status;
+  const forced = forcedSyncPending(release.metadata.annotations, status);
+
+  // 1. stageRender
+  let rendered: Rendered;
+  try {
+    rendered = await stageRender(release, deps);
+    seen(rendered);
+  } catch (err) {
+    return {
+      result: { kind: 'failed', error: asReleaseError(err) },
+      attempt: noAttempt,
+      rollout: noRollout,
+      notes: [],
+    };
+  }
+  const R: RenderSummary = { renderRef: rendered.renderRef, revision: rendered.revision };
+  const now = deps.now();
+
+  // 2. planRollout, unless pinned
+  const plan: Plan = rendered.pinned
+    ? { next: undefined, action: { kind: 'applySource' }, row: 0 }
+    : planRollout({
+        render: R,
+        prior: status?.rollout,
+        verdict: verdictFor(release, rendered, deps),
+        now,
+        failurePolicy: release.spec.failurePolicy,
+        lastHealthy: status?.lastHealthy,
+        forcedSyncPending: forced,
+        renderApplied: status?.lastSuccessful?.renderRef === R.renderRef,
+      });
+  const planned = rolloutOf(plan.next);
+
+  // 3. applyLastHealthy
+  if (plan.action.kind === 'applyLastHealthy') return await lastHealthy(release, rendered, R, planned, deps);
+
+  // 4. stageGates
+  const gate = stageGates(release, { ...R, pinned: rendered.pinned }, forced, deps);
+  if (gate.kind === 'held') {
+    return {
+      result: { kind: 'held', reason: gate.reason, message: gate.message },
+      attempt: noAttempt,
+      rollout: planned,
+      render: R,
+      notes: [],
+    };
+  }
+
+  // 5. stageSync
+  const sync = await stageSync({ release, rendered, forced }, deps);
+  const started = rolloutOf(plan.next === undefined ? undefined : startRolloutClock(plan.next, deps.now()));
+  switch (sync.kind) {
+    case 'upToDate':
+      return { result: { kind: 'synced', ...R }, attempt: noAttempt, rollout: planned, render: R, notes: [] };
+    case 'synced':
+      return {
+        result: { kind: 'synced', ...R },
+        attempt: { kind: 'attempt', ...sync.attempt },
+        rollout: started,
+        render: R,
+        waves: sync.waves,
+        applied: R,
+        notes: sync.notes,
+      };
+    case 'held':
+      return {
+        result: { kind: 'held', reason: sync.reason, message: sync.message },
+        attempt: { kind: 'attempt', ...sync.attempt },
+        rollout: sync.rollout === undefined ? started : rolloutOf(sync.rollout),
+        render: R,
+        waves: sync.waves,
+        notes: sync.notes,
+      };
+    case 'rollback': {
+      const out = await lastHealthy(release, rendered, R, rolloutOf(sync.rollout), deps);
+      return { ...out, waves: sync.waves, notes: [...sync.notes, ...out.notes] };
+    }
+    case 'failed':
+      return {
+        result: { kind: 'failed', error: sync.error },
+        attempt: sync.attempt === undefined ? noAttempt : { kind: 'attempt', ...sync.attempt },
+        rollout: planned,
+        render: R,
+        ...(sync.waves === undefined ? {} : { waves: sync.waves }),
+        notes: sync.notes,
+      };
+    default:
+      return assertNever(sync);
+  }
+}
+
+async function lastHealthy(
+  release: Release,
+  rendered: Rendered,
+  R: RenderSummary,
+  rollout: OutcomeRollout,
+  deps: ReleaseDeps,
+): Promise<Outcome> {
+  const r = await applyLastHealthy(release, rendered.target, deps);
+  if (r.applied) {
+    return {
+      result: {
+        kind: 'rolledBack',
+        renderRef: r.attempt.renderRef,
+        revision: r.attempt.revision,
+        message: r.message,
+      },
+      attempt: { kind: 'attempt', ...r.attempt },
+      rollout,
+      render: R,
+      notes: [],
+    };
+  }
+  // The hold path does not apply R and returns no error: the requeue interval brings the next attempt.
+  return {
+    result: { kind: 'rolledBack', renderRef: R.renderRef, revision: R.revision, message: r.message },
+    attempt: noAttempt,
+    rollout,
+    render: R,
+    notes: [r.message],
+  };
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,102 @@
+// stageRender: resolve the target, then fetch the source and render it — or, with a pin, load the
+// pinned render from the store without fetching anything, so a broken source cannot block a pin.
+import type { Release } from '../../api/types.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { RenderError, SourceError } from '../../render/errors.ts';
+import { renderRelease } from '../../render/release.ts';
+import { credentialsFromSecretData, fetchSource } from '../../render/source.ts';
+import type { CredentialData, IsNamespaced, Render } from '../../render/types.ts';
+import type { ReleaseDeps } from './deps.ts';
+import { PinNotFoundError, ReleaseError, RenderFailedError, SourceFailedError } from './errors.ts';
+import type { Target } from './target.ts';
+
+export interface Rendered {
+  readonly renderRef: string;
+  readonly revision: string;
+  readonly render: Render;
+  readonly target: Target;
+  readonly pinned: boolean;
+}
+
+export async function stageRender(release: Release, deps: ReleaseDeps): Promise<Rendered> {
+  const target = await deps.resolveTarget(release);
+  const pin = release.spec.pin?.renderRef;
+  if (pin !== undefined) return { ...(await loadPinned(release, pin, deps)), target, pinned: true };
+
+  const ns = release.metadata.namespace ?? '';
+  const source = await fetch(release, deps, ns);
+  const first = renderRelease(release.spec, source);
+  if (!first.ok) throw new RenderFailedError(first.error.message, { cause: first.error });
+  // Discovery decides the scope of kinds the built-in list does not know (custom resources).
+  const isNamespaced = await scopeOf(
+    target.readClient,
+    new Set(first.render.objects.map((o) => o.apiVersion)),
+  );
+  const out = renderRelease(release.spec, source, { isNamespaced });
+  if (!out.ok) throw new RenderFailedError(out.error.message, { cause: out.error });
+  return { renderRef: out.renderRef, revision: out.revision, render: out.render, target, pinned: false };
+}
+
+async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
+  let credentials: CredentialData | undefined;
+  const secretRef = release.spec.source.git?.secretRef ?? release.spec.source.oci?.secretRef;
+  if (secretRef !== undefined) {
+    const secret = await deps.local
+      .get<{ data?: Record<string, string> }>({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        namespace: ns,
+        name: secretRef.name,
+      })
+      .catch((err: unknown) => {
+        throw new SourceFailedError(`reading Secret ${ns}/${secretRef.name}: ${(err as Error).message}`);
+      });
+    if (secret === undefined) throw new SourceFailedError(`Secret ${ns}/${secretRef.name} not found`);
+    credentials = credentialsFromSecretData(secret.data);
+  }
+  try {
+    return await fetchSource(release.spec.source, credentials, deps.sources);
+  } catch (err) {
+    if (err instanceof SourceError) throw new SourceFailedError(err.message, { cause: err });
+    if (err instanceof RenderError) throw new RenderFailedError(err.message, { cause: err });
+    if (err instanceof ReleaseError) throw err;
+    throw new SourceFailedError(`fetching the source: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+async function scopeOf(client: KubeClient, apiVersions: ReadonlySet<string>): Promise<IsNamespaced> {
+  const known = new Map<string, boolean>();
+  await Promise.all(
+    [...apiVersions].map(async (v) => {
+      const list = await client.resources(v).catch(() => []);
+      for (const r of list) known.set(`${v}/${r.kind}`, r.namespaced);
+    }),
+  );
+  return (apiVersion, kind) => known.get(`${apiVersion}/${kind}`);
+}
+
+async function loadPinned(release: Release, renderRef: string, deps: ReleaseDeps) {
+  const ns = release.metadata.namespace ?? '';
+  const name = release.metadata.name ?? '';
+  let render: Render | undefined;
+  try {
+    render = await deps.store.get(ns, name, renderRef);
+  } catch (err) {
+    throw new PinNotFoundError(`pinned render ${renderRef}: ${(err as Error).message}`, { cause: err });
+  }
+  if (render === undefined)
+    throw new PinNotFoundError(`pinned render ${renderRef} is not in the render store`);
+  const status = release.status;
+  const known = [
+    ...(status?.history ?? []),
+    status?.lastSuccessful,
+    status?.lastAttempted,
+    status?.lastHealthy,
+  ].find((r) => r?.renderRef === renderRef);
+  let revision = known?.revision;
+  if (revision === undefined) {
+    const meta = (await deps.store.list(ns, name)).find((m) => m.renderRef === renderRef);
+    revision = meta?.revision ?? 'unknown';
+  }
+  return { renderRef, revision, render };
+}

@@ -1,0 +1,372 @@
+// stageSync: dry run of the whole render → persist (render store + the attempt) → [hooks slot] → waves
+// (apply, then record in the inventory and stamp status.waves) → prune. A render that is already
+// applied, recorded and pruned is not synced again unless a forced sync is pending (or, with selfHeal,
+// the drift loop flagged an entry), so a steady reconcile writes nothing.
+import { ANNOTATION_PRUNE, API_VERSION, LABEL_RELEASE, PRUNE_DISABLED } from '../../api/constants.ts';
+import type {
+  InventoryEntry,
+  InventoryKey,
+  LastAttempted,
+  Release,
+  ReleaseInventory,
+  WaveStatus,
+} from '../../api/types.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { keyString, objectKey } from '../../render/keys.ts';
+import type { Obj } from '../../render/types.ts';
+import { releaseLabelValue } from '../../store/layout.ts';
+import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
+import type { ReleaseDeps } from './deps.ts';
+import {
+  ApplyFailedError,
+  DryRunFailedError,
+  PersistFailedError,
+  PruneFailedError,
+  type ReleaseError,
+} from './errors.ts';
+import { InventoryWriter } from './inventory-writer.ts';
+import { formatTime, type Rollout, type WaveGateDecision, waveHealthGate } from './rollout/index.ts';
+import type { Rendered } from './stage-render.ts';
+import {
+  entryKey,
+  groupWaves,
+  inventoryEntriesForWave,
+  orphanedObjects,
+  pruneSet,
+  recordWaveStart,
+  recoverOrphans,
+} from './sync/index.ts';
+
+export type SyncResult =
+  | { readonly kind: 'upToDate' }
+  | {
+      readonly kind: 'synced';
+      readonly attempt: LastAttempted;
+      readonly waves: readonly WaveStatus[];
+      readonly notes: readonly string[];
+    }
+  /** A wave gate held (or, with action stop, failed the rollout) part-way. */
+  | {
+      readonly kind: 'held';
+      readonly reason: 'WaitingForWaveHealth' | 'WaveTimeout';
+      readonly message: string;
+      readonly rollout: Rollout | undefined;
+      readonly attempt: LastAttempted;
+      readonly waves: readonly WaveStatus[];
+      readonly notes: readonly string[];
+    }
+  /** The wave gate rolled back: the caller runs applyLastHealthy. */
+  | {
+      readonly kind: 'rollback';
+      readonly rollout: Rollout;
+      readonly attempt: LastAttempted;
+      readonly waves: readonly WaveStatus[];
+      readonly notes: readonly string[];
+    }
+  | {
+      readonly kind: 'failed';
+      readonly error: ReleaseError;
+      /** Undefined when the sync failed before persist (dry run). */
+      readonly attempt: LastAttempted | undefined;
+      readonly waves: readonly WaveStatus[] | undefined;
+      readonly notes: readonly string[];
+    };
+
+export interface SyncInput {
+  readonly release: Release;
+  readonly rendered: Rendered;
+  readonly forced: boolean;
+}
+
+/** Whether R is applied, recorded and pruned already, so syncing again would change nothing. */
+export function upToDate(
+  release: Release,
+  rendered: Rendered,
+  inventory: ReleaseInventory | undefined,
+): boolean {
+  const R = rendered.renderRef;
+  const st = release.status;
+  if (st?.lastSuccessful?.renderRef !== R) return false;
+  if (st.lastAttempted?.renderRef !== R || st.lastAttempted.applied !== true) return false;
+  const entries = inventory?.entries ?? [];
+  const byKey = new Map(entries.map((e) => [entryKey(e), e]));
+  const keys = new Set(rendered.render.objects.map((o) => keyString(objectKey(o))));
+  if (rendered.render.objects.some((o) => byKey.get(keyString(objectKey(o)))?.renderRef !== R)) return false;
+  // leftovers of an earlier render still recorded: a prune is due
+  if (entries.some((e) => !keys.has(entryKey(e)) && (e.renderRef !== undefined || e.wave !== undefined)))
+    return false;
+  if (release.spec.syncPolicy?.selfHeal === true && entries.some((e) => e.drifted === true)) return false;
+  return true;
+}
+
+export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<SyncResult> {
+  const { release, rendered, forced } = input;
+  const ns = release.metadata.namespace ?? '';
+  const name = release.metadata.name ?? '';
+  if (!forced && upToDate(release, rendered, deps.cachedInventory(ns, name))) return { kind: 'upToDate' };
+
+  const R = rendered.renderRef;
+  const objects = rendered.render.objects;
+  const client = rendered.target.client;
+  const label = releaseLabelValue(ns, name);
+  const notes: string[] = [];
+
+  // 1. dry run: any failure and nothing is written
+  try {
+    const dry = await dryRunAll(client, objects, { releaseLabel: label });
+    if (dry.skipped.length > 0)
+      notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
+  } catch (err) {
+    const error =
+      err instanceof ObjectApplyError
+        ? DryRunFailedError.fromStatus(`dry run failed: ${err.message}`, err.httpStatus, err)
+        : DryRunFailedError.fromStatus(`dry run failed: ${(err as Error).message}`, undefined, err);
+    return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
+  }
+
+  // 2. persist
+  const attemptBase = { renderRef: R, revision: rendered.revision, time: formatTime(deps.now()) };
+  try {
+    await deps.store.put(ns, name, R, rendered.render, {
+      revision: rendered.revision,
+      owner: { apiVersion: API_VERSION, kind: 'Release', name, uid: release.metadata.uid ?? '' },
+    });
+  } catch (err) {
+    const error = new PersistFailedError(`storing render ${R}: ${(err as Error).message}`, { cause: err });
+    return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
+  }
+  const failed = (error: ReleaseError, waves: readonly WaveStatus[]): SyncResult => ({
+    kind: 'failed',
+    error,
+    attempt: { ...attemptBase, applied: false, reason: error.reason, message: error.message },
+    waves,
+    notes,
+  });
+
+  // 3. HOOKS SLOT (issue "hooks"): PreSync hooks of R run here, before wave 0, and gate the waves.
+
+  let waves: readonly WaveStatus[] = release.status?.waves ?? [];
+  let writer: InventoryWriter;
+  try {
+    writer = new InventoryWriter(
+      deps.local,
+      release,
+      await deps.local.get<ReleaseInventory>({
+        apiVersion: API_VERSION,
+        kind: 'ReleaseInventory',
+        namespace: ns,
+        name,
+      }),
+    );
+    notes.push(...(await recover(rendered, writer, label, release, client)));
+  } catch (err) {
+    return failed(
+      new ApplyFailedError(`recording the inventory: ${(err as Error).message}`, { cause: err }),
+      waves,
+    );
+  }
+
+  // 4. waves
+  const plan = groupWaves(objects);
+  for (let i = 0; i < plan.length; i++) {
+    const wave = plan[i];
+    if (wave === undefined) continue;
+    const previous = plan[i - 1];
+    if (previous !== undefined) {
+      const gate = waveGate(release, rendered, wave.wave, previous.wave, writer.entries, waves, deps);
+      switch (gate.kind) {
+        case 'proceed':
+          break;
+        case 'hold':
+          return {
+            kind: 'held',
+            reason: gate.reason,
+            message: gate.message,
+            rollout: undefined,
+            attempt: { ...attemptBase, applied: false, reason: gate.reason },
+            waves,
+            notes,
+          };
+        case 'transition':
+          if (gate.action === 'applyLastHealthy') {
+            return {
+              kind: 'rollback',
+              rollout: gate.rollout,
+              attempt: { ...attemptBase, applied: false, reason: 'WaveTimeout' },
+              waves,
+              notes,
+            };
+          }
+          return {
+            kind: 'held',
+            reason: 'WaveTimeout',
+            message: gate.rollout.message ?? 'wave timeout',
+            rollout: gate.rollout,
+            attempt: { ...attemptBase, applied: false, reason: 'WaveTimeout' },
+            waves,
+            notes,
+          };
+      }
+    }
+    try {
+      await applyAll(client, wave.objects, { releaseLabel: label });
+    } catch (err) {
+      return failed(
+        new ApplyFailedError(`apply of wave ${wave.wave} failed: ${(err as Error).message}`, { cause: err }),
+        waves,
+      );
+    }
+    deps.afterWaveApplied?.(wave.wave);
+    try {
+      await writer.record(inventoryEntriesForWave(wave.objects, R, wave.wave));
+    } catch (err) {
+      return failed(
+        new ApplyFailedError(`recording wave ${wave.wave}: ${(err as Error).message}`, { cause: err }),
+        waves,
+      );
+    }
+    waves = recordWaveStart(waves, R, wave.wave, formatTime(deps.now()));
+  }
+
+  // 5. prune, highest wave first
+  try {
+    const pruned = await prune(release, rendered, writer, client, rendered.target.readClient);
+    if (pruned > 0) notes.push(`pruned ${pruned} objects that left the render`);
+  } catch (err) {
+    return failed(new PruneFailedError(`prune failed: ${(err as Error).message}`, { cause: err }), waves);
+  }
+  return { kind: 'synced', attempt: { ...attemptBase, applied: true }, waves, notes };
+}
+
+function waveGate(
+  release: Release,
+  rendered: Rendered,
+  wave: number,
+  previousWave: number,
+  entries: readonly InventoryEntry[],
+  waves: readonly WaveStatus[],
+  deps: ReleaseDeps,
+): WaveGateDecision {
+  const spec = release.spec.waves?.find((w) => w.wave === wave);
+  if (spec?.healthStrategy !== 'WaitPrevious') return { kind: 'proceed' };
+  return waveHealthGate({
+    render: { renderRef: rendered.renderRef, revision: rendered.revision },
+    wave,
+    previousWave,
+    entries,
+    waves,
+    timeout: spec.timeout,
+    observerLive: deps.observerLive(release),
+    failurePolicy: release.spec.failurePolicy,
+    pinned: rendered.pinned,
+    prior: release.status?.rollout,
+    lastHealthy: release.status?.lastHealthy,
+    now: deps.now(),
+  });
+}
+
+type Live = Obj & { metadata: Obj['metadata'] & { ownerReferences?: { controller?: boolean }[] } };
+
+/**
+ * Crash safety: objects labelled for this Release that the inventory does not hold (a controller killed
+ * between applying a wave and recording it) are recorded when they are in R, deleted when they left it.
+ * Looked for among the kinds of R and of the inventory.
+ */
+async function recover(
+  rendered: Rendered,
+  writer: InventoryWriter,
+  label: string,
+  release: Release,
+  client: KubeClient,
+): Promise<string[]> {
+  const kinds = new Map<string, { apiVersion: string; kind: string }>();
+  for (const o of rendered.render.objects)
+    kinds.set(`${o.apiVersion}/${o.kind}`, { apiVersion: o.apiVersion, kind: o.kind });
+  for (const e of writer.entries) {
+    const apiVersion = e.group === '' ? (e.version ?? 'v1') : `${e.group}/${e.version ?? 'v1'}`;
+    kinds.set(`${apiVersion}/${e.kind}`, { apiVersion, kind: e.kind });
+  }
+  const read = rendered.target.readClient;
+  const live: Live[] = [];
+  for (const k of kinds.values()) {
+    const items = await read.list<Live>(k, { labelSelector: `${LABEL_RELEASE}=${label}` }).catch(() => []);
+    live.push(...items.map((o) => ({ ...o, apiVersion: k.apiVersion, kind: k.kind })));
+  }
+  const orphans = orphanedObjects(live, writer.entries, label);
+  if (orphans.length === 0) return [];
+  const renderKeys = new Set(rendered.render.objects.map((o) => keyString(objectKey(o))));
+  const disabled = new Set(
+    orphans
+      .filter((o) => o.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED)
+      .map((o) => keyString(objectKey(o))),
+  );
+  const plan = recoverOrphans(orphans, renderKeys, {
+    prune: release.spec.syncPolicy?.prune ?? true,
+    isPruneDisabled: (k) => disabled.has(entryKey(k)),
+  });
+  await writer.record(plan.record);
+  for (const e of plan.toDelete) await deleteEntry(client, e);
+  const notes: string[] = [];
+  if (plan.record.length > 0)
+    notes.push(`recorded ${plan.record.length} unrecorded objects found by their label`);
+  if (plan.toDelete.length > 0)
+    notes.push(`deleted ${plan.toDelete.length} orphaned objects found by their label`);
+  return notes;
+}
+
+/** Deletes what left R (unless prune is off or the object opts out) and drops all of it from the inventory. */
+async function prune(
+  release: Release,
+  rendered: Rendered,
+  writer: InventoryWriter,
+  client: KubeClient,
+  read: KubeClient,
+): Promise<number> {
+  const renderKeys = new Set(rendered.render.objects.map((o) => keyString(objectKey(o))));
+  const leaving = writer.entries.filter((e) => !renderKeys.has(entryKey(e)));
+  if (leaving.length === 0) return 0;
+  const disabled = await pruneDisabled(read, leaving);
+  const plan = pruneSet(leaving, renderKeys, {
+    prune: release.spec.syncPolicy?.prune ?? true,
+    isPruneDisabled: (k) => disabled.has(entryKey(k)),
+  });
+  for (const e of plan.toDelete) await deleteEntry(client, e);
+  await writer.remove([...plan.toDelete, ...plan.toForget]);
+  return plan.toDelete.length;
+}
+
+export function entryRef(e: InventoryEntry) {
+  const apiVersion = e.group === '' ? (e.version ?? 'v1') : `${e.group}/${e.version ?? 'v1'}`;
+  return {
+    apiVersion,
+    kind: e.kind,
+    name: e.name,
+    ...(e.namespace === '' ? {} : { namespace: e.namespace }),
+  };
+}
+
+/** Keys of the entries whose live object carries convoy.kumodo.io/prune: disabled. */
+export async function pruneDisabled(
+  read: KubeClient,
+  entries: readonly InventoryEntry[],
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const e of entries) {
+    const live = await read.get<Obj>(entryRef(e)).catch((err: unknown) => {
+      // a kind no longer served has no object left to keep
+      if ((err as { code?: number }).code === 404) return undefined;
+      throw err;
+    });
+    if (live?.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) out.add(entryKey(e));
+  }
+  return out;
+}
+
+export async function deleteEntry(client: KubeClient, e: InventoryKey & { version?: string }): Promise<void> {
+  try {
+    await client.delete(entryRef(e), { propagationPolicy: 'Background' });
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return;
+    throw err;
+  }
+}

@@ -1,0 +1,86 @@
+// The Release status fields the release controller writes (manager convoy-controller) after one
+// reconcile: assembleStatus (rollout/) for the seed's fields, plus Ready/Stalled from conditionsFor,
+// observedGeneration, currentRender, waves and history. Pure; the same inputs on a steady Release give
+// a status equal to the one written before, so the status writer sends nothing.
+
+import { ANNOTATION_FORCE_SYNC_AT } from '../../api/constants.ts';
+import type { Condition, Release, ReleaseStatus } from '../../api/types.ts';
+import { DEFAULT_HISTORY_LIMIT } from '../../store/keep.ts';
+import type { Outcome } from './outcome.ts';
+import { assembleStatus, formatTime, setCondition } from './rollout/index.ts';
+import { conditionsFor, forcedSyncPending } from './sync/index.ts';
+
+/** Condition types this controller owns; the observer's (Healthy, Drifted) are never sent. */
+export const CONTROLLER_CONDITIONS: readonly string[] = ['Ready', 'Stalled', 'RolloutSucceeded'];
+
+export type ControllerStatus = Pick<
+  ReleaseStatus,
+  | 'observedGeneration'
+  | 'conditions'
+  | 'currentRender'
+  | 'lastAttempted'
+  | 'lastSuccessful'
+  | 'lastHealthy'
+  | 'rollout'
+  | 'waves'
+  | 'history'
+  | 'lastHandledForceSyncAt'
+>;
+
+export function releaseStatus(release: Release, outcome: Outcome, now: number): ControllerStatus {
+  const prior = release.status ?? {};
+  const generation = release.metadata.generation ?? 0;
+  const mine = (prior.conditions ?? []).filter((c) => CONTROLLER_CONDITIONS.includes(c.type));
+  const forced = forcedSyncPending(release.metadata.annotations, prior);
+  const rolled = assembleStatus({
+    prior: defined({
+      lastAttempted: prior.lastAttempted,
+      lastSuccessful: prior.lastSuccessful,
+      lastHealthy: prior.lastHealthy,
+      rollout: prior.rollout,
+      conditions: mine,
+      lastHandledForceSyncAt: prior.lastHandledForceSyncAt,
+    }),
+    outcome: { attempt: outcome.attempt, rollout: outcome.rollout },
+    health: outcome.health,
+    failurePolicySet: release.spec.failurePolicy !== undefined,
+    forcedSyncPendingAt: forced ? release.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT] : undefined,
+    generation,
+    now,
+  });
+  const { ready, stalled } = conditionsFor(outcome.result);
+  let conditions: readonly Condition[] = rolled.conditions ?? [];
+  conditions = setCondition(conditions, { ...ready, observedGeneration: generation }, now);
+  conditions = setCondition(conditions, { ...stalled, observedGeneration: generation }, now);
+
+  let history = prior.history ?? [];
+  const applied = outcome.applied;
+  if (applied !== undefined && history[history.length - 1]?.renderRef !== applied.renderRef) {
+    history = [
+      ...history,
+      { renderRef: applied.renderRef, revision: applied.revision, appliedAt: formatTime(now) },
+    ];
+  }
+  const limit = release.spec.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+  if (history.length > limit) history = history.slice(history.length - limit);
+
+  return defined({
+    observedGeneration: generation,
+    conditions: [...conditions],
+    currentRender: outcome.render ?? prior.currentRender,
+    lastAttempted: rolled.lastAttempted,
+    lastSuccessful: rolled.lastSuccessful,
+    lastHealthy: rolled.lastHealthy,
+    rollout: rolled.rollout,
+    waves: outcome.waves === undefined ? prior.waves : [...outcome.waves],
+    history: [...history],
+    lastHandledForceSyncAt: rolled.lastHandledForceSyncAt,
+  });
+}
+
+/** Without undefined fields and empty lists: "absent" has one shape, so a steady status compares equal. */
+function defined<T extends object>(s: T): T {
+  return Object.fromEntries(
+    Object.entries(s).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)),
+  ) as T;
+}

@@ -1,0 +1,86 @@
+// syncHandler: one key's reconcile as the harness runs it. Reads the Release from the cache, keeps the
+// finalizer, runs deletion or reconcile, assembles the status and writes it once (like Flux's
+// finalizeStatus; skipped when nothing changed), emits Events, collects old renders, and tells the
+// queue when to come back: error backoff for failures a retry may fix, else nextWakeUp.
+import { FIELD_MANAGERS, FINALIZER } from '../../api/constants.ts';
+import type { Release } from '../../api/types.ts';
+import { writeStatus } from '../../kube/status.ts';
+import type { ReconcileResult } from '../../runtime/index.ts';
+import { rendersToKeep } from '../../store/keep.ts';
+import { addFinalizer, finalize } from './deletion.ts';
+import type { ReleaseDeps } from './deps.ts';
+import { emitEvents, eventsFor } from './events.ts';
+import { reconcile } from './reconcile.ts';
+import { nextWakeUp } from './rollout/index.ts';
+import { releaseStatus } from './status.ts';
+
+export async function syncHandler(release: Release | undefined, deps: ReleaseDeps): Promise<ReconcileResult> {
+  if (release === undefined) return { kind: 'done' };
+  const finalizers = release.metadata.finalizers ?? [];
+  if (release.metadata.deletionTimestamp !== undefined) {
+    if (!finalizers.includes(FINALIZER)) return { kind: 'done' };
+    try {
+      const { deleted } = await finalize(release, deps);
+      deps.log.info({ deleted }, 'release finalized');
+      return { kind: 'done' };
+    } catch (error) {
+      return { kind: 'error', error };
+    }
+  }
+  if (!finalizers.includes(FINALIZER)) {
+    try {
+      await addFinalizer(deps.local, release);
+    } catch (error) {
+      return { kind: 'error', error };
+    }
+  }
+
+  const outcome = await reconcile(release, deps);
+  const now = deps.now();
+  const status = releaseStatus(release, outcome, now);
+  const ns = release.metadata.namespace ?? '';
+  const name = release.metadata.name ?? '';
+  try {
+    await writeStatus(
+      deps.local,
+      { kind: 'Release', namespace: ns, name },
+      status as Record<string, unknown>,
+      { fieldManager: FIELD_MANAGERS.controller, cached: release },
+    );
+  } catch (error) {
+    return { kind: 'error', error };
+  }
+  try {
+    await emitEvents(
+      deps.local,
+      release,
+      eventsFor(release.status?.conditions, status.conditions, outcome.notes),
+      now,
+    );
+  } catch (err) {
+    deps.log.warn({ err: String(err) }, 'could not record events');
+  }
+  if ((status.history?.length ?? 0) > 0 && status.history !== undefined && outcome.applied !== undefined) {
+    try {
+      await deps.store.gc(ns, name, rendersToKeep(status, release.spec));
+    } catch (err) {
+      deps.log.warn({ err: String(err) }, 'render store gc failed');
+    }
+  }
+
+  if (outcome.notes.length > 0) deps.log.info({ notes: outcome.notes }, 'sync notes');
+  const result = outcome.result;
+  if (result.kind === 'failed') {
+    deps.log.info({ reason: result.error.reason, err: result.error.message }, 'reconcile failed');
+    if (!result.error.stalled) return { kind: 'error', error: result.error };
+  }
+  const wake = nextWakeUp({
+    rollout: status.rollout,
+    failurePolicy: release.spec.failurePolicy,
+    pinned: release.spec.pin !== undefined,
+    deleting: false,
+    interval: release.spec.syncPolicy?.interval,
+    now,
+  });
+  return wake.kind === 'requeue' ? { kind: 'requeueAfter', ms: wake.afterMs } : { kind: 'done' };
+}

@@ -1,0 +1,546 @@
+// The release controller end to end against a real kube-apiserver, run as the convoy-controller-manager
+// process, with a bare git repository the test makes with the git CLI: waves in order (seen through a
+// watch), inventory and status.waves, a new commit pruning and changing, the same content giving the
+// same renderRef; bad input applying nothing; Manual mode, approvals and pins; deletion; crash safety.
+import assert from 'node:assert/strict';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { API_VERSION } from '../../src/api/constants.ts';
+import type { Release } from '../../src/api/types.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { type Fixture, makeRepo, serveGitHttp } from '../../src/render/git/testsupport.ts';
+import { Informer } from '../../src/runtime/informer.ts';
+import { Transport } from '../../src/runtime/transport.ts';
+import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
+import { installCrds } from '../support/crds.ts';
+import { cm, condition, getInventory, mergePatch, waitForReady, wave } from '../support/release.ts';
+import { waitFor } from '../support/wait.ts';
+
+let cp: ControlPlane;
+let client: KubeClient;
+let manager: ManagerProcess | undefined;
+let work: string;
+
+before(async () => {
+  cp = await startControlPlane({});
+  client = new KubeClient(cp.kubeConfig);
+  await installCrds(cp.kubeConfig);
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'convoy-system' } });
+  work = await mkdtemp(join(tmpdir(), 'convoy-release-e2e-'));
+});
+
+after(async () => {
+  await manager?.stop();
+  await cp?.stop();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+async function namespace(name: string) {
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+async function startManager(identity: string, env: Record<string, string> = {}) {
+  return startControllerManager({
+    kubeconfigPath: cp.kubeconfigPath,
+    identity,
+    gitCacheDir: join(work, `cache-${identity}`),
+    env,
+  });
+}
+
+function gitRelease(ns: string, name: string, repo: Fixture, spec: Partial<Release['spec']> = {}): Release {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name, namespace: ns },
+    spec: {
+      source: { git: { url: repo.url, ref: { branch: 'main' }, path: 'app' } },
+      render: { targetNamespace: ns },
+      syncPolicy: { interval: '1s' },
+      ...spec,
+    },
+  };
+}
+
+const cmRef = (ns: string, name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
+type CM = { data?: Record<string, string>; metadata: { labels?: Record<string, string> } };
+
+test('crash safety: killed between applying a wave and recording it, the restarted controller records or prunes by label', async () => {
+  const ns = 'rel-crash';
+  await namespace(ns);
+  const repo = await makeRepo('crash');
+  await repo.commit({
+    'app/x0.yaml': cm('x0', { v: '1' }, wave(0)),
+    'app/x1.yaml': cm('x1', { v: '1' }, wave(1)),
+    'app/x1b.yaml': cm('x1b', { v: '1' }, wave(1)),
+    'app/x2.yaml': cm('x2', { v: '1' }, wave(2)),
+  });
+  const crashing = await startManager('crash', { CONVOY_TEST_CRASH_AFTER_WAVE_APPLY: '1' });
+  try {
+    await client.create(gitRelease(ns, 'app', repo));
+    let exitCode: number | string | undefined;
+    void crashing.exited.then((c) => {
+      exitCode = c;
+    });
+    const code = await waitFor('the controller to crash', async () => exitCode ?? false, {
+      timeoutMs: 60_000,
+    });
+    assert.equal(code, 137, crashing.log().slice(-3000));
+    // wave 1 is applied and labelled but not recorded; wave 2 never started
+    for (const n of ['x1', 'x1b']) {
+      const live = await client.get<CM>(cmRef(ns, n));
+      assert.equal(live?.metadata.labels?.['convoy.kumodo.io/release'], `${ns}.app`, n);
+    }
+    assert.equal(await client.get(cmRef(ns, 'x2')), undefined);
+    const inv = await getInventory(client, ns, 'app');
+    assert.deepEqual(inv?.entries?.map((e) => e.name).sort(), ['x0']);
+
+    // x1b leaves the render before the restart: only its label can tell that it is convoy's
+    const sha2 = await repo.commit({ 'app/x1b.yaml': null });
+    const restarted = await startManager('crash');
+    try {
+      const r = await waitForReady(
+        client,
+        ns,
+        'app',
+        (x) => x.status?.lastSuccessful?.revision === sha2 && condition(x, 'Ready')?.status === 'True',
+        'Ready after restart',
+      );
+      const R = r.status?.lastSuccessful?.renderRef;
+      await waitFor('x1b deleted', async () => (await client.get(cmRef(ns, 'x1b'))) === undefined);
+      const inv2 = await getInventory(client, ns, 'app');
+      assert.deepEqual(inv2?.entries?.map((e) => [e.name, e.renderRef]).sort(), [
+        ['x0', R],
+        ['x1', R],
+        ['x2', R],
+      ]);
+      const labelled = await client.list<{ metadata: { name: string } }>(
+        { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns },
+        { labelSelector: `convoy.kumodo.io/release=${ns}.app` },
+      );
+      assert.deepEqual(
+        labelled.map((o) => o.metadata.name).sort(),
+        ['x0', 'x1', 'x2'],
+        'nothing left orphaned',
+      );
+      const events = await client.list<{
+        reason?: string;
+        message?: string;
+        involvedObject?: { name?: string };
+      }>({
+        apiVersion: 'v1',
+        kind: 'Event',
+        namespace: ns,
+      });
+      assert.ok(
+        events.some(
+          (e) =>
+            e.involvedObject?.name === 'app' &&
+            /recorded 1 unrecorded objects found by their label/.test(e.message ?? ''),
+        ),
+        JSON.stringify(events.map((e) => [e.reason, e.message])),
+      );
+      assert.ok(events.some((e) => /deleted 1 orphaned objects found by their label/.test(e.message ?? '')));
+    } finally {
+      await restarted.stop();
+    }
+  } finally {
+    await crashing.stop();
+    await repo.cleanup();
+  }
+});
+
+test('a 3-wave release applies in wave order, records inventory and waves, prunes, and reuses renderRefs', async () => {
+  manager ??= await startManager('main');
+  const m0 = manager;
+  const ns = 'rel-waves';
+  await namespace(ns);
+  const repo = await makeRepo('waves');
+  const sha1 = await repo.commit({
+    'app/a.yaml': cm('a', { v: '1' }, wave(0)),
+    'app/b.yaml': cm('b', { v: '1' }, wave(1)),
+    'app/b2.yaml': cm('b2', { v: '1' }, wave(1)),
+    'app/c.yaml': cm('c', { v: '1' }, wave(2)),
+  });
+
+  const seen: { name: string; order: number }[] = [];
+  let order = 0;
+  const watch = new Informer<CM & { metadata: { name: string } }>(new Transport(cp.kubeConfig), {
+    path: `/api/v1/namespaces/${ns}/configmaps`,
+  });
+  watch.addHandlers({ add: (o) => seen.push({ name: o.metadata.name, order: order++ }) });
+  watch.start();
+  await watch.waitForSync();
+
+  try {
+    await client.create(gitRelease(ns, 'app', repo));
+    const r1 = await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => condition(r, 'Ready')?.status === 'True',
+      'Ready=True',
+    );
+    const R1 = r1.status?.lastSuccessful?.renderRef ?? '';
+    assert.equal(r1.status?.lastSuccessful?.revision, sha1);
+    assert.match(R1, /^sha256:[0-9a-f]{64}$/);
+
+    // wave order through the watch: every object of a wave was ADDED before any of the next wave
+    const pos = (n: string) => seen.find((s) => s.name === n)?.order ?? -1;
+    for (const n of ['a', 'b', 'b2', 'c'])
+      assert.ok(pos(n) >= 0, `${n} seen by the watch: ${JSON.stringify(seen)}`);
+    assert.ok(pos('a') < Math.min(pos('b'), pos('b2')), JSON.stringify(seen));
+    assert.ok(Math.max(pos('b'), pos('b2')) < pos('c'), JSON.stringify(seen));
+
+    const inv = await getInventory(client, ns, 'app');
+    assert.deepEqual(inv?.entries?.map((e) => [e.kind, e.name, e.wave, e.renderRef]).sort(), [
+      ['ConfigMap', 'a', 0, R1],
+      ['ConfigMap', 'b', 1, R1],
+      ['ConfigMap', 'b2', 1, R1],
+      ['ConfigMap', 'c', 2, R1],
+    ]);
+    assert.deepEqual(
+      r1.status?.waves?.map((w) => [w.renderRef, w.wave]),
+      [
+        [R1, 0],
+        [R1, 1],
+        [R1, 2],
+      ],
+    );
+    for (const w of r1.status?.waves ?? []) assert.ok(!Number.isNaN(Date.parse(w.startedAt)));
+    assert.equal(r1.status?.history?.length, 1);
+    assert.equal(r1.status?.observedGeneration, r1.metadata.generation);
+    const a = await client.get<CM>(cmRef(ns, 'a'));
+    assert.equal(a?.metadata.labels?.['convoy.kumodo.io/release'], `${ns}.app`);
+
+    // a commit that removes c and changes b
+    const sha2 = await repo.commit({ 'app/c.yaml': null, 'app/b.yaml': cm('b', { v: '2' }, wave(1)) });
+    const r2 = await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => r.status?.lastSuccessful?.revision === sha2 && condition(r, 'Ready')?.status === 'True',
+      `revision ${sha2} applied`,
+    );
+    const R2 = r2.status?.lastSuccessful?.renderRef;
+    assert.notEqual(R2, R1);
+    assert.equal((await client.get<CM>(cmRef(ns, 'b')))?.data?.v, '2');
+    await waitFor('c pruned', async () => (await client.get(cmRef(ns, 'c'))) === undefined);
+    const inv2 = await getInventory(client, ns, 'app');
+    assert.deepEqual(inv2?.entries?.map((e) => [e.name, e.renderRef]).sort(), [
+      ['a', R2],
+      ['b', R2],
+      ['b2', R2],
+    ]);
+
+    // a later commit whose content equals the first gives the first's renderRef
+    const sha3 = await repo.commit({
+      'app/b.yaml': cm('b', { v: '1' }, wave(1)),
+      'app/c.yaml': cm('c', { v: '1' }, wave(2)),
+    });
+    const r3 = await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => r.status?.lastSuccessful?.revision === sha3 && condition(r, 'Ready')?.status === 'True',
+      `revision ${sha3} applied`,
+    );
+    assert.equal(r3.status?.lastSuccessful?.renderRef, R1);
+    assert.deepEqual(
+      r3.status?.history?.map((h) => h.renderRef),
+      [R1, R2, R1],
+    );
+    assert.ok(await client.get(cmRef(ns, 'c')));
+
+    // a steady Release writes nothing: after three more reconciles its resourceVersion has not moved
+    const m = m0;
+    const before = await m.reconciles();
+    await waitFor('three more reconciles', async () => (await m.reconciles()) >= before + 3, {
+      timeoutMs: 30_000,
+    });
+    const steady = await client.get<Release>({
+      apiVersion: API_VERSION,
+      kind: 'Release',
+      namespace: ns,
+      name: 'app',
+    });
+    assert.equal(steady?.metadata.resourceVersion, r3.metadata.resourceVersion, 'no write in steady state');
+  } finally {
+    await watch.stop();
+    await repo.cleanup();
+  }
+});
+
+test('bad input applies nothing, names the file or object, and keeps the previous render live', async () => {
+  manager ??= await startManager('main');
+  const ns = 'rel-bad';
+  await namespace(ns);
+  const repo = await makeRepo('bad');
+  await repo.commit({ 'app/good.yaml': cm('good', { v: '1' }) });
+  try {
+    await client.create(gitRelease(ns, 'app', repo));
+    const ok = await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => condition(r, 'Ready')?.status === 'True',
+      'Ready=True',
+    );
+    const R1 = ok.status?.lastSuccessful?.renderRef;
+
+    const cases: ReadonlyArray<{ files: Record<string, string | null>; reason: string; names: RegExp }> = [
+      {
+        files: { 'app/broken.yaml': 'kind: ConfigMap\nmetadata: [unclosed\n' },
+        reason: 'RenderFailed',
+        names: /broken\.yaml/,
+      },
+      {
+        files: {
+          'app/broken.yaml': null,
+          'app/widget.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n',
+        },
+        reason: 'DryRunFailed',
+        names: /Widget.*w/,
+      },
+      {
+        files: {
+          'app/widget.yaml': null,
+          'app/svc.yaml':
+            'apiVersion: v1\nkind: Service\nmetadata:\n  name: bad-svc\nspec:\n  ports:\n  - port: 70000\n',
+        },
+        reason: 'DryRunFailed',
+        names: /Service .*bad-svc/,
+      },
+    ];
+    for (const c of cases) {
+      const sha = await repo.commit({
+        ...c.files,
+        'app/new.yaml': cm('new', { at: JSON.stringify(c.files).length.toString() }),
+      });
+      const r = await waitForReady(
+        client,
+        ns,
+        'app',
+        (x) =>
+          condition(x, 'Ready')?.reason === c.reason && c.names.test(condition(x, 'Ready')?.message ?? ''),
+        `${c.reason} for ${sha}`,
+      );
+      const ready = condition(r, 'Ready');
+      assert.equal(ready?.status, 'False');
+      assert.match(ready?.message ?? '', c.names);
+      assert.equal(await client.get(cmRef(ns, 'new')), undefined, `nothing of ${sha} applied`);
+      assert.equal(r.status?.lastSuccessful?.renderRef, R1, 'the previous render stays live');
+      const inv = await getInventory(client, ns, 'app');
+      assert.deepEqual(
+        inv?.entries?.map((e) => [e.name, e.renderRef]),
+        [['good', R1]],
+      );
+    }
+  } finally {
+    await repo.cleanup();
+  }
+});
+
+test('a git Secret with a wrong token: SourceFailed, nothing applied, the previous render stays live', async () => {
+  manager ??= await startManager('main');
+  const ns = 'rel-token';
+  await namespace(ns);
+  const repo = await makeRepo('token');
+  const server = await serveGitHttp(repo.srv, `Basic ${Buffer.from('git:right-token').toString('base64')}`);
+  await repo.commit({ 'app/one.yaml': cm('one', { v: '1' }) });
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'git', namespace: ns },
+    stringData: { token: 'right-token' },
+  };
+  try {
+    await client.create(secret);
+    const rel = gitRelease(ns, 'app', repo);
+    rel.spec.source = {
+      git: {
+        url: `${server.base}/token.git`,
+        ref: { branch: 'main' },
+        path: 'app',
+        secretRef: { name: 'git' },
+      },
+    };
+    await client.create(rel);
+    const ok = await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => condition(r, 'Ready')?.status === 'True',
+      'Ready=True',
+    );
+    await mergePatch(
+      client,
+      { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'git' },
+      { stringData: { token: 'wrong-token' } },
+    );
+    await repo.commit({ 'app/two.yaml': cm('two', { v: '1' }) });
+    const r = await waitForReady(
+      client,
+      ns,
+      'app',
+      (x) => condition(x, 'Ready')?.reason === 'SourceFailed',
+      'SourceFailed',
+    );
+    assert.equal(condition(r, 'Ready')?.status, 'False');
+    assert.doesNotMatch(condition(r, 'Ready')?.message ?? '', /wrong-token/, 'the credential never shows');
+    assert.equal(await client.get(cmRef(ns, 'two')), undefined);
+    assert.equal(r.status?.lastSuccessful?.renderRef, ok.status?.lastSuccessful?.renderRef);
+    assert.ok(await client.get(cmRef(ns, 'one')));
+  } finally {
+    await server.close();
+    await repo.cleanup();
+  }
+});
+
+test('Manual mode holds; a wake-up does not open it; approval applies; a new commit needs a new approval; a pin works with the source gone', async () => {
+  manager ??= await startManager('main');
+  const ns = 'rel-manual';
+  await namespace(ns);
+  const repo = await makeRepo('manual');
+  const sha1 = await repo.commit({ 'app/m.yaml': cm('m', { v: '1' }) });
+  const relRef = { apiVersion: API_VERSION, kind: 'Release', namespace: ns, name: 'app' };
+  try {
+    await client.create(gitRelease(ns, 'app', repo, { syncPolicy: { mode: 'Manual', interval: '1s' } }));
+    const held = await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => condition(r, 'Ready')?.reason === 'WaitingForApproval',
+      'held',
+    );
+    assert.equal(condition(held, 'Ready')?.status, 'False');
+    assert.equal(held.status?.currentRender?.revision, sha1);
+    const R1 = held.status?.currentRender?.renderRef ?? '';
+    assert.equal(await client.get(cmRef(ns, 'm')), undefined);
+
+    // a wake-up alone, together with a spec change that proves a reconcile saw it
+    await mergePatch(client, relRef, {
+      metadata: { annotations: { 'convoy.kumodo.io/sync-requested-at': new Date().toISOString() } },
+      spec: { historyLimit: 5 },
+    });
+    const woke = await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) =>
+        r.status?.observedGeneration === r.metadata.generation &&
+        r.metadata.generation === (held.metadata.generation ?? 0) + 1,
+      'reconciled after wake-up',
+    );
+    assert.equal(condition(woke, 'Ready')?.reason, 'WaitingForApproval');
+    assert.equal(await client.get(cmRef(ns, 'm')), undefined, 'a wake-up does not open the gate');
+
+    await mergePatch(client, relRef, {
+      metadata: { annotations: { 'convoy.kumodo.io/approved-render': R1 } },
+    });
+    await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => r.status?.lastSuccessful?.renderRef === R1 && condition(r, 'Ready')?.status === 'True',
+      'approved R1 applied',
+    );
+    assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '1');
+
+    const sha2 = await repo.commit({ 'app/m.yaml': cm('m', { v: '2' }) });
+    const held2 = await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) =>
+        r.status?.currentRender?.revision === sha2 && condition(r, 'Ready')?.reason === 'WaitingForApproval',
+      'new commit held',
+    );
+    const R2 = held2.status?.currentRender?.renderRef ?? '';
+    assert.equal(
+      (await client.get<CM>(cmRef(ns, 'm')))?.data?.v,
+      '1',
+      'the new commit is not applied without approval',
+    );
+    await mergePatch(client, relRef, {
+      metadata: { annotations: { 'convoy.kumodo.io/approved-render': R2 } },
+    });
+    await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => r.status?.lastSuccessful?.renderRef === R2 && condition(r, 'Ready')?.status === 'True',
+      'approved R2 applied',
+    );
+    assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '2');
+
+    // the source becomes unreachable; a pin re-applies R1 from the render store
+    await rename(join(repo.srv, 'manual.git'), join(repo.srv, 'moved.git'));
+    await mergePatch(client, relRef, { spec: { pin: { renderRef: R1 } } });
+    await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => r.status?.lastSuccessful?.renderRef === R1 && condition(r, 'Ready')?.status === 'True',
+      'pinned R1 applied',
+    );
+    assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '1');
+    // without the pin the unreachable source shows
+    await mergePatch(client, relRef, { spec: { pin: null } });
+    await waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => condition(r, 'Ready')?.reason === 'SourceFailed',
+      'SourceFailed without the pin',
+    );
+  } finally {
+    await repo.cleanup();
+  }
+});
+
+test('deleting a Release removes its objects, inventory and render Secrets; with Orphan the objects stay', async () => {
+  manager ??= await startManager('main');
+  const ns = 'rel-del';
+  await namespace(ns);
+  const inline = (name: string, policy: 'Delete' | 'Orphan', objects: string[]): Release => ({
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name, namespace: ns },
+    spec: {
+      source: { inline: { manifests: objects.map((o) => cm(o, { v: '1' })).join('---\n') } },
+      render: { targetNamespace: ns },
+      deletionPolicy: policy,
+    },
+  });
+  await client.create(inline('del', 'Delete', ['d1', 'd2']));
+  await client.create(inline('orph', 'Orphan', ['o1']));
+  for (const n of ['del', 'orph']) {
+    await waitForReady(client, ns, n, (r) => condition(r, 'Ready')?.status === 'True', 'Ready');
+  }
+  const secrets = (n: string) =>
+    client.list<{ type?: string }>(
+      { apiVersion: 'v1', kind: 'Secret', namespace: ns },
+      { labelSelector: `convoy.kumodo.io/release=${ns}.${n}` },
+    );
+  assert.ok((await secrets('del')).some((s) => s.type === 'convoy.kumodo.io/render'));
+  assert.ok((await secrets('orph')).length > 0);
+  for (const n of ['del', 'orph'])
+    await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: ns, name: n });
+  for (const n of ['del', 'orph']) {
+    await waitFor(
+      `Release ${n} gone`,
+      async () =>
+        (await client.get({ apiVersion: API_VERSION, kind: 'Release', namespace: ns, name: n })) ===
+        undefined,
+    );
+    assert.equal(await getInventory(client, ns, n), undefined, `inventory of ${n}`);
+    assert.deepEqual(await secrets(n), [], `render Secrets of ${n}`);
+  }
+  assert.equal(await client.get(cmRef(ns, 'd1')), undefined);
+  assert.equal(await client.get(cmRef(ns, 'd2')), undefined);
+  assert.ok(await client.get(cmRef(ns, 'o1')), 'Orphan keeps the objects');
+});
