@@ -1,0 +1,129 @@
+// One controller on the harness: a primary informer whose keys it reconciles, optional
+// secondary informers mapped to primary keys, event filters in front of the queue, a worker
+// pool behind it, and the shard gate checked when a key is worked (ownership can change
+// between enqueue and work).
+import type { Logger } from 'pino';
+import { keyOf } from './cache.ts';
+import type { ShardGate } from './elector.ts';
+import type { KubeObject, UpdateFilter } from './filters.ts';
+import type { Informer } from './informer.ts';
+import { forKey } from './log.ts';
+import type { HarnessMetrics } from './metrics.ts';
+import { type QueueOptions, WorkQueue } from './queue.ts';
+import { type ReconcileResult, WorkerPool } from './workers.ts';
+
+export type ReconcileContext = { readonly log: Logger };
+
+export type ControllerSpec<T extends KubeObject> = {
+  readonly name: string;
+  readonly primary: Informer<T>;
+  readonly reconcile: (key: string, ctx: ReconcileContext) => Promise<ReconcileResult>;
+  readonly workers?: number;
+  /** Which updates of the primary object enqueue its key (default: all). Resyncs always do. */
+  readonly updateFilter?: UpdateFilter<T>;
+  /** The shard of a key; undefined: not sharded (every replica works it). */
+  readonly shardOfKey?: (key: string) => number | undefined;
+  readonly queue?: Omit<QueueOptions, 'hooks'>;
+};
+
+/** A secondary watch: changes to its objects enqueue the primary keys they map to. */
+export type SecondaryWatch<S extends KubeObject> = {
+  readonly informer: Informer<S>;
+  /** Which updates count (default: all). Resyncs of secondaries are ignored: the primary's resync covers them. */
+  readonly updateFilter?: UpdateFilter<S>;
+  readonly keys: (obj: S) => readonly string[];
+};
+
+export class Controller<T extends KubeObject = KubeObject> {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  readonly #spec: ControllerSpec<T>;
+  readonly #pool: WorkerPool;
+  readonly #log: Logger;
+  readonly #gate: ShardGate | undefined;
+
+  constructor(spec: ControllerSpec<T>, log: Logger, metrics: HarnessMetrics, gate: ShardGate | undefined) {
+    this.name = spec.name;
+    this.#spec = spec;
+    this.#log = log;
+    this.#gate = gate;
+    const l = { controller: spec.name };
+    // Export every series from the start, so dashboards and alerts see zeros, not gaps.
+    metrics.adds.inc(l, 0);
+    metrics.retries.inc(l, 0);
+    metrics.errors.inc(l, 0);
+    metrics.depth.set(l, 0);
+    this.queue = new WorkQueue({
+      ...spec.queue,
+      hooks: {
+        onAdd: () => metrics.adds.inc(l),
+        onRetry: () => metrics.retries.inc(l),
+        onDepth: (d) => metrics.depth.set(l, d),
+      },
+    });
+    this.#pool = new WorkerPool(this.queue, (key) => this.#work(key), spec.workers ?? 2, {
+      onResult: (key, result, seconds) => {
+        metrics.workDuration.observe({ ...l, result: result.kind }, seconds);
+        if (result.kind === 'error') {
+          metrics.errors.inc(l);
+          forKey(log, spec.name, key).error(
+            { err: String(result.error), requeues: this.queue.numRequeues(key) + 1 },
+            'reconcile failed',
+          );
+        }
+      },
+    });
+    spec.primary.addHandlers({
+      add: (o) => this.queue.add(keyOf(o)),
+      update: (o, n) => {
+        if (o === n || (spec.updateFilter?.(o, n) ?? true)) this.queue.add(keyOf(n));
+      },
+      delete: (o) => this.queue.add(keyOf(o)),
+    });
+  }
+
+  watch<S extends KubeObject>(w: SecondaryWatch<S>): this {
+    const enqueue = (o: S) => {
+      for (const k of w.keys(o)) this.queue.add(k);
+    };
+    w.informer.addHandlers({
+      add: enqueue,
+      update: (o, n) => {
+        if (o === n) return;
+        if (w.updateFilter?.(o, n) ?? true) {
+          enqueue(n);
+          // A change can move an object between primaries (e.g. a re-pointed reference).
+          enqueue(o);
+        }
+      },
+      delete: enqueue,
+    });
+    return this;
+  }
+
+  /** Enqueues every cached primary key of a shard this replica just gained. */
+  shardGained(shard: number): void {
+    const f = this.#spec.shardOfKey;
+    if (f === undefined) return;
+    for (const key of this.#spec.primary.cache.keys()) if (f(key) === shard) this.queue.add(key);
+  }
+
+  start(): void {
+    this.#pool.start();
+  }
+
+  /** Stops taking keys and waits for in-flight reconciles to finish. */
+  async drain(): Promise<void> {
+    await this.queue.shutDownWithDrain();
+    await this.#pool.stopped();
+  }
+
+  async #work(key: string): Promise<ReconcileResult> {
+    const shard = this.#spec.shardOfKey?.(key);
+    if (shard !== undefined && this.#gate !== undefined && !this.#gate.owns(shard)) {
+      // Not ours now; the owner enqueues it when it gains the shard.
+      return { kind: 'done' };
+    }
+    return await this.#spec.reconcile(key, { log: forKey(this.#log, this.name, key) });
+  }
+}

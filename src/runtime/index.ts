@@ -1,0 +1,17 @@
+// The controller harness (the seeds' internal/controller/base): the public surface both
+// convoy processes build on.
+export { byNamespace, Cache, type CacheReader, keyOf, splitKey } from './cache.ts';
+export { type Clock, FakeClock, realClock } from './clock.ts';
+export { Controller, type ControllerSpec, type ReconcileContext, type SecondaryWatch } from './controller.ts';
+export { leaseLive, readLease, ShardElector, type ShardGate } from './elector.ts';
+export * from './filters.ts';
+export { Harness, type HarnessOptions, type ShardOptions } from './harness.ts';
+export { type EventHandlers, Informer, type InformerOptions } from './informer.ts';
+export { exponentialBackoff, jittered, type Random } from './jitter.ts';
+export { decideLease, isLeaseLive, type Lease, type LeaseSpec, microTime } from './lease.ts';
+export { forKey, type Logger, newLogger } from './log.ts';
+export { type HarnessMetrics, newMetrics } from './metrics.ts';
+export { type QueueOptions, WorkQueue } from './queue.ts';
+export { controllerLeaseName, fnv1a32, observerLeaseName, type ShardSubject, shardOf } from './shard.ts';
+export { ApiError, isGone, Transport } from './transport.ts';
+export { assertNever, type Reconcile, type ReconcileResult, settle, WorkerPool } from './workers.ts';

@@ -1,0 +1,66 @@
+// Table tests for lease liveness and the candidate's decision.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decideLease, isLeaseLive, type Lease, microTime, releasedSpec } from './lease.ts';
+
+const T = Date.parse('2026-01-01T00:00:10Z');
+const lease = (holder: string | null, renewedSecondsAgo: number, duration = 15, transitions = 2): Lease => ({
+  metadata: { name: 'l', namespace: 'ns', resourceVersion: '5' },
+  spec: {
+    holderIdentity: holder,
+    leaseDurationSeconds: duration,
+    renewTime: microTime(T - renewedSecondsAgo * 1000),
+    leaseTransitions: transitions,
+  },
+});
+
+test('microTime has six fractional digits', () => {
+  assert.equal(microTime(Date.parse('2026-01-01T00:00:00.123Z')), '2026-01-01T00:00:00.123000Z');
+});
+
+test('isLeaseLive', () => {
+  const cases: Array<[string, Lease | undefined, boolean]> = [
+    ['missing', undefined, false],
+    ['fresh', lease('a', 1), true],
+    ['just before expiry', lease('a', 14.999), true],
+    ['at expiry', lease('a', 15), false],
+    ['expired', lease('a', 60), false],
+    ['no holder', lease(null, 1), false],
+    ['empty holder', lease('', 1), false],
+    ['no spec', { metadata: { name: 'l' } }, false],
+    [
+      'bad time',
+      { metadata: { name: 'l' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 5, renewTime: 'x' } },
+      false,
+    ],
+  ];
+  for (const [name, l, want] of cases) assert.equal(isLeaseLive(l, T), want, name);
+});
+
+test('decideLease', () => {
+  const cases: Array<[string, Lease | undefined, string, number | undefined]> = [
+    // name, lease, decision, leaseTransitions written
+    ['none', undefined, 'create', 0],
+    ['mine, live', lease('me', 3), 'renew', 2],
+    ['other, live', lease('other', 3), 'wait', undefined],
+    ['other, expired', lease('other', 16), 'acquire', 3],
+    ['released', lease(null, 0, 1), 'acquire', 2],
+    ['mine, expired', lease('me', 30), 'acquire', 3],
+  ];
+  for (const [name, l, kind, transitions] of cases) {
+    const d = decideLease(l, 'me', T, 15);
+    assert.equal(d.kind, kind, name);
+    if (d.kind !== 'wait') {
+      assert.equal(d.spec.holderIdentity, 'me', name);
+      assert.equal(d.spec.renewTime, microTime(T), name);
+      assert.equal(d.spec.leaseTransitions, transitions, name);
+    } else {
+      assert.equal(d.holder, 'other');
+    }
+  }
+});
+
+test('a released lease is not live', () => {
+  const r = releasedSpec(lease('me', 0).spec ?? {}, T);
+  assert.equal(isLeaseLive({ metadata: { name: 'l' }, spec: r }, T), false);
+});

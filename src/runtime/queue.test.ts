@@ -1,0 +1,219 @@
+// Property tests (fast-check) for the work queue against a small reference model, on a fake
+// clock: dedup, never two holders of one key, delayed adds, per-key backoff and its reset.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { FakeClock } from './clock.ts';
+import { WorkQueue } from './queue.ts';
+
+type Op =
+  | { kind: 'add'; key: string }
+  | { kind: 'addAfter'; key: string; ms: number }
+  | { kind: 'get' }
+  | { kind: 'done'; pick: number }
+  | { kind: 'advance'; ms: number };
+
+const keyArb = fc.constantFrom('a/1', 'a/2', 'b/1', 'b/2');
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('add' as const), key: keyArb }),
+  fc.record({ kind: fc.constant('addAfter' as const), key: keyArb, ms: fc.integer({ min: 0, max: 50 }) }),
+  fc.record({ kind: fc.constant('get' as const) }),
+  fc.record({ kind: fc.constant('done' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 30 }) }),
+);
+
+/**
+ * The reference: per key, whether a hand-out is owed (wanted) and the earliest pending delayed
+ * add. A key may be handed out only when wanted and not held; every owed key must come out.
+ */
+class Model {
+  now = 0;
+  wanted = new Set<string>();
+  held = new Set<string>();
+  delayed = new Map<string, number>();
+
+  fire(): void {
+    for (const [k, at] of this.delayed) {
+      if (at <= this.now) {
+        this.wanted.add(k);
+        this.delayed.delete(k);
+      }
+    }
+  }
+  eligible(): string[] {
+    return [...this.wanted].filter((k) => !this.held.has(k));
+  }
+}
+
+test('queue: dedup, no concurrent key, delays honoured, nothing lost', () => {
+  fc.assert(
+    fc.property(fc.array(opArb, { maxLength: 80 }), (ops) => {
+      const clock = new FakeClock();
+      const q = new WorkQueue({ clock });
+      const m = new Model();
+      for (const op of ops) {
+        switch (op.kind) {
+          case 'add':
+            q.add(op.key);
+            m.wanted.add(op.key);
+            break;
+          case 'addAfter':
+            q.addAfter(op.key, op.ms);
+            if (op.ms <= 0) m.wanted.add(op.key);
+            else m.delayed.set(op.key, Math.min(m.delayed.get(op.key) ?? Infinity, m.now + op.ms));
+            break;
+          case 'get': {
+            const got = q.tryGet();
+            const eligible = m.eligible();
+            if (got === undefined) {
+              assert.deepEqual(eligible, [], 'queue returned nothing while a key was owed');
+            } else {
+              assert.ok(!m.held.has(got), `key ${got} handed out while held`);
+              assert.ok(m.wanted.has(got), `key ${got} handed out but not owed (dup or early delay)`);
+              m.wanted.delete(got);
+              m.held.add(got);
+            }
+            break;
+          }
+          case 'done': {
+            const held = [...m.held];
+            if (held.length === 0) break;
+            const k = held[op.pick % held.length] as string;
+            q.done(k);
+            m.held.delete(k);
+            break;
+          }
+          case 'advance':
+            clock.advance(op.ms);
+            m.now += op.ms;
+            m.fire();
+            break;
+        }
+        // Each ready key is queued once: depth never exceeds the owed, unheld keys.
+        assert.equal(q.len(), m.eligible().length, 'queue depth differs from owed keys');
+      }
+      // Drain: finish all work, let every delay fire; exactly the owed keys come out, once each.
+      for (const k of m.held) q.done(k);
+      m.held.clear();
+      clock.advance(1000);
+      m.now += 1000;
+      m.fire();
+      const drained: string[] = [];
+      for (let k = q.tryGet(); k !== undefined; k = q.tryGet()) {
+        drained.push(k);
+        q.done(k);
+      }
+      assert.deepEqual(drained.sort(), [...m.wanted].sort());
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('queue: a delayed key is not handed out before its time', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 0, max: 10_000 }), (delay, step) => {
+      const clock = new FakeClock(1_000);
+      const q = new WorkQueue({ clock });
+      q.addAfter('ns/k', delay);
+      clock.advance(Math.min(step, delay - 1));
+      assert.equal(q.tryGet(), undefined);
+      clock.advance(delay);
+      assert.equal(q.tryGet(), 'ns/k');
+    }),
+  );
+});
+
+test('queue: jittered delay stays within [ms, ms*(1+fraction)]', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 10_000 }),
+      fc.double({ min: 0, max: 0.999, noNaN: true }),
+      (ms, r) => {
+        const clock = new FakeClock();
+        const q = new WorkQueue({ clock, random: () => r });
+        q.addAfter('ns/k', ms, 0.2);
+        const expected = ms + ms * 0.2 * r;
+        clock.advance(Math.ceil(expected) - 1);
+        if (Math.ceil(expected) - 1 < expected) assert.equal(q.tryGet(), undefined);
+        clock.advance(1);
+        assert.equal(q.tryGet(), 'ns/k');
+      },
+    ),
+  );
+});
+
+test('queue: error backoff doubles per failure up to the cap; forget resets; plain requeue does not back off', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom('fail', 'forget', 'requeue'), { minLength: 1, maxLength: 30 }),
+      fc.integer({ min: 1, max: 50 }),
+      fc.integer({ min: 50, max: 5000 }),
+      (steps, base, cap) => {
+        const clock = new FakeClock();
+        const q = new WorkQueue({ clock, baseDelayMs: base, maxDelayMs: cap });
+        let failures = 0;
+        for (const s of steps) {
+          let expected: number;
+          if (s === 'fail') {
+            failures++;
+            expected = Math.min(cap, base * 2 ** (failures - 1));
+            q.addRateLimited('ns/k');
+          } else if (s === 'forget') {
+            failures = 0;
+            q.forget('ns/k');
+            q.addAfter('ns/k', 7);
+            expected = 7;
+          } else {
+            q.addAfter('ns/k', 7);
+            expected = 7;
+          }
+          assert.equal(q.numRequeues('ns/k'), failures);
+          clock.advance(expected - 1);
+          assert.equal(q.tryGet(), undefined, `${s}: early at ${expected - 1}`);
+          clock.advance(1);
+          assert.equal(q.tryGet(), 'ns/k', `${s}: not ready at ${expected}`);
+          q.done('ns/k');
+        }
+      },
+    ),
+  );
+});
+
+test('queue: backoff of one key does not slow another', () => {
+  const clock = new FakeClock();
+  const q = new WorkQueue({ clock, baseDelayMs: 10, maxDelayMs: 1000 });
+  q.add('ns/bad');
+  for (let i = 1; i <= 4; i++) {
+    clock.advance(10 * 2 ** (i - 2));
+    assert.equal(q.tryGet(), 'ns/bad');
+    q.done('ns/bad');
+    q.addRateLimited('ns/bad');
+  }
+  // ns/bad now waits 80 ms; a first failure of ns/good waits only the base 10 ms.
+  q.addRateLimited('ns/good');
+  clock.advance(10);
+  assert.equal(q.tryGet(), 'ns/good');
+  assert.equal(q.tryGet(), undefined);
+  clock.advance(70);
+  assert.equal(q.tryGet(), 'ns/bad');
+});
+
+test('queue: get waits for a key and shutdown releases waiters; drain waits for in-flight work', async () => {
+  const q = new WorkQueue();
+  const waiting = q.get();
+  q.add('ns/x');
+  assert.equal(await waiting, 'ns/x');
+  const idle = q.get();
+  let drained = false;
+  const drain = q.shutDownWithDrain().then(() => {
+    drained = true;
+  });
+  assert.equal(await idle, undefined);
+  await Promise.resolve();
+  assert.equal(drained, false, 'drain finished while ns/x was still processing');
+  q.add('ns/y');
+  assert.equal(q.len(), 0, 'adds are refused after shutdown');
+  q.done('ns/x');
+  await drain;
+  assert.equal(drained, true);
+});

@@ -1,0 +1,85 @@
+// The bounded worker pool: N workers pull keys from the queue and reconcile them. The result
+// decides what happens to the key: error -> per-key backoff, requeueAfter -> plain delayed
+// re-add (no backoff), done -> forget its failures.
+import type { WorkQueue } from './queue.ts';
+
+export type ReconcileResult =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'requeueAfter'; readonly ms: number }
+  | { readonly kind: 'error'; readonly error: unknown };
+
+export type Reconcile = (key: string) => Promise<ReconcileResult>;
+
+export type WorkerHooks = {
+  readonly onResult?: (key: string, result: ReconcileResult, seconds: number) => void;
+};
+
+export function assertNever(x: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(x)}`);
+}
+
+/** What the queue should do with a key after its reconcile. */
+export function settle(queue: WorkQueue, key: string, result: ReconcileResult): void {
+  switch (result.kind) {
+    case 'done':
+      queue.forget(key);
+      return;
+    case 'requeueAfter':
+      queue.forget(key);
+      queue.addAfter(key, result.ms);
+      return;
+    case 'error':
+      queue.addRateLimited(key);
+      return;
+    default:
+      assertNever(result);
+  }
+}
+
+export class WorkerPool {
+  readonly #queue: WorkQueue;
+  readonly #reconcile: Reconcile;
+  readonly #size: number;
+  readonly #hooks: WorkerHooks;
+  #running: Promise<void>[] = [];
+
+  constructor(queue: WorkQueue, reconcile: Reconcile, size: number, hooks: WorkerHooks = {}) {
+    if (size < 1) throw new Error(`worker pool size must be >= 1, got ${size}`);
+    this.#queue = queue;
+    this.#reconcile = reconcile;
+    this.#size = size;
+    this.#hooks = hooks;
+  }
+
+  start(): void {
+    if (this.#running.length > 0) return;
+    for (let i = 0; i < this.#size; i++) this.#running.push(this.#loop());
+  }
+
+  /** Resolves when every worker has exited (after the queue is shut down and in-flight work ends). */
+  async stopped(): Promise<void> {
+    await Promise.all(this.#running);
+  }
+
+  async #loop(): Promise<void> {
+    for (;;) {
+      if (this.#queue.shuttingDown) return;
+      const key = await this.#queue.get();
+      if (key === undefined) return;
+      const started = performance.now();
+      let result: ReconcileResult;
+      try {
+        result = await this.#reconcile(key);
+      } catch (error) {
+        // A throwing reconcile is a bug or an unexpected failure: treat it like a returned error.
+        result = { kind: 'error', error };
+      }
+      try {
+        this.#hooks.onResult?.(key, result, (performance.now() - started) / 1000);
+      } finally {
+        if (!this.#queue.shuttingDown) settle(this.#queue, key, result);
+        this.#queue.done(key);
+      }
+    }
+  }
+}
