@@ -1,12 +1,8 @@
-// Entry point of the `convoy` CLI: parses the subcommand and hands over to src/cli.
+// Entry point of the `convoy` CLI (also `kubectl convoy`): `dev` here, every other command in
+// src/cli/main.ts.
 import { parseArgs } from 'node:util';
 import { runDev } from '../cli/dev.ts';
-
-const usage = `usage: convoy <command> [flags]
-
-commands:
-  dev [--nodes N]   start a local control plane with simulated nodes (Ctrl-C stops it)
-`;
+import { runCli } from '../cli/main.ts';
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -22,15 +18,21 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(usage);
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`convoy: unknown command "${command}"\n\n${usage}`);
+      await runCli(['help'], io());
       return 2;
+    default:
+      return runCli(argv, io());
   }
+}
+
+function io() {
+  return {
+    out: process.stdout,
+    err: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    now: () => new Date(),
+  };
 }
 
 try {

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type Command, parseCommand } from './args.ts';
+
+const REF = `sha256:${'a'.repeat(64)}`;
+const G = { allNamespaces: false, output: 'table' } as const;
+
+test('commands and their flags', () => {
+  const cases: [string[], Command][] = [
+    [[], { kind: 'help' }],
+    [
+      ['get'],
+      { kind: 'get', global: { ...G, kubeconfig: undefined, context: undefined, namespace: undefined } },
+    ],
+    [
+      ['list', '-A', '-o', 'json'],
+      {
+        kind: 'get',
+        global: {
+          kubeconfig: undefined,
+          context: undefined,
+          namespace: undefined,
+          allNamespaces: true,
+          output: 'json',
+        },
+      },
+    ],
+    [
+      ['get', 'web', '-n', 'team', '--kubeconfig', '/k', '--context', 'c', '-o', 'yaml'],
+      {
+        kind: 'get',
+        name: 'web',
+        global: { kubeconfig: '/k', context: 'c', namespace: 'team', allNamespaces: false, output: 'yaml' },
+      },
+    ],
+    [['sync', 'web', '--force'], { kind: 'sync', name: 'web', force: true, direct: false, global: g() }],
+    [['sync', 'web', '--direct'], { kind: 'sync', name: 'web', force: false, direct: true, global: g() }],
+    [['approve', 'web', '-y'], { kind: 'approve', name: 'web', yes: true, direct: false, global: g() }],
+    [['pin', 'web', REF], { kind: 'pin', name: 'web', renderRef: REF, global: g() }],
+    [['unpin', 'web'], { kind: 'unpin', name: 'web', global: g() }],
+    [['rollback', 'web'], { kind: 'rollback', name: 'web', global: g() }],
+    [['diff', 'web'], { kind: 'diff', name: 'web', from: { kind: 'current' }, global: g() }],
+    [
+      ['diff', 'web', '--render', REF],
+      { kind: 'diff', name: 'web', from: { kind: 'render', renderRef: REF }, global: g() },
+    ],
+    [
+      ['diff', 'web', '--dir', './app'],
+      { kind: 'diff', name: 'web', from: { kind: 'dir', dir: './app' }, global: g() },
+    ],
+    [
+      ['render', './app', '--target-namespace', 'ns', '--substitute', 'A=1', '--substitute', 'B=x=y'],
+      {
+        kind: 'render',
+        dir: './app',
+        targetNamespace: 'ns',
+        substitute: { A: '1', B: 'x=y' },
+        refOnly: false,
+        global: g(),
+      },
+    ],
+    [
+      ['render', './app', '--ref-only'],
+      { kind: 'render', dir: './app', substitute: {}, refOnly: true, global: g() },
+    ],
+    [['watch', 'web', '--timeout', '2m'], { kind: 'watch', name: 'web', timeoutMs: 120_000, global: g() }],
+    [['watch', 'web', '--render', REF], { kind: 'watch', name: 'web', renderRef: REF, global: g() }],
+    [
+      ['rules', 'eval', '--rules', 'default', '--rules', 'r.yaml', 'a.yaml', 'b.yaml'],
+      { kind: 'rulesEval', rules: ['default', 'r.yaml'], objects: ['a.yaml', 'b.yaml'] },
+    ],
+  ];
+  for (const [argv, want] of cases) {
+    const got = parseCommand(argv);
+    assert.ok(got.ok, `${argv.join(' ')}: ${got.ok ? '' : got.message}`);
+    assert.deepEqual(got.command, want, argv.join(' '));
+  }
+});
+
+function g() {
+  return {
+    kubeconfig: undefined,
+    context: undefined,
+    namespace: undefined,
+    allNamespaces: false,
+    output: 'table' as const,
+  };
+}
+
+test('usage errors name what is wrong', () => {
+  const cases: [string[], RegExp][] = [
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['status'], /expected NAME, got 0 arguments/],
+    [['status', 'a', 'b'], /expected NAME, got 2 arguments/],
+    [['get', 'a', '-o', 'wide'], /--output must be one of table, yaml, json/],
+    [['get', 'a', '-A'], /NAME cannot be used with -A/],
+    [['status', 'a', '-A'], /only applies to get/],
+    [['pin', 'web', 'abc'], /REF must be sha256:/],
+    [['pin', 'web'], /expected NAME and REF/],
+    [['diff', 'web', '--dir', 'x', '--render', REF], /exclude each other/],
+    [['render', 'x', '--substitute', 'novalue'], /NAME=value/],
+    [['watch', 'web', '--timeout', 'soon'], /--timeout must be a duration/],
+    [['watch', 'web', '--timeout', '0'], /--timeout must be a duration/],
+    [['sync', 'web', '--forse'], /sync: Unknown option '--forse'/],
+    [['rules', 'eval', 'a.yaml'], /--rules FILE .* is required/],
+    [['rules', 'eval', '--rules', 'default'], /at least one OBJECT/],
+    [['rules', 'check'], /unknown subcommand "check"/],
+  ];
+  for (const [argv, want] of cases) {
+    const got = parseCommand(argv);
+    assert.equal(got.ok, false, argv.join(' '));
+    assert.match(got.ok ? '' : got.message, want, argv.join(' '));
+  }
+});

@@ -1,0 +1,209 @@
+// `convoy diff NAME`: for each object of a render, what a sync would change in the live object —
+// the object a server-side dry-run apply (as convoy: field manager `convoy`, the release label added)
+// would leave, against the object as it is, like `kubectl diff` — and the objects it would prune.
+// Exit codes as kubectl diff: 0 no differences, 1 differences, 2 error.
+import { ANNOTATION_PRUNE, API_VERSION, FIELD_MANAGERS, PRUNE_DISABLED } from '../../api/constants.ts';
+import type { Cluster, Release } from '../../api/types.ts';
+import { ClusterClients } from '../../controller/cluster/access.ts';
+import { labelled } from '../../controller/release/deployer.ts';
+import { applyObject } from '../../kube/apply.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { isKubeError } from '../../kube/errors.ts';
+import { objectKey } from '../../render/keys.ts';
+import type { Obj, Render } from '../../render/types.ts';
+import { readRender } from '../api.ts';
+import type { DiffFrom } from '../args.ts';
+import { type Ctx, getInventory, mustGetRelease, UserError } from '../context.ts';
+import { comparable, diffLineStyle, pruneCandidates, unifiedDiff, yamlOf } from '../diff.ts';
+import { paint, shortRef } from '../format.ts';
+import { renderDir, renderReleaseSource, scopeFrom } from '../local-render.ts';
+import { objectName } from '../views.ts';
+
+/** The client of the cluster the Release deploys to, with the user's rights to read its Secret. */
+export async function targetClient(ctx: Ctx, release: Release): Promise<KubeClient> {
+  const name = release.spec.cluster?.name;
+  if (name === undefined) return ctx.client;
+  const cluster = await ctx.client.get<Cluster>({
+    apiVersion: API_VERSION,
+    kind: 'Cluster',
+    namespace: ctx.namespace,
+    name,
+  });
+  if (cluster === undefined) throw new UserError(`Cluster ${ctx.namespace}/${name} not found`);
+  const ref = cluster.spec.kubeconfigSecretRef;
+  if (ref === undefined) return ctx.client;
+  const access = await new ClusterClients({ kubeConfig: ctx.kubeConfig }).remote(cluster, ref);
+  if (access.kind !== 'ok') throw new UserError(`Cluster ${ctx.namespace}/${name}: ${access.message}`);
+  return access.client;
+}
+
+export interface LoadedRender {
+  readonly renderRef: string;
+  readonly render: Render;
+  /** How it was obtained, for the header line. */
+  readonly from: string;
+}
+
+/** A stored render; for the current render, when it is not stored yet, the source rendered here. */
+export async function loadRender(
+  ctx: Ctx,
+  release: Release,
+  from: DiffFrom,
+  target: KubeClient,
+): Promise<LoadedRender> {
+  const name = release.metadata.name ?? '';
+  switch (from.kind) {
+    case 'dir': {
+      const first = await renderDir(from.dir, release.spec);
+      const scope = await scopeFrom(
+        target,
+        first.render.objects.map((o) => o.apiVersion),
+      );
+      const r = await renderDir(from.dir, release.spec, scope);
+      return { renderRef: r.renderRef, render: r.render, from: `directory ${from.dir}` };
+    }
+    case 'render': {
+      const render = await readRender(ctx, name, from.renderRef);
+      if (render === undefined) {
+        throw new UserError(
+          `render ${from.renderRef} is not in the render store of ${ctx.namespace}/${name}`,
+        );
+      }
+      return { renderRef: from.renderRef, render, from: 'the render store' };
+    }
+    case 'current': {
+      const ref = release.status?.currentRender?.renderRef;
+      if (ref === undefined) {
+        throw new UserError(
+          `release ${ctx.namespace}/${name} has no current render yet (status.currentRender)`,
+        );
+      }
+      const stored = await readRender(ctx, name, ref);
+      if (stored !== undefined) return { renderRef: ref, render: stored, from: 'the render store' };
+      // Not stored: a render the Manual gate holds is persisted only once approved.
+      const local = await renderReleaseSource(release, ctx.client, target);
+      if (local.renderRef !== ref) {
+        throw new UserError(
+          `the current render ${ref} is not stored, and the source renders to ${local.renderRef} now (it moved); run convoy sync ${name} and try again`,
+        );
+      }
+      return { renderRef: ref, render: local.render, from: 'the source, rendered here' };
+    }
+    default:
+      return assertNever(from);
+  }
+}
+
+export interface DiffSummary {
+  readonly changed: number;
+  readonly unchanged: number;
+  readonly errors: number;
+  readonly pruned: number;
+}
+
+/** Prints the diff of every object and the prune list; returns the counts. */
+export async function printDiff(
+  ctx: Ctx,
+  release: Release,
+  loaded: LoadedRender,
+  target: KubeClient,
+): Promise<DiffSummary> {
+  const ns = release.metadata.namespace ?? '';
+  const name = release.metadata.name ?? '';
+  const label = `${ns}.${name}`;
+  const paintLine = (l: string) => {
+    const s = diffLineStyle(l);
+    return s === undefined ? l : paint(s, l, ctx.colour);
+  };
+  ctx.print(
+    `Render ${loaded.renderRef} from ${loaded.from}: ${loaded.render.objects.length} objects, ${loaded.render.hooks.length} hooks (hooks are run as new workloads, not diffed)`,
+  );
+  let changed = 0;
+  let unchanged = 0;
+  let errors = 0;
+  for (const obj of loaded.render.objects) {
+    const what = objectName(objectKey(obj));
+    const result = await dryRun(target, obj, label);
+    if (result.kind === 'error') {
+      errors++;
+      ctx.print(paint('red', `error: ${what}: ${result.message}`, ctx.colour));
+      continue;
+    }
+    const before = yamlOf(comparable(result.live));
+    const after = yamlOf(comparable(result.merged));
+    const lines = unifiedDiff(before, after, {
+      before: `live ${what}${result.live === undefined ? ' (does not exist)' : ''}`,
+      after: `render ${shortRef(loaded.renderRef)} ${what}`,
+    });
+    if (lines.length === 0) unchanged++;
+    else {
+      changed++;
+      ctx.print(lines.map(paintLine));
+    }
+  }
+  const inv = await getInventory(ctx, name);
+  const { pruned, kept } = pruneCandidates(
+    inv?.entries ?? [],
+    loaded.render.objects.map(objectKey),
+    release.spec.syncPolicy?.prune !== false,
+  );
+  let prunedCount = 0;
+  for (const e of pruned) {
+    const live = await target
+      .get<Obj>({
+        apiVersion: e.version ? (e.group ? `${e.group}/${e.version}` : e.version) : 'v1',
+        kind: e.kind,
+        namespace: e.namespace || undefined,
+        name: e.name,
+      })
+      .catch(() => undefined);
+    if (live?.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) {
+      ctx.print(`keep   ${objectName(e)} (left the render; ${ANNOTATION_PRUNE}: ${PRUNE_DISABLED})`);
+    } else {
+      prunedCount++;
+      ctx.print(paint('red', `prune  ${objectName(e)} (left the render)`, ctx.colour));
+    }
+  }
+  for (const e of kept) ctx.print(`keep   ${objectName(e)} (left the render; syncPolicy.prune is false)`);
+  ctx.print(
+    `${changed} changed, ${unchanged} unchanged, ${prunedCount} to prune${errors > 0 ? `, ${errors} failed the dry run` : ''}`,
+  );
+  return { changed, unchanged, errors, pruned: prunedCount };
+}
+
+type DryRun =
+  | { readonly kind: 'ok'; readonly live: Obj | undefined; readonly merged: Obj }
+  | { readonly kind: 'error'; readonly message: string };
+
+async function dryRun(client: KubeClient, obj: Obj, releaseLabel: string): Promise<DryRun> {
+  try {
+    const ref = {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      name: obj.metadata.name,
+      ...(obj.metadata.namespace === undefined ? {} : { namespace: obj.metadata.namespace }),
+    };
+    const live = await client.get<Obj>(ref);
+    const merged = await applyObject(client, labelled(obj, releaseLabel), {
+      fieldManager: FIELD_MANAGERS.deployer,
+      force: true,
+      dryRun: true,
+    });
+    return { kind: 'ok', live, merged };
+  } catch (err) {
+    return { kind: 'error', message: isKubeError(err) ? err.apiMessage : (err as Error).message };
+  }
+}
+
+export async function diff(ctx: Ctx, name: string, from: DiffFrom): Promise<number> {
+  const release = await mustGetRelease(ctx, name);
+  const target = await targetClient(ctx, release);
+  const loaded = await loadRender(ctx, release, from, target);
+  const s = await printDiff(ctx, release, loaded, target);
+  if (s.errors > 0) return 2;
+  return s.changed > 0 || s.pruned > 0 ? 1 : 0;
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,69 @@
+// `get`/`list`, `status`, `health`, `history`: read, then print a view (or the raw object with -o).
+import { stringify } from 'yaml';
+import { API_VERSION } from '../../api/constants.ts';
+import type { Release } from '../../api/types.ts';
+import { readHealth, readHistory } from '../api.ts';
+import type { Output } from '../args.ts';
+import { type Ctx, getInventory, mustGetRelease, withoutManagedFields } from '../context.ts';
+import { healthLines, historyLines, releaseTable, statusLines } from '../views.ts';
+
+/** -o yaml|json: the value as kubectl would print it. */
+export function printData(ctx: Ctx, output: Exclude<Output, 'table'>, value: unknown): void {
+  ctx.print(output === 'json' ? JSON.stringify(value, null, 2) : stringify(value, { lineWidth: 0 }));
+}
+
+export async function get(ctx: Ctx, name: string | undefined): Promise<number> {
+  const o = { now: ctx.now(), colour: ctx.colour };
+  if (name !== undefined) {
+    const r = await mustGetRelease(ctx, name);
+    if (ctx.global.output !== 'table') printData(ctx, ctx.global.output, withoutManagedFields(r));
+    else ctx.print(releaseTable([r], false, o));
+    return 0;
+  }
+  const all = ctx.global.allNamespaces;
+  const list = await ctx.client.list<Release>({
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    ...(all ? {} : { namespace: ctx.namespace }),
+  });
+  if (ctx.global.output !== 'table') {
+    printData(ctx, ctx.global.output, {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: list.map((r) => withoutManagedFields(r)),
+    });
+  } else if (list.length === 0) {
+    ctx.note(all ? 'No releases found.' : `No releases found in namespace ${ctx.namespace}.`);
+  } else {
+    ctx.print(releaseTable(list, all, o));
+  }
+  return 0;
+}
+
+export async function status(ctx: Ctx, name: string): Promise<number> {
+  const [r, inv] = await Promise.all([mustGetRelease(ctx, name), getInventory(ctx, name)]);
+  if (ctx.global.output !== 'table') {
+    printData(ctx, ctx.global.output, {
+      status: r.status ?? {},
+      inventory: inv === undefined ? null : { entries: inv.entries ?? [], hooks: inv.hooks ?? [] },
+    });
+    return 0;
+  }
+  ctx.print(statusLines(r, inv, { now: ctx.now(), colour: ctx.colour }));
+  return 0;
+}
+
+export async function health(ctx: Ctx, name: string): Promise<number> {
+  const h = await readHealth(ctx, name);
+  if (ctx.global.output !== 'table') printData(ctx, ctx.global.output, h);
+  else ctx.print(healthLines(h, { now: ctx.now(), colour: ctx.colour }));
+  return 0;
+}
+
+export async function history(ctx: Ctx, name: string): Promise<number> {
+  const r = await mustGetRelease(ctx, name);
+  const h = await readHistory(ctx, r);
+  if (ctx.global.output !== 'table') printData(ctx, ctx.global.output, h);
+  else ctx.print(historyLines(h, r, { now: ctx.now(), colour: ctx.colour }));
+  return 0;
+}

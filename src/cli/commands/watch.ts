@@ -1,0 +1,170 @@
+// `convoy watch NAME`: follows the Release and its ReleaseInventory with API watches and prints the
+// rollout's progress on every change until it ends. Exit 0 Succeeded, 1 Failed/RolledBack (or
+// Stalled), 2 on errors and on --timeout. On a terminal the progress line is redrawn in place and
+// coloured; otherwise each change is one plain, timestamped line.
+import { Watch } from '@kubernetes/client-node';
+import { API_VERSION } from '../../api/constants.ts';
+import type { Release, ReleaseInventory } from '../../api/types.ts';
+import { type Ctx, UserError } from '../context.ts';
+import { paint } from '../format.ts';
+import { outcome, type Progress, progress, progressLine } from '../watch-view.ts';
+
+interface ListOf<T> {
+  readonly metadata?: { readonly resourceVersion?: string };
+  readonly items?: T[];
+}
+
+/**
+ * Calls onChange with the object (undefined: it does not exist) after a LIST, then on every watch
+ * event; a watch that ends (the apiserver's timeout, an idle connection, 410 Gone) is re-listed and
+ * re-opened, so no change between the two is missed.
+ */
+async function follow<T>(
+  ctx: Ctx,
+  kind: 'Release' | 'ReleaseInventory',
+  name: string,
+  onChange: (obj: T | undefined) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const path = await ctx.client.pathOf({ apiVersion: API_VERSION, kind, namespace: ctx.namespace });
+  const fieldSelector = `metadata.name=${name}`;
+  let failures = 0;
+  while (!signal.aborted) {
+    let list: ListOf<T>;
+    try {
+      list = await ctx.client.request<ListOf<T>>({ method: 'GET', path, query: { fieldSelector } });
+      failures = 0;
+    } catch (err) {
+      // The apiserver restarting or a network blip: back off and list again.
+      if (++failures >= 10) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** failures)));
+      continue;
+    }
+    onChange(list.items?.[0]);
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      let controller: AbortController | undefined;
+      const stop = () => {
+        controller?.abort();
+        resolve();
+      };
+      signal.addEventListener('abort', stop, { once: true });
+      new Watch(ctx.kubeConfig)
+        .watch(
+          path,
+          { fieldSelector, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true },
+          (type, obj) => {
+            if (type === 'ADDED' || type === 'MODIFIED') onChange(obj as T);
+            else if (type === 'DELETED') onChange(undefined);
+            else if (type === 'ERROR') stop();
+          },
+          () => {
+            signal.removeEventListener('abort', stop);
+            resolve();
+          },
+        )
+        .then((c) => {
+          controller = c;
+          if (signal.aborted) c.abort();
+        })
+        .catch(() => resolve());
+    });
+  }
+}
+
+export async function watch(ctx: Ctx, name: string, timeoutMs?: number, renderRef?: string): Promise<number> {
+  const abort = new AbortController();
+  let release: Release | undefined;
+  let inventory: ReleaseInventory | undefined;
+  let seenRelease = false;
+  let seenInventory = false;
+  let lastLine = '';
+  let lastKey = '';
+  let lineOpen = false;
+  const stamp = () => ctx.now().toISOString().slice(11, 19);
+
+  const show = (p: Progress) => {
+    const line = progressLine(p, ctx.colour);
+    if (line === lastLine) return;
+    lastLine = line;
+    // On a terminal, counts update in place; a new state or wave starts a new line.
+    const key = `${p.state}/${p.renderRef ?? ''}/${p.frontier ?? ''}`;
+    if (ctx.tty) {
+      if (lineOpen && key === lastKey) ctx.out.write(`\r\x1b[2K${paint('dim', stamp(), ctx.colour)} ${line}`);
+      else ctx.out.write(`${lineOpen ? '\n' : ''}${paint('dim', stamp(), ctx.colour)} ${line}`);
+      lineOpen = true;
+    } else {
+      ctx.out.write(`${stamp()} ${line}\n`);
+    }
+    lastKey = key;
+  };
+  const endLine = () => {
+    if (lineOpen) ctx.out.write('\n');
+    lineOpen = false;
+  };
+
+  const result = new Promise<number>((resolve, reject) => {
+    const finish = (code: number, message: string) => {
+      endLine();
+      const style = code === 0 ? 'green' : 'red';
+      (code === 2 ? ctx.err : ctx.out).write(`${paint(style, message, ctx.colour)}\n`);
+      abort.abort();
+      resolve(code);
+    };
+    const evaluate = () => {
+      // Both first LISTs in, so the first line never counts objects of an inventory not read yet.
+      if (abort.signal.aborted || !seenRelease || !seenInventory) return;
+      if (release === undefined) {
+        finish(2, `release ${ctx.namespace}/${name} was deleted`);
+        return;
+      }
+      show(progress(release, inventory, renderRef));
+      const o = outcome(release, renderRef);
+      if (o.kind === 'done') finish(o.exitCode, o.summary);
+    };
+    let first = true;
+    follow<Release>(
+      ctx,
+      'Release',
+      name,
+      (r) => {
+        if (first && r === undefined) {
+          abort.abort();
+          reject(new UserError(`release "${name}" not found in namespace "${ctx.namespace}"`));
+          return;
+        }
+        first = false;
+        seenRelease = true;
+        release = r;
+        evaluate();
+      },
+      abort.signal,
+    ).catch(reject);
+    follow<ReleaseInventory>(
+      ctx,
+      'ReleaseInventory',
+      name,
+      (inv) => {
+        seenInventory = true;
+        inventory = inv;
+        evaluate();
+      },
+      abort.signal,
+    ).catch(reject);
+    if (timeoutMs !== undefined) {
+      const t = setTimeout(() => {
+        const o = release === undefined ? undefined : outcome(release, renderRef);
+        finish(
+          2,
+          `timed out after ${timeoutMs / 1000}s${o?.kind === 'continue' ? ` waiting for ${o.waitingFor}` : ''}`,
+        );
+      }, timeoutMs);
+      abort.signal.addEventListener('abort', () => clearTimeout(t), { once: true });
+    }
+  });
+  try {
+    return await result;
+  } finally {
+    abort.abort();
+  }
+}

@@ -1,0 +1,91 @@
+// What every command gets: the clients for the resolved kubeconfig and namespace, the render store,
+// the output streams and whether they are a terminal (colour and in-place progress only there).
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { API_VERSION } from '../api/constants.ts';
+import type { Release, ReleaseInventory } from '../api/types.ts';
+import { KubeClient } from '../kube/client.ts';
+import { SecretRenderStore } from '../store/secrets.ts';
+import type { Global } from './args.ts';
+import { colourEnabled } from './format.ts';
+import { loadConfig } from './kubeconfig.ts';
+
+export interface Io {
+  readonly out: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly err: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly env: NodeJS.ProcessEnv;
+  readonly now: () => Date;
+}
+
+export interface Ctx extends Io {
+  readonly kubeConfig: KubeConfig;
+  readonly client: KubeClient;
+  readonly store: SecretRenderStore;
+  readonly namespace: string;
+  readonly global: Global;
+  /** stdout is a terminal: colour (unless NO_COLOR) and in-place progress. */
+  readonly tty: boolean;
+  readonly colour: boolean;
+  print(lines: readonly string[] | string): void;
+  note(line: string): void;
+}
+
+export function makeCtx(global: Global, io: Io): Ctx {
+  const { kubeConfig, namespace } = loadConfig({
+    ...(global.kubeconfig === undefined ? {} : { kubeconfig: global.kubeconfig }),
+    ...(global.context === undefined ? {} : { context: global.context }),
+    ...(global.namespace === undefined ? {} : { namespace: global.namespace }),
+    env: io.env,
+  });
+  const tty = io.out.isTTY === true;
+  return {
+    ...io,
+    kubeConfig,
+    client: new KubeClient(kubeConfig),
+    store: new SecretRenderStore(kubeConfig.makeApiClient(CoreV1Api)),
+    namespace,
+    global,
+    tty,
+    colour: colourEnabled(tty, io.env),
+    print(lines) {
+      const text = typeof lines === 'string' ? lines : lines.join('\n');
+      io.out.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+    },
+    note(line) {
+      io.err.write(`${line}\n`);
+    },
+  };
+}
+
+export const releaseRef = (namespace: string, name: string) => ({
+  apiVersion: API_VERSION,
+  kind: 'Release',
+  namespace,
+  name,
+});
+
+export class UserError extends Error {
+  override name = 'UserError';
+}
+
+/** The Release, or a UserError saying it does not exist in that namespace. */
+export async function mustGetRelease(ctx: Ctx, name: string): Promise<Release> {
+  const r = await ctx.client.get<Release>(releaseRef(ctx.namespace, name));
+  if (r === undefined) throw new UserError(`release "${name}" not found in namespace "${ctx.namespace}"`);
+  return r;
+}
+
+export function getInventory(ctx: Ctx, name: string): Promise<ReleaseInventory | undefined> {
+  return ctx.client.get<ReleaseInventory>({
+    apiVersion: API_VERSION,
+    kind: 'ReleaseInventory',
+    namespace: ctx.namespace,
+    name,
+  });
+}
+
+/** An object without managedFields, as kubectl prints it by default. */
+export function withoutManagedFields<T extends { metadata?: { managedFields?: unknown } }>(obj: T): T {
+  const { managedFields: _m, ...metadata } = obj.metadata ?? {};
+  return { ...obj, metadata };
+}

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { comparable, diffLineStyle, pruneCandidates, unifiedDiff, yamlOf } from './diff.ts';
+
+const L = { before: 'live', after: 'render' };
+
+test('equal texts give no diff', () => {
+  assert.deepEqual(unifiedDiff('a\nb\n', 'a\nb\n', L), []);
+  assert.deepEqual(unifiedDiff('', '', L), []);
+});
+
+test('a changed line in the middle, with three lines of context', () => {
+  const before = ['1', '2', '3', '4', '5', '6', '7', '8', '9'].join('\n');
+  const after = ['1', '2', '3', '4', 'five', '6', '7', '8', '9'].join('\n');
+  assert.deepEqual(unifiedDiff(before, after, L), [
+    '--- live',
+    '+++ render',
+    '@@ -2,7 +2,7 @@',
+    ' 2',
+    ' 3',
+    ' 4',
+    '-5',
+    '+five',
+    ' 6',
+    ' 7',
+    ' 8',
+  ]);
+});
+
+test('changes far apart make two hunks; close ones share one', () => {
+  const a = Array.from({ length: 20 }, (_, i) => `l${i}`);
+  const b = a.map((l, i) => (i === 1 || i === 18 ? `${l}x` : l));
+  const hunks = unifiedDiff(a.join('\n'), b.join('\n'), L).filter((l) => l.startsWith('@@'));
+  assert.deepEqual(hunks, ['@@ -1,5 +1,5 @@', '@@ -16,5 +16,5 @@']);
+  const c = a.map((l, i) => (i === 5 || i === 11 ? `${l}x` : l));
+  assert.equal(unifiedDiff(a.join('\n'), c.join('\n'), L).filter((l) => l.startsWith('@@')).length, 1);
+});
+
+test('a new object is all additions from line 0', () => {
+  assert.deepEqual(unifiedDiff('', 'a: 1\nb: 2\n', { before: 'live (does not exist)', after: 'render' }), [
+    '--- live (does not exist)',
+    '+++ render',
+    '@@ -0,0 +1,2 @@',
+    '+a: 1',
+    '+b: 2',
+  ]);
+});
+
+test('comparable drops server bookkeeping, keeps content', () => {
+  const obj = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'x',
+      uid: 'u',
+      resourceVersion: '7',
+      generation: 2,
+      creationTimestamp: 't',
+      managedFields: [{}],
+      labels: { a: 'b' },
+    },
+    data: { k: 'v' },
+  };
+  assert.deepEqual(comparable(obj), {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'x', labels: { a: 'b' } },
+    data: { k: 'v' },
+  });
+  assert.equal(obj.metadata.uid, 'u', 'the input is not modified');
+  assert.equal(comparable(undefined), undefined);
+  assert.equal(yamlOf(undefined), '');
+  assert.equal(yamlOf({ a: 1 }), 'a: 1\n');
+});
+
+test('pruneCandidates: entries not in the render, unless prune is off', () => {
+  const e = (name: string) => ({ group: '', kind: 'ConfigMap', namespace: 'ns', name });
+  const entries = [e('a'), e('b'), { ...e('c'), group: 'apps', kind: 'Deployment' }];
+  const keys = [e('a'), e('c')];
+  assert.deepEqual(pruneCandidates(entries, keys, true), {
+    pruned: [e('b'), { ...e('c'), group: 'apps', kind: 'Deployment' }],
+    kept: [],
+  });
+  assert.deepEqual(pruneCandidates(entries, keys, false), {
+    pruned: [],
+    kept: [e('b'), { ...e('c'), group: 'apps', kind: 'Deployment' }],
+  });
+  assert.deepEqual(pruneCandidates(entries, entries, true), { pruned: [], kept: [] });
+});
+
+test('diff line colours', () => {
+  assert.equal(diffLineStyle('--- live'), 'bold');
+  assert.equal(diffLineStyle('+++ render'), 'bold');
+  assert.equal(diffLineStyle('@@ -1 +1 @@'), 'bold');
+  assert.equal(diffLineStyle('-old'), 'red');
+  assert.equal(diffLineStyle('+new'), 'green');
+  assert.equal(diffLineStyle(' same'), undefined);
+});

@@ -1,0 +1,114 @@
+// Rendering on the user's machine, with the controller's own code (renderRelease), so the renderRef
+// printed here is the one the controller computes for the same files: a directory for `render` and
+// `diff --dir`, and a Release's inline or git source when its current render is not stored yet (a
+// render held by the Manual gate is only persisted once approved).
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import type { Release } from '../api/types.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { GitSource } from '../render/git/source.ts';
+import { InlineSource } from '../render/inline.ts';
+import { renderRelease } from '../render/release.ts';
+import { credentialsFromSecretData, fetchSource } from '../render/source.ts';
+import type {
+  CredentialData,
+  IsNamespaced,
+  Render,
+  RenderSpec,
+  SourceFile,
+  SourceOutput,
+} from '../render/types.ts';
+
+/** Every regular file under `dir`, skipping dot-directories (.git); the Plain renderer picks the manifests. */
+export async function readDir(dir: string): Promise<SourceFile[]> {
+  const out: SourceFile[] = [];
+  const walk = async (d: string): Promise<void> => {
+    for (const ent of await readdir(d, { withFileTypes: true })) {
+      const full = join(d, ent.name);
+      if (ent.isDirectory()) {
+        if (!ent.name.startsWith('.')) await walk(full);
+      } else if (ent.isFile()) {
+        out.push({ path: relative(dir, full).split(sep).join('/'), data: await readFile(full) });
+      }
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+export interface Rendered {
+  readonly renderRef: string;
+  readonly revision: string;
+  readonly render: Render;
+}
+
+/** Renders fetched files as the controller would; throws the RenderError naming every problem. */
+export function renderFiles(
+  spec: { readonly render?: RenderSpec },
+  source: SourceOutput,
+  isNamespaced?: IsNamespaced,
+): Rendered {
+  const out = renderRelease(spec, source, isNamespaced === undefined ? {} : { isNamespaced });
+  if (!out.ok) throw out.error;
+  return { renderRef: out.renderRef, revision: out.revision, render: out.render };
+}
+
+export async function renderDir(
+  dir: string,
+  spec: { readonly render?: RenderSpec },
+  isNamespaced?: IsNamespaced,
+) {
+  return renderFiles(spec, { revision: `dir:${dir}`, files: await readDir(dir) }, isNamespaced);
+}
+
+/** Discovery's answer for the kinds a render uses, as the controller asks it (stage-render.ts). */
+export async function scopeFrom(client: KubeClient, apiVersions: Iterable<string>): Promise<IsNamespaced> {
+  const known = new Map<string, boolean>();
+  await Promise.all(
+    [...new Set(apiVersions)].map(async (v) => {
+      const list = await client.resources(v).catch(() => []);
+      for (const r of list) known.set(`${v}/${r.kind}`, r.namespaced);
+    }),
+  );
+  return (apiVersion, kind) => known.get(`${apiVersion}/${kind}`);
+}
+
+/**
+ * Fetches and renders the Release's source here (inline, or git through a throwaway clone with the
+ * credentials of its secretRef, read with the user's own rights).
+ */
+export async function renderReleaseSource(
+  release: Release,
+  local: KubeClient,
+  target: KubeClient,
+): Promise<Rendered> {
+  const ns = release.metadata.namespace ?? '';
+  let credentials: CredentialData | undefined;
+  const secretRef = release.spec.source.git?.secretRef ?? release.spec.source.oci?.secretRef;
+  if (secretRef !== undefined) {
+    const secret = await local.get<{ data?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace: ns,
+      name: secretRef.name,
+    });
+    if (secret === undefined) throw new Error(`Secret ${ns}/${secretRef.name} of the source not found`);
+    credentials = credentialsFromSecretData(secret.data);
+  }
+  const cacheDir = await mkdtemp(join(tmpdir(), 'convoy-cli-git-'));
+  try {
+    const source = await fetchSource(release.spec.source, credentials, {
+      inline: InlineSource,
+      git: new GitSource({ cacheDir, allowFileUrls: true }),
+    });
+    const first = renderFiles(release.spec, source);
+    const scope = await scopeFrom(
+      target,
+      first.render.objects.map((o) => o.apiVersion),
+    );
+    return renderFiles(release.spec, source, scope);
+  } finally {
+    await rm(cacheDir, { recursive: true, force: true });
+  }
+}

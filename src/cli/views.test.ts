@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Release, ReleaseInventory } from '../api/types.ts';
+import { healthResult, historyResult } from '../server/views.ts';
+import { healthLines, historyLines, objectName, releaseTable, statusLines, wavesOf } from './views.ts';
+
+const R1 = `sha256:${'1'.repeat(64)}`;
+const R2 = `sha256:${'2'.repeat(64)}`;
+const now = new Date('2030-01-01T01:00:00Z');
+const o = { now, colour: false };
+
+function rel(name: string, ns: string, extra: Partial<Release> = {}): Release {
+  return {
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'Release',
+    metadata: { name, namespace: ns, creationTimestamp: '2030-01-01T00:55:00Z', generation: 1 },
+    spec: { source: { inline: { manifests: 'x' } } },
+    ...extra,
+  };
+}
+
+const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, message = '') => ({
+  type,
+  status,
+  reason,
+  message,
+  lastTransitionTime: '2030-01-01T00:58:00Z',
+});
+
+const web = rel('web', 'team', {
+  spec: {
+    source: { git: { url: 'https://git.example/app.git', ref: { branch: 'main' }, path: 'app' } },
+    cluster: { name: 'prod' },
+    healthAssessment: {},
+    failurePolicy: { deadline: '10m' },
+  },
+  status: {
+    observedGeneration: 1,
+    currentRender: { renderRef: R2, revision: 'abc123' },
+    rollout: { state: 'Progressing', renderRef: R2, revision: 'abc123', startedAt: '2030-01-01T00:57:00Z' },
+    lastHealthy: { renderRef: R1, revision: 'old999', time: '2029-12-31T01:00:00Z' },
+    waves: [
+      { renderRef: R2, wave: 0, startedAt: '2030-01-01T00:57:00Z', completedAt: '2030-01-01T00:58:00Z' },
+      { renderRef: R2, wave: 1, startedAt: '2030-01-01T00:58:00Z' },
+    ],
+    history: [
+      { renderRef: R1, revision: 'old999', appliedAt: '2029-12-31T00:00:00Z' },
+      { renderRef: R2, revision: 'abc123', appliedAt: '2030-01-01T00:57:00Z' },
+    ],
+    conditions: [
+      cond('Ready', 'False', 'WaitingForWaveHealth', 'wave 1'),
+      cond('Healthy', 'Unknown', 'Progressing'),
+    ],
+  },
+});
+
+const inv: ReleaseInventory = {
+  apiVersion: 'convoy.kumodo.io/v1alpha1',
+  kind: 'ReleaseInventory',
+  metadata: { name: 'web', namespace: 'team' },
+  entries: [
+    {
+      group: '',
+      kind: 'ConfigMap',
+      namespace: 'team',
+      name: 'cfg',
+      wave: 0,
+      renderRef: R2,
+      state: 'Healthy',
+      assessedRenderRef: R2,
+      message: 'exists',
+    },
+    {
+      group: 'apps',
+      kind: 'Deployment',
+      namespace: 'team',
+      name: 'web',
+      wave: 1,
+      renderRef: R2,
+      state: 'Progressing',
+      assessedRenderRef: R2,
+      message: 'available 1 of 3',
+    },
+  ],
+  hooks: [
+    {
+      name: 'migrate',
+      phase: 'PreSync',
+      kind: 'Job',
+      renderRef: R2,
+      workloadName: 'migrate-222222',
+      createdAt: '2030-01-01T00:57:00Z',
+      state: 'Succeeded',
+    },
+  ],
+};
+
+test('get: one row per Release, sorted, with a NAMESPACE column under -A', () => {
+  const other = rel('api', 'dev');
+  assert.deepEqual(releaseTable([web, other], true, o), [
+    'NAMESPACE   NAME   CLUSTER      REVISION   ROLLOUT       HEALTHY   AGE',
+    'dev         api    in-cluster   -          -             -         5m',
+    'team        web    prod         abc123     Progressing   Unknown   5m',
+  ]);
+  assert.deepEqual(
+    releaseTable(
+      [rel('p', 'x', { spec: { source: { inline: { manifests: 'x' } }, pin: { renderRef: R1 } } })],
+      false,
+      o,
+    ),
+    [
+      'NAME   CLUSTER      REVISION   ROLLOUT   HEALTHY   AGE',
+      'p      in-cluster   -          Pinned    -         5m',
+    ],
+  );
+});
+
+test('status: rollout, waves with Healthy/total, hooks and conditions', () => {
+  const lines = statusLines(web, inv, o);
+  const text = lines.join('\n');
+  assert.match(text, /^Release: +team\/web$/m);
+  assert.match(text, /^Source: +git https:\/\/git.example\/app.git @ main path app$/m);
+  assert.match(text, /^Policy: +Auto, prune, rollout deadline 10m, rollback OnFailure$/m);
+  assert.match(text, /^Rollout: +Progressing sha256:222222222222 revision abc123, started 3m ago$/m);
+  assert.match(text, /^Last healthy: +sha256:111111111111 revision old999, 24h ago$/m);
+  assert.match(text, /^ {2}WAVE +STARTED +COMPLETED +HEALTHY$/m);
+  assert.match(text, /^ {2}0 +3m ago +2m ago +1\/1$/m);
+  assert.match(text, /^ {2}1 +2m ago +- +0\/1$/m);
+  assert.match(text, /^ {2}migrate +PreSync +Succeeded +Job\/migrate-222222 +3m/m);
+  assert.match(text, /^ {2}Ready +False +WaitingForWaveHealth +2m +wave 1$/m);
+});
+
+test('status of a new Release says what is missing', () => {
+  const text = statusLines(rel('new', 'x'), undefined, o).join('\n');
+  assert.match(text, /Current: +- \(not rendered yet\)/);
+  assert.match(text, /Waves \(render -\):\n {2}none yet/);
+  assert.match(text, /Conditions:\n {2}none yet/);
+});
+
+test('wavesOf ignores entries and waves of other renders', () => {
+  assert.deepEqual(
+    wavesOf(web, inv, R1).map((w) => w.wave),
+    [],
+  );
+  assert.deepEqual(
+    wavesOf(web, inv, R2).map((w) => [w.wave, w.healthy, w.objects]),
+    [
+      [0, 1, 1],
+      [1, 0, 1],
+    ],
+  );
+});
+
+test('health: summary, then one row per object with its state and message', () => {
+  const lines = healthLines(healthResult(web, inv), o);
+  assert.deepEqual(lines.slice(0, 4), [
+    'Release:      team/web',
+    'Render:       -',
+    'Healthy:      Unknown (Progressing)',
+    'Objects:      1/2 healthy, 1 progressing, 0 degraded, 0 unknown',
+  ]);
+  assert.deepEqual(lines.slice(5, 8), [
+    'WAVE   OBJECT                     STATE         MESSAGE',
+    '0      ConfigMap team/cfg         Healthy       exists',
+    '1      apps/Deployment team/web   Progressing   available 1 of 3',
+  ]);
+  assert.match(lines.join('\n'), /Hooks:\n {2}NAME/);
+});
+
+test('history: newest first, with what each render is now', () => {
+  const h = historyResult(web, [
+    {
+      renderRef: R2,
+      revision: 'abc123',
+      storedAt: '2030-01-01T00:57:00Z',
+      chunkCount: 1,
+      complete: true,
+      storedBytes: 10,
+    },
+  ]);
+  const lines = historyLines(h, web, o);
+  assert.match(lines[0] ?? '', /^RENDER +REVISION +APPLIED +STORED +NOTES$/);
+  assert.match(lines[1] ?? '', new RegExp(`^${R2} +abc123 +3m ago +yes +current, rollout Progressing$`));
+  assert.match(lines[2] ?? '', new RegExp(`^${R1} +old999 +25h ago +no +last healthy$`));
+  assert.match(lines.join('\n'), /convoy pin web RENDER/);
+});
+
+test('objectName', () => {
+  assert.equal(objectName({ group: '', kind: 'Namespace', namespace: '', name: 'x' }), 'Namespace x');
+  assert.equal(
+    objectName({ group: 'apps', kind: 'Deployment', namespace: 'n', name: 'x' }),
+    'apps/Deployment n/x',
+  );
+});

@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
+import { outcome, progress, progressLine, targetRender } from './watch-view.ts';
+
+const R1 = `sha256:${'1'.repeat(64)}`;
+const R2 = `sha256:${'2'.repeat(64)}`;
+const T = '2030-01-01T00:00:00Z';
+
+function release(
+  status: ReleaseStatus | undefined,
+  spec: Partial<Release['spec']> = {},
+  generation = 1,
+): Release {
+  return {
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'Release',
+    metadata: { name: 'web', namespace: 'ns', generation },
+    spec: {
+      source: { inline: { manifests: 'x' } },
+      healthAssessment: {},
+      failurePolicy: { deadline: '5m' },
+      ...spec,
+    },
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
+const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason = 'R', message = '') => ({
+  type,
+  status,
+  reason,
+  message,
+  lastTransitionTime: T,
+});
+
+const rollout = (
+  state: 'Progressing' | 'Succeeded' | 'Failed' | 'RolledBack',
+  renderRef = R2,
+  extra = {},
+) => ({
+  observedGeneration: 1,
+  currentRender: { renderRef: R2, revision: 'rev2' },
+  rollout: { state, renderRef, startedAt: T, ...extra },
+  lastHealthy: { renderRef: R1, revision: 'rev1', time: T },
+});
+
+test('outcome: the rollout of the followed render decides', () => {
+  const cases: [string, Release, string | undefined, { kind: string; exitCode?: number; text: RegExp }][] = [
+    ['no status yet', release(undefined), undefined, { kind: 'continue', text: /observe generation 1/ }],
+    [
+      'status of an older generation',
+      release(rollout('Succeeded'), {}, 2),
+      undefined,
+      { kind: 'continue', text: /generation 2/ },
+    ],
+    [
+      'progressing',
+      release(rollout('Progressing')),
+      undefined,
+      { kind: 'continue', text: /rollout of sha256:2222/ },
+    ],
+    ['succeeded', release(rollout('Succeeded')), undefined, { kind: 'done', exitCode: 0, text: /Succeeded/ }],
+    [
+      'failed',
+      release(rollout('Failed', R2, { reason: 'Unhealthy', message: 'web Degraded' })),
+      undefined,
+      { kind: 'done', exitCode: 1, text: /Failed: Unhealthy: web Degraded/ },
+    ],
+    [
+      'rolled back',
+      release(rollout('RolledBack')),
+      undefined,
+      { kind: 'done', exitCode: 1, text: new RegExp(`RolledBack to ${R1}`) },
+    ],
+    [
+      'a succeeded rollout of an older render is not the end',
+      release({ ...rollout('Succeeded', R1) }),
+      undefined,
+      { kind: 'continue', text: /rollout of sha256:2222.* to start/ },
+    ],
+    [
+      '--render names the render to wait for',
+      release(rollout('Succeeded', R2)),
+      R1,
+      { kind: 'continue', text: /sha256:1111/ },
+    ],
+    [
+      'stalled ends with failure',
+      release({ ...rollout('Progressing'), conditions: [cond('Stalled', 'True', 'InvalidSpec', 'bad')] }),
+      undefined,
+      { kind: 'done', exitCode: 1, text: /Stalled \(InvalidSpec\): bad/ },
+    ],
+    [
+      'no rollout configured: applied and Healthy is success',
+      release(
+        {
+          observedGeneration: 1,
+          currentRender: { renderRef: R2, revision: 'r' },
+          lastAttempted: { renderRef: R2, revision: 'r', time: T, applied: true },
+          conditions: [cond('Ready', 'True', 'Synced'), cond('Healthy', 'True', 'Healthy')],
+        },
+        { failurePolicy: undefined },
+      ),
+      undefined,
+      { kind: 'done', exitCode: 0, text: /applied and Healthy/ },
+    ],
+    [
+      'no rollout configured: not Healthy yet',
+      release(
+        {
+          observedGeneration: 1,
+          currentRender: { renderRef: R2, revision: 'r' },
+          lastAttempted: { renderRef: R2, revision: 'r', time: T, applied: true },
+          conditions: [cond('Ready', 'True', 'Synced'), cond('Healthy', 'Unknown', 'Progressing')],
+        },
+        { failurePolicy: undefined },
+      ),
+      undefined,
+      { kind: 'continue', text: /to be Healthy/ },
+    ],
+    [
+      'pinned: no rollout, Ready and Healthy is success',
+      release(
+        {
+          ...rollout('Progressing'),
+          lastAttempted: { renderRef: R2, revision: 'r', time: T, applied: true },
+          conditions: [cond('Ready', 'True', 'Synced'), cond('Healthy', 'True', 'Healthy')],
+        },
+        { pin: { renderRef: R2 } },
+      ),
+      undefined,
+      { kind: 'done', exitCode: 0, text: /applied and Healthy/ },
+    ],
+  ];
+  for (const [name, r, wanted, want] of cases) {
+    const o = outcome(r, wanted);
+    assert.equal(o.kind, want.kind, name);
+    if (o.kind === 'done') {
+      assert.equal(o.exitCode, want.exitCode, name);
+      assert.match(o.summary, want.text, name);
+    } else assert.match(o.waitingFor, want.text, name);
+  }
+});
+
+test('targetRender: --render, else currentRender, else the rollout', () => {
+  assert.equal(targetRender(release(rollout('Succeeded', R1)), undefined), R2);
+  assert.equal(targetRender(release(rollout('Succeeded', R1)), R1), R1);
+  assert.equal(targetRender(release({ rollout: { state: 'Succeeded', renderRef: R1 } }), undefined), R1);
+  assert.equal(targetRender(release(undefined), undefined), undefined);
+});
+
+test('progress counts waves, Healthy objects and hooks of the followed render only', () => {
+  const r = release({
+    ...rollout('Progressing'),
+    waves: [
+      { renderRef: R2, wave: 0, startedAt: T, completedAt: T },
+      { renderRef: R2, wave: 1, startedAt: T },
+      { renderRef: R1, wave: 5, startedAt: T },
+    ],
+  });
+  const e = (
+    name: string,
+    wave: number,
+    renderRef: string,
+    state?: 'Healthy' | 'Progressing',
+    assessed = renderRef,
+  ) => ({
+    group: '',
+    kind: 'ConfigMap',
+    namespace: 'ns',
+    name,
+    wave,
+    renderRef,
+    ...(state === undefined ? {} : { state, assessedRenderRef: assessed }),
+  });
+  const inv: ReleaseInventory = {
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'ReleaseInventory',
+    metadata: { name: 'web', namespace: 'ns' },
+    entries: [
+      e('a', 0, R2, 'Healthy'),
+      e('b', 0, R2, 'Healthy', R1), // assessed for the old render: not counted
+      e('c', 1, R2, 'Progressing'),
+      e('d', 1, R2),
+      e('old', 5, R1, 'Healthy'),
+    ],
+    hooks: [
+      { name: 'migrate', phase: 'PreSync', renderRef: R2, state: 'Succeeded' },
+      { name: 'smoke', phase: 'PostSync', renderRef: R2, state: 'Running' },
+      { name: 'notify', phase: 'SyncFail', renderRef: R2 },
+      { name: 'old', phase: 'PreSync', renderRef: R1, state: 'Failed' },
+    ],
+  };
+  const p = progress(r, inv);
+  assert.deepEqual(p, {
+    renderRef: R2,
+    state: 'Progressing',
+    wavesStarted: 2,
+    wavesCompleted: 1,
+    frontier: 1,
+    healthy: 1,
+    objects: 4,
+    hooksDone: 1,
+    hooksFailed: 0,
+    hooks: 2,
+    message: '',
+  });
+  assert.equal(
+    progressLine(p, false),
+    'Progressing sha256:222222222222 · waves 1/2 done (at wave 1) · objects 1/4 Healthy · hooks 1/2 Succeeded',
+  );
+  const done = progress(
+    release(rollout('RolledBack', R2, { reason: 'DeadlineExceeded', message: 'c Progressing' })),
+    undefined,
+  );
+  assert.equal(
+    progressLine(done, false),
+    'RolledBack sha256:222222222222 · waves 0/0 done · objects 0/0 Healthy · DeadlineExceeded: c Progressing',
+  );
+});
+
+test('progress without a rollout shows the Ready reason', () => {
+  const r = release(
+    {
+      observedGeneration: 1,
+      currentRender: { renderRef: R2, revision: 'r' },
+      conditions: [cond('Ready', 'False', 'WaitingForApproval', 'approve sha256:2222')],
+    },
+    { failurePolicy: undefined },
+  );
+  const p = progress(r, undefined);
+  assert.equal(p.state, 'WaitingForApproval');
+  assert.equal(p.message, 'approve sha256:2222');
+});

@@ -1,0 +1,88 @@
+// The CLI against the real release controller (convoy-controller-manager as a child process): `render`
+// on a checkout prints the renderRef the controller computed for the same commit, and once the
+// controller has applied it, `diff` finds nothing to change (the dry run is what the deployer does).
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { API_VERSION } from '../../src/api/constants.ts';
+import type { Release } from '../../src/api/types.ts';
+import { runConvoy } from '../../src/cli/testsupport.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
+import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
+import { installCrds } from '../support/crds.ts';
+import { cm, condition, waitForReady, wave } from '../support/release.ts';
+
+let cp: ControlPlane;
+let client: KubeClient;
+let manager: ManagerProcess | undefined;
+let repo: Fixture | undefined;
+let work: string;
+
+before(async () => {
+  cp = await startControlPlane({});
+  client = new KubeClient(cp.kubeConfig);
+  await installCrds(cp.kubeConfig);
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'convoy-system' } });
+  work = await mkdtemp(join(tmpdir(), 'convoy-cli-ctl-'));
+  manager = await startControllerManager({
+    kubeconfigPath: cp.kubeconfigPath,
+    identity: 'cli',
+    gitCacheDir: join(work, 'git-cache'),
+  });
+});
+
+after(async () => {
+  await manager?.stop();
+  await cp?.stop();
+  await repo?.cleanup();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+test('render DIR gives the controller renderRef for the same commit; diff after the sync is empty', async () => {
+  const ns = 'cli-ctl';
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  repo = await makeRepo('cli');
+  const sha = await repo.commit({
+    'app/a.yaml': cm('a', { v: '1' }, wave(0)),
+    'app/nested/b.yaml': cm('b', { v: '2' }, wave(1)),
+  });
+  await client.create<Release>({
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name: 'app', namespace: ns },
+    spec: {
+      source: { git: { url: repo.url, ref: { branch: 'main' }, path: 'app' } },
+      render: { targetNamespace: ns },
+    },
+  } as Release);
+  const r = await waitForReady(
+    client,
+    ns,
+    'app',
+    (x) => x.status?.lastSuccessful?.revision === sha && condition(x, 'Ready')?.status === 'True',
+    'Ready',
+  );
+  const controllerRef = r.status?.currentRender?.renderRef;
+  assert.ok(controllerRef);
+
+  const rendered = await runConvoy([
+    'render',
+    join(repo.root, 'work', 'app'),
+    '--ref-only',
+    '--target-namespace',
+    ns,
+  ]);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  assert.equal(rendered.stdout.trim(), controllerRef);
+
+  const diff = await runConvoy(['diff', 'app', '-n', ns, '--kubeconfig', cp.kubeconfigPath]);
+  assert.equal(diff.code, 0, diff.stdout + diff.stderr);
+  assert.match(diff.stdout, /^0 changed, 2 unchanged, 0 to prune$/m);
+
+  const get = await runConvoy(['get', '-n', ns, '--kubeconfig', cp.kubeconfigPath]);
+  assert.match(get.stdout, new RegExp(`^app +in-cluster +${sha} +- +- +\\d+s$`, 'm'));
+});

@@ -1,0 +1,620 @@
+// The convoy CLI against a real kube-apiserver, run as a child process the way users and CI run it.
+// The controller is not running here: the test writes Release status and ReleaseInventory itself
+// (SSA, status subresource) and checks the human output of every command, the objects the writing
+// commands leave behind, and watch's exit codes. The convoy API group is not registered on this
+// control plane, so sync/approve take (and announce) the direct annotation path.
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { CoreV1Api } from '@kubernetes/client-node';
+import {
+  ANNOTATION_APPROVED_RENDER,
+  ANNOTATION_FORCE_SYNC_AT,
+  ANNOTATION_SYNC_REQUESTED_AT,
+  API_VERSION,
+} from '../../src/api/constants.ts';
+import type { Release, ReleaseInventory, ReleaseStatus } from '../../src/api/types.ts';
+import { CONVOY_LAUNCHER, runConvoy, startConvoy } from '../../src/cli/testsupport.ts';
+import { applyObject } from '../../src/kube/apply.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { renderRef as renderRefOf } from '../../src/render/canonical.ts';
+import { renderRelease } from '../../src/render/release.ts';
+import { SecretRenderStore } from '../../src/store/secrets.ts';
+import type { Render } from '../../src/store/types.ts';
+import { ensureBinaries } from '../../src/testenv/build.ts';
+import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { installCrds } from '../support/crds.ts';
+import { waitFor } from '../support/wait.ts';
+
+let cp: ControlPlane;
+let client: KubeClient;
+let store: SecretRenderStore;
+let work: string;
+
+before(async () => {
+  cp = await startControlPlane({});
+  client = new KubeClient(cp.kubeConfig);
+  store = new SecretRenderStore(cp.kubeConfig.makeApiClient(CoreV1Api));
+  await installCrds(cp.kubeConfig);
+  work = await mkdtemp(join(tmpdir(), 'convoy-cli-e2e-'));
+});
+
+after(async () => {
+  await cp?.stop();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const convoy = (...args: string[]) => runConvoy([...args, '--kubeconfig', cp.kubeconfigPath]);
+const T0 = new Date(Date.now() - 10 * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
+
+async function namespace(name: string) {
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+function cmRender(ns: string, tag: string, extra: Record<string, string> = {}): Render {
+  return {
+    hooks: [],
+    objects: [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'cfg', namespace: ns },
+        data: { tag, ...extra },
+      },
+    ],
+  };
+}
+
+async function createRelease(
+  ns: string,
+  name: string,
+  spec: Partial<Release['spec']> = {},
+): Promise<Release> {
+  return client.create<Release>({
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name, namespace: ns },
+    spec: {
+      source: { inline: { manifests: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\n' } },
+      ...spec,
+    },
+  } as Release);
+}
+
+async function writeStatus(ns: string, name: string, status: ReleaseStatus): Promise<void> {
+  const r = await getRelease(ns, name);
+  await applyObject(
+    client,
+    { apiVersion: API_VERSION, kind: 'Release', metadata: { name, namespace: ns }, status } as Release,
+    { fieldManager: 'convoy-controller', subresource: 'status', force: true },
+  );
+  assert.ok(r);
+}
+
+async function writeInventory(ns: string, name: string, body: Pick<ReleaseInventory, 'entries' | 'hooks'>) {
+  await applyObject(
+    client,
+    { apiVersion: API_VERSION, kind: 'ReleaseInventory', metadata: { name, namespace: ns }, ...body },
+    { fieldManager: 'convoy-controller', force: true },
+  );
+}
+
+function getRelease(ns: string, name: string): Promise<Release | undefined> {
+  return client.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace: ns, name });
+}
+
+const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, message = '') => ({
+  type,
+  status,
+  reason,
+  message,
+  lastTransitionTime: T0,
+  observedGeneration: 1,
+});
+
+const ref = (n: number) => `sha256:${String(n).repeat(64)}`;
+
+test('get, list -A, status, health and history print what the cluster holds', async () => {
+  const ns = 'cli-read';
+  await namespace(ns);
+  await namespace('cli-read-2');
+  const R1 = renderRefOf(cmRender(ns, 'one'));
+  const R2 = renderRefOf(cmRender(ns, 'two'));
+  await store.put(ns, 'web', R1, cmRender(ns, 'one'), { revision: 'rev-1' });
+  await store.put(ns, 'web', R2, cmRender(ns, 'two'), { revision: 'rev-2' });
+  await createRelease(ns, 'web', { healthAssessment: {}, failurePolicy: { deadline: '10m' } });
+  await createRelease('cli-read-2', 'other');
+  await writeStatus(ns, 'web', {
+    observedGeneration: 1,
+    currentRender: { renderRef: R2, revision: 'rev-2' },
+    lastAttempted: { renderRef: R2, revision: 'rev-2', time: T0, applied: true },
+    lastHealthy: { renderRef: R1, revision: 'rev-1', time: T0 },
+    rollout: { state: 'Progressing', renderRef: R2, revision: 'rev-2', startedAt: T0 },
+    waves: [
+      { renderRef: R2, wave: 0, startedAt: T0, completedAt: T0 },
+      { renderRef: R2, wave: 1, startedAt: T0 },
+    ],
+    history: [
+      { renderRef: R1, revision: 'rev-1', appliedAt: T0 },
+      { renderRef: R2, revision: 'rev-2', appliedAt: T0 },
+    ],
+    conditions: [
+      cond('Ready', 'False', 'WaitingForWaveHealth', 'wave 1 is not Healthy yet'),
+      cond('Healthy', 'Unknown', 'Progressing', '1 of 2 objects progressing'),
+    ],
+  });
+  await writeInventory(ns, 'web', {
+    entries: [
+      {
+        group: '',
+        kind: 'ConfigMap',
+        namespace: ns,
+        name: 'cfg',
+        wave: 0,
+        renderRef: R2,
+        state: 'Healthy',
+        assessedRenderRef: R2,
+        message: 'exists',
+      },
+      {
+        group: 'apps',
+        kind: 'Deployment',
+        namespace: ns,
+        name: 'web',
+        wave: 1,
+        renderRef: R2,
+        state: 'Progressing',
+        assessedRenderRef: R2,
+        message: 'available 1 of 3',
+      },
+    ],
+    hooks: [
+      {
+        name: 'migrate',
+        phase: 'PreSync',
+        kind: 'Job',
+        renderRef: R2,
+        workloadName: 'migrate-x',
+        createdAt: T0,
+        state: 'Succeeded',
+        finishedAt: T0,
+      },
+    ],
+  });
+
+  const get = await convoy('get', '-n', ns);
+  assert.equal(get.code, 0, get.stderr);
+  const getLines = get.stdout.trimEnd().split('\n');
+  assert.match(getLines[0] ?? '', /^NAME +CLUSTER +REVISION +ROLLOUT +HEALTHY +AGE$/);
+  assert.match(getLines[1] ?? '', /^web +in-cluster +rev-2 +Progressing +Unknown +\d+s$/);
+  assert.equal(getLines.length, 2);
+
+  const all = await convoy('list', '-A');
+  assert.equal(all.code, 0, all.stderr);
+  assert.match(all.stdout, /^NAMESPACE +NAME +CLUSTER/m);
+  assert.match(all.stdout, /^cli-read +web +in-cluster +rev-2 +Progressing/m);
+  assert.match(all.stdout, /^cli-read-2 +other +in-cluster +- +- +- /m);
+
+  const asJson = await convoy('get', 'web', '-n', ns, '-o', 'json');
+  const parsed = JSON.parse(asJson.stdout) as Release;
+  assert.equal(parsed.status?.rollout?.state, 'Progressing');
+  assert.equal(parsed.metadata.managedFields, undefined, 'managedFields are left out, as kubectl does');
+
+  const missing = await convoy('status', 'nope', '-n', ns);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /release "nope" not found in namespace "cli-read"/);
+
+  const status = await convoy('status', 'web', '-n', ns);
+  assert.equal(status.code, 0, status.stderr);
+  const s = status.stdout;
+  assert.match(s, /^Release: +cli-read\/web$/m);
+  assert.match(s, /^Rollout: +Progressing sha256:[0-9a-f]{12} revision rev-2, started 10m ago$/m);
+  assert.match(s, /^Last healthy: +sha256:[0-9a-f]{12} revision rev-1, 10m ago$/m);
+  assert.match(s, /^ {2}0 +10m ago +10m ago +1\/1$/m);
+  assert.match(s, /^ {2}1 +10m ago +- +0\/1$/m);
+  assert.match(s, /^ {2}migrate +PreSync +Succeeded +Job\/migrate-x/m);
+  assert.match(s, /^ {2}Ready +False +WaitingForWaveHealth +10m +wave 1 is not Healthy yet$/m);
+
+  const health = await convoy('health', 'web', '-n', ns);
+  assert.equal(health.code, 0, health.stderr);
+  assert.match(health.stdout, /^Healthy: +Unknown \(Progressing\): 1 of 2 objects progressing$/m);
+  assert.match(health.stdout, /^Objects: +1\/2 healthy, 1 progressing, 0 degraded, 0 unknown$/m);
+  assert.match(health.stdout, /^0 +ConfigMap cli-read\/cfg +Healthy +exists$/m);
+  assert.match(health.stdout, /^1 +apps\/Deployment cli-read\/web +Progressing +available 1 of 3$/m);
+
+  const history = await convoy('history', 'web', '-n', ns);
+  assert.equal(history.code, 0, history.stderr);
+  const h = history.stdout.split('\n');
+  assert.match(h[0] ?? '', /^RENDER +REVISION +APPLIED +STORED +NOTES$/);
+  assert.match(h[1] ?? '', new RegExp(`^${R2} +rev-2 +10m ago +yes +current, rollout Progressing$`));
+  assert.match(h[2] ?? '', new RegExp(`^${R1} +rev-1 +10m ago +yes +last healthy$`));
+});
+
+test('sync writes the annotations as convoy-api (directly, announced) and says a forced sync is consumed', async () => {
+  const ns = 'cli-sync';
+  await namespace(ns);
+  await createRelease(ns, 'web');
+
+  const plain = await convoy('sync', 'web', '-n', ns);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(
+    plain.stderr,
+    /convoy API \(api\.convoy\.kumodo\.io\/v1alpha1\) is not registered.*writing the sync annotations directly as convoy-api/,
+  );
+  assert.match(
+    plain.stdout,
+    /^sync requested for cli-sync\/web at \S+ \(by writing the annotations directly\)$/m,
+  );
+  const r1 = await getRelease(ns, 'web');
+  const first = r1?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT];
+  assert.ok(first);
+  assert.equal(r1?.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT], undefined);
+
+  const forced = await convoy('sync', 'web', '-n', ns, '--force', '--direct');
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.equal(forced.stderr, '', '--direct needs no note');
+  assert.match(forced.stdout, /consumed by that reconcile even if it fails/);
+  const r2 = await getRelease(ns, 'web');
+  const a = r2?.metadata.annotations ?? {};
+  assert.ok(a[ANNOTATION_FORCE_SYNC_AT]);
+  assert.ok((a[ANNOTATION_SYNC_REQUESTED_AT] ?? '') > first, 'each sync moves sync-requested-at forward');
+  const api = r2?.metadata.managedFields?.find((m) => m.manager === 'convoy-api');
+  assert.ok(api, 'written by the convoy-api field manager');
+  assert.match(JSON.stringify(api.fieldsV1), /force-sync-at/);
+});
+
+test('pin, unpin and rollback set spec.pin as convoy-cli and say how to undo', async () => {
+  const ns = 'cli-pin';
+  await namespace(ns);
+  const R1 = renderRefOf(cmRender(ns, 'one'));
+  await store.put(ns, 'web', R1, cmRender(ns, 'one'), { revision: 'rev-1' });
+  await createRelease(ns, 'web');
+
+  const none = await convoy('rollback', 'web', '-n', ns);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /no last healthy render \(status.lastHealthy\): nothing to roll back to/);
+
+  const unknown = await convoy('pin', 'web', ref(7), '-n', ns);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /is not in the render store of cli-pin\/web/);
+  assert.equal((await getRelease(ns, 'web'))?.spec.pin, undefined);
+
+  const pin = await convoy('pin', 'web', R1, '-n', ns);
+  assert.equal(pin.code, 0, pin.stderr);
+  assert.match(pin.stdout, new RegExp(`^pinned cli-pin/web to render ${R1}$`, 'm'));
+  assert.match(pin.stdout, /^Undo: convoy unpin web -n cli-pin$/m);
+  let r = await getRelease(ns, 'web');
+  assert.equal(r?.spec.pin?.renderRef, R1);
+  assert.ok(
+    r?.metadata.managedFields?.some(
+      (m) => m.manager === 'convoy-cli' && JSON.stringify(m.fieldsV1).includes('f:pin'),
+    ),
+  );
+
+  const unpin = await convoy('unpin', 'web', '-n', ns);
+  assert.equal(unpin.code, 0, unpin.stderr);
+  assert.match(unpin.stdout, new RegExp(`unpinned cli-pin/web \\(was pinned to ${R1}\\)`));
+  assert.match(unpin.stdout, new RegExp(`^Undo: convoy pin web ${R1} -n cli-pin$`, 'm'));
+  r = await getRelease(ns, 'web');
+  assert.equal(r?.spec.pin, undefined);
+  assert.ok(r?.spec.source.inline, 'the rest of the spec is untouched');
+
+  await writeStatus(ns, 'web', {
+    observedGeneration: 1,
+    lastHealthy: { renderRef: R1, revision: 'rev-1', time: T0 },
+    currentRender: { renderRef: ref(3), revision: 'rev-3' },
+  });
+  const back = await convoy('rollback', 'web', '-n', ns);
+  assert.equal(back.code, 0, back.stderr);
+  assert.match(
+    back.stdout,
+    new RegExp(`^rolled back cli-pin/web: pinned to the last healthy render ${R1} \\(revision rev-1`, 'm'),
+  );
+  assert.match(back.stdout, /^Undo: convoy unpin web -n cli-pin$/m);
+  assert.equal((await getRelease(ns, 'web'))?.spec.pin?.renderRef, R1);
+
+  // spec.pin also set by someone else (kubectl patch): unpin still removes it
+  await client.request({
+    method: 'PATCH',
+    path: await client.pathOf({ apiVersion: API_VERSION, kind: 'Release', namespace: ns, name: 'web' }),
+    contentType: 'application/merge-patch+json',
+    body: { spec: { pin: { renderRef: R1 } } },
+    query: { fieldManager: 'kubectl-patch' },
+  });
+  const unpin2 = await convoy('unpin', 'web', '-n', ns);
+  assert.equal(unpin2.code, 0, unpin2.stderr);
+  assert.equal((await getRelease(ns, 'web'))?.spec.pin, undefined);
+});
+
+test('diff shows the dry-run change of each live object and what would be pruned', async () => {
+  const ns = 'cli-diff';
+  await namespace(ns);
+  const render = cmRender(ns, 'new', { added: 'yes' });
+  const R = renderRefOf(render);
+  await store.put(ns, 'web', R, render, { revision: 'rev-new' });
+  await createRelease(ns, 'web');
+  await writeStatus(ns, 'web', {
+    observedGeneration: 1,
+    currentRender: { renderRef: R, revision: 'rev-new' },
+  });
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'cfg', namespace: ns },
+    data: { tag: 'old' },
+  } as never);
+  await writeInventory(ns, 'web', {
+    entries: [
+      { group: '', kind: 'ConfigMap', namespace: ns, name: 'cfg', version: 'v1', wave: 0, renderRef: R },
+      {
+        group: '',
+        kind: 'ConfigMap',
+        namespace: ns,
+        name: 'gone',
+        version: 'v1',
+        wave: 0,
+        renderRef: ref(1),
+      },
+    ],
+  });
+
+  const d = await convoy('diff', 'web', '-n', ns);
+  assert.equal(d.code, 1, `differences exit 1 like kubectl diff: ${d.stderr}`);
+  const out = d.stdout;
+  assert.match(out, new RegExp(`^Render ${R} from the render store: 1 objects, 0 hooks`, 'm'));
+  assert.match(out, /^--- live ConfigMap cli-diff\/cfg$/m);
+  assert.match(out, /^\+\+\+ render sha256:[0-9a-f]{12} ConfigMap cli-diff\/cfg$/m);
+  assert.match(out, /^- {2}tag: old$/m);
+  assert.match(out, /^\+ {2}tag: new$/m);
+  assert.match(out, /^\+ {2}added: yes$/m);
+  assert.match(out, /^\+ +convoy\.kumodo\.io\/release: cli-diff\.web$/m, 'the release label convoy adds');
+  assert.match(out, /^prune {2}ConfigMap cli-diff\/gone \(left the render\)$/m);
+  assert.match(out, /^1 changed, 0 unchanged, 1 to prune$/m);
+  const live = await client.get<{ data: Record<string, string> }>({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: ns,
+    name: 'cfg',
+  });
+  assert.deepEqual(live?.data, { tag: 'old' }, 'a dry run changes nothing');
+
+  const dir = join(work, 'diff-dir');
+  await mkdir(dir);
+  await writeFile(
+    join(dir, 'cm.yaml'),
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: ${ns}}\ndata: {tag: old}\n`,
+  );
+  const fromDir = await convoy('diff', 'web', '-n', ns, '--dir', dir);
+  assert.match(fromDir.stdout, /^Render sha256:[0-9a-f]{64} from directory .*: 1 objects/m);
+  assert.doesNotMatch(fromDir.stdout, /^[-+] +tag:/m, 'the data is equal; only the release label differs');
+  assert.match(fromDir.stdout, /^\+ +convoy\.kumodo\.io\/release: cli-diff\.web$/m);
+});
+
+test('approve shows the diff of the current render, refuses without a terminal, and with --yes approves it', async () => {
+  const ns = 'cli-approve';
+  await namespace(ns);
+  const manifests = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: ${ns}}\ndata: {tag: held}\n`;
+  // A render held by the Manual gate is not stored yet: approve renders the source itself.
+  const rendered = renderRelease(
+    {},
+    { revision: 'inline', files: [{ path: 'inline.yaml', data: new TextEncoder().encode(manifests) }] },
+  );
+  assert.ok(rendered.ok);
+  const R = rendered.renderRef;
+  await createRelease(ns, 'web', { source: { inline: { manifests } }, syncPolicy: { mode: 'Manual' } });
+  await createRelease(ns, 'auto');
+  await writeStatus(ns, 'web', {
+    observedGeneration: 1,
+    currentRender: { renderRef: R, revision: 'inline' },
+  });
+
+  const auto = await convoy('approve', 'auto', '-n', ns, '--yes');
+  assert.equal(auto.code, 2);
+  assert.match(auto.stderr, /is in Auto mode: approval applies only to syncPolicy.mode Manual/);
+
+  const refused = await convoy('approve', 'web', '-n', ns);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stdout, /from the source, rendered here: 1 objects/);
+  assert.match(refused.stdout, /^\+ {2}tag: held$/m);
+  assert.match(refused.stderr, new RegExp(`not approved: stdin is not a terminal.*--yes to approve ${R}`));
+  assert.equal((await getRelease(ns, 'web'))?.metadata.annotations?.[ANNOTATION_APPROVED_RENDER], undefined);
+
+  const ok = await convoy('approve', 'web', '-n', ns, '--yes');
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /^\+ {2}tag: held$/m);
+  assert.match(ok.stdout, new RegExp(`^approved render ${R} for cli-approve/web$`, 'm'));
+  const r = await getRelease(ns, 'web');
+  assert.equal(r?.metadata.annotations?.[ANNOTATION_APPROVED_RENDER], R);
+  assert.ok(r?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT]);
+});
+
+test('watch follows a rollout and exits 0 on Succeeded, 1 on RolledBack', async () => {
+  const ns = 'cli-watch';
+  await namespace(ns);
+  const R1 = ref(1);
+  const R2 = ref(2);
+  const spec = { healthAssessment: {}, failurePolicy: { deadline: '5m' } };
+  for (const name of ['ok', 'bad']) {
+    await createRelease(ns, name, spec);
+    await writeStatus(ns, name, {
+      observedGeneration: 1,
+      currentRender: { renderRef: R2, revision: 'rev-2' },
+      lastHealthy: { renderRef: R1, revision: 'rev-1', time: T0 },
+      rollout: { state: 'Progressing', renderRef: R2, startedAt: T0 },
+      waves: [{ renderRef: R2, wave: 0, startedAt: T0 }],
+    });
+    await writeInventory(ns, name, {
+      entries: [
+        {
+          group: '',
+          kind: 'ConfigMap',
+          namespace: ns,
+          name: 'cfg',
+          wave: 0,
+          renderRef: R2,
+          state: 'Progressing',
+          assessedRenderRef: R2,
+        },
+      ],
+    });
+  }
+  const args = (name: string) => [
+    'watch',
+    name,
+    '-n',
+    ns,
+    '--timeout',
+    '2m',
+    '--kubeconfig',
+    cp.kubeconfigPath,
+  ];
+
+  const ok = startConvoy(args('ok'));
+  await waitFor('the first progress line', async () => /objects 0\/1 Healthy/.test(ok.stdout()), {
+    timeoutMs: 30_000,
+  });
+  await writeInventory(ns, 'ok', {
+    entries: [
+      {
+        group: '',
+        kind: 'ConfigMap',
+        namespace: ns,
+        name: 'cfg',
+        wave: 0,
+        renderRef: R2,
+        state: 'Healthy',
+        assessedRenderRef: R2,
+      },
+    ],
+  });
+  await waitFor('the inventory change to show', async () => /objects 1\/1 Healthy/.test(ok.stdout()), {
+    timeoutMs: 30_000,
+  });
+  await writeStatus(ns, 'ok', {
+    observedGeneration: 1,
+    currentRender: { renderRef: R2, revision: 'rev-2' },
+    lastHealthy: { renderRef: R2, revision: 'rev-2', time: T0 },
+    rollout: { state: 'Succeeded', renderRef: R2, startedAt: T0, finishedAt: T0 },
+    waves: [{ renderRef: R2, wave: 0, startedAt: T0, completedAt: T0 }],
+  });
+  const okRes = await ok.done;
+  assert.equal(okRes.code, 0, okRes.stderr + okRes.stdout);
+  const lines = okRes.stdout.trimEnd().split('\n');
+  assert.match(
+    lines[0] ?? '',
+    /^\d\d:\d\d:\d\d Progressing sha256:222222222222 · waves 0\/1 done \(at wave 0\) · objects 0\/1 Healthy$/,
+  );
+  assert.match(
+    okRes.stdout,
+    /^\d\d:\d\d:\d\d Succeeded sha256:222222222222 · waves 1\/1 done \(at wave 0\) · objects 1\/1 Healthy$/m,
+  );
+  assert.match(lines[lines.length - 1] ?? '', new RegExp(`^rollout of ${R2} Succeeded$`));
+  assert.ok(!okRes.stdout.includes('\u001b['), 'no colour when stdout is not a terminal');
+
+  const bad = startConvoy(args('bad'));
+  await waitFor('the first progress line', async () => /Progressing/.test(bad.stdout()), {
+    timeoutMs: 30_000,
+  });
+  await writeStatus(ns, 'bad', {
+    observedGeneration: 1,
+    currentRender: { renderRef: R2, revision: 'rev-2' },
+    lastHealthy: { renderRef: R1, revision: 'rev-1', time: T0 },
+    rollout: {
+      state: 'RolledBack',
+      renderRef: R2,
+      startedAt: T0,
+      finishedAt: T0,
+      reason: 'DeadlineExceeded',
+      message: 'cfg Progressing',
+    },
+  });
+  const badRes = await bad.done;
+  assert.equal(badRes.code, 1, badRes.stderr + badRes.stdout);
+  assert.match(
+    badRes.stdout,
+    new RegExp(`^rollout of ${R2} RolledBack to ${R1}: DeadlineExceeded: cfg Progressing$`, 'm'),
+  );
+
+  const gone = await convoy('watch', 'nope', '-n', ns);
+  assert.equal(gone.code, 2);
+  assert.match(gone.stderr, /release "nope" not found/);
+
+  const slow = await convoy('watch', 'bad', '-n', ns, '--render', R1, '--timeout', '1s');
+  assert.equal(slow.code, 2);
+  assert.match(slow.stderr, /timed out after 1s waiting for the rollout of sha256:111111111111 to start/);
+});
+
+test('render DIR prints the YAML and the same renderRef the controller code computes', async () => {
+  const dir = join(work, 'render-src');
+  await mkdir(join(dir, 'sub'), { recursive: true });
+  const files: Record<string, string> = {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder --substitute fills
+    'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {v: "${VERSION}"}\n',
+    'sub/b.yml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: b}\nspec: {replicas: 1}\n',
+    'README.md': 'not a manifest',
+  };
+  for (const [p, text] of Object.entries(files)) await writeFile(join(dir, p), text);
+  const res = await runConvoy(['render', dir, '--target-namespace', 'shop', '--substitute', 'VERSION=1.2']);
+  assert.equal(res.code, 0, res.stderr);
+  const want = renderRelease(
+    { render: { targetNamespace: 'shop', substitute: { VERSION: '1.2' } } },
+    {
+      revision: 'x',
+      files: Object.entries(files).map(([path, text]) => ({ path, data: new TextEncoder().encode(text) })),
+    },
+  );
+  assert.ok(want.ok);
+  assert.match(res.stdout, new RegExp(`^# renderRef: ${want.renderRef}$`, 'm'));
+  assert.match(res.stdout, /^# 2 objects, 0 hooks$/m);
+  assert.match(res.stdout, /^ {2}namespace: shop$/m);
+  assert.match(res.stdout, /^ {2}v: "1.2"$/m);
+  const only = await runConvoy([
+    'render',
+    dir,
+    '--ref-only',
+    '--target-namespace',
+    'shop',
+    '--substitute',
+    'VERSION=1.2',
+  ]);
+  assert.equal(only.stdout, `${want.renderRef}\n`);
+  const broken = join(work, 'render-broken');
+  await mkdir(broken);
+  await writeFile(join(broken, 'x.yaml'), 'kind: ConfigMap\n');
+  const bad = await runConvoy(['render', broken]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /x\.yaml/);
+});
+
+test('rules eval judges local objects offline', async () => {
+  const file = join(work, 'deploy.yaml');
+  await writeFile(
+    file,
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns, generation: 1}\nspec: {replicas: 3}\nstatus: {observedGeneration: 1, replicas: 3, updatedReplicas: 3, availableReplicas: 1, readyReplicas: 1}\n',
+  );
+  const res = await runConvoy(['rules', 'eval', '--rules', 'default', file]);
+  assert.equal(res.code, 1, res.stderr);
+  assert.match(res.stdout, /^OBJECT +RESULT +RULE +MESSAGE$/m);
+  assert.match(res.stdout, /^Deployment\/ns\/web +fail /m);
+});
+
+test('kubectl convoy: the launcher works as a kubectl plugin', async () => {
+  const ns = 'cli-plugin';
+  await namespace(ns);
+  await createRelease(ns, 'web');
+  const pluginDir = join(work, 'plugins');
+  await mkdir(pluginDir);
+  await symlink(CONVOY_LAUNCHER, join(pluginDir, 'kubectl-convoy'));
+  const kubectl = join(await ensureBinaries(), 'kubectl');
+  const res = await runConvoy(['convoy', 'get', '-n', ns], {
+    command: [kubectl],
+    env: { PATH: `${pluginDir}:${process.env.PATH ?? ''}`, KUBECONFIG: cp.kubeconfigPath },
+  });
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(
+    res.stdout,
+    /^NAME +CLUSTER +REVISION +ROLLOUT +HEALTHY +AGE\nweb +in-cluster +- +- +- +\d+s\n$/,
+  );
+});
