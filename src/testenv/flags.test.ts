@@ -7,6 +7,7 @@ import {
   CONTROLLERS,
   controllerManagerArgs,
   etcdArgs,
+  FRONT_PROXY_CLIENT_NAME,
   kwokArgs,
   schedulerArgs,
 } from './flags.ts';
@@ -67,6 +68,50 @@ describe('apiServerArgs', () => {
   });
   it('leaves the serving cert to --cert-dir (no --tls-cert-file)', () => {
     assert.equal(f.has('--tls-cert-file'), false);
+  });
+});
+
+describe('apiServerArgs with a front proxy (aggregation)', () => {
+  const layout = {
+    etcdEndpoint: 'http://127.0.0.1:1111',
+    etcdPrefix: '/registry',
+    port: 3333,
+    certDir: '/d/certs',
+    tokenFile: '/d/tokens.csv',
+    serviceAccountKeyFile: '/d/sa.key',
+  };
+  const plain = apiServerArgs(layout);
+  const withProxy = apiServerArgs({
+    ...layout,
+    frontProxy: {
+      caFile: '/d/fp/ca.crt',
+      clientCertFile: '/d/fp/client.crt',
+      clientKeyFile: '/d/fp/client.key',
+    },
+  });
+  const f = flagMap(withProxy);
+
+  for (const [flag, want] of [
+    ['--requestheader-client-ca-file', '/d/fp/ca.crt'],
+    ['--requestheader-allowed-names', FRONT_PROXY_CLIENT_NAME],
+    ['--requestheader-username-headers', 'X-Remote-User'],
+    ['--requestheader-group-headers', 'X-Remote-Group'],
+    ['--requestheader-extra-headers-prefix', 'X-Remote-Extra-'],
+    ['--proxy-client-cert-file', '/d/fp/client.crt'],
+    ['--proxy-client-key-file', '/d/fp/client.key'],
+  ] as const) {
+    it(`sets ${flag}`, () => assert.equal(f.get(flag), want));
+  }
+  it('adds only those flags, and routes through Services, not endpoints', () => {
+    assert.deepEqual(withProxy.slice(0, plain.length), plain);
+    assert.equal(withProxy.length, plain.length + 7);
+    assert.equal(f.has('--enable-aggregator-routing'), false);
+  });
+  it('without a front proxy: no requestheader or proxy-client flags', () => {
+    assert.deepEqual(
+      plain.filter((a) => a.startsWith('--requestheader-') || a.startsWith('--proxy-client-')),
+      [],
+    );
   });
 });
 

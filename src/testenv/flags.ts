@@ -15,7 +15,19 @@ export interface ApiServerLayout {
   readonly certDir: string;
   readonly tokenFile: string;
   readonly serviceAccountKeyFile: string;
+  /** Turns on the front proxy of the aggregation layer (`aggregation: true`). */
+  readonly frontProxy?: FrontProxyFiles;
 }
+
+/** PEM files of the front-proxy (requestheader) CA and the client cert kube-apiserver proxies with. */
+export interface FrontProxyFiles {
+  readonly caFile: string;
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
+}
+
+/** The CN of the proxy's client cert; kube-apiserver publishes it as the only allowed name. */
+export const FRONT_PROXY_CLIENT_NAME = 'front-proxy-client';
 
 export interface ComponentLayout {
   readonly kubeconfig: string;
@@ -81,6 +93,23 @@ export const apiServerArgs = (l: ApiServerLayout): string[] => [
   '--service-cluster-ip-range=10.96.0.0/16',
   '--allow-privileged=true',
   '--profiling=false',
+  ...(l.frontProxy ? frontProxyArgs(l.frontProxy) : []),
+];
+
+/**
+ * What an aggregated apiserver needs from kube-apiserver: a client cert to proxy with and the
+ * requestheader settings it publishes in kube-system/extension-apiserver-authentication.
+ * --enable-aggregator-routing stays off: the aggregator reaches an ExternalName Service by its
+ * externalName, so no endpoints (and no kube-proxy) are needed on loopback.
+ */
+export const frontProxyArgs = (f: FrontProxyFiles): string[] => [
+  `--requestheader-client-ca-file=${f.caFile}`,
+  `--requestheader-allowed-names=${FRONT_PROXY_CLIENT_NAME}`,
+  '--requestheader-username-headers=X-Remote-User',
+  '--requestheader-group-headers=X-Remote-Group',
+  '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+  `--proxy-client-cert-file=${f.clientCertFile}`,
+  `--proxy-client-key-file=${f.clientKeyFile}`,
 ];
 
 const componentBase = (l: ComponentLayout): string[] => [

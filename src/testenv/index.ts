@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ensureBinaries } from './build.ts';
-import { apiServerArgs, controllerManagerArgs, etcdArgs, kwokArgs, schedulerArgs } from './flags.ts';
+import {
+  apiServerArgs,
+  controllerManagerArgs,
+  etcdArgs,
+  type FrontProxyFiles,
+  kwokArgs,
+  schedulerArgs,
+} from './flags.ts';
+import { writeFrontProxyCerts } from './frontproxy.ts';
 import { type Endpoint, request } from './http.ts';
 import { type ClusterCredentials, parseKubeconfig, renderKubeconfig } from './kubeconfig.ts';
 import { type NodeLike, nodeManifest, nodeSchedulable } from './nodes.ts';
@@ -25,6 +33,12 @@ import {
 } from './proc.ts';
 import { stagesYaml } from './stages.ts';
 
+export {
+  type ApiServiceRegistration,
+  ApiServiceUnavailableError,
+  registerApiService,
+} from './aggregation.ts';
+export { FRONT_PROXY_CLIENT_NAME } from './flags.ts';
 export type { ClusterCredentials } from './kubeconfig.ts';
 export { isAlive } from './proc.ts';
 export {
@@ -42,6 +56,13 @@ export interface StartOptions {
   readonly nodes?: number;
   /** A second kube-apiserver on the same etcd under another prefix: an independent cluster. */
   readonly secondCluster?: boolean;
+  /**
+   * Run the main kube-apiserver as an aggregation layer that can proxy to aggregated apiservers
+   * (registerApiService): a front-proxy CA and client cert, the --requestheader-* and
+   * --proxy-client-* flags, and a start that returns only once kube-apiserver has published
+   * the requestheader settings in kube-system/extension-apiserver-authentication.
+   */
+  readonly aggregation?: boolean;
   /** Directory with the binaries; default: ensureBinaries() (builds them the first time). */
   readonly binDir?: string;
   /** Gives up starting after this long (default 120 s: two cores shared with other tests). */
@@ -67,6 +88,8 @@ export interface ControlPlane extends ClusterAccess {
   /** The temp dir holding data, certs, kubeconfigs and logs; removed by stop(). */
   readonly dir: string;
   readonly nodeNames: readonly string[];
+  /** With `aggregation`: PEM of the CA that signed kube-apiserver's front-proxy client cert. */
+  readonly frontProxyCaPem?: string;
   /** Processes currently running, the watchdog included. */
   processes(): readonly ProcessInfo[];
   /** Stops the main kube-apiserver and starts it again on the same port and etcd. */
@@ -168,22 +191,31 @@ class Env {
     const saKeyFile = join(this.dir, 'sa.key');
     await writeFile(saKeyFile, serviceAccountKeyPem(), { mode: 0o600 });
 
-    const etcdEndpoint = await this.startEtcd();
+    // openssl runs while etcd starts: aggregation costs the start no time of its own here.
+    const [etcdEndpoint, frontProxy] = await Promise.all([
+      this.startEtcd(),
+      opts.aggregation ? writeFrontProxyCerts(join(this.dir, 'front-proxy')) : undefined,
+    ]);
     this.phase('etcd healthy');
-    const apiServer = (name: string, prefix: string) =>
+    const apiServer = (name: string, prefix: string, proxy?: FrontProxyFiles) =>
       this.startApiServer(name, {
         etcdEndpoint,
         etcdPrefix: prefix,
         certDir: join(this.dir, name, 'certs'),
         tokenFile,
         serviceAccountKeyFile: saKeyFile,
+        ...(proxy ? { frontProxy: proxy } : {}),
       });
     const [main, second] = await Promise.all([
-      apiServer('kube-apiserver', MAIN_PREFIX),
+      apiServer('kube-apiserver', MAIN_PREFIX, frontProxy),
       opts.secondCluster ? apiServer('kube-apiserver-second', SECOND_PREFIX) : undefined,
     ]);
     this.phase('kube-apiserver ready');
     const mainAccess = await this.writeAccess('main', main, token);
+    if (frontProxy) {
+      await this.waitRequestHeaderPublished(main.proc, { ...main.endpoint, caPem: mainAccess.caPem });
+      this.phase('requestheader settings published');
+    }
     const secondAccess = second ? await this.writeAccess('second', second, token) : undefined;
 
     let nodeNames: string[] = [];
@@ -204,6 +236,7 @@ class Env {
       etcdEndpoint,
       dir: this.dir,
       nodeNames,
+      ...(frontProxy ? { frontProxyCaPem: frontProxy.caPem } : {}),
       processes: () => [
         ...[...this.procs]
           .filter((p) => p.exit === undefined)
@@ -332,6 +365,25 @@ class Env {
     await this.poll(`${proc.name} namespace default`, [proc], async () => {
       const res = await request(endpoint, 'GET', '/api/v1/namespaces/default');
       return res.status === 200;
+    });
+  }
+
+  /**
+   * An aggregated apiserver reads the front-proxy CA from this ConfigMap when it starts. A
+   * controller kube-apiserver starts after it serves writes it, and /readyz does not wait for
+   * that write; without this poll a server started right away could find no CA and trust no
+   * proxy. (Measured: by the time namespace default exists it is there, so this costs ~10 ms.)
+   */
+  private async waitRequestHeaderPublished(proc: Proc, endpoint: Endpoint): Promise<void> {
+    await this.poll('kube-system/extension-apiserver-authentication requestheader keys', [proc], async () => {
+      const res = await request(
+        endpoint,
+        'GET',
+        '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication',
+      );
+      if (res.status !== 200) return false;
+      const data = (JSON.parse(res.body) as { data?: Record<string, string> }).data ?? {};
+      return (data['requestheader-client-ca-file'] ?? '') !== '' && 'requestheader-allowed-names' in data;
     });
   }
 
