@@ -92,18 +92,25 @@ export class ShardElector implements ShardGate {
     await this.#tick;
     const held = [...this.#held.entries()];
     this.#held.clear();
-    for (const [shard, h] of held) {
+    for (const [shard] of held) {
       this.#o.onLost?.(shard);
-      if (!release) continue;
-      try {
-        const spec = releasedSpec(h.lease.spec ?? {}, this.#clock.now());
-        await this.#o.transport.request('PUT', leasePath(this.#o.namespace, h.lease.metadata.name), {
-          ...h.lease,
-          spec,
-        });
-      } catch (e) {
-        this.#o.log?.warn({ shard, err: String(e) }, 'could not release lease');
-      }
+      if (release) await this.#release(shard);
+    }
+  }
+
+  /** Frees our hold of a shard's lease, re-reading it so a stale resourceVersion cannot make it fail. */
+  async #release(shard: number): Promise<void> {
+    const name = this.#o.leaseName(shard);
+    try {
+      const current = await readLease(this.#o.transport, this.#o.namespace, name);
+      if (current?.spec?.holderIdentity !== this.#o.identity) return;
+      await this.#o.transport.request('PUT', leasePath(this.#o.namespace, name), {
+        ...current,
+        spec: releasedSpec(current.spec, this.#clock.now()),
+      });
+      this.#o.log?.info({ shard, lease: name }, 'released shard lease');
+    } catch (e) {
+      this.#o.log?.warn({ shard, lease: name, err: String(e) }, 'could not release lease');
     }
   }
 
@@ -157,11 +164,11 @@ export class ShardElector implements ShardGate {
         written = await this.#write('PUT', leasePath(this.#o.namespace, name), { ...current, spec: d.spec });
         break;
     }
-    if (this.#stopped) return;
     const gained = !this.owns(shard);
+    // Recorded even when stopping, so stop() releases a lease won in its last round.
     // Measured from before the read: the server-side renewTime is no earlier than this.
     this.#held.set(shard, { validUntil: started + this.#renewDeadlineMs, lease: written });
-    if (gained) {
+    if (gained && !this.#stopped) {
       this.#o.log?.info({ shard, lease: name, identity: this.#o.identity }, 'acquired shard lease');
       this.#o.onGained?.(shard);
     }

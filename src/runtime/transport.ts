@@ -97,6 +97,8 @@ export class Transport {
     idleMs: number,
   ): Promise<void> {
     const { url, opts } = await this.#options('GET', path);
+    // A stop that came before the listener exists would otherwise leave the stream running.
+    signal.throwIfAborted();
     const ac = new AbortController();
     const onAbort = () => ac.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });

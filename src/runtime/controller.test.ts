@@ -1,0 +1,88 @@
+// Tests of the controller wiring that need no API server: the shard gate is checked when a key
+// is worked, errors are logged with the key and counted, gaining a shard enqueues its keys.
+// (The informer is constructed but never started: no request is made.)
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Controller } from './controller.ts';
+import { Informer } from './informer.ts';
+import { newLogger } from './log.ts';
+import { newMetrics } from './metrics.ts';
+import { Transport } from './transport.ts';
+
+function setup(owned: Set<number>) {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  const log = newLogger('t', sink, 'debug');
+  const metrics = newMetrics();
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  const primary = new Informer(new Transport(kc), { path: '/api/v1/configmaps' });
+  const worked: string[] = [];
+  const c = new Controller(
+    {
+      name: 'demo',
+      primary,
+      workers: 1,
+      shardOfKey: (key) => (key.startsWith('s0/') ? 0 : 1),
+      queue: { baseDelayMs: 1, maxDelayMs: 2 },
+      reconcile: async (key, { log }) => {
+        worked.push(key);
+        log.info('working');
+        return key.endsWith('bad') ? { kind: 'error', error: new Error('nope') } : { kind: 'done' };
+      },
+    },
+    log,
+    metrics,
+    { owns: (s) => owned.has(s) },
+  );
+  return { c, lines, worked, metrics };
+}
+
+async function until(what: string, f: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!f()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+test('keys of shards this replica does not own are not reconciled', async () => {
+  const { c, worked } = setup(new Set([0]));
+  c.start();
+  c.queue.add('s1/a');
+  c.queue.add('s0/a');
+  await until('s0/a worked', () => worked.includes('s0/a'));
+  await until('queue idle', () => c.queue.len() === 0 && c.queue.processingCount() === 0);
+  assert.deepEqual(worked, ['s0/a']);
+  await c.drain();
+});
+
+test('errors are retried, logged with the key and counted', async () => {
+  const { c, lines, worked, metrics } = setup(new Set([0, 1]));
+  c.start();
+  c.queue.add('s0/bad');
+  await until('three attempts', () => worked.filter((k) => k === 's0/bad').length >= 3);
+  await c.drain();
+  const failed = lines.filter((l) => l.msg === 'reconcile failed');
+  assert.ok(failed.length >= 2);
+  for (const l of lines.filter((l) => l.msg === 'working' || l.msg === 'reconcile failed')) {
+    assert.equal(l.key, 's0/bad');
+    assert.equal(l.controller, 'demo');
+  }
+  const text = await metrics.registry.metrics();
+  assert.match(text, /convoy_reconcile_errors_total\{controller="demo"\} [2-9]/);
+  assert.match(text, /convoy_workqueue_retries_total\{controller="demo"\} [2-9]/);
+  assert.match(text, /convoy_reconcile_duration_seconds_count\{controller="demo",result="error"\} [2-9]/);
+});
