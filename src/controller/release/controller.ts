@@ -53,7 +53,14 @@ export interface ReleaseControllerOptions {
   readonly clusterClients?: ClusterClients;
   readonly afterWaveApplied?: (wave: number) => void;
   readonly now?: () => number;
+  /**
+   * Resync of the Release informer in ms (default 10 min; 0: none): with syncPolicy.interval 0 it is the
+   * only periodic reconcile (DESIGN 4.6).
+   */
+  readonly resyncMs?: number;
 }
+
+const DEFAULT_RESYNC_MS = 600_000;
 
 const base = `/apis/${API_VERSION}`;
 
@@ -76,6 +83,7 @@ export function registerReleaseController(
     path: `${base}/${PLURAL_RELEASES}`,
     // the status writer compares against the managedFields of the cached Release
     stripManagedFields: false,
+    resyncMs: opts.resyncMs ?? DEFAULT_RESYNC_MS,
   });
   const inventories = harness.informer<CInventory>({
     path: `${base}/${PLURAL_INVENTORIES}`,
@@ -171,10 +179,32 @@ export function registerReleaseController(
       return await syncHandler(release, { ...deps, log });
     },
   });
+  // inventory.HealthChanged wakes a Release whose rollout waits for a verdict; a Failed or RolledBack
+  // rollout waits for the interval only (DESIGN 4.6). Without a failurePolicy it still wakes, for lastHealthy.
   controller.watch({
     informer: inventories,
     updateFilter: (o, n) => healthChanged(o, n),
-    keys: (inv) => [keyOf(inv)],
+    keys: (inv) => {
+      const r = releases.cache.get(keyOf(inv));
+      const state = r?.spec?.failurePolicy === undefined ? undefined : r.status?.rollout?.state;
+      return state === 'Failed' || state === 'RolledBack' ? [] : [keyOf(inv)];
+    },
+  });
+  // An observer that comes back (a new holder or acquire time on its shard Lease) may find no health change
+  // to report; its Releases are reconciled so a verdict that was Pending while it was away is read again.
+  controller.watch({
+    informer: leases,
+    updateFilter: changed((l: Cached<Lease>) => [l.spec?.holderIdentity, l.spec?.acquireTime]),
+    keys: (lease) => {
+      const shard = Array.from({ length: count }, (_, i) => i).find(
+        (i) => observerLeaseName(i) === lease.metadata.name,
+      );
+      if (shard === undefined) return [];
+      return releases.cache
+        .list()
+        .filter((r) => shardOfRelease(r, keyOf(r)) === shard)
+        .map(keyOf);
+    },
   });
   controller.watch({
     informer: clusters,

@@ -1,34 +1,184 @@
-// Deletion of a Release behind its finalizer: prune everything in the inventory (deletionPolicy Orphan
-// keeps the objects; prune: disabled keeps one), delete the inventory and the render Secrets, then
-// remove the finalizer. No planRollout, no applyLastHealthy, no deadline requeue.
-import { API_VERSION, FINALIZER } from '../../api/constants.ts';
-import type { Release, ReleaseInventory } from '../../api/types.ts';
+// Deletion of a Release behind its finalizer, one step per call of deletionPlan: PreDelete hooks, prune
+// everything in the inventory (deletionPolicy Orphan keeps the objects; prune: disabled keeps one),
+// PostDelete hooks, then delete the hook workloads, the inventory and the render Secrets and remove the
+// finalizer. Each hook phase waits for the observer's terminal state; its /sync on a finished hook brings
+// the next step. No planRollout, no applyLastHealthy, no deadline requeue.
+import { API_VERSION, FIELD_MANAGERS, FINALIZER } from '../../api/constants.ts';
+import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { removeInventoryItems } from '../../kube/inventory.ts';
+import { writeStatus } from '../../kube/status.ts';
+import type { Render } from '../../render/types.ts';
+import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ReleaseDeps } from './deps.ts';
+import { HookFailedError } from './errors.ts';
+import { emitEvents, eventsFor } from './events.ts';
+import {
+  armHooks,
+  cleanUp,
+  deleteHookWorkloads,
+  deletionPlan,
+  forcedAtOf,
+  hookWorkloadOptions,
+  readInventory,
+} from './hooks/index.ts';
+import { InventoryWriter } from './inventory-writer.ts';
+import { noAttempt, noRollout, type Outcome } from './outcome.ts';
+import { nextWakeUp } from './rollout/index.ts';
 import { deleteEntry, pruneDisabled } from './stage-sync.ts';
+import { releaseStatus } from './status.ts';
 import { entryKey, pruneSet } from './sync/index.ts';
 
-export async function finalize(release: Release, deps: ReleaseDeps): Promise<{ deleted: number }> {
+export type FinalizeResult =
+  /** The finalizer is removed: the Release goes. */
+  | { readonly kind: 'finalized'; readonly deleted: number }
+  /** Delete hooks were armed or are running; the observer's /sync brings the next step. */
+  | { readonly kind: 'deleting'; readonly message: string; readonly notes: readonly string[] }
+  /** A delete hook failed: only a forced sync (or removing the finalizer) moves it on. */
+  | { readonly kind: 'blocked'; readonly message: string; readonly notes: readonly string[] };
+
+/** The render whose delete hooks run: the last one applied, from the render store (never the source). */
+async function deletionRender(
+  release: Release,
+  deps: ReleaseDeps,
+): Promise<{ renderRef: string; hooks: Render['hooks'] } | undefined> {
+  const ref = release.status?.lastSuccessful?.renderRef ?? release.status?.lastAttempted?.renderRef;
+  if (ref === undefined) return undefined;
+  const render = await deps.store.get(release.metadata.namespace ?? '', release.metadata.name ?? '', ref);
+  return render === undefined ? undefined : { renderRef: ref, hooks: render.hooks };
+}
+
+export async function finalize(release: Release, deps: ReleaseDeps): Promise<FinalizeResult> {
   const ns = release.metadata.namespace ?? '';
   const name = release.metadata.name ?? '';
   const target = await deps.resolveTarget(release);
-  // HOOKS SLOT (issue "hooks"): PreDelete hooks run here; only armed hooks are waited for.
   const ref = { apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: ns, name };
-  const inv = await deps.local.get<ReleaseInventory>(ref);
-  const entries = inv?.entries ?? [];
   const policy = release.spec.deletionPolicy ?? 'Delete';
-  const disabled = policy === 'Delete' ? await pruneDisabled(target.readClient, entries) : new Set<string>();
-  const plan = pruneSet(entries, new Set(), {
-    prune: true,
-    isPruneDisabled: (k) => disabled.has(entryKey(k)),
-    deletion: { deletionPolicy: policy },
+  const render = await deletionRender(release, deps);
+  const forcedAt = forcedAtOf(release);
+  const opts = hookWorkloadOptions(release);
+  const notes: string[] = [];
+  let deleted = 0;
+  // A prune empties the inventory's entries, so the plan moves past it: two rounds suffice, three is slack.
+  for (let round = 0; round < 3; round++) {
+    const inv = await readInventory(deps.local, release);
+    const step = deletionPlan({
+      render,
+      hookEntries: inv?.hooks ?? [],
+      objectEntries: inv?.entries?.length ?? 0,
+      deletionPolicy: policy,
+      forcedAt,
+      now: deps.now(),
+    });
+    switch (step.kind) {
+      case 'armHooks': {
+        await armHooks(target.client, new InventoryWriter(deps.local, release, inv), step.hooks, opts);
+        const message = `running ${step.phase} hooks: ${step.hooks.map((h) => h.hook.name).join(', ')}`;
+        return { kind: 'deleting', message, notes: [...notes, message] };
+      }
+      case 'waitHooks':
+        notes.push(...(await cleanUp(target.client, step.cleanup, opts)));
+        return {
+          kind: 'deleting',
+          message: `waiting for ${step.phase} hooks: ${step.running.join(', ')}`,
+          notes,
+        };
+      case 'blocked':
+        notes.push(...(await cleanUp(target.client, step.cleanup, opts)));
+        return { kind: 'blocked', message: step.message, notes };
+      case 'prune': {
+        notes.push(...(await cleanUp(target.client, step.cleanup, opts)));
+        const entries = inv?.entries ?? [];
+        const disabled =
+          policy === 'Delete' ? await pruneDisabled(target.readClient, entries) : new Set<string>();
+        const plan = pruneSet(entries, new Set(), {
+          prune: true,
+          isPruneDisabled: (k) => disabled.has(entryKey(k)),
+          deletion: { deletionPolicy: policy },
+        });
+        for (const e of plan.toDelete) await deleteEntry(target.client, e);
+        deleted += plan.toDelete.length;
+        // Every entry leaves, deleted or kept, so the next round sees an inventory with nothing to prune.
+        await removeInventoryItems(deps.local, { namespace: ns, name }, entries, [], {
+          fieldManager: FIELD_MANAGERS.controller,
+        });
+        continue;
+      }
+      case 'finalize': {
+        // A hook workload that could not be deleted is retried before the record of it goes.
+        const { errors } = await deleteHookWorkloads(target.client, step.cleanup, opts.defaultNamespace);
+        if (errors[0] !== undefined) throw errors[0];
+        if (inv !== undefined) await deps.local.delete(ref);
+        await deps.store.deleteAll(ns, name);
+        await removeFinalizer(deps.local, release);
+        return { kind: 'finalized', deleted };
+      }
+      default:
+        return assertNever(step);
+    }
+  }
+  throw new Error('deletion: the inventory still has entries after pruning them');
+}
+
+/**
+ * The deletion branch of syncHandler: one finalize step, with its progress in Ready (Unknown, Deleting
+ * while hooks run; False, HookFailed when a delete hook blocks the deletion).
+ */
+export async function deletionHandler(release: Release, deps: ReleaseDeps): Promise<ReconcileResult> {
+  let result: FinalizeResult;
+  try {
+    result = await finalize(release, deps);
+  } catch (error) {
+    return { kind: 'error', error };
+  }
+  if (result.kind === 'finalized') {
+    deps.log.info({ deleted: result.deleted }, 'release finalized');
+    return { kind: 'done' };
+  }
+  const outcome: Outcome = {
+    result:
+      result.kind === 'deleting'
+        ? { kind: 'deleting', message: result.message }
+        : { kind: 'failed', error: new HookFailedError(result.message) },
+    attempt: noAttempt,
+    rollout: noRollout,
+    notes: result.notes,
+  };
+  const now = deps.now();
+  const status = releaseStatus(release, outcome, now);
+  try {
+    await writeStatus(
+      deps.local,
+      { kind: 'Release', namespace: release.metadata.namespace ?? '', name: release.metadata.name ?? '' },
+      status as Record<string, unknown>,
+      { fieldManager: FIELD_MANAGERS.controller, cached: release },
+    );
+  } catch (error) {
+    return { kind: 'error', error };
+  }
+  try {
+    await emitEvents(
+      deps.local,
+      release,
+      eventsFor(release.status?.conditions, status.conditions, result.notes),
+      now,
+    );
+  } catch (err) {
+    deps.log.warn({ err: String(err) }, 'could not record events');
+  }
+  const wake = nextWakeUp({
+    rollout: status.rollout,
+    failurePolicy: release.spec.failurePolicy,
+    pinned: release.spec.pin !== undefined,
+    deleting: true,
+    interval: release.spec.syncPolicy?.interval,
+    now,
   });
-  for (const e of plan.toDelete) await deleteEntry(target.client, e);
-  // HOOKS SLOT (issue "hooks"): PostDelete hooks run here.
-  if (inv !== undefined) await deps.local.delete(ref);
-  await deps.store.deleteAll(ns, name);
-  await removeFinalizer(deps.local, release);
-  return { deleted: plan.toDelete.length };
+  return wake.kind === 'requeue' ? { kind: 'requeueAfter', ms: wake.afterMs } : { kind: 'done' };
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }
 
 const releaseRef = (r: Release) => ({

@@ -1,7 +1,8 @@
 // Writes the controller's part of a ReleaseInventory: Server-Side Apply under convoy-controller of the
-// keys, version, wave and renderRef of every entry it keeps (an apply that leaves an entry out would
-// drop the controller's fields of it), and the explicit removal patch for entries that leave
-// (DESIGN 2: another manager's fields would keep the item alive after a plain apply leaves it out).
+// keys, version, wave and renderRef of every entry it keeps and the definitions of every hook it armed
+// (an apply that leaves an item out would drop the controller's fields of it), and the explicit removal
+// patch for entries and hooks that leave (DESIGN 2: another manager's fields would keep the item alive
+// after a plain apply leaves it out).
 import { API_VERSION, FIELD_MANAGERS } from '../../api/constants.ts';
 import type {
   InventoryEntry,
@@ -24,7 +25,8 @@ export function controllerFields(e: InventoryEntry): InventoryEntry {
   return out;
 }
 
-function controllerHookFields(h: InventoryHook): InventoryHook {
+/** The fields of a hook entry convoy-controller owns (DESIGN 4.7): all but the observer's. */
+export function controllerHookFields(h: InventoryHook): InventoryHook {
   const { state: _s, reason: _r, message: _m, finishedAt: _f, ...mine } = h;
   return mine;
 }
@@ -38,6 +40,17 @@ export function mergeEntries(
   for (const e of current) byKey.set(entryKey(e), controllerFields(e));
   for (const e of changes) byKey.set(entryKey(e), controllerFields(e));
   return [...byKey.values()];
+}
+
+/** Hooks of `current` updated by `changes` (same name: replaced), in a stable order. */
+export function mergeHooks(
+  current: readonly InventoryHook[],
+  changes: readonly InventoryHook[],
+): InventoryHook[] {
+  const byName = new Map<string, InventoryHook>();
+  for (const h of current) byName.set(h.name, controllerHookFields(h));
+  for (const h of changes) byName.set(h.name, controllerHookFields(h));
+  return [...byName.values()];
 }
 
 export class InventoryWriter {
@@ -63,11 +76,32 @@ export class InventoryWriter {
   /** Adds or updates `changes`, keeping every other entry the controller holds. */
   async record(changes: readonly InventoryEntry[]): Promise<void> {
     if (changes.length === 0) return;
-    const { name = '', namespace = '', uid = '' } = this.#release.metadata;
-    const entries = mergeEntries(
-      this.entries.filter((e) => e.renderRef !== undefined || e.wave !== undefined),
-      changes,
+    await this.#apply(mergeEntries(this.#controllerEntries(), changes), this.#controllerHooks());
+  }
+
+  /**
+   * Adds or replaces hook entries by name (the controller's fields of each), keeping every entry and
+   * every other hook the controller holds. Call it only after the hook's workload exists.
+   */
+  async recordHooks(changes: readonly InventoryHook[]): Promise<void> {
+    if (changes.length === 0) return;
+    await this.#apply(
+      mergeEntries(this.#controllerEntries(), []),
+      mergeHooks(this.#controllerHooks(), changes),
     );
+  }
+
+  /** Entries that still carry the controller's fields: the others are only another manager's leftovers. */
+  #controllerEntries(): InventoryEntry[] {
+    return this.entries.filter((e) => e.renderRef !== undefined || e.wave !== undefined);
+  }
+
+  #controllerHooks(): InventoryHook[] {
+    return (this.#current?.hooks ?? []).filter((h) => h.phase !== undefined).map(controllerHookFields);
+  }
+
+  async #apply(entries: InventoryEntry[], hooks: InventoryHook[]): Promise<void> {
+    const { name = '', namespace = '', uid = '' } = this.#release.metadata;
     const body: ReleaseInventory = {
       apiVersion: API_VERSION,
       kind: 'ReleaseInventory',
@@ -80,7 +114,6 @@ export class InventoryWriter {
       },
       entries,
     };
-    const hooks = (this.#current?.hooks ?? []).filter((h) => h.phase !== undefined).map(controllerHookFields);
     if (hooks.length > 0) body.hooks = hooks;
     this.#current = await applyObject(this.#client, body, {
       fieldManager: FIELD_MANAGERS.controller,
@@ -88,11 +121,11 @@ export class InventoryWriter {
     });
   }
 
-  /** Takes entries out for good (explicit patch). */
-  async remove(keys: readonly InventoryKey[]): Promise<void> {
-    if (keys.length === 0) return;
+  /** Takes entries (and hooks, by name) out for good (explicit patch). */
+  async remove(keys: readonly InventoryKey[], hookNames: readonly string[] = []): Promise<void> {
+    if (keys.length === 0 && hookNames.length === 0) return;
     const { name = '', namespace = '' } = this.#release.metadata;
-    const result = await removeInventoryItems(this.#client, { namespace, name }, keys);
+    const result = await removeInventoryItems(this.#client, { namespace, name }, keys, hookNames);
     this.#current = result.inventory;
   }
 }

@@ -6,12 +6,16 @@ import { objectKey } from '../../render/keys.ts';
 import { applyLastHealthy } from './apply-last-healthy.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { ReleaseError, SourceFailedError } from './errors.ts';
+import { syncFailStep } from './hooks/index.ts';
 import { noAttempt, noRollout, type Outcome, type RenderSummary } from './outcome.ts';
 import {
+  completeWaves,
+  formatTime,
   type OutcomeRollout,
   type Plan,
   planRollout,
   type Rollout,
+  RolloutReason,
   startRolloutClock,
   type Verdict,
   verdict,
@@ -51,9 +55,18 @@ export function verdictFor(release: Release, rendered: Rendered, deps: ReleaseDe
 
 export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Outcome> {
   let rendered: Rendered | undefined;
-  const out = await run(release, deps, (r) => {
-    rendered = r;
-  });
+  let out = withCompletedWaves(
+    release,
+    await run(release, deps, (r) => {
+      rendered = r;
+    }),
+    deps,
+  );
+  // HOOKS (issue "hooks"): SyncFail hooks of R, when its sync failed or its rollout is Failed.
+  if (rendered !== undefined) {
+    const notes = await syncFailStep(release, rendered, out, deps);
+    if (notes.length > 0) out = { ...out, notes: [...out.notes, ...notes] };
+  }
   const ref =
     out.attempt.kind === 'attempt' ? out.attempt.renderRef : release.status?.lastAttempted?.renderRef;
   if (ref === undefined) return out;
@@ -71,6 +84,36 @@ export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Ou
     observerLive: deps.observerLive(release),
   });
   return { ...out, health: { renderRef: ref, verdict: v } };
+}
+
+/** status.waves[].completedAt for the waves whose objects the observer found Healthy (see completeWaves). */
+function withCompletedWaves(release: Release, out: Outcome, deps: ReleaseDeps): Outcome {
+  const waves = out.waves ?? release.status?.waves ?? [];
+  const inv = deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '');
+  const done = completeWaves(waves, inv?.entries ?? [], formatTime(deps.now()));
+  return done === waves ? out : { ...out, waves: done };
+}
+
+/**
+ * The previous reconcile rendered a pinned render (status.currentRender) and this one, unpinned, renders
+ * the prior rollout's R again: DESIGN 4.9 re-opens it. Every unpinned reconcile that renders writes R
+ * to currentRender, so a currentRender other than R with a rollout of R can only come from a pin.
+ */
+function unpinned(release: Release, R: RenderSummary): boolean {
+  const st = release.status;
+  return (
+    st?.currentRender !== undefined &&
+    st.currentRender.renderRef !== R.renderRef &&
+    st.rollout?.renderRef === R.renderRef
+  );
+}
+
+/** A forced retry restarts R's wave clocks with its rollout clock, or an old wave startedAt would time out at once. */
+function restartWaveClocks(release: Release, plan: Plan): Release {
+  const R = plan.next?.renderRef;
+  const waves = release.status?.waves;
+  if (plan.transition?.reason !== RolloutReason.ForcedRetry || waves === undefined) return release;
+  return { ...release, status: { ...release.status, waves: waves.filter((w) => w.renderRef !== R) } };
 }
 
 async function run(release: Release, deps: ReleaseDeps, seen: (r: Rendered) => void): Promise<Outcome> {
@@ -105,6 +148,7 @@ async function run(release: Release, deps: ReleaseDeps, seen: (r: Rendered) => v
         lastHealthy: status?.lastHealthy,
         forcedSyncPending: forced,
         renderApplied: status?.lastSuccessful?.renderRef === R.renderRef,
+        unpinned: unpinned(release, R),
       });
   const planned = rolloutOf(plan.next);
 
@@ -124,7 +168,7 @@ async function run(release: Release, deps: ReleaseDeps, seen: (r: Rendered) => v
   }
 
   // 5. stageSync
-  const sync = await stageSync({ release, rendered, forced }, deps);
+  const sync = await stageSync({ release: restartWaveClocks(release, plan), rendered, forced }, deps);
   const started = rolloutOf(plan.next === undefined ? undefined : startRolloutClock(plan.next, deps.now()));
   switch (sync.kind) {
     case 'upToDate':

@@ -24,6 +24,13 @@ import {
   PruneFailedError,
   type ReleaseError,
 } from './errors.ts';
+import {
+  forcedAtOf,
+  postSyncStep,
+  preSyncStep,
+  pruneDepartedHooks,
+  syncHooksSettled,
+} from './hooks/index.ts';
 import { InventoryWriter } from './inventory-writer.ts';
 import { formatTime, type Rollout, type WaveGateDecision, waveHealthGate } from './rollout/index.ts';
 import type { Rendered } from './stage-render.ts';
@@ -45,10 +52,10 @@ export type SyncResult =
       readonly waves: readonly WaveStatus[];
       readonly notes: readonly string[];
     }
-  /** A wave gate held (or, with action stop, failed the rollout) part-way. */
+  /** A wave gate held (or, with action stop, failed the rollout) part-way; or PreSync/PostSync hooks run. */
   | {
       readonly kind: 'held';
-      readonly reason: 'WaitingForWaveHealth' | 'WaveTimeout';
+      readonly reason: 'WaitingForWaveHealth' | 'WaveTimeout' | 'WaitingForHook';
       readonly message: string;
       readonly rollout: Rollout | undefined;
       readonly attempt: LastAttempted;
@@ -78,11 +85,15 @@ export interface SyncInput {
   readonly forced: boolean;
 }
 
-/** Whether R is applied, recorded and pruned already, so syncing again would change nothing. */
+/**
+ * Whether R is applied, recorded and pruned already, and its PreSync and PostSync hooks have run (`now`:
+ * epoch ms, for the hook planners), so syncing again would change nothing.
+ */
 export function upToDate(
   release: Release,
   rendered: Rendered,
   inventory: ReleaseInventory | undefined,
+  now: number,
 ): boolean {
   const R = rendered.renderRef;
   const st = release.status;
@@ -96,14 +107,25 @@ export function upToDate(
   if (entries.some((e) => !keys.has(entryKey(e)) && (e.renderRef !== undefined || e.wave !== undefined)))
     return false;
   if (release.spec.syncPolicy?.selfHeal === true && entries.some((e) => e.drifted === true)) return false;
-  return true;
+  // HOOKS (issue "hooks"): a PostSync still to run, or a PreSync re-armed by a forced sync, is work left.
+  return syncHooksSettled({
+    renderRef: R,
+    hooks: rendered.render.hooks,
+    objects: rendered.render.objects.map(objectKey),
+    entries,
+    hookEntries: inventory?.hooks ?? [],
+    healthAssessed: release.spec.healthAssessment !== undefined,
+    forcedAt: forcedAtOf(release),
+    now,
+  });
 }
 
 export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<SyncResult> {
   const { release, rendered, forced } = input;
   const ns = release.metadata.namespace ?? '';
   const name = release.metadata.name ?? '';
-  if (!forced && upToDate(release, rendered, deps.cachedInventory(ns, name))) return { kind: 'upToDate' };
+  if (!forced && upToDate(release, rendered, deps.cachedInventory(ns, name), deps.now()))
+    return { kind: 'upToDate' };
 
   const R = rendered.renderRef;
   const objects = rendered.render.objects;
@@ -143,7 +165,20 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     notes,
   });
 
-  // 3. HOOKS SLOT (issue "hooks"): PreSync hooks of R run here, before wave 0, and gate the waves.
+  // 3. HOOKS (issue "hooks"): PreSync hooks of R run here, before wave 0, and gate the waves.
+  const hookInput = {
+    release,
+    renderRef: R,
+    render: rendered.render,
+    client,
+    local: deps.local,
+    now: deps.now(),
+  };
+  const pre = await preSyncStep(hookInput);
+  notes.push(...pre.notes);
+  if (pre.kind === 'fail') return failed(pre.error, release.status?.waves ?? []);
+  if (pre.kind === 'hold')
+    return waitingForHook(pre.message, attemptBase, release.status?.waves ?? [], notes);
 
   let waves: readonly WaveStatus[] = release.status?.waves ?? [];
   let writer: InventoryWriter;
@@ -232,10 +267,37 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   try {
     const pruned = await prune(release, rendered, writer, client, rendered.target.readClient);
     if (pruned > 0) notes.push(`pruned ${pruned} objects that left the render`);
+    // HOOKS (issue "hooks"): hooks that left the render go with the prune, their workloads too.
+    const departed = await pruneDepartedHooks(hookInput, writer);
+    if (departed > 0) notes.push(`removed ${departed} hooks that left the render`);
   } catch (err) {
     return failed(new PruneFailedError(`prune failed: ${(err as Error).message}`, { cause: err }), waves);
   }
+
+  // 6. HOOKS (issue "hooks"): PostSync hooks of R, once every object of R is applied (and Healthy).
+  const post = await postSyncStep({ ...hookInput, now: deps.now() }, writer);
+  notes.push(...post.notes);
+  if (post.kind === 'fail') return failed(post.error, waves);
+  if (post.kind === 'hold') return waitingForHook(post.message, attemptBase, waves, notes);
   return { kind: 'synced', attempt: { ...attemptBase, applied: true }, waves, notes };
+}
+
+/** HOOKS (issue "hooks"): PreSync or PostSync hooks of R are running (or PostSync waits for health). */
+function waitingForHook(
+  message: string,
+  attemptBase: Omit<LastAttempted, 'applied'>,
+  waves: readonly WaveStatus[],
+  notes: readonly string[],
+): SyncResult {
+  return {
+    kind: 'held',
+    reason: 'WaitingForHook',
+    message,
+    rollout: undefined,
+    attempt: { ...attemptBase, applied: false, reason: 'WaitingForHook' },
+    waves,
+    notes,
+  };
 }
 
 function waveGate(
@@ -249,6 +311,9 @@ function waveGate(
 ): WaveGateDecision {
   const spec = release.spec.waves?.find((w) => w.wave === wave);
   if (spec?.healthStrategy !== 'WaitPrevious') return { kind: 'proceed' };
+  // Already passed for R (the wave was applied, so it has a startedAt): a later sync of R (forced, drift,
+  // a due prune) must not meet the long-expired timeout of a previous wave that turned unhealthy since.
+  if (waves.some((w) => w.renderRef === rendered.renderRef && w.wave === wave)) return { kind: 'proceed' };
   return waveHealthGate({
     render: { renderRef: rendered.renderRef, revision: rendered.revision },
     wave,

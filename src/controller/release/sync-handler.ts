@@ -7,11 +7,11 @@ import type { Release } from '../../api/types.ts';
 import { writeStatus } from '../../kube/status.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import { rendersToKeep } from '../../store/keep.ts';
-import { addFinalizer, finalize } from './deletion.ts';
+import { addFinalizer, deletionHandler } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { emitEvents, eventsFor } from './events.ts';
 import { reconcile } from './reconcile.ts';
-import { nextWakeUp } from './rollout/index.ts';
+import { nextWakeUp, rolloutTransition, waveTimeoutAt } from './rollout/index.ts';
 import { releaseStatus } from './status.ts';
 
 export async function syncHandler(release: Release | undefined, deps: ReleaseDeps): Promise<ReconcileResult> {
@@ -19,13 +19,8 @@ export async function syncHandler(release: Release | undefined, deps: ReleaseDep
   const finalizers = release.metadata.finalizers ?? [];
   if (release.metadata.deletionTimestamp !== undefined) {
     if (!finalizers.includes(FINALIZER)) return { kind: 'done' };
-    try {
-      const { deleted } = await finalize(release, deps);
-      deps.log.info({ deleted }, 'release finalized');
-      return { kind: 'done' };
-    } catch (error) {
-      return { kind: 'error', error };
-    }
+    // HOOKS (issue "hooks"): one deletion step; delete hooks' progress goes to Ready.
+    return await deletionHandler(release, deps);
   }
   if (!finalizers.includes(FINALIZER)) {
     try {
@@ -50,11 +45,21 @@ export async function syncHandler(release: Release | undefined, deps: ReleaseDep
   } catch (error) {
     return { kind: 'error', error };
   }
+  const transition = rolloutTransition(release.status?.rollout, status.rollout, status.lastHealthy);
+  if (transition !== undefined) {
+    const { message: _, eventType: __, eventReason: ___, ...fields } = transition;
+    deps.log.info(fields, transition.message);
+  }
   try {
     await emitEvents(
       deps.local,
       release,
-      eventsFor(release.status?.conditions, status.conditions, outcome.notes),
+      [
+        ...(transition === undefined
+          ? []
+          : [{ type: transition.eventType, reason: transition.eventReason, message: transition.message }]),
+        ...eventsFor(release.status?.conditions, status.conditions, outcome.notes),
+      ],
       now,
     );
   } catch (err) {
@@ -81,6 +86,7 @@ export async function syncHandler(release: Release | undefined, deps: ReleaseDep
     deleting: false,
     interval: release.spec.syncPolicy?.interval,
     now,
+    waveTimeoutAt: waveTimeoutAt(status.waves, release.spec.waves, status.rollout?.renderRef),
   });
   return wake.kind === 'requeue' ? { kind: 'requeueAfter', ms: wake.afterMs } : { kind: 'done' };
 }

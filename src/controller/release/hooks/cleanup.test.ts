@@ -57,4 +57,13 @@ describe('recordedWorkloads and departedHooks', () => {
       workloads: [{ kind: 'Pod', namespace: undefined, name: hookWorkloadName('old', R2) }],
     });
   });
+  it('the namespace an entry recorded wins over the render’s (a hook that moved namespaces)', () => {
+    const moved = { ...succeeded, namespace: 'old-ns' };
+    assert.deepEqual(recordedWorkloads([moved], hooks), [
+      { kind: 'Job', namespace: 'old-ns', name: hookWorkloadName('m', R1) },
+    ]);
+    assert.deepEqual(departedHooks([{ ...gone, namespace: 'web' }], hooks).workloads, [
+      { kind: 'Pod', namespace: 'web', name: hookWorkloadName('old', R2) },
+    ]);
+  });
 });

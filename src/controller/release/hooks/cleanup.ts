@@ -21,9 +21,8 @@ export type CleanupMoment = 'beforeCreation' | 'finished';
 /**
  * The workloads `entry` leaves to delete at `moment`, by `hook`'s delete policies ([] or one ref).
  *
- * The inventory does not record a workload's namespace (InventoryHook has no such field), so the hook's
- * namespace in the current render stands in: right unless a hook moved to another namespace between
- * renders, in which case the old workload stays behind.
+ * The workload's namespace is the one the entry recorded; entries armed before the namespace was recorded
+ * fall back to the hook's namespace in the current render.
  */
 export function workloadsToDelete(
   entry: InventoryHook,
@@ -47,11 +46,12 @@ export function workloadsToDelete(
   }
 }
 
-/** The workload an entry recorded; undefined when it recorded none. */
+/** The workload an entry recorded (in its recorded namespace, else `namespace`); undefined when it recorded none. */
 export function workloadOf(entry: InventoryHook, namespace: string | undefined): HookWorkloadRef | undefined {
   if (entry.workloadName === undefined || entry.workloadName === '' || entry.kind === undefined)
     return undefined;
-  return { kind: entry.kind, namespace, name: entry.workloadName };
+  const ns = entry.namespace !== undefined && entry.namespace !== '' ? entry.namespace : namespace;
+  return { kind: entry.kind, namespace: ns, name: entry.workloadName };
 }
 
 /**

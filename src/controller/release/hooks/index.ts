@@ -1,5 +1,6 @@
 // Lifecycle hooks, the controller's half: pure planning of each phase (planHookPhase, planPostSync,
-// syncFailHooks, deletionPlan), delete policies, and the edge that creates and deletes hook workloads.
+// syncFailHooks, deletionPlan), delete policies, the edge that creates and deletes hook workloads, and
+// the runner that carries out each phase's decision inside a reconcile.
 // The observer's half (polling the workloads, writing their state) lives in src/observer/hooks.
 export {
   type CleanupMoment,
@@ -28,6 +29,7 @@ export {
   type DeletionStep,
   deletionPlan,
 } from './deletion.ts';
+export { type HookGate, hookGate, type SyncHooksSettledInput, syncHooksSettled } from './gate.ts';
 export {
   armedFor,
   armingCreatedAt,
@@ -47,11 +49,26 @@ export {
   postSyncReady,
 } from './post-sync.ts';
 export {
+  armHooks,
+  cleanUp,
+  forcedAtOf,
+  hookWorkloadOptions,
+  postSyncStep,
+  preSyncStep,
+  pruneDepartedHooks,
+  readInventory,
+  type SyncHookInput,
+  type SyncHookStep,
+  syncFailStep,
+} from './runner.ts';
+export {
   SYNC_FAILURE_REASONS,
   type SyncFailInput,
+  type SyncFailOutcome,
   type SyncFailTrigger,
   syncFailFires,
   syncFailHooks,
+  syncFailTrigger,
 } from './sync-fail.ts';
 export {
   ANNOTATION_HOOK_CREATED_AT,

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { entry, hookObj, NOW, R1, R2 } from './fixtures.ts';
-import { type SyncFailInput, type SyncFailTrigger, syncFailFires, syncFailHooks } from './sync-fail.ts';
+import {
+  type SyncFailInput,
+  type SyncFailOutcome,
+  type SyncFailTrigger,
+  syncFailFires,
+  syncFailHooks,
+  syncFailTrigger,
+} from './sync-fail.ts';
 
 const T0 = '2025-06-01T11:00:00Z';
 const T1 = '2025-06-01T11:05:00Z';
@@ -62,4 +69,43 @@ describe('syncFailHooks', () => {
   it('none when R has no SyncFail hooks', () => {
     assert.deepEqual(syncFailHooks({ ...base, hooks: [hookObj('migrate', 'PreSync')] }), { kind: 'none' });
   });
+});
+
+describe('syncFailTrigger', () => {
+  const rollout = (state: string, renderRef = R1): SyncFailOutcome['rollout'] => ({
+    kind: 'rollout',
+    rollout: { state, renderRef },
+  });
+  const table: [string, SyncFailOutcome, SyncFailTrigger][] = [
+    [
+      'stageSync of R failed',
+      { result: { kind: 'failed', error: { reason: 'ApplyFailed' } }, rollout: rollout('Progressing') },
+      { kind: 'syncFailed', reason: 'ApplyFailed' },
+    ],
+    [
+      'the rollout of R is Failed',
+      { result: { kind: 'synced' }, rollout: rollout('Failed') },
+      { kind: 'rolloutFailed' },
+    ],
+    [
+      'another render’s Failed rollout',
+      { result: { kind: 'synced' }, rollout: rollout('Failed', R2) },
+      { kind: 'none' },
+    ],
+    [
+      'rolled back',
+      { result: { kind: 'rolledBack' }, rollout: rollout('RolledBack') },
+      { kind: 'rolledBack' },
+    ],
+    [
+      'RolledBack hold, even with a failed result',
+      { result: { kind: 'failed', error: { reason: 'ApplyFailed' } }, rollout: rollout('RolledBack') },
+      { kind: 'rolledBack' },
+    ],
+    ['synced, no rollout', { result: { kind: 'synced' }, rollout: { kind: 'none' } }, { kind: 'none' }],
+    ['held', { result: { kind: 'held' }, rollout: rollout('Progressing') }, { kind: 'none' }],
+  ];
+  for (const [name, outcome, want] of table) {
+    it(`${name} → ${want.kind}`, () => assert.deepEqual(syncFailTrigger(outcome, R1), want));
+  }
 });

@@ -33,6 +33,27 @@ export interface SyncFailInput {
   readonly now: number;
 }
 
+/** The parts of a reconcile's outcome (outcome.ts) that decide the trigger. */
+export interface SyncFailOutcome {
+  readonly result: { readonly kind: string; readonly error?: { readonly reason: ReadyReason } };
+  readonly rollout:
+    | { readonly kind: 'none' }
+    | { readonly kind: 'rollout'; readonly rollout: { readonly state: string; readonly renderRef: string } };
+}
+
+/**
+ * The trigger of a reconcile of R whose stageRender succeeded: a failed result can then only be stageSync
+ * of R failing. A rollback wins over everything (applyLastHealthy runs no hooks).
+ */
+export function syncFailTrigger(outcome: SyncFailOutcome, renderRef: string): SyncFailTrigger {
+  const rollout = outcome.rollout.kind === 'rollout' ? outcome.rollout.rollout : undefined;
+  if (outcome.result.kind === 'rolledBack' || rollout?.state === 'RolledBack') return { kind: 'rolledBack' };
+  if (outcome.result.kind === 'failed' && outcome.result.error !== undefined)
+    return { kind: 'syncFailed', reason: outcome.result.error.reason };
+  if (rollout?.state === 'Failed' && rollout.renderRef === renderRef) return { kind: 'rolloutFailed' };
+  return { kind: 'none' };
+}
+
 export function syncFailFires(trigger: SyncFailTrigger): boolean {
   switch (trigger.kind) {
     case 'syncFailed':

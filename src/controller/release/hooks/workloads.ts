@@ -23,7 +23,7 @@ export interface HookWorkloadOptions {
 }
 
 export interface CreatedHook {
-  /** What to record in ReleaseInventory.hooks (manager convoy-controller). */
+  /** What to record in ReleaseInventory.hooks (manager convoy-controller), with the workload's namespace. */
   readonly entry: InventoryHook;
   /** The workload already existed for this arming (a run that died before recording it). */
   readonly adopted: boolean;
@@ -60,7 +60,10 @@ export async function createHookWorkload(
         case 'foreign':
           throw new HookFailedError(`${what}: ${action.message}`);
         case 'adopt':
-          return { entry: { ...hookInventoryEntry(arming), createdAt: action.createdAt }, adopted: true };
+          return {
+            entry: { ...hookInventoryEntry(arming), namespace: ref.namespace, createdAt: action.createdAt },
+            adopted: true,
+          };
         case 'replace':
           await client.delete(ref, { propagationPolicy: 'Background', uid: live.metadata.uid });
           await waitGone(client, ref, opts);
@@ -80,7 +83,7 @@ export async function createHookWorkload(
       cause: err,
     });
   }
-  return { entry: hookInventoryEntry(arming), adopted: false };
+  return { entry: { ...hookInventoryEntry(arming), namespace: ref.namespace }, adopted: false };
 }
 
 /** Deletes one hook workload; false when it was already gone. Throws KubeApiError. */

@@ -115,6 +115,29 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
     assert.match(p.next?.message ?? '', /replaces sha256:111111111111… \(Succeeded\)$/);
   });
 
+  test('row 2: after an unpin, the prior rollout of R re-opens with a fresh clock (DESIGN 4.9)', () => {
+    const now = T0 + 5 * D;
+    for (const state of ['Succeeded', 'Failed', 'RolledBack', 'Progressing'] as const) {
+      // R is not live (the pinned render is): the clock starts when R is applied again.
+      const p = planRollout(plan({ prior: rollout(state, R2), now, unpinned: true, renderApplied: false }));
+      assert.equal(p.row, 2, state);
+      assert.deepEqual(p.action, { kind: 'applySource' });
+      assert.deepEqual(p.transition, { from: state, to: 'Progressing', reason: 'Unpinned' });
+      assert.equal(p.next?.startedAt, undefined);
+      assert.equal(p.next?.reason, 'Unpinned');
+    }
+    // pinned to R itself: R is live, so the fresh clock starts now
+    const live = planRollout(
+      plan({ prior: rollout('Succeeded', R2), now, unpinned: true, renderApplied: true }),
+    );
+    assert.equal(live.next?.startedAt, formatTime(now));
+    // an unpin to a render other than the prior's is an ordinary new render
+    assert.equal(
+      planRollout(plan({ prior: rollout('Succeeded', R1), unpinned: true })).next?.reason,
+      'NewRender',
+    );
+  });
+
   test('row 2 before row 3: a new render replaces a RolledBack rollout and applies the source', () => {
     const p = planRollout(plan({ prior: rollout('RolledBack', R1) }));
     assert.equal(p.row, 2);
@@ -344,9 +367,12 @@ describe('planRollout invariants (property)', () => {
           assert.equal(p.next?.state, 'Progressing');
         if (p.action.kind === 'applyLastHealthy') {
           assert.equal(p.next?.state, 'RolledBack');
-          assert.notEqual(x.lastHealthy, undefined);
-          // A RolledBack rollout of R held (row 3) was created eligible; a fresh one must be.
-          if (p.row === 6) assert.notEqual(x.lastHealthy, x.renderRef);
+          // A RolledBack rollout of R held (row 3) was created eligible (the generator also makes priors
+          // that cannot occur, e.g. RolledBack without lastHealthy); a fresh one must be.
+          if (p.row === 6) {
+            assert.notEqual(x.lastHealthy, undefined);
+            assert.notEqual(x.lastHealthy, x.renderRef);
+          }
         }
         if (p.transition === undefined) assert.equal(p.next?.state, prior?.state);
       }),

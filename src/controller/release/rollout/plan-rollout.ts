@@ -31,6 +31,11 @@ export interface PlanInput {
   readonly forcedSyncPending: boolean;
   /** R is already live (applied by an earlier sync or rollback), so a rollout opened now starts its clock. */
   readonly renderApplied: boolean;
+  /**
+   * The previous reconcile applied a pinned render and the pin is gone: R's rollout re-opens with a fresh
+   * clock even when the prior rollout is of R (DESIGN 4.9), since R must be applied and judged again.
+   */
+  readonly unpinned?: boolean;
 }
 
 export interface Plan {
@@ -89,17 +94,22 @@ export function planRollout(input: PlanInput): Plan {
   }
 
   // Row 2: a new render always starts as Progressing; its own verdict counts only from the next reconcile.
-  if (prior === undefined || prior.renderRef !== R) {
+  // Removing a pin re-opens the source's render the same way, with a fresh clock.
+  if (prior === undefined || prior.renderRef !== R || input.unpinned === true) {
+    const reopened = prior?.renderRef === R;
+    const reason = reopened ? RolloutReason.Unpinned : RolloutReason.NewRender;
     const replaces = prior === undefined ? '' : `; replaces ${shortRef(prior.renderRef)} (${prior.state})`;
     const next = progressing(
       input,
-      RolloutReason.NewRender,
-      `rolling out ${short} (revision ${render.revision})${replaces}`,
+      reason,
+      reopened
+        ? `pin removed: rolling out ${short} (revision ${render.revision}) again`
+        : `rolling out ${short} (revision ${render.revision})${replaces}`,
     );
     return {
       next,
       action: applySource,
-      transition: { from: prior?.state ?? 'None', to: 'Progressing', reason: RolloutReason.NewRender },
+      transition: { from: prior?.state ?? 'None', to: 'Progressing', reason },
       row: 2,
     };
   }

@@ -5,6 +5,8 @@ import type { FailurePolicy, RenderStamp } from './types.ts';
 export const RolloutReason = {
   /** A render other than the rollout's opened a new rollout (row 2). */
   NewRender: 'NewRender',
+  /** The pin was removed: the source's render is rolled out again with a fresh clock (row 2, DESIGN 4.9). */
+  Unpinned: 'Unpinned',
   /** A forced sync retries a Failed or RolledBack render once (row 1). */
   ForcedRetry: 'ForcedRetry',
   /** The verdict for the render was Healthy (row 5). */

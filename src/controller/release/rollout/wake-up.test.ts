@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { entry, MIN, obj, R1, R2, T0 } from './fixtures.ts';
 import { formatTime } from './time.ts';
 import type { InventoryEntry, Rollout } from './types.ts';
-import { healthChanged, nextWakeUp, type WakeUpInput } from './wake-up.ts';
+import { healthChanged, nextWakeUp, type WakeUpInput, waveTimeoutAt } from './wake-up.ts';
 
 function rollout(state: Rollout['state'], startedAt: number | null = T0): Rollout {
   const r: Rollout = { state, renderRef: R2, revision: 'rev-2', reason: 'X', message: '' };
@@ -49,9 +49,77 @@ describe('nextWakeUp (DESIGN 4.6)', () => {
     ['Succeeded: interval only', { rollout: rollout('Succeeded') }, interval(5 * MIN)],
     ['RolledBack, interval 0: none', { rollout: rollout('RolledBack'), interval: '0' }, none],
     ['no rollout, interval unset: none', { rollout: undefined, interval: undefined }, none],
+    [
+      'Progressing, a wave timeout before the deadline: just after the wave timeout',
+      { waveTimeoutAt: T0 + 8 * MIN, interval: '0' },
+      { kind: 'requeue', afterMs: MIN + 1000, reason: 'waveTimeout' },
+    ],
+    [
+      'Progressing, a wave timeout after the deadline: the deadline',
+      { waveTimeoutAt: T0 + 20 * MIN },
+      deadline(3 * MIN),
+    ],
+    [
+      'Progressing, a wave timeout already passed: the deadline',
+      { waveTimeoutAt: T0 + 5 * MIN },
+      deadline(3 * MIN),
+    ],
+    [
+      'Progressing, wave timeout and deadline passed, no interval: none',
+      { waveTimeoutAt: T0, now: T0 + 11 * MIN, interval: '0' },
+      none,
+    ],
+    [
+      'pinned: no wave timeout wake-up (a pinned wave never times out)',
+      { waveTimeoutAt: T0 + 8 * MIN, pinned: true, interval: '0' },
+      none,
+    ],
+    [
+      'Failed: no wave timeout wake-up',
+      { waveTimeoutAt: T0 + 8 * MIN, rollout: rollout('Failed'), interval: '0' },
+      none,
+    ],
   ];
   for (const [name, over, want] of rows) {
     test(name, () => assert.deepEqual(nextWakeUp(wake(over)), want));
+  }
+});
+
+describe('waveTimeoutAt', () => {
+  const at = (m: number) => formatTime(T0 + m * MIN);
+  const spec = [
+    { wave: 1, healthStrategy: 'WaitPrevious', timeout: '4m' },
+    { wave: 2, healthStrategy: 'WaitPrevious' },
+    { wave: 3, healthStrategy: 'WaitPrevious', timeout: '1m' },
+  ];
+  const rows: [string, Parameters<typeof waveTimeoutAt>[0], number | undefined][] = [
+    [
+      'wave 0 applied: wave 1 times out 4m after it',
+      [{ renderRef: R2, wave: 0, startedAt: at(0) }],
+      T0 + 4 * MIN,
+    ],
+    ['only another render applied', [{ renderRef: R1, wave: 0, startedAt: at(0) }], undefined],
+    [
+      'the next waiting wave has no timeout',
+      [
+        { renderRef: R2, wave: 0, startedAt: at(0) },
+        { renderRef: R2, wave: 1, startedAt: at(1) },
+      ],
+      undefined,
+    ],
+    [
+      'from the highest applied wave',
+      [
+        { renderRef: R2, wave: 2, startedAt: at(5) },
+        { renderRef: R2, wave: 0, startedAt: at(0) },
+      ],
+      T0 + 6 * MIN,
+    ],
+    ['every wave applied', [{ renderRef: R2, wave: 3, startedAt: at(5) }], undefined],
+    ['nothing applied', undefined, undefined],
+  ];
+  for (const [name, waves, want] of rows) {
+    test(name, () => assert.equal(waveTimeoutAt(waves, spec, R2), want));
   }
 });
 

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { InventoryHook } from '../../api/types.ts';
+import { controllerHookFields, mergeHooks } from './inventory-writer.ts';
+
+const R1 = `sha256:${'a'.repeat(64)}`;
+const R2 = `sha256:${'b'.repeat(64)}`;
+const armed = (name: string, renderRef: string, createdAt: string): InventoryHook => ({
+  name,
+  phase: 'PreSync',
+  kind: 'Job',
+  renderRef,
+  workloadName: `${name}-${renderRef.slice(7, 17)}`,
+  namespace: 'app',
+  createdAt,
+  timeout: '5m',
+});
+
+describe('controllerHookFields', () => {
+  it('keeps the definition and its namespace, drops the observer’s fields', () => {
+    const h = { ...armed('m', R1, '2025-06-01T12:00:00Z'), state: 'Succeeded' as const, reason: 'Succeeded' };
+    assert.deepEqual(
+      controllerHookFields({ ...h, message: 'ok', finishedAt: '2025-06-01T12:01:00Z' }),
+      armed('m', R1, '2025-06-01T12:00:00Z'),
+    );
+  });
+});
+
+describe('mergeHooks', () => {
+  it('replaces by name, keeps the others in place, appends new ones', () => {
+    const current = [
+      { ...armed('a', R1, '2025-06-01T12:00:00Z'), state: 'Failed' as const },
+      armed('b', R1, '2025-06-01T12:00:00Z'),
+    ];
+    const merged = mergeHooks(current, [
+      armed('a', R2, '2025-06-01T12:05:00Z'),
+      armed('c', R2, '2025-06-01T12:05:00Z'),
+    ]);
+    assert.deepEqual(merged, [
+      armed('a', R2, '2025-06-01T12:05:00Z'),
+      armed('b', R1, '2025-06-01T12:00:00Z'),
+      armed('c', R2, '2025-06-01T12:05:00Z'),
+    ]);
+  });
+  it('no changes: the controller’s fields of what is there', () => {
+    assert.deepEqual(mergeHooks([{ ...armed('a', R1, '2025-06-01T12:00:00Z'), state: 'Running' }], []), [
+      armed('a', R1, '2025-06-01T12:00:00Z'),
+    ]);
+  });
+});

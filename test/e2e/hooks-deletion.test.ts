@@ -1,0 +1,249 @@
+// Deleting a Release with delete hooks, end to end: convoy-controller-manager and convoy-observer as child
+// processes against a real control plane with kwok. PreDelete runs first, then the objects are pruned,
+// then PostDelete runs, each waiting for the observer's terminal state; the inventory and the finalizer go
+// only after the last armed hook finished (a SyncFail hook never armed is not waited for). A failed
+// PreDelete blocks the deletion with HookFailed, keeps the objects, and a forced sync runs it again.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ANNOTATION_FORCE_SYNC_AT, FINALIZER } from '../../src/api/constants.ts';
+import type { Release } from '../../src/api/types.ts';
+import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
+import { waitFor } from '../support/wait.ts';
+import {
+  annotate,
+  configMap,
+  DEFAULT_RULES,
+  deployment,
+  getRelease,
+  type HookEnv,
+  hookEntry,
+  hookJob,
+  inlineRelease,
+  type JobLike,
+  jobDone,
+  Recorder,
+  ready,
+  releaseRef,
+  type Seen,
+  startHookEnv,
+} from './hooks-support.ts';
+
+let env: HookEnv;
+
+before(async () => {
+  env = await startHookEnv('hooks-deletion');
+});
+
+after(async () => {
+  await env?.stop();
+});
+
+const asRelease = (s: Seen) => s.object as unknown as Release;
+
+async function waitRelease(
+  ns: string,
+  name: string,
+  what: string,
+  ok: (r: Release) => boolean,
+  timeoutMs = 120_000,
+) {
+  try {
+    return await waitFor(
+      `${ns}/${name}: ${what}`,
+      async () => {
+        const r = await getRelease(env.client, ns, name);
+        return r !== undefined && ok(r) ? r : false;
+      },
+      { timeoutMs, intervalMs: 250 },
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${env.logs()}`);
+  }
+}
+
+async function renderSecrets(ns: string) {
+  return env.client.list(
+    { apiVersion: 'v1', kind: 'Secret', namespace: ns },
+    { labelSelector: 'convoy.kumodo.io/render-ref' },
+  );
+}
+
+test('deletion runs PreDelete, then the prune, then PostDelete, and the inventory goes only after the last hook finished', async () => {
+  const ns = 'hkd-order';
+  await env.namespace(ns);
+  await env.client.create(
+    inlineRelease(
+      ns,
+      'app',
+      [
+        configMap('c0', 0),
+        deployment('web', 1),
+        hookJob('drain', 'PreDelete'),
+        hookJob('cleanup', 'PostDelete'),
+        hookJob('page', 'SyncFail'),
+      ],
+      { healthAssessment: DEFAULT_RULES },
+    ),
+  );
+  const r = await waitRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  const R = r.status?.lastSuccessful?.renderRef ?? '';
+  const drain = hookWorkloadName('drain', R);
+  const cleanup = hookWorkloadName('cleanup', R);
+  assert.equal((await renderSecrets(ns)).length > 0, true, 'the render is stored');
+
+  const rec = Recorder.forNamespace(env.cp.kubeConfig, ns);
+  await rec.start();
+  try {
+    await env.client.delete(releaseRef(ns, 'app'));
+    await waitFor('the Release gone', async () => (await getRelease(env.client, ns, 'app')) === undefined, {
+      timeoutMs: 120_000,
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}\n${rec.summary()}\n${env.logs()}`);
+    });
+
+    const at = (what: string, pred: (s: Seen) => boolean) => rec.at(what, pred);
+    const drainAdded = at('PreDelete Job created', (s) => s.type === 'add' && s.name === drain);
+    const drainDone = at(
+      'PreDelete Job Complete',
+      (s) => s.name === drain && jobDone(s.object as JobLike, 'Complete'),
+    );
+    const drainFinished = at(
+      'PreDelete finished in the inventory',
+      (s) =>
+        s.kind === 'ReleaseInventory' &&
+        (s.object as { hooks?: { name: string; state?: string }[] }).hooks?.some(
+          (h) => h.name === 'drain' && h.state === 'Succeeded',
+        ) === true,
+    );
+    const c0Deleted = at(
+      'c0 pruned',
+      (s) => s.kind === 'ConfigMap' && s.name === 'c0' && s.type === 'delete',
+    );
+    const webDeleted = at(
+      'web pruned',
+      (s) => s.kind === 'Deployment' && s.name === 'web' && s.type === 'delete',
+    );
+    const cleanupAdded = at('PostDelete Job created', (s) => s.type === 'add' && s.name === cleanup);
+    const cleanupDone = at(
+      'PostDelete Job Complete',
+      (s) => s.name === cleanup && jobDone(s.object as JobLike, 'Complete'),
+    );
+    const invDeleted = at('inventory deleted', (s) => s.kind === 'ReleaseInventory' && s.type === 'delete');
+    const deleting = at(
+      'Ready=Unknown Deleting while hooks run',
+      (s) => s.kind === 'Release' && ready(asRelease(s))?.reason === 'Deleting',
+    );
+    const order = {
+      drainAdded,
+      deleting,
+      drainDone,
+      drainFinished,
+      webDeleted,
+      c0Deleted,
+      cleanupAdded,
+      cleanupDone,
+      invDeleted,
+    };
+    const why = `${JSON.stringify(order)}\n${rec.summary()}`;
+    assert.ok(drainAdded < drainDone && drainDone <= drainFinished, why);
+    assert.ok(drainFinished < Math.min(c0Deleted, webDeleted), `prune after PreDelete finished: ${why}`);
+    assert.ok(webDeleted < c0Deleted, `highest wave first: ${why}`);
+    assert.ok(Math.max(c0Deleted, webDeleted) < cleanupAdded, `PostDelete after the prune: ${why}`);
+    assert.ok(cleanupDone < invDeleted, `inventory deleted after the last hook finished: ${why}`);
+    assert.equal(
+      rec.first((s) => s.kind === 'Job' && s.name.startsWith('page-')),
+      undefined,
+      'SyncFail never ran',
+    );
+
+    // everything convoy made is gone: hook workloads (Delete policy), render Secrets
+    for (const name of [drain, cleanup]) {
+      await waitFor(`${name} deleted`, async () => {
+        const j = await env.client.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name });
+        return j === undefined;
+      });
+    }
+    assert.deepEqual(await renderSecrets(ns), []);
+  } finally {
+    await rec.stop();
+  }
+});
+
+test('a failed PreDelete blocks the deletion with HookFailed and keeps the objects; a forced sync runs it again', async () => {
+  const ns = 'hkd-block';
+  await env.namespace(ns);
+  await env.client.create(
+    inlineRelease(ns, 'app', [configMap('keep', 0), hookJob('drain', 'PreDelete', { fail: true })]),
+  );
+  const r = await waitRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  const R = r.status?.lastSuccessful?.renderRef ?? '';
+  await env.client.delete(releaseRef(ns, 'app'));
+
+  const blocked = await waitRelease(
+    ns,
+    'app',
+    'Ready=False HookFailed',
+    (x) => ready(x)?.reason === 'HookFailed',
+  );
+  assert.equal(ready(blocked)?.status, 'False');
+  assert.match(
+    ready(blocked)?.message ?? '',
+    /deletion blocked: PreDelete hook drain failed.*nothing has been deleted yet/,
+  );
+  assert.ok(blocked.metadata.finalizers?.includes(FINALIZER));
+  assert.ok(await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'keep' }));
+  const first = await hookEntry(env.client, ns, 'app', 'drain');
+  assert.equal(first?.state, 'Failed');
+  const uid = (
+    await env.client.get<JobLike>({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      namespace: ns,
+      name: hookWorkloadName('drain', R),
+    })
+  )?.metadata.uid;
+  assert.ok(uid);
+
+  // a forced sync re-runs the failed phase: a new Job, a new createdAt, and (it fails again) blocked again
+  const forcedAt = new Date().toISOString();
+  await annotate(env.client, ns, 'app', { [ANNOTATION_FORCE_SYNC_AT]: forcedAt });
+  const rerun = await waitFor(
+    'PreDelete re-armed and Failed again',
+    async () => {
+      const h = await hookEntry(env.client, ns, 'app', 'drain');
+      const armed = Date.parse(h?.createdAt ?? '') >= Math.floor(Date.parse(forcedAt) / 1000) * 1000;
+      return (
+        armed && h?.state === 'Failed' && Date.parse(h.finishedAt ?? '') >= Date.parse(h.createdAt ?? '') && h
+      );
+    },
+    { timeoutMs: 60_000 },
+  );
+  assert.notEqual(rerun.createdAt, first?.createdAt);
+  const job = await env.client.get<JobLike>({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    namespace: ns,
+    name: hookWorkloadName('drain', R),
+  });
+  assert.notEqual(job?.metadata.uid, uid, 'a new run, not the old Job');
+  const still = await waitRelease(
+    ns,
+    'app',
+    'forced sync handled',
+    (x) => x.status?.lastHandledForceSyncAt === forcedAt,
+  );
+  assert.equal(ready(still)?.reason, 'HookFailed');
+  assert.ok(await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'keep' }));
+
+  // giving up on the hook: removing the finalizer lets the Release go, the objects stay
+  await env.client.request({
+    method: 'PATCH',
+    path: await env.client.pathOf(releaseRef(ns, 'app')),
+    contentType: 'application/json-patch+json',
+    body: [{ op: 'remove', path: '/metadata/finalizers' }],
+  });
+  await waitFor('the Release gone', async () => (await getRelease(env.client, ns, 'app')) === undefined, {
+    timeoutMs: 30_000,
+  });
+  assert.ok(await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'keep' }));
+});

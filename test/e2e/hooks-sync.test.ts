@@ -1,0 +1,528 @@
+// Lifecycle hooks of a sync end to end: convoy-controller-manager and convoy-observer as child processes
+// against a real control plane whose Jobs complete, fail or hang through kwok. PreSync runs before wave 0
+// and gates the waves, PostSync runs once the last wave is Healthy, and the rollout succeeds only after
+// both (seen through watches, in order); a failed PreSync fails the sync and the rollout and runs SyncFail
+// once; a hung hook times out; a forced sync re-runs the hooks, an unchanged render does not; bad hook
+// annotations fail the render with a condition naming the object and apply nothing.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ANNOTATION_FORCE_SYNC_AT, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
+import type { Release } from '../../src/api/types.ts';
+import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
+import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
+import { waitFor } from '../support/wait.ts';
+import {
+  annotate,
+  configMap,
+  DEFAULT_RULES,
+  deployment,
+  getInventory,
+  getRelease,
+  type HookEnv,
+  hookEntry,
+  hookJob,
+  inlineRelease,
+  type JobLike,
+  jobDone,
+  manifests,
+  Recorder,
+  ready,
+  type Seen,
+  startHookEnv,
+} from './hooks-support.ts';
+
+let env: HookEnv;
+
+before(async () => {
+  env = await startHookEnv('hooks-sync');
+});
+
+after(async () => {
+  await env?.stop();
+});
+
+const isJob = (prefix: string) => (s: Seen) => s.kind === 'Job' && s.name.startsWith(`${prefix}-`);
+const jobOf = (s: Seen) => s.object as JobLike;
+
+async function waitRelease(
+  ns: string,
+  name: string,
+  what: string,
+  ok: (r: Release) => boolean,
+  timeoutMs = 120_000,
+) {
+  try {
+    return await waitFor(
+      `${ns}/${name}: ${what}`,
+      async () => {
+        const r = await getRelease(env.client, ns, name);
+        return r !== undefined && ok(r) ? r : false;
+      },
+      { timeoutMs, intervalMs: 250 },
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${env.logs()}`);
+  }
+}
+
+test('PreSync before wave 0, the waves in order, PostSync once the last wave is Healthy, and only then a Succeeded rollout; an unchanged render does not run them again, a forced sync does', async () => {
+  const ns = 'hk-order';
+  await env.namespace(ns);
+  const rec = Recorder.forNamespace(env.cp.kubeConfig, ns);
+  await rec.start();
+  try {
+    await env.client.create(
+      inlineRelease(
+        ns,
+        'app',
+        [
+          hookJob('pre', 'PreSync'),
+          configMap('a', 0),
+          deployment('web', 1),
+          hookJob('post', 'PostSync'),
+          hookJob('page', 'SyncFail'),
+        ],
+        { healthAssessment: DEFAULT_RULES, failurePolicy: { deadline: '3m', rollback: 'Never' } },
+      ),
+    );
+    const r = await waitRelease(
+      ns,
+      'app',
+      'Ready=True and rollout Succeeded',
+      (x) => ready(x)?.status === 'True' && x.status?.rollout?.state === 'Succeeded',
+    );
+    const R = r.status?.lastSuccessful?.renderRef ?? '';
+    assert.match(R, /^sha256:/);
+    const pre = hookWorkloadName('pre', R);
+    const post = hookWorkloadName('post', R);
+
+    // the order of things as the watches saw them
+    const heldForPre = rec.at(
+      'Ready WaitingForHook before the waves',
+      (s) => s.kind === 'Release' && ready(s.object as unknown as Release)?.reason === 'WaitingForHook',
+    );
+    const preAdded = rec.at('PreSync Job created', (s) => s.type === 'add' && s.name === pre);
+    const preDone = rec.at('PreSync Job Complete', (s) => s.name === pre && jobDone(jobOf(s), 'Complete'));
+    const aAdded = rec.at(
+      'wave 0 applied',
+      (s) => s.kind === 'ConfigMap' && s.name === 'a' && s.type === 'add',
+    );
+    const webAdded = rec.at('wave 1 applied', (s) => s.kind === 'Deployment' && s.type === 'add');
+    const webAvailable = rec.at(
+      'wave 1 Available',
+      (s) =>
+        s.kind === 'Deployment' &&
+        (s.object as { status?: { availableReplicas?: number } }).status?.availableReplicas === 1,
+    );
+    const postAdded = rec.at('PostSync Job created', (s) => s.type === 'add' && s.name === post);
+    const postDone = rec.at('PostSync Job Complete', (s) => s.name === post && jobDone(jobOf(s), 'Complete'));
+    const succeeded = rec.at(
+      'rollout Succeeded',
+      (s) => s.kind === 'Release' && (s.object as unknown as Release).status?.rollout?.state === 'Succeeded',
+    );
+    const order = {
+      preAdded,
+      heldForPre,
+      preDone,
+      aAdded,
+      webAdded,
+      webAvailable,
+      postAdded,
+      postDone,
+      succeeded,
+    };
+    const why = `${JSON.stringify(order)}\n${rec.summary()}`;
+    assert.ok(preAdded < preDone && preDone < aAdded, `PreSync finished before wave 0: ${why}`);
+    assert.ok(heldForPre < aAdded, why);
+    assert.ok(aAdded < webAdded, `wave 0 before wave 1: ${why}`);
+    assert.ok(webAvailable < postAdded, `PostSync after the last wave is Healthy: ${why}`);
+    assert.ok(postDone < succeeded, `rollout Succeeded only after PostSync: ${why}`);
+    assert.equal(rec.first(isJob('page')), undefined, 'SyncFail does not run on a good sync');
+
+    const inv = await getInventory(env.client, ns, 'app');
+    const hooks = new Map((inv?.hooks ?? []).map((h) => [h.name, h]));
+    for (const [name, phase] of [
+      ['pre', 'PreSync'],
+      ['post', 'PostSync'],
+    ] as const) {
+      const h = hooks.get(name);
+      assert.equal(h?.phase, phase);
+      assert.equal(h?.renderRef, R);
+      assert.equal(h?.namespace, ns);
+      assert.equal(h?.state, 'Succeeded');
+      assert.ok(Date.parse(h?.finishedAt ?? '') >= Date.parse(h?.createdAt ?? ''));
+    }
+    assert.equal(hooks.has('page'), false);
+
+    // --- an unchanged render: a /sync and a spec change that renders the same R run nothing again
+    const preUid = (
+      await env.client.get<JobLike>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: pre })
+    )?.metadata.uid;
+    const createdBefore = hooks.get('pre')?.createdAt;
+    const seqBefore = rec.events.length;
+    const n0 = await env.manager.reconciles();
+    await annotate(env.client, ns, 'app', { [ANNOTATION_SYNC_REQUESTED_AT]: new Date().toISOString() });
+    await env.client.request({
+      method: 'PATCH',
+      path: await env.client.pathOf({
+        apiVersion: r.apiVersion,
+        kind: 'Release',
+        namespace: ns,
+        name: 'app',
+      }),
+      contentType: 'application/merge-patch+json',
+      body: { spec: { syncPolicy: { interval: '4s' } } },
+    });
+    await waitFor('three more reconciles', async () => (await env.manager.reconciles()) >= n0 + 3, {
+      timeoutMs: 60_000,
+    });
+    const again = await getRelease(env.client, ns, 'app');
+    assert.equal(again?.status?.lastSuccessful?.renderRef, R, 'the same render');
+    assert.equal((await hookEntry(env.client, ns, 'app', 'pre'))?.createdAt, createdBefore);
+    assert.equal(
+      (await env.client.get<JobLike>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: pre }))
+        ?.metadata.uid,
+      preUid,
+    );
+    assert.equal(
+      rec.events.slice(seqBefore).filter((s) => s.kind === 'Job' && s.type !== 'update').length,
+      0,
+      `no hook Job created or deleted: ${rec.summary()}`,
+    );
+
+    // --- a forced sync re-arms PreSync (a new run) and then PostSync
+    const forcedAt = new Date().toISOString();
+    const seqForced = rec.events.length;
+    await annotate(env.client, ns, 'app', { [ANNOTATION_FORCE_SYNC_AT]: forcedAt });
+    await waitRelease(
+      ns,
+      'app',
+      'the forced sync handled and PostSync run again',
+      (x) => x.status?.lastHandledForceSyncAt === forcedAt && ready(x)?.status === 'True',
+    );
+    const rerun = await waitFor(
+      'PreSync and PostSync re-armed after the forced sync and Succeeded',
+      async () => {
+        const inv2 = await getInventory(env.client, ns, 'app');
+        const p = inv2?.hooks?.find((h) => h.name === 'pre');
+        const q = inv2?.hooks?.find((h) => h.name === 'post');
+        const fresh = (h: typeof p) =>
+          h !== undefined &&
+          Date.parse(h.createdAt ?? '') >= Math.floor(Date.parse(forcedAt) / 1000) * 1000 &&
+          h.state === 'Succeeded' &&
+          Date.parse(h.finishedAt ?? '') >= Date.parse(h.createdAt ?? '');
+        return fresh(p) && fresh(q) ? { p, q } : false;
+      },
+      { timeoutMs: 60_000 },
+    );
+    assert.notEqual(rerun.p?.createdAt, createdBefore);
+    const after = rec.events.slice(seqForced);
+    const newPre = after.find((s) => s.type === 'add' && s.name === pre);
+    assert.ok(newPre, `a new PreSync Job: ${rec.summary()}`);
+    assert.notEqual(jobOf(newPre).metadata.uid, preUid);
+    const newPreDone = after.find((s) => s.name === pre && jobDone(jobOf(s), 'Complete'));
+    const newPost = after.find((s) => s.type === 'add' && s.name === post);
+    assert.ok(newPreDone && newPost && newPreDone.seq < newPost.seq, rec.summary());
+    assert.equal(rec.first(isJob('page')), undefined, 'SyncFail still never ran');
+  } finally {
+    await rec.stop();
+  }
+});
+
+test('a failed PreSync blocks the waves, fails the sync with HookFailed, runs SyncFail once, and with a failurePolicy fails the rollout', async () => {
+  const ns = 'hk-fail';
+  await env.namespace(ns);
+  const rec = Recorder.forNamespace(env.cp.kubeConfig, ns, ['Job', 'ConfigMap']);
+  await rec.start();
+  try {
+    await env.client.create(
+      inlineRelease(
+        ns,
+        'app',
+        [hookJob('check', 'PreSync', { fail: true }), configMap('a'), hookJob('page', 'SyncFail')],
+        {
+          healthAssessment: DEFAULT_RULES,
+          failurePolicy: { deadline: '5s', rollback: 'OnFailure' },
+        },
+      ),
+    );
+    const failed = await waitRelease(
+      ns,
+      'app',
+      'Ready=False HookFailed',
+      (x) => ready(x)?.reason === 'HookFailed',
+    );
+    assert.equal(ready(failed)?.status, 'False');
+    assert.match(ready(failed)?.message ?? '', /PreSync hook check failed/);
+    const R = failed.status?.lastAttempted?.renderRef ?? '';
+    assert.equal(failed.status?.lastAttempted?.applied, false);
+
+    const r = await waitRelease(ns, 'app', 'rollout Failed', (x) => x.status?.rollout?.state === 'Failed');
+    assert.equal(r.status?.rollout?.renderRef, R);
+    assert.equal(ready(r)?.reason, 'HookFailed');
+
+    // SyncFail ran for R, to its end, once
+    const page = hookWorkloadName('page', R);
+    await waitFor(
+      'SyncFail Succeeded',
+      async () => (await hookEntry(env.client, ns, 'app', 'page'))?.state === 'Succeeded',
+      { timeoutMs: 60_000 },
+    );
+    const n0 = await env.manager.reconciles();
+    await waitFor('three more reconciles', async () => (await env.manager.reconciles()) >= n0 + 3, {
+      timeoutMs: 60_000,
+    });
+    const pageAdds = rec.events.filter((s) => s.type === 'add' && s.name === page);
+    assert.equal(pageAdds.length, 1, `SyncFail ran once: ${rec.summary()}`);
+    const entry = await hookEntry(env.client, ns, 'app', 'page');
+    assert.equal(entry?.phase, 'SyncFail');
+    assert.equal(entry?.renderRef, R);
+
+    // the waves never started
+    assert.equal(
+      rec.first((s) => s.kind === 'ConfigMap' && s.name === 'a'),
+      undefined,
+      rec.summary(),
+    );
+    assert.equal(
+      await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'a' }),
+      undefined,
+    );
+    const check = await hookEntry(env.client, ns, 'app', 'check');
+    assert.equal(check?.state, 'Failed');
+    assert.equal(
+      rec.events.filter((s) => s.type === 'add' && s.name === hookWorkloadName('check', R)).length,
+      1,
+      'a failed PreSync is not re-run without a new render or a forced sync',
+    );
+  } finally {
+    await rec.stop();
+  }
+});
+
+test('a hung hook times out at its timeout: Failed, reason Timeout', async () => {
+  const ns = 'hk-hang';
+  await env.namespace(ns);
+  await env.client.create(
+    inlineRelease(ns, 'app', [hookJob('wait', 'PreSync', { hang: true, timeout: '6s' }), configMap('a')]),
+  );
+  const r = await waitRelease(
+    ns,
+    'app',
+    'Ready=False HookFailed',
+    (x) => ready(x)?.reason === 'HookFailed',
+    90_000,
+  );
+  assert.match(ready(r)?.message ?? '', /PreSync hook wait failed: Timeout/);
+  const h = await hookEntry(env.client, ns, 'app', 'wait');
+  assert.equal(h?.state, 'Failed');
+  assert.equal(h?.reason, 'Timeout');
+  assert.equal(h?.timeout, '6s');
+  const took = Date.parse(h?.finishedAt ?? '') - Date.parse(h?.createdAt ?? '');
+  assert.ok(took >= 6000 && took <= 6000 + 15_000, `timed out after ${took} ms`);
+  // the Job itself is still running: convoy does not kill it, it only stops waiting
+  const job = await env.client.get<JobLike>({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    namespace: ns,
+    name: hookWorkloadName('wait', r.status?.lastAttempted?.renderRef ?? ''),
+  });
+  assert.ok(job !== undefined && !jobDone(job, 'Complete') && !jobDone(job, 'Failed'));
+  assert.equal(
+    await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'a' }),
+    undefined,
+  );
+});
+
+test('bad hook annotations fail the render with a condition naming the object, and nothing is applied', async () => {
+  const ns = 'hk-bad';
+  await env.namespace(ns);
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'on-deployment',
+      deployment('web', 0, { 'convoy.kumodo.io/hook': 'PreSync' }),
+      /Deployment\.apps hk-bad\/web.*only allowed on a Job \(batch\) or a Pod, not on a Deployment/,
+    ],
+    [
+      'unknown-phase',
+      hookJob('mig', 'PreSync', { phase: 'BeforeSync' }),
+      /Job\.batch hk-bad\/mig.*must be one of .*not "BeforeSync"/,
+    ],
+    [
+      'bad-timeout',
+      hookJob('slow', 'PreSync', { timeout: 'ten minutes' }),
+      /Job\.batch hk-bad\/slow.*hook-timeout.*not "ten minutes"/,
+    ],
+  ];
+  for (const [name, bad] of cases) {
+    await env.client.create(inlineRelease(ns, name, [configMap(`${name}-ok`), bad]));
+  }
+  for (const [name, , message] of cases) {
+    const r = await waitRelease(
+      ns,
+      name,
+      'Ready=False RenderFailed',
+      (x) => ready(x)?.reason === 'RenderFailed',
+      60_000,
+    );
+    assert.equal(ready(r)?.status, 'False');
+    assert.match(ready(r)?.message ?? '', message);
+    assert.equal(r.status?.conditions?.find((c) => c.type === 'Stalled')?.status, 'True');
+    assert.equal(r.status?.lastAttempted, undefined, 'nothing attempted');
+    assert.equal(await getInventory(env.client, ns, name), undefined);
+    assert.equal(
+      await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: `${name}-ok` }),
+      undefined,
+    );
+  }
+  const jobs = await env.client.list({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns });
+  assert.deepEqual(jobs, [], 'no hook ran');
+});
+
+test('SyncFail runs on the transition to Failed but not on RolledBack; a failed PostSync fails the sync', async () => {
+  const ns = 'hk-syncfail';
+  await env.namespace(ns);
+  const rec = Recorder.forNamespace(env.cp.kubeConfig, ns, ['Job']);
+  await rec.start();
+  const policy = (rollback: 'Never' | 'OnFailure') => ({
+    healthAssessment: DEFAULT_RULES,
+    failurePolicy: { deadline: '5s', rollback },
+  });
+  const hang = { [TEST_LABEL_NEVER_READY]: 'true' };
+  try {
+    // 'failed': its sync succeeds but its Deployment never becomes Ready, so the rollout fails
+    await env.client.create(
+      inlineRelease(
+        ns,
+        'failed',
+        [deployment('stuck', 0, {}, hang), hookJob('page', 'SyncFail')],
+        policy('Never'),
+      ),
+    );
+    // 'rolled': a healthy first render, then a second one that never becomes healthy and is rolled back
+    const good = [deployment('web', 0), hookJob('alert', 'SyncFail')];
+    await env.client.create(inlineRelease(ns, 'rolled', good, policy('OnFailure')));
+    // 'post': a PostSync hook that fails
+    await env.client.create(
+      inlineRelease(ns, 'post', [configMap('p0'), hookJob('smoke', 'PostSync', { fail: true })]),
+    );
+
+    const failed = await waitRelease(
+      ns,
+      'failed',
+      'rollout Failed',
+      (x) => x.status?.rollout?.state === 'Failed',
+    );
+    const RF = failed.status?.rollout?.renderRef ?? '';
+    assert.equal(ready(failed)?.reason, 'Synced', 'the sync itself succeeded');
+    await waitFor(
+      'SyncFail of the Failed rollout Succeeded',
+      async () => {
+        const h = await hookEntry(env.client, ns, 'failed', 'page');
+        return h?.renderRef === RF && h.state === 'Succeeded';
+      },
+      { timeoutMs: 60_000 },
+    );
+
+    const post = await waitRelease(
+      ns,
+      'post',
+      'Ready=False HookFailed',
+      (x) => ready(x)?.reason === 'HookFailed',
+    );
+    assert.match(ready(post)?.message ?? '', /PostSync hook smoke failed/);
+    assert.ok(
+      await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'p0' }),
+      'applied',
+    );
+    assert.equal(post.status?.lastSuccessful, undefined, 'not a successful sync');
+
+    const r1 = await waitRelease(
+      ns,
+      'rolled',
+      'rollout Succeeded',
+      (x) => x.status?.rollout?.state === 'Succeeded',
+    );
+    const R1 = r1.status?.lastHealthy?.renderRef;
+    assert.equal(R1, r1.status?.lastSuccessful?.renderRef);
+    await env.client.request({
+      method: 'PATCH',
+      path: await env.client.pathOf({
+        apiVersion: r1.apiVersion,
+        kind: 'Release',
+        namespace: ns,
+        name: 'rolled',
+      }),
+      contentType: 'application/merge-patch+json',
+      body: {
+        spec: { source: { inline: { manifests: manifests([...good, deployment('bad', 0, {}, hang)]) } } },
+      },
+    });
+    const rolled = await waitRelease(
+      ns,
+      'rolled',
+      'rollout RolledBack',
+      (x) => x.status?.rollout?.state === 'RolledBack',
+    );
+    const R2 = rolled.status?.rollout?.renderRef ?? '';
+    assert.notEqual(R2, R1);
+    const n0 = await env.manager.reconciles();
+    await waitFor('three more reconciles', async () => (await env.manager.reconciles()) >= n0 + 3, {
+      timeoutMs: 60_000,
+    });
+    assert.equal(
+      rec.first(
+        (s) =>
+          s.type === 'add' &&
+          (s.name === hookWorkloadName('alert', R2) || s.name === hookWorkloadName('alert', R1 ?? '')),
+      ),
+      undefined,
+      `no SyncFail for a rollback: ${rec.summary()}`,
+    );
+    assert.equal(await hookEntry(env.client, ns, 'rolled', 'alert'), undefined);
+  } finally {
+    await rec.stop();
+  }
+});
+
+test('a new render runs its PreSync hooks again (replacing the old run), and a hook that left the render leaves with its workload', async () => {
+  const ns = 'hk-renders';
+  await env.namespace(ns);
+  const v1 = [hookJob('migrate', 'PreSync'), hookJob('seed', 'PreSync'), configMap('c', 0, { v: '1' })];
+  await env.client.create(inlineRelease(ns, 'app', v1));
+  const r1 = await waitRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  const R1 = r1.status?.lastSuccessful?.renderRef ?? '';
+  const job = (name: string) =>
+    env.client.get<JobLike>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name });
+  assert.ok(await job(hookWorkloadName('migrate', R1)));
+  assert.ok(await job(hookWorkloadName('seed', R1)));
+
+  // v2: migrate stays (a new run for the new render), seed leaves the render
+  const v2 = [hookJob('migrate', 'PreSync'), configMap('c', 0, { v: '2' })];
+  await env.client.request({
+    method: 'PATCH',
+    path: await env.client.pathOf({ apiVersion: r1.apiVersion, kind: 'Release', namespace: ns, name: 'app' }),
+    contentType: 'application/merge-patch+json',
+    body: { spec: { source: { inline: { manifests: manifests(v2) } } } },
+  });
+  const r2 = await waitRelease(
+    ns,
+    'app',
+    'Ready=True for the new render',
+    (x) => ready(x)?.status === 'True' && x.status?.lastSuccessful?.renderRef !== R1,
+  );
+  const R2 = r2.status?.lastSuccessful?.renderRef ?? '';
+  const inv = await getInventory(env.client, ns, 'app');
+  assert.deepEqual(
+    inv?.hooks?.map((h) => [h.name, h.renderRef, h.state]),
+    [['migrate', R2, 'Succeeded']],
+  );
+  assert.ok(await job(hookWorkloadName('migrate', R2)));
+  await waitFor('the old runs deleted', async () => {
+    const [m, s] = await Promise.all([
+      job(hookWorkloadName('migrate', R1)),
+      job(hookWorkloadName('seed', R1)),
+    ]);
+    return m === undefined && s === undefined;
+  });
+});
