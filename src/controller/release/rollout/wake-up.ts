@@ -77,7 +77,7 @@ export function waveTimeoutAt(
   spec: readonly WaveSpec[] | undefined,
   renderRef: string | undefined,
 ): number | undefined {
-  const applied = (waves ?? []).filter((w) => w.renderRef === renderRef && false);
+  const applied = (waves ?? []).filter((w) => w.renderRef === renderRef);
   if (applied.length === 0) return undefined;
   const last = applied.reduce((a, b) => (b.wave > a.wave ? b : a));
   const waiting = (spec ?? [])

@@ -1,0 +1,334 @@
+// The rollout clock and the gates end to end (seeds/002, DESIGN 4.5 and 4.9), with
+// convoy-controller-manager and convoy-observer as separate processes on the real control plane with
+// kwok: a render approved in Manual mode later than its deadline still gets its full deadline; a
+// WaitPrevious wave whose previous wave never becomes healthy rolls back at the wave timeout; a Healthy
+// verdict of R1 never makes R2 Succeeded; a pin keeps the rollout and an unpin re-opens it.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ANNOTATION_APPROVED_RENDER, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
+import { makeRepo } from '../../src/render/git/testsupport.ts';
+import { cm, getInventory, getRelease, mergePatch, releaseRef, wave } from '../support/release.ts';
+import { waitFor } from '../support/wait.ts';
+import {
+  DEFAULT_RULES,
+  deadlineOf,
+  deployment,
+  gitRelease,
+  liveConfigMap,
+  liveTag,
+  namespace,
+  type RolloutEnv,
+  recordRollouts,
+  startRolloutEnv,
+  waitForRollout,
+} from './rollout-support.ts';
+
+let env: RolloutEnv;
+
+before(async () => {
+  env = await startRolloutEnv();
+});
+
+after(async () => {
+  await env?.stop();
+});
+
+type Pod = {
+  metadata: { annotations?: Record<string, string> };
+  status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] };
+};
+
+/** When the pod of the Deployment's template `tag` turned Ready (second precision, from the kubelet stage). */
+async function podReadyAt(ns: string, tag: string): Promise<number | undefined> {
+  const pods = await env.client.list<Pod>({ apiVersion: 'v1', kind: 'Pod', namespace: ns });
+  const ready = pods
+    .filter((p) => p.metadata.annotations?.['example.com/tag'] === tag)
+    .map((p) => p.status?.conditions?.find((c) => c.type === 'Ready'))
+    .filter((c) => c?.status === 'True');
+  const t = ready[0]?.lastTransitionTime;
+  return t === undefined ? undefined : Date.parse(t);
+}
+
+describe('rollout clock and gates', { concurrency: true }, () => {
+  test('Manual mode: a render approved later than its deadline still gets its full deadline from its first apply', async () => {
+    const { client, cp } = env;
+    const ns = 'ro-manual';
+    await namespace(client, ns);
+    const repo = await makeRepo('manual');
+    const log = await recordRollouts(cp, ns, 'app');
+    const approve = (ref: string) =>
+      mergePatch(client, releaseRef(ns, 'app'), {
+        metadata: { annotations: { [ANNOTATION_APPROVED_RENDER]: ref } },
+      });
+    try {
+      const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
+      await client.create(gitRelease(ns, 'app', repo, { syncPolicy: { mode: 'Manual', interval: '1s' } }));
+      const held1 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'R1 waits for approval',
+        (r) => r.state === 'Progressing' && r.revision === sha1,
+      );
+      await approve(held1.status?.rollout?.renderRef ?? '');
+      await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(R1)',
+        (r) => r.state === 'Succeeded' && r.revision === sha1,
+      );
+
+      // R2 becomes Ready 5 s after it is applied: within its deadline of 8 s, but only if the clock starts at the apply.
+      const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', { readyAfter: '5s' }) });
+      const held2 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'R2 waits for approval',
+        (r) => r.state === 'Progressing' && r.revision === sha2,
+      );
+      const R2 = held2.status?.rollout?.renderRef ?? '';
+      const appeared = Date.now();
+      const seenWhileHeld: unknown[] = [];
+      await waitFor(
+        'more than the deadline to pass while R2 waits',
+        async () => {
+          const r = await getRelease(client, ns, 'app');
+          const ro = r?.status?.rollout;
+          const tag = await liveTag(client, ns, 'web');
+          // R2 stays Progressing without a clock and unapplied while the gate holds it
+          if (
+            ro?.renderRef !== R2 ||
+            ro.state !== 'Progressing' ||
+            ro.startedAt !== undefined ||
+            tag !== 'v1'
+          )
+            seenWhileHeld.push({ ro, tag });
+          return Date.now() > appeared + 9_000;
+        },
+        { timeoutMs: 20_000, intervalMs: 500 },
+      );
+      assert.deepEqual(seenWhileHeld, []);
+      const approvedAt = Date.now();
+      await approve(R2);
+      const done = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'R2 settles',
+        (r) => r.renderRef === R2 && r.state !== 'Progressing',
+        60_000,
+      );
+      const ro = done.status?.rollout;
+      assert.equal(ro?.state, 'Succeeded', JSON.stringify(ro));
+      assert.ok(
+        Date.parse(ro?.startedAt ?? '') >= Math.floor(approvedAt / 1000) * 1000,
+        `clock from the apply: ${JSON.stringify(ro)}`,
+      );
+      const readyAt = await podReadyAt(ns, 'v2');
+      assert.ok(
+        readyAt !== undefined && readyAt >= Date.parse(ro?.startedAt ?? ''),
+        'R2 was unhealthy after its apply',
+      );
+      assert.ok(!log.seen.some((s) => s.rollout?.state === 'RolledBack'), 'never rolled back');
+    } finally {
+      log.stop();
+      await repo.cleanup();
+    }
+  });
+
+  test('a WaitPrevious wave whose previous wave never becomes healthy → RolledBack after the wave timeout', async () => {
+    const { client } = env;
+    const ns = 'ro-wave';
+    await namespace(client, ns);
+    const repo = await makeRepo('wave');
+    try {
+      const sha1 = await repo.commit({
+        'app/web.yaml': deployment('web', 'v1', 'healthy', wave(0)),
+        'app/cfg.yaml': cm('cfg', { v: '1' }, wave(1)),
+      });
+      await client.create(
+        gitRelease(ns, 'app', repo, {
+          waves: [{ wave: 1, healthStrategy: 'WaitPrevious', timeout: '6s' }],
+          // Degraded well before the wave timeout: no health change is left to wake the controller at it
+          healthAssessment: { deadline: '1s', globalRuleSetSelector: DEFAULT_RULES },
+          // no periodic pass: only the rollout's own wake-ups (health changes, the wave timeout) drive it
+          syncPolicy: { interval: '0' },
+          // far beyond the wave timeout: the wave gate, not the deadline, must end this rollout
+          failurePolicy: { deadline: '5m', rollback: 'OnFailure' },
+        }),
+      );
+      const r1 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(R1)',
+        (r) => r.state === 'Succeeded' && r.revision === sha1,
+        60_000,
+      );
+      const R1 = r1.status?.rollout?.renderRef;
+      // status.waves[].completedAt: both waves of R1 complete once healthy
+      const w1 = await waitFor('R1 waves completed', async () => {
+        const w = (await getRelease(client, ns, 'app'))?.status?.waves ?? [];
+        return w.length === 2 && w.every((x) => x.renderRef === R1 && x.completedAt !== undefined) && w;
+      });
+      assert.ok(
+        Date.parse(w1[1]?.startedAt ?? '') >= Date.parse(w1[0]?.completedAt ?? ''),
+        `wave 1 started after wave 0 completed: ${JSON.stringify(w1)}`,
+      );
+
+      const sha2 = await repo.commit({
+        'app/web.yaml': deployment('web', 'v2', 'never-ready', wave(0)),
+        'app/cfg.yaml': cm('cfg', { v: '2' }, wave(1)),
+      });
+      // what a /sync (a webhook) sets: with interval 0 nothing else polls the source
+      await mergePatch(client, releaseRef(ns, 'app'), {
+        metadata: { annotations: { [ANNOTATION_SYNC_REQUESTED_AT]: new Date().toISOString() } },
+      });
+      const rb = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'RolledBack(R2) by the wave timeout',
+        (r) => r.revision === sha2 && r.state === 'RolledBack',
+        60_000,
+      );
+      const ro = rb.status?.rollout;
+      assert.equal(ro?.reason, 'WaveTimeout');
+      const wave0 = rb.status?.waves?.find((w) => w.renderRef === ro?.renderRef && w.wave === 0);
+      assert.ok(wave0 !== undefined, JSON.stringify(rb.status?.waves));
+      assert.ok(
+        Date.parse(ro?.finishedAt ?? '') - Date.parse(wave0.startedAt) >= 6_000,
+        JSON.stringify({ ro, wave0 }),
+      );
+      assert.ok(Date.parse(ro?.finishedAt ?? '') < deadlineOf(ro, '300s'), 'before the rollout deadline');
+      assert.equal(
+        rb.status?.waves?.some((w) => w.renderRef === ro?.renderRef && w.wave === 1),
+        false,
+        'wave 1 of R2 never applied',
+      );
+      assert.equal(await liveTag(client, ns, 'web'), 'v1');
+      assert.equal((await liveConfigMap(client, ns, 'cfg'))?.data?.v, '1');
+      assert.equal(rb.status?.lastSuccessful?.renderRef, R1);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test('no early verdict: a Healthy verdict of R1 never makes R2 Succeeded', async () => {
+    const { client, cp } = env;
+    const ns = 'ro-early';
+    await namespace(client, ns);
+    const repo = await makeRepo('early');
+    const log = await recordRollouts(cp, ns, 'app');
+    try {
+      const sha1 = await repo.commit({
+        'app/web.yaml': deployment('web', 'v1', 'healthy'),
+        'app/cfg.yaml': cm('cfg', { v: '1' }),
+      });
+      await client.create(
+        gitRelease(ns, 'app', repo, { failurePolicy: { deadline: '60s', rollback: 'OnFailure' } }),
+      );
+      const r1 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(R1)',
+        (r) => r.state === 'Succeeded' && r.revision === sha1,
+      );
+      const R1 = r1.status?.rollout?.renderRef;
+      // The ConfigMap is the same in R2: its entry stays Healthy (assessed for R1) throughout.
+      const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', { readyAfter: '6s' }) });
+      const r2 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(R2)',
+        (r) => r.state === 'Succeeded' && r.revision === sha2,
+        60_000,
+      );
+      const R2 = r2.status?.rollout?.renderRef ?? '';
+      const readyAt = await podReadyAt(ns, 'v2');
+      assert.ok(readyAt !== undefined);
+      const first = log.seen.find((s) => s.rollout?.renderRef === R2 && s.rollout.state === 'Succeeded');
+      assert.ok(
+        first !== undefined && first.at >= readyAt,
+        `Succeeded(R2) seen at ${first?.at}, pod Ready at ${readyAt}`,
+      );
+      assert.ok(Date.parse(r2.status?.rollout?.finishedAt ?? '') >= readyAt);
+      const ofR2 = log.seen.filter((s) => s.rollout?.renderRef === R2).map((s) => s.rollout?.state);
+      assert.deepEqual([...new Set(ofR2)], ['Progressing', 'Succeeded']);
+      assert.notEqual(R1, R2);
+      assert.equal(r2.status?.lastHealthy?.renderRef, R2);
+      const inv = await getInventory(client, ns, 'app');
+      assert.ok(
+        inv?.entries?.every((e) => e.renderRef === R2 && e.assessedRenderRef === R2 && e.state === 'Healthy'),
+      );
+    } finally {
+      log.stop();
+      await repo.cleanup();
+    }
+  });
+
+  test('pin: the rollout is kept and no decision runs; unpin re-opens Progressing for the source render with a fresh clock', async () => {
+    const { client } = env;
+    const ns = 'ro-pin';
+    await namespace(client, ns);
+    const repo = await makeRepo('pin');
+    try {
+      const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
+      await client.create(gitRelease(ns, 'app', repo));
+      const r1 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(R1)',
+        (r) => r.state === 'Succeeded' && r.revision === sha1,
+      );
+      const R1 = r1.status?.rollout?.renderRef ?? '';
+      const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', 'healthy') });
+      const r2 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(R2)',
+        (r) => r.state === 'Succeeded' && r.revision === sha2,
+      );
+      const kept = r2.status?.rollout;
+
+      await mergePatch(client, releaseRef(ns, 'app'), { spec: { pin: { renderRef: R1 } } });
+      await waitFor('R1 live under the pin', async () => (await liveTag(client, ns, 'web')) === 'v1');
+      const pinned = await waitFor('pinned status', async () => {
+        const r = await getRelease(client, ns, 'app');
+        return r?.status?.lastSuccessful?.renderRef === R1 && r.status.currentRender?.renderRef === R1 && r;
+      });
+      assert.deepEqual(pinned.status?.rollout, kept, 'status.rollout keeps its value under a pin');
+
+      await mergePatch(client, releaseRef(ns, 'app'), { spec: { pin: null } });
+      const reopened = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Progressing(R2) re-opened',
+        (r) => r.renderRef === kept?.renderRef && r.reason === 'Unpinned',
+      );
+      assert.equal(reopened.status?.rollout?.state, 'Progressing');
+      const again = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(R2) again',
+        (r) => r.state === 'Succeeded' && r.reason === 'Healthy' && r.startedAt !== kept?.startedAt,
+        60_000,
+      );
+      assert.ok(
+        Date.parse(again.status?.rollout?.startedAt ?? '') > Date.parse(kept?.finishedAt ?? ''),
+        'a fresh clock',
+      );
+      assert.equal(await liveTag(client, ns, 'web'), 'v2');
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});

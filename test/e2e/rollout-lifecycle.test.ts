@@ -1,0 +1,357 @@
+// The rollout state machine (seeds/002) end to end: convoy-controller-manager and convoy-observer as
+// separate processes on the real control plane with kwok, a git source. A healthy commit succeeds; a
+// commit whose pods never become Ready rolls back at its deadline (its ConfigMap too) and the last
+// healthy render is held while the source still gives the bad one; a forced sync retries it once; the
+// next healthy commit opens a new rollout. rollback: Never fails instead; a revert to the last healthy
+// render that turns unhealthy fails rather than "rolling back" to itself.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ANNOTATION_FORCE_SYNC_AT, API_VERSION } from '../../src/api/constants.ts';
+import type { RolloutStatus } from '../../src/api/types.ts';
+import { makeRepo } from '../../src/render/git/testsupport.ts';
+import { cm, getRelease, mergePatch, releaseRef } from '../support/release.ts';
+import { waitFor } from '../support/wait.ts';
+import {
+  deadlineOf,
+  deployment,
+  events,
+  gitRelease,
+  liveConfigMap,
+  liveTag,
+  namespace,
+  type RolloutEnv,
+  recordRollouts,
+  startRolloutEnv,
+  waitForRollout,
+} from './rollout-support.ts';
+
+let env: RolloutEnv;
+
+before(async () => {
+  env = await startRolloutEnv();
+});
+
+after(async () => {
+  await env?.stop();
+});
+
+const D = '8s';
+const short = (ref: string | undefined) => ref?.slice(0, 'sha256:'.length + 12) ?? '';
+
+/** Waits for `n` more reconciles of the controller-manager (any Release): later reconciles happened. */
+async function reconcilesPass(n: number) {
+  const start = await env.manager.reconciles();
+  await waitFor(`${n} more reconciles`, async () => (await env.manager.reconciles()) >= start + n, {
+    timeoutMs: 30_000,
+  });
+}
+
+function states(seen: readonly { rollout: RolloutStatus | undefined }[], refs: Record<string, string>) {
+  const name = Object.fromEntries(Object.entries(refs).map(([k, v]) => [v, k]));
+  return seen
+    .flatMap((s) =>
+      s.rollout === undefined ? [] : [`${s.rollout.state}(${name[s.rollout.renderRef] ?? '?'})`],
+    )
+    .filter((s, i, all) => i === 0 || all[i - 1] !== s);
+}
+
+describe('rollout lifecycle', { concurrency: true }, () => {
+  test('healthy → Succeeded; never Ready → RolledBack at the deadline with its ConfigMap, held; forced sync retries once; next commit → Succeeded', async () => {
+    const { client, cp } = env;
+    const ns = 'ro-main';
+    await namespace(client, ns);
+    const repo = await makeRepo('main');
+    const log = await recordRollouts(cp, ns, 'app');
+    try {
+      const sha1 = await repo.commit({
+        'app/web.yaml': deployment('web', 'v1', 'healthy'),
+        'app/cfg.yaml': cm('cfg', { v: '1' }),
+      });
+      await client.create(gitRelease(ns, 'app', repo));
+
+      // commit 1 → Succeeded, lastHealthy = R1
+      const r1 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(commit 1)',
+        (r) => r.state === 'Succeeded' && r.revision === sha1,
+      );
+      const R1 = r1.status?.rollout?.renderRef ?? '';
+      assert.equal(r1.status?.lastHealthy?.renderRef, R1);
+      assert.equal(r1.status?.lastSuccessful?.renderRef, R1);
+      assert.equal(r1.status?.rollout?.reason, 'Healthy');
+      assert.equal(r1.status?.conditions?.find((c) => c.type === 'RolloutSucceeded')?.status, 'True');
+
+      // commit 2: pods never Ready, ConfigMap changed → Progressing, then RolledBack after the deadline
+      const sha2 = await repo.commit({
+        'app/web.yaml': deployment('web', 'v2', 'never-ready'),
+        'app/cfg.yaml': cm('cfg', { v: '2' }),
+      });
+      const p2 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Progressing(commit 2) with a clock',
+        (r) => r.state === 'Progressing' && r.revision === sha2 && r.startedAt !== undefined,
+      );
+      const R2 = p2.status?.rollout?.renderRef ?? '';
+      assert.notEqual(R2, R1);
+      await waitFor(
+        'commit 2 live',
+        async () =>
+          (await liveTag(client, ns, 'web')) === 'v2' &&
+          (await liveConfigMap(client, ns, 'cfg'))?.data?.v === '2',
+      );
+      const rb = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'RolledBack(commit 2)',
+        (r) => r.state === 'RolledBack',
+        60_000,
+      );
+      const ro = rb.status?.rollout;
+      assert.equal(ro?.renderRef, R2);
+      assert.equal(ro?.reason, 'DeadlineExceeded');
+      assert.ok(
+        Date.parse(ro?.finishedAt ?? '') >= deadlineOf(ro, D),
+        `rolled back before the deadline: ${JSON.stringify(ro)}`,
+      );
+      // R1's objects are live again, the ConfigMap included; the attempt names R1 with reason RolledBack
+      assert.equal(await liveTag(client, ns, 'web'), 'v1');
+      assert.equal((await liveConfigMap(client, ns, 'cfg'))?.data?.v, '1');
+      assert.equal(rb.status?.lastAttempted?.renderRef, R1);
+      assert.equal(rb.status?.lastAttempted?.reason, 'RolledBack');
+      assert.equal(rb.status?.lastSuccessful?.renderRef, R1);
+      assert.equal(rb.status?.lastHealthy?.renderRef, R1);
+      assert.equal(rb.status?.conditions?.find((c) => c.type === 'RolloutSucceeded')?.status, 'False');
+      assert.deepEqual(rb.status?.history, p2.status?.history, 'a rollback adds no history entry');
+
+      // Event and log line name from, to, the render refs and the reason
+      const evs = await events(client, ns, 'app');
+      const ev = evs.find((e) => e.reason === 'RolloutRolledBack');
+      assert.ok(ev, JSON.stringify(evs.map((e) => [e.reason, e.message])));
+      assert.match(
+        ev.message ?? '',
+        new RegExp(
+          `Progressing \\(${short(R2)}.*→ RolledBack \\(${short(R2)}.*reason DeadlineExceeded; last healthy render ${short(R1)}`,
+        ),
+      );
+      assert.ok(evs.some((e) => e.reason === 'RolloutSucceeded' && (e.message ?? '').includes(short(R1))));
+      assert.match(
+        env.manager.log(),
+        /"from":"Progressing","to":"RolledBack","fromRenderRef":"sha256:[0-9a-f]{64}","toRenderRef":"sha256:[0-9a-f]{64}","reason":"DeadlineExceeded"/,
+      );
+
+      // later reconciles hold R1 while the source still gives R2: a drifted ConfigMap is put back to R1's
+      await mergePatch(
+        client,
+        { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'cfg' },
+        { data: { v: 'drifted' } },
+      );
+      await waitFor(
+        'the hold re-applies R1',
+        async () => (await liveConfigMap(client, ns, 'cfg'))?.data?.v === '1',
+        { timeoutMs: 30_000 },
+      );
+      await reconcilesPass(3);
+      const held = await getRelease(client, ns, 'app');
+      assert.equal(held?.status?.currentRender?.renderRef, R2, 'the source still gives R2');
+      assert.deepEqual(held?.status?.rollout, ro, 'the rollout is held unchanged');
+      assert.equal(await liveTag(client, ns, 'web'), 'v1');
+
+      // a forced sync retries the RolledBack render once: Progressing with a new clock, R2 live, RolledBack again
+      const forceAt = new Date().toISOString();
+      await mergePatch(client, releaseRef(ns, 'app'), {
+        metadata: { annotations: { [ANNOTATION_FORCE_SYNC_AT]: forceAt } },
+      });
+      const retry = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'ForcedRetry',
+        (r) => r.state === 'Progressing' && r.reason === 'ForcedRetry' && r.startedAt !== undefined,
+      );
+      assert.equal(retry.status?.rollout?.renderRef, R2);
+      assert.ok(
+        Date.parse(retry.status?.rollout?.startedAt ?? '') >= Date.parse(ro?.finishedAt ?? ''),
+        'a new clock',
+      );
+      assert.equal(retry.status?.lastHandledForceSyncAt, forceAt);
+      await waitFor('R2 live again', async () => (await liveTag(client, ns, 'web')) === 'v2');
+      const rb2 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'RolledBack again',
+        (r) => r.state === 'RolledBack' && r.startedAt === retry.status?.rollout?.startedAt,
+        60_000,
+      );
+      assert.equal(await liveTag(client, ns, 'web'), 'v1');
+      await reconcilesPass(3);
+      const once = await getRelease(client, ns, 'app');
+      assert.deepEqual(once?.status?.rollout, rb2.status?.rollout, 'the forced sync was handled once');
+      assert.equal(await liveTag(client, ns, 'web'), 'v1');
+
+      // commit 3 (healthy) opens a new rollout → Succeeded
+      const sha3 = await repo.commit({
+        'app/web.yaml': deployment('web', 'v3', 'healthy'),
+        'app/cfg.yaml': cm('cfg', { v: '3' }),
+      });
+      const r3 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(commit 3)',
+        (r) => r.state === 'Succeeded' && r.revision === sha3,
+        60_000,
+      );
+      const R3 = r3.status?.rollout?.renderRef ?? '';
+      assert.equal(r3.status?.lastHealthy?.renderRef, R3);
+      assert.equal(await liveTag(client, ns, 'web'), 'v3');
+      assert.equal((await liveConfigMap(client, ns, 'cfg'))?.data?.v, '3');
+
+      assert.deepEqual(states(log.seen, { R1, R2, R3 }), [
+        'Progressing(R1)',
+        'Succeeded(R1)',
+        'Progressing(R2)',
+        'RolledBack(R2)',
+        'Progressing(R2)',
+        'RolledBack(R2)',
+        'Progressing(R3)',
+        'Succeeded(R3)',
+      ]);
+    } finally {
+      log.stop();
+      await repo.cleanup();
+    }
+  });
+
+  test('rollback: Never → Failed at the deadline, and R2 stays', async () => {
+    const { client } = env;
+    const ns = 'ro-never';
+    await namespace(client, ns);
+    const repo = await makeRepo('never');
+    try {
+      const sha1 = await repo.commit({
+        'app/web.yaml': deployment('web', 'v1', 'healthy'),
+        'app/cfg.yaml': cm('cfg', { v: '1' }),
+      });
+      await client.create(gitRelease(ns, 'app', repo, { failurePolicy: { deadline: D, rollback: 'Never' } }));
+      const r1 = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(commit 1)',
+        (r) => r.state === 'Succeeded' && r.revision === sha1,
+      );
+      const R1 = r1.status?.rollout?.renderRef;
+      const sha2 = await repo.commit({
+        'app/web.yaml': deployment('web', 'v2', 'never-ready'),
+        'app/cfg.yaml': cm('cfg', { v: '2' }),
+      });
+      const failed = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Failed(commit 2)',
+        (r) => r.state === 'Failed' && r.revision === sha2,
+        60_000,
+      );
+      const ro = failed.status?.rollout;
+      assert.equal(ro?.reason, 'DeadlineExceeded');
+      assert.match(ro?.message ?? '', /no rollback: failurePolicy.rollback is Never/);
+      assert.ok(Date.parse(ro?.finishedAt ?? '') >= deadlineOf(ro, D));
+      assert.equal(failed.status?.lastHealthy?.renderRef, R1, 'a failure does not clear lastHealthy');
+      assert.equal(failed.status?.lastSuccessful?.renderRef, ro?.renderRef);
+      await reconcilesPass(3);
+      const later = await getRelease(client, ns, 'app');
+      assert.deepEqual(later?.status?.rollout, ro);
+      assert.equal(await liveTag(client, ns, 'web'), 'v2', 'R2 stays');
+      assert.equal((await liveConfigMap(client, ns, 'cfg'))?.data?.v, '2');
+      assert.ok(
+        (await events(client, ns, 'app')).some(
+          (e) => e.reason === 'RolloutFailed' && /→ Failed/.test(e.message ?? ''),
+        ),
+      );
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  test('a revert to the last healthy render that then turns unhealthy → Failed, not rolled back to itself', async () => {
+    const { client } = env;
+    const ns = 'ro-revert';
+    await namespace(client, ns);
+    const repo = await makeRepo('revert');
+    try {
+      const good = {
+        'app/web.yaml': deployment('web', 'a', 'healthy'),
+        'app/cfg.yaml': cm('cfg', { v: 'a' }),
+      };
+      const shaA = await repo.commit(good);
+      await client.create(
+        gitRelease(ns, 'app', repo, {
+          healthAssessment: {
+            deadline: '3s',
+            globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } },
+            localRuleSetSelector: { matchLabels: { team: 'revert' } },
+          },
+        }),
+      );
+      const ra = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Succeeded(A)',
+        (r) => r.state === 'Succeeded' && r.revision === shaA,
+      );
+      const RA = ra.status?.rollout?.renderRef;
+      const shaB = await repo.commit({ 'app/web.yaml': deployment('web', 'b', 'never-ready') });
+      await waitForRollout(
+        client,
+        ns,
+        'app',
+        'RolledBack(B)',
+        (r) => r.state === 'RolledBack' && r.revision === shaB,
+        60_000,
+      );
+      assert.equal(await liveTag(client, ns, 'web'), 'a');
+
+      // A's render now fails a rule (a changed dependency, in effect); the source is reverted to A.
+      await client.create({
+        apiVersion: API_VERSION,
+        kind: 'HealthRuleSet',
+        metadata: { name: 'broken', namespace: ns, labels: { team: 'revert' } },
+        spec: { rules: [{ name: 'cfg-broken', match: { kinds: ['ConfigMap'] }, healthy: 'false' }] },
+      } as never);
+      const shaRevert = await repo.commit(good);
+      const p = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Progressing(revert)',
+        (r) => r.state === 'Progressing' && r.revision === shaRevert,
+      );
+      assert.equal(p.status?.rollout?.renderRef, RA, 'the revert gives the last healthy render again');
+      assert.equal(p.status?.lastHealthy?.renderRef, RA);
+      const failed = await waitForRollout(
+        client,
+        ns,
+        'app',
+        'Failed(revert)',
+        (r) => r.state === 'Failed',
+        60_000,
+      );
+      assert.equal(failed.status?.rollout?.renderRef, RA);
+      assert.match(
+        failed.status?.rollout?.message ?? '',
+        /no rollback: the last healthy render is this render/,
+      );
+      assert.equal(await liveTag(client, ns, 'web'), 'a');
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
