@@ -1,6 +1,7 @@
-// The only way convoy talks to a Kubernetes API: typed client-node APIs for built-in kinds, and a raw JSON
-// client (KubeClient) for any kind, which sends bodies exactly as given (no model serialization that could
-// drop unknown fields or turn integers into strings) and resolves kinds to resources through discovery.
+// The only way convoy talks to a Kubernetes API: a raw JSON client (KubeClient) for any kind, which sends
+// bodies exactly as given (no model serialization that could drop unknown fields or turn integers into
+// strings) over the shared keep-alive transport and resolves kinds to resources through discovery; and
+// typed client-node APIs for built-in kinds where a caller wants them.
 import {
   ApiextensionsV1Api,
   AppsV1Api,
@@ -8,13 +9,13 @@ import {
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
-  HttpMethod,
-  IsomorphicFetchHttpLibrary,
   type KubeConfig,
-  RequestContext,
 } from '@kubernetes/client-node';
 import type { ObjectHeader } from '../api/types.ts';
-import { fromResponse, type RequestInfo, toKubeError } from './errors.ts';
+import { fromResponse } from './errors.ts';
+import { KubeTransport, type RawRequest } from './transport.ts';
+
+export type { Method, RawRequest } from './transport.ts';
 
 export interface ApiClients {
   readonly core: CoreV1Api;
@@ -44,25 +45,6 @@ export interface ResourceInfo {
   /** plural resource name, e.g. "deployments" */
   readonly plural: string;
   readonly namespaced: boolean;
-}
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-export interface RawRequest {
-  readonly method: Method;
-  /** Absolute API path, e.g. /apis/apps/v1/namespaces/x/deployments/y */
-  readonly path: string;
-  readonly query?: Readonly<Record<string, string | undefined>>;
-  /** Sent as JSON text (JSON is valid YAML, so this also serves apply patches). */
-  readonly body?: unknown;
-  readonly contentType?:
-    | 'application/json'
-    | 'application/apply-patch+yaml'
-    | 'application/json-patch+json'
-    | 'application/merge-patch+json';
-  readonly signal?: AbortSignal;
-  /** Default application/json; e.g. the Table form kubectl asks for. */
-  readonly accept?: string;
 }
 
 /** Names an object for paths: apiVersion + kind, and namespace/name where they apply. */
@@ -107,39 +89,17 @@ interface DiscoveryList {
 
 export class KubeClient {
   readonly kubeConfig: KubeConfig;
-  readonly #http = new IsomorphicFetchHttpLibrary();
-  readonly #server: string;
+  readonly transport: KubeTransport;
   readonly #discovery = new Map<string, Promise<readonly ResourceInfo[]>>();
 
   constructor(kubeConfig: KubeConfig) {
-    const cluster = kubeConfig.getCurrentCluster();
-    if (cluster === null) throw new Error('kubeconfig has no current cluster');
     this.kubeConfig = kubeConfig;
-    this.#server = cluster.server.replace(/\/+$/, '');
+    this.transport = KubeTransport.for(kubeConfig);
   }
 
   /** Sends one request; returns the parsed JSON body, or throws KubeApiError. */
-  async request<T = unknown>(req: RawRequest): Promise<T> {
-    const url = new URL(this.#server + req.path);
-    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
-    const ctx = new RequestContext(url.toString(), HttpMethod[req.method]);
-    ctx.setHeaderParam('Accept', req.accept ?? 'application/json');
-    if (req.body !== undefined) {
-      ctx.setHeaderParam('Content-Type', req.contentType ?? 'application/json');
-      ctx.setBody(JSON.stringify(req.body));
-    }
-    if (req.signal !== undefined) ctx.setSignal(req.signal);
-    await this.kubeConfig.applySecurityAuthentication(ctx);
-    const info: RequestInfo = { method: req.method, path: req.path };
-    let response: Awaited<ReturnType<ReturnType<IsomorphicFetchHttpLibrary['send']>['toPromise']>>;
-    try {
-      response = await this.#http.send(ctx).toPromise();
-    } catch (err) {
-      throw toKubeError(err, info);
-    }
-    const text = await response.body.text();
-    if (response.httpStatusCode >= 300) throw fromResponse(response.httpStatusCode, text, info);
-    return (text === '' ? undefined : JSON.parse(text)) as T;
+  request<T = unknown>(req: RawRequest): Promise<T> {
+    return this.transport.request<T>(req);
   }
 
   /** Discovery for one apiVersion, cached; `refresh` forgets the cached answer first. */

@@ -6,6 +6,7 @@ import {
   describeCauses,
   fromResponse,
   isConflict,
+  isGone,
   isInvalid,
   isNotFound,
   KubeApiError,
@@ -71,4 +72,28 @@ test('toKubeError: client-node ApiException becomes KubeApiError; others pass th
   assert.ok(!isConflict(mapped));
   const other = new TypeError('fetch failed');
   assert.equal(toKubeError(other), other);
+});
+
+test('isGone: only a 410, whatever the reason says', () => {
+  const expired = {
+    kind: 'Status',
+    code: 410,
+    reason: 'Expired',
+    message: 'too old resource version: 5 (9)',
+  };
+  const rows: ReadonlyArray<readonly [string, unknown, boolean]> = [
+    ['410 Expired from a watch ERROR event', fromResponse(410, expired, undefined, 'watch-event'), true],
+    ['410 as an HTTP answer', fromResponse(410, JSON.stringify(expired)), true],
+    ['410 with no body', fromResponse(410, ''), true],
+    ['reason Expired on another code', fromResponse(500, { reason: 'Expired', message: 'x' }), false],
+    ['reason Gone on another code', fromResponse(404, { reason: 'Gone', message: 'x' }), false],
+    ['a network error', Object.assign(new Error('reset'), { code: 'ECONNRESET' }), false],
+    ['a plain object with code 410', { code: 410, reason: 'Expired' }, false],
+  ];
+  for (const [what, err, want] of rows) assert.equal(isGone(err), want, what);
+});
+
+test('fromResponse keeps where the Status came from', () => {
+  assert.equal(fromResponse(410, '').origin, 'response');
+  assert.equal(fromResponse(410, { code: 410 }, undefined, 'watch-event').origin, 'watch-event');
 });

@@ -37,6 +37,9 @@ export interface RequestInfo {
   readonly path: string;
 }
 
+/** Where the Status came from: an HTTP answer, or an ERROR event inside a 200 watch stream. */
+export type ErrorOrigin = 'response' | 'watch-event';
+
 export class KubeApiError extends Error {
   override readonly name = 'KubeApiError';
   readonly code: number;
@@ -46,6 +49,7 @@ export class KubeApiError extends Error {
   readonly causes: readonly StatusCause[];
   readonly request: RequestInfo | undefined;
   readonly details: { readonly name?: string; readonly group?: string; readonly kind?: string };
+  readonly origin: ErrorOrigin;
   constructor(
     code: number,
     reason: StatusReason,
@@ -53,6 +57,7 @@ export class KubeApiError extends Error {
     causes: readonly StatusCause[],
     request: RequestInfo | undefined,
     details: { readonly name?: string; readonly group?: string; readonly kind?: string } = {},
+    origin: ErrorOrigin = 'response',
   ) {
     super(request === undefined ? apiMessage : `${request.method} ${request.path}: ${apiMessage}`);
     this.code = code;
@@ -61,6 +66,7 @@ export class KubeApiError extends Error {
     this.causes = causes;
     this.request = request;
     this.details = details;
+    this.origin = origin;
   }
 }
 
@@ -103,7 +109,12 @@ function parseBody(body: unknown): StatusBody | undefined {
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** Builds a KubeApiError from an HTTP code and a response body (a metav1.Status as JSON or text). */
-export function fromResponse(code: number, body: unknown, request?: RequestInfo): KubeApiError {
+export function fromResponse(
+  code: number,
+  body: unknown,
+  request?: RequestInfo,
+  origin: ErrorOrigin = 'response',
+): KubeApiError {
   const status = parseBody(body);
   const reason = str(status?.reason) ?? REASON_BY_CODE[code] ?? 'Unknown';
   const rawText = typeof body === 'string' ? body.trim().slice(0, 2048) : '';
@@ -118,7 +129,7 @@ export function fromResponse(code: number, body: unknown, request?: RequestInfo)
     group: str(status?.details?.group),
     kind: str(status?.details?.kind),
   };
-  return new KubeApiError(code, reason, message, causes, request, details);
+  return new KubeApiError(code, reason, message, causes, request, details, origin);
 }
 
 /** Any error from a typed client-node API, our raw client, or the network, as a KubeApiError or as is. */
@@ -135,6 +146,8 @@ export const isNotFound = (err: unknown): boolean => isKubeError(err) && err.cod
 export const isConflict = (err: unknown): boolean => isKubeError(err) && err.code === 409;
 export const isAlreadyExists = (err: unknown): boolean => isKubeError(err, 'AlreadyExists');
 export const isInvalid = (err: unknown): boolean => isKubeError(err) && err.code === 422;
+/** 410: the resourceVersion (or continue token) asked for is older than the server keeps. */
+export const isGone = (err: unknown): err is KubeApiError => isKubeError(err) && err.code === 410;
 
 /** "field: message" of every cause, for a condition message. */
 export function describeCauses(err: KubeApiError): string {

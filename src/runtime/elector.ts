@@ -6,10 +6,11 @@
 // can expire for others (renewDeadline < duration). stop() releases held leases so a
 // graceful shutdown hands shards over at once; a crash hands them over after the duration.
 import type { Logger } from 'pino';
+import { isConflict, isNotFound } from '../kube/errors.ts';
 import { type Clock, realClock, type TimerHandle } from './clock.ts';
 import { decideLease, isLeaseLive, type Lease, type LeaseSpec, releasedSpec } from './lease.ts';
 import { fnv1a32 } from './shard.ts';
-import { ApiError, type Transport } from './transport.ts';
+import type { Transport } from './transport.ts';
 
 /** Whether this replica owns a shard now. The shard gate of the seeds. */
 export interface ShardGate {
@@ -44,7 +45,7 @@ export async function readLease(t: Transport, namespace: string, name: string): 
   try {
     return await t.request<Lease>('GET', leasePath(namespace, name));
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404) return undefined;
+    if (isNotFound(e)) return undefined;
     throw e;
   }
 }
@@ -124,7 +125,7 @@ export class ShardElector implements ShardGate {
         await this.#tryShard(s);
       } catch (e) {
         // 409: another candidate wrote first (a lost race, not a failure).
-        const level = e instanceof ApiError && e.status === 409 ? 'debug' : 'warn';
+        const level = isConflict(e) ? 'debug' : 'warn';
         this.#o.log?.[level](
           { shard: s, lease: this.#o.leaseName(s), err: String(e) },
           'lease attempt failed',

@@ -107,7 +107,7 @@ export class Harness {
         log: this.log.child({ component: 'informer', resource }),
         hooks: {
           onError: () => this.metrics.informerErrors.inc({ resource }),
-          onRelist: (reason) => this.metrics.informerRelists.inc({ resource, reason }),
+          onRelist: (r) => this.metrics.informerRelists.inc({ resource, reason: r.cause }),
         },
       });
       this.#informers.set(id, inf);

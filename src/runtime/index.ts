@@ -6,12 +6,18 @@ export { Controller, type ControllerSpec, type ReconcileContext, type SecondaryW
 export { leaseLive, readLease, ShardElector, type ShardGate } from './elector.ts';
 export * from './filters.ts';
 export { Harness, type HarnessOptions, type ShardOptions } from './harness.ts';
-export { type EventHandlers, Informer, type InformerOptions } from './informer.ts';
+export {
+  type EventHandlers,
+  Informer,
+  type InformerHooks,
+  type InformerOptions,
+  type Relist,
+} from './informer.ts';
 export { exponentialBackoff, jittered, type Random } from './jitter.ts';
 export { decideLease, isLeaseLive, type Lease, type LeaseSpec, microTime } from './lease.ts';
 export { forKey, type Logger, newLogger } from './log.ts';
 export { type HarnessMetrics, newMetrics } from './metrics.ts';
 export { type QueueOptions, WorkQueue } from './queue.ts';
 export { controllerLeaseName, fnv1a32, observerLeaseName, type ShardSubject, shardOf } from './shard.ts';
-export { ApiError, isGone, Transport } from './transport.ts';
+export { ApiError, isGone, Transport, type WatchEvent } from './transport.ts';
 export { assertNever, type Reconcile, type ReconcileResult, settle, WorkerPool } from './workers.ts';

@@ -5,6 +5,7 @@
 // result against the cache, so changes made while it was away become add/update/delete events.
 // A periodic resync re-delivers every cached object as update(obj, obj).
 import type { Logger } from 'pino';
+import type { ErrorOrigin } from '../kube/errors.ts';
 import { Cache, type CacheReader, keyOf } from './cache.ts';
 import { type Clock, realClock, type TimerHandle } from './clock.ts';
 import type { KubeObject } from './filters.ts';
@@ -38,9 +39,27 @@ export type InformerOptions = {
   readonly hooks?: InformerHooks;
 };
 
+/** Why a full LIST is made: the first one, or a 410 on the version (or continue token) asked for. */
+export type Relist =
+  | { readonly cause: 'start' }
+  | {
+      readonly cause: 'gone';
+      /** The HTTP status, or the code of the watch ERROR event: 410. */
+      readonly status: number;
+      /** An HTTP answer, or an ERROR event inside a 200 watch stream. */
+      readonly origin: ErrorOrigin;
+      /** The Status reason, e.g. Expired. */
+      readonly reason: string;
+      /** Which request got the 410. */
+      readonly request: 'list' | 'watch';
+      /** The resourceVersion that request resumed from (undefined for a LIST). */
+      readonly resourceVersion: string | undefined;
+    };
+
 export type InformerHooks = {
   readonly onError?: (error: unknown) => void;
-  readonly onRelist?: (reason: 'start' | 'gone') => void;
+  /** Called before every full LIST, with its cause. */
+  readonly onRelist?: (relist: Relist) => void;
 };
 
 type ListResult = { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
@@ -111,17 +130,21 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   async #run(): Promise<void> {
-    let needList = true;
+    let relist: Relist | undefined = { cause: 'start' };
     let failures = 0;
     const log = this.#opts.log;
     while (!this.#stop.signal.aborted) {
+      let request: 'list' | 'watch' = 'list';
+      let from: string | undefined;
       try {
-        if (needList) {
-          await this.#list();
-          needList = false;
+        if (relist !== undefined) {
+          await this.#list(relist);
+          relist = undefined;
           failures = 0;
           this.#markSynced();
         }
+        request = 'watch';
+        from = this.#resourceVersion;
         await this.#watch(() => {
           failures = 0;
         });
@@ -130,12 +153,15 @@ export class Informer<T extends KubeObject = KubeObject> {
         this.#opts.hooks?.onError?.(e);
         if (isGone(e)) {
           // The version we resume from is gone: only a fresh LIST can catch up.
-          log?.info(
-            { path: this.#opts.path, rv: this.#resourceVersion },
-            'resource version expired, relisting',
-          );
-          this.#opts.hooks?.onRelist?.('gone');
-          needList = true;
+          relist = {
+            cause: 'gone',
+            status: e.code,
+            origin: e.origin,
+            reason: e.reason,
+            request,
+            resourceVersion: from,
+          };
+          log?.info({ path: this.#opts.path, ...relist }, 'resource version expired, relisting');
           continue;
         }
         failures++;
@@ -153,8 +179,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  async #list(): Promise<void> {
-    this.#opts.hooks?.onRelist?.('start');
+  async #list(cause: Relist): Promise<void> {
+    this.#opts.hooks?.onRelist?.(cause);
     const items: T[] = [];
     let cont: string | undefined;
     let rv: string | undefined;

@@ -58,7 +58,7 @@ export function newMetrics(): HarnessMetrics {
     }),
     informerRelists: new Counter({
       name: 'convoy_informer_relists_total',
-      help: 'Full LISTs, by reason (start, gone = 410)',
+      help: 'Full LIST attempts, by cause (start; gone = a 410 on the version resumed from)',
       labelNames: ['resource', 'reason'],
       registers,
     }),

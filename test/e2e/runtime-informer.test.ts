@@ -1,11 +1,13 @@
 // The harness's informer against the real control plane: it delivers add/update/delete with
 // an indexed cache, survives a restart of the kube-apiserver process (changes written while
-// the apiserver was down are seen after it returns), relists when its resourceVersion is gone
-// (410), and re-delivers cached objects on resync.
+// the apiserver was down are seen after it returns), relists when the watch it resumes gets a
+// real 410 (a restarted apiserver's watch cache starts at etcd's current revision, so every
+// pre-restart resourceVersion is too old), and re-delivers cached objects on resync.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { Informer } from '../../src/runtime/informer.ts';
+import { KubeApiError } from '../../src/kube/errors.ts';
+import { Informer, type Relist } from '../../src/runtime/informer.ts';
 import { Transport } from '../../src/runtime/transport.ts';
 import { type ControlPlane, isAlive, startControlPlane } from '../../src/testenv/index.ts';
 import { waitFor } from '../support/wait.ts';
@@ -43,13 +45,6 @@ class Etcd {
   del(key: string): Promise<unknown> {
     return this.#call('/v3/kv/deleterange', { key: b64(key) });
   }
-  async revision(): Promise<string> {
-    const r = await this.#call<{ header: { revision: string } }>('/v3/kv/range', { key: b64('/') });
-    return r.header.revision;
-  }
-  compact(revision: string): Promise<unknown> {
-    return this.#call('/v3/kv/compaction', { revision, physical: true });
-  }
 }
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -60,7 +55,8 @@ describe('runtime informer on the real apiserver', () => {
   let t: Transport;
   let etcd: Etcd;
   let inf: Informer<CM>;
-  let relists: Array<'start' | 'gone'>;
+  /** Every relist with how many events had been delivered when it began. */
+  let relists: Array<{ relist: Relist; seenBefore: number }>;
   let errors: number;
   const seen: Seen[] = [];
 
@@ -120,7 +116,10 @@ describe('runtime informer on the real apiserver', () => {
       log: process.env.RUNTIME_TEST_LOG
         ? pino({ level: 'debug' }, pino.destination({ dest: process.env.RUNTIME_TEST_LOG, sync: true }))
         : pino({ level: 'silent' }),
-      hooks: { onRelist: (r) => relists.push(r), onError: () => errors++ },
+      hooks: {
+        onRelist: (relist) => relists.push({ relist, seenBefore: seen.length }),
+        onError: () => errors++,
+      },
     });
     inf.addIndex('color', (o) => (o.data?.color ? [o.data.color] : []));
     inf.addHandlers({
@@ -189,19 +188,74 @@ describe('runtime informer on the real apiserver', () => {
     await waitFor('cache equals a fresh LIST', cacheMatchesServer);
   });
 
-  it('relists on 410 Gone when the resourceVersion it resumes from was compacted away', async () => {
-    const gonesBefore = relists.filter((r) => r === 'gone').length;
-    await restartWith(async () => {
-      await etcd.put(
-        `/registry/configmaps/${NS}/made-before-compaction`,
-        cm('made-before-compaction', { v: 'c' }, { app: 'test' }),
-      );
-      await etcd.compact(await etcd.revision());
-    });
-    await sawEvent('add', 'made-before-compaction');
-    const gones = relists.filter((r) => r === 'gone').length;
-    assert.ok(gones > gonesBefore, `no relist after 410 (relists: ${relists.join(',')})`);
+  it('relists after a real 410 on the watch resumed from a pre-restart resourceVersion', async () => {
+    const key = (n: string) => `/registry/configmaps/${NS}/${n}`;
+    for (const n of ['gone-keep', 'gone-upd', 'gone-del'])
+      await t.request('POST', cmPath(), cm(n, { v: '1' }, { app: 'test' }));
     await waitFor('cache equals a fresh LIST', cacheMatchesServer);
+    const relistsBefore = relists.length;
+    let staleRv: string | undefined;
+    await restartWith(async () => {
+      // The old process has exited: nothing can move the informer's version any more.
+      staleRv = inf.lastResourceVersion();
+      await etcd.put(key('gone-new'), cm('gone-new', { v: 'down' }, { app: 'test' }));
+      await etcd.put(key('gone-upd'), cm('gone-upd', { v: 'down' }, { app: 'test' }));
+      await etcd.del(key('gone-del'));
+    });
+    assert.ok(staleRv, 'informer had no resourceVersion');
+
+    // The server itself: a watch resumed from that version is answered with a 410 ERROR event.
+    const direct = await t
+      .watch(
+        `${cmPath()}?watch=1&timeoutSeconds=5&resourceVersion=${staleRv}`,
+        () => {},
+        AbortSignal.timeout(30_000),
+        30_000,
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    assert.ok(direct instanceof KubeApiError, `watch from ${staleRv} was not refused: ${String(direct)}`);
+    assert.equal(direct.code, 410);
+    assert.equal(direct.origin, 'watch-event');
+
+    // The informer got that 410 on its resumed watch and relisted because of it.
+    const gone = await waitFor('a relist caused by 410', async () =>
+      relists.slice(relistsBefore).find((r) => r.relist.cause === 'gone'),
+    );
+    assert.deepEqual(
+      relists.slice(relistsBefore).map((r) => r.relist.cause),
+      ['gone'],
+      'the only relist after the restart is the one for the 410',
+    );
+    assert.deepEqual(gone.relist, {
+      cause: 'gone',
+      status: 410,
+      origin: 'watch-event',
+      reason: 'Expired',
+      request: 'watch',
+      resourceVersion: staleRv,
+    });
+
+    // Every change made while it was away is delivered by that relist, and nothing else is deleted.
+    await waitFor('cache equals a fresh LIST', cacheMatchesServer);
+    const after = seen.slice(gone.seenBefore);
+    const one = (kind: Seen['kind'], name: string) => after.filter((s) => s.kind === kind && s.name === name);
+    assert.equal(one('add', 'gone-new').length, 1, 'add of gone-new');
+    assert.equal(one('add', 'gone-new')[0]?.data?.v, 'down');
+    assert.equal(one('update', 'gone-upd').length, 1, 'update of gone-upd');
+    assert.equal(one('update', 'gone-upd')[0]?.data?.v, 'down');
+    assert.equal(one('delete', 'gone-del').length, 1, 'delete of gone-del');
+    const live = await liveRvs();
+    const spurious = after.filter((s) => s.kind === 'delete' && live.has(s.name)).map((s) => s.name);
+    assert.deepEqual(spurious, [], 'deletes delivered for objects that still exist');
+    assert.deepEqual(
+      after.filter((s) => s.kind === 'update' && s.name === 'gone-keep'),
+      [],
+      'an unchanged object is not re-delivered by the relist',
+    );
+    assert.ok(inf.cache.get(`${NS}/gone-keep`));
   });
 
   it('resync re-delivers every cached object as update(obj, obj)', async () => {

@@ -1,0 +1,284 @@
+// The one HTTP transport to a Kubernetes API server: JSON requests and watch streams over node:https
+// with a keep-alive Agent shared by every client of the same TLS identity, so the connections of the
+// KubeClient, the informers and the lease elector are reused instead of opened per request.
+// Authentication comes from KubeConfig.applyToHTTPSOptions on every request (bearer token, client
+// certificate, exec/OIDC providers, Impersonate-User); bodies are sent and read as plain JSON (no
+// model serialization that could drop unknown fields or turn timestamps into Dates).
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { createInterface } from 'node:readline';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { fromResponse, type KubeApiError, type RequestInfo } from './errors.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RawRequest {
+  readonly method: Method;
+  /** Absolute API path, e.g. /apis/apps/v1/namespaces/x/deployments/y (may carry a query string). */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  /** Sent as JSON text (JSON is valid YAML, so this also serves apply patches). */
+  readonly body?: unknown;
+  readonly contentType?:
+    | 'application/json'
+    | 'application/apply-patch+yaml'
+    | 'application/json-patch+json'
+    | 'application/merge-patch+json';
+  readonly signal?: AbortSignal;
+  /** Default application/json; e.g. the Table form kubectl asks for. */
+  readonly accept?: string;
+}
+
+export type WatchEvent = {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  readonly object: Record<string, unknown>;
+};
+
+export interface WatchRequest {
+  /** Collection path with the watch query, e.g. /api/v1/configmaps?watch=1&resourceVersion=5. */
+  readonly path: string;
+  readonly signal: AbortSignal;
+  /** Abort a stream that sent nothing for this long (a half-open connection). */
+  readonly idleMs: number;
+}
+
+/** Process-wide counts of what went over the wire (all transports): for benches and diagnostics. */
+export interface TransportStats {
+  readonly requests: Readonly<Record<string, number>>;
+  readonly watches: number;
+  /** New TCP/TLS connections; requests minus this is how many reused a pooled connection. */
+  readonly connections: number;
+}
+
+const stats = { requests: {} as Record<string, number>, watches: 0, connections: 0 };
+
+export function transportStats(): TransportStats {
+  return { requests: { ...stats.requests }, watches: stats.watches, connections: stats.connections };
+}
+
+// Agents by TLS identity (server, CA, client certificate, verification). Tokens and impersonation
+// are per-request headers, so clients that differ only there (impersonating copies of one
+// KubeConfig) share connections; a different client certificate never does.
+const agents = new Map<string, http.Agent>();
+
+function agentFor(url: URL, opts: https.RequestOptions): http.Agent {
+  const secure = url.protocol === 'https:';
+  const tls = secure
+    ? {
+        ca: opts.ca,
+        cert: opts.cert,
+        key: opts.key,
+        rejectUnauthorized: opts.rejectUnauthorized,
+        servername: opts.servername,
+      }
+    : {};
+  const key = createHash('sha256')
+    .update(url.origin)
+    .update(JSON.stringify(tls, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : v)))
+    .digest('hex');
+  let agent = agents.get(key);
+  if (agent === undefined) {
+    // timeout closes pooled sockets idle this long, before the apiserver's own idle close (90 s)
+    // can race a request onto a dying socket; in-flight requests and watches are not affected.
+    const common = { keepAlive: true, keepAliveMsecs: 30_000, timeout: 60_000, scheduling: 'lifo' as const };
+    agent = secure ? new https.Agent({ ...common, ...tls }) : new http.Agent(common);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+/** A pooled socket the server had already closed: the request never reached it, so it is sent again. */
+class StaleSocket extends Error {
+  override readonly cause: unknown;
+  constructor(cause: unknown) {
+    super('pooled connection was closed by the server');
+    this.cause = cause;
+  }
+}
+
+const byConfig = new WeakMap<KubeConfig, KubeTransport>();
+
+export class KubeTransport {
+  readonly kubeConfig: KubeConfig;
+
+  /** The transport of a KubeConfig (one per KubeConfig object; agents are shared by TLS identity). */
+  static for(kc: KubeConfig): KubeTransport {
+    let t = byConfig.get(kc);
+    if (t === undefined) {
+      t = new KubeTransport(kc);
+      byConfig.set(kc, t);
+    }
+    return t;
+  }
+
+  constructor(kc: KubeConfig) {
+    if (kc.getCurrentCluster() === null) throw new Error('kubeconfig has no current cluster');
+    this.kubeConfig = kc;
+  }
+
+  // Read per request, as applyToHTTPSOptions reads the credentials: a KubeConfig whose current
+  // context changes is followed, not half-followed.
+  #url(path: string, query?: Readonly<Record<string, string | undefined>>): URL {
+    const cluster = this.kubeConfig.getCurrentCluster();
+    if (cluster === null) throw new Error('kubeconfig has no current cluster');
+    const url = new URL(cluster.server.replace(/\/+$/, '') + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    return url;
+  }
+
+  async #options(method: string, url: URL, headers: http.OutgoingHttpHeaders): Promise<https.RequestOptions> {
+    const opts: https.RequestOptions = { method, headers: { ...headers } };
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    // A proxy needs client-node's proxy agent; otherwise our pooled one.
+    if (this.kubeConfig.getCurrentCluster()?.proxyUrl === undefined) opts.agent = agentFor(url, opts);
+    return opts;
+  }
+
+  /** Sends one request; returns the parsed JSON body (undefined when empty), or throws KubeApiError. */
+  async request<T = unknown>(req: RawRequest): Promise<T> {
+    const url = this.#url(req.path, req.query);
+    const info: RequestInfo = { method: req.method, path: req.path };
+    const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
+    const headers: http.OutgoingHttpHeaders = { accept: req.accept ?? 'application/json' };
+    if (payload !== undefined) {
+      headers['content-type'] = req.contentType ?? 'application/json';
+      headers['content-length'] = payload.length;
+    }
+    const opts = await this.#options(req.method, url, headers);
+    if (req.signal !== undefined) opts.signal = req.signal;
+    stats.requests[req.method] = (stats.requests[req.method] ?? 0) + 1;
+    let answer: { status: number; text: string };
+    try {
+      answer = await exchange(url, opts, payload);
+    } catch (e) {
+      if (!(e instanceof StaleSocket)) throw e;
+      answer = await exchange(url, opts, payload).catch((again: unknown) => {
+        throw again instanceof StaleSocket ? again.cause : again;
+      });
+    }
+    if (answer.status < 200 || answer.status >= 300) throw fromResponse(answer.status, answer.text, info);
+    return (answer.text === '' ? undefined : JSON.parse(answer.text)) as T;
+  }
+
+  /**
+   * Streams a watch until the server ends it (resolves) or it fails (rejects). A non-200 answer
+   * rejects with a KubeApiError (origin 'response'); an ERROR event rejects with the Status it
+   * carries (origin 'watch-event'; 410 Expired for a version the server no longer has).
+   */
+  async watch(req: WatchRequest, onEvent: (e: WatchEvent) => void): Promise<void> {
+    const url = this.#url(req.path);
+    const info: RequestInfo = { method: 'GET', path: req.path };
+    const opts = await this.#options('GET', url, { accept: 'application/json' });
+    const { signal, idleMs } = req;
+    // A stop that came before the listener exists would otherwise leave the stream running.
+    signal.throwIfAborted();
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    opts.signal = ac.signal;
+    stats.watches++;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let idle: NodeJS.Timeout | undefined;
+        let settled = false;
+        const arm = () => {
+          clearTimeout(idle);
+          idle = setTimeout(() => ac.abort(new Error(`watch idle for ${idleMs} ms`)), idleMs);
+        };
+        // An abort carries its cause (ERROR event, idle, stop) as the reason: report that, not the
+        // socket error the abort produced.
+        const finish = (err?: unknown) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(idle);
+          if (ac.signal.aborted) reject(ac.signal.reason);
+          else if (err !== undefined) reject(err);
+          else resolve();
+        };
+        ac.signal.addEventListener('abort', () => finish(), { once: true });
+        arm();
+        const r = send(url, opts, (res) => {
+          const status = res.statusCode ?? 0;
+          if (status !== 200) {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => finish(fromResponse(status, Buffer.concat(chunks).toString('utf8'), info)));
+            res.on('error', finish);
+            return;
+          }
+          res.on('data', arm);
+          res.on('error', finish);
+          // 'close' also fires after an abort; the aborted case is reported by 'error' first.
+          res.on('close', () => finish(res.complete ? undefined : new Error('watch stream closed early')));
+          const lines = createInterface({ input: res, crlfDelay: Infinity });
+          // readline re-emits input errors; res's own handler already reports them.
+          lines.on('error', () => {});
+          lines.on('line', (line) => {
+            if (line.trim() === '') return;
+            let ev: WatchEvent;
+            try {
+              ev = JSON.parse(line) as WatchEvent;
+            } catch {
+              ac.abort(new Error('watch sent invalid JSON'));
+              return;
+            }
+            if (ev.type === 'ERROR') {
+              ac.abort(watchEventError(ev.object, info));
+              return;
+            }
+            onEvent(ev);
+          });
+        });
+        r.on('error', finish);
+        r.end();
+      });
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      ac.abort();
+    }
+  }
+}
+
+/** The Status of a watch ERROR event as a KubeApiError. */
+export function watchEventError(status: Record<string, unknown>, request?: RequestInfo): KubeApiError {
+  const code = typeof status.code === 'number' ? status.code : 500;
+  return fromResponse(code, status, request, 'watch-event');
+}
+
+function send(
+  url: URL,
+  opts: https.RequestOptions,
+  onResponse: (res: http.IncomingMessage) => void,
+): http.ClientRequest {
+  const r = (url.protocol === 'https:' ? https : http).request(url, opts, onResponse);
+  r.on('socket', () => {
+    if (!r.reusedSocket) stats.connections++;
+  });
+  return r;
+}
+
+/** One request/response; a reset of a reused socket before any answer rejects with StaleSocket. */
+function exchange(
+  url: URL,
+  opts: https.RequestOptions,
+  payload: Buffer | undefined,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const r = send(url, opts, (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+    });
+    r.on('error', (e: NodeJS.ErrnoException) => {
+      const stale = !answered && r.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE');
+      reject(stale ? new StaleSocket(e) : e);
+    });
+    r.end(payload);
+  });
+}
