@@ -1,48 +1,286 @@
-// `convoy dev`: a local control plane with simulated nodes for trying convoy out. It runs
-// until Ctrl-C and then stops every process it started.
+// `convoy dev`, the first thing a new user runs: a local control plane with simulated nodes, convoy's
+// CRDs and default rules, controller-manager and observer as child processes, and an example app rolled
+// out from a local git repository, shown live; then what to try next. It runs until Ctrl-C and then
+// stops every process it started and removes every directory it made.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { parseArgs } from 'node:util';
+import { API_VERSION } from '../api/constants.ts';
+import type { Release, ReleaseInventory } from '../api/types.ts';
+import { KubeClient } from '../kube/client.ts';
 import { ensureBinaries } from '../testenv/build.ts';
-import { startControlPlane } from '../testenv/index.ts';
+import { type ControlPlane, startControlPlane } from '../testenv/index.ts';
+import {
+  BROKEN_PATCH,
+  breakCommand,
+  EXAMPLE_APP,
+  exampleRelease,
+  git,
+  initExampleRepo,
+} from './dev-example.ts';
+import { installConvoy } from './dev-install.ts';
+import { type ConvoyProcess, startConvoyProcess } from './dev-processes.ts';
+import { outcome, progress, progressLine } from './watch-view.ts';
 
 export interface DevOptions {
   readonly nodes: number;
   readonly out: NodeJS.WritableStream;
+  /** Create and follow the example Release (default true; `--no-example` turns it off). */
+  readonly example?: boolean;
+}
+
+const LEASE_NAMESPACE = 'convoy-system';
+const RELEASE_NAMESPACE = 'default';
+const POLL_MS = 1000;
+
+/** `convoy dev [--nodes N] [--no-example]`; returns the exit code. */
+export async function devMain(
+  argv: readonly string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+) {
+  let values: { nodes: string; example: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { nodes: { type: 'string', default: '3' }, example: { type: 'boolean', default: true } },
+      allowNegative: true,
+    }));
+  } catch (e) {
+    err.write(`convoy dev: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const nodes = Number.parseInt(values.nodes, 10);
+  if (!Number.isInteger(nodes) || nodes < 1 || String(nodes) !== values.nodes) {
+    err.write(`convoy dev: --nodes must be a positive integer, got "${values.nodes}"\n`);
+    return 2;
+  }
+  await runDev({ nodes, out, example: values.example });
+  return 0;
+}
+
+/** The PEM of the certificate a TLS server presents (self-signed: it is its own CA). */
+function servingCertPem(url: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), rejectUnauthorized: false }, () => {
+      const raw = socket.getPeerCertificate().raw;
+      socket.destroy();
+      const b64 = (raw.toString('base64').match(/.{1,64}/g) ?? []).join('\n');
+      resolve(`-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`);
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 export async function runDev(opts: DevOptions): Promise<void> {
   const { out } = opts;
-  out.write(`convoy dev: starting a local control plane with ${opts.nodes} simulated nodes …\n`);
-  const bin = await ensureBinaries({ log: (line) => out.write(`${line}\n`) });
-  const cp = await startControlPlane({ workloads: true, nodes: opts.nodes });
-  const kubectl = join(bin, 'kubectl');
-  out.write(
-    [
-      '',
-      'convoy dev: the local control plane is up.',
-      `  kubeconfig: ${cp.kubeconfigPath}`,
-      '',
-      'Try it:',
+  const say = (line: string) => out.write(`${line}\n`);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // The control plane's child processes are unref'd (tests must be able to exit); this timer keeps
+  // `convoy dev` alive until the user stops it.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  let cp: ControlPlane | undefined;
+  let dir: string | undefined;
+  const procs: ConvoyProcess[] = [];
+  try {
+    say(`convoy dev: starting a local control plane with ${opts.nodes} simulated nodes …`);
+    const bin = await ensureBinaries({ log: say });
+    cp = await startControlPlane({ workloads: true, nodes: opts.nodes });
+    dir = await mkdtemp(join(tmpdir(), 'convoy-dev-'));
+    say(`convoy dev: dev dir ${dir}`);
+    say(`convoy dev: control plane up in ${cp.dir}`);
+    for (const p of cp.processes()) say(`convoy dev: started ${p.name} (pid ${p.pid})`);
+    if (stop.signal.aborted) return;
+
+    const admin = new KubeClient(cp.kubeConfig);
+    await installConvoy(admin, LEASE_NAMESPACE);
+    say('convoy dev: installed the CRDs (deploy/crds) and the default health rules');
+    const logs = join(dir, 'logs');
+    await mkdir(logs);
+    const common = [
+      '--kubeconfig',
+      cp.kubeconfigPath,
+      '--metrics-port',
+      '0',
+      '--lease-namespace',
+      LEASE_NAMESPACE,
+    ];
+    const start = async (name: string, script: string, args: string[], readyText: string) => {
+      const logPath = join(logs, `${name}.log`);
+      const p = await startConvoyProcess({ name, script, args, readyText, logPath });
+      procs.push(p);
+      say(`convoy dev: started convoy ${name} (pid ${p.pid}, log ${logPath})`);
+      return p;
+    };
+    // The HTTP API on a free loopback port with a self-signed certificate; the observer sends its
+    // wake-ups (POST /sync) there directly, trusting exactly that certificate.
+    const manager = await start(
+      'controller-manager',
+      'src/cmd/controller-manager.ts',
+      [
+        ...common,
+        '--git-cache-dir',
+        join(dir, 'git-cache'),
+        '--allow-file-urls',
+        '--identity',
+        'dev',
+        '--api-bind-address',
+        '127.0.0.1:0',
+        '--api-dev-self-signed',
+        '--api-requestheader-from-cluster=false',
+      ],
+      'convoy-controller-manager ready',
+    );
+    const apiUrl = /"apiUrl":"(https:\/\/[^"]+)"/.exec(manager.readyLog)?.[1];
+    if (apiUrl === undefined) throw new Error(`controller-manager logged no apiUrl (${manager.logPath})`);
+    const caFile = join(dir, 'api-ca.pem');
+    await writeFile(caFile, await servingCertPem(apiUrl));
+    if (stop.signal.aborted) return;
+    await start(
+      'observer',
+      'src/cmd/observer.ts',
+      [...common, '--identity', 'dev', '--sync-api-url', apiUrl, '--sync-api-ca-file', caFile],
+      'convoy-observer ready',
+    );
+
+    const kubectl = join(bin, 'kubectl');
+    const env = [
       `  export KUBECONFIG=${cp.kubeconfigPath}`,
       `  alias kubectl=${kubectl}   # a kubectl of the same version, built with the control plane`,
-      '  kubectl get nodes',
-      '  kubectl create deployment web --image=nginx --replicas=3 && kubectl rollout status deployment/web',
-      '',
-      'Press Ctrl-C to stop everything.',
-      '',
-    ].join('\n'),
-  );
-  await new Promise<void>((resolve) => {
-    // The control plane's child processes are unref'd (tests must be able to exit); this
-    // timer keeps `convoy dev` alive until the user stops it.
-    const keepAlive = setInterval(() => {}, 1 << 30);
-    const stop = () => {
-      clearInterval(keepAlive);
-      resolve();
+    ];
+    if (opts.example === false) {
+      say(
+        [
+          '',
+          'convoy dev: the local control plane is up, with convoy running in it.',
+          '',
+          'Try it:',
+          ...env,
+          '  kubectl get nodes',
+          `  kubectl apply -f examples/resources/release-inline.yaml && kubectl get releases -w`,
+          '',
+          `Logs: tail -f ${logs}/*.log`,
+          'Press Ctrl-C to stop everything.',
+          '',
+        ].join('\n'),
+      );
+      await new Promise((resolve) => {
+        if (stop.signal.aborted) resolve(undefined);
+        stop.signal.addEventListener('abort', resolve, { once: true });
+      });
+      return;
+    }
+
+    const repo = join(dir, EXAMPLE_APP);
+    const url = await initExampleRepo(repo);
+    const commit = (await git(repo, 'rev-parse', '--short', 'HEAD')).trim();
+    say(
+      `convoy dev: example repository ${repo} (branch main, commit ${commit}), from examples/${EXAMPLE_APP}/`,
+    );
+    await admin.create(
+      exampleRelease({ name: EXAMPLE_APP, namespace: RELEASE_NAMESPACE, url, targetNamespace: EXAMPLE_APP }),
+    );
+    say(`convoy dev: created Release ${RELEASE_NAMESPACE}/${EXAMPLE_APP}; its rollout:`);
+    let tipsShown = false;
+    const showTips = () => {
+      say(
+        [
+          '',
+          'Try it:',
+          ...env,
+          '  kubectl get releases                     # the rollout state, as convoy sees it',
+          `  kubectl get all -n ${EXAMPLE_APP}`,
+          '',
+          'Break the app with a commit (its pods never become Ready), and watch convoy roll it back',
+          'to the last healthy render once failurePolicy.deadline (1m) has passed:',
+          `  ${breakCommand(repo)}`,
+          '  kubectl get releases -w                  # convoy picks the commit up within 10 s',
+          `  npm run convoy -- watch ${EXAMPLE_APP}          # once REVISION shows it: exits 1 on RolledBack`,
+          `(${BROKEN_PATCH} is in the repository; this terminal keeps showing the rollout too.)`,
+          `Then fix it: git -C ${repo} revert --no-edit HEAD`,
+          '',
+          `Logs: tail -f ${logs}/*.log`,
+          'Press Ctrl-C to stop everything.',
+          '',
+        ].join('\n'),
+      );
+      tipsShown = true;
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    await follow(admin, stop.signal, say, (summary, ok) => {
+      say(`convoy dev: ${summary}`);
+      if (!tipsShown) {
+        if (!ok) say('convoy dev: the example did not succeed; see the logs above.');
+        showTips();
+      }
+    });
+  } finally {
+    clearInterval(keepAlive);
+    say('\nconvoy dev: stopping …');
+    for (const p of [...procs].reverse()) await p.stop();
+    await cp?.stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    say('convoy dev: stopped; nothing left running.');
+  }
+}
+
+/**
+ * Polls the example Release and its inventory until `signal` aborts: a line whenever the rollout's
+ * progress changes, and `onDone` once per render whose rollout ends (Succeeded, Failed, RolledBack).
+ */
+async function follow(
+  client: KubeClient,
+  signal: AbortSignal,
+  say: (line: string) => void,
+  onDone: (summary: string, ok: boolean) => void,
+): Promise<void> {
+  let lastLine = '';
+  let lastDone = '';
+  const ref = (kind: string) => ({
+    apiVersion: API_VERSION,
+    kind,
+    namespace: RELEASE_NAMESPACE,
+    name: EXAMPLE_APP,
   });
-  out.write('\nconvoy dev: stopping …\n');
-  await cp.stop();
-  out.write('convoy dev: stopped; nothing left running.\n');
+  while (!signal.aborted) {
+    try {
+      const release = await client.get<Release>(ref('Release'));
+      if (release !== undefined) {
+        const inventory = await client.get<ReleaseInventory>(ref('ReleaseInventory'));
+        const line = progressLine(progress(release, inventory), false);
+        if (line !== lastLine) say(`  ${new Date().toISOString().slice(11, 19)} ${line}`);
+        lastLine = line;
+        const o = outcome(release);
+        const key = o.kind === 'done' ? o.summary : '';
+        if (o.kind === 'done' && key !== lastDone) onDone(o.summary, o.exitCode === 0);
+        lastDone = key;
+      }
+    } catch (err) {
+      // The API can be briefly unavailable (e.g. while stopping); the next poll tries again.
+      const line = `  (reading the Release failed: ${err instanceof Error ? err.message : String(err)})`;
+      if (line !== lastLine) say(line);
+      lastLine = line;
+    }
+    await pause(POLL_MS, signal);
+  }
 }

@@ -1,0 +1,81 @@
+// The example app `convoy dev` rolls out: examples/<app>/ copied into a fresh git repository (the
+// user commits to it to try a broken change), and the Release that follows its main branch with the
+// default health rules and a rollback on failure. Tests build the same Release, so what they prove is
+// what a new user runs.
+import { execFile as execFileCb } from 'node:child_process';
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { API_VERSION } from '../api/constants.ts';
+import type { Release } from '../api/types.ts';
+
+const execFile = promisify(execFileCb);
+
+export const EXAMPLES_DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
+export const EXAMPLE_APP = 'guestbook';
+/** The manifests' folder inside an example (and so inside its repository): spec.source.git.path. */
+export const EXAMPLE_MANIFESTS = 'manifests';
+/** The change that breaks the example: the Deployment's pods never become Ready. */
+export const BROKEN_PATCH = 'broken.patch';
+
+export interface ExampleReleaseOptions {
+  readonly name: string;
+  readonly namespace: string;
+  /** file:// URL of the repository (the controller-manager needs --allow-file-urls). */
+  readonly url: string;
+  /** The app's namespace, created by the render. */
+  readonly targetNamespace: string;
+  /** failurePolicy.deadline (default 1m). */
+  readonly rolloutDeadline?: string;
+  /** syncPolicy.interval: how soon a new commit is picked up (default 10s). */
+  readonly interval?: string;
+}
+
+export function exampleRelease(o: ExampleReleaseOptions): Release {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name: o.name, namespace: o.namespace },
+    spec: {
+      source: { git: { url: o.url, ref: { branch: 'main' }, path: EXAMPLE_MANIFESTS } },
+      render: { targetNamespace: o.targetNamespace },
+      syncPolicy: { mode: 'Auto', interval: o.interval ?? '10s', prune: true },
+      waves: [{ wave: 1, healthStrategy: 'WaitPrevious' }],
+      healthAssessment: {
+        deadline: '30s',
+        globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } },
+      },
+      failurePolicy: { deadline: o.rolloutDeadline ?? '1m', rollback: 'OnFailure' },
+    },
+  };
+}
+
+/** Runs git with a fixed identity, so a machine without git config still commits. */
+export async function git(dir: string, ...args: string[]): Promise<string> {
+  const { stdout } = await execFile('git', args, {
+    cwd: dir,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'convoy dev',
+      GIT_AUTHOR_EMAIL: 'dev@convoy.invalid',
+      GIT_COMMITTER_NAME: 'convoy dev',
+      GIT_COMMITTER_EMAIL: 'dev@convoy.invalid',
+    },
+  });
+  return stdout.trim();
+}
+
+/** Copies examples/<app>/ to `dir` and commits it on branch main; returns the repository's file:// URL. */
+export async function initExampleRepo(dir: string, app = EXAMPLE_APP): Promise<string> {
+  await cp(join(EXAMPLES_DIR, app), dir, { recursive: true });
+  await git(dir, 'init', '-q', '-b', 'main');
+  await git(dir, 'add', '-A');
+  await git(dir, 'commit', '-q', '-m', `The ${app} example`);
+  return pathToFileURL(dir).href;
+}
+
+/** What `convoy dev` tells the user to paste: applies broken.patch in the repository and commits it. */
+export function breakCommand(repoDir: string): string {
+  return `git -C ${repoDir} apply ${BROKEN_PATCH} && git -C ${repoDir} commit -qam "Break the frontend"`;
+}

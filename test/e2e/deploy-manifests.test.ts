@@ -1,0 +1,158 @@
+// deploy/ stays installable: kustomization.yaml lists every manifest (the tenant RBAC file is the
+// documented alternative), the default rules there are src/rules/default-rules.yaml byte for byte, the
+// Deployments run entry points that exist with flags they accept and ServiceAccounts deploy/ declares,
+// and the API server accepts every object (CRDs applied, then everything else with server-side dry run).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parse, parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../../src/api/types.ts';
+import { parseApiOptions, splitApiArgs } from '../../src/cmd/api-flags.ts';
+import { parseManagerOptions } from '../../src/controller/release/options.ts';
+import { applyObject } from '../../src/kube/apply.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { installCrds } from '../support/crds.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DEPLOY = join(ROOT, 'deploy');
+/** In deploy/ but deliberately not in kustomization.yaml: the alternative RBAC mode. */
+const ALTERNATIVES = ['controller-manager/rbac-tenant.yaml'];
+
+async function yamlFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await yamlFiles(p)));
+    else if (e.name.endsWith('.yaml')) out.push(relative(DEPLOY, p));
+  }
+  return out.sort();
+}
+
+async function docs(file: string): Promise<KubeObject[]> {
+  return parseAllDocuments(await readFile(join(DEPLOY, file), 'utf8'))
+    .map((d) => d.toJSON() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
+
+async function kustomized(): Promise<string[]> {
+  const k = parse(await readFile(join(DEPLOY, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
+  return k.resources;
+}
+
+interface PodTemplate {
+  spec: {
+    template: {
+      spec: {
+        serviceAccountName: string;
+        containers: { image: string; command: string[]; args: string[] }[];
+      };
+    };
+  };
+}
+
+describe('deploy/ manifests, offline', () => {
+  test('kustomization.yaml lists every manifest once, and only files that exist', async () => {
+    const listed = await kustomized();
+    assert.equal(new Set(listed).size, listed.length, 'no duplicates');
+    const all = (await yamlFiles(DEPLOY)).filter((f) => f !== 'kustomization.yaml');
+    assert.deepEqual([...listed, ...ALTERNATIVES].sort(), all);
+  });
+
+  test('the default rules are a copy of src/rules/default-rules.yaml', async () => {
+    const source = await readFile(join(ROOT, 'src/rules/default-rules.yaml'), 'utf8');
+    const copy = await readFile(join(DEPLOY, 'rules/default-rules.yaml'), 'utf8');
+    assert.ok(
+      copy === source,
+      'deploy/rules/default-rules.yaml drifted: cp src/rules/default-rules.yaml deploy/rules/default-rules.yaml',
+    );
+  });
+
+  test('the Deployments run existing entry points, with accepted flags and declared ServiceAccounts', async () => {
+    const all = (await Promise.all((await kustomized()).map(docs))).flat();
+    const accounts = all
+      .filter((o) => o.kind === 'ServiceAccount')
+      .map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+    const deployments = all.filter((o) => o.kind === 'Deployment') as unknown as (KubeObject & PodTemplate)[];
+    assert.deepEqual(deployments.map((d) => d.metadata.name).sort(), [
+      'convoy-controller-manager',
+      'convoy-observer',
+    ]);
+    for (const d of deployments) {
+      const pod = d.spec.template.spec;
+      assert.ok(accounts.includes(`${d.metadata.namespace}/${pod.serviceAccountName}`), d.metadata.name);
+      const [c] = pod.containers;
+      assert.ok(c);
+      assert.equal(c.image, 'convoy:dev');
+      const [node, script] = c.command;
+      assert.equal(node, 'node');
+      assert.ok(script !== undefined && existsSync(join(ROOT, script)), `${script} exists`);
+    }
+    const cm = deployments.find((d) => d.metadata.name === 'convoy-controller-manager');
+    const args = cm?.spec.template.spec.containers[0]?.args ?? [];
+    const split = splitApiArgs(args);
+    const opts = parseManagerOptions(split.rest, {});
+    const api = parseApiOptions(split.api, {});
+    assert.notEqual(api.kind, 'off', 'the controller-manager serves the HTTP API behind api/service.yaml');
+    assert.equal(opts.leaseNamespace, 'convoy-system');
+    assert.equal(opts.metricsPort, 8080);
+    assert.equal(opts.allowFileUrls, false, 'file:// sources are for convoy dev only');
+  });
+});
+
+describe('deploy/ manifests against the API server', () => {
+  let cp: ControlPlane;
+  let client: KubeClient;
+
+  before(async () => {
+    cp = await startControlPlane();
+    client = new KubeClient(cp.kubeConfig);
+    // What docs/install.md says to do first: the CRDs, for real.
+    await installCrds(cp.kubeConfig);
+    for (const ns of await docs('namespace.yaml'))
+      await applyObject(client, ns, { fieldManager: 'convoy-test', force: true });
+  });
+
+  after(async () => {
+    await cp?.stop();
+  });
+
+  test('every object of kustomization.yaml and the tenant RBAC passes a server-side dry run', async () => {
+    const files = [...(await kustomized()), ...ALTERNATIVES].filter(
+      (f) => !f.startsWith('crds/') && f !== 'namespace.yaml',
+    );
+    // The control plane's CA stands in for the serving CA the user fills in.
+    const cluster = cp.kubeConfig.getCurrentCluster();
+    const ca =
+      cluster?.caData ??
+      (cluster?.caFile === undefined ? undefined : (await readFile(cluster.caFile)).toString('base64'));
+    assert.ok(ca, 'the control plane has a CA');
+    let checked = 0;
+    for (const file of files) {
+      for (const obj of await docs(file)) {
+        if (obj.kind === 'APIService') {
+          const spec = obj.spec as { caBundle?: string };
+          assert.match(spec.caBundle ?? '', /^REPLACE_WITH/);
+          spec.caBundle = ca;
+        }
+        // Strict: an unknown or misspelt field is an error, not a warning.
+        await client
+          .request({
+            method: 'PATCH',
+            path: await client.pathOf({ ...obj, namespace: obj.metadata.namespace, name: obj.metadata.name }),
+            contentType: 'application/apply-patch+yaml',
+            body: obj,
+            query: { fieldManager: 'convoy-test', force: 'true', dryRun: 'All', fieldValidation: 'Strict' },
+          })
+          .catch((err: Error) => {
+            throw new Error(`${file}: ${obj.kind} ${obj.metadata.name}: ${err.message}`);
+          });
+        checked++;
+      }
+    }
+    assert.ok(checked >= 20, `${checked} objects checked`);
+  });
+});

@@ -1,0 +1,465 @@
+// deploy/'s RBAC is enough, with nothing to spare that a rollout needs: convoy-controller-manager and
+// convoy-observer run as child processes with kubeconfigs holding their ServiceAccounts' tokens
+// (TokenRequest) and nothing else, bound by exactly the ServiceAccounts, ClusterRoles and bindings of
+// deploy/ (default "apply" mode). They roll out the guestbook example from a git repository (waves, a
+// PostSync hook, default health rules), roll back a broken commit, and delete it; every 401/403 any of
+// their requests got — also those the code swallows — is reported by a preload on Node's diagnostics
+// channels, and there must be none.
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile as execFileCb, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import type { KubeObject, Release, ReleaseInventory } from '../../src/api/types.ts';
+import { BROKEN_PATCH, exampleRelease, git, initExampleRepo } from '../../src/cli/dev-example.ts';
+import { applyObject } from '../../src/kube/apply.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
+import { installCrds } from '../support/crds.ts';
+import { getInventory, getRelease, releaseRef } from '../support/release.ts';
+import { waitFor } from '../support/wait.ts';
+
+const execFile = promisify(execFileCb);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PRELOAD = new URL('./deploy-denials.preload.ts', import.meta.url).href;
+const NS = 'shop';
+const APP_NS = 'guestbook';
+const NAME = 'guestbook';
+/** deploy/ files that make up the two identities, apart from the mode's RBAC file (rbac-apply or rbac-tenant). */
+const RBAC_FILES = [
+  'namespace.yaml',
+  'api/rbac.yaml',
+  'controller-manager/rbac.yaml',
+  'observer/serviceaccount.yaml',
+  'observer/rbac.yaml',
+];
+
+async function deployDocs(file: string): Promise<KubeObject[]> {
+  const text = await readFile(join(ROOT, 'deploy', file), 'utf8');
+  return parseAllDocuments(text)
+    .map((d) => d.toJSON() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
+
+interface Child {
+  readonly proc: ChildProcess;
+  log(): string;
+  stop(): Promise<unknown>;
+}
+
+/** convoy-observer as a child process, like test/support/controller-manager.ts runs the controller. */
+async function startObserver(kubeconfig: string, env: Record<string, string>): Promise<Child> {
+  const proc = spawn(
+    process.execPath,
+    [
+      'src/cmd/observer.ts',
+      '--kubeconfig',
+      kubeconfig,
+      '--metrics-port',
+      '0',
+      '--lease-seconds',
+      '5',
+      '--identity',
+      'observer-rbac',
+    ],
+    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  proc.stdout?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  proc.stderr?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal)));
+  let ended = false;
+  void exited.then(() => {
+    ended = true;
+  });
+  await waitFor(
+    'convoy-observer ready',
+    async () => {
+      if (ended) throw new Error(`observer exited early:\n${out.slice(-4000)}`);
+      return out.includes('convoy-observer ready');
+    },
+    { timeoutMs: 60_000 },
+  );
+  return {
+    proc,
+    log: () => out,
+    async stop() {
+      if (!ended) proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Waits for a rollout state of a commit; on timeout says where the Release stood and what the processes logged. */
+async function waitRollout(
+  admin: KubeClient,
+  state: string,
+  commit: string,
+  logs: () => string,
+): Promise<Release> {
+  let last: Release | undefined;
+  try {
+    return await waitFor(
+      `rollout ${state} for ${commit}`,
+      async () => {
+        last = await getRelease(admin, NS, NAME);
+        const ro = last?.status?.rollout;
+        return ro?.state === state && ro.revision?.includes(commit) === true ? last : false;
+      },
+      { timeoutMs: 180_000, intervalMs: 500 },
+    );
+  } catch (err) {
+    const tail = logs().split('\n').slice(-40).join('\n');
+    throw new Error(
+      `${(err as Error).message}\nstatus: ${JSON.stringify(last?.status, null, 1)}\nlogs:\n${tail}`,
+    );
+  }
+}
+
+/**
+ * Installs the default rules and deploy/'s identities with the RBAC file of one mode, and writes a
+ * kubeconfig per ServiceAccount holding a TokenRequest token and nothing else.
+ */
+async function installAs(
+  admin: KubeClient,
+  cp: ControlPlane,
+  dir: string,
+  mode: string,
+  kubeconfigs: Record<string, string>,
+): Promise<void> {
+  for (const obj of await deployDocs('rules/default-rules.yaml'))
+    await applyObject(admin, obj, { fieldManager: 'convoy-install', force: true });
+  for (const file of [...RBAC_FILES, mode])
+    for (const obj of await deployDocs(file))
+      await applyObject(admin, obj, { fieldManager: 'convoy-install', force: true });
+
+  const cluster = cp.kubeConfig.getCurrentCluster();
+  assert.ok(cluster);
+  for (const sa of ['convoy-controller-manager', 'convoy-observer']) {
+    const tr = await admin.request<{ status: { token: string } }>({
+      method: 'POST',
+      path: `/api/v1/namespaces/convoy-system/serviceaccounts/${sa}/token`,
+      body: {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: { expirationSeconds: 3600 },
+      },
+    });
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [cluster],
+      users: [{ name: sa, token: tr.status.token }],
+      contexts: [{ name: sa, cluster: cluster.name, user: sa }],
+      currentContext: sa,
+    });
+    kubeconfigs[sa] = join(dir, `${sa}.kubeconfig`);
+    await writeFile(kubeconfigs[sa], kc.exportConfig(), { mode: 0o600 });
+    // The RBAC authorizer learns new bindings from a watch: wait until it has them.
+    await waitFor(`RBAC knows ${sa}`, async () => {
+      const sar = await admin.request<{ status?: { allowed?: boolean } }>({
+        method: 'POST',
+        path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: {
+            user: `system:serviceaccount:convoy-system:${sa}`,
+            resourceAttributes: {
+              verb: 'create',
+              group: 'coordination.k8s.io',
+              resource: 'leases',
+              namespace: 'convoy-system',
+            },
+          },
+        },
+      });
+      return sar.status?.allowed === true;
+    });
+  }
+}
+
+const denials = (log: string): string[] => log.split('\n').filter((l) => l.startsWith('CONVOY-DENIED'));
+
+describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
+  let cp: ControlPlane;
+  let admin: KubeClient;
+  let dir: string;
+  let repo: string;
+  let controller: ManagerProcess | undefined;
+  let observer: Child | undefined;
+  const kubeconfigs: Record<string, string> = {};
+  const logs = () => `${controller?.log() ?? ''}\n${observer?.log() ?? ''}`;
+
+  before(async () => {
+    cp = await startControlPlane({ workloads: true, nodes: 2 });
+    admin = new KubeClient(cp.kubeConfig);
+    dir = await mkdtemp(join(tmpdir(), 'convoy-deploy-rbac-'));
+    await installCrds(cp.kubeConfig);
+    await installAs(admin, cp, dir, 'controller-manager/rbac-apply.yaml', kubeconfigs);
+    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    repo = join(dir, 'repo');
+    const url = await initExampleRepo(repo);
+    const env = { NODE_OPTIONS: `--import=${PRELOAD}` };
+    controller = await startControllerManager({
+      kubeconfigPath: kubeconfigs['convoy-controller-manager'] ?? '',
+      identity: 'controller-rbac',
+      gitCacheDir: join(dir, 'git-cache'),
+      env,
+    });
+    observer = await startObserver(kubeconfigs['convoy-observer'] ?? '', env);
+    await admin.create(
+      exampleRelease({ name: NAME, namespace: NS, url, targetNamespace: APP_NS, rolloutDeadline: '20s' }),
+    );
+  });
+
+  after(async () => {
+    await controller?.stop();
+    await observer?.stop();
+    await cp?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('the denial recorder sees a 403 (so its silence below means something)', async () => {
+    // The observer's identity may not delete ConfigMaps; one request through client-node (undici)
+    // and one through node:https, as convoy's two HTTP stacks.
+    const script = `
+      import { KubeConfig } from '@kubernetes/client-node';
+      import { KubeClient } from './src/kube/client.ts';
+      import { Transport } from './src/runtime/transport.ts';
+      const kc = new KubeConfig();
+      kc.loadFromFile(${JSON.stringify(kubeconfigs['convoy-observer'])});
+      await new KubeClient(kc).delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'x' }).catch(() => {});
+      await new Transport(kc).request('DELETE', '/api/v1/namespaces/default/configmaps/y').catch(() => {});
+    `;
+    const { stderr } = await execFile(
+      process.execPath,
+      [`--import=${PRELOAD}`, '--input-type=module', '-e', script],
+      { cwd: ROOT },
+    );
+    const seen = denials(stderr);
+    assert.equal(seen.length, 2, stderr);
+    assert.match(seen[0] ?? '', /^CONVOY-DENIED 403 DELETE .*\/configmaps\/x$/);
+    assert.match(seen[1] ?? '', /^CONVOY-DENIED 403 DELETE .*\/configmaps\/y$/);
+  });
+
+  test('the example rolls out to Succeeded, PostSync hook included', async () => {
+    const head = await git(repo, 'rev-parse', 'HEAD');
+    const release = await waitRollout(admin, 'Succeeded', head, logs);
+    const summary = release.status?.healthSummary;
+    assert.ok(
+      summary !== undefined && summary.total > 0 && summary.healthy === summary.total,
+      JSON.stringify(summary),
+    );
+    const inv = (await getInventory(admin, NS, NAME)) as ReleaseInventory | undefined;
+    assert.deepEqual(
+      inv?.hooks?.map((h) => [h.phase, h.state]),
+      [['PostSync', 'Succeeded']],
+    );
+    const waves = (release.status?.waves ?? []).filter(
+      (w) => w.renderRef === release.status?.rollout?.renderRef,
+    );
+    assert.deepEqual(waves.map((w) => w.wave).sort(), [0, 1]);
+  });
+
+  test('a broken commit is rolled back to the last healthy render', async () => {
+    const good = (await getRelease(admin, NS, NAME))?.status?.lastHealthy?.renderRef;
+    assert.ok(good);
+    await git(repo, 'apply', BROKEN_PATCH);
+    await git(repo, 'commit', '-q', '-am', 'Break the frontend');
+    const broken = await git(repo, 'rev-parse', 'HEAD');
+    await waitRollout(admin, 'RolledBack', broken, logs);
+    const deployment = await waitFor('the frontend runs the good image again', async () => {
+      const d = await admin.get<{ spec: { template: { spec: { containers: { image: string }[] } } } }>({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        namespace: APP_NS,
+        name: 'frontend',
+      });
+      const image = d?.spec.template.spec.containers[0]?.image;
+      return image !== undefined && !image.endsWith('-does-not-exist') ? d : false;
+    });
+    assert.ok(deployment);
+    assert.equal((await getRelease(admin, NS, NAME))?.status?.lastHealthy?.renderRef, good);
+  });
+
+  test('deleting the Release prunes the app and its stored renders', async () => {
+    await admin.delete(releaseRef(NS, NAME));
+    await waitFor('Release gone', async () => (await getRelease(admin, NS, NAME)) === undefined, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+    const secrets = await admin.list<KubeObject>(
+      { apiVersion: 'v1', kind: 'Secret', namespace: NS },
+      { labelSelector: 'convoy.kumodo.io/release' },
+    );
+    assert.deepEqual(
+      secrets.map((s) => s.metadata.name),
+      [],
+    );
+    const ns = await admin.get<{ metadata: { deletionTimestamp?: string } }>({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      name: APP_NS,
+    });
+    assert.ok(ns === undefined || ns.metadata.deletionTimestamp !== undefined, 'the app namespace is pruned');
+  });
+
+  test('no request of either process was denied', async () => {
+    assert.ok(controller && observer);
+    // Stop first, so requests made on the way out (releasing Leases) count too.
+    await controller.stop();
+    await observer.stop();
+    assert.deepEqual(denials(controller.log()), [], 'controller-manager');
+    assert.deepEqual(denials(observer.log()), [], 'observer');
+    assert.doesNotMatch(controller.log(), /forbidden/i);
+    assert.doesNotMatch(observer.log(), /forbidden/i);
+  });
+});
+
+describe("deploy/ RBAC, tenant mode: convoy writes only as the Release's serviceAccountName", () => {
+  const TEAM = 'team';
+  let cp: ControlPlane;
+  let admin: KubeClient;
+  let dir: string;
+  let controller: ManagerProcess | undefined;
+  let observer: Child | undefined;
+  const kubeconfigs: Record<string, string> = {};
+  const manifests = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config}
+data: {greeting: hello}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations: {convoy.kumodo.io/sync-wave: "1"}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: registry.k8s.io/pause:3.10}]}
+`;
+  const release = (name: string, serviceAccountName?: string): Release => ({
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'Release',
+    metadata: { name, namespace: TEAM },
+    spec: {
+      source: { inline: { manifests } },
+      render: { targetNamespace: TEAM },
+      ...(serviceAccountName === undefined ? {} : { serviceAccountName }),
+      syncPolicy: { mode: 'Auto', interval: '10s', prune: true },
+      healthAssessment: { globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } } },
+      failurePolicy: { deadline: '1m', rollback: 'OnFailure' },
+    },
+  });
+
+  before(async () => {
+    cp = await startControlPlane({ workloads: true, nodes: 2 });
+    admin = new KubeClient(cp.kubeConfig);
+    dir = await mkdtemp(join(tmpdir(), 'convoy-deploy-tenant-'));
+    await installCrds(cp.kubeConfig);
+    await installAs(admin, cp, dir, 'controller-manager/rbac-tenant.yaml', kubeconfigs);
+    // The team's own deployer: it may write what its renders hold, in its namespace only.
+    for (const obj of [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } },
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: TEAM } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'deployer', namespace: TEAM },
+        rules: [
+          {
+            apiGroups: ['', 'apps'],
+            resources: ['configmaps', 'deployments'],
+            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+          },
+        ],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'deployer', namespace: TEAM },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'deployer' },
+        subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace: TEAM }],
+      },
+    ] as KubeObject[])
+      await applyObject(admin, obj, { fieldManager: 'convoy-test', force: true });
+    const env = { NODE_OPTIONS: `--import=${PRELOAD}` };
+    controller = await startControllerManager({
+      kubeconfigPath: kubeconfigs['convoy-controller-manager'] ?? '',
+      identity: 'controller-tenant',
+      gitCacheDir: join(dir, 'git-cache'),
+      env,
+    });
+    observer = await startObserver(kubeconfigs['convoy-observer'] ?? '', env);
+  });
+
+  after(async () => {
+    await controller?.stop();
+    await observer?.stop();
+    await cp?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a Release with serviceAccountName rolls out to Succeeded and is deleted, with no request denied', async () => {
+    await admin.create(release('web', 'deployer'));
+    await waitFor(
+      'rollout Succeeded',
+      async () => (await getRelease(admin, TEAM, 'web'))?.status?.rollout?.state === 'Succeeded',
+      { timeoutMs: 180_000, intervalMs: 500 },
+    );
+    await admin.delete(releaseRef(TEAM, 'web'));
+    await waitFor('Release gone', async () => (await getRelease(admin, TEAM, 'web')) === undefined, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+    assert.equal(
+      await admin.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: TEAM, name: 'web' }),
+      undefined,
+      'pruned as the deployer',
+    );
+    assert.deepEqual(denials(controller?.log() ?? ''), [], 'controller-manager');
+    assert.deepEqual(denials(observer?.log() ?? ''), [], 'observer');
+  });
+
+  test('a Release without serviceAccountName may write nothing: Ready=False naming the refusal', async () => {
+    const before = denials(controller?.log() ?? '').length;
+    await admin.create(release('rogue'));
+    const ready = await waitFor(
+      'Ready=False',
+      async () => {
+        const c = (await getRelease(admin, TEAM, 'rogue'))?.status?.conditions?.find(
+          (x) => x.type === 'Ready',
+        );
+        return c?.status === 'False' ? c : false;
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    assert.match(ready.message ?? '', /forbidden|cannot/i, JSON.stringify(ready));
+    const refused = denials(controller?.log() ?? '').slice(before);
+    assert.ok(refused.length > 0, 'the refusal came from the API server');
+    for (const d of refused) assert.match(d, new RegExp(`/namespaces/${TEAM}/(configmaps|deployments)`), d);
+    assert.equal(
+      await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: TEAM, name: 'web-config' }),
+      undefined,
+      'nothing was written',
+    );
+  });
+});
