@@ -80,11 +80,13 @@ function installHandlers(): void {
   process.on('exit', killEverythingNow);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const handler = () => {
+      // A program that handles the signal itself (convoy dev) stops its control planes gracefully;
+      // the exit handler still kills whatever it leaves behind.
+      if (process.listenerCount(signal) > 1) return;
       killEverythingNow();
       process.removeListener(signal, handler);
-      // Let the signal do what it would have done had we not listened (or whatever other
-      // listeners decide).
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      // Let the signal do what it would have done had we not listened.
+      process.kill(process.pid, signal);
     };
     process.on(signal, handler);
   }
