@@ -94,7 +94,7 @@ commands:
                                  judge objects with health rules, offline
   watch NAME [--timeout 10m] [--render REF]
                                  follow a rollout until it ends: exit 0 Succeeded, 1 Failed/RolledBack, 2 error
-  dev [--nodes N]                start a local control plane with simulated nodes (Ctrl-C stops it)
+  dev [--nodes N] [--no-example] local control plane + convoy + an example rollout (Ctrl-C stops it)
 
 flags:
   --kubeconfig PATH   --context NAME   -n, --namespace NS   -A, --all-namespaces
