@@ -1,11 +1,17 @@
 // convoy-controller-manager: flags → wiring. Runs the release controller on the harness with shard
-// leases (or one static shard with --shard-index), the probe/metrics server, graceful shutdown.
+// leases (or one static shard with --shard-index), the probe/metrics server, the HTTP API (DESIGN 5;
+// --api-* flags, see api-flags.ts) and graceful shutdown.
 import { KubeConfig } from '@kubernetes/client-node';
 import { registerReleaseController } from '../controller/release/controller.ts';
 import { parseManagerOptions } from '../controller/release/options.ts';
 import { Harness, newLogger } from '../runtime/index.ts';
+import { newApiMetrics } from '../server/index.ts';
+import { parseApiOptions, splitApiArgs } from './api-flags.ts';
+import { type RunningApi, startApi } from './api-server.ts';
 
-const opts = parseManagerOptions(process.argv.slice(2), process.env);
+const argv = splitApiArgs(process.argv.slice(2));
+const opts = parseManagerOptions(argv.rest, process.env);
+const apiOpts = parseApiOptions(argv.api, process.env);
 const kubeConfig = new KubeConfig();
 if (opts.kubeconfig !== undefined) kubeConfig.loadFromFile(opts.kubeconfig);
 else kubeConfig.loadFromDefault();
@@ -49,9 +55,33 @@ registerReleaseController(harness, {
       }),
 });
 
-harness.stopOnSignals();
-await harness.start();
+// The API starts next to the harness, not before it: reading the front-proxy settings may take a moment
+// and must not hold the controllers back.
+const api: Promise<RunningApi | undefined> =
+  apiOpts.kind === 'serve'
+    ? startApi(apiOpts, {
+        kubeConfig,
+        log: log.child({ component: 'api' }),
+        metrics: newApiMetrics(harness.metrics.registry),
+      })
+    : Promise.resolve(undefined);
+const stopApi = async () => (await api.catch(() => undefined))?.stop();
+harness.stopOnSignals((code) => {
+  void stopApi().finally(() => process.exit(code));
+});
+// A misconfigured API (port taken, unreadable certificate) stops the process at once: running the
+// controllers without the API would leave every observer's wake-up failing.
+const [, running] = await Promise.all([harness.start(), api]).catch((err: unknown) => {
+  log.error({ err: String(err) }, 'convoy-controller-manager failed to start');
+  process.exit(1);
+});
+if (running === undefined) log.info('HTTP API disabled (--api-bind-address=off)');
 log.info(
-  { probePort: harness.probePort, shards: opts.shardCount, shardIndex: opts.shardIndex },
+  {
+    probePort: harness.probePort,
+    shards: opts.shardCount,
+    shardIndex: opts.shardIndex,
+    ...(running === undefined ? {} : { apiUrl: running.url }),
+  },
   'convoy-controller-manager ready',
 );

@@ -19,7 +19,16 @@ import { DelegatingAuth } from './auth.ts';
 import { parseSyncBody } from './body.ts';
 import type { RequestHeaderConfig } from './credentials.ts';
 import { apiGroup, apiGroupList, apiResourceList, RESPONSE_KINDS } from './discovery.ts';
-import { accessFor, assertNever, forbiddenMessage, GROUP_VERSION, type Route, route } from './routes.ts';
+import { type ApiMetrics, routeLabel } from './metrics.ts';
+import {
+  accessFor,
+  assertNever,
+  forbiddenMessage,
+  GROUP_VERSION,
+  type Route,
+  type RouteResult,
+  route,
+} from './routes.ts';
 import { type ApiError, apiError, isApiError, statusBody } from './status.ts';
 import { planSync } from './sync.ts';
 import { loadServingCert, type TlsSource } from './tls.ts';
@@ -39,6 +48,8 @@ export interface ApiServerOptions {
   readonly authCacheTtlMs?: number;
   readonly store?: RenderStore;
   readonly log?: Logger;
+  /** convoy_api_requests_total{route,code}; see newApiMetrics. */
+  readonly metrics?: ApiMetrics;
   readonly now?: () => Date;
 }
 
@@ -63,6 +74,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     auth: new DelegatingAuth(client, opts.requestHeader, opts.authCacheTtlMs ?? 10_000),
     now: opts.now ?? (() => new Date()),
     log: opts.log,
+    metrics: opts.metrics,
   });
   const server: Server = createServer(
     {
@@ -105,6 +117,7 @@ interface Deps {
   readonly auth: DelegatingAuth;
   readonly now: () => Date;
   readonly log: Logger | undefined;
+  readonly metrics: ApiMetrics | undefined;
 }
 
 type Reply = { readonly code: 200; readonly body: unknown } | ApiError;
@@ -116,18 +129,19 @@ class Handler {
   }
 
   async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const r = route(req.method ?? 'GET', req.url ?? '/');
     let reply: Reply;
     try {
-      reply = await this.#reply(req);
+      reply = await this.#reply(r, req);
     } catch (err) {
       reply = toApiError(err);
       this.#d.log?.error({ err, method: req.method, url: req.url }, 'HTTP API request failed');
     }
+    this.#d.metrics?.requests.inc({ route: routeLabel(r), code: String(reply.code) });
     send(res, reply);
   }
 
-  async #reply(req: IncomingMessage): Promise<Reply> {
-    const r = route(req.method ?? 'GET', req.url ?? '/');
+  async #reply(r: RouteResult, req: IncomingMessage): Promise<Reply> {
     if (!r.ok) return r.error;
     const access = accessFor(r.route);
     if (access !== undefined) {

@@ -2,11 +2,9 @@
 // health rules, convoy-controller-manager and convoy-observer as child processes; inline renders built
 // from hook Jobs, ConfigMaps and Deployments; and a recorder that numbers every watch event of a
 // namespace in the order this process received it, so a test can say "this happened before that".
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { API_VERSION, FIELD_MANAGERS, LABEL_RELEASE } from '../../src/api/constants.ts';
 import type { Release, ReleaseInventory, ReleaseSpec } from '../../src/api/types.ts';
 import { KubeClient } from '../../src/kube/client.ts';
@@ -22,69 +20,19 @@ import {
 } from '../../src/testenv/index.ts';
 import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
 import { installCrds } from '../support/crds.ts';
+import { type ObserverProcess, type ObserverSync, startObserver, syncVia } from '../support/observer.ts';
 import { waitFor } from '../support/wait.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const LEASE_NS = 'convoy-system';
 export const DEFAULT_RULES = {
   globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } },
 };
 
-export interface ObserverProcess {
-  log(): string;
-  stop(): Promise<number | string>;
-}
+export type { ObserverProcess } from '../support/observer.ts';
 
-/** convoy-observer as a child process, ready once it logs so. */
-export async function startObserverProcess(kubeconfigPath: string): Promise<ObserverProcess> {
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    [
-      'src/cmd/observer.ts',
-      '--kubeconfig',
-      kubeconfigPath,
-      '--lease-namespace',
-      LEASE_NS,
-      '--lease-seconds',
-      '5',
-      '--metrics-port',
-      '0',
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  const append = (b: Buffer) => {
-    out += b.toString();
-  };
-  proc.stdout?.on('data', append);
-  proc.stderr?.on('data', append);
-  let ended = false;
-  const exited = new Promise<number | string>((resolve) =>
-    proc.on('exit', (code, signal) => {
-      ended = true;
-      resolve(code ?? signal ?? 'unknown');
-    }),
-  );
-  await waitFor(
-    'convoy-observer ready',
-    async () => {
-      if (ended) throw new Error(`convoy-observer exited early:\n${out.slice(-4000)}`);
-      return out.includes('convoy-observer ready');
-    },
-    { timeoutMs: 60_000 },
-  );
-  return {
-    log: () => out,
-    async stop() {
-      if (!ended) proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-  };
+/** convoy-observer as a child process, ready once it logs so; its wake-ups go to `sync`. */
+export function startObserverProcess(kubeconfigPath: string, sync: ObserverSync): Promise<ObserverProcess> {
+  return startObserver({ kubeconfigPath, sync, leaseNamespace: LEASE_NS, leaseSeconds: 5 });
 }
 
 export interface HookEnv {
@@ -114,7 +62,7 @@ export async function startHookEnv(identity: string): Promise<HookEnv> {
       identity,
       gitCacheDir: join(work, 'git-cache'),
     });
-    observer = await startObserverProcess(cp.kubeconfigPath);
+    observer = await startObserverProcess(cp.kubeconfigPath, syncVia(manager));
   } catch (err) {
     await observer?.stop();
     await manager?.stop();

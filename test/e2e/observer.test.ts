@@ -1,8 +1,12 @@
 // The observer's health loop against the real control plane with kwok: the test plays the
 // controller-manager (it applies the Release, its status.lastAttempted and its ReleaseInventory under
-// convoy-controller, and the objects themselves) and watches what the loop writes back.
+// convoy-controller, and the objects themselves; it runs the real HTTP API in-process, which the
+// loop's wake-ups POST to) and watches what the loop writes back.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
@@ -22,6 +26,7 @@ import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { HealthController, installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { Harness, Informer, newLogger, Transport } from '../../src/runtime/index.ts';
+import { type ApiServer, startApiServer } from '../../src/server/index.ts';
 import {
   type ControlPlane,
   startControlPlane,
@@ -47,6 +52,8 @@ describe('convoy-observer health loop', () => {
   let client: KubeClient;
   let harness: Harness | undefined;
   let hc: HealthController;
+  let api: ApiServer;
+  let caDir: string;
 
   const startObserver = async () => {
     harness = new Harness({
@@ -62,7 +69,11 @@ describe('convoy-observer health loop', () => {
         retryMs: 300,
       },
     });
-    hc = new HealthController(harness, { client, workers: 4 });
+    hc = new HealthController(harness, {
+      client,
+      workers: 4,
+      sync: { kind: 'direct', url: api.url, caPem: api.cert },
+    });
     await harness.start();
   };
 
@@ -83,12 +94,17 @@ describe('convoy-observer health loop', () => {
       { timeoutMs: 60_000 },
     );
     await installDefaultRules(client);
+    api = await startApiServer({ kubeConfig: cp.kubeConfig, tls: { kind: 'selfSigned' } });
+    caDir = await mkdtemp(join(tmpdir(), 'convoy-observer-e2e-'));
+    await writeFile(join(caDir, 'api-ca.crt'), api.cert);
     await startObserver();
   });
 
   after(async () => {
     await harness?.stop();
+    await api?.close();
     await cp?.stop();
+    if (caDir) await rm(caDir, { recursive: true, force: true });
   });
 
   // --- playing the controller-manager -------------------------------------------------------------
@@ -587,6 +603,10 @@ describe('convoy-observer health loop', () => {
           '5',
           '--metrics-port',
           '0',
+          '--sync-api-url',
+          api.url,
+          '--sync-api-ca-file',
+          join(caDir, 'api-ca.crt'),
         ],
         {
           stdio: ['ignore', 'ignore', 'inherit'],

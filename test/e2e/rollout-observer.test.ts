@@ -100,7 +100,7 @@ test('the observer stopped after assessing R2 as Progressing: verdict Pending, n
 
     // the observer is back: the verdict is read again and the rollout resumes
     const back = Date.now();
-    env.observer = await startObserver(cp.kubeconfigPath, LEASE_SECONDS);
+    env.observer = await startObserver(cp.kubeconfigPath, LEASE_SECONDS, env.sync);
     const rb = await waitForRollout(
       client,
       ns,

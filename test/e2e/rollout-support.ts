@@ -2,11 +2,9 @@
 // default GlobalHealthRuleSet, convoy-controller-manager and convoy-observer as child processes, git
 // fixtures whose Deployments are healthy, never Ready or Ready after a delay, and a recorder of every
 // status.rollout the API server shows (through a watch, so no transition is missed between polls).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { API_VERSION, LABEL_RELEASE } from '../../src/api/constants.ts';
 import type { Release, RolloutStatus } from '../../src/api/types.ts';
 import { KubeClient } from '../../src/kube/client.ts';
@@ -24,70 +22,27 @@ import {
 } from '../../src/testenv/index.ts';
 import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
 import { installCrds } from '../support/crds.ts';
+import {
+  type ObserverProcess,
+  type ObserverSync,
+  startObserver as startObserverProcess,
+  syncVia,
+} from '../support/observer.ts';
 import { getRelease } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
 export const LEASE_NS = 'convoy-system';
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DEFAULT_RULES = { matchLabels: { 'convoy.kumodo.io/rules': 'default' } };
 
-export interface ObserverProcess {
-  readonly proc: ChildProcess;
-  readonly exited: Promise<number | string>;
-  log(): string;
-  /** SIGKILL: the shard Lease is not released and must expire by itself. */
-  kill(): Promise<number | string>;
-  stop(): Promise<number | string>;
-}
+export type { ObserverProcess } from '../support/observer.ts';
 
-export async function startObserver(kubeconfigPath: string, leaseSeconds: number): Promise<ObserverProcess> {
-  const proc = spawn(
-    process.execPath,
-    [
-      'src/cmd/observer.ts',
-      '--kubeconfig',
-      kubeconfigPath,
-      '--lease-namespace',
-      LEASE_NS,
-      '--lease-seconds',
-      String(leaseSeconds),
-      '--metrics-port',
-      '0',
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  proc.stdout?.on('data', (b: Buffer) => {
-    out += b.toString();
-  });
-  proc.stderr?.on('data', (b: Buffer) => {
-    out += b.toString();
-  });
-  const exited = new Promise<number | string>((resolve) =>
-    proc.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
-  );
-  let ended = false;
-  void exited.then(() => {
-    ended = true;
-  });
-  await waitFor(
-    'convoy-observer ready',
-    async () => {
-      if (ended) throw new Error(`observer exited early:\n${out.slice(-4000)}`);
-      return out.includes('convoy-observer ready');
-    },
-    { timeoutMs: 60_000 },
-  );
-  const end = async (signal: NodeJS.Signals) => {
-    if (!ended) proc.kill(signal);
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-    try {
-      return await exited;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-  return { proc, exited, log: () => out, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+/** convoy-observer as a child process, its wake-ups sent to the controller-manager's API (`sync`). */
+export function startObserver(
+  kubeconfigPath: string,
+  leaseSeconds: number,
+  sync: ObserverSync,
+): Promise<ObserverProcess> {
+  return startObserverProcess({ kubeconfigPath, leaseNamespace: LEASE_NS, leaseSeconds, sync });
 }
 
 export interface RolloutEnv {
@@ -96,6 +51,8 @@ export interface RolloutEnv {
   readonly work: string;
   manager: ManagerProcess;
   observer: ObserverProcess;
+  /** Where the observer's wake-ups go: the controller-manager's API. */
+  readonly sync: ObserverSync;
   /** The observer's shard Lease is live now (the controller's reading, one shard). */
   observerLive(): Promise<boolean>;
   restartObserver(): Promise<ObserverProcess>;
@@ -118,13 +75,15 @@ export async function startRolloutEnv(
       identity: 'rollout',
       gitCacheDir: join(work, 'git-cache'),
     });
-    const observer = await startObserver(cp.kubeconfigPath, leaseSeconds);
+    const sync = syncVia(manager);
+    const observer = await startObserver(cp.kubeconfigPath, leaseSeconds, sync);
     const env: RolloutEnv = {
       cp,
       client,
       work,
       manager,
       observer,
+      sync,
       async observerLive() {
         const lease = await client.get<Lease>({
           apiVersion: 'coordination.k8s.io/v1',
@@ -136,7 +95,7 @@ export async function startRolloutEnv(
       },
       async restartObserver() {
         await env.observer.stop();
-        env.observer = await startObserver(cp.kubeconfigPath, leaseSeconds);
+        env.observer = await startObserver(cp.kubeconfigPath, leaseSeconds, sync);
         return env.observer;
       },
       async stop() {

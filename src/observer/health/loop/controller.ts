@@ -33,7 +33,7 @@ import { type Assessment, assess } from './assess.ts';
 import { clusterUpdateMatters, inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import { healthStatusBody, pendingTargets } from './plan.ts';
 import { collectRules } from './rules.ts';
-import { requestSync } from './sync-request.ts';
+import { requestSync, type SyncVia } from './sync-request.ts';
 import { TargetResolver } from './target.ts';
 import { writeHealth } from './writes.ts';
 
@@ -46,6 +46,8 @@ export interface HealthControllerOptions {
   readonly now?: () => Date;
   readonly random?: () => number;
   readonly listThreshold?: number;
+  /** Where wake-ups go (default: POST /sync through kube-apiserver's aggregation layer). */
+  readonly sync?: SyncVia;
 }
 
 const base = `/apis/${GROUP}/${VERSION}`;
@@ -55,6 +57,11 @@ const BY_CLUSTER = 'cluster';
 const BY_NAMESPACE = 'namespace';
 /** Retry after a 409 from an apply whose cached resourceVersion was stale (the informer catches up). */
 const CONFLICT_RETRY_MS = 500;
+/**
+ * Cap of the per-key error backoff (the queue's default is 1000 s). A failed wake-up is retried through
+ * this backoff, and an edge kept through a long API outage must still go out soon after the API is back.
+ */
+const ERROR_BACKOFF_MAX_MS = 30_000;
 
 type PassResult = 'assessed' | 'notConfigured' | 'failed' | 'deleting' | 'conflict' | 'gone';
 
@@ -122,6 +129,11 @@ export class HealthController {
         help: 'Wake-ups (sync requests) sent to the controller',
         registers,
       }),
+      syncFailures: new Counter({
+        name: 'convoy_health_sync_request_failures_total',
+        help: 'Wake-ups that failed (the edge is kept and the pass retried)',
+        registers,
+      }),
       reads: new Counter({
         name: 'convoy_health_object_reads_total',
         help: 'GET/LIST requests for live objects',
@@ -135,7 +147,9 @@ export class HealthController {
       updateFilter: releaseUpdateMatters,
       shardOfKey: (key) => this.shardOfKey(key),
       reconcile: (key, { log }) => this.syncHandler(key, log),
+      queue: { maxDelayMs: ERROR_BACKOFF_MAX_MS },
     });
+    this.#m.syncFailures.inc(0);
     const keysOf = (rs: readonly K<Release>[]) => rs.map((r) => keyOf(r));
     this.controller
       .watch<K<ReleaseInventory>>({
@@ -324,14 +338,22 @@ export class HealthController {
     log: Logger,
   ): Promise<ReconcileResult | undefined> {
     if (!edge && !this.#pendingSync.has(key)) return undefined;
+    // Kept until a request succeeds: a failed one returns an error, and the retried pass sends it
+    // even when it sees no new edge.
     this.#pendingSync.add(key);
     try {
-      await requestSync(this.#o.client, release, this.#now());
-    } catch (err) {
-      if (isNotFound(err)) {
+      const outcome = await requestSync(
+        this.#o.client,
+        this.#o.sync ?? { kind: 'aggregated' },
+        release,
+        this.#now(),
+      );
+      if (outcome === 'gone') {
         this.#forget(key);
         return this.#done('gone');
       }
+    } catch (err) {
+      this.#m.syncFailures.inc();
       log.warn(
         { err: err instanceof Error ? err.message : String(err) },
         'sync request failed; kept for the next pass',

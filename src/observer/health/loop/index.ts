@@ -2,4 +2,11 @@
 export { AssessError, type Assessment, assess } from './assess.ts';
 export { HealthController, type HealthControllerOptions } from './controller.ts';
 export { installDefaultRules } from './default-rules.ts';
-export { requestSync } from './sync-request.ts';
+export {
+  describeSyncVia,
+  requestSync,
+  type SyncOutcome,
+  SyncRequestError,
+  type SyncVia,
+  syncPath,
+} from './sync-request.ts';

@@ -1,0 +1,46 @@
+// Prometheus metrics of the HTTP API. Created once by the process and handed to every startApiServer
+// (the controller-manager restarts the server when the front-proxy settings appear; the series must
+// survive that), on the registry its /metrics already serves.
+import { Counter, type Registry } from 'prom-client';
+import type { RouteResult } from './routes.ts';
+
+export type RouteLabel = 'sync' | 'health' | 'history' | 'renders' | 'discovery' | 'healthz' | 'unmatched';
+
+export interface ApiMetrics {
+  readonly requests: Counter<'route' | 'code'>;
+}
+
+export function newApiMetrics(registry: Registry): ApiMetrics {
+  return {
+    requests: new Counter({
+      name: 'convoy_api_requests_total',
+      help: 'HTTP API requests answered, by route and HTTP status code',
+      labelNames: ['route', 'code'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** The route label of a request; paths that name no route share one label, so the series stay few. */
+export function routeLabel(r: RouteResult): RouteLabel {
+  if (!r.ok) return 'unmatched';
+  switch (r.route.kind) {
+    case 'sync':
+    case 'health':
+    case 'history':
+    case 'healthz':
+      return r.route.kind;
+    case 'render':
+      return 'renders';
+    case 'groupList':
+    case 'group':
+    case 'resourceList':
+      return 'discovery';
+    default:
+      return assertNever(r.route);
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected route: ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,212 @@
+// The HTTP API in the running system, without the aggregation layer: convoy-controller-manager serves
+// it (child process, self-signed certificate on a loopback port) and convoy-observer (child process,
+// --sync-api-url/--sync-api-ca-file) sends its wake-ups there. What the API served is read from the
+// controller-manager's convoy_api_requests_total; who wrote sync-requested-at from managedFields.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../../src/api/constants.ts';
+import type { Release } from '../../src/api/types.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
+import { type ControlPlane, startControlPlane, TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
+import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
+import { installCrds } from '../support/crds.ts';
+import { type ObserverProcess, startObserver, syncVia } from '../support/observer.ts';
+import { getInventory, getRelease } from '../support/release.ts';
+import { makeServingCert, type ServingCert } from '../support/serving-cert.ts';
+import { waitFor } from '../support/wait.ts';
+
+const LEASE_NS = 'convoy-system';
+const RULES = { globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } } };
+const SYNCS = 'convoy_health_sync_requests_total';
+const SYNC_FAILURES = 'convoy_health_sync_request_failures_total';
+
+let cp: ControlPlane;
+let client: KubeClient;
+let work: string;
+let cert: ServingCert;
+let manager: ManagerProcess;
+let observer: ObserverProcess;
+
+const logs = () =>
+  `--- controller-manager ---\n${manager.log().slice(-4000)}\n--- observer ---\n${observer.log().slice(-4000)}`;
+
+const startManager = (port = 0) =>
+  startControllerManager({
+    kubeconfigPath: cp.kubeconfigPath,
+    identity: 'sync-api',
+    gitCacheDir: join(work, 'git-cache'),
+    api: { kind: 'serve', tls: cert, port },
+  });
+
+before(async () => {
+  cp = await startControlPlane({ workloads: true, nodes: 1 });
+  client = new KubeClient(cp.kubeConfig);
+  work = await mkdtemp(join(tmpdir(), 'convoy-sync-api-e2e-'));
+  await installCrds(cp.kubeConfig);
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEASE_NS } });
+  await installDefaultRules(client);
+  cert = await makeServingCert();
+  manager = await startManager();
+  observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, sync: syncVia(manager) });
+});
+
+after(async () => {
+  await observer?.stop();
+  await manager?.stop();
+  await cp?.stop();
+  await cert?.dispose();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+async function namespace(name: string): Promise<void> {
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await waitFor(
+    `ServiceAccount ${name}/default`,
+    () => client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: name, name: 'default' }),
+    { timeoutMs: 60_000 },
+  );
+}
+
+function release(ns: string, name: string, objects: readonly Record<string, unknown>[]): Release {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name, namespace: ns },
+    spec: {
+      source: { inline: { manifests: objects.map((o) => JSON.stringify(o)).join('\n---\n') } },
+      render: { targetNamespace: ns },
+      syncPolicy: { interval: '2s' },
+      healthAssessment: RULES,
+    },
+  };
+}
+
+const configMap = (name: string, wave: number) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, annotations: { 'convoy.kumodo.io/sync-wave': String(wave) } },
+  data: { k: 'v' },
+});
+
+/** Which managers own the annotation, and how they wrote it (Apply for the API, Update for a patch). */
+function annotationOwners(r: Release | undefined, key: string): { manager?: string; operation?: string }[] {
+  return (r?.metadata.managedFields ?? [])
+    .filter((m) => JSON.stringify(m.fieldsV1 ?? {}).includes(`"f:${key}"`))
+    .map((m) => ({ manager: m.manager, operation: m.operation }));
+}
+
+test('a completed wave reaches the controller as a POST /sync its API served, applied as convoy-api', async () => {
+  const ns = 'sync-api-waves';
+  await namespace(ns);
+  await client.create(release(ns, 'app', [configMap('first', 0), configMap('second', 1)]));
+
+  // Both waves applied and assessed healthy: the observer has seen the render advance and wave 0 complete.
+  await waitFor(
+    'both waves recorded and Healthy',
+    async () => {
+      const inv = await getInventory(client, ns, 'app');
+      return inv?.entries?.length === 2 && inv.entries.every((e) => e.state === 'Healthy');
+    },
+    { timeoutMs: 60_000 },
+  ).catch((err: Error) => assert.fail(`${err.message}\n${logs()}`));
+  const served = await waitFor('a POST /sync served with 200', async () => {
+    const n = await manager.apiRequests('sync', 200);
+    return n >= 1 && n;
+  });
+  // Nothing else posts to this API: every wake-up the observer counts is one the API answered 200,
+  // and none failed.
+  await waitFor('the observer counted what the API served', async () => {
+    const sent = await observer.metric(SYNCS);
+    return sent >= served && sent === (await manager.apiRequests('sync', 200));
+  });
+  assert.equal(await observer.metric(SYNC_FAILURES), 0, logs());
+  assert.doesNotMatch(observer.log(), /sync request failed/);
+
+  const r = await getRelease(client, ns, 'app');
+  assert.ok(r?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT], 'sync-requested-at is set');
+  assert.deepEqual(
+    annotationOwners(r, ANNOTATION_SYNC_REQUESTED_AT),
+    [{ manager: 'convoy-api', operation: 'Apply' }],
+    'written by the API (Server-Side Apply as convoy-api), not patched by the observer',
+  );
+});
+
+test('an unreachable API: the wake-up fails, is counted and retried, and goes out once the API is back', async () => {
+  const ns = 'sync-api-outage';
+  await namespace(ns);
+  const deployment = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'web' } },
+      template: {
+        metadata: { labels: { app: 'web', [TEST_LABEL_NEVER_READY]: 'true' } },
+        spec: { containers: [{ name: 'main', image: 'registry.invalid/web:1' }] },
+      },
+    },
+  };
+  await client.create(release(ns, 'app', [deployment]));
+  // The render-advanced wake-up went out while the API was up; the Deployment is still Progressing.
+  const before = await waitFor(
+    'web assessed Progressing and the first wake-up served',
+    async () => {
+      const e = (await getInventory(client, ns, 'app'))?.entries?.[0];
+      const r = await getRelease(client, ns, 'app');
+      const at = r?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT];
+      return e?.state === 'Progressing' && at !== undefined && at;
+    },
+    { timeoutMs: 60_000 },
+  ).catch((err: Error) => assert.fail(`${err.message}\n${logs()}`));
+  const port = manager.api?.port ?? 0;
+  const failuresBefore = await observer.metric(SYNC_FAILURES);
+  const errorsBefore = await observer.metric('convoy_reconcile_errors_total', { controller: 'health' });
+
+  await manager.stop();
+  // The wave completes while nobody serves the API: a user fixes the pods (no controller runs to undo it).
+  await client.request({
+    method: 'PATCH',
+    path: `/apis/apps/v1/namespaces/${ns}/deployments/web`,
+    contentType: 'application/merge-patch+json',
+    body: { spec: { template: { metadata: { labels: { [TEST_LABEL_NEVER_READY]: null } } } } },
+  });
+  await waitFor(
+    'web Healthy',
+    async () => (await getInventory(client, ns, 'app'))?.entries?.[0]?.state === 'Healthy',
+    { timeoutMs: 60_000 },
+  ).catch((err: Error) => assert.fail(`${err.message}\n${observer.log().slice(-4000)}`));
+  await waitFor('the wake-up failed and was retried', async () => {
+    const failures = await observer.metric(SYNC_FAILURES);
+    return failures >= failuresBefore + 2 && failures;
+  });
+  assert.ok(
+    (await observer.metric('convoy_reconcile_errors_total', { controller: 'health' })) >= errorsBefore + 2,
+    'each failed wake-up fails the pass, so the queue retries it',
+  );
+  assert.match(observer.log(), /sync request failed; kept for the next pass/);
+  assert.equal(
+    (await getRelease(client, ns, 'app'))?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT],
+    before,
+    'no wake-up got through while the API was down',
+  );
+
+  // Back on the same port with the same certificate: the kept edge goes out.
+  manager = await startManager(port);
+  const after = await waitFor(
+    'the kept wake-up served by the restarted API',
+    async () => {
+      const at = (await getRelease(client, ns, 'app'))?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT];
+      return at !== before && (await manager.apiRequests('sync', 200)) >= 1 && at;
+    },
+    { timeoutMs: 60_000 },
+  ).catch((err: Error) => assert.fail(`${err.message}\n${logs()}`));
+  assert.ok(after > (before ?? ''), 'sync-requested-at moved forward');
+  assert.deepEqual(annotationOwners(await getRelease(client, ns, 'app'), ANNOTATION_SYNC_REQUESTED_AT), [
+    { manager: 'convoy-api', operation: 'Apply' },
+  ]);
+});
