@@ -1,6 +1,6 @@
 // What every command gets: the clients for the resolved kubeconfig and namespace, the render store,
 // the output streams and whether they are a terminal (colour and in-place progress only there).
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { API_VERSION } from '../api/constants.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
@@ -38,11 +38,12 @@ export function makeCtx(global: Global, io: Io): Ctx {
     env: io.env,
   });
   const tty = io.out.isTTY === true;
+  const client = new KubeClient(kubeConfig);
   return {
     ...io,
     kubeConfig,
-    client: new KubeClient(kubeConfig),
-    store: new SecretRenderStore(kubeConfig.makeApiClient(CoreV1Api)),
+    client,
+    store: new SecretRenderStore(client),
     namespace,
     global,
     tty,

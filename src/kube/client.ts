@@ -1,41 +1,12 @@
 // The only way convoy talks to a Kubernetes API: a raw JSON client (KubeClient) for any kind, which sends
 // bodies exactly as given (no model serialization that could drop unknown fields or turn integers into
-// strings) over the shared keep-alive transport and resolves kinds to resources through discovery; and
-// typed client-node APIs for built-in kinds where a caller wants them.
-import {
-  ApiextensionsV1Api,
-  AppsV1Api,
-  BatchV1Api,
-  CoordinationV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-} from '@kubernetes/client-node';
-import type { ObjectHeader } from '../api/types.ts';
+// strings) over the shared keep-alive transport and resolves kinds to resources through discovery.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ObjectHeader, ObjectMeta } from '../api/types.ts';
 import { fromResponse } from './errors.ts';
 import { KubeTransport, type RawRequest } from './transport.ts';
 
 export type { Method, RawRequest } from './transport.ts';
-
-export interface ApiClients {
-  readonly core: CoreV1Api;
-  readonly apps: AppsV1Api;
-  readonly batch: BatchV1Api;
-  readonly coordination: CoordinationV1Api;
-  readonly apiextensions: ApiextensionsV1Api;
-  readonly custom: CustomObjectsApi;
-}
-
-export function makeApiClients(kc: KubeConfig): ApiClients {
-  return {
-    core: kc.makeApiClient(CoreV1Api),
-    apps: kc.makeApiClient(AppsV1Api),
-    batch: kc.makeApiClient(BatchV1Api),
-    coordination: kc.makeApiClient(CoordinationV1Api),
-    apiextensions: kc.makeApiClient(ApiextensionsV1Api),
-    custom: kc.makeApiClient(CustomObjectsApi),
-  };
-}
 
 /** A resource as discovery describes it. */
 export interface ResourceInfo {
@@ -81,6 +52,49 @@ export function resourcePath(
   if (ref.name !== undefined) path += `/${encodeURIComponent(ref.name)}`;
   if (subresource !== undefined) path += `/${subresource}`;
   return path;
+}
+
+export interface ListOptions {
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Page size; the server answers at most this many items and a continue token for the rest. */
+  readonly limit?: number;
+  /** The token of the previous page. */
+  readonly continue?: string | undefined;
+  /**
+   * Items as PartialObjectMetadata (apiVersion, kind, metadata only): a list that needs names,
+   * labels and annotations does not pay for the objects' bodies (e.g. Secret data).
+   */
+  readonly metadataOnly?: boolean;
+}
+
+export interface ListPage<T> {
+  readonly items: T[];
+  /** undefined on the last page */
+  readonly continue: string | undefined;
+  readonly resourceVersion: string | undefined;
+}
+
+/** An item of a metadata-only list. */
+export interface PartialObjectMetadata {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+}
+
+// Plain JSON after it, as kubectl asks: a server that cannot convert answers with the full list,
+// which has the same metadata.
+export const METADATA_LIST_ACCEPT =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+
+/** The query string of a list; pure. */
+export function listQuery(opts: ListOptions): Record<string, string | undefined> {
+  return {
+    labelSelector: opts.labelSelector,
+    fieldSelector: opts.fieldSelector,
+    limit: opts.limit === undefined ? undefined : String(opts.limit),
+    continue: opts.continue === '' ? undefined : opts.continue,
+  };
 }
 
 interface DiscoveryList {
@@ -154,6 +168,37 @@ export class KubeClient {
     return list.items ?? [];
   }
 
+  /** One page of a collection; follow `continue` until it is undefined for the rest. */
+  async listPage<T>(ref: ObjectRef, opts: ListOptions = {}): Promise<ListPage<T>> {
+    const list = await this.request<{
+      items?: T[];
+      metadata?: { continue?: string; resourceVersion?: string };
+    }>({
+      method: 'GET',
+      path: await this.pathOf(ref),
+      query: listQuery(opts),
+      ...(opts.metadataOnly === true ? { accept: METADATA_LIST_ACCEPT } : {}),
+    });
+    return {
+      items: list.items ?? [],
+      // The server sends "" (or nothing) on the last page.
+      continue: list.metadata?.continue || undefined,
+      resourceVersion: list.metadata?.resourceVersion,
+    };
+  }
+
+  /** Every item of a collection, read `limit` at a time (each page a consistent snapshot of the first). */
+  async listAll<T>(ref: ObjectRef, opts: Omit<ListOptions, 'continue'> = {}): Promise<T[]> {
+    const out: T[] = [];
+    let cont: string | undefined;
+    do {
+      const page: ListPage<T> = await this.listPage<T>(ref, { ...opts, continue: cont });
+      out.push(...page.items);
+      cont = page.continue;
+    } while (cont !== undefined);
+    return out;
+  }
+
   async create<T>(obj: ObjectHeader, query?: { dryRun?: 'All'; fieldManager?: string }): Promise<T> {
     const path = await this.pathOf({
       apiVersion: obj.apiVersion,
@@ -161,6 +206,22 @@ export class KubeClient {
       namespace: obj.metadata.namespace,
     });
     return this.request<T>({ method: 'POST', path, body: obj, query });
+  }
+
+  /**
+   * PUT the whole object (update). With metadata.resourceVersion set, a write over a newer version
+   * fails with 409 Conflict; without it, it overwrites whatever is there.
+   */
+  async replace<T>(obj: ObjectHeader, query?: { dryRun?: 'All'; fieldManager?: string }): Promise<T> {
+    const name = obj.metadata.name;
+    if (name === undefined || name === '') throw new Error(`replace ${obj.kind}: metadata.name is required`);
+    const path = await this.pathOf({
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      namespace: obj.metadata.namespace,
+      name,
+    });
+    return this.request<T>({ method: 'PUT', path, body: obj, query });
   }
 
   /** DELETE; returns false when the object was already gone. */

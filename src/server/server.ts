@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { API_VERSION as CRD_API_VERSION, FIELD_MANAGERS } from '../api/constants.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
@@ -70,7 +70,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const client = new KubeClient(opts.kubeConfig);
   const handler = new Handler({
     client,
-    store: opts.store ?? new SecretRenderStore(opts.kubeConfig.makeApiClient(CoreV1Api)),
+    store: opts.store ?? new SecretRenderStore(client),
     auth: new DelegatingAuth(client, opts.requestHeader, opts.authCacheTtlMs ?? 10_000),
     now: opts.now ?? (() => new Date()),
     log: opts.log,

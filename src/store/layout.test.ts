@@ -5,13 +5,16 @@ import { gzipSync } from 'node:zlib';
 import { renderRef as renderRefOf } from '../render/canonical.ts';
 import { RenderStoreCorruptError } from './errors.ts';
 import {
+  ANN_CHUNK_BYTES,
   assemble,
   type Chunk,
   chunkName,
   chunkSecret,
   encodeRender,
   isRenderRef,
+  lacksSize,
   parseChunk,
+  parseChunkMeta,
   refLabelValue,
   releaseLabelValue,
   sha256Hex,
@@ -213,4 +216,39 @@ test('integer-like keys are hashed in string order, as src/render defines the re
   };
   const chunks = chunksOf(render, 1 << 20);
   assert.deepEqual(assemble(renderRefOf(render), chunks), render);
+});
+
+test('metadata alone (a metadata-only list) summarizes as the full chunks do', () => {
+  const big = bigRender(10_000);
+  const renderRef = renderRefOf(big);
+  const enc = encodeRender(big, 4096);
+  const meta = { ns: 'ns', release: 'web', renderRef, revision: 'r', storedAt: 't', owner: undefined };
+  const secrets = enc.chunks.map((_, i) => chunkSecret(meta, enc, i));
+  const full = secrets.map((s) => parseChunk('ns', 'web', s) as Chunk);
+  const heads = secrets.map((s) => parseChunkMeta('ns', 'web', s.metadata) as Chunk);
+  assert.ok(heads.every((h) => h.data === undefined && h.bytes !== undefined));
+  assert.ok(
+    full.every((c) => c.bytes === undefined),
+    'a full chunk has its size from its data',
+  );
+  assert.deepEqual(summarize(heads), summarize(full));
+  assert.equal(
+    summarize(heads)[0]?.storedBytes,
+    enc.chunks.reduce((n, c) => n + c.length, 0),
+  );
+  assert.equal(lacksSize(heads), false);
+  assert.equal(lacksSize(full), false);
+  assert.equal(parseChunkMeta('ns', 'web2', secrets[0]?.metadata), undefined);
+
+  // Written before the size annotation: list() must read the data to know the sizes.
+  const unannotated = secrets.map((s) => {
+    const { [ANN_CHUNK_BYTES]: _size, ...annotations } = s.metadata?.annotations ?? {};
+    return parseChunkMeta('ns', 'web', { ...s.metadata, annotations }) as Chunk;
+  });
+  assert.equal(lacksSize(unannotated), true);
+  // Reassembly needs the data: a caller handing it headers gets a bug report, not "corrupt".
+  assert.throws(
+    () => assemble(renderRef, heads),
+    (e: unknown) => !(e instanceof RenderStoreCorruptError) && /read without its data/.test(String(e)),
+  );
 });

@@ -22,6 +22,8 @@ export const ANN_CHUNK_COUNT = 'convoy.kumodo.io/chunk-count';
 export const ANN_BLOB_SHA256 = 'convoy.kumodo.io/blob-sha256';
 export const ANN_REVISION = 'convoy.kumodo.io/revision';
 export const ANN_STORED_AT = 'convoy.kumodo.io/stored-at';
+/** Size of this chunk's data: list() reads only metadata and still reports storedBytes. */
+export const ANN_CHUNK_BYTES = 'convoy.kumodo.io/chunk-bytes';
 export const DATA_KEY = 'chunk';
 
 /** Secrets hold at most 1 MiB of data; leave room for the API server's own accounting. */
@@ -94,6 +96,9 @@ export function releaseSelector(ns: string, release: string): string {
   return `${LABEL_RELEASE}=${releaseLabelValue(ns, release)}`;
 }
 
+/** Server-side filter to render Secrets (metadata-only lists carry no type to check). */
+export const TYPE_FIELD_SELECTOR = `type=${SECRET_TYPE}`;
+
 export function renderSelector(ns: string, release: string, renderRef: string): string {
   return `${releaseSelector(ns, release)},${LABEL_RENDER_REF}=${refLabelValue(renderRef)}`;
 }
@@ -130,6 +135,7 @@ export function chunkSecret(meta: ChunkMeta, enc: EncodedRender, index: number):
     [ANN_CHUNK_COUNT]: String(enc.chunks.length),
     [ANN_BLOB_SHA256]: enc.blobSha256,
     [ANN_STORED_AT]: meta.storedAt,
+    [ANN_CHUNK_BYTES]: String(chunk.length),
   };
   if (meta.revision !== undefined) annotations[ANN_REVISION] = meta.revision;
   return {
@@ -161,24 +167,30 @@ export type Chunk = {
   readonly blobSha256: string;
   readonly revision: string | undefined;
   readonly storedAt: string | undefined;
+  /** The chunk's bytes; undefined when it has none, or when only its metadata was read. */
   readonly data: Buffer | undefined;
+  /** Only for a chunk read without its data: the size its annotation gives (undefined: not annotated). */
+  readonly bytes?: number | undefined;
 };
 
-function nonNegInt(s: string | undefined): number | undefined {
-  if (s === undefined || !/^(0|[1-9][0-9]{0,5})$/.test(s)) return undefined;
+const SMALL_INT = /^(0|[1-9][0-9]{0,5})$/;
+const SIZE_INT = /^(0|[1-9][0-9]{0,8})$/;
+
+function nonNegInt(s: string | undefined, pattern = SMALL_INT): number | undefined {
+  if (s === undefined || !pattern.test(s)) return undefined;
   return Number(s);
 }
 
-export function parseChunk(ns: string, release: string, secret: SecretBody): Chunk | undefined {
-  const ann = secret.metadata?.annotations ?? {};
-  if (secret.type !== SECRET_TYPE || ann[ANN_RELEASE] !== `${ns}.${release}`) return undefined;
+/** A chunk from its metadata alone (a metadata-only list): no data, its size from the annotation. */
+export function parseChunkMeta(ns: string, release: string, meta: SecretBody['metadata']): Chunk | undefined {
+  const ann = meta?.annotations ?? {};
+  if (ann[ANN_RELEASE] !== `${ns}.${release}`) return undefined;
   const renderRef = ann[ANN_RENDER_REF];
-  const name = secret.metadata?.name;
+  const name = meta?.name;
   if (renderRef === undefined || name === undefined) return undefined;
-  const raw = secret.data?.[DATA_KEY];
   return {
     name,
-    resourceVersion: secret.metadata?.resourceVersion,
+    resourceVersion: meta?.resourceVersion,
     renderRef,
     // Damaged bookkeeping shows as -1 and fails the checks in writeState().
     index: nonNegInt(ann[ANN_CHUNK_INDEX]) ?? -1,
@@ -186,8 +198,24 @@ export function parseChunk(ns: string, release: string, secret: SecretBody): Chu
     blobSha256: ann[ANN_BLOB_SHA256] ?? '',
     revision: ann[ANN_REVISION],
     storedAt: ann[ANN_STORED_AT],
-    data: raw === undefined ? undefined : Buffer.from(raw, 'base64'),
+    data: undefined,
+    bytes: nonNegInt(ann[ANN_CHUNK_BYTES], SIZE_INT),
   };
+}
+
+export function parseChunk(ns: string, release: string, secret: SecretBody): Chunk | undefined {
+  if (secret.type !== SECRET_TYPE) return undefined;
+  const head = parseChunkMeta(ns, release, secret.metadata);
+  if (head === undefined) return undefined;
+  const raw = secret.data?.[DATA_KEY];
+  // The data itself, not what an annotation says about it.
+  const { bytes: _annotated, ...rest } = head;
+  return { ...rest, data: raw === undefined ? undefined : Buffer.from(raw, 'base64') };
+}
+
+/** Chunks read without data whose size is not annotated (written before ANN_CHUNK_BYTES existed). */
+export function lacksSize(chunks: readonly Chunk[]): boolean {
+  return chunks.some((c) => c.data === undefined && c.bytes === undefined);
 }
 
 /** The chunks of one committed write (chunk 0's count and digest), or why they are not whole. */
@@ -206,7 +234,9 @@ export function writeState(chunks: readonly Chunk[]): WriteState {
     if (c.count !== head.count || c.blobSha256 !== head.blobSha256) {
       return { kind: 'broken', detail: `chunk ${i} of ${head.count} belongs to another write` };
     }
-    if (c.data === undefined) return { kind: 'broken', detail: `chunk ${i} of ${head.count} has no data` };
+    if (c.data === undefined && c.bytes === undefined) {
+      return { kind: 'broken', detail: `chunk ${i} of ${head.count} has no data` };
+    }
   }
   return { kind: 'complete', count: head.count, blobSha256: head.blobSha256 };
 }
@@ -228,7 +258,9 @@ export function assemble(renderRef: string, chunks: readonly Chunk[]): Render | 
   const parts: Buffer[] = [];
   for (let i = 0; i < state.count; i++) {
     const data = mine.find((c) => c.index === i)?.data;
-    if (data !== undefined) parts.push(data);
+    // writeState let it through, so it came from a metadata-only read: a caller's bug, not corruption.
+    if (data === undefined) throw new Error(`assemble: chunk ${i} of ${renderRef} was read without its data`);
+    parts.push(data);
   }
   const blob = Buffer.concat(parts);
   if (sha256Hex(blob) !== state.blobSha256) {
@@ -270,7 +302,7 @@ export function summarize(chunks: readonly Chunk[]): StoredRenderMeta[] {
       storedAt: head?.storedAt,
       chunkCount: head?.count ?? Math.max(...list.map((c) => c.count)),
       complete: state.kind === 'complete',
-      storedBytes: list.reduce((n, c) => n + (c.data?.length ?? 0), 0),
+      storedBytes: list.reduce((n, c) => n + (c.data?.length ?? c.bytes ?? 0), 0),
     });
   }
   return out.sort(

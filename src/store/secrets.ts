@@ -1,21 +1,29 @@
 // The render store backed by Secrets in the Release's namespace on the cluster convoy runs
 // in (renders can hold Secrets, so they are stored as Secrets). Content-addressed: a
 // render's Secrets are named and labelled by its renderRef, so writes are idempotent and
-// reads are verified against the address. Layout and commit protocol: layout.ts.
-import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
+// reads are verified against the address. Layout and commit protocol: layout.ts. All API calls go
+// through src/kube's KubeClient; gc, delete and list read only the Secrets' metadata.
+import type { ObjectHeader } from '../api/types.ts';
+import type { KubeClient, PartialObjectMetadata } from '../kube/client.ts';
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
 import { renderRef as renderRefOf } from '../render/canonical.ts';
 import { RenderStoreCorruptError, RenderStoreError } from './errors.ts';
 import {
+  ANN_RENDER_REF,
   assemble,
   type Chunk,
   chunkSecret,
   DEFAULT_CHUNK_BYTES,
   encodeRender,
   isRenderRef,
+  lacksSize,
   parseChunk,
+  parseChunkMeta,
   releaseSelector,
   renderSelector,
+  type SecretBody,
   summarize,
+  TYPE_FIELD_SELECTOR,
   writeState,
 } from './layout.ts';
 import type { PutOptions, Render, RenderStore, StoredRenderMeta } from './types.ts';
@@ -27,14 +35,22 @@ export type SecretRenderStoreOptions = {
 };
 
 const PAGE = 50;
+/** create/replace rounds of one chunk write that lost a race with another writer. */
+const WRITE_ATTEMPTS = 3;
+
+/** What a chunk read needs: the whole Secret (get, put) or its metadata (list, delete, gc). */
+type Read = 'data' | 'metadata';
+
+const secrets = (namespace: string) => ({ apiVersion: 'v1', kind: 'Secret', namespace });
+const secretRef = (namespace: string, name: string) => ({ ...secrets(namespace), name });
 
 export class SecretRenderStore implements RenderStore {
-  readonly #core: CoreV1Api;
+  readonly #client: KubeClient;
   readonly #chunkBytes: number;
   readonly #now: () => Date;
 
-  constructor(core: CoreV1Api, opts: SecretRenderStoreOptions = {}) {
-    this.#core = core;
+  constructor(client: KubeClient, opts: SecretRenderStoreOptions = {}) {
+    this.#client = client;
     this.#chunkBytes = opts.chunkBytes ?? DEFAULT_CHUNK_BYTES;
     this.#now = opts.now ?? (() => new Date());
   }
@@ -45,7 +61,7 @@ export class SecretRenderStore implements RenderStore {
     if (actual !== renderRef) {
       throw new RenderStoreError(`refusing to store a render hashing to ${actual} under ${renderRef}`);
     }
-    const existing = await this.#chunks(ns, release, renderSelector(ns, release, renderRef));
+    const existing = await this.#chunks(ns, release, renderSelector(ns, release, renderRef), 'data');
     assertNoCollision(existing, renderRef);
     const mine = existing.filter((c) => c.renderRef === renderRef);
     // A committed, whole and verified write is the same content by construction.
@@ -86,24 +102,27 @@ export class SecretRenderStore implements RenderStore {
 
   async get(ns: string, release: string, renderRef: string): Promise<Render | undefined> {
     checkRef(renderRef);
-    const chunks = await this.#chunks(ns, release, renderSelector(ns, release, renderRef));
+    const chunks = await this.#chunks(ns, release, renderSelector(ns, release, renderRef), 'data');
     return assemble(renderRef, chunks);
   }
 
   async list(ns: string, release: string): Promise<StoredRenderMeta[]> {
-    return summarize(await this.#chunks(ns, release, releaseSelector(ns, release)));
+    const selector = releaseSelector(ns, release);
+    const heads = await this.#chunks(ns, release, selector, 'metadata');
+    // Chunks written before their size was annotated: their sizes are only in the data.
+    return summarize(lacksSize(heads) ? await this.#chunks(ns, release, selector, 'data') : heads);
   }
 
   async delete(ns: string, release: string, renderRef: string): Promise<void> {
     checkRef(renderRef);
-    const chunks = await this.#chunks(ns, release, renderSelector(ns, release, renderRef));
+    const chunks = await this.#chunks(ns, release, renderSelector(ns, release, renderRef), 'metadata');
     // Chunk 0 first: the render reads as absent, never as corrupt, while the rest go.
     const ordered = chunks.filter((c) => c.renderRef === renderRef).sort((a, b) => a.index - b.index);
     for (const c of ordered) await this.#deleteSecret(ns, c.name);
   }
 
   async gc(ns: string, release: string, keep: ReadonlySet<string>): Promise<string[]> {
-    const chunks = await this.#chunks(ns, release, releaseSelector(ns, release));
+    const chunks = await this.#chunks(ns, release, releaseSelector(ns, release), 'metadata');
     const doomed = [...new Set(chunks.map((c) => c.renderRef))].filter((r) => !keep.has(r)).sort();
     for (const ref of doomed) {
       const ordered = chunks.filter((c) => c.renderRef === ref).sort((a, b) => a.index - b.index);
@@ -113,59 +132,75 @@ export class SecretRenderStore implements RenderStore {
   }
 
   async deleteAll(ns: string, release: string): Promise<void> {
-    const chunks = await this.#chunks(ns, release, releaseSelector(ns, release));
+    const chunks = await this.#chunks(ns, release, releaseSelector(ns, release), 'metadata');
     for (const c of [...chunks].sort((a, b) => a.index - b.index)) await this.#deleteSecret(ns, c.name);
   }
 
-  async #chunks(ns: string, release: string, labelSelector: string): Promise<Chunk[]> {
-    const out: Chunk[] = [];
-    let cont: string | undefined;
-    do {
-      const page = await this.#core.listNamespacedSecret({
-        namespace: ns,
-        labelSelector,
-        limit: PAGE,
-        ...(cont === undefined ? {} : { _continue: cont }),
-      });
-      for (const s of page.items) {
-        const c = parseChunk(ns, release, s);
-        if (c !== undefined) out.push(c);
+  async #chunks(ns: string, release: string, labelSelector: string, read: Read): Promise<Chunk[]> {
+    const query = { labelSelector, fieldSelector: TYPE_FIELD_SELECTOR, limit: PAGE };
+    switch (read) {
+      case 'data': {
+        const items = await this.#client.listAll<SecretBody>(secrets(ns), query);
+        return items.flatMap((s) => parseChunk(ns, release, s) ?? []);
       }
-      cont = page.metadata?._continue || undefined;
-    } while (cont !== undefined);
-    return out;
+      case 'metadata': {
+        const items = await this.#client.listAll<PartialObjectMetadata>(secrets(ns), {
+          ...query,
+          metadataOnly: true,
+        });
+        return items.flatMap((s) => parseChunkMeta(ns, release, s.metadata) ?? []);
+      }
+      default:
+        return assertNever(read);
+    }
   }
 
-  /** Creates, or replaces `prior` (also when a concurrent writer created it in between). */
-  async #write(ns: string, body: V1Secret, prior: Chunk | undefined): Promise<void> {
+  /**
+   * Creates, or replaces `prior` (also when a concurrent writer created it in between). A write
+   * that loses a race (the Secret appeared, changed or went away under it) is tried again.
+   */
+  async #write(ns: string, body: SecretBody, prior: Chunk | undefined): Promise<void> {
     const name = body.metadata?.name ?? '';
-    if (prior === undefined) {
+    const wantedRef = body.metadata?.annotations?.[ANN_RENDER_REF];
+    let create = prior === undefined;
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= WRITE_ATTEMPTS;
+      if (create) {
+        try {
+          await this.#client.create(asObject(body));
+          return;
+        } catch (err) {
+          if (!isAlreadyExists(err) || last) throw err;
+        }
+      }
+      const current = await this.#client.get<SecretBody>(secretRef(ns, name));
+      if (current === undefined) {
+        if (last) throw new RenderStoreError(`Secret ${ns}/${name} kept disappearing while it was written`);
+        create = true;
+        continue;
+      }
+      const currentRef = current.metadata?.annotations?.[ANN_RENDER_REF];
+      if (currentRef !== undefined && currentRef !== wantedRef) {
+        throw new RenderStoreError(`Secret ${ns}/${name} holds ${currentRef}, not ${wantedRef}`);
+      }
       try {
-        await this.#core.createNamespacedSecret({ namespace: ns, body });
+        await this.#client.replace(
+          asObject({
+            ...body,
+            metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion },
+          }),
+        );
         return;
       } catch (err) {
-        if (statusOf(err) !== 409) throw err;
+        if (!(isConflict(err) || isNotFound(err)) || last) throw err;
+        create = isNotFound(err);
       }
     }
-    const current = await this.#core.readNamespacedSecret({ name, namespace: ns });
-    const currentRef = current.metadata?.annotations?.['convoy.kumodo.io/render-ref'];
-    const wantedRef = body.metadata?.annotations?.['convoy.kumodo.io/render-ref'];
-    if (currentRef !== undefined && currentRef !== wantedRef) {
-      throw new RenderStoreError(`Secret ${ns}/${name} holds ${currentRef}, not ${wantedRef}`);
-    }
-    await this.#core.replaceNamespacedSecret({
-      name,
-      namespace: ns,
-      body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } },
-    });
   }
 
   async #deleteSecret(ns: string, name: string): Promise<void> {
-    try {
-      await this.#core.deleteNamespacedSecret({ name, namespace: ns });
-    } catch (err) {
-      if (statusOf(err) !== 404) throw err;
-    }
+    // false (already gone) is what this delete wants too.
+    await this.#client.delete(secretRef(ns, name));
   }
 }
 
@@ -190,7 +225,16 @@ function assertNoCollision(chunks: readonly Chunk[], renderRef: string): void {
   }
 }
 
-function statusOf(err: unknown): number | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
+/** chunkSecret always sets apiVersion, kind and metadata; the type only says they may be absent. */
+function asObject(body: SecretBody): ObjectHeader {
+  return {
+    ...body,
+    apiVersion: body.apiVersion ?? 'v1',
+    kind: body.kind ?? 'Secret',
+    metadata: body.metadata ?? {},
+  };
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

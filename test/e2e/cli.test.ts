@@ -8,7 +8,6 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { CoreV1Api } from '@kubernetes/client-node';
 import {
   ANNOTATION_APPROVED_RENDER,
   ANNOTATION_FORCE_SYNC_AT,
@@ -36,7 +35,7 @@ let work: string;
 before(async () => {
   cp = await startControlPlane({});
   client = new KubeClient(cp.kubeConfig);
-  store = new SecretRenderStore(cp.kubeConfig.makeApiClient(CoreV1Api));
+  store = new SecretRenderStore(client);
   await installCrds(cp.kubeConfig);
   work = await mkdtemp(join(tmpdir(), 'convoy-cli-e2e-'));
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import {
   ANNOTATION_APPROVED_RENDER,
@@ -152,7 +152,7 @@ const API = 'api.convoy.kumodo.io';
 before(async () => {
   cp = await startControlPlane({});
   client = new KubeClient(cp.kubeConfig);
-  store = new SecretRenderStore(cp.kubeConfig.makeApiClient(CoreV1Api));
+  store = new SecretRenderStore(client);
   await installCrds(cp.kubeConfig);
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   server = await startApiServer({ kubeConfig: cp.kubeConfig, tls: { kind: 'selfSigned' } });

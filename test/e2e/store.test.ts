@@ -1,10 +1,11 @@
 // The Secret-backed render store against a real kube-apiserver: round trips, chunking of a
 // render far over the 1 MiB Secret limit, idempotent and self-repairing puts, corruption
-// detection, gc and deleteAll.
+// detection, gc and deleteAll, all through src/kube's KubeClient.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
+import type { KubeObject, ObjectMeta } from '../../src/api/types.ts';
+import { KubeClient } from '../../src/kube/client.ts';
 import { renderRef as renderRefOf } from '../../src/render/canonical.ts';
 import { RenderStoreCorruptError, RenderStoreError } from '../../src/store/errors.ts';
 import { LABEL_RELEASE, releaseLabelValue } from '../../src/store/layout.ts';
@@ -13,15 +14,18 @@ import type { Render } from '../../src/store/types.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 
 let cp: ControlPlane;
-let core: CoreV1Api;
+let client: KubeClient;
 let store: SecretRenderStore;
 const NS = 'store-e2e';
 
+type Secret = { metadata: ObjectMeta; type?: string; data?: Record<string, string> };
+const secretRef = (name: string) => ({ apiVersion: 'v1', kind: 'Secret', namespace: NS, name });
+
 before(async () => {
   cp = await startControlPlane({});
-  core = cp.kubeConfig.makeApiClient(CoreV1Api);
-  store = new SecretRenderStore(core);
-  await core.createNamespace({ body: { metadata: { name: NS } } });
+  client = new KubeClient(cp.kubeConfig);
+  store = new SecretRenderStore(client);
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 });
 
 after(async () => {
@@ -68,18 +72,19 @@ function bigRender(): Render {
   };
 }
 
-async function secretsOf(release: string): Promise<V1Secret[]> {
-  const list = await core.listNamespacedSecret({
-    namespace: NS,
-    labelSelector: `${LABEL_RELEASE}=${releaseLabelValue(NS, release)}`,
-  });
-  return list.items.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+async function secretsOf(release: string): Promise<Secret[]> {
+  const items = await client.list<Secret>(
+    { apiVersion: 'v1', kind: 'Secret', namespace: NS },
+    { labelSelector: `${LABEL_RELEASE}=${releaseLabelValue(NS, release)}` },
+  );
+  return items.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
 }
 
 test('put/get round trip, with owner and annotations', async () => {
-  const owner = await core.createNamespacedConfigMap({
-    namespace: NS,
-    body: { metadata: { name: 'owner' } },
+  const owner = await client.create<KubeObject>({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'owner', namespace: NS },
   });
   const render = smallRender('a');
   const ref = renderRefOf(render);
@@ -91,7 +96,7 @@ test('put/get round trip, with owner and annotations', async () => {
   assert.deepEqual(await store.get(NS, 'rt', ref), render);
   const secrets = await secretsOf('rt');
   assert.equal(secrets.length, 1);
-  const s = secrets[0] as V1Secret;
+  const s = secrets[0] as Secret;
   assert.equal(s.type, 'convoy.kumodo.io/render');
   assert.equal(s.metadata?.name, `convoy-render-rt-${ref.slice(7, 23)}-0`);
   assert.equal(s.metadata?.annotations?.['convoy.kumodo.io/render-ref'], ref);
@@ -142,8 +147,8 @@ test('put is idempotent and completes a half-written earlier attempt', async () 
   );
 
   // A writer that died before its commit (chunk 0) leaves a render that reads as absent.
-  await core.deleteNamespacedSecret({ namespace: NS, name: first[0]?.metadata?.name ?? '' });
-  await core.deleteNamespacedSecret({ namespace: NS, name: first[2]?.metadata?.name ?? '' });
+  assert.ok(await client.delete(secretRef(first[0]?.metadata?.name ?? '')));
+  assert.ok(await client.delete(secretRef(first[2]?.metadata?.name ?? '')));
   assert.equal(await store.get(NS, 'idem', ref), undefined);
   assert.equal((await store.list(NS, 'idem'))[0]?.complete, false);
   await store.put(NS, 'idem', ref, render);
@@ -157,7 +162,7 @@ test('put is idempotent and completes a half-written earlier attempt', async () 
   );
 
   // Losing a chunk after the commit is corruption until a put repairs it.
-  await core.deleteNamespacedSecret({ namespace: NS, name: first[1]?.metadata?.name ?? '' });
+  assert.ok(await client.delete(secretRef(first[1]?.metadata?.name ?? '')));
   await assert.rejects(store.get(NS, 'idem', ref), /chunk 1 of \d+ is missing/);
   await store.put(NS, 'idem', ref, render);
   assert.deepEqual(await store.get(NS, 'idem', ref), render);
@@ -171,11 +176,14 @@ test('corruption of a stored chunk is detected, and a put repairs it', async () 
   assert.ok(victim?.data?.chunk);
   const bytes = Buffer.from(victim.data.chunk, 'base64');
   bytes[100] = (bytes[100] ?? 0) ^ 0xff;
-  await core.replaceNamespacedSecret({
-    namespace: NS,
-    name: victim.metadata?.name ?? '',
-    body: { ...victim, data: { chunk: bytes.toString('base64') } },
-  });
+  const damaged: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: victim.metadata,
+    type: victim.type,
+    data: { chunk: bytes.toString('base64') },
+  };
+  await client.replace(damaged);
   await assert.rejects(store.get(NS, 'corrupt', ref), RenderStoreCorruptError);
   await store.put(NS, 'corrupt', ref, render);
   assert.deepEqual(await store.get(NS, 'corrupt', ref), render);
@@ -212,4 +220,62 @@ test('deleteAll removes every Secret of the release and only those', async () =>
   assert.deepEqual(await secretsOf('all'), []);
   assert.deepEqual(await store.list(NS, 'all'), []);
   assert.equal((await store.list(NS, 'all-keep')).length, 1);
+});
+
+test('a render of more chunks than one list page round-trips, lists and is collected whole', async () => {
+  const small = new SecretRenderStore(client, { chunkBytes: 1024 });
+  const render: Render = {
+    hooks: [],
+    objects: [cm('paged', { blob: randomBytes(60_000).toString('base64') })],
+  };
+  const ref = renderRefOf(render);
+  await small.put(NS, 'paged', ref, render);
+  const secrets = await secretsOf('paged');
+  assert.ok(secrets.length > 50, `expected more chunks than a page (50), got ${secrets.length}`);
+  assert.deepEqual(await small.get(NS, 'paged', ref), render);
+  const [meta] = await small.list(NS, 'paged');
+  assert.equal(meta?.chunkCount, secrets.length);
+  assert.equal(meta?.complete, true);
+  const bytes = secrets.reduce((n, s) => n + Buffer.from(s.data?.chunk ?? '', 'base64').length, 0);
+  assert.equal(meta?.storedBytes, bytes);
+  assert.deepEqual(await small.gc(NS, 'paged', new Set()), [ref]);
+  assert.deepEqual(await secretsOf('paged'), []);
+});
+
+test('list reports sizes of chunks written before their size was annotated', async () => {
+  const render = bigRender();
+  const ref = renderRefOf(render);
+  await store.put(NS, 'old', ref, render);
+  const [fresh] = await store.list(NS, 'old');
+  const secrets = await secretsOf('old');
+  const bytes = secrets.reduce((n, s) => n + Buffer.from(s.data?.chunk ?? '', 'base64').length, 0);
+  assert.equal(fresh?.storedBytes, bytes);
+  // What a store written before the annotation holds.
+  for (const s of secrets) {
+    const { 'convoy.kumodo.io/chunk-bytes': size, ...annotations } = s.metadata.annotations ?? {};
+    assert.ok(size !== undefined);
+    const older: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { ...s.metadata, annotations },
+      type: s.type,
+      data: s.data,
+    };
+    await client.replace(older);
+  }
+  assert.deepEqual(await store.list(NS, 'old'), [fresh]);
+  assert.deepEqual(await store.get(NS, 'old', ref), render);
+});
+
+test('two stores putting the same render at once both succeed', async () => {
+  const a = new SecretRenderStore(client, { chunkBytes: 4096 });
+  const b = new SecretRenderStore(new KubeClient(cp.kubeConfig), { chunkBytes: 4096 });
+  const render: Render = {
+    hooks: [],
+    objects: [cm('race', { blob: randomBytes(40_000).toString('base64') })],
+  };
+  const ref = renderRefOf(render);
+  await Promise.all([a.put(NS, 'race', ref, render), b.put(NS, 'race', ref, render)]);
+  assert.deepEqual(await a.get(NS, 'race', ref), render);
+  assert.deepEqual(await b.get(NS, 'race', ref), render);
 });

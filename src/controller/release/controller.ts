@@ -1,7 +1,7 @@
 // The release controller on the harness: informers on Release (primary), ReleaseInventory (health
 // changes wake the Release up), Cluster (its Ready condition) and the observer's shard Leases (liveness
 // for the verdict); the event filters; the shard of a key; and the ReleaseDeps one reconcile uses.
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ANNOTATION_APPROVED_RENDER,
   ANNOTATION_FORCE_SYNC_AT,
@@ -122,7 +122,7 @@ export function registerReleaseController(
   const now = opts.now ?? Date.now;
   const deps: ReleaseDeps = {
     local: clusterClients.local,
-    store: new SecretRenderStore(opts.kubeConfig.makeApiClient(CoreV1Api)),
+    store: new SecretRenderStore(clusterClients.local),
     sources: {
       inline: InlineSource,
       git: new GitSource({ cacheDir: opts.gitCacheDir, allowFileUrls: opts.allowFileUrls ?? false }),

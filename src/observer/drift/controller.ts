@@ -1,0 +1,399 @@
+// The DriftController: the observer's drift loop on the shared harness, next to the health loop. Queue key:
+// namespace/name of the Release; the shard gate as the health loop's (the Cluster's shard, else the
+// namespace's). A pass: the Release from the cache → nothing while it is being deleted → check every
+// entry with a renderRef against its render → write the entries' drift fields and the Drifted condition
+// (each skipped when unchanged) → with selfHeal, ask the controller for a sync when drift appeared →
+// requeue at the drift interval. Heal bookkeeping and the memo of this process's writes live in memory.
+import { Counter } from 'prom-client';
+import { GROUP, VERSION } from '../../api/constants.ts';
+import { parseOptionalDuration } from '../../api/duration.ts';
+import type { Cluster, Release, ReleaseInventory } from '../../api/types.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { isConflict, isNotFound } from '../../kube/errors.ts';
+import type { Render } from '../../render/types.ts';
+import {
+  type Controller,
+  type Harness,
+  type KubeObject,
+  keyOf,
+  type Logger,
+  type ReconcileResult,
+  shardOf,
+} from '../../runtime/index.ts';
+import { releaseLabelValue } from '../../store/layout.ts';
+import { SecretRenderStore } from '../../store/secrets.ts';
+import type { RenderStore } from '../../store/types.ts';
+import { requestSync, type SyncVia } from '../health/loop/sync-request.ts';
+import { TargetResolver } from '../health/loop/target.ts';
+import { checkDrift } from './check.ts';
+import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
+import type { DriftInterval } from './options.ts';
+import {
+  decideHeal,
+  driftedCondition,
+  driftStatusBody,
+  type HealState,
+  inventoryDriftItems,
+  newlyDrifted,
+  nextDelayMs,
+} from './plan.ts';
+import { writeDrift, writeInventoryDrift } from './writes.ts';
+
+export interface DriftControllerOptions {
+  /** Client of the cluster the observer runs in (Releases, inventories, the render store). */
+  readonly client: KubeClient;
+  readonly workers?: number;
+  /** Informer resync, when this controller is the first to ask for the Release informer. */
+  readonly resyncMs?: number;
+  /** --drift-interval: the same for every Release; undefined: each Release's syncPolicy.interval, else 5m. */
+  readonly intervalMs?: number;
+  /** Where selfHeal's wake-ups go (default: POST /sync through kube-apiserver's aggregation layer). */
+  readonly sync?: SyncVia;
+  /** Default: the Secret render store of `client`. */
+  readonly store?: RenderStore;
+  readonly now?: () => Date;
+  readonly random?: () => number;
+}
+
+const base = `/apis/${GROUP}/${VERSION}`;
+type K<T> = T & KubeObject;
+// Its own index name: the Release informer is shared with the health loop, which has 'cluster'.
+const BY_CLUSTER = 'drift-cluster';
+const CONFLICT_RETRY_MS = 500;
+const ERROR_BACKOFF_MAX_MS = 30_000;
+/** Renders kept in memory (content-addressed: never stale, only evicted). */
+const RENDER_CACHE = 32;
+
+type PassResult = 'inSync' | 'drifted' | 'unknown' | 'failed' | 'deleting' | 'conflict' | 'gone';
+
+interface Written<T> {
+  readonly replacedVersion: string | undefined;
+  readonly object: T;
+}
+
+export class DriftController {
+  readonly controller: Controller<K<Release>>;
+  /** For tests and the bench (also exported as metrics). */
+  readonly stats = { passes: 0, writes: 0, syncRequests: 0, reads: 0 };
+  readonly #h: Harness;
+  readonly #o: DriftControllerOptions;
+  readonly #now: () => Date;
+  readonly #random: () => number;
+  readonly #store: RenderStore;
+  readonly #targets: TargetResolver;
+  readonly #releases;
+  readonly #inventories;
+  readonly #clusters;
+  readonly #renders = new Map<string, Render>();
+  readonly #heal = new Map<string, HealState>();
+  /** Passes in a row that awaited a heal or failed, per key: they come back sooner. */
+  readonly #urgent = new Map<string, number>();
+  readonly #writtenInventory = new Map<string, Written<ReleaseInventory>>();
+  readonly #writtenRelease = new Map<string, Written<Release>>();
+  readonly #m;
+
+  constructor(harness: Harness, opts: DriftControllerOptions) {
+    this.#h = harness;
+    this.#o = opts;
+    this.#now = opts.now ?? (() => new Date());
+    this.#random = opts.random ?? Math.random;
+    this.#store = opts.store ?? new SecretRenderStore(opts.client);
+    this.#targets = new TargetResolver(opts.client);
+    this.#releases = harness.informer<K<Release>>({ path: `${base}/releases`, resyncMs: opts.resyncMs ?? 0 });
+    this.#inventories = harness.informer<K<ReleaseInventory>>({ path: `${base}/releaseinventories` });
+    this.#clusters = harness.informer<K<Cluster>>({ path: `${base}/clusters` });
+    this.#releases.addIndex(BY_CLUSTER, (r) =>
+      r.spec?.cluster?.name ? [`${r.metadata.namespace}/${r.spec.cluster.name}`] : [],
+    );
+    const registers = [harness.metrics.registry];
+    this.#m = {
+      passes: new Counter({
+        name: 'convoy_drift_passes_total',
+        help: 'Drift passes, by result',
+        labelNames: ['result'],
+        registers,
+      }),
+      writes: new Counter({
+        name: 'convoy_drift_writes_total',
+        help: 'Writes of the drift loop, by object',
+        labelNames: ['object'],
+        registers,
+      }),
+      syncs: new Counter({
+        name: 'convoy_drift_sync_requests_total',
+        help: 'selfHeal wake-ups (sync requests) sent to the controller',
+        registers,
+      }),
+      reads: new Counter({
+        name: 'convoy_drift_object_reads_total',
+        help: 'GET requests for live objects',
+        registers,
+      }),
+    };
+    for (const object of ['inventory', 'status']) this.#m.writes.inc({ object }, 0);
+    this.#m.syncs.inc(0);
+    this.controller = harness.controller<K<Release>>({
+      name: 'drift',
+      primary: this.#releases,
+      workers: opts.workers ?? 4,
+      updateFilter: releaseUpdateMatters,
+      shardOfKey: (key) => this.shardOfKey(key),
+      reconcile: (key, { log }) => this.syncHandler(key, log),
+      queue: { maxDelayMs: ERROR_BACKOFF_MAX_MS },
+    });
+    this.controller
+      .watch<K<ReleaseInventory>>({
+        informer: this.#inventories,
+        updateFilter: inventoryUpdateMatters,
+        keys: (inv) => [keyOf(inv)],
+      })
+      .watch<K<Cluster>>({
+        informer: this.#clusters,
+        // A Cluster that becomes reachable (or not) changes what can be read.
+        updateFilter: (o, n) => readyOf(o) !== readyOf(n),
+        keys: (c) => this.#releases.cache.byIndex(BY_CLUSTER, keyOf(c)).map((r) => keyOf(r)),
+      });
+  }
+
+  /** The shard of a Release: its Cluster's, or its namespace's without one (DESIGN 1). */
+  shardOfKey(key: string): number | undefined {
+    const r = this.#releases.cache.get(key);
+    if (r === undefined) return undefined;
+    const ns = r.metadata.namespace ?? '';
+    const name = r.spec?.cluster?.name;
+    const count = this.#h.shardCount;
+    if (name === undefined) return shardOf({ kind: 'namespace', namespace: ns }, count);
+    const shard = this.#clusters.cache.get(`${ns}/${name}`)?.spec?.shard;
+    return shardOf(
+      { kind: 'cluster', namespace: ns, name, ...(shard !== undefined ? { shard } : {}) },
+      count,
+    );
+  }
+
+  async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
+    const release = fresh(this.#releases.cache.get(key), this.#writtenRelease, key);
+    if (release === undefined) {
+      this.#forget(key);
+      return this.#done('gone');
+    }
+    // Deletion: the objects are being pruned; nothing to compare and nothing to heal.
+    if (release.metadata.deletionTimestamp !== undefined) {
+      this.#forget(key);
+      return this.#done('deleting');
+    }
+    const inventory = fresh(this.#inventories.cache.get(key), this.#writtenInventory, key);
+    const entries = inventory?.entries ?? [];
+    const ns = release.metadata.namespace ?? '';
+    const name = release.metadata.name ?? '';
+    const check = await checkDrift(entries, {
+      resolveTarget: () => this.#resolveTarget(release),
+      render: (ref) => this.#render(ns, name, ref),
+      releaseLabel: releaseLabelValue(ns, name),
+    });
+    this.stats.reads += check.reads;
+    this.#m.reads.inc(check.reads);
+    const outcome = check.outcome;
+    if (outcome.kind === 'failed') log.warn({ err: outcome.message }, 'drift check failed');
+
+    let edge = 0;
+    let drifted = 0;
+    if (outcome.kind === 'checked' && inventory !== undefined) {
+      const items = inventoryDriftItems(entries, outcome.entries);
+      edge = newlyDrifted(entries, items).length;
+      drifted = items.filter((i) => i.drifted).length;
+      try {
+        const written = await writeInventoryDrift(this.#o.client, inventory, items);
+        if (written !== undefined) {
+          this.#countWrite('inventory');
+          remember(this.#writtenInventory, key, inventory, written);
+        }
+      } catch (err) {
+        if (isConflict(err)) return this.#conflict(log);
+        throw err;
+      }
+    }
+    const cond = driftedCondition(outcome, release.status?.driftSummary);
+    const body = driftStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
+    try {
+      const written = await writeDrift(this.#o.client, release, body);
+      if (written !== undefined) {
+        this.#countWrite('status');
+        remember(this.#writtenRelease, key, release, written);
+      }
+    } catch (err) {
+      if (isNotFound(err)) {
+        this.#forget(key);
+        return this.#done('gone');
+      }
+      throw err;
+    }
+
+    const heal = decideHeal({
+      selfHeal: release.spec.syncPolicy?.selfHeal === true,
+      drifted,
+      newlyDrifted: edge,
+      attemptAt: release.status?.lastAttempted?.time,
+      prior: this.#heal.get(key),
+    });
+    switch (heal.kind) {
+      case 'none':
+        this.#heal.delete(key);
+        break;
+      case 'wait':
+        this.#heal.set(key, heal.state);
+        break;
+      case 'request':
+        try {
+          if (
+            (await requestSync(
+              this.#o.client,
+              this.#o.sync ?? { kind: 'aggregated' },
+              release,
+              this.#now(),
+            )) === 'gone'
+          ) {
+            this.#forget(key);
+            return this.#done('gone');
+          }
+        } catch (err) {
+          this.#heal.set(key, { ...heal.state, unsent: true });
+          log.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            'selfHeal sync request failed; kept',
+          );
+          return { kind: 'error', error: err };
+        }
+        this.#heal.set(key, heal.state);
+        this.stats.syncRequests++;
+        this.#m.syncs.inc();
+        log.info({ drifted, request: heal.state.requests }, 'drift: sync requested (selfHeal)');
+        break;
+    }
+
+    const urgent = heal.kind === 'request' || outcome.kind === 'failed';
+    const attempts = urgent ? (this.#urgent.get(key) ?? 0) + 1 : 0;
+    if (attempts === 0) this.#urgent.delete(key);
+    else this.#urgent.set(key, attempts);
+    const interval = parseOptionalDuration(release.spec.syncPolicy?.interval);
+    this.#pass(
+      outcome.kind === 'failed'
+        ? 'failed'
+        : cond.reason === 'Drifted'
+          ? 'drifted'
+          : cond.reason === 'InSync'
+            ? 'inSync'
+            : 'unknown',
+    );
+    return {
+      kind: 'requeueAfter',
+      ms: nextDelayMs({
+        flagMs: this.#o.intervalMs,
+        intervalMs: interval !== undefined && interval > 0 ? interval : undefined,
+        urgentAttempts: attempts,
+        random: this.#random,
+      }),
+    };
+  }
+
+  #resolveTarget(release: Release) {
+    const name = release.spec.cluster?.name;
+    const cluster =
+      name === undefined ? undefined : this.#clusters.cache.get(`${release.metadata.namespace}/${name}`);
+    return this.#targets.resolve(release, cluster);
+  }
+
+  async #render(ns: string, name: string, ref: string): Promise<Render | undefined> {
+    const cached = this.#renders.get(ref);
+    if (cached !== undefined) {
+      // Most recently used last, so the oldest is evicted first.
+      this.#renders.delete(ref);
+      this.#renders.set(ref, cached);
+      return cached;
+    }
+    const r = await this.#store.get(ns, name, ref);
+    if (r === undefined) return undefined;
+    this.#renders.set(ref, r);
+    while (this.#renders.size > RENDER_CACHE)
+      this.#renders.delete(this.#renders.keys().next().value as string);
+    return r;
+  }
+
+  #conflict(log: Logger): ReconcileResult {
+    log.debug('inventory changed since it was cached; retrying');
+    this.#pass('conflict');
+    return { kind: 'requeueAfter', ms: CONFLICT_RETRY_MS };
+  }
+
+  #done(result: PassResult): ReconcileResult {
+    this.#pass(result);
+    return { kind: 'done' };
+  }
+
+  #pass(result: PassResult): void {
+    this.stats.passes++;
+    this.#m.passes.inc({ result });
+  }
+
+  #countWrite(object: 'inventory' | 'status'): void {
+    this.stats.writes++;
+    this.#m.writes.inc({ object });
+  }
+
+  #forget(key: string): void {
+    this.#heal.delete(key);
+    this.#urgent.delete(key);
+    this.#writtenInventory.delete(key);
+    this.#writtenRelease.delete(key);
+  }
+}
+
+const readyOf = (c: Cluster) => {
+  const r = c.status?.conditions?.find((x) => x.type === 'Ready');
+  return r === undefined ? '' : `${r.status}/${r.reason}`;
+};
+
+/** RFC 3339 without fractions, as the API's Time fields are written. */
+function formatTime(d: Date): string {
+  return `${d.toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * The cached object, or what this process wrote over it while the cache has not caught up: without this a
+ * pass right after a write would see the old drift fields and take the same edge twice.
+ */
+function fresh<T extends { metadata: { resourceVersion?: string } }>(
+  cached: T | undefined,
+  memo: Map<string, Written<T>>,
+  key: string,
+): T | undefined {
+  const w = memo.get(key);
+  if (w === undefined) return cached;
+  if (cached !== undefined && cached.metadata.resourceVersion === w.replacedVersion) return w.object;
+  memo.delete(key);
+  return cached;
+}
+
+function remember<T extends { metadata: { resourceVersion?: string } }>(
+  memo: Map<string, Written<T>>,
+  key: string,
+  replaced: T,
+  object: T,
+): void {
+  memo.set(key, { replacedVersion: replaced.metadata.resourceVersion, object });
+}
+
+/** Registers the drift loop unless --drift-interval=0 turned it off. */
+export function registerDriftController(
+  harness: Harness,
+  interval: DriftInterval,
+  opts: Omit<DriftControllerOptions, 'intervalMs'>,
+): DriftController | undefined {
+  switch (interval.kind) {
+    case 'off':
+      return undefined;
+    case 'perRelease':
+      return new DriftController(harness, opts);
+    case 'fixed':
+      return new DriftController(harness, { ...opts, intervalMs: interval.ms });
+  }
+}
