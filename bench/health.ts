@@ -140,8 +140,8 @@ try {
       fileURLToPath(new URL('../src/cmd/observer.ts', import.meta.url)),
       '--kubeconfig',
       cp.kubeconfigPath,
-      '--metrics-port',
-      String(port),
+      '--metrics-bind-address',
+      `127.0.0.1:${port}`,
     ],
     { stdio: 'ignore' },
   );

@@ -13,16 +13,10 @@ import { makeRepo } from '../src/render/git/testsupport.ts';
 import type { KubeObject } from '../src/runtime/index.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { Transport } from '../src/runtime/transport.ts';
-import {
-  deadlineOf,
-  deployment,
-  gitRelease,
-  namespace,
-  recordRollouts,
-  startRolloutEnv,
-  waitForRollout,
-} from '../test/e2e/rollout-support.ts';
+import { recordRollouts } from '../test/support/recorder.ts';
 import { cm, mergePatch, releaseRef } from '../test/support/release.ts';
+import { deadlineOf, deployment, gitRelease, waitForRollout } from '../test/support/rollout.ts';
+import { type ConvoySystem, startConvoySystem } from '../test/support/system.ts';
 import { waitFor } from '../test/support/wait.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -37,7 +31,7 @@ type Watched = KubeObject & {
 };
 
 /** First local time at which `ok` held for an object of the collection, after `arm()` was called. */
-function firstTime(env: Awaited<ReturnType<typeof startRolloutEnv>>, path: string) {
+function firstTime(env: ConvoySystem, path: string) {
   const inf = new Informer<Watched>(new Transport(env.cp.kubeConfig), { path });
   const checks: { ok: (o: Watched) => boolean; at?: number }[] = [];
   const see = (o: Watched) => {
@@ -66,7 +60,7 @@ const median = (xs: number[]) => {
 };
 const secs = (ms: number) => +(ms / 1000).toFixed(2);
 
-const env = await startRolloutEnv();
+const env = await startConvoySystem({ identity: 'bench-rollout' });
 const readyToSucceeded: number[] = [];
 const deadlineToLive: number[] = [];
 const deadlineToRolledBack: number[] = [];
@@ -75,7 +69,7 @@ try {
   for (let run = 0; run < RUNS; run++) {
     const { client, cp } = env;
     const ns = `bench-rollout-${run}`;
-    await namespace(client, ns);
+    await env.namespace(ns);
     const repo = await makeRepo(`bench-${run}`);
     const pods = firstTime(env, `/api/v1/namespaces/${ns}/pods`);
     const deploys = firstTime(env, `/apis/apps/v1/namespaces/${ns}/deployments`);

@@ -119,8 +119,8 @@ export async function runDev(opts: DevOptions): Promise<void> {
     const common = [
       '--kubeconfig',
       cp.kubeconfigPath,
-      '--metrics-port',
-      '0',
+      '--metrics-bind-address',
+      '127.0.0.1:0',
       '--lease-namespace',
       LEASE_NAMESPACE,
     ];

@@ -1,5 +1,5 @@
 // convoy-controller-manager's HTTP API settings (--api-* flags and CONVOY_API_* variables; a flag wins).
-// Pure. The release controller's own flags are parsed in src/controller/release/options.ts, which
+// Pure. The controller-manager's other flags are parsed in controller-manager-flags.ts, which
 // rejects flags it does not know, so the entry point splits the --api-* ones off first (splitApiArgs).
 import { parseDuration } from '../api/duration.ts';
 

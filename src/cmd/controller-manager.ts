@@ -1,87 +1,95 @@
 // convoy-controller-manager: flags → wiring. Runs the release controller on the harness with shard
 // leases (or one static shard with --shard-index), the probe/metrics server, the HTTP API (DESIGN 5;
-// --api-* flags, see api-flags.ts) and graceful shutdown.
-import { KubeConfig } from '@kubernetes/client-node';
+// --api-* flags, see api-flags.ts) and graceful shutdown. Flags: controller-manager-flags.ts.
+import { hostname, tmpdir } from 'node:os';
 import { registerReleaseController } from '../controller/release/controller.ts';
-import { parseManagerOptions } from '../controller/release/options.ts';
 import { Harness, newLogger } from '../runtime/index.ts';
 import { newApiMetrics } from '../server/index.ts';
-import { parseApiOptions, splitApiArgs } from './api-flags.ts';
 import { type RunningApi, startApi } from './api-server.ts';
+import { CONTROLLER_MANAGER, parseControllerManagerFlags } from './controller-manager-flags.ts';
+import { loadKubeConfig, runEntry } from './entry.ts';
 
-const argv = splitApiArgs(process.argv.slice(2));
-const opts = parseManagerOptions(argv.rest, process.env);
-const apiOpts = parseApiOptions(argv.api, process.env);
-const kubeConfig = new KubeConfig();
-if (opts.kubeconfig !== undefined) kubeConfig.loadFromFile(opts.kubeconfig);
-else kubeConfig.loadFromDefault();
+await runEntry(CONTROLLER_MANAGER, async () => {
+  const command = parseControllerManagerFlags(process.argv.slice(2), process.env, {
+    hostname: hostname(),
+    pid: process.pid,
+    tmpdir: tmpdir(),
+  });
+  if (command.kind === 'help') {
+    process.stdout.write(command.text);
+    return;
+  }
+  const { options: opts, api: apiOpts } = command;
+  const kubeConfig = loadKubeConfig(opts.kubeconfig);
+  const log = newLogger(CONTROLLER_MANAGER).child({ identity: opts.identity });
+  const harness = new Harness({
+    name: CONTROLLER_MANAGER,
+    kubeConfig,
+    log,
+    probePort: opts.metricsBindAddress.port,
+    probeHost: opts.metricsBindAddress.host,
+    ...(opts.shardIndex === undefined
+      ? {
+          shards: {
+            count: opts.shardCount,
+            namespace: opts.leaseNamespace,
+            role: 'controller' as const,
+            identity: opts.identity,
+            leaseDurationSeconds: opts.leaseDurationSeconds,
+          },
+        }
+      : {}),
+  });
 
-const log = newLogger('convoy-controller-manager').child({ identity: opts.identity });
-const harness = new Harness({
-  name: 'convoy-controller-manager',
-  kubeConfig,
-  log,
-  probePort: opts.metricsPort,
-  ...(opts.shardIndex === undefined
-    ? {
-        shards: {
-          count: opts.shardCount,
-          namespace: opts.leaseNamespace,
-          role: 'controller' as const,
-          identity: opts.identity,
-          leaseDurationSeconds: opts.leaseDurationSeconds,
-        },
-      }
-    : {}),
-});
+  const crashWave = opts.crashAfterWave;
+  registerReleaseController(harness, {
+    kubeConfig,
+    leaseNamespace: opts.leaseNamespace,
+    gitCacheDir: opts.gitCacheDir,
+    allowFileUrls: opts.allowFileUrls,
+    workers: opts.concurrency,
+    shardCount: opts.shardCount,
+    ...(opts.shardIndex === undefined ? {} : { shardIndex: opts.shardIndex }),
+    ...(crashWave === undefined
+      ? {}
+      : {
+          afterWaveApplied: (wave: number) => {
+            if (wave !== crashWave) return;
+            log.warn({ wave }, 'CONVOY_TEST_CRASH_AFTER_WAVE_APPLY: exiting before the wave is recorded');
+            process.exit(137);
+          },
+        }),
+  });
 
-const crashWave = opts.crashAfterWave;
-registerReleaseController(harness, {
-  kubeConfig,
-  leaseNamespace: opts.leaseNamespace,
-  gitCacheDir: opts.gitCacheDir,
-  allowFileUrls: opts.allowFileUrls,
-  workers: opts.concurrency,
-  shardCount: opts.shardCount,
-  ...(opts.shardIndex === undefined ? {} : { shardIndex: opts.shardIndex }),
-  ...(crashWave === undefined
-    ? {}
-    : {
-        afterWaveApplied: (wave: number) => {
-          if (wave !== crashWave) return;
-          log.warn({ wave }, 'CONVOY_TEST_CRASH_AFTER_WAVE_APPLY: exiting before the wave is recorded');
-          process.exit(137);
-        },
-      }),
+  // The API starts next to the harness, not before it: reading the front-proxy settings may take a
+  // moment and must not hold the controllers back.
+  const api: Promise<RunningApi | undefined> =
+    apiOpts.kind === 'serve'
+      ? startApi(apiOpts, {
+          kubeConfig,
+          log: log.child({ component: 'api' }),
+          metrics: newApiMetrics(harness.metrics.registry),
+        })
+      : Promise.resolve(undefined);
+  const stopApi = async () => (await api.catch(() => undefined))?.stop();
+  harness.stopOnSignals((code) => {
+    void stopApi().finally(() => process.exit(code));
+  });
+  // A misconfigured API (port taken, unreadable certificate) stops the process at once: running the
+  // controllers without the API would leave every observer's wake-up failing.
+  const [, running] = await Promise.all([harness.start(), api]).catch((err: unknown) => {
+    log.error({ err: String(err) }, `${CONTROLLER_MANAGER} failed to start`);
+    process.exit(1);
+  });
+  if (running === undefined) log.info('HTTP API disabled (--api-bind-address=off)');
+  log.info(
+    {
+      probePort: harness.probePort,
+      probeAddress: harness.probeAddress,
+      shards: opts.shardCount,
+      shardIndex: opts.shardIndex,
+      ...(running === undefined ? {} : { apiUrl: running.url }),
+    },
+    `${CONTROLLER_MANAGER} ready`,
+  );
 });
-
-// The API starts next to the harness, not before it: reading the front-proxy settings may take a moment
-// and must not hold the controllers back.
-const api: Promise<RunningApi | undefined> =
-  apiOpts.kind === 'serve'
-    ? startApi(apiOpts, {
-        kubeConfig,
-        log: log.child({ component: 'api' }),
-        metrics: newApiMetrics(harness.metrics.registry),
-      })
-    : Promise.resolve(undefined);
-const stopApi = async () => (await api.catch(() => undefined))?.stop();
-harness.stopOnSignals((code) => {
-  void stopApi().finally(() => process.exit(code));
-});
-// A misconfigured API (port taken, unreadable certificate) stops the process at once: running the
-// controllers without the API would leave every observer's wake-up failing.
-const [, running] = await Promise.all([harness.start(), api]).catch((err: unknown) => {
-  log.error({ err: String(err) }, 'convoy-controller-manager failed to start');
-  process.exit(1);
-});
-if (running === undefined) log.info('HTTP API disabled (--api-bind-address=off)');
-log.info(
-  {
-    probePort: harness.probePort,
-    shards: opts.shardCount,
-    shardIndex: opts.shardIndex,
-    ...(running === undefined ? {} : { apiUrl: running.url }),
-  },
-  'convoy-controller-manager ready',
-);

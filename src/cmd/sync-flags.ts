@@ -1,5 +1,6 @@
 // convoy-observer's wake-up settings: --sync-mode, --sync-api-url, --sync-api-ca-file (and their
 // CONVOY_SYNC_* variables; a flag wins). Pure: the entry point reads the CA file.
+import { FlagError } from './flags.ts';
 
 export const SYNC_FLAGS = {
   'sync-mode': 'CONVOY_SYNC_MODE',
@@ -25,19 +26,19 @@ export function parseSyncSettings(
   switch (mode) {
     case 'annotation':
       if (url !== undefined || caFile !== undefined) {
-        throw new Error(
+        throw new FlagError(
           '--sync-mode=annotation sends nothing to the API: drop --sync-api-url/--sync-api-ca-file',
         );
       }
       return { kind: 'annotation' };
     case 'api':
       if (url === undefined) {
-        if (caFile !== undefined) throw new Error('--sync-api-ca-file needs --sync-api-url');
+        if (caFile !== undefined) throw new FlagError('--sync-api-ca-file needs --sync-api-url');
         return { kind: 'aggregated' };
       }
       return { kind: 'direct', url: apiBase(url), caFile };
     default:
-      throw new Error(`--sync-mode must be api or annotation, got ${JSON.stringify(mode)}`);
+      throw new FlagError(`--sync-mode must be api or annotation, got ${JSON.stringify(mode)}`);
   }
 }
 
@@ -47,11 +48,12 @@ function apiBase(raw: string): string {
   try {
     u = new URL(raw);
   } catch {
-    throw new Error(`--sync-api-url must be a URL like https://host:8443, got ${JSON.stringify(raw)}`);
+    throw new FlagError(`--sync-api-url must be a URL like https://host:8443, got ${JSON.stringify(raw)}`);
   }
-  if (u.protocol !== 'https:') throw new Error(`--sync-api-url must use https, got ${JSON.stringify(raw)}`);
+  if (u.protocol !== 'https:')
+    throw new FlagError(`--sync-api-url must use https, got ${JSON.stringify(raw)}`);
   if ((u.pathname !== '/' && u.pathname !== '') || u.search !== '' || u.hash !== '' || u.username !== '') {
-    throw new Error(
+    throw new FlagError(
       `--sync-api-url is the API's origin only (https://host:port), got ${JSON.stringify(raw)}`,
     );
   }

@@ -30,6 +30,8 @@ export type HarnessOptions = {
   readonly log?: Logger;
   /** Port for /metrics, /healthz, /readyz (0: any free port; undefined: no server). */
   readonly probePort?: number;
+  /** Address it listens on (default 127.0.0.1; 0.0.0.0 in a pod, so the kubelet and Prometheus reach it). */
+  readonly probeHost?: string;
   readonly shards?: ShardOptions;
   /** Defaults for every informer. */
   readonly informerDefaults?: Partial<Omit<InformerOptions, 'path'>>;
@@ -136,6 +138,7 @@ export class Harness {
       this.#server = await startProbeServer(
         { registry: this.metrics.registry, notReady: () => this.notReady() },
         this.#opts.probePort,
+        this.#opts.probeHost,
       );
     }
     for (const inf of this.#informers.values()) inf.start();
@@ -144,11 +147,16 @@ export class Harness {
     this.#elector?.start();
     for (const c of this.#controllers) c.start();
     this.#state = 'running';
-    this.log.info({ probePort: this.#server?.port }, 'harness started');
+    this.log.info({ probeAddress: this.#server?.address }, 'harness started');
   }
 
   get probePort(): number | undefined {
     return this.#server?.port;
+  }
+
+  /** host:port the probe server listens on. */
+  get probeAddress(): string | undefined {
+    return this.#server?.address;
   }
 
   /** Graceful: stop taking keys, finish in-flight reconciles, release leases, stop informers. */

@@ -1,4 +1,6 @@
-// One HTTP port for /metrics, /healthz (the process is up) and /readyz (every informer synced).
+// One HTTP port for /metrics, /healthz (the process is up) and /readyz (every informer synced). It binds
+// loopback unless told otherwise: plain HTTP with no authentication is for this host, or, in a pod, for
+// the kubelet's probes and Prometheus (bind 0.0.0.0 there; the pod network is the boundary).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
@@ -9,12 +11,19 @@ export type Probes = {
   readonly notReady: () => readonly string[];
 };
 
-export type ProbeServer = { readonly port: number; close(): Promise<void> };
+export type ProbeServer = {
+  readonly port: number;
+  /** host:port as bound ([v6]:port for IPv6). */
+  readonly address: string;
+  close(): Promise<void>;
+};
+
+export const DEFAULT_PROBE_HOST = '127.0.0.1';
 
 export async function startProbeServer(
   probes: Probes,
   port: number,
-  host = '127.0.0.1',
+  host: string = DEFAULT_PROBE_HOST,
 ): Promise<ProbeServer> {
   const server = http.createServer((req, res) => {
     void handle(probes, req.url ?? '/', res);
@@ -23,8 +32,10 @@ export async function startProbeServer(
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
+  const bound = server.address() as AddressInfo;
   return {
-    port: (server.address() as AddressInfo).port,
+    port: bound.port,
+    address: bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -12,8 +12,8 @@ import { runConvoy } from '../../src/cli/testsupport.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
 import { installCrds } from '../support/crds.ts';
+import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
 import { cm, condition, waitForReady, wave } from '../support/release.ts';
 
 let cp: ControlPlane;

@@ -1,6 +1,7 @@
 // deploy/ stays installable: kustomization.yaml lists every manifest (the tenant RBAC file is the
 // documented alternative), the default rules there are src/rules/default-rules.yaml byte for byte, the
-// Deployments run entry points that exist with flags they accept and ServiceAccounts deploy/ declares,
+// Deployments run entry points that exist with flags they accept (the shared ones equal on both) and
+// ServiceAccounts deploy/ declares, probed with httpGet on a probe server that listens on the pod IP,
 // and the API server accepts every object (CRDs applied, then everything else with server-side dry run).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -10,8 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/api/types.ts';
-import { parseApiOptions, splitApiArgs } from '../../src/cmd/api-flags.ts';
-import { parseManagerOptions } from '../../src/controller/release/options.ts';
+import { parseControllerManagerFlags } from '../../src/cmd/controller-manager-flags.ts';
+import { parseObserverFlags } from '../../src/cmd/observer-flags.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
@@ -43,12 +44,24 @@ async function kustomized(): Promise<string[]> {
   return k.resources;
 }
 
+interface Probe {
+  httpGet?: { path: string; port: string | number };
+  exec?: unknown;
+}
+
 interface PodTemplate {
   spec: {
     template: {
       spec: {
         serviceAccountName: string;
-        containers: { image: string; command: string[]; args: string[] }[];
+        containers: {
+          image: string;
+          command: string[];
+          args: string[];
+          ports?: { name: string; containerPort: number }[];
+          livenessProbe?: Probe;
+          readinessProbe?: Probe;
+        }[];
       };
     };
   };
@@ -91,15 +104,44 @@ describe('deploy/ manifests, offline', () => {
       assert.equal(node, 'node');
       assert.ok(script !== undefined && existsSync(join(ROOT, script)), `${script} exists`);
     }
-    const cm = deployments.find((d) => d.metadata.name === 'convoy-controller-manager');
-    const args = cm?.spec.template.spec.containers[0]?.args ?? [];
-    const split = splitApiArgs(args);
-    const opts = parseManagerOptions(split.rest, {});
-    const api = parseApiOptions(split.api, {});
-    assert.notEqual(api.kind, 'off', 'the controller-manager serves the HTTP API behind api/service.yaml');
-    assert.equal(opts.leaseNamespace, 'convoy-system');
-    assert.equal(opts.metricsPort, 8080);
-    assert.equal(opts.allowFileUrls, false, 'file:// sources are for convoy dev only');
+    const host = { hostname: 'pod', pid: 1, tmpdir: '/tmp' };
+    const container = (name: string) => {
+      const c = deployments.find((d) => d.metadata.name === name)?.spec.template.spec.containers[0];
+      assert.ok(c, name);
+      return c;
+    };
+    const cm = container('convoy-controller-manager');
+    const manager = parseControllerManagerFlags(cm.args, {}, host);
+    assert.equal(manager.kind, 'run');
+    if (manager.kind !== 'run') return;
+    assert.notEqual(
+      manager.api.kind,
+      'off',
+      'the controller-manager serves the HTTP API behind api/service.yaml',
+    );
+    assert.equal(manager.options.allowFileUrls, false, 'file:// sources are for convoy dev only');
+    const ob = container('convoy-observer');
+    const observer = parseObserverFlags(ob.args, {}, host);
+    assert.equal(observer.kind, 'run');
+    if (observer.kind !== 'run') return;
+    // The settings both must agree on (DESIGN 1/5).
+    for (const key of ['shardCount', 'leaseNamespace'] as const) {
+      assert.equal(observer.options[key], manager.options[key], key);
+    }
+    assert.equal(manager.options.leaseNamespace, 'convoy-system');
+    // The kubelet probes the pod IP: the probe server must listen on every interface, on the port the
+    // httpGet probes name.
+    for (const [c, opts] of [
+      [cm, manager.options],
+      [ob, observer.options],
+    ] as const) {
+      assert.equal(opts.metricsBindAddress.host, '0.0.0.0', `${c.command.join(' ')}: --metrics-bind-address`);
+      const port = c.ports?.find((p) => p.name === 'metrics');
+      assert.equal(port?.containerPort, opts.metricsBindAddress.port, 'containerPort "metrics"');
+      assert.deepEqual(c.livenessProbe?.httpGet, { path: '/healthz', port: 'metrics' });
+      assert.deepEqual(c.readinessProbe?.httpGet, { path: '/readyz', port: 'metrics' });
+      assert.equal(c.livenessProbe?.exec, undefined);
+    }
   });
 });
 

@@ -1,12 +1,13 @@
 // deploy/'s RBAC is enough, with nothing to spare that a rollout needs: convoy-controller-manager and
 // convoy-observer run as child processes with kubeconfigs holding their ServiceAccounts' tokens
 // (TokenRequest) and nothing else, bound by exactly the ServiceAccounts, ClusterRoles and bindings of
-// deploy/ (default "apply" mode). They roll out the guestbook example from a git repository (waves, a
+// deploy/ (default "apply" mode); the observer wakes the controller through its HTTP API with its own
+// token. They roll out the guestbook example from a git repository (waves, a
 // PostSync hook, default health rules), roll back a broken commit, and delete it; every 401/403 any of
 // their requests got — also those the code swallows — is reported by a preload on Node's diagnostics
 // channels, and there must be none.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile as execFileCb, spawn } from 'node:child_process';
+import { execFile as execFileCb } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,14 +21,20 @@ import { BROKEN_PATCH, exampleRelease, git, initExampleRepo } from '../../src/cl
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
 import { installCrds } from '../support/crds.ts';
+import {
+  type ManagerProcess,
+  type ObserverProcess,
+  startControllerManager,
+  startObserver,
+  wakeupsTo,
+} from '../support/processes.ts';
 import { getInventory, getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
 const execFile = promisify(execFileCb);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PRELOAD = new URL('./deploy-denials.preload.ts', import.meta.url).href;
+const PRELOAD = new URL('../support/deploy-denials.preload.ts', import.meta.url).href;
 const NS = 'shop';
 const APP_NS = 'guestbook';
 const NAME = 'guestbook';
@@ -45,64 +52,6 @@ async function deployDocs(file: string): Promise<KubeObject[]> {
   return parseAllDocuments(text)
     .map((d) => d.toJSON() as KubeObject | null)
     .filter((o): o is KubeObject => o !== null);
-}
-
-interface Child {
-  readonly proc: ChildProcess;
-  log(): string;
-  stop(): Promise<unknown>;
-}
-
-/** convoy-observer as a child process, like test/support/controller-manager.ts runs the controller. */
-async function startObserver(kubeconfig: string, env: Record<string, string>): Promise<Child> {
-  const proc = spawn(
-    process.execPath,
-    [
-      'src/cmd/observer.ts',
-      '--kubeconfig',
-      kubeconfig,
-      '--metrics-port',
-      '0',
-      '--lease-seconds',
-      '5',
-      '--identity',
-      'observer-rbac',
-    ],
-    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  proc.stdout?.on('data', (b: Buffer) => {
-    out += b.toString();
-  });
-  proc.stderr?.on('data', (b: Buffer) => {
-    out += b.toString();
-  });
-  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal)));
-  let ended = false;
-  void exited.then(() => {
-    ended = true;
-  });
-  await waitFor(
-    'convoy-observer ready',
-    async () => {
-      if (ended) throw new Error(`observer exited early:\n${out.slice(-4000)}`);
-      return out.includes('convoy-observer ready');
-    },
-    { timeoutMs: 60_000 },
-  );
-  return {
-    proc,
-    log: () => out,
-    async stop() {
-      if (!ended) proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-  };
 }
 
 /** Waits for a rollout state of a commit; on timeout says where the Release stood and what the processes logged. */
@@ -195,13 +144,26 @@ async function installAs(
 
 const denials = (log: string): string[] => log.split('\n').filter((l) => l.startsWith('CONVOY-DENIED'));
 
+/**
+ * The observer woke the controller through the HTTP API (RBAC: create releases/sync in
+ * api.convoy.kumodo.io, deploy/api/rbac.yaml): the API answered POST /sync with 200 and never 401/403
+ * (the preload sees the observer's side of it).
+ */
+async function assertWakeupsServed(controller: ManagerProcess, observer: ObserverProcess): Promise<void> {
+  const served = await controller.apiRequests('sync', 200);
+  assert.ok(served >= 1, `POST /sync served: ${served}`);
+  assert.equal(await controller.apiRequests('sync', 401), 0, 'sync answered 401');
+  assert.equal(await controller.apiRequests('sync', 403), 0, 'sync answered 403');
+  assert.ok((await observer.metric('convoy_health_sync_requests_total')) >= 1, 'wake-ups the observer sent');
+}
+
 describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
   let cp: ControlPlane;
   let admin: KubeClient;
   let dir: string;
   let repo: string;
   let controller: ManagerProcess | undefined;
-  let observer: Child | undefined;
+  let observer: ObserverProcess | undefined;
   const kubeconfigs: Record<string, string> = {};
   const logs = () => `${controller?.log() ?? ''}\n${observer?.log() ?? ''}`;
 
@@ -221,7 +183,14 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
       gitCacheDir: join(dir, 'git-cache'),
       env,
     });
-    observer = await startObserver(kubeconfigs['convoy-observer'] ?? '', env);
+    // Wake-ups straight to the controller-manager's API with the observer's ServiceAccount token: the
+    // API reviews it (TokenReview, SubjectAccessReview) with the controller-manager's own identity.
+    observer = await startObserver({
+      kubeconfigPath: kubeconfigs['convoy-observer'] ?? '',
+      identity: 'observer-rbac',
+      wakeups: wakeupsTo(controller),
+      env,
+    });
     await admin.create(
       exampleRelease({ name: NAME, namespace: NS, url, targetNamespace: APP_NS, rolloutDeadline: '20s' }),
     );
@@ -319,6 +288,11 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
     assert.ok(ns === undefined || ns.metadata.deletionTimestamp !== undefined, 'the app namespace is pruned');
   });
 
+  test("the observer's wake-ups reached the API with its own token, none refused", async () => {
+    assert.ok(controller && observer);
+    await assertWakeupsServed(controller, observer);
+  });
+
   test('no request of either process was denied', async () => {
     assert.ok(controller && observer);
     // Stop first, so requests made on the way out (releasing Leases) count too.
@@ -337,7 +311,7 @@ describe("deploy/ RBAC, tenant mode: convoy writes only as the Release's service
   let admin: KubeClient;
   let dir: string;
   let controller: ManagerProcess | undefined;
-  let observer: Child | undefined;
+  let observer: ObserverProcess | undefined;
   const kubeconfigs: Record<string, string> = {};
   const manifests = `apiVersion: v1
 kind: ConfigMap
@@ -408,7 +382,12 @@ spec:
       gitCacheDir: join(dir, 'git-cache'),
       env,
     });
-    observer = await startObserver(kubeconfigs['convoy-observer'] ?? '', env);
+    observer = await startObserver({
+      kubeconfigPath: kubeconfigs['convoy-observer'] ?? '',
+      identity: 'observer-tenant',
+      wakeups: wakeupsTo(controller),
+      env,
+    });
   });
 
   after(async () => {
@@ -437,6 +416,8 @@ spec:
     );
     assert.deepEqual(denials(controller?.log() ?? ''), [], 'controller-manager');
     assert.deepEqual(denials(observer?.log() ?? ''), [], 'observer');
+    assert.ok(controller && observer);
+    await assertWakeupsServed(controller, observer);
   });
 
   test('a Release without serviceAccountName may write nothing: Ready=False naming the refusal', async () => {

@@ -8,30 +8,26 @@ import { after, before, test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, FINALIZER } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
-import { waitFor } from '../support/wait.ts';
 import {
   annotate,
   configMap,
-  DEFAULT_RULES,
   deployment,
-  getRelease,
-  type HookEnv,
   hookEntry,
   hookJob,
   inlineRelease,
   type JobLike,
   jobDone,
-  Recorder,
   ready,
-  releaseRef,
-  type Seen,
-  startHookEnv,
-} from './hooks-support.ts';
+} from '../support/hooks.ts';
+import { Recorder, type Seen } from '../support/recorder.ts';
+import { getRelease, releaseRef } from '../support/release.ts';
+import { type ConvoySystem, DEFAULT_HEALTH, startConvoySystem } from '../support/system.ts';
+import { waitFor } from '../support/wait.ts';
 
-let env: HookEnv;
+let env: ConvoySystem;
 
 before(async () => {
-  env = await startHookEnv('hooks-deletion');
+  env = await startConvoySystem({ identity: 'hooks-deletion' });
 });
 
 after(async () => {
@@ -39,27 +35,6 @@ after(async () => {
 });
 
 const asRelease = (s: Seen) => s.object as unknown as Release;
-
-async function waitRelease(
-  ns: string,
-  name: string,
-  what: string,
-  ok: (r: Release) => boolean,
-  timeoutMs = 120_000,
-) {
-  try {
-    return await waitFor(
-      `${ns}/${name}: ${what}`,
-      async () => {
-        const r = await getRelease(env.client, ns, name);
-        return r !== undefined && ok(r) ? r : false;
-      },
-      { timeoutMs, intervalMs: 250 },
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${env.logs()}`);
-  }
-}
 
 async function renderSecrets(ns: string) {
   return env.client.list(
@@ -82,10 +57,10 @@ test('deletion runs PreDelete, then the prune, then PostDelete, and the inventor
         hookJob('cleanup', 'PostDelete'),
         hookJob('page', 'SyncFail'),
       ],
-      { healthAssessment: DEFAULT_RULES },
+      { healthAssessment: DEFAULT_HEALTH },
     ),
   );
-  const r = await waitRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  const r = await env.waitForRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
   const R = r.status?.lastSuccessful?.renderRef ?? '';
   const drain = hookWorkloadName('drain', R);
   const cleanup = hookWorkloadName('cleanup', R);
@@ -175,11 +150,11 @@ test('a failed PreDelete blocks the deletion with HookFailed and keeps the objec
   await env.client.create(
     inlineRelease(ns, 'app', [configMap('keep', 0), hookJob('drain', 'PreDelete', { fail: true })]),
   );
-  const r = await waitRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  const r = await env.waitForRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
   const R = r.status?.lastSuccessful?.renderRef ?? '';
   await env.client.delete(releaseRef(ns, 'app'));
 
-  const blocked = await waitRelease(
+  const blocked = await env.waitForRelease(
     ns,
     'app',
     'Ready=False HookFailed',
@@ -226,13 +201,15 @@ test('a failed PreDelete blocks the deletion with HookFailed and keeps the objec
     name: hookWorkloadName('drain', R),
   });
   assert.notEqual(job?.metadata.uid, uid, 'a new run, not the old Job');
-  const still = await waitRelease(
+  // The forced sync is consumed when the hook is re-armed (Ready=Deleting while it runs); the reconcile
+  // after the observer reports the failure blocks the deletion again.
+  const still = await env.waitForRelease(
     ns,
     'app',
-    'forced sync handled',
-    (x) => x.status?.lastHandledForceSyncAt === forcedAt,
+    'forced sync handled, blocked again',
+    (x) => x.status?.lastHandledForceSyncAt === forcedAt && ready(x)?.reason === 'HookFailed',
   );
-  assert.equal(ready(still)?.reason, 'HookFailed');
+  assert.match(ready(still)?.message ?? '', /deletion blocked: PreDelete hook drain failed/);
   assert.ok(await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'keep' }));
 
   // giving up on the hook: removing the finalizer lets the Release go, the objects stay

@@ -10,31 +10,27 @@ import { ANNOTATION_FORCE_SYNC_AT, ANNOTATION_SYNC_REQUESTED_AT } from '../../sr
 import type { Release } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
-import { waitFor } from '../support/wait.ts';
 import {
   annotate,
   configMap,
-  DEFAULT_RULES,
   deployment,
-  getInventory,
-  getRelease,
-  type HookEnv,
   hookEntry,
   hookJob,
   inlineRelease,
   type JobLike,
   jobDone,
   manifests,
-  Recorder,
   ready,
-  type Seen,
-  startHookEnv,
-} from './hooks-support.ts';
+} from '../support/hooks.ts';
+import { Recorder, type Seen } from '../support/recorder.ts';
+import { getInventory, getRelease } from '../support/release.ts';
+import { type ConvoySystem, DEFAULT_HEALTH, startConvoySystem } from '../support/system.ts';
+import { waitFor } from '../support/wait.ts';
 
-let env: HookEnv;
+let env: ConvoySystem;
 
 before(async () => {
-  env = await startHookEnv('hooks-sync');
+  env = await startConvoySystem({ identity: 'hooks-sync' });
 });
 
 after(async () => {
@@ -43,27 +39,6 @@ after(async () => {
 
 const isJob = (prefix: string) => (s: Seen) => s.kind === 'Job' && s.name.startsWith(`${prefix}-`);
 const jobOf = (s: Seen) => s.object as JobLike;
-
-async function waitRelease(
-  ns: string,
-  name: string,
-  what: string,
-  ok: (r: Release) => boolean,
-  timeoutMs = 120_000,
-) {
-  try {
-    return await waitFor(
-      `${ns}/${name}: ${what}`,
-      async () => {
-        const r = await getRelease(env.client, ns, name);
-        return r !== undefined && ok(r) ? r : false;
-      },
-      { timeoutMs, intervalMs: 250 },
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${env.logs()}`);
-  }
-}
 
 test('PreSync before wave 0, the waves in order, PostSync once the last wave is Healthy, and only then a Succeeded rollout; an unchanged render does not run them again, a forced sync does', async () => {
   const ns = 'hk-order';
@@ -82,10 +57,10 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
           hookJob('post', 'PostSync'),
           hookJob('page', 'SyncFail'),
         ],
-        { healthAssessment: DEFAULT_RULES, failurePolicy: { deadline: '3m', rollback: 'Never' } },
+        { healthAssessment: DEFAULT_HEALTH, failurePolicy: { deadline: '3m', rollback: 'Never' } },
       ),
     );
-    const r = await waitRelease(
+    const r = await env.waitForRelease(
       ns,
       'app',
       'Ready=True and rollout Succeeded',
@@ -194,7 +169,7 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
     const forcedAt = new Date().toISOString();
     const seqForced = rec.events.length;
     await annotate(env.client, ns, 'app', { [ANNOTATION_FORCE_SYNC_AT]: forcedAt });
-    await waitRelease(
+    await env.waitForRelease(
       ns,
       'app',
       'the forced sync handled and PostSync run again',
@@ -241,12 +216,12 @@ test('a failed PreSync blocks the waves, fails the sync with HookFailed, runs Sy
         'app',
         [hookJob('check', 'PreSync', { fail: true }), configMap('a'), hookJob('page', 'SyncFail')],
         {
-          healthAssessment: DEFAULT_RULES,
+          healthAssessment: DEFAULT_HEALTH,
           failurePolicy: { deadline: '5s', rollback: 'OnFailure' },
         },
       ),
     );
-    const failed = await waitRelease(
+    const failed = await env.waitForRelease(
       ns,
       'app',
       'Ready=False HookFailed',
@@ -257,7 +232,12 @@ test('a failed PreSync blocks the waves, fails the sync with HookFailed, runs Sy
     const R = failed.status?.lastAttempted?.renderRef ?? '';
     assert.equal(failed.status?.lastAttempted?.applied, false);
 
-    const r = await waitRelease(ns, 'app', 'rollout Failed', (x) => x.status?.rollout?.state === 'Failed');
+    const r = await env.waitForRelease(
+      ns,
+      'app',
+      'rollout Failed',
+      (x) => x.status?.rollout?.state === 'Failed',
+    );
     assert.equal(r.status?.rollout?.renderRef, R);
     assert.equal(ready(r)?.reason, 'HookFailed');
 
@@ -306,7 +286,7 @@ test('a hung hook times out at its timeout: Failed, reason Timeout', async () =>
   await env.client.create(
     inlineRelease(ns, 'app', [hookJob('wait', 'PreSync', { hang: true, timeout: '6s' }), configMap('a')]),
   );
-  const r = await waitRelease(
+  const r = await env.waitForRelease(
     ns,
     'app',
     'Ready=False HookFailed',
@@ -358,7 +338,7 @@ test('bad hook annotations fail the render with a condition naming the object, a
     await env.client.create(inlineRelease(ns, name, [configMap(`${name}-ok`), bad]));
   }
   for (const [name, , message] of cases) {
-    const r = await waitRelease(
+    const r = await env.waitForRelease(
       ns,
       name,
       'Ready=False RenderFailed',
@@ -385,7 +365,7 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
   const rec = Recorder.forNamespace(env.cp.kubeConfig, ns, ['Job']);
   await rec.start();
   const policy = (rollback: 'Never' | 'OnFailure') => ({
-    healthAssessment: DEFAULT_RULES,
+    healthAssessment: DEFAULT_HEALTH,
     failurePolicy: { deadline: '5s', rollback },
   });
   const hang = { [TEST_LABEL_NEVER_READY]: 'true' };
@@ -407,7 +387,7 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
       inlineRelease(ns, 'post', [configMap('p0'), hookJob('smoke', 'PostSync', { fail: true })]),
     );
 
-    const failed = await waitRelease(
+    const failed = await env.waitForRelease(
       ns,
       'failed',
       'rollout Failed',
@@ -424,7 +404,7 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
       { timeoutMs: 60_000 },
     );
 
-    const post = await waitRelease(
+    const post = await env.waitForRelease(
       ns,
       'post',
       'Ready=False HookFailed',
@@ -437,7 +417,7 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
     );
     assert.equal(post.status?.lastSuccessful, undefined, 'not a successful sync');
 
-    const r1 = await waitRelease(
+    const r1 = await env.waitForRelease(
       ns,
       'rolled',
       'rollout Succeeded',
@@ -458,7 +438,7 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
         spec: { source: { inline: { manifests: manifests([...good, deployment('bad', 0, {}, hang)]) } } },
       },
     });
-    const rolled = await waitRelease(
+    const rolled = await env.waitForRelease(
       ns,
       'rolled',
       'rollout RolledBack',
@@ -490,7 +470,7 @@ test('a new render runs its PreSync hooks again (replacing the old run), and a h
   await env.namespace(ns);
   const v1 = [hookJob('migrate', 'PreSync'), hookJob('seed', 'PreSync'), configMap('c', 0, { v: '1' })];
   await env.client.create(inlineRelease(ns, 'app', v1));
-  const r1 = await waitRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  const r1 = await env.waitForRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
   const R1 = r1.status?.lastSuccessful?.renderRef ?? '';
   const job = (name: string) =>
     env.client.get<JobLike>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name });
@@ -505,7 +485,7 @@ test('a new render runs its PreSync hooks again (replacing the old run), and a h
     contentType: 'application/merge-patch+json',
     body: { spec: { source: { inline: { manifests: manifests(v2) } } } },
   });
-  const r2 = await waitRelease(
+  const r2 = await env.waitForRelease(
     ns,
     'app',
     'Ready=True for the new render',

@@ -3,12 +3,10 @@
 // convoy-controller, and the objects themselves; it runs the real HTTP API in-process, which the
 // loop's wake-ups POST to) and watches what the loop writes back.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import {
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
@@ -37,13 +35,13 @@ import {
   TEST_LABEL_NEVER_READY,
 } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
+import { startObserver as startObserverProcess } from '../support/processes.ts';
+import { DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'obs';
 const LEASE_NS = 'convoy-system';
 const A = `sha256:${'a'.repeat(64)}`;
-const DEFAULT_RULES = { globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } } };
-const OBSERVER = fileURLToPath(new URL('../../src/cmd/observer.ts', import.meta.url));
 
 const now = () => `${new Date().toISOString().slice(0, 19)}Z`;
 
@@ -265,7 +263,7 @@ describe('convoy-observer health loop', () => {
       { [TEST_LABEL_DELAY]: 'true' },
       { [TEST_ANNOTATION_READY_DELAY]: '6s' },
     );
-    await applyRelease('web', { healthAssessment: DEFAULT_RULES, syncPolicy: { interval: '1s' } });
+    await applyRelease('web', { healthAssessment: DEFAULT_HEALTH, syncPolicy: { interval: '1s' } });
     await applyInventory('web', [entry('Deployment', 'web')]);
 
     // First pass: the render advanced (one sync), the object is not ready yet.
@@ -333,7 +331,7 @@ describe('convoy-observer health loop', () => {
 
   it('a never-ready Deployment goes Progressing → Degraded when healthAssessment.deadline passes', async () => {
     await applyDeployment('stuck', 'stuck', { [TEST_LABEL_NEVER_READY]: 'true' });
-    await applyRelease('stuck', { healthAssessment: { ...DEFAULT_RULES, deadline: '4s' } });
+    await applyRelease('stuck', { healthAssessment: { ...DEFAULT_HEALTH, deadline: '4s' } });
     await applyInventory('stuck', [entry('Deployment', 'stuck')]);
     const first = await waitFor('stuck Progressing', async () => {
       const e = await entryState('stuck', 'stuck');
@@ -526,7 +524,7 @@ describe('convoy-observer health loop', () => {
 
   it('deletion: only hooks are polled, a finished hook sends a sync, Healthy is not written, then nothing is written', async () => {
     await applyConfigMap('del-cfg');
-    await applyRelease('del', { healthAssessment: DEFAULT_RULES, syncPolicy: { interval: '1s' } });
+    await applyRelease('del', { healthAssessment: DEFAULT_HEALTH, syncPolicy: { interval: '1s' } });
     await setFinalizers('del', ['convoy.kumodo.io/finalizer']);
     await applyInventory('del', [entry('ConfigMap', 'del-cfg')]);
     await waitFor('del Healthy with its one object', async () => {
@@ -587,39 +585,18 @@ describe('convoy-observer health loop', () => {
     harness = undefined;
     await applyDeployment('restart', 'restart', { [TEST_LABEL_NEVER_READY]: 'true' });
     await applyConfigMap('restart-cfg');
-    await applyRelease('restart', { healthAssessment: DEFAULT_RULES });
+    await applyRelease('restart', { healthAssessment: DEFAULT_HEALTH });
     await applyInventory('restart', [entry('Deployment', 'restart')]);
 
+    // Wake-ups go to the in-process API this test runs in place of the controller-manager's.
     const spawnObserver = () =>
-      spawn(
-        process.execPath,
-        [
-          OBSERVER,
-          '--kubeconfig',
-          cp.kubeconfigPath,
-          '--lease-namespace',
-          LEASE_NS,
-          '--lease-seconds',
-          '5',
-          '--metrics-port',
-          '0',
-          '--sync-api-url',
-          api.url,
-          '--sync-api-ca-file',
-          join(caDir, 'api-ca.crt'),
-        ],
-        {
-          stdio: ['ignore', 'ignore', 'inherit'],
-        },
-      );
-    const stopChild = (c: ChildProcess) =>
-      new Promise<void>((resolve) => {
-        if (c.exitCode !== null) return resolve();
-        c.once('exit', () => resolve());
-        c.kill('SIGTERM');
+      startObserverProcess({
+        kubeconfigPath: cp.kubeconfigPath,
+        leaseNamespace: LEASE_NS,
+        wakeups: { kind: 'direct', url: api.url, caFile: join(caDir, 'api-ca.crt') },
       });
 
-    let child = spawnObserver();
+    let child = await spawnObserver();
     try {
       const first = await waitFor(
         'restart Progressing',
@@ -629,8 +606,8 @@ describe('convoy-observer health loop', () => {
         },
         { timeoutMs: 30_000 },
       );
-      await stopChild(child);
-      child = spawnObserver();
+      await child.stop();
+      child = await spawnObserver();
       // A controller-owned change wakes the new process; its pass assesses the new entry.
       await applyInventory('restart', [entry('Deployment', 'restart'), entry('ConfigMap', 'restart-cfg')]);
       await waitFor(
@@ -644,7 +621,7 @@ describe('convoy-observer health loop', () => {
       assert.equal(e?.state, 'Progressing');
       assert.equal(e?.firstUnhealthy, first.firstUnhealthy, 'the anchor survives the restart');
     } finally {
-      await stopChild(child);
+      await child.stop();
     }
   });
 });

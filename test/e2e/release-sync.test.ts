@@ -10,13 +10,21 @@ import { after, before, test } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { KubeClient } from '../../src/kube/client.ts';
-import { type Fixture, makeRepo, serveGitHttp } from '../../src/render/git/testsupport.ts';
+import { makeRepo, serveGitHttp } from '../../src/render/git/testsupport.ts';
 import { Informer } from '../../src/runtime/informer.ts';
 import { Transport } from '../../src/runtime/transport.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
 import { installCrds } from '../support/crds.ts';
-import { cm, condition, getInventory, mergePatch, waitForReady, wave } from '../support/release.ts';
+import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
+import {
+  cm,
+  condition,
+  getInventory,
+  gitRelease,
+  mergePatch,
+  waitForReady,
+  wave,
+} from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
 let cp: ControlPlane;
@@ -49,20 +57,6 @@ async function startManager(identity: string, env: Record<string, string> = {}) 
     gitCacheDir: join(work, `cache-${identity}`),
     env,
   });
-}
-
-function gitRelease(ns: string, name: string, repo: Fixture, spec: Partial<Release['spec']> = {}): Release {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name, namespace: ns },
-    spec: {
-      source: { git: { url: repo.url, ref: { branch: 'main' }, path: 'app' } },
-      render: { targetNamespace: ns },
-      syncPolicy: { interval: '1s' },
-      ...spec,
-    },
-  };
 }
 
 const cmRef = (ns: string, name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });

@@ -7,26 +7,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ANNOTATION_APPROVED_RENDER, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
 import { makeRepo } from '../../src/render/git/testsupport.ts';
+import { recordRollouts } from '../support/recorder.ts';
 import { cm, getInventory, getRelease, mergePatch, releaseRef, wave } from '../support/release.ts';
-import { waitFor } from '../support/wait.ts';
 import {
-  DEFAULT_RULES,
   deadlineOf,
   deployment,
   gitRelease,
   liveConfigMap,
   liveTag,
-  namespace,
-  type RolloutEnv,
-  recordRollouts,
-  startRolloutEnv,
   waitForRollout,
-} from './rollout-support.ts';
+} from '../support/rollout.ts';
+import { type ConvoySystem, DEFAULT_RULES_SELECTOR, startConvoySystem } from '../support/system.ts';
+import { waitFor } from '../support/wait.ts';
 
-let env: RolloutEnv;
+let env: ConvoySystem;
 
 before(async () => {
-  env = await startRolloutEnv();
+  env = await startConvoySystem({ identity: 'rollout-gates' });
 });
 
 after(async () => {
@@ -53,7 +50,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
   test('Manual mode: a render approved later than its deadline still gets its full deadline from its first apply', async () => {
     const { client, cp } = env;
     const ns = 'ro-manual';
-    await namespace(client, ns);
+    await env.namespace(ns);
     const repo = await makeRepo('manual');
     const log = await recordRollouts(cp, ns, 'app');
     const approve = (ref: string) =>
@@ -133,7 +130,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       );
       assert.ok(!log.seen.some((s) => s.rollout?.state === 'RolledBack'), 'never rolled back');
     } finally {
-      log.stop();
+      await log.stop();
       await repo.cleanup();
     }
   });
@@ -141,7 +138,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
   test('a WaitPrevious wave whose previous wave never becomes healthy → RolledBack after the wave timeout', async () => {
     const { client } = env;
     const ns = 'ro-wave';
-    await namespace(client, ns);
+    await env.namespace(ns);
     const repo = await makeRepo('wave');
     try {
       const sha1 = await repo.commit({
@@ -152,7 +149,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         gitRelease(ns, 'app', repo, {
           waves: [{ wave: 1, healthStrategy: 'WaitPrevious', timeout: '6s' }],
           // Degraded well before the wave timeout: no health change is left to wake the controller at it
-          healthAssessment: { deadline: '1s', globalRuleSetSelector: DEFAULT_RULES },
+          healthAssessment: { deadline: '1s', globalRuleSetSelector: DEFAULT_RULES_SELECTOR },
           // no periodic pass: only the rollout's own wake-ups (health changes, the wave timeout) drive it
           syncPolicy: { interval: '0' },
           // far beyond the wave timeout: the wave gate, not the deadline, must end this rollout
@@ -219,7 +216,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
   test('no early verdict: a Healthy verdict of R1 never makes R2 Succeeded', async () => {
     const { client, cp } = env;
     const ns = 'ro-early';
-    await namespace(client, ns);
+    await env.namespace(ns);
     const repo = await makeRepo('early');
     const log = await recordRollouts(cp, ns, 'app');
     try {
@@ -266,7 +263,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         inv?.entries?.every((e) => e.renderRef === R2 && e.assessedRenderRef === R2 && e.state === 'Healthy'),
       );
     } finally {
-      log.stop();
+      await log.stop();
       await repo.cleanup();
     }
   });
@@ -274,7 +271,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
   test('pin: the rollout is kept and no decision runs; unpin re-opens Progressing for the source render with a fresh clock', async () => {
     const { client } = env;
     const ns = 'ro-pin';
-    await namespace(client, ns);
+    await env.namespace(ns);
     const repo = await makeRepo('pin');
     try {
       const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
@@ -305,6 +302,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       });
       assert.deepEqual(pinned.status?.rollout, kept, 'status.rollout keeps its value under a pin');
 
+      const unpinnedAt = Date.now();
       await mergePatch(client, releaseRef(ns, 'app'), { spec: { pin: null } });
       const reopened = await waitForRollout(
         client,
@@ -314,18 +312,27 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         (r) => r.renderRef === kept?.renderRef && r.reason === 'Unpinned',
       );
       assert.equal(reopened.status?.rollout?.state, 'Progressing');
+      // A fresh clock: it starts when the unpin is reconciled, not when R2 first rolled out. startedAt and
+      // finishedAt have one-second resolution, so the new start may share the second of R2's finish (or
+      // of the unpin): compare against the unpin's second, never strictly.
+      const fresh = reopened.status?.rollout?.startedAt ?? '';
+      assert.ok(
+        Date.parse(fresh) >= Math.floor(unpinnedAt / 1000) * 1000,
+        `startedAt ${fresh} is not before the unpin (${new Date(unpinnedAt).toISOString()})`,
+      );
+      assert.ok(
+        Date.parse(fresh) >= Date.parse(kept?.finishedAt ?? ''),
+        'not before R2 finished the first time',
+      );
       const again = await waitForRollout(
         client,
         ns,
         'app',
         'Succeeded(R2) again',
-        (r) => r.state === 'Succeeded' && r.reason === 'Healthy' && r.startedAt !== kept?.startedAt,
+        (r) => r.state === 'Succeeded' && r.reason === 'Healthy' && r.renderRef === kept?.renderRef,
         60_000,
       );
-      assert.ok(
-        Date.parse(again.status?.rollout?.startedAt ?? '') > Date.parse(kept?.finishedAt ?? ''),
-        'a fresh clock',
-      );
+      assert.equal(again.status?.rollout?.startedAt, fresh, 'the re-opened rollout ran on the fresh clock');
       assert.equal(await liveTag(client, ns, 'web'), 'v2');
     } finally {
       await repo.cleanup();

@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, API_VERSION } from '../../src/api/constants.ts';
 import type { RolloutStatus } from '../../src/api/types.ts';
 import { makeRepo } from '../../src/render/git/testsupport.ts';
+import { recordRollouts } from '../support/recorder.ts';
 import { cm, getRelease, mergePatch, releaseRef } from '../support/release.ts';
-import { waitFor } from '../support/wait.ts';
 import {
   deadlineOf,
   deployment,
@@ -18,17 +18,15 @@ import {
   gitRelease,
   liveConfigMap,
   liveTag,
-  namespace,
-  type RolloutEnv,
-  recordRollouts,
-  startRolloutEnv,
   waitForRollout,
-} from './rollout-support.ts';
+} from '../support/rollout.ts';
+import { type ConvoySystem, startConvoySystem } from '../support/system.ts';
+import { waitFor } from '../support/wait.ts';
 
-let env: RolloutEnv;
+let env: ConvoySystem;
 
 before(async () => {
-  env = await startRolloutEnv();
+  env = await startConvoySystem({ identity: 'rollout-lifecycle' });
 });
 
 after(async () => {
@@ -59,7 +57,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
   test('healthy → Succeeded; never Ready → RolledBack at the deadline with its ConfigMap, held; forced sync retries once; next commit → Succeeded', async () => {
     const { client, cp } = env;
     const ns = 'ro-main';
-    await namespace(client, ns);
+    await env.namespace(ns);
     const repo = await makeRepo('main');
     const log = await recordRollouts(cp, ns, 'app');
     try {
@@ -128,10 +126,15 @@ describe('rollout lifecycle', { concurrency: true }, () => {
       assert.equal(rb.status?.conditions?.find((c) => c.type === 'RolloutSucceeded')?.status, 'False');
       assert.deepEqual(rb.status?.history, p2.status?.history, 'a rollback adds no history entry');
 
-      // Event and log line name from, to, the render refs and the reason
-      const evs = await events(client, ns, 'app');
-      const ev = evs.find((e) => e.reason === 'RolloutRolledBack');
-      assert.ok(ev, JSON.stringify(evs.map((e) => [e.reason, e.message])));
+      // Event and log line name from, to, the render refs and the reason. The Event is recorded after
+      // the status write that showed RolledBack, so it may arrive a moment later.
+      let evs: Awaited<ReturnType<typeof events>> = [];
+      const ev = await waitFor('the RolloutRolledBack Event', async () => {
+        evs = await events(client, ns, 'app');
+        return evs.find((e) => e.reason === 'RolloutRolledBack');
+      }).catch((err: Error) =>
+        assert.fail(`${err.message}: ${JSON.stringify(evs.map((e) => [e.reason, e.message]))}`),
+      );
       assert.match(
         ev.message ?? '',
         new RegExp(
@@ -223,7 +226,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         'Succeeded(R3)',
       ]);
     } finally {
-      log.stop();
+      await log.stop();
       await repo.cleanup();
     }
   });
@@ -231,7 +234,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
   test('rollback: Never → Failed at the deadline, and R2 stays', async () => {
     const { client } = env;
     const ns = 'ro-never';
-    await namespace(client, ns);
+    await env.namespace(ns);
     const repo = await makeRepo('never');
     try {
       const sha1 = await repo.commit({
@@ -283,7 +286,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
   test('a revert to the last healthy render that then turns unhealthy → Failed, not rolled back to itself', async () => {
     const { client } = env;
     const ns = 'ro-revert';
-    await namespace(client, ns);
+    await env.namespace(ns);
     const repo = await makeRepo('revert');
     try {
       const good = {

@@ -6,27 +6,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { makeRepo } from '../../src/render/git/testsupport.ts';
+import { recordRollouts } from '../support/recorder.ts';
 import { getInventory, getRelease } from '../support/release.ts';
+import { deadlineOf, deployment, gitRelease, liveTag, waitForRollout } from '../support/rollout.ts';
+import { type ConvoySystem, startConvoySystem } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
-import {
-  deadlineOf,
-  deployment,
-  gitRelease,
-  liveTag,
-  namespace,
-  type RolloutEnv,
-  recordRollouts,
-  startObserver,
-  startRolloutEnv,
-  waitForRollout,
-} from './rollout-support.ts';
 
-let env: RolloutEnv;
+let env: ConvoySystem;
 const LEASE_SECONDS = 3;
 const D = '15s';
 
 before(async () => {
-  env = await startRolloutEnv({ observerLeaseSeconds: LEASE_SECONDS });
+  env = await startConvoySystem({ identity: 'rollout-observer', observerLeaseDuration: `${LEASE_SECONDS}s` });
 });
 
 after(async () => {
@@ -36,7 +27,7 @@ after(async () => {
 test('the observer stopped after assessing R2 as Progressing: verdict Pending, no rollback past the deadline; it resumes when the observer is back', async () => {
   const { client, cp } = env;
   const ns = 'ro-observer';
-  await namespace(client, ns);
+  await env.namespace(ns);
   const repo = await makeRepo('observer');
   const log = await recordRollouts(cp, ns, 'app');
   try {
@@ -100,7 +91,7 @@ test('the observer stopped after assessing R2 as Progressing: verdict Pending, n
 
     // the observer is back: the verdict is read again and the rollout resumes
     const back = Date.now();
-    env.observer = await startObserver(cp.kubeconfigPath, LEASE_SECONDS, env.sync);
+    await env.restartObserver();
     const rb = await waitForRollout(
       client,
       ns,
@@ -118,7 +109,7 @@ test('the observer stopped after assessing R2 as Progressing: verdict Pending, n
       ['Progressing', 'RolledBack'],
     );
   } finally {
-    log.stop();
+    await log.stop();
     await repo.cleanup();
   }
 });

@@ -24,18 +24,22 @@ import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { newLogger } from '../../src/runtime/index.ts';
 import { newApiMetrics } from '../../src/server/index.ts';
 import { type ControlPlane, registerApiService, startControlPlane } from '../../src/testenv/index.ts';
-import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
 import { installCrds } from '../support/crds.ts';
 import { metricValue } from '../support/metrics.ts';
-import { type ObserverProcess, startObserver } from '../support/observer.ts';
+import {
+  type ManagerProcess,
+  type ObserverProcess,
+  startControllerManager,
+  startObserver,
+} from '../support/processes.ts';
 import { getInventory, getRelease } from '../support/release.ts';
+import { DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const execFile = promisify(execFileCb);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NS = 'sync-agg';
 const LEASE_NS = 'convoy-system';
-const RULES = { globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } } };
 
 let cp: ControlPlane;
 let client: KubeClient;
@@ -64,7 +68,7 @@ before(async () => {
   const api = manager.api;
   assert.ok(api, 'the controller-manager serves its API');
   await registerApiService(cp.kubeConfig, { port: api.port, caPem: api.caPem });
-  observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, sync: { kind: 'aggregated' } });
+  observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: { kind: 'aggregated' } });
 });
 
 after(async () => {
@@ -110,7 +114,7 @@ test('the observer wakes the controller through kube-apiserver: POST /sync proxi
         },
       },
       render: { targetNamespace: NS },
-      healthAssessment: RULES,
+      healthAssessment: DEFAULT_HEALTH,
     },
   };
   await client.create(web);

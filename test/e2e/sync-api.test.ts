@@ -12,15 +12,20 @@ import type { Release } from '../../src/api/types.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { type ControlPlane, startControlPlane, TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
-import { type ManagerProcess, startControllerManager } from '../support/controller-manager.ts';
 import { installCrds } from '../support/crds.ts';
-import { type ObserverProcess, startObserver, syncVia } from '../support/observer.ts';
+import {
+  type ManagerProcess,
+  type ObserverProcess,
+  startControllerManager,
+  startObserver,
+  wakeupsTo,
+} from '../support/processes.ts';
 import { getInventory, getRelease } from '../support/release.ts';
 import { makeServingCert, type ServingCert } from '../support/serving-cert.ts';
+import { createNamespace, DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const LEASE_NS = 'convoy-system';
-const RULES = { globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } } };
 const SYNCS = 'convoy_health_sync_requests_total';
 const SYNC_FAILURES = 'convoy_health_sync_request_failures_total';
 
@@ -51,7 +56,7 @@ before(async () => {
   await installDefaultRules(client);
   cert = await makeServingCert();
   manager = await startManager();
-  observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, sync: syncVia(manager) });
+  observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: wakeupsTo(manager) });
 });
 
 after(async () => {
@@ -62,15 +67,6 @@ after(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-async function namespace(name: string): Promise<void> {
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  await waitFor(
-    `ServiceAccount ${name}/default`,
-    () => client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: name, name: 'default' }),
-    { timeoutMs: 60_000 },
-  );
-}
-
 function release(ns: string, name: string, objects: readonly Record<string, unknown>[]): Release {
   return {
     apiVersion: API_VERSION,
@@ -80,7 +76,7 @@ function release(ns: string, name: string, objects: readonly Record<string, unkn
       source: { inline: { manifests: objects.map((o) => JSON.stringify(o)).join('\n---\n') } },
       render: { targetNamespace: ns },
       syncPolicy: { interval: '2s' },
-      healthAssessment: RULES,
+      healthAssessment: DEFAULT_HEALTH,
     },
   };
 }
@@ -101,7 +97,7 @@ function annotationOwners(r: Release | undefined, key: string): { manager?: stri
 
 test('a completed wave reaches the controller as a POST /sync its API served, applied as convoy-api', async () => {
   const ns = 'sync-api-waves';
-  await namespace(ns);
+  await createNamespace(client, ns);
   await client.create(release(ns, 'app', [configMap('first', 0), configMap('second', 1)]));
 
   // Both waves applied and assessed healthy: the observer has seen the render advance and wave 0 complete.
@@ -137,7 +133,7 @@ test('a completed wave reaches the controller as a POST /sync its API served, ap
 
 test('an unreachable API: the wake-up fails, is counted and retried, and goes out once the API is back', async () => {
   const ns = 'sync-api-outage';
-  await namespace(ns);
+  await createNamespace(client, ns);
   const deployment = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',

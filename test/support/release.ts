@@ -1,9 +1,30 @@
-// Helpers for release e2e tests: building Releases, reading them and their inventory, and waiting
-// for a condition.
+// Helpers for release e2e tests: building Releases (git-sourced, ConfigMaps in waves), reading them and
+// their inventory, and waiting for a condition.
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release, ReleaseInventory } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
+import type { Fixture } from '../../src/render/git/testsupport.ts';
 import { waitFor } from './wait.ts';
+
+/** A Release of the repository's app/ on branch main, into its own namespace, synced every second. */
+export function gitRelease(
+  namespace: string,
+  name: string,
+  repo: Fixture,
+  spec: Partial<Release['spec']> = {},
+): Release {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name, namespace },
+    spec: {
+      source: { git: { url: repo.url, ref: { branch: 'main' }, path: 'app' } },
+      render: { targetNamespace: namespace },
+      syncPolicy: { interval: '1s' },
+      ...spec,
+    },
+  };
+}
 
 export function releaseRef(namespace: string, name: string) {
   return { apiVersion: API_VERSION, kind: 'Release', namespace, name };

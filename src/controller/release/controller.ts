@@ -34,7 +34,7 @@ import { ClusterClients } from '../cluster/access.ts';
 import { clusterInformer } from '../cluster/controller.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { healthChanged } from './rollout/index.ts';
-import { sourceIdentity, type WavePeer } from './sync/index.ts';
+import { driftAppeared, sourceIdentity, type WavePeer } from './sync/index.ts';
 import { syncHandler } from './sync-handler.ts';
 import { resolveTarget } from './target.ts';
 
@@ -189,6 +189,13 @@ export function registerReleaseController(
       const state = r?.spec?.failurePolicy === undefined ? undefined : r.status?.rollout?.state;
       return state === 'Failed' || state === 'RolledBack' ? [] : [keyOf(inv)];
     },
+  });
+  // selfHeal: an entry the drift loop flags wakes its Release, whatever the order of the observer's /sync
+  // and the inventory update reaching this process.
+  controller.watch({
+    informer: inventories,
+    updateFilter: (o, n) => driftAppeared(o, n),
+    keys: (inv) => (releases.cache.get(keyOf(inv))?.spec?.syncPolicy?.selfHeal === true ? [keyOf(inv)] : []),
   });
   // An observer that comes back (a new holder or acquire time on its shard Lease) may find no health change
   // to report; its Releases are reconciled so a verdict that was Pending while it was away is read again.

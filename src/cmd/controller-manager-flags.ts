@@ -1,0 +1,87 @@
+// convoy-controller-manager's command line: the shared flags (shared-flags.ts), its own, and the HTTP
+// API's --api-* flags (api-flags.ts, split off first). Pure; the entry point only wires the result.
+import { join } from 'node:path';
+import { API_FLAGS, type ApiOptions, parseApiOptions, splitApiArgs } from './api-flags.ts';
+import {
+  describeFlag,
+  type Env,
+  FlagError,
+  type FlagTable,
+  flagValue,
+  parseArgv,
+  rejectRenamedEnv,
+  toBool,
+  toInt,
+  usage,
+} from './flags.ts';
+import { type HostInfo, parseShared, type SharedOptions, sharedFlags } from './shared-flags.ts';
+
+export const CONTROLLER_MANAGER = 'convoy-controller-manager';
+
+export const CONTROLLER_MANAGER_FLAGS: FlagTable = {
+  ...sharedFlags(8080),
+  'shard-index': {
+    arg: 'I',
+    help: 'work only shard I, holding no Lease (static sharding); unset: compete for the shard Leases',
+  },
+  'git-cache-dir': { arg: 'DIR', help: 'clones of git sources (default <tmpdir>/convoy-git-cache)' },
+  'allow-file-urls': { default: 'false', help: 'accept file:// git URLs (tests, convoy dev)' },
+};
+
+export interface ControllerManagerOptions extends SharedOptions {
+  /** Static sharding: this shard only, no Lease. */
+  readonly shardIndex: number | undefined;
+  readonly gitCacheDir: string;
+  readonly allowFileUrls: boolean;
+  /** Test seam (CONVOY_TEST_CRASH_AFTER_WAVE_APPLY): exit(137) right after applying this wave. */
+  readonly crashAfterWave: number | undefined;
+}
+
+export type ControllerManagerCommand =
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'run'; readonly options: ControllerManagerOptions; readonly api: ApiOptions };
+
+export function parseControllerManagerFlags(
+  argv: readonly string[],
+  env: Env,
+  host: HostInfo & { readonly tmpdir: string },
+): ControllerManagerCommand {
+  const table = CONTROLLER_MANAGER_FLAGS;
+  const split = splitApiArgs(argv);
+  const parsed = parseArgv(split.rest, table, Object.keys(API_FLAGS));
+  if (parsed.kind === 'help') {
+    return {
+      kind: 'help',
+      text: usage(
+        CONTROLLER_MANAGER,
+        table,
+        '\nThe HTTP API: --api-bind-address, --api-tls-cert-file, --api-tls-key-file, --api-dev-self-signed,\n' +
+          '--api-requestheader-* and --api-auth-cache-ttl (docs/reference/processes.md).\n',
+      ),
+    };
+  }
+  rejectRenamedEnv(env);
+  const get = (f: string) => flagValue(table, parsed.given, env, f);
+  const shared = parseShared(table, parsed.given, env, host);
+  const index = get('shard-index');
+  const shardIndex = index === undefined ? undefined : toInt(describeFlag(table, 'shard-index'), index, 0);
+  if (shardIndex !== undefined && shardIndex >= shared.shardCount) {
+    throw new FlagError(`--shard-index ${shardIndex} must be below --shard-count ${shared.shardCount}`);
+  }
+  const crash = env.CONVOY_TEST_CRASH_AFTER_WAVE_APPLY;
+  const options: ControllerManagerOptions = {
+    ...shared,
+    shardIndex,
+    gitCacheDir: get('git-cache-dir') ?? join(host.tmpdir, 'convoy-git-cache'),
+    allowFileUrls: toBool(describeFlag(table, 'allow-file-urls'), get('allow-file-urls') ?? 'false'),
+    crashAfterWave:
+      crash === undefined || crash === '' ? undefined : toInt('CONVOY_TEST_CRASH_AFTER_WAVE_APPLY', crash, 0),
+  };
+  let api: ApiOptions;
+  try {
+    api = parseApiOptions(split.api, env);
+  } catch (err) {
+    throw new FlagError((err as Error).message);
+  }
+  return { kind: 'run', options, api };
+}

@@ -1,0 +1,79 @@
+// convoy-observer's command line: the shared flags (shared-flags.ts), the informer resync, and where
+// its wake-ups go (sync-flags.ts), and the drift loop's interval. Pure; the entry point reads the CA file and wires the rest.
+import { type DriftInterval, parseDriftInterval } from '../observer/drift/options.ts';
+import {
+  describeFlag,
+  type Env,
+  FlagError,
+  type FlagTable,
+  flagValue,
+  parseArgv,
+  rejectRenamedEnv,
+  usage,
+} from './flags.ts';
+import { durationMs, type HostInfo, parseShared, type SharedOptions, sharedFlags } from './shared-flags.ts';
+import { parseSyncSettings, SYNC_FLAGS, type SyncFlag, type SyncSettings } from './sync-flags.ts';
+
+export const OBSERVER = 'convoy-observer';
+
+export const OBSERVER_FLAGS: FlagTable = {
+  ...sharedFlags(8081),
+  resync: { arg: 'DURATION', default: '10m', help: 'informer resync, a Go duration (0: never)' },
+  'sync-mode': {
+    arg: 'MODE',
+    default: 'api',
+    help: 'api: wake-ups are POST /sync to the HTTP API; annotation: degraded, writes sync-requested-at itself',
+  },
+  'sync-api-url': {
+    arg: 'URL',
+    help: "https://host:port of the controller-manager's API; unset: through kube-apiserver's aggregation layer",
+  },
+  'sync-api-ca-file': {
+    arg: 'PATH',
+    help: "CA bundle of the API's serving certificate, with --sync-api-url (default: the system's CAs)",
+  },
+  'drift-interval': {
+    arg: 'DURATION',
+    help: "drift check interval (unset: each Release's syncPolicy.interval, else 5m; 0: drift loop off)",
+  },
+};
+
+export interface ObserverOptions extends SharedOptions {
+  readonly resyncMs: number;
+  readonly sync: SyncSettings;
+  readonly driftInterval: DriftInterval;
+}
+
+export type ObserverCommand =
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'run'; readonly options: ObserverOptions };
+
+export function parseObserverFlags(argv: readonly string[], env: Env, host: HostInfo): ObserverCommand {
+  const table = OBSERVER_FLAGS;
+  const parsed = parseArgv(argv, table);
+  if (parsed.kind === 'help') return { kind: 'help', text: usage(OBSERVER, table) };
+  rejectRenamedEnv(env);
+  const given: Partial<Record<SyncFlag, string>> = {};
+  for (const f of Object.keys(SYNC_FLAGS) as SyncFlag[]) {
+    const v = parsed.given.get(f);
+    if (v !== undefined) given[f] = v;
+  }
+  return {
+    kind: 'run',
+    options: {
+      ...parseShared(table, parsed.given, env, host),
+      resyncMs: durationMs(
+        describeFlag(table, 'resync'),
+        flagValue(table, parsed.given, env, 'resync') ?? '10m',
+      ),
+      sync: parseSyncSettings(given, env),
+      driftInterval: driftInterval(table, parsed.given, env),
+    },
+  };
+}
+
+function driftInterval(table: FlagTable, given: ReadonlyMap<string, string>, env: Env): DriftInterval {
+  const parsed = parseDriftInterval(flagValue(table, given, env, 'drift-interval'));
+  if ('error' in parsed) throw new FlagError(`${describeFlag(table, 'drift-interval')}: ${parsed.error}`);
+  return parsed;
+}

@@ -1,0 +1,118 @@
+// Helpers of the rollout e2e tests and bench/rollout.ts: git fixtures whose Deployments are healthy,
+// never Ready or Ready after a delay (kwok's test stages), a git-sourced Release with short deadlines,
+// waiting on status.rollout, and reading what is live.
+import type { Release, RolloutStatus } from '../../src/api/types.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
+import type { Fixture } from '../../src/render/git/testsupport.ts';
+import {
+  TEST_ANNOTATION_READY_DELAY,
+  TEST_LABEL_DELAY,
+  TEST_LABEL_NEVER_READY,
+} from '../../src/testenv/index.ts';
+import { gitRelease as bareGitRelease, getRelease } from './release.ts';
+import { DEFAULT_RULES_SELECTOR } from './system.ts';
+import { waitFor } from './wait.ts';
+
+export type PodBehaviour = 'healthy' | 'never-ready' | { readonly readyAfter: string };
+
+/** A one-replica Deployment; `tag` changes its pod template so each commit is a new ReplicaSet. */
+export function deployment(
+  name: string,
+  tag: string,
+  pods: PodBehaviour,
+  annotations: Record<string, string> = {},
+): string {
+  const labels: Record<string, string> = { app: name };
+  const podAnnotations: Record<string, string> = { 'example.com/tag': tag };
+  if (pods === 'never-ready') labels[TEST_LABEL_NEVER_READY] = 'true';
+  else if (pods !== 'healthy') {
+    labels[TEST_LABEL_DELAY] = 'true';
+    podAnnotations[TEST_ANNOTATION_READY_DELAY] = pods.readyAfter;
+  }
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+  annotations: ${JSON.stringify(annotations)}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata:
+      labels: ${JSON.stringify(labels)}
+      annotations: ${JSON.stringify(podAnnotations)}
+    spec:
+      containers: [{name: main, image: "registry.invalid/app:${tag}"}]
+`;
+}
+
+/** The repository's app/ on branch main, synced every second, assessed by the default rules. */
+export function gitRelease(
+  ns: string,
+  name: string,
+  repo: Fixture,
+  spec: Partial<Release['spec']> = {},
+): Release {
+  return bareGitRelease(ns, name, repo, {
+    healthAssessment: { deadline: '3s', globalRuleSetSelector: DEFAULT_RULES_SELECTOR },
+    failurePolicy: { deadline: '8s', rollback: 'OnFailure' },
+    ...spec,
+  });
+}
+
+/** Waits until status.rollout satisfies `ok`; returns the Release. */
+export function waitForRollout(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  what: string,
+  ok: (r: RolloutStatus, rel: Release) => boolean,
+  timeoutMs = 60_000,
+): Promise<Release> {
+  return waitFor(
+    `${ns}/${name}: ${what}`,
+    async () => {
+      const r = await getRelease(client, ns, name);
+      const ro = r?.status?.rollout;
+      return r !== undefined && ro !== undefined && ok(ro, r) ? r : false;
+    },
+    { timeoutMs, intervalMs: 200 },
+  );
+}
+
+export type LiveDeployment = {
+  metadata: { labels?: Record<string, string> };
+  spec?: { template?: { metadata?: { annotations?: Record<string, string> } } };
+};
+export type LiveConfigMap = { data?: Record<string, string>; metadata: { labels?: Record<string, string> } };
+
+/** The example.com/tag of the live Deployment's pod template: which commit's Deployment is live. */
+export async function liveTag(client: KubeClient, ns: string, name: string): Promise<string | undefined> {
+  const d = await client.get<LiveDeployment>({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: ns,
+    name,
+  });
+  return d?.spec?.template?.metadata?.annotations?.['example.com/tag'];
+}
+
+export async function liveConfigMap(client: KubeClient, ns: string, name: string) {
+  return client.get<LiveConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
+}
+
+/** The rollout deadline as the controller counts it: startedAt + failurePolicy.deadline. */
+export function deadlineOf(rollout: RolloutStatus | undefined, deadline: string): number {
+  const started = rollout?.startedAt;
+  if (started === undefined) throw new Error(`rollout has no startedAt: ${JSON.stringify(rollout)}`);
+  return Date.parse(started) + Number.parseInt(deadline, 10) * 1000;
+}
+
+export async function events(client: KubeClient, ns: string, name: string) {
+  const all = await client.list<{ reason?: string; message?: string; involvedObject?: { name?: string } }>({
+    apiVersion: 'v1',
+    kind: 'Event',
+    namespace: ns,
+  });
+  return all.filter((e) => e.involvedObject?.name === name);
+}

@@ -1,0 +1,153 @@
+// The whole system for e2e tests (and bench/rollout.ts): one control plane with kwok, convoy's CRDs, the
+// Lease namespace and the default health rules, and convoy-controller-manager and convoy-observer as
+// child processes, the observer waking the controller through the controller-manager's HTTP API.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Release } from '../../src/api/types.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
+import { isLeaseLive, type Lease, observerLeaseName } from '../../src/runtime/index.ts';
+import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { installCrds } from './crds.ts';
+import {
+  type ManagerProcess,
+  type ObserverProcess,
+  startControllerManager,
+  startObserver,
+  type Wakeups,
+  wakeupsTo,
+} from './processes.ts';
+import { waitForReady } from './release.ts';
+import { waitFor } from './wait.ts';
+
+export const LEASE_NS = 'convoy-system';
+/** The GlobalHealthRuleSet selector of the default rules installDefaultRules applies. */
+export const DEFAULT_RULES_SELECTOR = { matchLabels: { 'convoy.kumodo.io/rules': 'default' } };
+/** spec.healthAssessment that assesses with the default rules. */
+export const DEFAULT_HEALTH = { globalRuleSetSelector: DEFAULT_RULES_SELECTOR };
+
+/** A namespace whose default ServiceAccount exists (pod admission needs it). */
+export async function createNamespace(client: KubeClient, name: string): Promise<void> {
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await waitFor(
+    `ServiceAccount ${name}/default`,
+    () => client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: name, name: 'default' }),
+    { timeoutMs: 60_000 },
+  );
+}
+
+export interface ConvoySystem {
+  readonly cp: ControlPlane;
+  readonly client: KubeClient;
+  /** A scratch directory, removed by stop(). */
+  readonly work: string;
+  readonly manager: ManagerProcess;
+  /** The current observer (restartObserver replaces it). */
+  readonly observer: ObserverProcess;
+  /** Where the observer's wake-ups go: the controller-manager's API. */
+  readonly wakeups: Wakeups;
+  /** The last lines of both processes' logs, for assertion messages. */
+  logs(): string;
+  namespace(name: string): Promise<void>;
+  /** Polls the Release until `ok` (default 120 s); a timeout's message carries both processes' logs. */
+  waitForRelease(
+    ns: string,
+    name: string,
+    what: string,
+    ok: (r: Release) => boolean,
+    timeoutMs?: number,
+  ): Promise<Release>;
+  /** The observer's shard Lease is live now (the controller's reading; one shard). */
+  observerLive(): Promise<boolean>;
+  /** Stops the observer (nothing to do after kill()) and starts a new one paired with the same API. */
+  restartObserver(): Promise<ObserverProcess>;
+  stop(): Promise<void>;
+}
+
+export interface SystemOptions {
+  /** The controller-manager's Lease identity; names the scratch directory. */
+  readonly identity: string;
+  /** The observer's --lease-duration (default 5s). */
+  readonly observerLeaseDuration?: string;
+  /** Simulated nodes (default 2). */
+  readonly nodes?: number;
+}
+
+export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySystem> {
+  const cp = await startControlPlane({ workloads: true, nodes: opts.nodes ?? 2 });
+  const client = new KubeClient(cp.kubeConfig);
+  const work = await mkdtemp(join(tmpdir(), `convoy-${opts.identity}-e2e-`));
+  let manager: ManagerProcess | undefined;
+  let observer: ObserverProcess | undefined;
+  const startPairedObserver = (wakeups: Wakeups) =>
+    // Its own <hostname>-<pid> identity: a restarted observer is a new holder, as a new pod would be.
+    startObserver({
+      kubeconfigPath: cp.kubeconfigPath,
+      leaseNamespace: LEASE_NS,
+      leaseDuration: opts.observerLeaseDuration ?? '5s',
+      wakeups,
+    });
+  try {
+    await installCrds(cp.kubeConfig);
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEASE_NS } });
+    await installDefaultRules(client);
+    manager = await startControllerManager({
+      kubeconfigPath: cp.kubeconfigPath,
+      identity: opts.identity,
+      leaseNamespace: LEASE_NS,
+      gitCacheDir: join(work, 'git-cache'),
+    });
+    const wakeups = wakeupsTo(manager);
+    observer = await startPairedObserver(wakeups);
+    const m = manager;
+    let o = observer;
+    const logs = () =>
+      `--- controller-manager ---\n${m.log().slice(-6000)}\n--- observer ---\n${o.log().slice(-3000)}`;
+    return {
+      cp,
+      client,
+      work,
+      manager: m,
+      get observer() {
+        return o;
+      },
+      wakeups,
+      logs,
+      namespace: (name) => createNamespace(client, name),
+      async waitForRelease(ns, name, what, ok, timeoutMs = 120_000) {
+        try {
+          return await waitForReady(client, ns, name, ok, what, timeoutMs);
+        } catch (err) {
+          throw new Error(`${(err as Error).message}\n${logs()}`);
+        }
+      },
+      async observerLive() {
+        const lease = await client.get<Lease>({
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          namespace: LEASE_NS,
+          name: observerLeaseName(0),
+        });
+        return isLeaseLive(lease, Date.now());
+      },
+      async restartObserver() {
+        await o.stop();
+        o = await startPairedObserver(wakeups);
+        return o;
+      },
+      async stop() {
+        await o.stop().catch(() => undefined);
+        await m.stop().catch(() => undefined);
+        await cp.stop();
+        await rm(work, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await observer?.stop();
+    await manager?.stop();
+    await cp.stop();
+    await rm(work, { recursive: true, force: true });
+    throw err;
+  }
+}
