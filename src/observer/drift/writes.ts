@@ -2,11 +2,10 @@
 // object already holds the values: writeInventoryDrift (entries' drifted/driftMessage, with the cached
 // uid and resourceVersion as preconditions, so a stale cache never re-creates an inventory the controller
 // deleted and a changed one answers 409) and writeDrift (the Drifted condition and driftSummary).
-import { API_VERSION, FIELD_MANAGERS } from '../../api/constants.ts';
+import { FIELD_MANAGERS } from '../../api/constants.ts';
 import type { Release, ReleaseInventory } from '../../api/types.ts';
-import { applyObject, preconditionsOf } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
-import { writeStatus } from '../../kube/status.ts';
+import { applyInventoryFields, applyReleaseStatus } from '../writes.ts';
 import {
   type DriftStatusBody,
   driftStatusUpToDate,
@@ -21,17 +20,7 @@ export async function writeInventoryDrift(
   items: readonly InventoryDriftItem[],
 ): Promise<ReleaseInventory | undefined> {
   if (!inventoryDriftChanged(inventory.entries ?? [], items)) return undefined;
-  const body = {
-    apiVersion: API_VERSION,
-    kind: 'ReleaseInventory',
-    metadata: { name: inventory.metadata.name, namespace: inventory.metadata.namespace },
-    entries: items,
-  };
-  return applyObject(client, body as unknown as ReleaseInventory, {
-    fieldManager: FIELD_MANAGERS.drift,
-    force: true,
-    ...preconditionsOf(inventory),
-  });
+  return applyInventoryFields(client, inventory, FIELD_MANAGERS.drift, { entries: items });
 }
 
 /** Returns the stored Release when it wrote, undefined when the cached status was already up to date. */
@@ -41,11 +30,5 @@ export async function writeDrift(
   body: DriftStatusBody,
 ): Promise<Release | undefined> {
   if (driftStatusUpToDate(release.status, body)) return undefined;
-  const r = await writeStatus<Release>(
-    client,
-    { kind: 'Release', namespace: release.metadata.namespace, name: release.metadata.name ?? '' },
-    body as unknown as Record<string, unknown>,
-    { fieldManager: FIELD_MANAGERS.drift },
-  );
-  return r.written ? r.object : undefined;
+  return applyReleaseStatus(client, release, FIELD_MANAGERS.drift, body);
 }

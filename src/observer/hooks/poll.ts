@@ -1,11 +1,11 @@
 // pollHooks: reads the hooks of a ReleaseInventory, polls the workload of each hook that is due
 // (shouldPoll), and writes the result with writeHookStatus (SSA, convoy-hook-status). The read of the
 // Job or Pod is the only I/O of pollHookWorkload; the decision is decideHook.
-import { API_VERSION, FIELD_MANAGERS } from '../../api/constants.ts';
+import { FIELD_MANAGERS } from '../../api/constants.ts';
 import { parseOptionalDuration } from '../../api/duration.ts';
 import type { InventoryHook, ReleaseInventory } from '../../api/types.ts';
-import { applyObject, preconditionsOf } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { applyInventoryFields } from '../writes.ts';
 import {
   decideHook,
   type HookVerdict,
@@ -85,15 +85,5 @@ export async function writeHookStatus(
   inventory: ReleaseInventory,
   items: readonly HookStatusItem[],
 ): Promise<ReleaseInventory> {
-  const body = {
-    apiVersion: API_VERSION,
-    kind: 'ReleaseInventory',
-    metadata: { name: inventory.metadata.name, namespace: inventory.metadata.namespace },
-    hooks: items,
-  };
-  return applyObject(client, body as unknown as ReleaseInventory, {
-    fieldManager: FIELD_MANAGERS.hookStatus,
-    force: true,
-    ...preconditionsOf(inventory),
-  });
+  return applyInventoryFields(client, inventory, FIELD_MANAGERS.hookStatus, { hooks: items });
 }

@@ -2,11 +2,10 @@
 // Release status, convoy-health). Both skip the request when the cached object already holds the values.
 // The inventory apply carries the cached uid and resourceVersion: a stale cache can never re-create an
 // inventory the controller deleted, and a changed one answers 409, which the caller turns into a requeue.
-import { API_VERSION, FIELD_MANAGERS } from '../../../api/constants.ts';
+import { FIELD_MANAGERS } from '../../../api/constants.ts';
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
-import { applyObject, preconditionsOf } from '../../../kube/apply.ts';
 import type { KubeClient } from '../../../kube/client.ts';
-import { writeStatus } from '../../../kube/status.ts';
+import { applyInventoryFields, applyReleaseStatus } from '../../writes.ts';
 import {
   type HealthStatusBody,
   healthStatusUpToDate,
@@ -22,17 +21,7 @@ export async function writeInventoryHealth(
 ): Promise<ReleaseInventory | undefined> {
   if (items.length === 0) return undefined;
   if (!inventoryHealthChanged(inventory.entries ?? [], items)) return undefined;
-  const body = {
-    apiVersion: API_VERSION,
-    kind: 'ReleaseInventory',
-    metadata: { name: inventory.metadata.name, namespace: inventory.metadata.namespace },
-    entries: items,
-  };
-  return applyObject(client, body as unknown as ReleaseInventory, {
-    fieldManager: FIELD_MANAGERS.healthInventory,
-    force: true,
-    ...preconditionsOf(inventory),
-  });
+  return applyInventoryFields(client, inventory, FIELD_MANAGERS.healthInventory, { entries: items });
 }
 
 /** Returns the stored Release when it wrote, undefined when the cached status was already up to date. */
@@ -42,11 +31,5 @@ export async function writeHealth(
   body: HealthStatusBody,
 ): Promise<Release | undefined> {
   if (healthStatusUpToDate(release.status, body)) return undefined;
-  const r = await writeStatus<Release>(
-    client,
-    { kind: 'Release', namespace: release.metadata.namespace, name: release.metadata.name ?? '' },
-    body as unknown as Record<string, unknown>,
-    { fieldManager: FIELD_MANAGERS.health },
-  );
-  return r.written ? r.object : undefined;
+  return applyReleaseStatus(client, release, FIELD_MANAGERS.health, body);
 }
