@@ -24,5 +24,5 @@ export {
 export { entryKey, inventoryEntriesForWave, inventoryRemovals, versionOf } from './inventory.ts';
 export { type OrphanRecovery, orphanedObjects, recoverOrphans, releaseLabelValue } from './orphans.ts';
 export { type PruneOptions, type PrunePlan, pruneSet } from './prune.ts';
-export { recordWaveComplete, recordWaveStart } from './wave-records.ts';
+export { recordWaveStart } from './wave-records.ts';
 export { groupWaves, type Wave } from './waves.ts';

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WaveStatus } from '../../../api/types.ts';
-import { recordWaveComplete, recordWaveStart } from './wave-records.ts';
+import { recordWaveStart } from './wave-records.ts';
 
 const R1 = `sha256:${'1'.repeat(64)}`;
 const R2 = `sha256:${'2'.repeat(64)}`;
 const T1 = '2030-01-01T00:00:01Z';
 const T2 = '2030-01-01T00:00:02Z';
-const T3 = '2030-01-01T00:00:03Z';
 
 const cases: { name: string; before: WaveStatus[]; ref: string; wave: number; want: WaveStatus[] }[] = [
   {
@@ -63,17 +62,4 @@ for (const c of cases) {
 test('recordWaveStart: unchanged input comes back as the same array', () => {
   const before: WaveStatus[] = [{ renderRef: R1, wave: 0, startedAt: T1 }];
   assert.equal(recordWaveStart(before, R1, 0, T2), before);
-});
-
-test('recordWaveComplete: stamps completedAt once', () => {
-  const started = recordWaveStart([], R1, 0, T1);
-  const done = recordWaveComplete(started, R1, 0, T2);
-  assert.deepEqual(done, [{ renderRef: R1, wave: 0, startedAt: T1, completedAt: T2 }]);
-  assert.equal(recordWaveComplete(done, R1, 0, T3), done);
-});
-
-test('recordWaveComplete: a wave never started is started and completed now', () => {
-  assert.deepEqual(recordWaveComplete([{ renderRef: R2, wave: 0, startedAt: T1 }], R1, 3, T2), [
-    { renderRef: R1, wave: 3, startedAt: T2, completedAt: T2 },
-  ]);
 });

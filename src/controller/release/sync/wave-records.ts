@@ -1,5 +1,5 @@
 // status.waves bookkeeping: startedAt is stamped once per (render, wave) because the wave
-// timeout counts from it, and completedAt once when the wave is done. Only the current
+// timeout counts from it (completedAt comes from rollout/wave-complete.ts). Only the current
 // render's records are kept: a new render starts its waves' clocks afresh. Returns the same
 // array when nothing changes, so a steady reconcile writes nothing.
 import type { WaveStatus } from '../../../api/types.ts';
@@ -13,19 +13,6 @@ export function recordWaveStart(
   const current = waves.filter((w) => w.renderRef === renderRef);
   if (current.some((w) => w.wave === wave)) return current.length === waves.length ? waves : current;
   return sortByWave([...current, { renderRef, wave, startedAt: now }]);
-}
-
-export function recordWaveComplete(
-  waves: readonly WaveStatus[],
-  renderRef: string,
-  wave: number,
-  now: string,
-): readonly WaveStatus[] {
-  const started = recordWaveStart(waves, renderRef, wave, now);
-  const i = started.findIndex((w) => w.renderRef === renderRef && w.wave === wave);
-  const rec = started[i];
-  if (rec === undefined || rec.completedAt !== undefined) return started;
-  return started.map((w, j) => (j === i ? { ...w, completedAt: now } : w));
 }
 
 function sortByWave(waves: WaveStatus[]): WaveStatus[] {
