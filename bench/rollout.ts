@@ -172,6 +172,10 @@ try {
       2,
     ),
   );
+} catch (err) {
+  // A failed run is reported with what both processes logged: the figures are void, the cause is not.
+  console.error(`${(err as Error).message}\n${env.logs()}`);
+  process.exitCode = 1;
 } finally {
   await env.stop();
 }

@@ -69,15 +69,22 @@ export function waitForRollout(
   ok: (r: RolloutStatus, rel: Release) => boolean,
   timeoutMs = 60_000,
 ): Promise<Release> {
+  let last: Release | undefined;
   return waitFor(
     `${ns}/${name}: ${what}`,
     async () => {
       const r = await getRelease(client, ns, name);
+      last = r;
       const ro = r?.status?.rollout;
       return r !== undefined && ro !== undefined && ok(ro, r) ? r : false;
     },
     { timeoutMs, intervalMs: 200 },
-  );
+  ).catch((err: Error) => {
+    // Where the Release stood is what a reader of a failed run needs first.
+    const st = last?.status;
+    const where = { rollout: st?.rollout, conditions: st?.conditions, lastAttempted: st?.lastAttempted };
+    throw new Error(`${err.message}\nstatus: ${JSON.stringify(where)}`, { cause: err });
+  });
 }
 
 export type LiveDeployment = {
