@@ -76,8 +76,8 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         (r) => r.state === 'Succeeded' && r.revision === sha1,
       );
 
-      // R2 becomes Ready 5 s after it is applied: within its deadline of 8 s, but only if the clock starts at the apply.
-      const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', { readyAfter: '5s' }) });
+      // R2 becomes Ready 3 s after it is applied: within its deadline of 8 s, but only if the clock starts at the apply.
+      const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', { readyAfter: '3s' }) });
       const held2 = await waitForRollout(
         client,
         ns,
