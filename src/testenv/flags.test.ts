@@ -154,6 +154,7 @@ describe('controller-manager, scheduler and kwok args', () => {
     assert.equal(kwok.get('--kubeconfig'), '/d/k');
     assert.equal(kwok.get('--config'), '/d/stages.yaml');
     assert.equal(kwok.get('--manage-all-nodes'), 'true');
+    assert.equal(kwok.get('--node-lease-duration-seconds'), '40');
     assert.equal(kwok.get('--cidr'), '10.0.0.0/16');
   });
 });

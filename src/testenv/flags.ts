@@ -134,4 +134,7 @@ export const kwokArgs = (l: KwokLayout): string[] => [
   '--manage-all-nodes=true',
   // The default /24 runs out after 254 pods.
   '--cidr=10.0.0.0/16',
+  // kwok renews no node Lease unless told to; node-lifecycle then marks every node unhealthy once
+  // --node-monitor-grace-period (50 s) passes, and sets every pod Ready=False about a minute in.
+  '--node-lease-duration-seconds=40',
 ];

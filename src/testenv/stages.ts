@@ -95,8 +95,8 @@ spec:
       phase: Running
 `;
 
-// The lease (renewed by kwok itself) is what node-lifecycle watches; the status heartbeat
-// only needs to come now and then.
+// The Lease (renewed by kwok itself, with --node-lease-duration-seconds) is what node-lifecycle
+// watches; the status heartbeat only needs to come now and then.
 const nodeHeartbeat = `
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage

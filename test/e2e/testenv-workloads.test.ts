@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   AppsV1Api,
   BatchV1Api,
+  CoordinationV1Api,
   CoreV1Api,
   type V1Deployment,
   type V1Job,
@@ -58,12 +59,14 @@ describe('testenv: workloads on simulated nodes', () => {
   let apps: AppsV1Api;
   let batch: BatchV1Api;
   let core: CoreV1Api;
+  let coordination: CoordinationV1Api;
 
   before(async () => {
     cp = await startControlPlane({ workloads: true, nodes: 2 });
     apps = cp.kubeConfig.makeApiClient(AppsV1Api);
     batch = cp.kubeConfig.makeApiClient(BatchV1Api);
     core = cp.kubeConfig.makeApiClient(CoreV1Api);
+    coordination = cp.kubeConfig.makeApiClient(CoordinationV1Api);
   });
   after(async () => {
     await cp?.stop();
@@ -73,6 +76,25 @@ describe('testenv: workloads on simulated nodes', () => {
     const nodes = await core.listNode();
     assert.deepEqual(nodes.items.map((n) => n.metadata?.name).sort(), [...cp.nodeNames].sort());
     assert.equal(cp.nodeNames.length, 2);
+  });
+
+  it('keeps every node Lease renewed, so node-lifecycle never marks the nodes unhealthy', async () => {
+    // Without renewals node-lifecycle takes a node as gone after --node-monitor-grace-period (50 s) and
+    // sets every pod on it Ready=False: long tests and benches then see Deployments fall unavailable.
+    const renewTime = async (node: string) => {
+      const lease = await coordination.readNamespacedLease({ name: node, namespace: 'kube-node-lease' });
+      return lease.spec?.renewTime === undefined ? undefined : new Date(lease.spec.renewTime).getTime();
+    };
+    for (const node of cp.nodeNames) {
+      const first = await waitFor(`a Lease for ${node}`, () => renewTime(node).catch(() => undefined), {
+        timeoutMs: 30_000,
+      });
+      await waitFor(
+        `the Lease of ${node} renewed after ${new Date(first).toISOString()}`,
+        async () => ((await renewTime(node)) ?? 0) > first,
+        { timeoutMs: 40_000, intervalMs: 500 },
+      );
+    }
   });
 
   it('makes a 3-replica Deployment Available across the simulated nodes', async () => {
