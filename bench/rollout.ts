@@ -20,9 +20,7 @@ import { type ConvoySystem, startConvoySystem } from '../test/support/system.ts'
 import { waitFor } from '../test/support/wait.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-// Long enough that the first render's delayed pod is never judged against it (one run in 12 once saw it
-// take over 7 s to turn Ready); the figures measured are independent of its length.
-const DEADLINE = '15s';
+const DEADLINE = '8s';
 
 type Watched = KubeObject & {
   data?: Record<string, string>;
