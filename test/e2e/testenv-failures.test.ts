@@ -37,7 +37,7 @@ describe('testenv: failing starts', () => {
     await script(
       bin,
       'kube-apiserver',
-      'echo "starting fake apiserver"\necho "E0000 fatal: the flux capacitor is gone" >&2\nexit 3',
+      'echo "starting a kube-apiserver that crashes on start"\necho "E0000 fatal: the flux capacitor is gone" >&2\nexit 3',
     );
 
     let logPath = '';
