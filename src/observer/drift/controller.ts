@@ -4,6 +4,7 @@
 // entry with a renderRef against its render → write the entries' drift fields and the Drifted condition
 // (each skipped when unchanged) → with selfHeal, ask the controller for a sync when drift appeared →
 // requeue at the drift interval. Heal bookkeeping and the memo of this process's writes live in memory.
+
 import { Counter } from 'prom-client';
 import { GROUP, VERSION } from '../../api/constants.ts';
 import { parseOptionalDuration } from '../../api/duration.ts';
@@ -25,6 +26,7 @@ import { SecretRenderStore } from '../../store/secrets.ts';
 import type { RenderStore } from '../../store/types.ts';
 import { requestSync, type SyncVia } from '../health/loop/sync-request.ts';
 import { TargetResolver } from '../health/loop/target.ts';
+import { OwnWrites } from '../own-writes.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import type { DriftInterval } from './options.ts';
@@ -66,11 +68,6 @@ const RENDER_CACHE = 32;
 
 type PassResult = 'inSync' | 'drifted' | 'unknown' | 'failed' | 'deleting' | 'conflict' | 'gone';
 
-interface Written<T> {
-  readonly replacedVersion: string | undefined;
-  readonly object: T;
-}
-
 export class DriftController {
   readonly controller: Controller<K<Release>>;
   /** For tests and the bench (also exported as metrics). */
@@ -88,8 +85,8 @@ export class DriftController {
   readonly #heal = new Map<string, HealState>();
   /** Passes in a row that awaited a heal or failed, per key: they come back sooner. */
   readonly #urgent = new Map<string, number>();
-  readonly #writtenInventory = new Map<string, Written<ReleaseInventory>>();
-  readonly #writtenRelease = new Map<string, Written<Release>>();
+  readonly #writtenInventory = new OwnWrites<ReleaseInventory>();
+  readonly #writtenRelease = new OwnWrites<Release>();
   readonly #m;
 
   constructor(harness: Harness, opts: DriftControllerOptions) {
@@ -171,7 +168,7 @@ export class DriftController {
   }
 
   async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
-    const release = fresh(this.#releases.cache.get(key), this.#writtenRelease, key);
+    const release = this.#writtenRelease.fresh(key, this.#releases.cache.get(key));
     if (release === undefined) {
       this.#forget(key);
       return this.#done('gone');
@@ -181,7 +178,7 @@ export class DriftController {
       this.#forget(key);
       return this.#done('deleting');
     }
-    const inventory = fresh(this.#inventories.cache.get(key), this.#writtenInventory, key);
+    const inventory = this.#writtenInventory.fresh(key, this.#inventories.cache.get(key));
     const entries = inventory?.entries ?? [];
     const ns = release.metadata.namespace ?? '';
     const name = release.metadata.name ?? '';
@@ -205,7 +202,7 @@ export class DriftController {
         const written = await writeInventoryDrift(this.#o.client, inventory, items);
         if (written !== undefined) {
           this.#countWrite('inventory');
-          remember(this.#writtenInventory, key, inventory, written);
+          this.#writtenInventory.remember(key, inventory, written);
         }
       } catch (err) {
         if (isConflict(err)) return this.#conflict(log);
@@ -218,7 +215,7 @@ export class DriftController {
       const written = await writeDrift(this.#o.client, release, body);
       if (written !== undefined) {
         this.#countWrite('status');
-        remember(this.#writtenRelease, key, release, written);
+        this.#writtenRelease.remember(key, release, written);
       }
     } catch (err) {
       if (isNotFound(err)) {
@@ -342,8 +339,8 @@ export class DriftController {
   #forget(key: string): void {
     this.#heal.delete(key);
     this.#urgent.delete(key);
-    this.#writtenInventory.delete(key);
-    this.#writtenRelease.delete(key);
+    this.#writtenInventory.forget(key);
+    this.#writtenRelease.forget(key);
   }
 }
 
@@ -355,31 +352,6 @@ const readyOf = (c: Cluster) => {
 /** RFC 3339 without fractions, as the API's Time fields are written. */
 function formatTime(d: Date): string {
   return `${d.toISOString().slice(0, 19)}Z`;
-}
-
-/**
- * The cached object, or what this process wrote over it while the cache has not caught up: without this a
- * pass right after a write would see the old drift fields and take the same edge twice.
- */
-function fresh<T extends { metadata: { resourceVersion?: string } }>(
-  cached: T | undefined,
-  memo: Map<string, Written<T>>,
-  key: string,
-): T | undefined {
-  const w = memo.get(key);
-  if (w === undefined) return cached;
-  if (cached !== undefined && cached.metadata.resourceVersion === w.replacedVersion) return w.object;
-  memo.delete(key);
-  return cached;
-}
-
-function remember<T extends { metadata: { resourceVersion?: string } }>(
-  memo: Map<string, Written<T>>,
-  key: string,
-  replaced: T,
-  object: T,
-): void {
-  memo.set(key, { replacedVersion: replaced.metadata.resourceVersion, object });
 }
 
 /** Registers the drift loop unless --drift-interval=0 turned it off. */

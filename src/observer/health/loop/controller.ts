@@ -2,6 +2,7 @@
 // Queue key: namespace/name of the Release. syncHandler runs the seed's steps in order — Release from
 // the cache, shard gate (the harness checks it before the handler runs), deletion, hooks, health, wake
 // the controller on an edge, scheduleHealthRecheck. Attempt counts and unsent edges live in memory.
+
 import { Counter } from 'prom-client';
 import { GROUP, VERSION } from '../../../api/constants.ts';
 import { parseOptionalDuration } from '../../../api/duration.ts';
@@ -25,6 +26,7 @@ import {
 } from '../../../runtime/index.ts';
 import { shouldPoll } from '../../hooks/decide.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
+import { OwnWrites } from '../../own-writes.ts';
 import { planRecheck } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
 import { frontierWaveCompleted } from '../edges.ts';
@@ -65,12 +67,6 @@ const ERROR_BACKOFF_MAX_MS = 30_000;
 
 type PassResult = 'assessed' | 'notConfigured' | 'failed' | 'deleting' | 'conflict' | 'gone';
 
-/** A write of this pass, remembered until the cache shows something newer than what it replaced. */
-interface Written<T> {
-  readonly replacedVersion: string | undefined;
-  readonly object: T;
-}
-
 export class HealthController {
   readonly controller: Controller<K<Release>>;
   /** Passes by result, for tests and the bench (also exported as metrics). */
@@ -89,8 +85,8 @@ export class HealthController {
   readonly #globalRuleSets;
   readonly #counts = new Map<string, ReadonlyMap<string, number>>();
   readonly #pendingSync = new Set<string>();
-  readonly #writtenInventory = new Map<string, Written<ReleaseInventory>>();
-  readonly #writtenRelease = new Map<string, Written<Release>>();
+  readonly #writtenInventory = new OwnWrites<ReleaseInventory>();
+  readonly #writtenRelease = new OwnWrites<Release>();
   readonly #m;
 
   constructor(harness: Harness, opts: HealthControllerOptions) {
@@ -196,18 +192,18 @@ export class HealthController {
 
   async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
     // 1. The Release from the cache; gone: the controller-manager deletes the inventory.
-    const release = this.#fresh(this.#releases.cache.get(key), this.#writtenRelease, key);
+    const release = this.#writtenRelease.fresh(key, this.#releases.cache.get(key));
     if (release === undefined) {
       this.#forget(key);
       return this.#done('gone');
     }
     // 2. The shard gate ran before this handler (Controller checks shardOfKey against the elector).
-    let inventory = this.#fresh(this.#inventories.cache.get(key), this.#writtenInventory, key);
+    let inventory = this.#writtenInventory.fresh(key, this.#inventories.cache.get(key));
     // 3. Deletion: hooks only; Healthy is not written.
     if (release.metadata.deletionTimestamp !== undefined) {
       const hooks = await this.#pollHooks(release, inventory, log);
       if (isConflictResult(hooks)) return this.#conflict(log);
-      if (hooks.written !== undefined) this.#remember(this.#writtenInventory, key, inventory, hooks.written);
+      if (hooks.written !== undefined) this.#writtenInventory.remember(key, inventory, hooks.written);
       const edge = hooks.finished.length > 0;
       const sent = await this.#wake(key, release, edge, log);
       if (sent !== undefined) return sent;
@@ -223,7 +219,7 @@ export class HealthController {
     const hooks = await this.#pollHooks(release, inventory, log);
     if (isConflictResult(hooks)) return this.#conflict(log);
     if (hooks.written !== undefined)
-      inventory = this.#remember(this.#writtenInventory, key, inventory, hooks.written);
+      inventory = this.#writtenInventory.remember(key, inventory, hooks.written);
     // 5. Health.
     let outcome: AssessOutcome;
     let assessment: Assessment | undefined;
@@ -236,7 +232,7 @@ export class HealthController {
         this.#m.reads.inc(assessment.reads);
         if (assessment.wroteInventory && assessment.inventory !== undefined) {
           this.#countWrite('inventory');
-          this.#remember(this.#writtenInventory, key, inventory, assessment.inventory);
+          this.#writtenInventory.remember(key, inventory, assessment.inventory);
         }
         outcome = { kind: 'assessed', entries: assessment.after };
       } catch (err) {
@@ -326,7 +322,7 @@ export class HealthController {
     const written = await writeHealth(this.#o.client, release, body);
     if (written !== undefined) {
       this.#countWrite('status');
-      this.#remember(this.#writtenRelease, key, release, written);
+      this.#writtenRelease.remember(key, release, written);
     }
   }
 
@@ -401,40 +397,8 @@ export class HealthController {
   #forget(key: string): void {
     this.#counts.delete(key);
     this.#pendingSync.delete(key);
-    this.#writtenInventory.delete(key);
-    this.#writtenRelease.delete(key);
-  }
-
-  #remember<T extends { metadata: { resourceVersion?: string } }>(
-    memo: Map<string, Written<T>>,
-    key: string,
-    replaced: T | undefined,
-    object: T,
-  ): T {
-    const prior = memo.get(key);
-    // A second write in one pass replaces what the first wrote; the cache still shows the original.
-    const replacedVersion =
-      prior !== undefined && prior.object === replaced
-        ? prior.replacedVersion
-        : replaced?.metadata.resourceVersion;
-    memo.set(key, { replacedVersion, object });
-    return object;
-  }
-
-  /**
-   * The cached object, or what this process wrote over it while the cache has not caught up: without this
-   * a pass right after a write would see the old values and send an edge twice.
-   */
-  #fresh<T extends { metadata: { resourceVersion?: string } }>(
-    cached: T | undefined,
-    memo: Map<string, Written<T>>,
-    key: string,
-  ): T | undefined {
-    const w = memo.get(key);
-    if (w === undefined) return cached;
-    if (cached !== undefined && cached.metadata.resourceVersion === w.replacedVersion) return w.object;
-    memo.delete(key);
-    return cached;
+    this.#writtenInventory.forget(key);
+    this.#writtenRelease.forget(key);
   }
 }
 
