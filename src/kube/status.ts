@@ -5,7 +5,7 @@ import { API_VERSION } from '../api/constants.ts';
 import { statusSchemaOf } from '../api/crds.ts';
 import type { JsonSchema } from '../api/structural.ts';
 import type { KubeObject, ObjectHeader } from '../api/types.ts';
-import { applyObject } from './apply.ts';
+import { applyObject, preconditionsOf } from './apply.ts';
 import type { KubeClient } from './client.ts';
 import { fieldSetOf, parseFieldsV1, sameAtFields, sameSet } from './fieldset.ts';
 
@@ -22,6 +22,11 @@ export interface StatusWriteOptions {
   readonly cached?: ObjectHeader & { readonly status?: unknown };
   /** Default true: each manager is the only writer of the fields it sends (DESIGN 4.7). */
   readonly force?: boolean;
+  /**
+   * Send the cached uid and resourceVersion as preconditions: the write fails with 409 Conflict when the
+   * object changed since it was read, so a status built from an old read never lands over a newer one.
+   */
+  readonly precondition?: boolean;
 }
 
 export type StatusWriteResult<T> =
@@ -70,6 +75,7 @@ export async function writeStatus<T extends ObjectHeader>(
     fieldManager: options.fieldManager,
     force: options.force ?? true,
     subresource: 'status',
+    ...(options.precondition === true && options.cached !== undefined ? preconditionsOf(options.cached) : {}),
   });
   return { written: true, object };
 }

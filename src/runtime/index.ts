@@ -17,6 +17,7 @@ export { exponentialBackoff, jittered, type Random } from './jitter.ts';
 export { decideLease, isLeaseLive, type Lease, type LeaseSpec, microTime } from './lease.ts';
 export { forKey, type Logger, newLogger } from './log.ts';
 export { type HarnessMetrics, newMetrics } from './metrics.ts';
+export { OwnWrites } from './own-writes.ts';
 export { type QueueOptions, WorkQueue } from './queue.ts';
 export { controllerLeaseName, fnv1a32, observerLeaseName, type ShardSubject, shardOf } from './shard.ts';
 export { ApiError, isGone, Transport, type WatchEvent } from './transport.ts';

@@ -114,12 +114,14 @@ test('after the sync every object is in sync, with the server’s defaults and c
   const r = await env.waitForRelease(
     NS,
     'app',
-    'Drifted=False InSync over 4 objects',
+    'Drifted=False InSync over 4 objects, and Healthy=True',
     (x) =>
       drifted(x)?.status === 'False' &&
       drifted(x)?.reason === 'InSync' &&
       x.status?.driftSummary?.total === 4 &&
-      x.status.driftSummary.drifted === 0,
+      x.status.driftSummary.drifted === 0 &&
+      // "untouched" below is about the drift loop: it starts after the health loop's first write.
+      condition(x, 'Healthy')?.status === 'True',
   );
   assert.equal(drifted(r)?.message, '4 of 4 objects in sync');
   const inv = await getInventory(env.client, NS, 'app');
@@ -138,13 +140,16 @@ test('after the sync every object is in sync, with the server’s defaults and c
     requests: { cpu: '500m', memory: '64Mi' },
   });
   const writes = await metric('convoy_drift_writes_total');
-  const rv = (await getRelease(env.client, NS, 'app'))?.metadata.resourceVersion;
+  const before = await getRelease(env.client, NS, 'app');
   await morePasses(3);
   assert.equal(await metric('convoy_drift_writes_total'), writes, 'steady passes write nothing');
+  const after = await getRelease(env.client, NS, 'app');
   assert.equal(
-    (await getRelease(env.client, NS, 'app'))?.metadata.resourceVersion,
-    rv,
-    'the Release is untouched',
+    after?.metadata.resourceVersion,
+    before?.metadata.resourceVersion,
+    `the Release is untouched; its writers before and after: ${JSON.stringify(
+      [before, after].map((r) => r?.metadata.managedFields?.map((m) => [m.manager, m.subresource, m.time])),
+    )}\nstatus after: ${JSON.stringify(after?.status)}`,
   );
 });
 

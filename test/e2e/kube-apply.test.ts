@@ -6,7 +6,7 @@ import { statusSchemaOf } from '../../src/api/crds.ts';
 import type { KubeObject, Release } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
-import { describeCauses, isKubeError, KubeApiError } from '../../src/kube/errors.ts';
+import { describeCauses, isConflict, isKubeError, KubeApiError } from '../../src/kube/errors.ts';
 import { fieldSetOf, parseFieldsV1 } from '../../src/kube/fieldset.ts';
 import { writeStatus } from '../../src/kube/status.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
@@ -216,4 +216,46 @@ test('status writer: writes, skips an unchanged write, writes a change, keeps ot
     },
   );
   assert.equal(viaMain.status?.observedGeneration, 1);
+});
+
+test('status writer with precondition: a status built from a stale read is refused with 409, the newer one stays', async () => {
+  const rel = await client.create<Release>(release('stale-status'));
+  const target = { kind: 'Release', namespace: NS, name: 'stale-status' };
+  const opts = { fieldManager: FIELD_MANAGERS.controller, precondition: true } as const;
+  const healthy = { renderRef: R1, revision: 'one', time: '2024-01-01T00:00:00Z' };
+  const first = await writeStatus<Release>(
+    client,
+    target,
+    { observedGeneration: 1, lastHealthy: healthy },
+    {
+      ...opts,
+      cached: rel,
+    },
+  );
+  assert.ok(first.written);
+  // `rel` is what a cache that has not seen the first write still holds: its status lacks lastHealthy, so
+  // without the precondition this apply would remove lastHealthy.
+  await assert.rejects(
+    writeStatus<Release>(client, target, { observedGeneration: 1 }, { ...opts, cached: rel }),
+    (err) => isConflict(err),
+  );
+  const live = await client.get<Release>({
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    namespace: NS,
+    name: 'stale-status',
+  });
+  assert.deepEqual(live?.status?.lastHealthy, healthy);
+  // from the fresh read it goes through
+  const second = await writeStatus<Release>(
+    client,
+    target,
+    { observedGeneration: 1 },
+    {
+      ...opts,
+      cached: first.written ? first.object : rel,
+    },
+  );
+  assert.ok(second.written);
+  assert.equal(second.written && second.object.status?.lastHealthy, undefined);
 });

@@ -25,6 +25,7 @@ import {
   type KubeObject,
   keyOf,
   type Lease,
+  OwnWrites,
   observerLeaseName,
   shardOf,
   splitKey,
@@ -120,6 +121,8 @@ export function registerReleaseController(
   const clusterClients =
     opts.clusterClients ?? new ClusterClients({ kubeConfig: opts.kubeConfig, makeClient: make });
   const now = opts.now ?? Date.now;
+  // The controller's own writes, read back before the cache has them (see runtime/own-writes.ts).
+  const written = new OwnWrites<Release>();
   const deps: ReleaseDeps = {
     local: clusterClients.local,
     store: new SecretRenderStore(clusterClients.local),
@@ -173,10 +176,14 @@ export function registerReleaseController(
       : {}),
     queue: { baseDelayMs: 1000, maxDelayMs: 60_000, backoffJitter: 0.2 },
     reconcile: async (key, { log }) => {
-      const release = releases.cache.get(key);
+      const release = written.fresh(key, releases.cache.get(key));
       if (opts.shardIndex !== undefined && shardOfRelease(release, key) !== opts.shardIndex)
         return { kind: 'done' };
-      return await syncHandler(release, { ...deps, log });
+      return await syncHandler(release, {
+        ...deps,
+        log,
+        noteWritten: (replaced, object) => written.remember(key, replaced, object),
+      });
     },
   });
   // inventory.HealthChanged wakes a Release whose rollout waits for a verdict; a Failed or RolledBack

@@ -7,7 +7,6 @@ import { API_VERSION, FIELD_MANAGERS, FINALIZER } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { removeInventoryItems } from '../../kube/inventory.ts';
-import { writeStatus } from '../../kube/status.ts';
 import type { Render } from '../../render/types.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import type { ReleaseDeps } from './deps.ts';
@@ -28,6 +27,7 @@ import { nextWakeUp } from './rollout/index.ts';
 import { deleteEntry, pruneDisabled } from './stage-sync.ts';
 import { releaseStatus } from './status.ts';
 import { entryKey, pruneSet } from './sync/index.ts';
+import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
 
 export type FinalizeResult =
   /** The finalizer is removed: the Release goes. */
@@ -147,12 +147,8 @@ export async function deletionHandler(release: Release, deps: ReleaseDeps): Prom
   const now = deps.now();
   const status = releaseStatus(release, outcome, now);
   try {
-    await writeStatus(
-      deps.local,
-      { kind: 'Release', namespace: release.metadata.namespace ?? '', name: release.metadata.name ?? '' },
-      status as Record<string, unknown>,
-      { fieldManager: FIELD_MANAGERS.controller, cached: release },
-    );
+    if ((await writeReleaseStatus(release, status, deps)) === 'conflict')
+      return { kind: 'requeueAfter', ms: CONFLICT_REQUEUE_MS };
   } catch (error) {
     return { kind: 'error', error };
   }
@@ -189,7 +185,7 @@ const releaseRef = (r: Release) => ({
 });
 
 /** JSON patch guarded by a test of the current list, so a concurrent change fails (and is retried). */
-export async function addFinalizer(client: KubeClient, release: Release): Promise<void> {
+export async function addFinalizer(client: KubeClient, release: Release): Promise<Release> {
   const current = release.metadata.finalizers;
   const body =
     current === undefined || current.length === 0
@@ -198,7 +194,7 @@ export async function addFinalizer(client: KubeClient, release: Release): Promis
           { op: 'test', path: '/metadata/finalizers', value: current },
           { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER },
         ];
-  await client.request({
+  return await client.request<Release>({
     method: 'PATCH',
     path: await client.pathOf(releaseRef(release)),
     contentType: 'application/json-patch+json',

@@ -22,6 +22,11 @@ export interface ReleaseDeps {
   readonly clusterWave?: (release: Release, revision: string) => ClusterWaveInput;
   readonly now: () => number;
   readonly log: Logger;
+  /**
+   * Told of every Release this reconcile wrote (finalizer, status) and what it replaced, so the next
+   * reconcile of the key reads the write even while the informer cache still shows the old object.
+   */
+  readonly noteWritten?: (replaced: Release, written: Release) => void;
   /** Test seam for crash safety: called right after a wave is applied, before it is recorded. */
   readonly afterWaveApplied?: (wave: number) => void;
 }

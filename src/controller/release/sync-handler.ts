@@ -2,9 +2,8 @@
 // finalizer, runs deletion or reconcile, assembles the status and writes it once (like Flux's
 // finalizeStatus; skipped when nothing changed), emits Events, collects old renders, and tells the
 // queue when to come back: error backoff for failures a retry may fix, else nextWakeUp.
-import { FIELD_MANAGERS, FINALIZER } from '../../api/constants.ts';
+import { FINALIZER } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
-import { writeStatus } from '../../kube/status.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import { rendersToKeep } from '../../store/keep.ts';
 import { addFinalizer, deletionHandler } from './deletion.ts';
@@ -13,9 +12,11 @@ import { emitEvents, eventsFor } from './events.ts';
 import { reconcile } from './reconcile.ts';
 import { nextWakeUp, rolloutTransition, waveTimeoutAt } from './rollout/index.ts';
 import { releaseStatus } from './status.ts';
+import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
 
-export async function syncHandler(release: Release | undefined, deps: ReleaseDeps): Promise<ReconcileResult> {
-  if (release === undefined) return { kind: 'done' };
+export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps): Promise<ReconcileResult> {
+  if (cached === undefined) return { kind: 'done' };
+  let release = cached;
   const finalizers = release.metadata.finalizers ?? [];
   if (release.metadata.deletionTimestamp !== undefined) {
     if (!finalizers.includes(FINALIZER)) return { kind: 'done' };
@@ -24,7 +25,9 @@ export async function syncHandler(release: Release | undefined, deps: ReleaseDep
   }
   if (!finalizers.includes(FINALIZER)) {
     try {
-      await addFinalizer(deps.local, release);
+      const patched = await addFinalizer(deps.local, release);
+      deps.noteWritten?.(release, patched);
+      release = patched;
     } catch (error) {
       return { kind: 'error', error };
     }
@@ -36,12 +39,9 @@ export async function syncHandler(release: Release | undefined, deps: ReleaseDep
   const ns = release.metadata.namespace ?? '';
   const name = release.metadata.name ?? '';
   try {
-    await writeStatus(
-      deps.local,
-      { kind: 'Release', namespace: ns, name },
-      status as Record<string, unknown>,
-      { fieldManager: FIELD_MANAGERS.controller, cached: release },
-    );
+    // Lost to a newer write: nothing of this pass is recorded, so the next one redoes it from that write.
+    if ((await writeReleaseStatus(release, status, deps)) === 'conflict')
+      return { kind: 'requeueAfter', ms: CONFLICT_REQUEUE_MS };
   } catch (error) {
     return { kind: 'error', error };
   }

@@ -18,6 +18,7 @@ import {
   type KubeObject,
   keyOf,
   type Logger,
+  OwnWrites,
   type ReconcileResult,
   shardOf,
 } from '../../runtime/index.ts';
@@ -26,7 +27,6 @@ import { SecretRenderStore } from '../../store/secrets.ts';
 import type { RenderStore } from '../../store/types.ts';
 import { requestSync, type SyncVia } from '../health/loop/sync-request.ts';
 import { TargetResolver } from '../health/loop/target.ts';
-import { OwnWrites } from '../own-writes.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import type { DriftInterval } from './options.ts';

@@ -21,12 +21,12 @@ import {
   type KubeObject,
   keyOf,
   type Logger,
+  OwnWrites,
   type ReconcileResult,
   shardOf,
 } from '../../../runtime/index.ts';
 import { shouldPoll } from '../../hooks/decide.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
-import { OwnWrites } from '../../own-writes.ts';
 import { planRecheck } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
 import { frontierWaveCompleted } from '../edges.ts';

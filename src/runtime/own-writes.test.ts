@@ -31,3 +31,21 @@ test('OwnWrites: a deleted object and forget() drop the write', () => {
   w.forget('k');
   assert.deepEqual(w.fresh('k', obj('1', 'old')), obj('1', 'old'));
 });
+
+test('OwnWrites: an event of someone else older than the write does not hide the write', () => {
+  const w = new OwnWrites<ReturnType<typeof obj>>();
+  const mine = w.remember('k', obj('10', 'old'), obj('12', 'mine'));
+  // The cache received another writer's change (11) before this write's own event (12).
+  assert.equal(w.fresh('k', obj('11', 'theirs')), mine);
+  const newer = obj('13', 'later');
+  assert.equal(w.fresh('k', newer), newer, 'a newer cached object wins');
+  assert.equal(w.fresh('k', obj('11', 'theirs'))?.v, 'theirs', 'and the write is forgotten');
+});
+
+test('OwnWrites: opaque resourceVersions fall back to "the cache still shows what was replaced"', () => {
+  const w = new OwnWrites<ReturnType<typeof obj>>();
+  const mine = w.remember('k', obj('a', 'old'), obj('c', 'mine'));
+  assert.equal(w.fresh('k', obj('a', 'old')), mine);
+  const other = obj('b', 'theirs');
+  assert.equal(w.fresh('k', other), other);
+});
