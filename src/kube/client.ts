@@ -4,6 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ObjectHeader, ObjectMeta } from '../api/types.ts';
 import { fromResponse } from './errors.ts';
+import { collectPages } from './pages.ts';
 import { KubeTransport, type RawRequest } from './transport.ts';
 
 export type { Method, RawRequest } from './transport.ts';
@@ -187,16 +188,12 @@ export class KubeClient {
     };
   }
 
-  /** Every item of a collection, read `limit` at a time (each page a consistent snapshot of the first). */
-  async listAll<T>(ref: ObjectRef, opts: Omit<ListOptions, 'continue'> = {}): Promise<T[]> {
-    const out: T[] = [];
-    let cont: string | undefined;
-    do {
-      const page: ListPage<T> = await this.listPage<T>(ref, { ...opts, continue: cont });
-      out.push(...page.items);
-      cont = page.continue;
-    } while (cont !== undefined);
-    return out;
+  /**
+   * Every item of a collection, read `limit` at a time (each page a consistent snapshot of the first);
+   * starts over when the snapshot expired mid-way (410 Gone), see pages.ts.
+   */
+  listAll<T>(ref: ObjectRef, opts: Omit<ListOptions, 'continue'> = {}): Promise<T[]> {
+    return collectPages((cont) => this.listPage<T>(ref, { ...opts, continue: cont }));
   }
 
   async create<T>(obj: ObjectHeader, query?: { dryRun?: 'All'; fieldManager?: string }): Promise<T> {
