@@ -1,14 +1,20 @@
-// Leader election per shard over Lease objects. Each replica runs one elector for its
-// process kind (controller or observer) and competes for every shard; a shard is worked by
-// the replica holding its Lease. Writes carry the resourceVersion that was read, so two
-// candidates that both saw an expired lease cannot both win (one gets 409 Conflict).
-// A holder that cannot renew for renewDeadline stops working the shard before its lease
-// can expire for others (renewDeadline < duration). stop() releases held leases so a
+// Leader election per shard over Lease objects, with the shards spread over the replicas.
+// Each replica runs one elector for its process kind (controller or observer); a shard is
+// worked by the replica holding its Lease. Each replica also holds a member Lease of its own,
+// so every replica sees the same set of live members and takes its fair share (balance.ts):
+// it picks up free shards that fall to it and releases a shard only for a member short of its
+// share. Writes carry the resourceVersion that was read, so two candidates that both saw an
+// expired lease cannot both win (one gets 409 Conflict). A holder that cannot renew for
+// renewDeadline stops working the shard before its lease can expire for others
+// (renewDeadline < duration). stop() releases held leases (the member Lease first) so a
 // graceful shutdown hands shards over at once; a crash hands them over after the duration.
 import type { Logger } from 'pino';
-import { isConflict, isNotFound } from '../kube/errors.ts';
+import { isConflict } from '../kube/errors.ts';
+import { type BalanceDecision, decideBalance, type ShardState } from './balance.ts';
 import { type Clock, realClock, type TimerHandle } from './clock.ts';
 import { decideLease, isLeaseLive, type Lease, type LeaseSpec, releasedSpec } from './lease.ts';
+import { leasePath, readLease } from './lease-api.ts';
+import { Membership } from './membership.ts';
 import { fnv1a32 } from './shard.ts';
 import type { Transport } from './transport.ts';
 
@@ -23,11 +29,18 @@ export type ElectorOptions = {
   readonly leaseName: (shard: number) => string;
   readonly identity: string;
   readonly shards: number;
+  /**
+   * The replicas that share these shards (a label value, and the prefix of member Lease names);
+   * default: the name of shard 0's Lease without its "-shard-0".
+   */
+  readonly memberGroup?: string;
   readonly leaseDurationSeconds?: number;
   /** How often to try to acquire or renew; default a third of the duration. */
   readonly retryMs?: number;
   /** Stop working a shard when it was last renewed longer ago than this; default 2/3 of the duration. */
   readonly renewDeadlineMs?: number;
+  /** Delete member Leases that expired this long ago (replicas gone for good); default 10 minutes. */
+  readonly memberGcAfterMs?: number;
   readonly clock?: Clock;
   readonly log?: Logger;
   readonly onGained?: (shard: number) => void;
@@ -35,20 +48,9 @@ export type ElectorOptions = {
 };
 
 type Held = { validUntil: number; lease: Lease };
+type Read = PromiseSettledResult<Lease | undefined>;
 
-export function leasePath(namespace: string, name?: string): string {
-  const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
-  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
-}
-
-export async function readLease(t: Transport, namespace: string, name: string): Promise<Lease | undefined> {
-  try {
-    return await t.request<Lease>('GET', leasePath(namespace, name));
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
-}
+export { leasePath, readLease };
 
 export class ShardElector implements ShardGate {
   readonly #o: ElectorOptions;
@@ -56,9 +58,12 @@ export class ShardElector implements ShardGate {
   readonly #duration: number;
   readonly #retryMs: number;
   readonly #renewDeadlineMs: number;
+  readonly #membership: Membership;
   readonly #held = new Map<number, Held>();
+  /** When this replica first saw each shard free (a free shard nobody takes is taken by anyone). */
+  readonly #freeSince = new Map<number, number>();
   #timer: TimerHandle | undefined;
-  #tick: Promise<void> | undefined;
+  #running: Promise<void> | undefined;
   #stopped = false;
 
   constructor(o: ElectorOptions) {
@@ -70,6 +75,15 @@ export class ShardElector implements ShardGate {
     if (this.#renewDeadlineMs >= this.#duration * 1000) {
       throw new Error('renewDeadlineMs must be shorter than the lease duration');
     }
+    this.#membership = new Membership({
+      transport: o.transport,
+      namespace: o.namespace,
+      group: o.memberGroup ?? o.leaseName(0).replace(/-shard-0$/, ''),
+      identity: o.identity,
+      durationSeconds: this.#duration,
+      gcAfterMs: o.memberGcAfterMs ?? 600_000,
+      ...(o.log ? { log: o.log } : {}),
+    });
   }
 
   owns(shard: number): boolean {
@@ -82,21 +96,22 @@ export class ShardElector implements ShardGate {
   }
 
   start(): void {
-    if (this.#tick !== undefined || this.#stopped) return;
-    this.#tick = this.#round();
+    if (this.#running !== undefined || this.#stopped) return;
+    this.#running = this.#round();
   }
 
   /** Stops competing; with release, gives up held leases so another replica takes them at once. */
   async stop(release = true): Promise<void> {
     this.#stopped = true;
     if (this.#timer) this.#clock.clearTimeout(this.#timer);
-    await this.#tick;
-    const held = [...this.#held.entries()];
+    await this.#running;
+    const held = [...this.#held.keys()];
     this.#held.clear();
-    for (const [shard] of held) {
-      this.#o.onLost?.(shard);
-      if (release) await this.#release(shard);
-    }
+    for (const shard of held) this.#o.onLost?.(shard);
+    if (!release) return;
+    // Membership first: a replica that still saw us as a member would leave our shards to us.
+    await this.#membership.release(this.#clock.now());
+    for (const shard of held) await this.#release(shard);
   }
 
   /** Frees our hold of a shard's lease, re-reading it so a stale resourceVersion cannot make it fail. */
@@ -105,24 +120,64 @@ export class ShardElector implements ShardGate {
     try {
       const current = await readLease(this.#o.transport, this.#o.namespace, name);
       if (current?.spec?.holderIdentity !== this.#o.identity) return;
-      await this.#o.transport.request('PUT', leasePath(this.#o.namespace, name), {
-        ...current,
-        spec: releasedSpec(current.spec, this.#clock.now()),
-      });
+      await this.#putReleased(current);
       this.#o.log?.info({ shard, lease: name }, 'released shard lease');
     } catch (e) {
       this.#o.log?.warn({ shard, lease: name, err: String(e) }, 'could not release lease');
     }
   }
 
+  async #putReleased(current: Lease): Promise<void> {
+    await this.#o.transport.request('PUT', leasePath(this.#o.namespace, current.metadata.name), {
+      ...current,
+      spec: releasedSpec(current.spec ?? {}, this.#clock.now()),
+    });
+  }
+
   async #round(): Promise<void> {
+    try {
+      await this.#tick();
+    } catch (e) {
+      this.#o.log?.warn({ err: String(e) }, 'elector round failed');
+    }
+    if (this.#stopped) return;
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#running = this.#round();
+    }, this.#retryMs);
+  }
+
+  async #tick(): Promise<void> {
+    // Our member Lease is renewed before our shard Leases, so after a crash it expires first
+    // and survivors stop counting us before our shards come free.
+    try {
+      await this.#membership.renew(this.#clock.now());
+    } catch (e) {
+      this.#o.log?.warn({ lease: this.#membership.name, err: String(e) }, 'could not renew member lease');
+    }
+    const members = await this.#membership.list(() => this.#clock.now());
+    const n = this.#o.shards;
+    const reads = await Promise.allSettled(
+      Array.from({ length: n }, (_, s) =>
+        readLease(this.#o.transport, this.#o.namespace, this.#o.leaseName(s)),
+      ),
+    );
+    const now = this.#clock.now();
+    const states = reads.map((r, s) => this.#stateOf(s, r, now));
+    // Without a member list, fall back to taking whatever is free and giving nothing up:
+    // shards may bunch up on one replica but none is left unworked.
+    const d = decideBalance({
+      me: this.#o.identity,
+      members: members ?? [],
+      shards: states,
+      staleAfterMs: this.#duration * 1000,
+    });
     // Each replica starts its round at its own shard, so replicas started together tend to
-    // split the shards instead of all racing for shard 0 first.
-    const first = fnv1a32(this.#o.identity) % this.#o.shards;
-    for (let i = 0; i < this.#o.shards && !this.#stopped; i++) {
-      const s = (first + i) % this.#o.shards;
+    // try different shards first.
+    const first = fnv1a32(this.#o.identity) % n;
+    for (let i = 0; i < n && !this.#stopped; i++) {
+      const s = (first + i) % n;
       try {
-        await this.#tryShard(s);
+        await this.#act(s, reads[s] as Read, d, members?.length ?? 1);
       } catch (e) {
         // 409: another candidate wrote first (a lost race, not a failure).
         const level = isConflict(e) ? 'debug' : 'warn';
@@ -133,22 +188,54 @@ export class ShardElector implements ShardGate {
       }
       this.#checkExpiry(s);
     }
-    if (this.#stopped) return;
-    this.#timer = this.#clock.setTimeout(() => {
-      this.#tick = this.#round();
-    }, this.#retryMs);
   }
 
-  async #tryShard(shard: number): Promise<void> {
+  #stateOf(shard: number, r: Read, now: number): ShardState {
+    if (r.status === 'rejected') {
+      return this.owns(shard) ? { kind: 'held', holder: this.#o.identity } : { kind: 'unknown' };
+    }
+    const holder = r.value?.spec?.holderIdentity;
+    if (holder && isLeaseLive(r.value, now)) {
+      this.#freeSince.delete(shard);
+      return { kind: 'held', holder };
+    }
+    const since = this.#freeSince.get(shard) ?? now;
+    this.#freeSince.set(shard, since);
+    return { kind: 'free', freeForMs: now - since };
+  }
+
+  async #act(shard: number, r: Read, d: BalanceDecision, members: number): Promise<void> {
+    if (r.status === 'rejected') throw r.reason;
+    const current = r.value;
+    const holder = current?.spec?.holderIdentity;
+    if (d.release.includes(shard) && current !== undefined) {
+      // Stop working it before anyone else can take it.
+      if (this.#held.delete(shard)) this.#o.onLost?.(shard);
+      await this.#putReleased(current);
+      this.#o.log?.info(
+        { shard, lease: this.#o.leaseName(shard), identity: this.#o.identity, members, share: d.share },
+        'released shard lease for balance',
+      );
+      return;
+    }
+    if (
+      d.acquire.includes(shard) ||
+      (holder === this.#o.identity && isLeaseLive(current, this.#clock.now()))
+    ) {
+      await this.#take(shard, current);
+      return;
+    }
+    // Someone else's, or free and left for someone else: if we thought we held it, our hold lapsed.
+    this.#drop(shard, holder ? `held by ${holder}` : 'lease is free');
+  }
+
+  async #take(shard: number, current: Lease | undefined): Promise<void> {
     const name = this.#o.leaseName(shard);
-    const t = this.#o.transport;
     const started = this.#clock.now();
-    const current = await readLease(t, this.#o.namespace, name);
     const d = decideLease(current, this.#o.identity, started, this.#duration);
     let written: Lease;
     switch (d.kind) {
       case 'wait':
-        // Someone else holds it: if we thought we did, our hold lapsed and they took over.
         this.#drop(shard, `held by ${d.holder}`);
         return;
       case 'create':
@@ -167,7 +254,7 @@ export class ShardElector implements ShardGate {
     }
     const gained = !this.owns(shard);
     // Recorded even when stopping, so stop() releases a lease won in its last round.
-    // Measured from before the read: the server-side renewTime is no earlier than this.
+    // Measured from the renewTime we wrote, which is when others start counting.
     this.#held.set(shard, { validUntil: started + this.#renewDeadlineMs, lease: written });
     if (gained && !this.#stopped) {
       this.#o.log?.info({ shard, lease: name, identity: this.#o.identity }, 'acquired shard lease');

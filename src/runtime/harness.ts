@@ -62,6 +62,7 @@ export class Harness {
         transport: this.transport,
         namespace: s.namespace,
         leaseName,
+        memberGroup: `convoy-${s.role}`,
         identity: s.identity,
         shards: s.count,
         ...(s.leaseDurationSeconds !== undefined ? { leaseDurationSeconds: s.leaseDurationSeconds } : {}),

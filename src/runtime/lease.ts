@@ -18,6 +18,7 @@ export type Lease = {
     readonly name: string;
     readonly namespace?: string;
     readonly resourceVersion?: string;
+    readonly labels?: Readonly<Record<string, string>>;
   };
   readonly spec?: LeaseSpec;
 };
