@@ -5,12 +5,15 @@
 // re-applies (woken through POST /sync) and Drifted goes back to False. Fields convoy does not set (an
 // annotation someone adds, everything the API server defaults) are not drift, and a steady pass writes
 // nothing. The Releases' interval is 10m, so the controller acts only on spec changes and wake-ups; the
-// drift loop runs every 2s (CONVOY_DRIFT_INTERVAL, inherited by the observer process).
+// drift loop runs every 2s (CONVOY_DRIFT_INTERVAL, inherited by the observer process). A Release of many
+// ConfigMaps is read with one LIST by its release label per pass, and a ConfigMap whose label someone
+// removed is still read (by GET) and drifted.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../../src/api/constants.ts';
+import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION, LABEL_RELEASE } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { condition, getInventory, getRelease, mergePatch, releaseRef } from '../support/release.ts';
+import { events } from '../support/rollout.ts';
 import { type ConvoySystem, startConvoySystem } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -244,6 +247,11 @@ test('with selfHeal the controller re-applies, every drifted object is restored,
     'ops',
     'a field convoy does not own survives the re-apply',
   );
+  // The heal leaves a trace where users look: an Event naming what was re-applied.
+  const heal = await waitFor('the self-heal Event', async () =>
+    (await events(env.client, NS, 'app')).find((e) => e.message?.startsWith('self-heal: re-applying')),
+  );
+  assert.match(heal.message ?? '', /re-applying 4 drifted objects \(.*Deployment drift\/web.*\)/);
 });
 
 test('with selfHeal, new drift wakes the controller through POST /sync and is healed', async () => {
@@ -269,4 +277,69 @@ test('with selfHeal, new drift wakes the controller through POST /sync and is he
     'the wake-up went through /sync',
   );
   assert.equal(r.metadata.generation, before?.metadata.generation, 'no spec change woke the controller');
+});
+
+const MANY = 25; // above the drift loop's default LIST threshold (20 entries of one kind and namespace)
+const manyManifests = Array.from(
+  { length: MANY },
+  (_, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: many-${i}}\ndata: {i: "${i}"}\n`,
+).join('---\n');
+
+test('a Release with many objects of one kind is read with one LIST; one whose release label someone removed is still read and drifted', async () => {
+  // Until now no Release had that many objects of one kind: nothing was listed.
+  assert.equal(await metric('convoy_drift_object_reads_total', { verb: 'list' }), 0);
+  const many: Release = {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name: 'many', namespace: NS },
+    spec: {
+      source: { inline: { manifests: manyManifests } },
+      render: { targetNamespace: NS },
+      syncPolicy: { interval: '10m' },
+    },
+  };
+  await env.client.create(many);
+  await env.waitForRelease(
+    NS,
+    'many',
+    `Drifted=False InSync over ${MANY} objects`,
+    (x) => drifted(x)?.reason === 'InSync' && x.status?.driftSummary?.total === MANY,
+  );
+  assert.ok(
+    (await metric('convoy_drift_object_reads_total', { verb: 'list' })) > 0,
+    'the ConfigMaps are listed',
+  );
+
+  // 'app' takes 4 GETs a pass (four kinds, one object each) and 'many' one LIST: no pass reads more than 4.
+  // A GET per object would take 25 for each pass of 'many'. Slack: up to two passes counted their reads
+  // but not yet themselves when the window closes.
+  const reads = await metric('convoy_drift_object_reads_total');
+  const passes = await metric('convoy_drift_passes_total');
+  await morePasses(8);
+  const readDelta = (await metric('convoy_drift_object_reads_total')) - reads;
+  const passDelta = (await metric('convoy_drift_passes_total')) - passes;
+  assert.ok(readDelta <= 4 * passDelta + 5, `${readDelta} reads in ${passDelta} passes`);
+
+  const lists = await metric('convoy_drift_object_reads_total', { verb: 'list' });
+  await mergePatch(env.client, ref('v1', 'ConfigMap', 'many-7'), {
+    metadata: { labels: { [LABEL_RELEASE]: null } },
+  });
+  const r = await env.waitForRelease(
+    NS,
+    'many',
+    `Drifted=True over 1 of ${MANY} objects`,
+    (x) => drifted(x)?.status === 'True' && x.status?.driftSummary?.drifted === 1,
+  );
+  assert.deepEqual(r.status?.driftSummary, { drifted: 1, total: MANY });
+  const e = (await getInventory(env.client, NS, 'many'))?.entries?.find((x) => x.name === 'many-7');
+  assert.equal(e?.drifted, true);
+  assert.equal(
+    e?.driftMessage,
+    `metadata.labels["${LABEL_RELEASE}"]: "${NS}.many" → (missing)`,
+    'found by its GET, not reported deleted',
+  );
+  assert.ok(
+    (await metric('convoy_drift_object_reads_total', { verb: 'list' })) > lists,
+    'the other 24 are still listed',
+  );
 });

@@ -42,6 +42,7 @@ import {
   pruneSet,
   recordWaveStart,
   recoverOrphans,
+  selfHealNote,
 } from './sync/index.ts';
 
 export type SyncResult =
@@ -132,6 +133,14 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   const client = rendered.target.client;
   const label = releaseLabelValue(ns, name);
   const notes: string[] = [];
+  const heal = selfHealNote({
+    selfHeal: release.spec.syncPolicy?.selfHeal === true,
+    forced,
+    renderRef: R,
+    lastSuccessfulRef: release.status?.lastSuccessful?.renderRef,
+    entries: deps.cachedInventory(ns, name)?.entries ?? [],
+  });
+  if (heal !== undefined) notes.push(heal);
 
   // 1. dry run: any failure and nothing is written
   try {

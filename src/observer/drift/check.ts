@@ -1,14 +1,17 @@
 // One drift check of a Release's inventory: each entry that carries a renderRef is compared with the
 // object of that render (as the deployer applied it: plus the release label) read live from the target
 // cluster. Renders come from the render store and are kept in memory by renderRef (content-addressed,
-// so a cached one can never be stale). An entry that cannot be compared is `unknown` with why; a target
-// that does not answer at all fails the whole check.
+// so a cached one can never be stale). Live objects are read through ../live-reads.ts: one LIST by the
+// release label per kind and namespace with many entries, a GET for the rest and for what a LIST missed
+// (an object whose label someone removed is drift, not deleted). An entry that cannot be compared is
+// `unknown` with why; a target that does not answer at all fails the whole check.
 import type { InventoryEntry } from '../../api/types.ts';
 import { labelled } from '../../controller/release/deployer.ts';
-import { isKubeError } from '../../kube/errors.ts';
 import { keyString, objectKey } from '../../render/keys.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import type { Target } from '../health/loop/target.ts';
+import { assertNever } from '../health/types.ts';
+import { type LiveRead, type LiveRef, readLive } from '../live-reads.ts';
 import { detectDrift } from './detect.ts';
 import type { CheckOutcome, EntryOutcome } from './plan.ts';
 
@@ -18,24 +21,30 @@ export interface CheckDeps {
   readonly render: (renderRef: string) => Promise<Render | undefined>;
   /** Value of the convoy.kumodo.io/release label the deployer adds. */
   readonly releaseLabel: string;
+  /** Entries of one kind and namespace from which one LIST replaces their GETs (default 20; 0: never list). */
+  readonly listThreshold?: number;
   /** Parallel reads (default 16). */
   readonly concurrency?: number;
 }
 
 export interface Check {
   readonly outcome: CheckOutcome;
-  /** GETs of live objects. */
+  /** Requests for live objects: LISTs plus GETs. */
   readonly reads: number;
+  readonly lists: number;
+  readonly gets: number;
 }
+
+const NO_READS = { reads: 0, lists: 0, gets: 0 };
 
 export async function checkDrift(entries: readonly InventoryEntry[], deps: CheckDeps): Promise<Check> {
   const toCheck = entries.filter((e) => e.renderRef !== undefined);
-  if (toCheck.length === 0) return { outcome: { kind: 'checked', entries: [] }, reads: 0 };
+  if (toCheck.length === 0) return { outcome: { kind: 'checked', entries: [] }, ...NO_READS };
   let target: Target;
   try {
     target = await deps.resolveTarget();
   } catch (err) {
-    return { outcome: { kind: 'failed', message: messageOf(err) }, reads: 0 };
+    return { outcome: { kind: 'failed', message: messageOf(err) }, ...NO_READS };
   }
   const renders = new Map<string, Map<string, Obj> | string>();
   for (const ref of new Set(toCheck.map((e) => e.renderRef as string))) {
@@ -52,50 +61,53 @@ export async function checkDrift(entries: readonly InventoryEntry[], deps: Check
     }
   }
   const out: EntryOutcome[] = new Array(toCheck.length);
-  let reads = 0;
-  let unreachable: string | undefined;
-  await forEachLimit(toCheck, deps.concurrency ?? 16, async (e, i) => {
-    const key = { group: e.group, kind: e.kind, namespace: e.namespace, name: e.name };
+  // The entries with a desired object, compared once their live objects are read.
+  const wanted: { readonly at: number; readonly want: Obj }[] = [];
+  toCheck.forEach((e, i) => {
+    const key = keyOf(e);
     const objects = renders.get(e.renderRef as string);
     const desired = typeof objects === 'string' ? objects : objects?.get(keyString(key));
-    if (typeof desired === 'string' || desired === undefined) {
+    if (typeof desired === 'string' || desired === undefined)
       out[i] = { kind: 'unknown', entry: key, reason: desired ?? 'not in its render' };
-      return;
-    }
-    const want = labelled(desired, deps.releaseLabel);
-    reads++;
-    try {
-      const live = await target.client.get<Record<string, unknown>>({
+    else wanted.push({ at: i, want: labelled(desired, deps.releaseLabel) });
+  });
+  const live = await readLive(
+    target.client,
+    wanted.map(
+      ({ want }): LiveRef => ({
         apiVersion: want.apiVersion,
         kind: want.kind,
         ...(want.metadata.namespace ? { namespace: want.metadata.namespace } : {}),
         name: want.metadata.name,
-      });
-      out[i] = { kind: 'checked', entry: key, result: detectDrift(want, live) };
-    } catch (err) {
-      // An API answer (403, 500 …) leaves this entry unknown; no answer at all means the cluster is unreachable.
-      if (isKubeError(err))
-        out[i] = { kind: 'unknown', entry: key, reason: `read failed: ${err.apiMessage}` };
-      else unreachable ??= `target cluster unreachable: ${messageOf(err)}`;
+      }),
+    ),
+    {
+      releaseLabel: deps.releaseLabel,
+      ...(deps.listThreshold !== undefined ? { listThreshold: deps.listThreshold } : {}),
+      ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
+    },
+  );
+  const reads = { reads: live.lists + live.gets, lists: live.lists, gets: live.gets };
+  if (live.kind === 'unreachable') return { outcome: { kind: 'failed', message: live.message }, ...reads };
+  wanted.forEach(({ at, want }, j) => {
+    const key = keyOf(toCheck[at] as InventoryEntry);
+    const read = live.reads[j] as LiveRead;
+    switch (read.kind) {
+      case 'found':
+        out[at] = { kind: 'checked', entry: key, result: detectDrift(want, read.object) };
+        break;
+      case 'absent':
+        out[at] = { kind: 'checked', entry: key, result: detectDrift(want, undefined) };
+        break;
+      case 'error':
+        out[at] = { kind: 'unknown', entry: key, reason: read.message };
+        break;
+      default:
+        assertNever(read);
     }
   });
-  if (unreachable !== undefined) return { outcome: { kind: 'failed', message: unreachable }, reads };
-  return { outcome: { kind: 'checked', entries: out }, reads };
+  return { outcome: { kind: 'checked', entries: out }, ...reads };
 }
 
+const keyOf = (e: InventoryEntry) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name });
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
-async function forEachLimit<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (t: T, i: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i] as T, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}

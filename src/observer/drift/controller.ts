@@ -55,6 +55,8 @@ export interface DriftControllerOptions {
   readonly store?: RenderStore;
   readonly now?: () => Date;
   readonly random?: () => number;
+  /** Entries of one kind and namespace from which one LIST replaces their GETs (default 20; 0: never list). */
+  readonly listThreshold?: number;
 }
 
 const base = `/apis/${GROUP}/${VERSION}`;
@@ -71,7 +73,7 @@ type PassResult = 'inSync' | 'drifted' | 'unknown' | 'failed' | 'deleting' | 'co
 export class DriftController {
   readonly controller: Controller<K<Release>>;
   /** For tests and the bench (also exported as metrics). */
-  readonly stats = { passes: 0, writes: 0, syncRequests: 0, reads: 0 };
+  readonly stats = { passes: 0, writes: 0, syncRequests: 0, reads: 0, lists: 0 };
   readonly #h: Harness;
   readonly #o: DriftControllerOptions;
   readonly #now: () => Date;
@@ -123,11 +125,13 @@ export class DriftController {
       }),
       reads: new Counter({
         name: 'convoy_drift_object_reads_total',
-        help: 'GET requests for live objects',
+        help: 'Requests for live objects, by verb: a LIST per kind and namespace with many entries, else a GET per object',
+        labelNames: ['verb'],
         registers,
       }),
     };
     for (const object of ['inventory', 'status']) this.#m.writes.inc({ object }, 0);
+    for (const verb of ['get', 'list']) this.#m.reads.inc({ verb }, 0);
     this.#m.syncs.inc(0);
     this.controller = harness.controller<K<Release>>({
       name: 'drift',
@@ -186,9 +190,12 @@ export class DriftController {
       resolveTarget: () => this.#resolveTarget(release),
       render: (ref) => this.#render(ns, name, ref),
       releaseLabel: releaseLabelValue(ns, name),
+      ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
     });
     this.stats.reads += check.reads;
-    this.#m.reads.inc(check.reads);
+    this.stats.lists += check.lists;
+    this.#m.reads.inc({ verb: 'get' }, check.gets);
+    this.#m.reads.inc({ verb: 'list' }, check.lists);
     const outcome = check.outcome;
     if (outcome.kind === 'failed') log.warn({ err: outcome.message }, 'drift check failed');
 

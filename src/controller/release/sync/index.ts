@@ -7,7 +7,7 @@ export {
   type OutcomeConditions,
   type ReconcileOutcome,
 } from './conditions.ts';
-export { driftAppeared } from './drift.ts';
+export { driftAppeared, selfHealNote } from './drift.ts';
 export { forcedSyncPending } from './force.ts';
 export {
   type ClusterWaveGate,
