@@ -4,29 +4,22 @@
 // entry with a renderRef against its render → write the entries' drift fields and the Drifted condition
 // (each skipped when unchanged) → with selfHeal, ask the controller for a sync when drift appeared →
 // requeue at the drift interval. Heal bookkeeping and the memo of this process's writes live in memory.
+// Informers, shard gate, reads through own writes and the pass counters are ../loop.ts, shared with health.
 
 import { Counter } from 'prom-client';
-import { GROUP, VERSION } from '../../api/constants.ts';
 import { parseOptionalDuration } from '../../api/duration.ts';
-import type { Cluster, Release, ReleaseInventory } from '../../api/types.ts';
+import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isConflict, isNotFound } from '../../kube/errors.ts';
 import type { Render } from '../../render/types.ts';
-import {
-  type Controller,
-  type Harness,
-  type KubeObject,
-  keyOf,
-  type Logger,
-  OwnWrites,
-  type ReconcileResult,
-  shardOf,
-} from '../../runtime/index.ts';
+import type { Controller, Harness, Logger, ReconcileResult } from '../../runtime/index.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { SecretRenderStore } from '../../store/secrets.ts';
 import type { RenderStore } from '../../store/types.ts';
 import { requestSync, type SyncVia } from '../health/loop/sync-request.ts';
 import { TargetResolver } from '../health/loop/target.ts';
+import { type K, LoopCounters, ReleaseLoop } from '../loop.ts';
+import { formatTime } from '../status-condition.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import type { DriftInterval } from './options.ts';
@@ -59,12 +52,6 @@ export interface DriftControllerOptions {
   readonly listThreshold?: number;
 }
 
-const base = `/apis/${GROUP}/${VERSION}`;
-type K<T> = T & KubeObject;
-// Its own index name: the Release informer is shared with the health loop, which has 'cluster'.
-const BY_CLUSTER = 'drift-cluster';
-const CONFLICT_RETRY_MS = 500;
-const ERROR_BACKOFF_MAX_MS = 30_000;
 /** Renders kept in memory (content-addressed: never stale, only evicted). */
 const RENDER_CACHE = 32;
 
@@ -74,128 +61,80 @@ export class DriftController {
   readonly controller: Controller<K<Release>>;
   /** For tests and the bench (also exported as metrics). */
   readonly stats = { passes: 0, writes: 0, syncRequests: 0, reads: 0, lists: 0 };
-  readonly #h: Harness;
   readonly #o: DriftControllerOptions;
   readonly #now: () => Date;
   readonly #random: () => number;
   readonly #store: RenderStore;
   readonly #targets: TargetResolver;
-  readonly #releases;
-  readonly #inventories;
-  readonly #clusters;
+  readonly #loop: ReleaseLoop;
   readonly #renders = new Map<string, Render>();
   readonly #heal = new Map<string, HealState>();
   /** Passes in a row that awaited a heal or failed, per key: they come back sooner. */
   readonly #urgent = new Map<string, number>();
-  readonly #writtenInventory = new OwnWrites<ReleaseInventory>();
-  readonly #writtenRelease = new OwnWrites<Release>();
-  readonly #m;
+  readonly #c: LoopCounters<PassResult, 'inventory' | 'status'>;
+  readonly #reads: Counter<'verb'>;
 
   constructor(harness: Harness, opts: DriftControllerOptions) {
-    this.#h = harness;
     this.#o = opts;
     this.#now = opts.now ?? (() => new Date());
     this.#random = opts.random ?? Math.random;
     this.#store = opts.store ?? new SecretRenderStore(opts.client);
     this.#targets = new TargetResolver(opts.client);
-    this.#releases = harness.informer<K<Release>>({ path: `${base}/releases`, resyncMs: opts.resyncMs ?? 0 });
-    this.#inventories = harness.informer<K<ReleaseInventory>>({ path: `${base}/releaseinventories` });
-    this.#clusters = harness.informer<K<Cluster>>({ path: `${base}/clusters` });
-    this.#releases.addIndex(BY_CLUSTER, (r) =>
-      r.spec?.cluster?.name ? [`${r.metadata.namespace}/${r.spec.cluster.name}`] : [],
-    );
-    const registers = [harness.metrics.registry];
-    this.#m = {
-      passes: new Counter({
-        name: 'convoy_drift_passes_total',
-        help: 'Drift passes, by result',
-        labelNames: ['result'],
-        registers,
-      }),
-      writes: new Counter({
-        name: 'convoy_drift_writes_total',
-        help: 'Writes of the drift loop, by object',
-        labelNames: ['object'],
-        registers,
-      }),
-      syncs: new Counter({
+    this.#loop = new ReleaseLoop(harness, {
+      name: 'drift',
+      workers: opts.workers,
+      resyncMs: opts.resyncMs,
+      // Its own index name: the Release informer is shared with the health loop, which has 'cluster'.
+      byClusterIndex: 'drift-cluster',
+      releaseUpdateMatters,
+      inventoryUpdateMatters,
+      reconcile: (key, log) => this.syncHandler(key, log),
+    });
+    this.controller = this.#loop.controller;
+    const registry = harness.metrics.registry;
+    this.#c = new LoopCounters(registry, this.stats, {
+      passes: { name: 'convoy_drift_passes_total', help: 'Drift passes, by result' },
+      writes: { name: 'convoy_drift_writes_total', help: 'Writes of the drift loop, by object' },
+      syncs: {
         name: 'convoy_drift_sync_requests_total',
         help: 'selfHeal wake-ups (sync requests) sent to the controller',
-        registers,
-      }),
-      reads: new Counter({
-        name: 'convoy_drift_object_reads_total',
-        help: 'Requests for live objects, by verb: a LIST per kind and namespace with many entries, else a GET per object',
-        labelNames: ['verb'],
-        registers,
-      }),
-    };
-    for (const object of ['inventory', 'status']) this.#m.writes.inc({ object }, 0);
-    for (const verb of ['get', 'list']) this.#m.reads.inc({ verb }, 0);
-    this.#m.syncs.inc(0);
-    this.controller = harness.controller<K<Release>>({
-      name: 'drift',
-      primary: this.#releases,
-      workers: opts.workers ?? 4,
-      updateFilter: releaseUpdateMatters,
-      shardOfKey: (key) => this.shardOfKey(key),
-      reconcile: (key, { log }) => this.syncHandler(key, log),
-      queue: { maxDelayMs: ERROR_BACKOFF_MAX_MS },
+      },
     });
-    this.controller
-      .watch<K<ReleaseInventory>>({
-        informer: this.#inventories,
-        updateFilter: inventoryUpdateMatters,
-        keys: (inv) => [keyOf(inv)],
-      })
-      .watch<K<Cluster>>({
-        informer: this.#clusters,
-        // A Cluster that becomes reachable (or not) changes what can be read.
-        updateFilter: (o, n) => readyOf(o) !== readyOf(n),
-        keys: (c) => this.#releases.cache.byIndex(BY_CLUSTER, keyOf(c)).map((r) => keyOf(r)),
-      });
-  }
-
-  /** The shard of a Release: its Cluster's, or its namespace's without one (DESIGN 1). */
-  shardOfKey(key: string): number | undefined {
-    const r = this.#releases.cache.get(key);
-    if (r === undefined) return undefined;
-    const ns = r.metadata.namespace ?? '';
-    const name = r.spec?.cluster?.name;
-    const count = this.#h.shardCount;
-    if (name === undefined) return shardOf({ kind: 'namespace', namespace: ns }, count);
-    const shard = this.#clusters.cache.get(`${ns}/${name}`)?.spec?.shard;
-    return shardOf(
-      { kind: 'cluster', namespace: ns, name, ...(shard !== undefined ? { shard } : {}) },
-      count,
-    );
+    this.#reads = new Counter({
+      name: 'convoy_drift_object_reads_total',
+      help: 'Requests for live objects, by verb: a LIST per kind and namespace with many entries, else a GET per object',
+      labelNames: ['verb'],
+      registers: [registry],
+    });
+    this.#c.startAtZero(['inventory', 'status']);
+    for (const verb of ['get', 'list']) this.#reads.inc({ verb }, 0);
   }
 
   async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
-    const release = this.#writtenRelease.fresh(key, this.#releases.cache.get(key));
+    const release = this.#loop.release(key);
     if (release === undefined) {
       this.#forget(key);
-      return this.#done('gone');
+      return this.#c.done('gone');
     }
     // Deletion: the objects are being pruned; nothing to compare and nothing to heal.
     if (release.metadata.deletionTimestamp !== undefined) {
       this.#forget(key);
-      return this.#done('deleting');
+      return this.#c.done('deleting');
     }
-    const inventory = this.#writtenInventory.fresh(key, this.#inventories.cache.get(key));
+    const inventory = this.#loop.inventory(key);
     const entries = inventory?.entries ?? [];
     const ns = release.metadata.namespace ?? '';
     const name = release.metadata.name ?? '';
     const check = await checkDrift(entries, {
-      resolveTarget: () => this.#resolveTarget(release),
+      resolveTarget: () => this.#targets.resolve(release, this.#loop.clusterOf(release)),
       render: (ref) => this.#render(ns, name, ref),
       releaseLabel: releaseLabelValue(ns, name),
       ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
     });
     this.stats.reads += check.reads;
     this.stats.lists += check.lists;
-    this.#m.reads.inc({ verb: 'get' }, check.gets);
-    this.#m.reads.inc({ verb: 'list' }, check.lists);
+    this.#reads.inc({ verb: 'get' }, check.gets);
+    this.#reads.inc({ verb: 'list' }, check.lists);
     const outcome = check.outcome;
     if (outcome.kind === 'failed') log.warn({ err: outcome.message }, 'drift check failed');
 
@@ -208,11 +147,11 @@ export class DriftController {
       try {
         const written = await writeInventoryDrift(this.#o.client, inventory, items);
         if (written !== undefined) {
-          this.#countWrite('inventory');
-          this.#writtenInventory.remember(key, inventory, written);
+          this.#c.wrote('inventory');
+          this.#loop.wroteInventory(key, inventory, written);
         }
       } catch (err) {
-        if (isConflict(err)) return this.#conflict(log);
+        if (isConflict(err)) return this.#c.conflict(log);
         throw err;
       }
     }
@@ -221,13 +160,13 @@ export class DriftController {
     try {
       const written = await writeDrift(this.#o.client, release, body);
       if (written !== undefined) {
-        this.#countWrite('status');
-        this.#writtenRelease.remember(key, release, written);
+        this.#c.wrote('status');
+        this.#loop.wroteRelease(key, release, written);
       }
     } catch (err) {
       if (isNotFound(err)) {
         this.#forget(key);
-        return this.#done('gone');
+        return this.#c.done('gone');
       }
       throw err;
     }
@@ -257,7 +196,7 @@ export class DriftController {
             )) === 'gone'
           ) {
             this.#forget(key);
-            return this.#done('gone');
+            return this.#c.done('gone');
           }
         } catch (err) {
           this.#heal.set(key, { ...heal.state, unsent: true });
@@ -268,8 +207,7 @@ export class DriftController {
           return { kind: 'error', error: err };
         }
         this.#heal.set(key, heal.state);
-        this.stats.syncRequests++;
-        this.#m.syncs.inc();
+        this.#c.synced();
         log.info({ drifted, request: heal.state.requests }, 'drift: sync requested (selfHeal)');
         break;
     }
@@ -279,7 +217,7 @@ export class DriftController {
     if (attempts === 0) this.#urgent.delete(key);
     else this.#urgent.set(key, attempts);
     const interval = parseOptionalDuration(release.spec.syncPolicy?.interval);
-    this.#pass(
+    this.#c.pass(
       outcome.kind === 'failed'
         ? 'failed'
         : cond.reason === 'Drifted'
@@ -299,13 +237,6 @@ export class DriftController {
     };
   }
 
-  #resolveTarget(release: Release) {
-    const name = release.spec.cluster?.name;
-    const cluster =
-      name === undefined ? undefined : this.#clusters.cache.get(`${release.metadata.namespace}/${name}`);
-    return this.#targets.resolve(release, cluster);
-  }
-
   async #render(ns: string, name: string, ref: string): Promise<Render | undefined> {
     const cached = this.#renders.get(ref);
     if (cached !== undefined) {
@@ -322,43 +253,11 @@ export class DriftController {
     return r;
   }
 
-  #conflict(log: Logger): ReconcileResult {
-    log.debug('inventory changed since it was cached; retrying');
-    this.#pass('conflict');
-    return { kind: 'requeueAfter', ms: CONFLICT_RETRY_MS };
-  }
-
-  #done(result: PassResult): ReconcileResult {
-    this.#pass(result);
-    return { kind: 'done' };
-  }
-
-  #pass(result: PassResult): void {
-    this.stats.passes++;
-    this.#m.passes.inc({ result });
-  }
-
-  #countWrite(object: 'inventory' | 'status'): void {
-    this.stats.writes++;
-    this.#m.writes.inc({ object });
-  }
-
   #forget(key: string): void {
     this.#heal.delete(key);
     this.#urgent.delete(key);
-    this.#writtenInventory.forget(key);
-    this.#writtenRelease.forget(key);
+    this.#loop.forget(key);
   }
-}
-
-const readyOf = (c: Cluster) => {
-  const r = c.status?.conditions?.find((x) => x.type === 'Ready');
-  return r === undefined ? '' : `${r.status}/${r.reason}`;
-};
-
-/** RFC 3339 without fractions, as the API's Time fields are written. */
-function formatTime(d: Date): string {
-  return `${d.toISOString().slice(0, 19)}Z`;
 }
 
 /** Registers the drift loop unless --drift-interval=0 turned it off. */

@@ -9,6 +9,7 @@ import type {
   ReleaseStatus,
 } from '../../api/types.ts';
 import { progressBackoff } from '../health/backoff.ts';
+import { conditionStored, nextCondition } from '../status-condition.ts';
 import type { DriftResult } from './detect.ts';
 import { clamp, driftMessage, shortDrift } from './message.ts';
 
@@ -169,34 +170,16 @@ export function driftStatusBody(
   generation: number | undefined,
   now: string,
 ): DriftStatusBody {
-  const old = prior?.conditions?.find((c) => c.type === 'Drifted');
   return {
-    conditions: [
-      {
-        type: 'Drifted',
-        status: cond.status,
-        reason: cond.reason,
-        message: cond.message,
-        lastTransitionTime: old !== undefined && old.status === cond.status ? old.lastTransitionTime : now,
-        ...(generation !== undefined ? { observedGeneration: generation } : {}),
-      },
-    ],
+    conditions: [nextCondition('Drifted', cond, prior, generation, now)],
     driftSummary: { ...cond.summary },
   };
 }
 
 export function driftStatusUpToDate(prior: ReleaseStatus | undefined, body: DriftStatusBody): boolean {
-  const want = body.conditions[0];
-  const have = prior?.conditions?.find((c) => c.type === 'Drifted');
   const s = prior?.driftSummary;
   return (
-    want !== undefined &&
-    have !== undefined &&
-    have.status === want.status &&
-    have.reason === want.reason &&
-    have.message === want.message &&
-    have.lastTransitionTime === want.lastTransitionTime &&
-    have.observedGeneration === want.observedGeneration &&
+    conditionStored(prior, body.conditions[0]) &&
     s !== undefined &&
     s.drifted === body.driftSummary.drifted &&
     s.total === body.driftSummary.total

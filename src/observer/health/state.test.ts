@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type DerivedState, type DeriveInput, deriveState, formatTime, type Observation } from './state.ts';
+import { type DerivedState, type DeriveInput, deriveState, type Observation } from './state.ts';
 
 const now = new Date('2025-03-01T12:00:10.750Z');
 const nowS = '2025-03-01T12:00:10Z';
@@ -108,8 +108,4 @@ test('deriveState', () => {
     ],
   ];
   for (const [what, input, want] of cases) assert.deepEqual(deriveState({ ...input, now }), want, what);
-});
-
-test('formatTime is metav1.Time precision', () => {
-  assert.equal(formatTime(now), nowS);
 });

@@ -1,5 +1,6 @@
 // health.DeriveState: one inventory entry's state from its rule result and firstUnhealthy anchor
 // (seed "Per-entry evaluation"). The anchor survives restarts because it lives in the inventory.
+import { formatTime } from '../status-condition.ts';
 import { assertNever, type HealthState, type RuleResult } from './types.ts';
 
 /** What assessItem found for an entry: the object and its rule result, or no object at all. */
@@ -22,11 +23,6 @@ export interface DerivedState {
   readonly message: string;
   /** The rule that decided, when one did (ids of `<ruleSet>/<rule>`). */
   readonly rule?: string;
-}
-
-/** metav1.Time precision: whole seconds, UTC. */
-export function formatTime(d: Date): string {
-  return `${d.toISOString().slice(0, 19)}Z`;
 }
 
 export function deriveState(input: DeriveInput): DerivedState {

@@ -2,6 +2,7 @@
 // the polled ones with their new verdict; plus whether anything changed and whether a hook reached a
 // terminal state in this pass (the "hook batch complete" edge).
 import type { InventoryHook } from '../../api/types.ts';
+import { formatTime } from '../status-condition.ts';
 import type { HookVerdict } from './decide.ts';
 
 /** The fields convoy-hook-status owns in one hook entry. */
@@ -22,11 +23,6 @@ export interface HookStatusPlan {
   readonly finished: readonly string[];
   /** Names of hooks Running after this pass (pending targets of the recheck). */
   readonly running: readonly string[];
-}
-
-/** metav1.Time precision: whole seconds, UTC. */
-export function formatTime(d: Date): string {
-  return `${d.toISOString().slice(0, 19)}Z`;
 }
 
 export function planHookStatus(

@@ -2,37 +2,31 @@
 // Queue key: namespace/name of the Release. syncHandler runs the seed's steps in order — Release from
 // the cache, shard gate (the harness checks it before the handler runs), deletion, hooks, health, wake
 // the controller on an edge, scheduleHealthRecheck. Attempt counts and unsent edges live in memory.
+// Informers, shard gate, reads through own writes and the pass counters are ../../loop.ts, shared with drift.
 
 import { Counter } from 'prom-client';
 import { GROUP, VERSION } from '../../../api/constants.ts';
 import { parseOptionalDuration } from '../../../api/duration.ts';
-import type {
-  Cluster,
-  GlobalHealthRuleSet,
-  HealthRuleSet,
-  Release,
-  ReleaseInventory,
-} from '../../../api/types.ts';
+import type { GlobalHealthRuleSet, HealthRuleSet, Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { isConflict, isNotFound } from '../../../kube/errors.ts';
 import {
   type Controller,
   type Harness,
-  type KubeObject,
+  type Informer,
   keyOf,
   type Logger,
-  OwnWrites,
   type ReconcileResult,
-  shardOf,
 } from '../../../runtime/index.ts';
 import { shouldPoll } from '../../hooks/decide.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
+import { type K, LoopCounters, ReleaseLoop } from '../../loop.ts';
+import { formatTime } from '../../status-condition.ts';
 import { planRecheck } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
 import { frontierWaveCompleted } from '../edges.ts';
-import { formatTime } from '../state.ts';
 import { type Assessment, assess } from './assess.ts';
-import { clusterUpdateMatters, inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
+import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import { healthStatusBody, pendingTargets } from './plan.ts';
 import { collectRules } from './rules.ts';
 import { requestSync, type SyncVia } from './sync-request.ts';
@@ -53,17 +47,7 @@ export interface HealthControllerOptions {
 }
 
 const base = `/apis/${GROUP}/${VERSION}`;
-/** convoy's typed objects as the harness caches them (its KubeObject has an index signature). */
-type K<T> = T & KubeObject;
-const BY_CLUSTER = 'cluster';
 const BY_NAMESPACE = 'namespace';
-/** Retry after a 409 from an apply whose cached resourceVersion was stale (the informer catches up). */
-const CONFLICT_RETRY_MS = 500;
-/**
- * Cap of the per-key error backoff (the queue's default is 1000 s). A failed wake-up is retried through
- * this backoff, and an edge kept through a long API outage must still go out soon after the API is back.
- */
-const ERROR_BACKOFF_MAX_MS = 30_000;
 
 type PassResult = 'assessed' | 'notConfigured' | 'failed' | 'deleting' | 'conflict' | 'gone';
 
@@ -73,96 +57,64 @@ export class HealthController {
   readonly stats = { passes: 0, writes: 0, syncRequests: 0, reads: 0 };
   /** Completed passes per Release key. */
   readonly #passesByKey = new Map<string, number>();
-  readonly #h: Harness;
   readonly #o: HealthControllerOptions;
   readonly #now: () => Date;
   readonly #random: () => number;
   readonly #targets: TargetResolver;
-  readonly #releases;
-  readonly #inventories;
-  readonly #clusters;
-  readonly #ruleSets;
-  readonly #globalRuleSets;
+  readonly #loop: ReleaseLoop;
+  readonly #ruleSets: Informer<K<HealthRuleSet>>;
+  readonly #globalRuleSets: Informer<K<GlobalHealthRuleSet>>;
   readonly #counts = new Map<string, ReadonlyMap<string, number>>();
   readonly #pendingSync = new Set<string>();
-  readonly #writtenInventory = new OwnWrites<ReleaseInventory>();
-  readonly #writtenRelease = new OwnWrites<Release>();
-  readonly #m;
+  readonly #c: LoopCounters<PassResult, 'inventory' | 'status' | 'hooks'>;
+  readonly #syncFailures: Counter;
+  readonly #reads: Counter;
 
   constructor(harness: Harness, opts: HealthControllerOptions) {
-    this.#h = harness;
     this.#o = opts;
     this.#now = opts.now ?? (() => new Date());
     this.#random = opts.random ?? Math.random;
     this.#targets = new TargetResolver(opts.client);
-    const resyncMs = opts.resyncMs ?? 0;
-    this.#releases = harness.informer<K<Release>>({ path: `${base}/releases`, resyncMs });
-    this.#inventories = harness.informer<K<ReleaseInventory>>({ path: `${base}/releaseinventories` });
-    this.#clusters = harness.informer<K<Cluster>>({ path: `${base}/clusters` });
+    this.#loop = new ReleaseLoop(harness, {
+      name: 'health',
+      workers: opts.workers,
+      resyncMs: opts.resyncMs,
+      byClusterIndex: 'cluster',
+      releaseUpdateMatters,
+      inventoryUpdateMatters,
+      reconcile: (key, log) => this.syncHandler(key, log),
+    });
+    this.controller = this.#loop.controller;
     this.#ruleSets = harness.informer<K<HealthRuleSet>>({ path: `${base}/healthrulesets` });
     this.#globalRuleSets = harness.informer<K<GlobalHealthRuleSet>>({ path: `${base}/globalhealthrulesets` });
-    const releases = this.#releases;
-    releases.addIndex(BY_CLUSTER, (r) =>
-      r.spec?.cluster?.name ? [`${r.metadata.namespace}/${r.spec.cluster.name}`] : [],
-    );
+    const releases = this.#loop.releases;
     releases.addIndex(BY_NAMESPACE, (r) => (r.metadata.namespace ? [r.metadata.namespace] : []));
-    const registers = [harness.metrics.registry];
-    this.#m = {
-      passes: new Counter({
-        name: 'convoy_health_passes_total',
-        help: 'Health passes, by result',
-        labelNames: ['result'],
-        registers,
-      }),
-      writes: new Counter({
-        name: 'convoy_health_writes_total',
-        help: 'Writes of the health loop, by object',
-        labelNames: ['object'],
-        registers,
-      }),
-      syncs: new Counter({
+    const registry = harness.metrics.registry;
+    this.#c = new LoopCounters(registry, this.stats, {
+      passes: { name: 'convoy_health_passes_total', help: 'Health passes, by result' },
+      writes: { name: 'convoy_health_writes_total', help: 'Writes of the health loop, by object' },
+      syncs: {
         name: 'convoy_health_sync_requests_total',
         help: 'Wake-ups (sync requests) sent to the controller',
-        registers,
-      }),
-      syncFailures: new Counter({
-        name: 'convoy_health_sync_request_failures_total',
-        help: 'Wake-ups that failed (the edge is kept and the pass retried)',
-        registers,
-      }),
-      reads: new Counter({
-        name: 'convoy_health_object_reads_total',
-        help: 'GET/LIST requests for live objects',
-        registers,
-      }),
-    };
-    this.controller = harness.controller<K<Release>>({
-      name: 'health',
-      primary: releases,
-      workers: opts.workers ?? 4,
-      updateFilter: releaseUpdateMatters,
-      shardOfKey: (key) => this.shardOfKey(key),
-      reconcile: (key, { log }) => this.syncHandler(key, log),
-      queue: { maxDelayMs: ERROR_BACKOFF_MAX_MS },
+      },
     });
-    this.#m.syncFailures.inc(0);
-    const keysOf = (rs: readonly K<Release>[]) => rs.map((r) => keyOf(r));
+    this.#syncFailures = new Counter({
+      name: 'convoy_health_sync_request_failures_total',
+      help: 'Wake-ups that failed (the edge is kept and the pass retried)',
+      registers: [registry],
+    });
+    this.#reads = new Counter({
+      name: 'convoy_health_object_reads_total',
+      help: 'GET/LIST requests for live objects',
+      registers: [registry],
+    });
+    this.#syncFailures.inc(0);
     this.controller
-      .watch<K<ReleaseInventory>>({
-        informer: this.#inventories,
-        updateFilter: inventoryUpdateMatters,
-        keys: (inv) => [keyOf(inv)],
-      })
       .watch<K<HealthRuleSet>>({
         informer: this.#ruleSets,
-        keys: (rs) => keysOf(releases.cache.byIndex(BY_NAMESPACE, rs.metadata.namespace ?? '')),
+        keys: (rs) => releases.cache.byIndex(BY_NAMESPACE, rs.metadata.namespace ?? '').map((r) => keyOf(r)),
       })
-      .watch<K<GlobalHealthRuleSet>>({ informer: this.#globalRuleSets, keys: () => releases.cache.keys() })
-      .watch<K<Cluster>>({
-        informer: this.#clusters,
-        updateFilter: clusterUpdateMatters,
-        keys: (c) => keysOf(releases.cache.byIndex(BY_CLUSTER, keyOf(c))),
-      });
+      .watch<K<GlobalHealthRuleSet>>({ informer: this.#globalRuleSets, keys: () => releases.cache.keys() });
   }
 
   /** Completed passes of one Release (those that reached scheduleHealthRecheck). */
@@ -170,40 +122,20 @@ export class HealthController {
     return this.#passesByKey.get(key) ?? 0;
   }
 
-  /** The shard of a Release: its Cluster's, or its namespace's without one (DESIGN 1). */
-  shardOfKey(key: string): number | undefined {
-    const r = this.#releases.cache.get(key);
-    if (r === undefined) return undefined;
-    const ns = r.metadata.namespace ?? '';
-    const name = r.spec?.cluster?.name;
-    const count = this.#h.shardCount;
-    if (name === undefined) return shardOf({ kind: 'namespace', namespace: ns }, count);
-    const c = this.#clusters.cache.get(`${ns}/${name}`);
-    return shardOf(
-      {
-        kind: 'cluster',
-        namespace: ns,
-        name,
-        ...(c?.spec?.shard !== undefined ? { shard: c.spec.shard } : {}),
-      },
-      count,
-    );
-  }
-
   async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
     // 1. The Release from the cache; gone: the controller-manager deletes the inventory.
-    const release = this.#writtenRelease.fresh(key, this.#releases.cache.get(key));
+    const release = this.#loop.release(key);
     if (release === undefined) {
       this.#forget(key);
-      return this.#done('gone');
+      return this.#c.done('gone');
     }
     // 2. The shard gate ran before this handler (Controller checks shardOfKey against the elector).
-    let inventory = this.#writtenInventory.fresh(key, this.#inventories.cache.get(key));
+    let inventory = this.#loop.inventory(key);
     // 3. Deletion: hooks only; Healthy is not written.
     if (release.metadata.deletionTimestamp !== undefined) {
       const hooks = await this.#pollHooks(release, inventory, log);
-      if (isConflictResult(hooks)) return this.#conflict(log);
-      if (hooks.written !== undefined) this.#writtenInventory.remember(key, inventory, hooks.written);
+      if (isConflictResult(hooks)) return this.#c.conflict(log);
+      if (hooks.written !== undefined) this.#loop.wroteInventory(key, inventory, hooks.written);
       const edge = hooks.finished.length > 0;
       const sent = await this.#wake(key, release, edge, log);
       if (sent !== undefined) return sent;
@@ -217,9 +149,8 @@ export class HealthController {
     }
     // 4. Hooks; a polling error is logged, not returned.
     const hooks = await this.#pollHooks(release, inventory, log);
-    if (isConflictResult(hooks)) return this.#conflict(log);
-    if (hooks.written !== undefined)
-      inventory = this.#writtenInventory.remember(key, inventory, hooks.written);
+    if (isConflictResult(hooks)) return this.#c.conflict(log);
+    if (hooks.written !== undefined) inventory = this.#loop.wroteInventory(key, inventory, hooks.written);
     // 5. Health.
     let outcome: AssessOutcome;
     let assessment: Assessment | undefined;
@@ -229,14 +160,14 @@ export class HealthController {
       try {
         assessment = await this.#assess(release, inventory);
         this.stats.reads += assessment.reads;
-        this.#m.reads.inc(assessment.reads);
+        this.#reads.inc(assessment.reads);
         if (assessment.wroteInventory && assessment.inventory !== undefined) {
-          this.#countWrite('inventory');
-          this.#writtenInventory.remember(key, inventory, assessment.inventory);
+          this.#c.wrote('inventory');
+          this.#loop.wroteInventory(key, inventory, assessment.inventory);
         }
         outcome = { kind: 'assessed', entries: assessment.after };
       } catch (err) {
-        if (isConflict(err)) return this.#conflict(log);
+        if (isConflict(err)) return this.#c.conflict(log);
         const message = err instanceof Error ? err.message : String(err);
         log.warn({ err: message }, 'assessment failed');
         outcome = { kind: 'failed', message };
@@ -250,7 +181,7 @@ export class HealthController {
     try {
       await this.#writeHealth(key, release, cond);
     } catch (err) {
-      if (isNotFound(err)) return this.#done('gone');
+      if (isNotFound(err)) return this.#c.done('gone');
       throw err;
     }
     // 6. Wake the controller on an edge.
@@ -288,10 +219,7 @@ export class HealthController {
   }
 
   #resolveTarget(release: Release) {
-    const name = release.spec.cluster?.name;
-    const cluster =
-      name === undefined ? undefined : this.#clusters.cache.get(`${release.metadata.namespace}/${name}`);
-    return this.#targets.resolve(release, cluster);
+    return this.#targets.resolve(release, this.#loop.clusterOf(release));
   }
 
   async #pollHooks(
@@ -306,7 +234,7 @@ export class HealthController {
         workloadNamespace: release.spec.render?.targetNamespace ?? release.metadata.namespace ?? '',
         now: this.#now,
       });
-      if (r.written !== undefined) this.#countWrite('hooks');
+      if (r.written !== undefined) this.#c.wrote('hooks');
       return r;
     } catch (err) {
       if (isConflict(err)) return 'conflict';
@@ -321,8 +249,8 @@ export class HealthController {
     const body = healthStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
     const written = await writeHealth(this.#o.client, release, body);
     if (written !== undefined) {
-      this.#countWrite('status');
-      this.#writtenRelease.remember(key, release, written);
+      this.#c.wrote('status');
+      this.#loop.wroteRelease(key, release, written);
     }
   }
 
@@ -346,10 +274,10 @@ export class HealthController {
       );
       if (outcome === 'gone') {
         this.#forget(key);
-        return this.#done('gone');
+        return this.#c.done('gone');
       }
     } catch (err) {
-      this.#m.syncFailures.inc();
+      this.#syncFailures.inc();
       log.warn(
         { err: err instanceof Error ? err.message : String(err) },
         'sync request failed; kept for the next pass',
@@ -357,8 +285,7 @@ export class HealthController {
       return { kind: 'error', error: err };
     }
     this.#pendingSync.delete(key);
-    this.stats.syncRequests++;
-    this.#m.syncs.inc();
+    this.#c.synced();
     log.info('sync requested');
     return undefined;
   }
@@ -368,37 +295,15 @@ export class HealthController {
     const plan = planRecheck(this.#counts.get(key) ?? new Map(), pending, interval, this.#random);
     if (plan.counts.size === 0) this.#counts.delete(key);
     else this.#counts.set(key, plan.counts);
-    this.#pass(result);
+    this.#c.pass(result);
     this.#passesByKey.set(key, (this.#passesByKey.get(key) ?? 0) + 1);
     return plan.delayMs === undefined ? { kind: 'done' } : { kind: 'requeueAfter', ms: plan.delayMs };
-  }
-
-  #conflict(log: Logger): ReconcileResult {
-    log.debug('inventory changed since it was cached; retrying');
-    this.#pass('conflict');
-    return { kind: 'requeueAfter', ms: CONFLICT_RETRY_MS };
-  }
-
-  #done(result: PassResult): ReconcileResult {
-    this.#pass(result);
-    return { kind: 'done' };
-  }
-
-  #pass(result: PassResult): void {
-    this.stats.passes++;
-    this.#m.passes.inc({ result });
-  }
-
-  #countWrite(object: 'inventory' | 'status' | 'hooks'): void {
-    this.stats.writes++;
-    this.#m.writes.inc({ object });
   }
 
   #forget(key: string): void {
     this.#counts.delete(key);
     this.#pendingSync.delete(key);
-    this.#writtenInventory.forget(key);
-    this.#writtenRelease.forget(key);
+    this.#loop.forget(key);
   }
 }
 

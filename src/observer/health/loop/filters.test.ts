@@ -1,14 +1,8 @@
 // Table tests of the health loop's event filters (DESIGN 4.1).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type {
-  Cluster,
-  InventoryEntry,
-  InventoryHook,
-  Release,
-  ReleaseInventory,
-} from '../../../api/types.ts';
-import { clusterUpdateMatters, inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
+import type { InventoryEntry, InventoryHook, Release, ReleaseInventory } from '../../../api/types.ts';
+import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 
 const release = (meta: Partial<Release['metadata']> = {}, status?: Release['status']): Release => ({
   apiVersion: 'convoy.kumodo.io/v1alpha1',
@@ -107,40 +101,4 @@ describe('inventoryUpdateMatters', () => {
     ['wave changed only', inv([entry('a', { wave: 3 }), entry('b')], [hook('h')]), false],
   ];
   for (const [name, n, want] of rows) it(name, () => assert.equal(inventoryUpdateMatters(base, n), want));
-});
-
-const cluster = (
-  ready?: { status: 'True' | 'False' | 'Unknown'; reason: string },
-  shard?: number,
-): Cluster => ({
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'Cluster',
-  metadata: { name: 'c', namespace: 'ns' },
-  spec: shard === undefined ? {} : { shard },
-  ...(ready
-    ? {
-        status: {
-          conditions: [{ type: 'Ready', lastTransitionTime: '2030-01-01T00:00:00Z', message: '', ...ready }],
-        },
-      }
-    : {}),
-});
-
-describe('clusterUpdateMatters', () => {
-  const rows: [string, Cluster, Cluster, boolean][] = [
-    ['Ready appears', cluster(), cluster({ status: 'True', reason: 'Reachable' }), true],
-    [
-      'Ready flips',
-      cluster({ status: 'True', reason: 'Reachable' }),
-      cluster({ status: 'False', reason: 'Unreachable' }),
-      true,
-    ],
-    [
-      'Ready unchanged, spec changed',
-      cluster({ status: 'True', reason: 'Reachable' }),
-      cluster({ status: 'True', reason: 'Reachable' }, 3),
-      false,
-    ],
-  ];
-  for (const [name, o, n, want] of rows) it(name, () => assert.equal(clusterUpdateMatters(o, n), want));
 });

@@ -1,6 +1,7 @@
 // Event filters of the health loop (DESIGN 4.1): which updates add a Release's key. The inventory
-// checks compare only controller-manager-owned fields, so the loop's own writes never wake it.
-import type { Cluster, Release, ReleaseInventory } from '../../../api/types.ts';
+// checks compare only controller-manager-owned fields, so the loop's own writes never wake it. The
+// Cluster filter is the drift loop's too: ../../loop-keys.ts.
+import type { Release, ReleaseInventory } from '../../../api/types.ts';
 
 /** Release: generation changed or deletion started; not annotation-only changes or status writes. */
 export function releaseUpdateMatters(o: Release, n: Release): boolean {
@@ -26,14 +27,4 @@ function controllerView(inv: ReleaseInventory): string {
  */
 export function inventoryUpdateMatters(o: ReleaseInventory, n: ReleaseInventory): boolean {
   return controllerView(o) !== controllerView(n);
-}
-
-const readyOf = (c: Cluster) => {
-  const r = c.status?.conditions?.find((x) => x.type === 'Ready');
-  return r === undefined ? '' : `${r.status}/${r.reason}`;
-};
-
-/** Cluster: its Ready condition changed. */
-export function clusterUpdateMatters(o: Cluster, n: Cluster): boolean {
-  return readyOf(o) !== readyOf(n);
 }

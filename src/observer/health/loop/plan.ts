@@ -2,6 +2,7 @@
 // writeInventoryHealth and writeHealth with their "nothing changed" checks, and the pending targets of
 // scheduleHealthRecheck.
 import type { InventoryEntry as ApiEntry, Condition, ReleaseStatus } from '../../../api/types.ts';
+import { conditionStored, nextCondition } from '../../status-condition.ts';
 import type { HealthSummary, HealthyCondition } from '../condition.ts';
 import { entryKey, type HealthState, type InventoryEntry } from '../types.ts';
 
@@ -89,30 +90,17 @@ export function healthStatusBody(
   generation: number | undefined,
   now: string,
 ): HealthStatusBody {
-  const old = prior?.conditions?.find((c) => c.type === 'Healthy');
-  const condition: Condition = {
-    type: 'Healthy',
-    status: cond.status,
-    reason: cond.reason,
-    message: cond.message,
-    lastTransitionTime: old !== undefined && old.status === cond.status ? old.lastTransitionTime : now,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  return {
+    conditions: [nextCondition('Healthy', cond, prior, generation, now)],
+    healthSummary: { ...cond.summary },
   };
-  return { conditions: [condition], healthSummary: { ...cond.summary } };
 }
 
 /** True when the cached status already holds this Healthy condition and summary. */
 export function healthStatusUpToDate(prior: ReleaseStatus | undefined, body: HealthStatusBody): boolean {
-  const want = body.conditions[0];
-  const have = prior?.conditions?.find((c) => c.type === 'Healthy');
-  if (want === undefined || have === undefined) return false;
   const s = prior?.healthSummary;
   return (
-    have.status === want.status &&
-    have.reason === want.reason &&
-    have.message === want.message &&
-    have.lastTransitionTime === want.lastTransitionTime &&
-    have.observedGeneration === want.observedGeneration &&
+    conditionStored(prior, body.conditions[0]) &&
     s !== undefined &&
     s.healthy === body.healthSummary.healthy &&
     s.progressing === body.healthSummary.progressing &&

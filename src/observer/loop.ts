@@ -1,0 +1,197 @@
+// The scaffolding the observer's two per-Release loops (health, drift) share on the harness: the Release,
+// ReleaseInventory and Cluster informers and the keys their events add, the shard gate, reads through this
+// process's own writes, and the pass/write/sync-request counters with their retry results. What a pass
+// does, and in which order, stays in each loop's own controller.
+
+import { Counter, type Registry } from 'prom-client';
+import { GROUP, VERSION } from '../api/constants.ts';
+import type { Cluster, Release, ReleaseInventory } from '../api/types.ts';
+import {
+  type Controller,
+  type Harness,
+  type Informer,
+  type KubeObject,
+  keyOf,
+  type Logger,
+  OwnWrites,
+  type ReconcileResult,
+  type UpdateFilter,
+} from '../runtime/index.ts';
+import { clusterUpdateMatters, shardOfRelease } from './loop-keys.ts';
+
+const base = `/apis/${GROUP}/${VERSION}`;
+/** convoy's typed objects as the harness caches them (its KubeObject has an index signature). */
+export type K<T> = T & KubeObject;
+/** Retry after a 409 from an apply whose cached resourceVersion was stale (the informer catches up). */
+const CONFLICT_RETRY_MS = 500;
+/**
+ * Cap of the per-key error backoff (the queue's default is 1000 s). A failed wake-up is retried through
+ * this backoff, and an edge kept through a long API outage must still go out soon after the API is back.
+ */
+const ERROR_BACKOFF_MAX_MS = 30_000;
+
+export interface ReleaseLoopSpec {
+  /** The controller's name in logs and the harness metrics. */
+  readonly name: string;
+  /** Default 4. */
+  readonly workers?: number;
+  /** Informer resync of Releases, when this loop is the first to ask for that informer (default 0: none). */
+  readonly resyncMs?: number;
+  /** Release → Cluster index; its own name per loop, as the loops of one process share the informer. */
+  readonly byClusterIndex: string;
+  readonly releaseUpdateMatters: UpdateFilter<K<Release>>;
+  readonly inventoryUpdateMatters: UpdateFilter<K<ReleaseInventory>>;
+  readonly reconcile: (key: string, log: Logger) => Promise<ReconcileResult>;
+}
+
+/**
+ * One loop's controller keyed by Release namespace/name, woken by its Release, its inventory (same key)
+ * and its Cluster's Ready condition, and gated by the Release's shard; plus the memo of this loop's own
+ * writes of the Release status and the inventory, which its reads go through.
+ */
+export class ReleaseLoop {
+  readonly controller: Controller<K<Release>>;
+  readonly releases: Informer<K<Release>>;
+  readonly inventories: Informer<K<ReleaseInventory>>;
+  readonly clusters: Informer<K<Cluster>>;
+  readonly #harness: Harness;
+  readonly #writtenRelease = new OwnWrites<Release>();
+  readonly #writtenInventory = new OwnWrites<ReleaseInventory>();
+
+  constructor(harness: Harness, spec: ReleaseLoopSpec) {
+    this.#harness = harness;
+    this.releases = harness.informer<K<Release>>({ path: `${base}/releases`, resyncMs: spec.resyncMs ?? 0 });
+    this.inventories = harness.informer<K<ReleaseInventory>>({ path: `${base}/releaseinventories` });
+    this.clusters = harness.informer<K<Cluster>>({ path: `${base}/clusters` });
+    const releases = this.releases;
+    releases.addIndex(spec.byClusterIndex, (r) =>
+      r.spec?.cluster?.name ? [`${r.metadata.namespace}/${r.spec.cluster.name}`] : [],
+    );
+    this.controller = harness.controller<K<Release>>({
+      name: spec.name,
+      primary: releases,
+      workers: spec.workers ?? 4,
+      updateFilter: spec.releaseUpdateMatters,
+      shardOfKey: (key) => this.shardOfKey(key),
+      reconcile: (key, { log }) => spec.reconcile(key, log),
+      queue: { maxDelayMs: ERROR_BACKOFF_MAX_MS },
+    });
+    this.controller
+      .watch<K<ReleaseInventory>>({
+        informer: this.inventories,
+        updateFilter: spec.inventoryUpdateMatters,
+        keys: (inv) => [keyOf(inv)],
+      })
+      .watch<K<Cluster>>({
+        informer: this.clusters,
+        updateFilter: clusterUpdateMatters,
+        keys: (c) => releases.cache.byIndex(spec.byClusterIndex, keyOf(c)).map((r) => keyOf(r)),
+      });
+  }
+
+  /** The shard gate's answer for a key; undefined once the Release is gone from the cache. */
+  shardOfKey(key: string): number | undefined {
+    const r = this.releases.cache.get(key);
+    return r === undefined ? undefined : shardOfRelease(r, this.clusterOf(r), this.#harness.shardCount);
+  }
+
+  /** The Cluster the Release names, as cached (undefined: none named, or not cached). */
+  clusterOf(release: Release): Cluster | undefined {
+    const name = release.spec?.cluster?.name;
+    return name === undefined ? undefined : this.clusters.cache.get(`${release.metadata.namespace}/${name}`);
+  }
+
+  /** The cached Release, or this loop's own newer write of its status. */
+  release(key: string): Release | undefined {
+    return this.#writtenRelease.fresh(key, this.releases.cache.get(key));
+  }
+
+  /** The cached inventory, or this loop's own newer write of it. */
+  inventory(key: string): ReleaseInventory | undefined {
+    return this.#writtenInventory.fresh(key, this.inventories.cache.get(key));
+  }
+
+  wroteRelease(key: string, replaced: Release | undefined, written: Release): Release {
+    return this.#writtenRelease.remember(key, replaced, written);
+  }
+
+  wroteInventory(
+    key: string,
+    replaced: ReleaseInventory | undefined,
+    written: ReleaseInventory,
+  ): ReleaseInventory {
+    return this.#writtenInventory.remember(key, replaced, written);
+  }
+
+  /** Drops the memo of a Release that is gone or being deleted. */
+  forget(key: string): void {
+    this.#writtenInventory.forget(key);
+    this.#writtenRelease.forget(key);
+  }
+}
+
+/** The counts both loops keep in `stats` for tests and the bench; the same as their metrics. */
+export interface LoopStats {
+  passes: number;
+  writes: number;
+  syncRequests: number;
+}
+
+export interface MetricText {
+  readonly name: string;
+  readonly help: string;
+}
+
+/** A loop's passes by result, its writes by object and its wake-ups sent, as metrics and in `stats`. */
+export class LoopCounters<Result extends string, Written extends string> {
+  readonly #stats: LoopStats;
+  readonly #passes: Counter<'result'>;
+  readonly #writes: Counter<'object'>;
+  readonly #syncs: Counter;
+
+  constructor(
+    registry: Registry,
+    stats: LoopStats,
+    metrics: { readonly passes: MetricText; readonly writes: MetricText; readonly syncs: MetricText },
+  ) {
+    const registers = [registry];
+    this.#stats = stats;
+    this.#passes = new Counter({ ...metrics.passes, labelNames: ['result'], registers });
+    this.#writes = new Counter({ ...metrics.writes, labelNames: ['object'], registers });
+    this.#syncs = new Counter({ ...metrics.syncs, registers });
+  }
+
+  /** Exports these write series and the wake-up count as 0 before the first one happens. */
+  startAtZero(objects: readonly Written[]): void {
+    for (const object of objects) this.#writes.inc({ object }, 0);
+    this.#syncs.inc(0);
+  }
+
+  pass(result: Result | 'conflict'): void {
+    this.#stats.passes++;
+    this.#passes.inc({ result });
+  }
+
+  /** Counts the pass; no requeue of its own. */
+  done(result: Result): ReconcileResult {
+    this.pass(result);
+    return { kind: 'done' };
+  }
+
+  /** A 409 from a write whose cached resourceVersion was stale: counted, retried soon. */
+  conflict(log: Logger): ReconcileResult {
+    log.debug('inventory changed since it was cached; retrying');
+    this.pass('conflict');
+    return { kind: 'requeueAfter', ms: CONFLICT_RETRY_MS };
+  }
+
+  wrote(object: Written): void {
+    this.#stats.writes++;
+    this.#writes.inc({ object });
+  }
+
+  synced(): void {
+    this.#stats.syncRequests++;
+    this.#syncs.inc();
+  }
+}
