@@ -63,6 +63,11 @@ export const ANNOTATION_APPROVED_RENDER = `${prefix}approved-render`;
 export const ANNOTATION_FORCE_SYNC_AT = `${prefix}force-sync-at`;
 
 export const FINALIZER = `${prefix}finalizer`;
+/**
+ * On every ReleaseInventory: keeps it readable until the Release's own finalizer has pruned what it lists,
+ * even when the garbage collector deletes it first (a Release deleted with foreground cascade).
+ */
+export const INVENTORY_FINALIZER = `${prefix}inventory-protection`;
 
 /** Server-Side Apply field managers (DESIGN 4.7). Each writer uses exactly one. */
 export const FIELD_MANAGERS = {

@@ -5,7 +5,7 @@
 // PreDelete blocks the deletion with HookFailed, keeps the objects, and a forced sync runs it again.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ANNOTATION_FORCE_SYNC_AT, FINALIZER } from '../../src/api/constants.ts';
+import { ANNOTATION_FORCE_SYNC_AT, FINALIZER, INVENTORY_FINALIZER } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
 import {
@@ -20,7 +20,7 @@ import {
   ready,
 } from '../support/hooks.ts';
 import { Recorder, type Seen } from '../support/recorder.ts';
-import { getRelease, releaseRef } from '../support/release.ts';
+import { getInventory, getRelease, releaseRef } from '../support/release.ts';
 import { type ConvoySystem, DEFAULT_HEALTH, startConvoySystem } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -223,4 +223,42 @@ test('a failed PreDelete blocks the deletion with HookFailed and keeps the objec
     timeoutMs: 30_000,
   });
   assert.ok(await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'keep' }));
+  // Its inventory, whose protection finalizer nothing else would remove, goes with it once the garbage
+  // collector deletes it — which waits for the collector to discover the CRDs (a 30 s resync) on a young
+  // control plane.
+  await waitFor('the inventory gone', async () => (await getInventory(env.client, ns, 'app')) === undefined, {
+    timeoutMs: 90_000,
+  }).catch(async (err: Error) => {
+    throw new Error(
+      `${err.message}\n${JSON.stringify((await getInventory(env.client, ns, 'app'))?.metadata)}\n${env.logs()}`,
+    );
+  });
+});
+
+// With foreground cascade the garbage collector deletes the Release's dependents (its inventory) and waits
+// for them to be gone. The inventory's protection finalizer keeps it readable for the prune whichever of
+// the two gets there first; the Release goes only once convoy has taken that finalizer off again.
+test('a Release deleted with foreground cascade is pruned and goes, its inventory with it', async () => {
+  const ns = 'hkd-foreground';
+  await env.namespace(ns);
+  await env.client.create(inlineRelease(ns, 'app', [configMap('c0', 0), deployment('web', 0)]));
+  await env.waitForRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  assert.ok((await getInventory(env.client, ns, 'app'))?.metadata.finalizers?.includes(INVENTORY_FINALIZER));
+
+  await env.client.delete(releaseRef(ns, 'app'), { propagationPolicy: 'Foreground' });
+  // The garbage collector takes the foregroundDeletion finalizer off (after its CRD discovery, see above).
+  await waitFor('the Release gone', async () => (await getRelease(env.client, ns, 'app')) === undefined, {
+    timeoutMs: 90_000,
+  }).catch((err: Error) => {
+    throw new Error(`${err.message}\n${env.logs()}`);
+  });
+  assert.equal(await getInventory(env.client, ns, 'app'), undefined);
+  assert.equal(
+    await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'c0' }),
+    undefined,
+  );
+  assert.equal(
+    await env.client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'web' }),
+    undefined,
+  );
 });

@@ -33,6 +33,7 @@ import {
 import { SecretRenderStore } from '../../store/secrets.ts';
 import { ClusterClients } from '../cluster/access.ts';
 import { clusterInformer } from '../cluster/controller.ts';
+import { releaseInventoryOfGoneRelease } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { healthChanged } from './rollout/index.ts';
 import { driftAppeared, sourceIdentity, type WavePeer } from './sync/index.ts';
@@ -179,6 +180,12 @@ export function registerReleaseController(
       const release = written.fresh(key, releases.cache.get(key));
       if (opts.shardIndex !== undefined && shardOfRelease(release, key) !== opts.shardIndex)
         return { kind: 'done' };
+      const { namespace = '', name } = splitKey(key);
+      try {
+        await releaseInventoryOfGoneRelease(namespace, name, release, { ...deps, log });
+      } catch (error) {
+        return { kind: 'error', error };
+      }
       return await syncHandler(release, {
         ...deps,
         log,
@@ -196,6 +203,12 @@ export function registerReleaseController(
       const state = r?.spec?.failurePolicy === undefined ? undefined : r.status?.rollout?.state;
       return state === 'Failed' || state === 'RolledBack' ? [] : [keyOf(inv)];
     },
+  });
+  // An inventory the garbage collector started deleting: its Release may be gone (see deletion.ts).
+  controller.watch({
+    informer: inventories,
+    updateFilter: deletionStarted,
+    keys: (inv) => [keyOf(inv)],
   });
   // selfHeal: an entry the drift loop flags wakes its Release, whatever the order of the observer's /sync
   // and the inventory update reaching this process.

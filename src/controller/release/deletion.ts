@@ -3,9 +3,10 @@
 // PostDelete hooks, then delete the hook workloads, the inventory and the render Secrets and remove the
 // finalizer. Each hook phase waits for the observer's terminal state; its /sync on a finished hook brings
 // the next step. No planRollout, no applyLastHealthy, no deadline requeue.
-import { API_VERSION, FIELD_MANAGERS, FINALIZER } from '../../api/constants.ts';
+import { API_VERSION, FIELD_MANAGERS, FINALIZER, INVENTORY_FINALIZER } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { removeFinalizerOf } from '../../kube/finalizers.ts';
 import { removeInventoryItems } from '../../kube/inventory.ts';
 import type { Render } from '../../render/types.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
@@ -108,7 +109,10 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
         // A hook workload that could not be deleted is retried before the record of it goes.
         const { errors } = await deleteHookWorkloads(target.client, step.cleanup, opts.defaultNamespace);
         if (errors[0] !== undefined) throw errors[0];
-        if (inv !== undefined) await deps.local.delete(ref);
+        if (inv !== undefined) {
+          await deps.local.delete(ref);
+          await removeFinalizerOf(deps.local, ref, INVENTORY_FINALIZER);
+        }
         await deps.store.deleteAll(ns, name);
         await removeFinalizer(deps.local, release);
         return { kind: 'finalized', deleted };
@@ -203,17 +207,30 @@ export async function addFinalizer(client: KubeClient, release: Release): Promis
 }
 
 export async function removeFinalizer(client: KubeClient, release: Release): Promise<void> {
-  const live = await client.get<Release>(releaseRef(release));
-  const list = live?.metadata.finalizers ?? [];
-  const i = list.indexOf(FINALIZER);
-  if (live === undefined || i < 0) return;
-  await client.request({
-    method: 'PATCH',
-    path: await client.pathOf(releaseRef(release)),
-    contentType: 'application/json-patch+json',
-    body: [
-      { op: 'test', path: `/metadata/finalizers/${i}`, value: FINALIZER },
-      { op: 'remove', path: `/metadata/finalizers/${i}` },
-    ],
-  });
+  await removeFinalizerOf(client, releaseRef(release), FINALIZER);
+}
+
+/**
+ * An inventory the garbage collector is deleting because its Release is gone (its finalizer was removed
+ * by hand, or it was deleted and created again): nothing can prune what it lists any more, so its
+ * protection finalizer goes and the objects stay, as they do when a Release's finalizer is removed.
+ * While its Release is still being deleted the Release's own finalizer does this, after the prune.
+ */
+export async function releaseInventoryOfGoneRelease(
+  namespace: string,
+  name: string,
+  release: Release | undefined,
+  deps: Pick<ReleaseDeps, 'local' | 'cachedInventory' | 'log'>,
+): Promise<void> {
+  const inv = deps.cachedInventory(namespace, name);
+  if (inv?.metadata.deletionTimestamp === undefined) return;
+  if (!inv.metadata.finalizers?.includes(INVENTORY_FINALIZER)) return;
+  const owner = inv.metadata.ownerReferences?.find((o) => o.kind === 'Release')?.uid;
+  if (release !== undefined && release.metadata.uid === owner) return;
+  // The cache may lag behind the API: only the API saying the owner is gone gives up the inventory.
+  const live = await deps.local.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace, name });
+  if (live !== undefined && live.metadata.uid === owner) return;
+  const ref = { apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace, name };
+  if (await removeFinalizerOf(deps.local, ref, INVENTORY_FINALIZER))
+    deps.log.info({ inventory: `${namespace}/${name}` }, 'released the inventory of a Release that is gone');
 }

@@ -3,7 +3,7 @@
 // (an apply that leaves an item out would drop the controller's fields of it), and the explicit removal
 // patch for entries and hooks that leave (DESIGN 2: another manager's fields would keep the item alive
 // after a plain apply leaves it out).
-import { API_VERSION, FIELD_MANAGERS } from '../../api/constants.ts';
+import { API_VERSION, FIELD_MANAGERS, INVENTORY_FINALIZER } from '../../api/constants.ts';
 import type {
   InventoryEntry,
   InventoryHook,
@@ -108,6 +108,12 @@ export class InventoryWriter {
       metadata: {
         name,
         namespace,
+        // No finalizer can be added to an object being deleted: an inventory the garbage collector is
+        // already deleting without it (written before convoy set it) is applied without it.
+        ...(this.#current?.metadata.deletionTimestamp === undefined ||
+        this.#current.metadata.finalizers?.includes(INVENTORY_FINALIZER)
+          ? { finalizers: [INVENTORY_FINALIZER] }
+          : {}),
         ownerReferences: [
           { apiVersion: API_VERSION, kind: 'Release', name, uid, controller: true, blockOwnerDeletion: true },
         ],
