@@ -60,6 +60,7 @@ export async function startApi(opts: Serve, deps: ApiDeps): Promise<RunningApi> 
       log,
       metrics: deps.metrics,
       ...(requestHeader === undefined ? {} : { requestHeader }),
+      followClusterRequestHeader: opts.requestHeader.kind === 'fromCluster',
     });
   const announce = (s: ApiServer, requestHeader: RequestHeaderState, msg: string) =>
     log.info(

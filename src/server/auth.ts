@@ -1,9 +1,9 @@
 // Authentication and authorization delegated to the Kubernetes API: TokenReview for bearer tokens, the
 // requestheader front-proxy identity for requests the aggregation layer forwards, SubjectAccessReview
 // for every route that touches a Release. Answers are cached briefly, keyed by a hash of the token.
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type { KubeClient } from '../kube/client.ts';
 import { TtlCache } from './cache.ts';
 import {
@@ -11,10 +11,10 @@ import {
   type DistinctHeaders,
   identityFromHeaders,
   proxyCertAllowed,
-  type RequestHeaderConfig,
   type UserInfo,
 } from './credentials.ts';
 import type { Access } from './routes.ts';
+import { type Handshake, proxyCertTrusted, type Trust } from './trust.ts';
 
 export type AuthnResult =
   | { readonly kind: 'authenticated'; readonly user: UserInfo; readonly via: 'requestheader' | 'token' }
@@ -42,18 +42,24 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 
 export class DelegatingAuth {
   readonly #client: KubeClient;
-  readonly #requestHeader: RequestHeaderConfig | undefined;
+  /** Read per request: the front-proxy trust may be replaced while the server runs (trust.ts). */
+  readonly #trust: () => Trust | undefined;
+  /** Per connection: whether its proxy certificate reaches the CAs of the trust it was last checked against. */
+  readonly #chains = new WeakMap<
+    TLSSocket,
+    { readonly cas: readonly X509Certificate[]; readonly ok: boolean }
+  >();
   readonly #tokens: TtlCache<AuthnResult>;
   readonly #decisions: TtlCache<AuthzResult>;
 
   constructor(
     client: KubeClient,
-    requestHeader: RequestHeaderConfig | undefined,
+    trust: () => Trust | undefined,
     cacheTtlMs: number,
     now: () => number = Date.now,
   ) {
     this.#client = client;
-    this.#requestHeader = requestHeader;
+    this.#trust = trust;
     this.#tokens = new TtlCache(cacheTtlMs, 4096, now);
     this.#decisions = new TtlCache(cacheTtlMs, 4096, now);
   }
@@ -74,13 +80,24 @@ export class DelegatingAuth {
 
   /** The X-Remote-* identity, trusted only on a connection whose client certificate the requestheader CA signed. */
   #frontProxyUser(req: IncomingMessage): UserInfo | undefined {
-    const cfg = this.#requestHeader;
-    if (cfg === undefined) return undefined;
+    const trust = this.#trust();
+    if (trust === undefined) return undefined;
+    const cfg = trust.config;
     const socket = req.socket as TLSSocket;
-    if (socket.authorized !== true) return undefined;
+    // The handshake checked the chain against the CAs of its time; a keep-alive connection may outlive a rotation.
+    if (!this.#signedByCurrentCa(socket, trust)) return undefined;
     const cn = socket.getPeerCertificate?.()?.subject?.CN;
     if (!proxyCertAllowed(typeof cn === 'string' ? cn : undefined, cfg.allowedNames)) return undefined;
     return identityFromHeaders(req.headersDistinct as DistinctHeaders, cfg);
+  }
+
+  /** Remembered per connection and CA bundle: the chain cannot change on an open connection. */
+  #signedByCurrentCa(socket: TLSSocket, trust: Trust): boolean {
+    const seen = this.#chains.get(socket);
+    if (seen?.cas === trust.cas) return seen.ok;
+    const ok = proxyCertTrusted(peerChain(socket), handshakeOf(socket), trust.cas, new Date());
+    this.#chains.set(socket, { cas: trust.cas, ok });
+    return ok;
   }
 
   async #reviewToken(token: string): Promise<AuthnResult> {
@@ -147,4 +164,30 @@ export class DelegatingAuth {
     this.#decisions.set(key, result);
     return result;
   }
+}
+
+/** Node gives OpenSSL's code as a string (typed as an Error), and null on an authorized connection. */
+function handshakeOf(socket: TLSSocket): Handshake {
+  const raw: unknown = socket.authorizationError;
+  const error =
+    typeof raw === 'string'
+      ? raw
+      : raw instanceof Error
+        ? ((raw as { code?: string }).code ?? raw.message)
+        : undefined;
+  return { authorized: socket.authorized === true, ...(error === undefined ? {} : { error }) };
+}
+
+/** The peer's certificates, leaf first, as the handshake verified them. */
+function peerChain(socket: TLSSocket): X509Certificate[] {
+  const chain: X509Certificate[] = [];
+  const seen = new Set<string>();
+  let c: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
+  // A self-signed root names itself as its issuer.
+  while (c?.raw !== undefined && !seen.has(c.fingerprint256)) {
+    seen.add(c.fingerprint256);
+    chain.push(new X509Certificate(c.raw));
+    c = c.issuerCertificate;
+  }
+  return chain;
 }

@@ -2,7 +2,7 @@
 export type { RequestHeaderConfig, UserInfo } from './credentials.ts';
 export { DEFAULT_REQUEST_HEADERS, parseRequestHeaderConfigMap } from './credentials.ts';
 export { type ApiMetrics, newApiMetrics } from './metrics.ts';
-export { AUTH_CONFIGMAP, loadRequestHeaderConfig } from './requestheader.ts';
+export { AUTH_CONFIGMAP, loadRequestHeaderConfig, readRequestHeaderConfigMap } from './requestheader.ts';
 export { API_GROUP, API_VERSION, GROUP_VERSION } from './routes.ts';
 export { type ApiServer, type ApiServerOptions, startApiServer } from './server.ts';
 export { selfSignedCert, type TlsSource } from './tls.ts';

@@ -30,3 +30,13 @@ test('the counter is exported on the registry it was given', async () => {
   m.requests.inc({ route: 'sync', code: '200' });
   assert.match(await registry.metrics(), /convoy_api_requests_total\{route="sync",code="200"\} 1/);
 });
+
+test('the reload counter is exported by source and result', async () => {
+  const registry = new Registry();
+  const m = newApiMetrics(registry);
+  m.reloads.inc({ source: 'serving', result: 'refused' });
+  assert.match(
+    await registry.metrics(),
+    /convoy_api_certificate_reloads_total\{source="serving",result="refused"\} 1/,
+  );
+});

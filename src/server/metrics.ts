@@ -8,7 +8,12 @@ export type RouteLabel = 'sync' | 'health' | 'history' | 'renders' | 'discovery'
 
 export interface ApiMetrics {
   readonly requests: Counter<'route' | 'code'>;
+  /** source: serving (the cert/key files) or requestheader (the front-proxy CA); result: applied or refused. */
+  readonly reloads: Counter<'source' | 'result'>;
 }
+
+export type ReloadSource = 'serving' | 'requestheader';
+export type ReloadResult = 'applied' | 'refused';
 
 export function newApiMetrics(registry: Registry): ApiMetrics {
   return {
@@ -16,6 +21,12 @@ export function newApiMetrics(registry: Registry): ApiMetrics {
       name: 'convoy_api_requests_total',
       help: 'HTTP API requests answered, by route and HTTP status code',
       labelNames: ['route', 'code'],
+      registers: [registry],
+    }),
+    reloads: new Counter({
+      name: 'convoy_api_certificate_reloads_total',
+      help: 'Changed serving certificates and front-proxy settings seen while running, applied or refused (old ones kept)',
+      labelNames: ['source', 'result'],
       registers: [registry],
     }),
   };

@@ -1,7 +1,10 @@
 // The HTTPS server of the HTTP API (DESIGN 5): route → authenticate → authorize → handler. Handlers
 // are thin: they read what the cluster holds, hand it to the pure builders (views.ts, sync.ts) and write
-// the one Server-Side Apply a /sync needs. startApiServer is what the controller-manager calls.
+// the one Server-Side Apply a /sync needs. startApiServer is what the controller-manager calls. Rotated
+// serving certificates and front-proxy CAs are taken while it runs (watch.ts): new connections get the new
+// secure context, open ones keep theirs.
 
+import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +23,7 @@ import { parseSyncBody } from './body.ts';
 import type { RequestHeaderConfig } from './credentials.ts';
 import { apiGroup, apiGroupList, apiResourceList, RESPONSE_KINDS } from './discovery.ts';
 import { type ApiMetrics, routeLabel } from './metrics.ts';
+import type { ServingPair } from './reload.ts';
 import {
   accessFor,
   assertNever,
@@ -32,18 +36,37 @@ import {
 import { type ApiError, apiError, isApiError, statusBody } from './status.ts';
 import { planSync } from './sync.ts';
 import { loadServingCert, type TlsSource } from './tls.ts';
+import { type Trust, trustOf } from './trust.ts';
 import { healthResult, historyResult, renderResult } from './views.ts';
+import {
+  DEFAULT_CERT_POLL_MS,
+  DEFAULT_REQUESTHEADER_POLL_MS,
+  type Poller,
+  watchRequestHeader,
+  watchServingFiles,
+} from './watch.ts';
 
 export interface ApiServerOptions {
   /** Credentials of the server itself: reads Releases, inventories and the render store, writes /sync annotations, sends reviews. */
   readonly kubeConfig: KubeConfig;
   readonly tls: TlsSource;
+  /**
+   * How often the files of `tls: {kind: 'files'}` are re-read (default 5000 ms; 0: never). A changed,
+   * usable pair is served to new connections; a broken one is refused with a warning.
+   */
+  readonly certReloadIntervalMs?: number;
   /** Default 127.0.0.1; in a cluster pass 0.0.0.0 (or the pod IP). */
   readonly host?: string;
   /** Default 0: a free port (read it from the returned url). */
   readonly port?: number;
   /** Trust X-Remote-* headers from a front proxy (the aggregation layer); see loadRequestHeaderConfig. */
   readonly requestHeader?: RequestHeaderConfig;
+  /**
+   * Follow kube-system/extension-apiserver-authentication while running: re-read it (true: every 10 s)
+   * and trust what it publishes now, so a rotated front-proxy CA is taken and the old one dropped.
+   * `requestHeader`, if given, is trusted until the first read; without it the first read is at once.
+   */
+  readonly followClusterRequestHeader?: boolean | { readonly intervalMs: number };
   /** How long TokenReview and SubjectAccessReview answers are reused (default 10 s; 0 disables). */
   readonly authCacheTtlMs?: number;
   readonly store?: RenderStore;
@@ -57,7 +80,7 @@ export interface ApiServer {
   /** https://host:port */
   readonly url: string;
   readonly port: number;
-  /** PEM of the serving certificate (clients of a self-signed server trust exactly this). */
+  /** PEM of the serving certificate served now (clients of a self-signed server trust exactly this). */
   readonly cert: string;
   close(): Promise<void>;
 }
@@ -66,25 +89,43 @@ const MAX_BODY_BYTES = 64 * 1024;
 const SYNC_ATTEMPTS = 5;
 
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
-  const { cert, key } = await loadServingCert(opts.tls);
+  let serving: ServingPair = await loadServingCert(opts.tls);
+  let trust: Trust | undefined;
+  if (opts.requestHeader !== undefined) {
+    const t = trustOf(opts.requestHeader);
+    if (typeof t === 'string') throw new Error(`the front-proxy settings given: ${t}`);
+    trust = t;
+  }
+  const follow = opts.followClusterRequestHeader;
+  const followMs =
+    follow === undefined || follow === false
+      ? undefined
+      : follow === true
+        ? DEFAULT_REQUESTHEADER_POLL_MS
+        : follow.intervalMs;
   const client = new KubeClient(opts.kubeConfig);
   const handler = new Handler({
     client,
     store: opts.store ?? new SecretRenderStore(client),
-    auth: new DelegatingAuth(client, opts.requestHeader, opts.authCacheTtlMs ?? 10_000),
+    auth: new DelegatingAuth(client, () => trust, opts.authCacheTtlMs ?? 10_000),
     now: opts.now ?? (() => new Date()),
     log: opts.log,
     metrics: opts.metrics,
   });
+  // setSecureContext replaces every TLS option at once, so each change rebuilds from both halves.
+  const secureContext = (pair: ServingPair, t: Trust | undefined) => ({
+    cert: pair.cert,
+    key: pair.key,
+    ...(t === undefined ? {} : { ca: t.config.clientCA }),
+  });
   const server: Server = createServer(
     {
-      cert,
-      key,
+      ...secureContext(serving, trust),
       // Client certificates are asked for but not required: only a front proxy sends one, and it is
-      // checked against the requestheader CA before any X-Remote-* header is believed.
-      requestCert: opts.requestHeader !== undefined,
+      // checked against the requestheader CA before any X-Remote-* header is believed. Asked for from the
+      // start when following the cluster: requestCert cannot be changed on a listening server.
+      requestCert: trust !== undefined || followMs !== undefined,
       rejectUnauthorized: false,
-      ...(opts.requestHeader === undefined ? {} : { ca: opts.requestHeader.clientCA }),
     },
     (req, res) => void handler.serve(req, res),
   );
@@ -99,15 +140,52 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   opts.log?.info({ port, host }, 'HTTP API listening');
+
+  const pollers: Poller[] = [];
+  const certEveryMs = opts.certReloadIntervalMs ?? DEFAULT_CERT_POLL_MS;
+  if (opts.tls.kind === 'files' && certEveryMs > 0) {
+    pollers.push(
+      watchServingFiles(
+        opts.tls,
+        { ...serving, fingerprint256: new X509Certificate(serving.cert).fingerprint256 },
+        {
+          intervalMs: certEveryMs,
+          log: opts.log,
+          metrics: opts.metrics,
+          apply: (pair) => {
+            server.setSecureContext(secureContext(pair, trust));
+            serving = pair;
+          },
+        },
+      ),
+    );
+  }
+  if (followMs !== undefined) {
+    pollers.push(
+      watchRequestHeader(client, trust?.config, {
+        intervalMs: followMs,
+        log: opts.log,
+        metrics: opts.metrics,
+        apply: (t) => {
+          server.setSecureContext(secureContext(serving, t));
+          trust = t;
+        },
+      }),
+    );
+  }
   return {
     url: `https://${urlHost}:${port}`,
     port,
-    cert,
-    close: () =>
-      new Promise<void>((resolve) => {
+    get cert() {
+      return serving.cert;
+    },
+    close: async () => {
+      await Promise.all(pollers.map((p) => p.stop()));
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 

@@ -3,17 +3,21 @@
 // parsed body. Used by tests only.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:https';
+import { type Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
 export interface TestCa {
   readonly cert: string;
-  /** Issues a client certificate (clientAuth) with this common name. */
-  issue(commonName: string): Promise<{ readonly cert: string; readonly key: string }>;
+  /** Issues a client certificate (clientAuth unless told otherwise) with this common name. */
+  issue(
+    commonName: string,
+    opts?: { readonly extendedKeyUsage?: string },
+  ): Promise<{ readonly cert: string; readonly key: string }>;
   dispose(): Promise<void>;
 }
 
@@ -33,12 +37,12 @@ export async function makeTestCa(commonName: string): Promise<TestCa> {
     '-subj',
     `/CN=${commonName}`,
   ]);
-  await writeFile(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
   let n = 0;
   return {
     cert: await readFile(join(dir, 'ca.crt'), 'utf8'),
-    async issue(cn) {
+    async issue(cn, opts = {}) {
       const base = join(dir, `c${n++}`);
+      await writeFile(`${base}.ext`, `extendedKeyUsage=${opts.extendedKeyUsage ?? 'clientAuth'}\n`);
       await run('openssl', [
         'req',
         ...ec,
@@ -62,7 +66,7 @@ export async function makeTestCa(commonName: string): Promise<TestCa> {
         '-days',
         '1',
         '-extfile',
-        join(dir, 'client.ext'),
+        `${base}.ext`,
         '-out',
         `${base}.crt`,
       ]);
@@ -79,6 +83,8 @@ export interface CallOptions {
   readonly headers?: Readonly<Record<string, string | string[]>>;
   /** A client certificate to present. */
   readonly clientCert?: { readonly cert: string; readonly key: string };
+  /** The agent whose connections to use (e.g. one keep-alive connection across a rotation). */
+  readonly agent?: Agent;
 }
 
 export interface CallResult {
@@ -87,6 +93,10 @@ export interface CallResult {
   /** Parsed JSON, or the text when the body is not JSON. */
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
   readonly body: any;
+  /** Whether the request went over a connection an earlier request had opened. */
+  readonly reusedSocket: boolean;
+  /** SHA-256 fingerprint of the certificate the server presented on that connection. */
+  readonly serverSha256: string | undefined;
 }
 
 /** One HTTPS request to `baseUrl + path`, trusting exactly `ca`. */
@@ -109,7 +119,10 @@ export function httpsCall(
   if (payload !== undefined && headers['Content-Type'] === undefined)
     headers['Content-Type'] = 'application/json';
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, ca, headers, ...(opts.clientCert ?? {}) }, (res) => {
+    const agentOpt = opts.agent === undefined ? {} : { agent: opts.agent };
+    const req = request(url, { method, ca, headers, ...agentOpt, ...(opts.clientCert ?? {}) }, (res) => {
+      // Read now: a keep-alive socket goes back to its agent once the response ends.
+      const serverSha256 = (res.socket as TLSSocket).getPeerCertificate()?.fingerprint256;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -120,7 +133,13 @@ export function httpsCall(
         } catch {
           // plain text (healthz)
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body,
+          reusedSocket: req.reusedSocket,
+          serverSha256,
+        });
       });
       res.on('error', reject);
     });

@@ -7,17 +7,35 @@
 // and convoy's own 403 is reached by running it with less trust than kube-apiserver has.
 import assert from 'node:assert/strict';
 import { execFile as execFileCb } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { Agent } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { Registry } from 'prom-client';
 import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
+import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
+import { newLogger } from '../../src/runtime/log.ts';
 import type { RequestHeaderConfig } from '../../src/server/credentials.ts';
-import { type ApiServer, loadRequestHeaderConfig, startApiServer } from '../../src/server/index.ts';
-import { type CallOptions, type CallResult, httpsCall } from '../../src/server/testsupport.ts';
+import {
+  type ApiServer,
+  AUTH_CONFIGMAP,
+  loadRequestHeaderConfig,
+  newApiMetrics,
+  startApiServer,
+} from '../../src/server/index.ts';
+import {
+  type CallOptions,
+  type CallResult,
+  httpsCall,
+  makeTestCa,
+  type TestCa,
+} from '../../src/server/testsupport.ts';
 import { selfSignedCert } from '../../src/server/tls.ts';
+import { parseCaBundle } from '../../src/server/trust.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
 import { type ControlPlane, registerApiService, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
@@ -319,5 +337,141 @@ describe('convoy layer: its identity comes from the front proxy', () => {
     );
     assert.equal(r.status, 401, JSON.stringify(r.body));
     assert.match(r.body.message, /no credentials/);
+  });
+});
+
+// A second convoy server that follows kube-system/extension-apiserver-authentication while it runs,
+// called directly with front-proxy client certs from CAs this test publishes there. kube-apiserver's
+// cluster-authentication-trust controller rewrites that ConfigMap as the union of what it holds and the
+// apiserver's own front-proxy CA, so its CA stays in every bundle and a CA dropped from the ConfigMap
+// stays dropped.
+describe('front-proxy CA rotation, followed from extension-apiserver-authentication', () => {
+  let oldCa: TestCa;
+  let newCa: TestCa;
+  let oldProxy: { cert: string; key: string };
+  let newProxy: { cert: string; key: string };
+  let follower: ApiServer;
+  const registry = new Registry();
+  const metrics = newApiMetrics(registry);
+  const logs: { level: number; msg: string; [k: string]: unknown }[] = [];
+  const log = newLogger('api-ca-rotation-test', {
+    write: (line: string) => void logs.push(JSON.parse(line)),
+  });
+  const sha256 = (pem: string) => new X509Certificate(pem).fingerprint256;
+
+  const publishCa = (bundle: string) =>
+    applyObject(
+      client,
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { ...AUTH_CONFIGMAP },
+        data: { 'requestheader-client-ca-file': bundle },
+      },
+      { fieldManager: 'convoy-e2e', force: true },
+    );
+  /** The CAs the ConfigMap names once kube-apiserver's controller has merged its own back in. */
+  const published = async (want: { has: string[]; lacks: string[] }) => {
+    const rh = await loadRequestHeaderConfig(cp.kubeConfig);
+    const fps = parseCaBundle(rh?.clientCA ?? '').map((c) => c.fingerprint256);
+    return (
+      want.has.every((p) => fps.includes(sha256(p))) && want.lacks.every((p) => !fps.includes(sha256(p)))
+    );
+  };
+  /** GET health as the reader ServiceAccount, named by X-Remote-User over a connection with `proxy`'s cert. */
+  const asReader = (proxy: { cert: string; key: string }, agent: Agent = new Agent()) =>
+    httpsCall(follower.url, follower.cert, 'GET', `${BASE}/web/health`, {
+      clientCert: proxy,
+      agent,
+      headers: { 'X-Remote-User': sa(NS, 'reader'), 'X-Remote-Group': 'system:serviceaccounts' },
+    });
+
+  before(async () => {
+    [oldCa, newCa] = await Promise.all([
+      makeTestCa('test-front-proxy-ca-old'),
+      makeTestCa('test-front-proxy-ca-new'),
+    ]);
+    oldProxy = await oldCa.issue('front-proxy-client');
+    newProxy = await newCa.issue('front-proxy-client');
+    const apiserverCa = cp.frontProxyCaPem;
+    assert.ok(apiserverCa);
+    await publishCa(`${apiserverCa}${oldCa.cert}`);
+    await waitFor('the ConfigMap names the old test CA next to the apiserver CA', () =>
+      published({ has: [apiserverCa, oldCa.cert], lacks: [newCa.cert] }),
+    );
+    follower = await startApiServer({
+      kubeConfig: cp.kubeConfig,
+      tls,
+      followClusterRequestHeader: { intervalMs: 200 },
+      log,
+      metrics,
+    });
+  });
+
+  after(async () => {
+    await follower?.close();
+    await oldCa?.dispose();
+    await newCa?.dispose();
+  });
+
+  test('the published CA is trusted from the first read; a proxy certificate from another CA is not', async () => {
+    const ok = await waitFor('the old CA trusted', async () => {
+      const r = await asReader(oldProxy);
+      return r.status === 200 && r;
+    });
+    assert.equal(ok.body.kind, 'ReleaseHealth');
+    const stranger = await asReader(newProxy);
+    assert.equal(stranger.status, 401, JSON.stringify(stranger.body));
+    assert.match(stranger.body.message, /no credentials/);
+  });
+
+  test('rotated in the ConfigMap: the new CA is trusted, the old one refused, also on open keep-alive connections', async () => {
+    const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+    const keepAliveNew = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await waitFor('the old CA trusted', async () => (await asReader(oldProxy)).status === 200);
+      // Opened now, its handshake verifies the proxy certificate against the old CA.
+      const opened = await asReader(oldProxy, keepAlive);
+      assert.equal(opened.status, 200, JSON.stringify(opened.body));
+      assert.equal(opened.reusedSocket, false);
+      // The proxy with the new CA connects before this server has seen it: refused on that connection, for now.
+      const early = await asReader(newProxy, keepAliveNew);
+      assert.equal(early.status, 401, JSON.stringify(early.body));
+
+      const apiserverCa = cp.frontProxyCaPem ?? '';
+      await publishCa(`${apiserverCa}${newCa.cert}`);
+      await waitFor('the ConfigMap names the new test CA and no longer the old one', () =>
+        published({ has: [apiserverCa, newCa.cert], lacks: [oldCa.cert] }),
+      );
+      const ok = await waitFor('the new CA trusted without a restart', async () => {
+        const r = await asReader(newProxy);
+        return r.status === 200 && r;
+      });
+      assert.equal(ok.body.kind, 'ReleaseHealth');
+
+      const refused = await asReader(oldProxy);
+      assert.equal(refused.status, 401, JSON.stringify(refused.body));
+      assert.equal(refused.reusedSocket, false);
+      // Its handshake was checked against the old CA; the headers on it are not believed any more.
+      const stale = await asReader(oldProxy, keepAlive);
+      assert.equal(stale.reusedSocket, true);
+      assert.equal(stale.status, 401, JSON.stringify(stale.body));
+
+      // ...and the connection it opened before the rotation is believed now, without reconnecting.
+      const late = await asReader(newProxy, keepAliveNew);
+      assert.equal(late.reusedSocket, true);
+      assert.equal(late.status, 200, JSON.stringify(late.body));
+
+      const reload = logs.findLast((l) => /front-proxy settings reloaded/.test(l.msg));
+      assert.ok(reload, 'the reload is logged');
+      assert.deepEqual(reload.caSha256, [sha256(apiserverCa), sha256(newCa.cert)]);
+      const applied = (await metrics.reloads.get()).values.find(
+        (v) => v.labels.source === 'requestheader' && v.labels.result === 'applied',
+      );
+      assert.ok((applied?.value ?? 0) >= 2, `reloads applied: ${applied?.value}`);
+    } finally {
+      keepAlive.destroy();
+      keepAliveNew.destroy();
+    }
   });
 });

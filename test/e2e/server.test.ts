@@ -3,9 +3,15 @@
 // annotations written with Server-Side Apply under convoy-api, and health/history/renders read back
 // from what the inventory, the Release status and the render store hold.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { Agent } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { connect } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
 import { parseAllDocuments } from 'yaml';
 import {
   ANNOTATION_APPROVED_RENDER,
@@ -17,8 +23,15 @@ import type { KubeObject, Release } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { renderRef as renderRefOf } from '../../src/render/canonical.ts';
+import { newLogger } from '../../src/runtime/log.ts';
 import { DEFAULT_REQUEST_HEADERS } from '../../src/server/credentials.ts';
-import { type ApiServer, loadRequestHeaderConfig, startApiServer } from '../../src/server/index.ts';
+import {
+  type ApiServer,
+  loadRequestHeaderConfig,
+  newApiMetrics,
+  selfSignedCert,
+  startApiServer,
+} from '../../src/server/index.ts';
 import { type CallOptions, httpsCall, makeTestCa, type TestCa } from '../../src/server/testsupport.ts';
 import { SecretRenderStore } from '../../src/store/secrets.ts';
 import type { Render } from '../../src/store/types.ts';
@@ -720,5 +733,130 @@ describe('deploy/api manifests', () => {
       }
       await client.create(obj, { dryRun: 'All' });
     }
+  });
+});
+
+describe('serving certificate rotation (files re-read while running)', () => {
+  type Pair = { readonly cert: string; readonly key: string };
+  let dir: string;
+  let rotating: ApiServer;
+  let first: Pair;
+  let second: Pair;
+  let third: Pair;
+  const registry = new Registry();
+  const metrics = newApiMetrics(registry);
+  const logs: { level: number; msg: string; [k: string]: unknown }[] = [];
+  const log = newLogger('api-rotation-test', { write: (line: string) => void logs.push(JSON.parse(line)) });
+  const certFile = () => join(dir, 'tls.crt');
+  const keyFile = () => join(dir, 'tls.key');
+  const sha256 = (p: Pair) => new X509Certificate(p.cert).fingerprint256;
+  let generation = 0;
+
+  /** What the kubelet does to a Secret volume: the files in a fresh directory, then `..data` swapped to it by a rename. */
+  async function projectSecret(pair: Pair): Promise<void> {
+    const name = `..gen-${++generation}`;
+    await mkdir(join(dir, name));
+    await writeFile(join(dir, name, 'tls.crt'), pair.cert);
+    await writeFile(join(dir, name, 'tls.key'), pair.key, { mode: 0o600 });
+    await symlink(name, join(dir, '..data_tmp'));
+    await rename(join(dir, '..data_tmp'), join(dir, '..data'));
+  }
+
+  /** The fingerprint a brand-new TLS connection is served. */
+  const servedSha256 = () =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: rotating.port, rejectUnauthorized: false }, () => {
+        const fp = socket.getPeerCertificate().fingerprint256;
+        socket.end();
+        resolve(fp);
+      });
+      socket.on('error', reject);
+    });
+
+  const reloads = async (result: 'applied' | 'refused') =>
+    (await metrics.reloads.get()).values.find(
+      (v) => v.labels.source === 'serving' && v.labels.result === result,
+    )?.value ?? 0;
+  const warnings = () => logs.filter((l) => l.level === 40 && /serving certificate not reloaded/.test(l.msg));
+
+  before(async () => {
+    [first, second, third] = await Promise.all([
+      selfSignedCert(['127.0.0.1'], 1),
+      selfSignedCert(['127.0.0.1'], 1),
+      selfSignedCert(['127.0.0.1'], 1),
+    ]);
+    dir = await mkdtemp(join(tmpdir(), 'convoy-api-rotation-'));
+    await projectSecret(first);
+    await symlink('..data/tls.crt', certFile());
+    await symlink('..data/tls.key', keyFile());
+    rotating = await startApiServer({
+      kubeConfig: cp.kubeConfig,
+      tls: { kind: 'files', certFile: certFile(), keyFile: keyFile() },
+      certReloadIntervalMs: 100,
+      log,
+      metrics,
+    });
+  });
+
+  after(async () => {
+    await rotating?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a Secret-volume swap is served to new connections; an open keep-alive connection keeps going', async () => {
+    const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const before = await httpsCall(rotating.url, first.cert, 'GET', '/healthz', { agent: keepAlive });
+      assert.equal(before.status, 200);
+      assert.equal(before.serverSha256, sha256(first));
+      assert.equal(await servedSha256(), sha256(first));
+
+      await projectSecret(second);
+      await waitFor(
+        'a new connection served the rotated certificate',
+        async () => (await servedSha256()) === sha256(second),
+      );
+      assert.equal(rotating.cert, second.cert);
+      const reloaded = logs.find((l) => l.msg === 'serving certificate reloaded');
+      assert.ok(reloaded, 'the reload is logged');
+      assert.equal(reloaded.fingerprint256, sha256(second));
+      assert.equal(reloaded.previousFingerprint256, sha256(first));
+      assert.equal(await reloads('applied'), 1);
+
+      // The connection opened before the rotation was neither closed nor renegotiated.
+      const during = await httpsCall(rotating.url, first.cert, 'GET', '/healthz', { agent: keepAlive });
+      assert.equal(during.status, 200);
+      assert.equal(during.reusedSocket, true);
+      assert.equal(during.serverSha256, sha256(first));
+      // And a new client that trusts only the new certificate gets through.
+      const fresh = await httpsCall(rotating.url, second.cert, 'GET', '/healthz');
+      assert.equal(fresh.status, 200);
+      assert.equal(fresh.serverSha256, sha256(second));
+    } finally {
+      keepAlive.destroy();
+    }
+  });
+
+  test('a pair caught half-way keeps the old certificate and warns naming the file; the next change is retried', async () => {
+    // Written in place, certificate first (as `cp tls.crt …; cp tls.key …` would): for a moment the key is the old one.
+    await writeFile(join(dir, '..data', 'tls.crt'), third.cert);
+    const mismatch = await waitFor('a warning about the mismatched pair', async () => warnings()[0]);
+    assert.equal(mismatch.file, keyFile());
+    assert.match(mismatch.msg, /tls\.key: the key does not belong to the certificate in .*tls\.crt/);
+    assert.match(mismatch.msg, /still serving the previous certificate/);
+    assert.equal(await servedSha256(), sha256(second), 'the old certificate is still served');
+
+    await writeFile(join(dir, '..data', 'tls.key'), third.key);
+    await waitFor('the completed pair is served', async () => (await servedSha256()) === sha256(third));
+    assert.equal(await reloads('applied'), 2);
+
+    // A half-written certificate: not PEM yet.
+    await writeFile(join(dir, '..data', 'tls.crt'), first.cert.slice(0, 120));
+    const cut = await waitFor('a warning about the unparsable certificate', async () => warnings()[1]);
+    assert.equal(cut.file, certFile());
+    assert.match(cut.msg, /tls\.crt: not a PEM certificate/);
+    assert.equal(await servedSha256(), sha256(third));
+    assert.equal(rotating.cert, third.cert);
+    assert.equal(await reloads('refused'), 2);
   });
 });
