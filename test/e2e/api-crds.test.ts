@@ -9,25 +9,21 @@ import { parseAllDocuments } from 'yaml';
 import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import type { KubeObject } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { describeCauses, KubeApiError } from '../../src/kube/errors.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NS = 'examples';
-let cp: ControlPlane;
+let cluster: CrdCluster | undefined;
 let client: KubeClient;
 
 before(async () => {
-  cp = await startControlPlane({});
-  client = new KubeClient(cp.kubeConfig);
-  await installCrds(cp.kubeConfig);
-  for (const name of [NS, 'bad'])
-    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  cluster = await startCrdCluster({ namespaces: [NS, 'bad'] });
+  client = cluster.client;
 });
 after(async () => {
-  await cp?.stop();
+  await cluster?.stop();
 });
 
 interface Example {

@@ -2,44 +2,38 @@
 // on a checkout prints the renderRef the controller computed for the same commit, and once the
 // controller has applied it, `diff` finds nothing to change (the dry run is what the deployer does).
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { runConvoy } from '../../src/cli/testsupport.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
-import { cm, condition, waitForReady, wave } from '../support/release.ts';
+import { cm, readyWith, waitForReady, wave } from '../support/release.ts';
 
+let cluster: CrdCluster | undefined;
 let cp: ControlPlane;
 let client: KubeClient;
 let manager: ManagerProcess | undefined;
 let repo: Fixture | undefined;
-let work: string;
 
 before(async () => {
-  cp = await startControlPlane({});
-  client = new KubeClient(cp.kubeConfig);
-  await installCrds(cp.kubeConfig);
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'convoy-system' } });
-  work = await mkdtemp(join(tmpdir(), 'convoy-cli-ctl-'));
+  cluster = await startCrdCluster({ namespaces: ['convoy-system'], scratch: 'convoy-cli-ctl-' });
+  ({ cp, client } = cluster);
   manager = await startControllerManager({
     kubeconfigPath: cp.kubeconfigPath,
     identity: 'cli',
-    gitCacheDir: join(work, 'git-cache'),
+    gitCacheDir: join(cluster.work, 'git-cache'),
   });
 });
 
 after(async () => {
   await manager?.stop();
-  await cp?.stop();
+  await cluster?.stop();
   await repo?.cleanup();
-  if (work) await rm(work, { recursive: true, force: true });
 });
 
 test('render DIR gives the controller renderRef for the same commit; diff after the sync is empty', async () => {
@@ -59,13 +53,7 @@ test('render DIR gives the controller renderRef for the same commit; diff after 
       render: { targetNamespace: ns },
     },
   } as Release);
-  const r = await waitForReady(
-    client,
-    ns,
-    'app',
-    (x) => x.status?.lastSuccessful?.revision === sha && condition(x, 'Ready')?.status === 'True',
-    'Ready',
-  );
+  const r = await waitForReady(client, ns, 'app', readyWith({ revision: sha }), 'Ready');
   const controllerRef = r.status?.currentRender?.renderRef;
   assert.ok(controllerRef);
 

@@ -4,8 +4,7 @@
 // commands leave behind, and watch's exit codes. The convoy API group is not registered on this
 // control plane, so sync/approve take (and announce) the direct annotation path.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -14,35 +13,33 @@ import {
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
 } from '../../src/api/constants.ts';
-import type { Release, ReleaseInventory, ReleaseStatus } from '../../src/api/types.ts';
+import type { InventoryEntry, Release, ReleaseInventory, ReleaseStatus } from '../../src/api/types.ts';
 import { CONVOY_LAUNCHER, runConvoy, startConvoy } from '../../src/cli/testsupport.ts';
 import { applyObject } from '../../src/kube/apply.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { renderRef as renderRefOf } from '../../src/render/canonical.ts';
 import { renderRelease } from '../../src/render/release.ts';
 import { SecretRenderStore } from '../../src/store/secrets.ts';
 import type { Render } from '../../src/store/types.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
 
+let cluster: CrdCluster | undefined;
 let cp: ControlPlane;
 let client: KubeClient;
 let store: SecretRenderStore;
 let work: string;
 
 before(async () => {
-  cp = await startControlPlane({});
-  client = new KubeClient(cp.kubeConfig);
+  cluster = await startCrdCluster({ scratch: 'convoy-cli-e2e-' });
+  ({ cp, client, work } = cluster);
   store = new SecretRenderStore(client);
-  await installCrds(cp.kubeConfig);
-  work = await mkdtemp(join(tmpdir(), 'convoy-cli-e2e-'));
 });
 
 after(async () => {
-  await cp?.stop();
-  if (work) await rm(work, { recursive: true, force: true });
+  await cluster?.stop();
 });
 
 const convoy = (...args: string[]) => runConvoy([...args, '--kubeconfig', cp.kubeconfigPath]);
@@ -113,6 +110,24 @@ const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason: string
   observedGeneration: 1,
 });
 
+/** The inventory entry of ConfigMap cfg (wave 0) of render `renderRef`, assessed `state` for it. */
+const cfgEntry = (
+  ns: string,
+  renderRef: string,
+  state: InventoryEntry['state'],
+  extra: Partial<InventoryEntry> = {},
+): InventoryEntry => ({
+  group: '',
+  kind: 'ConfigMap',
+  namespace: ns,
+  name: 'cfg',
+  wave: 0,
+  renderRef,
+  state,
+  assessedRenderRef: renderRef,
+  ...extra,
+});
+
 const ref = (n: number) => `sha256:${String(n).repeat(64)}`;
 
 test('get, list -A, status, health and history print what the cluster holds', async () => {
@@ -146,17 +161,7 @@ test('get, list -A, status, health and history print what the cluster holds', as
   });
   await writeInventory(ns, 'web', {
     entries: [
-      {
-        group: '',
-        kind: 'ConfigMap',
-        namespace: ns,
-        name: 'cfg',
-        wave: 0,
-        renderRef: R2,
-        state: 'Healthy',
-        assessedRenderRef: R2,
-        message: 'exists',
-      },
+      cfgEntry(ns, R2, 'Healthy', { message: 'exists' }),
       {
         group: 'apps',
         kind: 'Deployment',
@@ -445,18 +450,7 @@ test('watch follows a rollout and exits 0 on Succeeded, 1 on RolledBack', async 
       waves: [{ renderRef: R2, wave: 0, startedAt: T0 }],
     });
     await writeInventory(ns, name, {
-      entries: [
-        {
-          group: '',
-          kind: 'ConfigMap',
-          namespace: ns,
-          name: 'cfg',
-          wave: 0,
-          renderRef: R2,
-          state: 'Progressing',
-          assessedRenderRef: R2,
-        },
-      ],
+      entries: [cfgEntry(ns, R2, 'Progressing')],
     });
   }
   const args = (name: string) => [
@@ -475,18 +469,7 @@ test('watch follows a rollout and exits 0 on Succeeded, 1 on RolledBack', async 
     timeoutMs: 30_000,
   });
   await writeInventory(ns, 'ok', {
-    entries: [
-      {
-        group: '',
-        kind: 'ConfigMap',
-        namespace: ns,
-        name: 'cfg',
-        wave: 0,
-        renderRef: R2,
-        state: 'Healthy',
-        assessedRenderRef: R2,
-      },
-    ],
+    entries: [cfgEntry(ns, R2, 'Healthy')],
   });
   await waitFor('the inventory change to show', async () => /objects 1\/1 Healthy/.test(ok.stdout()), {
     timeoutMs: 30_000,

@@ -29,6 +29,7 @@ import {
   startObserver,
   wakeupsTo,
 } from '../support/processes.ts';
+import { waitForAccess } from '../support/rbac.ts';
 import { getInventory, getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -119,25 +120,14 @@ async function installAs(
     kubeconfigs[sa] = join(dir, `${sa}.kubeconfig`);
     await writeFile(kubeconfigs[sa], kc.exportConfig(), { mode: 0o600 });
     // The RBAC authorizer learns new bindings from a watch: wait until it has them.
-    await waitFor(`RBAC knows ${sa}`, async () => {
-      const sar = await admin.request<{ status?: { allowed?: boolean } }>({
-        method: 'POST',
-        path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: {
-            user: `system:serviceaccount:convoy-system:${sa}`,
-            resourceAttributes: {
-              verb: 'create',
-              group: 'coordination.k8s.io',
-              resource: 'leases',
-              namespace: 'convoy-system',
-            },
-          },
-        },
-      });
-      return sar.status?.allowed === true;
+    await waitForAccess(admin, `RBAC knows ${sa}`, {
+      user: `system:serviceaccount:convoy-system:${sa}`,
+      resourceAttributes: {
+        verb: 'create',
+        group: 'coordination.k8s.io',
+        resource: 'leases',
+        namespace: 'convoy-system',
+      },
     });
   }
 }

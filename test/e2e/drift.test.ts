@@ -9,12 +9,12 @@
 // ConfigMaps is read with one LIST by its release label per pass, and a ConfigMap whose label someone
 // removed is still read (by GET) and drifted.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION, LABEL_RELEASE } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { condition, getInventory, getRelease, mergePatch, releaseRef } from '../support/release.ts';
 import { events } from '../support/rollout.ts';
-import { type ConvoySystem, startConvoySystem } from '../support/system.ts';
+import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 process.env.CONVOY_DRIFT_INTERVAL = '2s';
@@ -59,26 +59,22 @@ spec:
   ports: [{port: 80, targetPort: 8080}]
 `;
 
-let env: ConvoySystem;
-
-before(async () => {
-  env = await startConvoySystem({ identity: 'drift' });
-  await env.namespace(NS);
-  const release: Release = {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name: 'app', namespace: NS },
-    spec: {
-      source: { inline: { manifests: MANIFESTS } },
-      render: { targetNamespace: NS },
-      syncPolicy: { interval: '10m' },
-    },
-  };
-  await env.client.create(release);
-});
-
-after(async () => {
-  await env?.stop();
+const env = convoySystemPerFile({
+  identity: 'drift',
+  async setUp(sys) {
+    await sys.namespace(NS);
+    const release: Release = {
+      apiVersion: API_VERSION,
+      kind: 'Release',
+      metadata: { name: 'app', namespace: NS },
+      spec: {
+        source: { inline: { manifests: MANIFESTS } },
+        render: { targetNamespace: NS },
+        syncPolicy: { interval: '10m' },
+      },
+    };
+    await sys.client.create(release);
+  },
 });
 
 const ref = (apiVersion: string, kind: string, name: string) => ({ apiVersion, kind, namespace: NS, name });

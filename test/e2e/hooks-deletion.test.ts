@@ -4,7 +4,7 @@
 // only after the last armed hook finished (a SyncFail hook never armed is not waited for). A failed
 // PreDelete blocks the deletion with HookFailed, keeps the objects, and a forced sync runs it again.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, FINALIZER, INVENTORY_FINALIZER } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
@@ -20,19 +20,11 @@ import {
   ready,
 } from '../support/hooks.ts';
 import { Recorder, type Seen } from '../support/recorder.ts';
-import { getInventory, getRelease, releaseRef } from '../support/release.ts';
-import { type ConvoySystem, DEFAULT_HEALTH, startConvoySystem } from '../support/system.ts';
+import { getInventory, isReady, readyReason, releaseRef } from '../support/release.ts';
+import { convoySystemPerFile, DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
-let env: ConvoySystem;
-
-before(async () => {
-  env = await startConvoySystem({ identity: 'hooks-deletion' });
-});
-
-after(async () => {
-  await env?.stop();
-});
+const env = convoySystemPerFile({ identity: 'hooks-deletion' });
 
 const asRelease = (s: Seen) => s.object as unknown as Release;
 
@@ -60,7 +52,7 @@ test('deletion runs PreDelete, then the prune, then PostDelete, and the inventor
       { healthAssessment: DEFAULT_HEALTH },
     ),
   );
-  const r = await env.waitForRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  const r = await env.waitForRelease(ns, 'app', 'Ready=True', isReady);
   const R = r.status?.lastSuccessful?.renderRef ?? '';
   const drain = hookWorkloadName('drain', R);
   const cleanup = hookWorkloadName('cleanup', R);
@@ -70,11 +62,7 @@ test('deletion runs PreDelete, then the prune, then PostDelete, and the inventor
   await rec.start();
   try {
     await env.client.delete(releaseRef(ns, 'app'));
-    await waitFor('the Release gone', async () => (await getRelease(env.client, ns, 'app')) === undefined, {
-      timeoutMs: 120_000,
-    }).catch((err: Error) => {
-      throw new Error(`${err.message}\n${rec.summary()}\n${env.logs()}`);
-    });
+    await env.waitForReleaseGone(ns, 'app', 120_000, () => rec.summary());
 
     const at = (what: string, pred: (s: Seen) => boolean) => rec.at(what, pred);
     const drainAdded = at('PreDelete Job created', (s) => s.type === 'add' && s.name === drain);
@@ -150,16 +138,11 @@ test('a failed PreDelete blocks the deletion with HookFailed and keeps the objec
   await env.client.create(
     inlineRelease(ns, 'app', [configMap('keep', 0), hookJob('drain', 'PreDelete', { fail: true })]),
   );
-  const r = await env.waitForRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  const r = await env.waitForRelease(ns, 'app', 'Ready=True', isReady);
   const R = r.status?.lastSuccessful?.renderRef ?? '';
   await env.client.delete(releaseRef(ns, 'app'));
 
-  const blocked = await env.waitForRelease(
-    ns,
-    'app',
-    'Ready=False HookFailed',
-    (x) => ready(x)?.reason === 'HookFailed',
-  );
+  const blocked = await env.waitForRelease(ns, 'app', 'Ready=False HookFailed', readyReason('HookFailed'));
   assert.equal(ready(blocked)?.status, 'False');
   assert.match(
     ready(blocked)?.message ?? '',
@@ -219,9 +202,7 @@ test('a failed PreDelete blocks the deletion with HookFailed and keeps the objec
     contentType: 'application/json-patch+json',
     body: [{ op: 'remove', path: '/metadata/finalizers' }],
   });
-  await waitFor('the Release gone', async () => (await getRelease(env.client, ns, 'app')) === undefined, {
-    timeoutMs: 30_000,
-  });
+  await env.waitForReleaseGone(ns, 'app', 30_000);
   assert.ok(await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'keep' }));
   // Its inventory, whose protection finalizer nothing else would remove, goes with it once the garbage
   // collector deletes it — which waits for the collector to discover the CRDs (a 30 s resync) on a young
@@ -242,16 +223,12 @@ test('a Release deleted with foreground cascade is pruned and goes, its inventor
   const ns = 'hkd-foreground';
   await env.namespace(ns);
   await env.client.create(inlineRelease(ns, 'app', [configMap('c0', 0), deployment('web', 0)]));
-  await env.waitForRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  await env.waitForRelease(ns, 'app', 'Ready=True', isReady);
   assert.ok((await getInventory(env.client, ns, 'app'))?.metadata.finalizers?.includes(INVENTORY_FINALIZER));
 
   await env.client.delete(releaseRef(ns, 'app'), { propagationPolicy: 'Foreground' });
   // The garbage collector takes the foregroundDeletion finalizer off (after its CRD discovery, see above).
-  await waitFor('the Release gone', async () => (await getRelease(env.client, ns, 'app')) === undefined, {
-    timeoutMs: 90_000,
-  }).catch((err: Error) => {
-    throw new Error(`${err.message}\n${env.logs()}`);
-  });
+  await env.waitForReleaseGone(ns, 'app', 90_000);
   assert.equal(await getInventory(env.client, ns, 'app'), undefined);
   assert.equal(
     await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'c0' }),

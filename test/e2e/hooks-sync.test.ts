@@ -5,7 +5,7 @@
 // once; a hung hook times out; a forced sync re-runs the hooks, an unchanged render does not; bad hook
 // annotations fail the render with a condition naming the object and apply nothing.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
@@ -23,19 +23,19 @@ import {
   ready,
 } from '../support/hooks.ts';
 import { Recorder, type Seen } from '../support/recorder.ts';
-import { getInventory, getRelease } from '../support/release.ts';
-import { type ConvoySystem, DEFAULT_HEALTH, startConvoySystem } from '../support/system.ts';
+import {
+  getInventory,
+  getRelease,
+  isReady,
+  mergePatch,
+  readyReason,
+  releaseRef,
+  rolloutIs,
+} from '../support/release.ts';
+import { convoySystemPerFile, DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
-let env: ConvoySystem;
-
-before(async () => {
-  env = await startConvoySystem({ identity: 'hooks-sync' });
-});
-
-after(async () => {
-  await env?.stop();
-});
+const env = convoySystemPerFile({ identity: 'hooks-sync' });
 
 const isJob = (prefix: string) => (s: Seen) => s.kind === 'Job' && s.name.startsWith(`${prefix}-`);
 const jobOf = (s: Seen) => s.object as JobLike;
@@ -137,20 +137,8 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
     const seqBefore = rec.events.length;
     const n0 = await env.manager.reconciles();
     await annotate(env.client, ns, 'app', { [ANNOTATION_SYNC_REQUESTED_AT]: new Date().toISOString() });
-    await env.client.request({
-      method: 'PATCH',
-      path: await env.client.pathOf({
-        apiVersion: r.apiVersion,
-        kind: 'Release',
-        namespace: ns,
-        name: 'app',
-      }),
-      contentType: 'application/merge-patch+json',
-      body: { spec: { syncPolicy: { interval: '4s' } } },
-    });
-    await waitFor('three more reconciles', async () => (await env.manager.reconciles()) >= n0 + 3, {
-      timeoutMs: 60_000,
-    });
+    await mergePatch(env.client, releaseRef(ns, 'app'), { spec: { syncPolicy: { interval: '4s' } } });
+    await env.manager.moreReconciles(3, { since: n0, timeoutMs: 60_000 });
     const again = await getRelease(env.client, ns, 'app');
     assert.equal(again?.status?.lastSuccessful?.renderRef, R, 'the same render');
     assert.equal((await hookEntry(env.client, ns, 'app', 'pre'))?.createdAt, createdBefore);
@@ -221,23 +209,13 @@ test('a failed PreSync blocks the waves, fails the sync with HookFailed, runs Sy
         },
       ),
     );
-    const failed = await env.waitForRelease(
-      ns,
-      'app',
-      'Ready=False HookFailed',
-      (x) => ready(x)?.reason === 'HookFailed',
-    );
+    const failed = await env.waitForRelease(ns, 'app', 'Ready=False HookFailed', readyReason('HookFailed'));
     assert.equal(ready(failed)?.status, 'False');
     assert.match(ready(failed)?.message ?? '', /PreSync hook check failed/);
     const R = failed.status?.lastAttempted?.renderRef ?? '';
     assert.equal(failed.status?.lastAttempted?.applied, false);
 
-    const r = await env.waitForRelease(
-      ns,
-      'app',
-      'rollout Failed',
-      (x) => x.status?.rollout?.state === 'Failed',
-    );
+    const r = await env.waitForRelease(ns, 'app', 'rollout Failed', rolloutIs('Failed'));
     assert.equal(r.status?.rollout?.renderRef, R);
     assert.equal(ready(r)?.reason, 'HookFailed');
 
@@ -248,10 +226,7 @@ test('a failed PreSync blocks the waves, fails the sync with HookFailed, runs Sy
       async () => (await hookEntry(env.client, ns, 'app', 'page'))?.state === 'Succeeded',
       { timeoutMs: 60_000 },
     );
-    const n0 = await env.manager.reconciles();
-    await waitFor('three more reconciles', async () => (await env.manager.reconciles()) >= n0 + 3, {
-      timeoutMs: 60_000,
-    });
+    await env.manager.moreReconciles(3, { timeoutMs: 60_000 });
     const pageAdds = rec.events.filter((s) => s.type === 'add' && s.name === page);
     assert.equal(pageAdds.length, 1, `SyncFail ran once: ${rec.summary()}`);
     const entry = await hookEntry(env.client, ns, 'app', 'page');
@@ -286,13 +261,7 @@ test('a hung hook times out at its timeout: Failed, reason Timeout', async () =>
   await env.client.create(
     inlineRelease(ns, 'app', [hookJob('wait', 'PreSync', { hang: true, timeout: '6s' }), configMap('a')]),
   );
-  const r = await env.waitForRelease(
-    ns,
-    'app',
-    'Ready=False HookFailed',
-    (x) => ready(x)?.reason === 'HookFailed',
-    90_000,
-  );
+  const r = await env.waitForRelease(ns, 'app', 'Ready=False HookFailed', readyReason('HookFailed'), 90_000);
   assert.match(ready(r)?.message ?? '', /PreSync hook wait failed: Timeout/);
   const h = await hookEntry(env.client, ns, 'app', 'wait');
   assert.equal(h?.state, 'Failed');
@@ -342,7 +311,7 @@ test('bad hook annotations fail the render with a condition naming the object, a
       ns,
       name,
       'Ready=False RenderFailed',
-      (x) => ready(x)?.reason === 'RenderFailed',
+      readyReason('RenderFailed'),
       60_000,
     );
     assert.equal(ready(r)?.status, 'False');
@@ -387,12 +356,7 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
       inlineRelease(ns, 'post', [configMap('p0'), hookJob('smoke', 'PostSync', { fail: true })]),
     );
 
-    const failed = await env.waitForRelease(
-      ns,
-      'failed',
-      'rollout Failed',
-      (x) => x.status?.rollout?.state === 'Failed',
-    );
+    const failed = await env.waitForRelease(ns, 'failed', 'rollout Failed', rolloutIs('Failed'));
     const RF = failed.status?.rollout?.renderRef ?? '';
     assert.equal(ready(failed)?.reason, 'Synced', 'the sync itself succeeded');
     await waitFor(
@@ -404,12 +368,7 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
       { timeoutMs: 60_000 },
     );
 
-    const post = await env.waitForRelease(
-      ns,
-      'post',
-      'Ready=False HookFailed',
-      (x) => ready(x)?.reason === 'HookFailed',
-    );
+    const post = await env.waitForRelease(ns, 'post', 'Ready=False HookFailed', readyReason('HookFailed'));
     assert.match(ready(post)?.message ?? '', /PostSync hook smoke failed/);
     assert.ok(
       await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'p0' }),
@@ -417,39 +376,16 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
     );
     assert.equal(post.status?.lastSuccessful, undefined, 'not a successful sync');
 
-    const r1 = await env.waitForRelease(
-      ns,
-      'rolled',
-      'rollout Succeeded',
-      (x) => x.status?.rollout?.state === 'Succeeded',
-    );
+    const r1 = await env.waitForRelease(ns, 'rolled', 'rollout Succeeded', rolloutIs('Succeeded'));
     const R1 = r1.status?.lastHealthy?.renderRef;
     assert.equal(R1, r1.status?.lastSuccessful?.renderRef);
-    await env.client.request({
-      method: 'PATCH',
-      path: await env.client.pathOf({
-        apiVersion: r1.apiVersion,
-        kind: 'Release',
-        namespace: ns,
-        name: 'rolled',
-      }),
-      contentType: 'application/merge-patch+json',
-      body: {
-        spec: { source: { inline: { manifests: manifests([...good, deployment('bad', 0, {}, hang)]) } } },
-      },
+    await mergePatch(env.client, releaseRef(ns, 'rolled'), {
+      spec: { source: { inline: { manifests: manifests([...good, deployment('bad', 0, {}, hang)]) } } },
     });
-    const rolled = await env.waitForRelease(
-      ns,
-      'rolled',
-      'rollout RolledBack',
-      (x) => x.status?.rollout?.state === 'RolledBack',
-    );
+    const rolled = await env.waitForRelease(ns, 'rolled', 'rollout RolledBack', rolloutIs('RolledBack'));
     const R2 = rolled.status?.rollout?.renderRef ?? '';
     assert.notEqual(R2, R1);
-    const n0 = await env.manager.reconciles();
-    await waitFor('three more reconciles', async () => (await env.manager.reconciles()) >= n0 + 3, {
-      timeoutMs: 60_000,
-    });
+    await env.manager.moreReconciles(3, { timeoutMs: 60_000 });
     assert.equal(
       rec.first(
         (s) =>
@@ -470,7 +406,7 @@ test('a new render runs its PreSync hooks again (replacing the old run), and a h
   await env.namespace(ns);
   const v1 = [hookJob('migrate', 'PreSync'), hookJob('seed', 'PreSync'), configMap('c', 0, { v: '1' })];
   await env.client.create(inlineRelease(ns, 'app', v1));
-  const r1 = await env.waitForRelease(ns, 'app', 'Ready=True', (x) => ready(x)?.status === 'True');
+  const r1 = await env.waitForRelease(ns, 'app', 'Ready=True', isReady);
   const R1 = r1.status?.lastSuccessful?.renderRef ?? '';
   const job = (name: string) =>
     env.client.get<JobLike>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name });

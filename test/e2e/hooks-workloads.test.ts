@@ -4,7 +4,7 @@
 // that is not convoy's is never touched.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIELD_MANAGERS } from '../../src/api/constants.ts';
+import { FIELD_MANAGERS, type HookPhase } from '../../src/api/constants.ts';
 import type { InventoryHook } from '../../src/api/types.ts';
 import { HookFailedError } from '../../src/controller/release/errors.ts';
 import {
@@ -19,6 +19,7 @@ import {
 import { KubeClient } from '../../src/kube/client.ts';
 import type { Obj } from '../../src/render/types.ts';
 import { type ControlPlane, startControlPlane, TEST_LABEL_FAIL } from '../../src/testenv/index.ts';
+import { createNamespace } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'hooks';
@@ -77,10 +78,36 @@ function hookPod(name: string, opts: { fail?: boolean } = {}): Obj {
   };
 }
 
-function armings(d: HookPhaseDecision): readonly HookArming[] {
+/** The one hook the decision arms (it must arm exactly one). */
+function armed(d: HookPhaseDecision): HookArming {
   if (d.kind !== 'arm') throw new Error(`expected an arm decision, got ${JSON.stringify(d)}`);
-  return d.hooks;
+  const [arming] = d.hooks;
+  assert.ok(arming, JSON.stringify(d));
+  return arming;
 }
+
+/** The arming of the first run of `hooks` for `renderRef`: nothing recorded yet. */
+const firstArming = (phase: HookPhase, hooks: readonly Obj[], renderRef = R1) =>
+  armed(planHookPhase({ phase, hooks, renderRef, entries: [], now: Date.now() }));
+
+/** The arming once the observer recorded `entry` (finished), for `renderRef`, forced at `forcedAt` if given. */
+const nextArming = (
+  phase: HookPhase,
+  hooks: readonly Obj[],
+  renderRef: string,
+  entry: InventoryHook,
+  forcedAt?: string,
+) =>
+  armed(
+    planHookPhase({
+      phase,
+      hooks,
+      renderRef,
+      entries: [entry],
+      ...(forcedAt === undefined ? {} : { forcedAt }),
+      now: Date.now(),
+    }),
+  );
 
 /** What the observer would write once the workload finished (its fields of the entry). */
 function finished(entry: InventoryHook, state: 'Succeeded' | 'Failed'): InventoryHook {
@@ -101,15 +128,23 @@ describe('hook workloads on a real control plane', () => {
       { apiVersion: 'v1', kind: 'Pod', namespace: NS },
       { labelSelector: `job-name=${jobName}` },
     );
+  /** Waits until the Job has the condition `type` True; returns the Job. */
+  const jobReaches = (what: string, name: string, type: 'Complete' | 'Failed') =>
+    waitFor(
+      what,
+      async () => {
+        const j = await job(name);
+        return condition(j, type) ? j : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+  const podsGone = (what: string, jobName: string) =>
+    waitFor(what, async () => (await podsOf(jobName)).length === 0, { timeoutMs: 60_000 });
 
   before(async () => {
     cp = await startControlPlane({ workloads: true, nodes: 1 });
     client = new KubeClient(cp.kubeConfig);
-    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-    // pod admission needs the namespace's default ServiceAccount, created by the controller-manager
-    await waitFor('ServiceAccount default', () =>
-      client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: NS, name: 'default' }),
-    );
+    await createNamespace(client, NS);
   });
   after(async () => {
     await cp?.stop();
@@ -117,22 +152,12 @@ describe('hook workloads on a real control plane', () => {
 
   it('creates a PreSync hook Job from the render, labelled and annotated, and it completes', async () => {
     const hooks = [hookJob('migrate', 'PreSync')];
-    const [arming] = armings(
-      planHookPhase({ phase: 'PreSync', hooks, renderRef: R1, entries: [], now: Date.now() }),
-    );
-    assert.ok(arming);
+    const arming = firstArming('PreSync', hooks);
     const created = await createHookWorkload(client, arming, OPTS);
     assert.equal(created.adopted, false);
     assert.equal(created.entry.workloadName, hookWorkloadName('migrate', R1));
 
-    const done = await waitFor(
-      'hook Job Complete',
-      async () => {
-        const j = await job(arming.workloadName);
-        return condition(j, 'Complete') ? j : undefined;
-      },
-      { timeoutMs: 60_000 },
-    );
+    const done = await jobReaches('hook Job Complete', arming.workloadName, 'Complete');
     assert.equal(done.metadata.labels?.['convoy.kumodo.io/release'], LABEL);
     assert.equal(done.metadata.annotations?.['convoy.kumodo.io/hook'], 'PreSync');
     assert.equal(done.metadata.annotations?.['convoy.kumodo.io/render-ref'], R1);
@@ -155,79 +180,36 @@ describe('hook workloads on a real control plane', () => {
 
   it('a failing hook Job fails', async () => {
     const hooks = [hookJob('check', 'PreSync', { fail: true })];
-    const [arming] = armings(
-      planHookPhase({ phase: 'PreSync', hooks, renderRef: R1, entries: [], now: Date.now() }),
-    );
-    assert.ok(arming);
+    const arming = firstArming('PreSync', hooks);
     await createHookWorkload(client, arming, OPTS);
-    const failed = await waitFor(
-      'hook Job Failed',
-      async () => condition(await job(arming.workloadName), 'Failed'),
-      {
-        timeoutMs: 60_000,
-      },
-    );
-    assert.equal(failed.status, 'True');
+    const failed = await jobReaches('hook Job Failed', arming.workloadName, 'Failed');
+    assert.equal(condition(failed, 'Failed')?.status, 'True');
     assert.equal(condition(await job(arming.workloadName), 'Complete'), undefined);
   });
 
   it('BeforeHookCreation deletes the previous render’s workload (and its pods) before creating the next', async () => {
     const hooks = [hookJob('seed', 'PreSync')];
-    const [first] = armings(
-      planHookPhase({ phase: 'PreSync', hooks, renderRef: R1, entries: [], now: Date.now() }),
-    );
-    assert.ok(first);
+    const first = firstArming('PreSync', hooks);
     const { entry } = await createHookWorkload(client, first, OPTS);
-    await waitFor('R1 seed Job Complete', async () => condition(await job(first.workloadName), 'Complete'), {
-      timeoutMs: 60_000,
-    });
+    await jobReaches('R1 seed Job Complete', first.workloadName, 'Complete');
     assert.equal((await podsOf(first.workloadName)).length, 1);
 
     // the observer recorded the result; a new render arms the hook again
-    const [second] = armings(
-      planHookPhase({
-        phase: 'PreSync',
-        hooks,
-        renderRef: R2,
-        entries: [finished(entry, 'Succeeded')],
-        now: Date.now(),
-      }),
-    );
-    assert.ok(second);
+    const second = nextArming('PreSync', hooks, R2, finished(entry, 'Succeeded'));
     assert.deepEqual(second.deleteFirst, { kind: 'Job', namespace: NS, name: first.workloadName });
     await createHookWorkload(client, second, OPTS);
 
     assert.equal(await job(first.workloadName), undefined, 'the old Job is gone once the new one is created');
     assert.ok(await job(second.workloadName));
-    await waitFor(
-      'the old Job’s pods garbage-collected',
-      async () => (await podsOf(first.workloadName)).length === 0,
-      {
-        timeoutMs: 60_000,
-      },
-    );
-    await waitFor('R2 seed Job Complete', async () => condition(await job(second.workloadName), 'Complete'), {
-      timeoutMs: 60_000,
-    });
+    await podsGone('the old Job’s pods garbage-collected', first.workloadName);
+    await jobReaches('R2 seed Job Complete', second.workloadName, 'Complete');
   });
 
   it('a policy without BeforeHookCreation keeps the previous workload', async () => {
     const hooks = [hookJob('report', 'PreSync', { policy: 'HookFailed' })];
-    const [first] = armings(
-      planHookPhase({ phase: 'PreSync', hooks, renderRef: R1, entries: [], now: Date.now() }),
-    );
-    assert.ok(first);
+    const first = firstArming('PreSync', hooks);
     const { entry } = await createHookWorkload(client, first, OPTS);
-    const [second] = armings(
-      planHookPhase({
-        phase: 'PreSync',
-        hooks,
-        renderRef: R2,
-        entries: [finished(entry, 'Succeeded')],
-        now: Date.now(),
-      }),
-    );
-    assert.ok(second);
+    const second = nextArming('PreSync', hooks, R2, finished(entry, 'Succeeded'));
     assert.equal(second.deleteFirst, undefined);
     await createHookWorkload(client, second, OPTS);
     assert.ok(await job(first.workloadName));
@@ -236,31 +218,12 @@ describe('hook workloads on a real control plane', () => {
 
   it('a forced sync replaces the same-named workload of the same render with a new run', async () => {
     const hooks = [hookJob('warm', 'PreSync', { fail: true })];
-    const [first] = armings(
-      planHookPhase({ phase: 'PreSync', hooks, renderRef: R1, entries: [], now: Date.now() }),
-    );
-    assert.ok(first);
+    const first = firstArming('PreSync', hooks);
     const { entry } = await createHookWorkload(client, first, OPTS);
-    const old = await waitFor(
-      'first run Failed',
-      async () => {
-        const j = await job(first.workloadName);
-        return condition(j, 'Failed') ? j : undefined;
-      },
-      { timeoutMs: 60_000 },
-    );
+    const old = await jobReaches('first run Failed', first.workloadName, 'Failed');
 
     const forcedAt = new Date(Date.parse(entry.createdAt ?? '') + 2000).toISOString();
-    const d = planHookPhase({
-      phase: 'PreSync',
-      hooks,
-      renderRef: R1,
-      entries: [finished(entry, 'Failed')],
-      forcedAt,
-      now: Date.now(),
-    });
-    const [again] = armings(d);
-    assert.ok(again);
+    const again = nextArming('PreSync', hooks, R1, finished(entry, 'Failed'), forcedAt);
     assert.equal(again.rearm, true);
     assert.equal(again.workloadName, first.workloadName);
     const created = await createHookWorkload(client, again, OPTS);
@@ -273,15 +236,11 @@ describe('hook workloads on a real control plane', () => {
 
   it('adopts the workload of an arming that was never recorded instead of running it twice', async () => {
     const hooks = [hookJob('once', 'PreSync')];
-    const plan = () =>
-      armings(planHookPhase({ phase: 'PreSync', hooks, renderRef: R1, entries: [], now: Date.now() }));
-    const [first] = plan();
-    assert.ok(first);
+    const first = firstArming('PreSync', hooks);
     await createHookWorkload(client, first, OPTS);
     const uid = (await job(first.workloadName))?.metadata.uid;
     // the controller died before recording the entry: the next reconcile plans the same arming again
-    const [again] = plan();
-    assert.ok(again);
+    const again = firstArming('PreSync', hooks);
     const created = await createHookWorkload(client, again, OPTS);
     assert.equal(created.adopted, true);
     assert.equal(created.entry.createdAt, first.createdAt);
@@ -290,10 +249,7 @@ describe('hook workloads on a real control plane', () => {
 
   it('never touches an object of the same name that is not this Release’s hook workload', async () => {
     const hooks = [hookJob('foreign', 'PreSync')];
-    const [arming] = armings(
-      planHookPhase({ phase: 'PreSync', hooks, renderRef: R1, entries: [], now: Date.now() }),
-    );
-    assert.ok(arming);
+    const arming = firstArming('PreSync', hooks);
     const theirs = hookJob(arming.workloadName, 'PreSync');
     const { annotations: _, ...md } = theirs.metadata;
     await client.create({ ...theirs, metadata: md });
@@ -307,10 +263,7 @@ describe('hook workloads on a real control plane', () => {
 
   it('a Pod hook gets restartPolicy Never and is replaced once its old pod has terminated', async () => {
     const hooks = [hookPod('probe', { fail: true })];
-    const [first] = armings(
-      planHookPhase({ phase: 'PostSync', hooks, renderRef: R1, entries: [], now: Date.now() }),
-    );
-    assert.ok(first);
+    const first = firstArming('PostSync', hooks);
     const { entry } = await createHookWorkload(client, first, OPTS);
     const failed = await waitFor(
       'hook Pod Failed',
@@ -331,17 +284,7 @@ describe('hook workloads on a real control plane', () => {
     assert.equal(spec?.restartPolicy, 'Never');
 
     const forcedAt = new Date(Date.parse(entry.createdAt ?? '') + 2000).toISOString();
-    const [again] = armings(
-      planHookPhase({
-        phase: 'PostSync',
-        hooks,
-        renderRef: R1,
-        entries: [finished(entry, 'Failed')],
-        forcedAt,
-        now: Date.now(),
-      }),
-    );
-    assert.ok(again);
+    const again = nextArming('PostSync', hooks, R1, finished(entry, 'Failed'), forcedAt);
     await createHookWorkload(client, again, OPTS);
     const replaced = await pod(again.workloadName);
     assert.notEqual(replaced?.metadata.uid, failed.metadata.uid);
@@ -349,14 +292,9 @@ describe('hook workloads on a real control plane', () => {
 
   it('cleanup per HookSucceeded deletes the finished Job and its pods', async () => {
     const hooks = [hookJob('tidy', 'PostSync', { policy: 'HookSucceeded' })];
-    const [arming] = armings(
-      planHookPhase({ phase: 'PostSync', hooks, renderRef: R1, entries: [], now: Date.now() }),
-    );
-    assert.ok(arming);
+    const arming = firstArming('PostSync', hooks);
     const { entry } = await createHookWorkload(client, arming, OPTS);
-    await waitFor('tidy Job Complete', async () => condition(await job(arming.workloadName), 'Complete'), {
-      timeoutMs: 60_000,
-    });
+    await jobReaches('tidy Job Complete', arming.workloadName, 'Complete');
     const d = planHookPhase({
       phase: 'PostSync',
       hooks,
@@ -369,9 +307,7 @@ describe('hook workloads on a real control plane', () => {
     assert.deepEqual(d.cleanup, [{ kind: 'Job', namespace: NS, name: arming.workloadName }]);
     assert.deepEqual(await deleteHookWorkloads(client, d.cleanup, NS), { deleted: 1, errors: [] });
     assert.equal(await job(arming.workloadName), undefined);
-    await waitFor('tidy pods gone', async () => (await podsOf(arming.workloadName)).length === 0, {
-      timeoutMs: 60_000,
-    });
+    await podsGone('tidy pods gone', arming.workloadName);
     // a second cleanup of the same decision is harmless
     assert.deepEqual(await deleteHookWorkloads(client, d.cleanup, NS), { deleted: 0, errors: [] });
   });

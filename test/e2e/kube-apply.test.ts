@@ -5,26 +5,23 @@ import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import { statusSchemaOf } from '../../src/api/crds.ts';
 import type { KubeObject, Release } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { describeCauses, isConflict, isKubeError, KubeApiError } from '../../src/kube/errors.ts';
 import { fieldSetOf, parseFieldsV1 } from '../../src/kube/fieldset.ts';
 import { writeStatus } from '../../src/kube/status.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 
 const NS = 'apply';
 const R1 = `sha256:${'1'.repeat(64)}`;
-let cp: ControlPlane;
+let cluster: CrdCluster | undefined;
 let client: KubeClient;
 
 before(async () => {
-  cp = await startControlPlane({});
-  client = new KubeClient(cp.kubeConfig);
-  await installCrds(cp.kubeConfig);
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  cluster = await startCrdCluster({ namespaces: [NS] });
+  client = cluster.client;
 });
 after(async () => {
-  await cp?.stop();
+  await cluster?.stop();
 });
 
 function release(name: string, spec: Partial<Release['spec']> = {}): Release {

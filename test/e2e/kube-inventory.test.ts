@@ -6,25 +6,22 @@ import { after, before, test } from 'node:test';
 import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import type { InventoryEntry, ReleaseInventory } from '../../src/api/types.ts';
 import { applyObject, existingOnly } from '../../src/kube/apply.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { isKubeError, KubeApiError } from '../../src/kube/errors.ts';
 import { removalPatch, removeInventoryItems } from '../../src/kube/inventory.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 
 const NS = 'inv';
 const R1 = `sha256:${'1'.repeat(64)}`;
-let cp: ControlPlane;
+let cluster: CrdCluster | undefined;
 let client: KubeClient;
 
 before(async () => {
-  cp = await startControlPlane({});
-  client = new KubeClient(cp.kubeConfig);
-  await installCrds(cp.kubeConfig);
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  cluster = await startCrdCluster({ namespaces: [NS] });
+  client = cluster.client;
 });
 after(async () => {
-  await cp?.stop();
+  await cluster?.stop();
 });
 
 const key = (name: string) => ({ group: '', kind: 'ConfigMap', namespace: NS, name });

@@ -7,24 +7,21 @@ import { after, before, test } from 'node:test';
 import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { writeReleaseStatus } from '../../src/controller/release/write-status.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { writeStatus } from '../../src/kube/status.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 
 const NS = 'status-write';
 const R1 = `sha256:${'1'.repeat(64)}`;
-let cp: ControlPlane;
+let cluster: CrdCluster | undefined;
 let local: KubeClient;
 
 before(async () => {
-  cp = await startControlPlane({});
-  local = new KubeClient(cp.kubeConfig);
-  await installCrds(cp.kubeConfig);
-  await local.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  cluster = await startCrdCluster({ namespaces: [NS] });
+  local = cluster.client;
 });
 after(async () => {
-  await cp?.stop();
+  await cluster?.stop();
 });
 
 async function newRelease(name: string): Promise<Release> {

@@ -3,47 +3,48 @@
 // watch), inventory and status.waves, a new commit pruning and changing, the same content giving the
 // same renderRef; bad input applying nothing; Manual mode, approvals and pins; deletion; crash safety.
 import assert from 'node:assert/strict';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { makeRepo, serveGitHttp } from '../../src/render/git/testsupport.ts';
 import { Informer } from '../../src/runtime/informer.ts';
 import { Transport } from '../../src/runtime/transport.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
 import {
   cm,
   condition,
   getInventory,
+  getRelease,
   gitRelease,
+  isReady,
   mergePatch,
+  readyReason,
+  readyWith,
+  releaseRef,
   waitForReady,
   wave,
 } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
+let cluster: CrdCluster | undefined;
 let cp: ControlPlane;
 let client: KubeClient;
 let manager: ManagerProcess | undefined;
 let work: string;
 
 before(async () => {
-  cp = await startControlPlane({});
-  client = new KubeClient(cp.kubeConfig);
-  await installCrds(cp.kubeConfig);
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'convoy-system' } });
-  work = await mkdtemp(join(tmpdir(), 'convoy-release-e2e-'));
+  cluster = await startCrdCluster({ namespaces: ['convoy-system'], scratch: 'convoy-release-e2e-' });
+  ({ cp, client, work } = cluster);
 });
 
 after(async () => {
   await manager?.stop();
-  await cp?.stop();
-  if (work) await rm(work, { recursive: true, force: true });
+  await cluster?.stop();
 });
 
 async function namespace(name: string) {
@@ -96,13 +97,7 @@ test('crash safety: killed between applying a wave and recording it, the restart
     const sha2 = await repo.commit({ 'app/x1b.yaml': null });
     const restarted = await startManager('crash');
     try {
-      const r = await waitForReady(
-        client,
-        ns,
-        'app',
-        (x) => x.status?.lastSuccessful?.revision === sha2 && condition(x, 'Ready')?.status === 'True',
-        'Ready after restart',
-      );
+      const r = await waitForReady(client, ns, 'app', readyWith({ revision: sha2 }), 'Ready after restart');
       const R = r.status?.lastSuccessful?.renderRef;
       await waitFor('x1b deleted', async () => (await client.get(cmRef(ns, 'x1b'))) === undefined);
       const inv2 = await getInventory(client, ns, 'app');
@@ -171,13 +166,7 @@ test('a 3-wave release applies in wave order, records inventory and waves, prune
 
   try {
     await client.create(gitRelease(ns, 'app', repo));
-    const r1 = await waitForReady(
-      client,
-      ns,
-      'app',
-      (r) => condition(r, 'Ready')?.status === 'True',
-      'Ready=True',
-    );
+    const r1 = await waitForReady(client, ns, 'app', isReady, 'Ready=True');
     const R1 = r1.status?.lastSuccessful?.renderRef ?? '';
     assert.equal(r1.status?.lastSuccessful?.revision, sha1);
     assert.match(R1, /^sha256:[0-9a-f]{64}$/);
@@ -216,7 +205,7 @@ test('a 3-wave release applies in wave order, records inventory and waves, prune
       client,
       ns,
       'app',
-      (r) => r.status?.lastSuccessful?.revision === sha2 && condition(r, 'Ready')?.status === 'True',
+      readyWith({ revision: sha2 }),
       `revision ${sha2} applied`,
     );
     const R2 = r2.status?.lastSuccessful?.renderRef;
@@ -239,7 +228,7 @@ test('a 3-wave release applies in wave order, records inventory and waves, prune
       client,
       ns,
       'app',
-      (r) => r.status?.lastSuccessful?.revision === sha3 && condition(r, 'Ready')?.status === 'True',
+      readyWith({ revision: sha3 }),
       `revision ${sha3} applied`,
     );
     assert.equal(r3.status?.lastSuccessful?.renderRef, R1);
@@ -250,17 +239,8 @@ test('a 3-wave release applies in wave order, records inventory and waves, prune
     assert.ok(await client.get(cmRef(ns, 'c')));
 
     // a steady Release writes nothing: after three more reconciles its resourceVersion has not moved
-    const m = m0;
-    const before = await m.reconciles();
-    await waitFor('three more reconciles', async () => (await m.reconciles()) >= before + 3, {
-      timeoutMs: 30_000,
-    });
-    const steady = await client.get<Release>({
-      apiVersion: API_VERSION,
-      kind: 'Release',
-      namespace: ns,
-      name: 'app',
-    });
+    await m0.moreReconciles(3);
+    const steady = await getRelease(client, ns, 'app');
     assert.equal(steady?.metadata.resourceVersion, r3.metadata.resourceVersion, 'no write in steady state');
   } finally {
     await watch.stop();
@@ -276,13 +256,7 @@ test('bad input applies nothing, names the file or object, and keeps the previou
   await repo.commit({ 'app/good.yaml': cm('good', { v: '1' }) });
   try {
     await client.create(gitRelease(ns, 'app', repo));
-    const ok = await waitForReady(
-      client,
-      ns,
-      'app',
-      (r) => condition(r, 'Ready')?.status === 'True',
-      'Ready=True',
-    );
+    const ok = await waitForReady(client, ns, 'app', isReady, 'Ready=True');
     const R1 = ok.status?.lastSuccessful?.renderRef;
 
     const cases: ReadonlyArray<{ files: Record<string, string | null>; reason: string; names: RegExp }> = [
@@ -363,26 +337,14 @@ test('a git Secret with a wrong token: SourceFailed, nothing applied, the previo
       },
     };
     await client.create(rel);
-    const ok = await waitForReady(
-      client,
-      ns,
-      'app',
-      (r) => condition(r, 'Ready')?.status === 'True',
-      'Ready=True',
-    );
+    const ok = await waitForReady(client, ns, 'app', isReady, 'Ready=True');
     await mergePatch(
       client,
       { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'git' },
       { stringData: { token: 'wrong-token' } },
     );
     await repo.commit({ 'app/two.yaml': cm('two', { v: '1' }) });
-    const r = await waitForReady(
-      client,
-      ns,
-      'app',
-      (x) => condition(x, 'Ready')?.reason === 'SourceFailed',
-      'SourceFailed',
-    );
+    const r = await waitForReady(client, ns, 'app', readyReason('SourceFailed'), 'SourceFailed');
     assert.equal(condition(r, 'Ready')?.status, 'False');
     assert.doesNotMatch(condition(r, 'Ready')?.message ?? '', /wrong-token/, 'the credential never shows');
     assert.equal(await client.get(cmRef(ns, 'two')), undefined);
@@ -400,16 +362,10 @@ test('Manual mode holds; a wake-up does not open it; approval applies; a new com
   await namespace(ns);
   const repo = await makeRepo('manual');
   const sha1 = await repo.commit({ 'app/m.yaml': cm('m', { v: '1' }) });
-  const relRef = { apiVersion: API_VERSION, kind: 'Release', namespace: ns, name: 'app' };
+  const relRef = releaseRef(ns, 'app');
   try {
     await client.create(gitRelease(ns, 'app', repo, { syncPolicy: { mode: 'Manual', interval: '1s' } }));
-    const held = await waitForReady(
-      client,
-      ns,
-      'app',
-      (r) => condition(r, 'Ready')?.reason === 'WaitingForApproval',
-      'held',
-    );
+    const held = await waitForReady(client, ns, 'app', readyReason('WaitingForApproval'), 'held');
     assert.equal(condition(held, 'Ready')?.status, 'False');
     assert.equal(held.status?.currentRender?.revision, sha1);
     const R1 = held.status?.currentRender?.renderRef ?? '';
@@ -435,13 +391,7 @@ test('Manual mode holds; a wake-up does not open it; approval applies; a new com
     await mergePatch(client, relRef, {
       metadata: { annotations: { 'convoy.kumodo.io/approved-render': R1 } },
     });
-    await waitForReady(
-      client,
-      ns,
-      'app',
-      (r) => r.status?.lastSuccessful?.renderRef === R1 && condition(r, 'Ready')?.status === 'True',
-      'approved R1 applied',
-    );
+    await waitForReady(client, ns, 'app', readyWith({ renderRef: R1 }), 'approved R1 applied');
     assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '1');
 
     const sha2 = await repo.commit({ 'app/m.yaml': cm('m', { v: '2' }) });
@@ -462,35 +412,17 @@ test('Manual mode holds; a wake-up does not open it; approval applies; a new com
     await mergePatch(client, relRef, {
       metadata: { annotations: { 'convoy.kumodo.io/approved-render': R2 } },
     });
-    await waitForReady(
-      client,
-      ns,
-      'app',
-      (r) => r.status?.lastSuccessful?.renderRef === R2 && condition(r, 'Ready')?.status === 'True',
-      'approved R2 applied',
-    );
+    await waitForReady(client, ns, 'app', readyWith({ renderRef: R2 }), 'approved R2 applied');
     assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '2');
 
     // the source becomes unreachable; a pin re-applies R1 from the render store
     await rename(join(repo.srv, 'manual.git'), join(repo.srv, 'moved.git'));
     await mergePatch(client, relRef, { spec: { pin: { renderRef: R1 } } });
-    await waitForReady(
-      client,
-      ns,
-      'app',
-      (r) => r.status?.lastSuccessful?.renderRef === R1 && condition(r, 'Ready')?.status === 'True',
-      'pinned R1 applied',
-    );
+    await waitForReady(client, ns, 'app', readyWith({ renderRef: R1 }), 'pinned R1 applied');
     assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '1');
     // without the pin the unreachable source shows
     await mergePatch(client, relRef, { spec: { pin: null } });
-    await waitForReady(
-      client,
-      ns,
-      'app',
-      (r) => condition(r, 'Ready')?.reason === 'SourceFailed',
-      'SourceFailed without the pin',
-    );
+    await waitForReady(client, ns, 'app', readyReason('SourceFailed'), 'SourceFailed without the pin');
   } finally {
     await repo.cleanup();
   }
@@ -513,7 +445,7 @@ test('deleting a Release removes its objects, inventory and render Secrets; with
   await client.create(inline('del', 'Delete', ['d1', 'd2']));
   await client.create(inline('orph', 'Orphan', ['o1']));
   for (const n of ['del', 'orph']) {
-    await waitForReady(client, ns, n, (r) => condition(r, 'Ready')?.status === 'True', 'Ready');
+    await waitForReady(client, ns, n, isReady, 'Ready');
   }
   const secrets = (n: string) =>
     client.list<{ type?: string }>(
@@ -522,15 +454,9 @@ test('deleting a Release removes its objects, inventory and render Secrets; with
     );
   assert.ok((await secrets('del')).some((s) => s.type === 'convoy.kumodo.io/render'));
   assert.ok((await secrets('orph')).length > 0);
-  for (const n of ['del', 'orph'])
-    await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: ns, name: n });
+  for (const n of ['del', 'orph']) await client.delete(releaseRef(ns, n));
   for (const n of ['del', 'orph']) {
-    await waitFor(
-      `Release ${n} gone`,
-      async () =>
-        (await client.get({ apiVersion: API_VERSION, kind: 'Release', namespace: ns, name: n })) ===
-        undefined,
-    );
+    await waitFor(`Release ${n} gone`, async () => (await getRelease(client, ns, n)) === undefined);
     assert.equal(await getInventory(client, ns, n), undefined, `inventory of ${n}`);
     assert.deepEqual(await secrets(n), [], `render Secrets of ${n}`);
   }

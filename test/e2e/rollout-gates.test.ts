@@ -4,31 +4,22 @@
 // WaitPrevious wave whose previous wave never becomes healthy rolls back at the wave timeout; a Healthy
 // verdict of R1 never makes R2 Succeeded; a pin keeps the rollout and an unpin re-opens it.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ANNOTATION_APPROVED_RENDER, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
-import { makeRepo } from '../../src/render/git/testsupport.ts';
-import { recordRollouts } from '../support/recorder.ts';
 import { cm, getInventory, getRelease, mergePatch, releaseRef, wave } from '../support/release.ts';
 import {
   deadlineOf,
   deployment,
   gitRelease,
+  inRolloutScenario,
   liveConfigMap,
   liveTag,
-  waitForRollout,
+  reached,
 } from '../support/rollout.ts';
-import { type ConvoySystem, DEFAULT_RULES_SELECTOR, startConvoySystem } from '../support/system.ts';
+import { convoySystemPerFile, DEFAULT_RULES_SELECTOR } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
-let env: ConvoySystem;
-
-before(async () => {
-  env = await startConvoySystem({ identity: 'rollout-gates' });
-});
-
-after(async () => {
-  await env?.stop();
-});
+const env = convoySystemPerFile({ identity: 'rollout-gates' });
 
 type Pod = {
   metadata: { annotations?: Record<string, string> };
@@ -47,44 +38,22 @@ async function podReadyAt(ns: string, tag: string): Promise<number | undefined> 
 }
 
 describe('rollout clock and gates', { concurrency: true }, () => {
-  test('Manual mode: a render approved later than its deadline still gets its full deadline from its first apply', async () => {
-    const { client, cp } = env;
-    const ns = 'ro-manual';
-    await env.namespace(ns);
-    const repo = await makeRepo('manual');
-    const log = await recordRollouts(cp, ns, 'app');
-    const approve = (ref: string) =>
-      mergePatch(client, releaseRef(ns, 'app'), {
-        metadata: { annotations: { [ANNOTATION_APPROVED_RENDER]: ref } },
-      });
-    try {
+  test('Manual mode: a render approved later than its deadline still gets its full deadline from its first apply', () =>
+    inRolloutScenario(env, 'ro-manual', 'manual', async ({ ns, repo, log, waitForRollout }) => {
+      const { client } = env;
+      const approve = (ref: string) =>
+        mergePatch(client, releaseRef(ns, 'app'), {
+          metadata: { annotations: { [ANNOTATION_APPROVED_RENDER]: ref } },
+        });
       const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
       await client.create(gitRelease(ns, 'app', repo, { syncPolicy: { mode: 'Manual', interval: '1s' } }));
-      const held1 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'R1 waits for approval',
-        (r) => r.state === 'Progressing' && r.revision === sha1,
-      );
+      const held1 = await waitForRollout('R1 waits for approval', reached('Progressing', sha1));
       await approve(held1.status?.rollout?.renderRef ?? '');
-      await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(R1)',
-        (r) => r.state === 'Succeeded' && r.revision === sha1,
-      );
+      await waitForRollout('Succeeded(R1)', reached('Succeeded', sha1));
 
       // R2 becomes Ready 3 s after it is applied: within its deadline of 8 s, but only if the clock starts at the apply.
       const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', { readyAfter: '3s' }) });
-      const held2 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'R2 waits for approval',
-        (r) => r.state === 'Progressing' && r.revision === sha2,
-      );
+      const held2 = await waitForRollout('R2 waits for approval', reached('Progressing', sha2));
       const R2 = held2.status?.rollout?.renderRef ?? '';
       const appeared = Date.now();
       const seenWhileHeld: unknown[] = [];
@@ -110,9 +79,6 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       const approvedAt = Date.now();
       await approve(R2);
       const done = await waitForRollout(
-        client,
-        ns,
-        'app',
         'R2 settles',
         (r) => r.renderRef === R2 && r.state !== 'Progressing',
         60_000,
@@ -129,18 +95,11 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         'R2 was unhealthy after its apply',
       );
       assert.ok(!log.seen.some((s) => s.rollout?.state === 'RolledBack'), 'never rolled back');
-    } finally {
-      await log.stop();
-      await repo.cleanup();
-    }
-  });
+    }));
 
-  test('a WaitPrevious wave whose previous wave never becomes healthy → RolledBack after the wave timeout', async () => {
-    const { client } = env;
-    const ns = 'ro-wave';
-    await env.namespace(ns);
-    const repo = await makeRepo('wave');
-    try {
+  test('a WaitPrevious wave whose previous wave never becomes healthy → RolledBack after the wave timeout', () =>
+    inRolloutScenario(env, 'ro-wave', 'wave', async ({ ns, repo, waitForRollout }) => {
+      const { client } = env;
       const sha1 = await repo.commit({
         'app/web.yaml': deployment('web', 'v1', 'healthy', wave(0)),
         'app/cfg.yaml': cm('cfg', { v: '1' }, wave(1)),
@@ -156,14 +115,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
           failurePolicy: { deadline: '5m', rollback: 'OnFailure' },
         }),
       );
-      const r1 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(R1)',
-        (r) => r.state === 'Succeeded' && r.revision === sha1,
-        60_000,
-      );
+      const r1 = await waitForRollout('Succeeded(R1)', reached('Succeeded', sha1), 60_000);
       const R1 = r1.status?.rollout?.renderRef;
       // status.waves[].completedAt: both waves of R1 complete once healthy
       const w1 = await waitFor('R1 waves completed', async () => {
@@ -184,11 +136,8 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         metadata: { annotations: { [ANNOTATION_SYNC_REQUESTED_AT]: new Date().toISOString() } },
       });
       const rb = await waitForRollout(
-        client,
-        ns,
-        'app',
         'RolledBack(R2) by the wave timeout',
-        (r) => r.revision === sha2 && r.state === 'RolledBack',
+        reached('RolledBack', sha2),
         60_000,
       );
       const ro = rb.status?.rollout;
@@ -208,18 +157,11 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       assert.equal(await liveTag(client, ns, 'web'), 'v1');
       assert.equal((await liveConfigMap(client, ns, 'cfg'))?.data?.v, '1');
       assert.equal(rb.status?.lastSuccessful?.renderRef, R1);
-    } finally {
-      await repo.cleanup();
-    }
-  });
+    }));
 
-  test('no early verdict: a Healthy verdict of R1 never makes R2 Succeeded', async () => {
-    const { client, cp } = env;
-    const ns = 'ro-early';
-    await env.namespace(ns);
-    const repo = await makeRepo('early');
-    const log = await recordRollouts(cp, ns, 'app');
-    try {
+  test('no early verdict: a Healthy verdict of R1 never makes R2 Succeeded', () =>
+    inRolloutScenario(env, 'ro-early', 'early', async ({ ns, repo, log, waitForRollout }) => {
+      const { client } = env;
       const sha1 = await repo.commit({
         'app/web.yaml': deployment('web', 'v1', 'healthy'),
         'app/cfg.yaml': cm('cfg', { v: '1' }),
@@ -227,24 +169,11 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       await client.create(
         gitRelease(ns, 'app', repo, { failurePolicy: { deadline: '60s', rollback: 'OnFailure' } }),
       );
-      const r1 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(R1)',
-        (r) => r.state === 'Succeeded' && r.revision === sha1,
-      );
+      const r1 = await waitForRollout('Succeeded(R1)', reached('Succeeded', sha1));
       const R1 = r1.status?.rollout?.renderRef;
       // The ConfigMap is the same in R2: its entry stays Healthy (assessed for R1) throughout.
       const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', { readyAfter: '6s' }) });
-      const r2 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(R2)',
-        (r) => r.state === 'Succeeded' && r.revision === sha2,
-        60_000,
-      );
+      const r2 = await waitForRollout('Succeeded(R2)', reached('Succeeded', sha2), 60_000);
       const R2 = r2.status?.rollout?.renderRef ?? '';
       const readyAt = await podReadyAt(ns, 'v2');
       assert.ok(readyAt !== undefined);
@@ -262,36 +191,17 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       assert.ok(
         inv?.entries?.every((e) => e.renderRef === R2 && e.assessedRenderRef === R2 && e.state === 'Healthy'),
       );
-    } finally {
-      await log.stop();
-      await repo.cleanup();
-    }
-  });
+    }));
 
-  test('pin: the rollout is kept and no decision runs; unpin re-opens Progressing for the source render with a fresh clock', async () => {
-    const { client } = env;
-    const ns = 'ro-pin';
-    await env.namespace(ns);
-    const repo = await makeRepo('pin');
-    try {
+  test('pin: the rollout is kept and no decision runs; unpin re-opens Progressing for the source render with a fresh clock', () =>
+    inRolloutScenario(env, 'ro-pin', 'pin', async ({ ns, repo, waitForRollout }) => {
+      const { client } = env;
       const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
       await client.create(gitRelease(ns, 'app', repo));
-      const r1 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(R1)',
-        (r) => r.state === 'Succeeded' && r.revision === sha1,
-      );
+      const r1 = await waitForRollout('Succeeded(R1)', reached('Succeeded', sha1));
       const R1 = r1.status?.rollout?.renderRef ?? '';
       const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', 'healthy') });
-      const r2 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(R2)',
-        (r) => r.state === 'Succeeded' && r.revision === sha2,
-      );
+      const r2 = await waitForRollout('Succeeded(R2)', reached('Succeeded', sha2));
       const kept = r2.status?.rollout;
 
       await mergePatch(client, releaseRef(ns, 'app'), { spec: { pin: { renderRef: R1 } } });
@@ -305,9 +215,6 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       const unpinnedAt = Date.now();
       await mergePatch(client, releaseRef(ns, 'app'), { spec: { pin: null } });
       const reopened = await waitForRollout(
-        client,
-        ns,
-        'app',
         'Progressing(R2) re-opened',
         (r) => r.renderRef === kept?.renderRef && r.reason === 'Unpinned',
       );
@@ -325,17 +232,11 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         'not before R2 finished the first time',
       );
       const again = await waitForRollout(
-        client,
-        ns,
-        'app',
         'Succeeded(R2) again',
         (r) => r.state === 'Succeeded' && r.reason === 'Healthy' && r.renderRef === kept?.renderRef,
         60_000,
       );
       assert.equal(again.status?.rollout?.startedAt, fresh, 'the re-opened rollout ran on the fresh clock');
       assert.equal(await liveTag(client, ns, 'web'), 'v2');
-    } finally {
-      await repo.cleanup();
-    }
-  });
+    }));
 });

@@ -5,44 +5,27 @@
 // next healthy commit opens a new rollout. rollback: Never fails instead; a revert to the last healthy
 // render that turns unhealthy fails rather than "rolling back" to itself.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, API_VERSION } from '../../src/api/constants.ts';
 import type { RolloutStatus } from '../../src/api/types.ts';
-import { makeRepo } from '../../src/render/git/testsupport.ts';
-import { recordRollouts } from '../support/recorder.ts';
 import { cm, getRelease, mergePatch, releaseRef } from '../support/release.ts';
 import {
   deadlineOf,
   deployment,
   events,
   gitRelease,
+  inRolloutScenario,
   liveConfigMap,
   liveTag,
-  waitForRollout,
+  reached,
 } from '../support/rollout.ts';
-import { type ConvoySystem, startConvoySystem } from '../support/system.ts';
+import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
-let env: ConvoySystem;
-
-before(async () => {
-  env = await startConvoySystem({ identity: 'rollout-lifecycle' });
-});
-
-after(async () => {
-  await env?.stop();
-});
+const env = convoySystemPerFile({ identity: 'rollout-lifecycle' });
 
 const D = '8s';
 const short = (ref: string | undefined) => ref?.slice(0, 'sha256:'.length + 12) ?? '';
-
-/** Waits for `n` more reconciles of the controller-manager (any Release): later reconciles happened. */
-async function reconcilesPass(n: number) {
-  const start = await env.manager.reconciles();
-  await waitFor(`${n} more reconciles`, async () => (await env.manager.reconciles()) >= start + n, {
-    timeoutMs: 30_000,
-  });
-}
 
 function states(seen: readonly { rollout: RolloutStatus | undefined }[], refs: Record<string, string>) {
   const name = Object.fromEntries(Object.entries(refs).map(([k, v]) => [v, k]));
@@ -54,13 +37,9 @@ function states(seen: readonly { rollout: RolloutStatus | undefined }[], refs: R
 }
 
 describe('rollout lifecycle', { concurrency: true }, () => {
-  test('healthy → Succeeded; never Ready → RolledBack at the deadline with its ConfigMap, held; forced sync retries once; next commit → Succeeded', async () => {
-    const { client, cp } = env;
-    const ns = 'ro-main';
-    await env.namespace(ns);
-    const repo = await makeRepo('main');
-    const log = await recordRollouts(cp, ns, 'app');
-    try {
+  test('healthy → Succeeded; never Ready → RolledBack at the deadline with its ConfigMap, held; forced sync retries once; next commit → Succeeded', () =>
+    inRolloutScenario(env, 'ro-main', 'main', async ({ ns, repo, log, waitForRollout }) => {
+      const { client } = env;
       const sha1 = await repo.commit({
         'app/web.yaml': deployment('web', 'v1', 'healthy'),
         'app/cfg.yaml': cm('cfg', { v: '1' }),
@@ -68,13 +47,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
       await client.create(gitRelease(ns, 'app', repo));
 
       // commit 1 → Succeeded, lastHealthy = R1
-      const r1 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(commit 1)',
-        (r) => r.state === 'Succeeded' && r.revision === sha1,
-      );
+      const r1 = await waitForRollout('Succeeded(commit 1)', reached('Succeeded', sha1));
       const R1 = r1.status?.rollout?.renderRef ?? '';
       assert.equal(r1.status?.lastHealthy?.renderRef, R1);
       assert.equal(r1.status?.lastSuccessful?.renderRef, R1);
@@ -87,9 +60,6 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         'app/cfg.yaml': cm('cfg', { v: '2' }),
       });
       const p2 = await waitForRollout(
-        client,
-        ns,
-        'app',
         'Progressing(commit 2) with a clock',
         (r) => r.state === 'Progressing' && r.revision === sha2 && r.startedAt !== undefined,
       );
@@ -101,14 +71,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
           (await liveTag(client, ns, 'web')) === 'v2' &&
           (await liveConfigMap(client, ns, 'cfg'))?.data?.v === '2',
       );
-      const rb = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'RolledBack(commit 2)',
-        (r) => r.state === 'RolledBack',
-        60_000,
-      );
+      const rb = await waitForRollout('RolledBack(commit 2)', (r) => r.state === 'RolledBack', 60_000);
       const ro = rb.status?.rollout;
       assert.equal(ro?.renderRef, R2);
       assert.equal(ro?.reason, 'DeadlineExceeded');
@@ -158,7 +121,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         async () => (await liveConfigMap(client, ns, 'cfg'))?.data?.v === '1',
         { timeoutMs: 30_000 },
       );
-      await reconcilesPass(3);
+      await env.manager.moreReconciles(3);
       const held = await getRelease(client, ns, 'app');
       assert.equal(held?.status?.currentRender?.renderRef, R2, 'the source still gives R2');
       assert.deepEqual(held?.status?.rollout, ro, 'the rollout is held unchanged');
@@ -170,9 +133,6 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         metadata: { annotations: { [ANNOTATION_FORCE_SYNC_AT]: forceAt } },
       });
       const retry = await waitForRollout(
-        client,
-        ns,
-        'app',
         'ForcedRetry',
         (r) => r.state === 'Progressing' && r.reason === 'ForcedRetry' && r.startedAt !== undefined,
       );
@@ -184,15 +144,12 @@ describe('rollout lifecycle', { concurrency: true }, () => {
       assert.equal(retry.status?.lastHandledForceSyncAt, forceAt);
       await waitFor('R2 live again', async () => (await liveTag(client, ns, 'web')) === 'v2');
       const rb2 = await waitForRollout(
-        client,
-        ns,
-        'app',
         'RolledBack again',
         (r) => r.state === 'RolledBack' && r.startedAt === retry.status?.rollout?.startedAt,
         60_000,
       );
       assert.equal(await liveTag(client, ns, 'web'), 'v1');
-      await reconcilesPass(3);
+      await env.manager.moreReconciles(3);
       const once = await getRelease(client, ns, 'app');
       assert.deepEqual(once?.status?.rollout, rb2.status?.rollout, 'the forced sync was handled once');
       assert.equal(await liveTag(client, ns, 'web'), 'v1');
@@ -202,14 +159,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         'app/web.yaml': deployment('web', 'v3', 'healthy'),
         'app/cfg.yaml': cm('cfg', { v: '3' }),
       });
-      const r3 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(commit 3)',
-        (r) => r.state === 'Succeeded' && r.revision === sha3,
-        60_000,
-      );
+      const r3 = await waitForRollout('Succeeded(commit 3)', reached('Succeeded', sha3), 60_000);
       const R3 = r3.status?.rollout?.renderRef ?? '';
       assert.equal(r3.status?.lastHealthy?.renderRef, R3);
       assert.equal(await liveTag(client, ns, 'web'), 'v3');
@@ -225,50 +175,30 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         'Progressing(R3)',
         'Succeeded(R3)',
       ]);
-    } finally {
-      await log.stop();
-      await repo.cleanup();
-    }
-  });
+    }));
 
-  test('rollback: Never → Failed at the deadline, and R2 stays', async () => {
-    const { client } = env;
-    const ns = 'ro-never';
-    await env.namespace(ns);
-    const repo = await makeRepo('never');
-    try {
+  test('rollback: Never → Failed at the deadline, and R2 stays', () =>
+    inRolloutScenario(env, 'ro-never', 'never', async ({ ns, repo, waitForRollout }) => {
+      const { client } = env;
       const sha1 = await repo.commit({
         'app/web.yaml': deployment('web', 'v1', 'healthy'),
         'app/cfg.yaml': cm('cfg', { v: '1' }),
       });
       await client.create(gitRelease(ns, 'app', repo, { failurePolicy: { deadline: D, rollback: 'Never' } }));
-      const r1 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(commit 1)',
-        (r) => r.state === 'Succeeded' && r.revision === sha1,
-      );
+      const r1 = await waitForRollout('Succeeded(commit 1)', reached('Succeeded', sha1));
       const R1 = r1.status?.rollout?.renderRef;
       const sha2 = await repo.commit({
         'app/web.yaml': deployment('web', 'v2', 'never-ready'),
         'app/cfg.yaml': cm('cfg', { v: '2' }),
       });
-      const failed = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Failed(commit 2)',
-        (r) => r.state === 'Failed' && r.revision === sha2,
-        60_000,
-      );
+      const failed = await waitForRollout('Failed(commit 2)', reached('Failed', sha2), 60_000);
       const ro = failed.status?.rollout;
       assert.equal(ro?.reason, 'DeadlineExceeded');
       assert.match(ro?.message ?? '', /no rollback: failurePolicy.rollback is Never/);
       assert.ok(Date.parse(ro?.finishedAt ?? '') >= deadlineOf(ro, D));
       assert.equal(failed.status?.lastHealthy?.renderRef, R1, 'a failure does not clear lastHealthy');
       assert.equal(failed.status?.lastSuccessful?.renderRef, ro?.renderRef);
-      await reconcilesPass(3);
+      await env.manager.moreReconciles(3);
       const later = await getRelease(client, ns, 'app');
       assert.deepEqual(later?.status?.rollout, ro);
       assert.equal(await liveTag(client, ns, 'web'), 'v2', 'R2 stays');
@@ -278,17 +208,11 @@ describe('rollout lifecycle', { concurrency: true }, () => {
           (e) => e.reason === 'RolloutFailed' && /→ Failed/.test(e.message ?? ''),
         ),
       );
-    } finally {
-      await repo.cleanup();
-    }
-  });
+    }));
 
-  test('a revert to the last healthy render that then turns unhealthy → Failed, not rolled back to itself', async () => {
-    const { client } = env;
-    const ns = 'ro-revert';
-    await env.namespace(ns);
-    const repo = await makeRepo('revert');
-    try {
+  test('a revert to the last healthy render that then turns unhealthy → Failed, not rolled back to itself', () =>
+    inRolloutScenario(env, 'ro-revert', 'revert', async ({ ns, repo, waitForRollout }) => {
+      const { client } = env;
       const good = {
         'app/web.yaml': deployment('web', 'a', 'healthy'),
         'app/cfg.yaml': cm('cfg', { v: 'a' }),
@@ -303,23 +227,10 @@ describe('rollout lifecycle', { concurrency: true }, () => {
           },
         }),
       );
-      const ra = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(A)',
-        (r) => r.state === 'Succeeded' && r.revision === shaA,
-      );
+      const ra = await waitForRollout('Succeeded(A)', reached('Succeeded', shaA));
       const RA = ra.status?.rollout?.renderRef;
       const shaB = await repo.commit({ 'app/web.yaml': deployment('web', 'b', 'never-ready') });
-      await waitForRollout(
-        client,
-        ns,
-        'app',
-        'RolledBack(B)',
-        (r) => r.state === 'RolledBack' && r.revision === shaB,
-        60_000,
-      );
+      await waitForRollout('RolledBack(B)', reached('RolledBack', shaB), 60_000);
       assert.equal(await liveTag(client, ns, 'web'), 'a');
 
       // A's render now fails a rule (a changed dependency, in effect); the source is reverted to A.
@@ -330,31 +241,15 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         spec: { rules: [{ name: 'cfg-broken', match: { kinds: ['ConfigMap'] }, healthy: 'false' }] },
       } as never);
       const shaRevert = await repo.commit(good);
-      const p = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Progressing(revert)',
-        (r) => r.state === 'Progressing' && r.revision === shaRevert,
-      );
+      const p = await waitForRollout('Progressing(revert)', reached('Progressing', shaRevert));
       assert.equal(p.status?.rollout?.renderRef, RA, 'the revert gives the last healthy render again');
       assert.equal(p.status?.lastHealthy?.renderRef, RA);
-      const failed = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Failed(revert)',
-        (r) => r.state === 'Failed',
-        60_000,
-      );
+      const failed = await waitForRollout('Failed(revert)', (r) => r.state === 'Failed', 60_000);
       assert.equal(failed.status?.rollout?.renderRef, RA);
       assert.match(
         failed.status?.rollout?.message ?? '',
         /no rollback: the last healthy render is this render/,
       );
       assert.equal(await liveTag(client, ns, 'web'), 'a');
-    } finally {
-      await repo.cleanup();
-    }
-  });
+    }));
 });

@@ -4,51 +4,35 @@
 // (before the rollout deadline, so no verdict could have been read from stale health in between), the
 // deadline passes with no rollback; when the observer is back, the rollout resumes and rolls back.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { makeRepo } from '../../src/render/git/testsupport.ts';
-import { recordRollouts } from '../support/recorder.ts';
+import { test } from 'node:test';
 import { getInventory, getRelease } from '../support/release.ts';
-import { deadlineOf, deployment, gitRelease, liveTag, waitForRollout } from '../support/rollout.ts';
-import { type ConvoySystem, startConvoySystem } from '../support/system.ts';
+import {
+  deadlineOf,
+  deployment,
+  gitRelease,
+  inRolloutScenario,
+  liveTag,
+  reached,
+} from '../support/rollout.ts';
+import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
-let env: ConvoySystem;
 const LEASE_SECONDS = 3;
 const D = '15s';
+const env = convoySystemPerFile({ identity: 'rollout-observer', observerLeaseDuration: `${LEASE_SECONDS}s` });
 
-before(async () => {
-  env = await startConvoySystem({ identity: 'rollout-observer', observerLeaseDuration: `${LEASE_SECONDS}s` });
-});
-
-after(async () => {
-  await env?.stop();
-});
-
-test('the observer stopped after assessing R2 as Progressing: verdict Pending, no rollback past the deadline; it resumes when the observer is back', async () => {
-  const { client, cp } = env;
-  const ns = 'ro-observer';
-  await env.namespace(ns);
-  const repo = await makeRepo('observer');
-  const log = await recordRollouts(cp, ns, 'app');
-  try {
+test('the observer stopped after assessing R2 as Progressing: verdict Pending, no rollback past the deadline; it resumes when the observer is back', () =>
+  inRolloutScenario(env, 'ro-observer', 'observer', async ({ ns, repo, log, waitForRollout }) => {
+    const { client } = env;
     const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
     await client.create(
       gitRelease(ns, 'app', repo, { failurePolicy: { deadline: D, rollback: 'OnFailure' } }),
     );
-    const r1 = await waitForRollout(
-      client,
-      ns,
-      'app',
-      'Succeeded(R1)',
-      (r) => r.state === 'Succeeded' && r.revision === sha1,
-    );
+    const r1 = await waitForRollout('Succeeded(R1)', reached('Succeeded', sha1));
     const R1 = r1.status?.rollout?.renderRef;
 
     const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', 'never-ready') });
     const p2 = await waitForRollout(
-      client,
-      ns,
-      'app',
       'Progressing(R2)',
       (r) => r.state === 'Progressing' && r.revision === sha2 && r.startedAt !== undefined,
     );
@@ -77,12 +61,7 @@ test('the observer stopped after assessing R2 as Progressing: verdict Pending, n
       timeoutMs: 30_000,
       intervalMs: 250,
     });
-    const start = await env.manager.reconciles();
-    await waitFor(
-      '3 reconciles after the deadline',
-      async () => (await env.manager.reconciles()) >= start + 3,
-      { timeoutMs: 30_000 },
-    );
+    await env.manager.moreReconciles(3);
     const waiting = await getRelease(client, ns, 'app');
     assert.equal(waiting?.status?.rollout?.state, 'Progressing', JSON.stringify(waiting?.status?.rollout));
     assert.equal(waiting?.status?.rollout?.renderRef, R2);
@@ -93,9 +72,6 @@ test('the observer stopped after assessing R2 as Progressing: verdict Pending, n
     const back = Date.now();
     await env.restartObserver();
     const rb = await waitForRollout(
-      client,
-      ns,
-      'app',
       'RolledBack(R2) once the observer is back',
       (r) => r.state === 'RolledBack',
       60_000,
@@ -108,8 +84,4 @@ test('the observer stopped after assessing R2 as Progressing: verdict Pending, n
       [...new Set(log.seen.filter((s) => s.rollout?.renderRef === R2).map((s) => s.rollout?.state))],
       ['Progressing', 'RolledBack'],
     );
-  } finally {
-    await log.stop();
-    await repo.cleanup();
-  }
-});
+  }));

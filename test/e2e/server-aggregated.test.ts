@@ -39,6 +39,7 @@ import { parseCaBundle } from '../../src/server/trust.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
 import { type ControlPlane, registerApiService, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
+import { bindRole, waitForAccess } from '../support/rbac.ts';
 import { waitFor } from '../support/wait.ts';
 
 const execFile = promisify(execFileCb);
@@ -89,35 +90,18 @@ async function grant(
   sub: string,
   probe: { user: string; groups: string[] },
 ): Promise<void> {
-  await client.create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata: { name, namespace: NS },
-    rules: [{ apiGroups: [API], resources: [`releases/${sub}`], verbs: [verb] }],
-  } as never);
-  await client.create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name, namespace: NS },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-    subjects: [subject.kind === 'Group' ? { ...subject, apiGroup: 'rbac.authorization.k8s.io' } : subject],
-  } as never);
+  await bindRole(
+    client,
+    NS,
+    name,
+    [{ apiGroups: [API], resources: [`releases/${sub}`], verbs: [verb] }],
+    [subject],
+  );
   // RBAC reads bindings through an informer; both layers must see this one before a request.
-  await waitFor(`RBAC allows ${probe.user} ${verb} releases/${sub}`, async () => {
-    const sar = await client.request<{ status?: { allowed?: boolean } }>({
-      method: 'POST',
-      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-      body: {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: probe.user,
-          groups: probe.groups,
-          resourceAttributes: { namespace: NS, verb, group: API, resource: 'releases', subresource: sub },
-        },
-      },
-    });
-    return sar.status?.allowed === true;
+  await waitForAccess(client, `RBAC allows ${probe.user} ${verb} releases/${sub}`, {
+    user: probe.user,
+    groups: probe.groups,
+    resourceAttributes: { namespace: NS, verb, group: API, resource: 'releases', subresource: sub },
   });
 }
 

@@ -37,6 +37,7 @@ import { SecretRenderStore } from '../../src/store/secrets.ts';
 import type { Render } from '../../src/store/types.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
+import { bindRole, waitForAccess } from '../support/rbac.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'api-e2e';
@@ -103,50 +104,27 @@ async function grant(
   subject: { kind: 'ServiceAccount' | 'User'; name: string },
   rules: { group: string; verbs: string[]; resources: string[] }[],
 ): Promise<void> {
-  await client.create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata: { name, namespace: NS },
-    rules: rules.map((r) => ({ apiGroups: [r.group], resources: r.resources, verbs: r.verbs })),
-  } as never);
-  await client.create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name, namespace: NS },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-    subjects: [
+  await bindRole(
+    client,
+    NS,
+    name,
+    rules.map((r) => ({ apiGroups: [r.group], resources: r.resources, verbs: r.verbs })),
+    [
       subject.kind === 'User'
-        ? { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: subject.name }
+        ? { kind: 'User', name: subject.name }
         : { kind: 'ServiceAccount', name: subject.name, namespace: NS },
     ],
-  } as never);
+  );
   const user = subject.kind === 'User' ? subject.name : saUser(subject.name);
   const first = rules[0];
   assert.ok(first);
   const [resource, subresource] = (first.resources[0] ?? '').split('/');
   // The RBAC authorizer reads bindings through an informer: wait until it sees this one, so the
   // server's short decision cache never holds a denial from before.
-  await waitFor(`RBAC allows ${user} ${first.verbs[0]} ${first.resources[0]}`, async () => {
-    const sar = await client.request<{ status?: { allowed?: boolean } }>({
-      method: 'POST',
-      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-      body: {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user,
-          groups: subject.kind === 'User' ? [] : ['system:serviceaccounts', `system:serviceaccounts:${NS}`],
-          resourceAttributes: {
-            namespace: NS,
-            verb: first.verbs[0],
-            group: first.group,
-            resource,
-            subresource,
-          },
-        },
-      },
-    });
-    return sar.status?.allowed === true;
+  await waitForAccess(client, `RBAC allows ${user} ${first.verbs[0]} ${first.resources[0]}`, {
+    user,
+    groups: subject.kind === 'User' ? [] : ['system:serviceaccounts', `system:serviceaccounts:${NS}`],
+    resourceAttributes: { namespace: NS, verb: first.verbs[0], group: first.group, resource, subresource },
   });
 }
 
@@ -684,20 +662,9 @@ describe('deploy/api manifests', () => {
       contexts: [{ name: 'sa', cluster: cluster.name, user: 'convoy-controller-manager' }],
       currentContext: 'sa',
     });
-    await waitFor('RBAC allows the controller-manager to create tokenreviews', async () => {
-      const sar = await client.request<{ status?: { allowed?: boolean } }>({
-        method: 'POST',
-        path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: {
-            user: 'system:serviceaccount:convoy-system:convoy-controller-manager',
-            resourceAttributes: { verb: 'list', group: '', resource: 'secrets', namespace: NS },
-          },
-        },
-      });
-      return sar.status?.allowed === true;
+    await waitForAccess(client, 'RBAC allows the controller-manager to create tokenreviews', {
+      user: 'system:serviceaccount:convoy-system:convoy-controller-manager',
+      resourceAttributes: { verb: 'list', group: '', resource: 'secrets', namespace: NS },
     });
     // What the controller-manager does at start: read the front-proxy settings (none on this apiserver).
     assert.equal(await loadRequestHeaderConfig(kc), undefined);

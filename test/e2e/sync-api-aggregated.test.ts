@@ -7,8 +7,6 @@
 // proxied requests) once RBAC lets it read them.
 import assert from 'node:assert/strict';
 import { execFile as execFileCb } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -19,12 +17,13 @@ import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../../src/api/constan
 import type { Release } from '../../src/api/types.ts';
 import { DEV_SELF_SIGNED_HOSTS } from '../../src/cmd/api-flags.ts';
 import { startApi } from '../../src/cmd/api-server.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { newLogger } from '../../src/runtime/index.ts';
 import { newApiMetrics } from '../../src/server/index.ts';
-import { type ControlPlane, registerApiService, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import { type ControlPlane, registerApiService } from '../../src/testenv/index.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { configMap, manifests } from '../support/hooks.ts';
 import { metricValue } from '../support/metrics.ts';
 import {
   type ManagerProcess,
@@ -32,7 +31,8 @@ import {
   startControllerManager,
   startObserver,
 } from '../support/processes.ts';
-import { getInventory, getRelease } from '../support/release.ts';
+import { annotationOwners, getRelease, isReady, waitForReady } from '../support/release.ts';
+import { assertSyncRequestedByApi, assertWakeupsServed } from '../support/sync-api.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -41,23 +41,20 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NS = 'sync-agg';
 const LEASE_NS = 'convoy-system';
 
+let cluster: CrdCluster | undefined;
 let cp: ControlPlane;
 let client: KubeClient;
 let work: string;
 let manager: ManagerProcess;
 let observer: ObserverProcess;
 
-const logs = () =>
-  `--- controller-manager ---\n${manager.log().slice(-4000)}\n--- observer ---\n${observer.log().slice(-4000)}`;
-
 before(async () => {
-  cp = await startControlPlane({ aggregation: true });
-  client = new KubeClient(cp.kubeConfig);
-  work = await mkdtemp(join(tmpdir(), 'convoy-sync-agg-e2e-'));
-  await installCrds(cp.kubeConfig);
-  for (const name of [LEASE_NS, NS]) {
-    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  }
+  cluster = await startCrdCluster({
+    aggregation: true,
+    namespaces: [LEASE_NS, NS],
+    scratch: 'convoy-sync-agg-e2e-',
+  });
+  ({ cp, client, work } = cluster);
   await installDefaultRules(client);
   manager = await startControllerManager({
     kubeconfigPath: cp.kubeconfigPath,
@@ -74,22 +71,8 @@ before(async () => {
 after(async () => {
   await observer?.stop();
   await manager?.stop();
-  await cp?.stop();
-  if (work) await rm(work, { recursive: true, force: true });
+  await cluster?.stop();
 });
-
-const configMap = (name: string, wave: number) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, annotations: { 'convoy.kumodo.io/sync-wave': String(wave) } },
-  data: { k: 'v' },
-});
-
-function annotationOwners(r: Release | undefined, key: string): { manager?: string; operation?: string }[] {
-  return (r?.metadata.managedFields ?? [])
-    .filter((m) => JSON.stringify(m.fieldsV1 ?? {}).includes(`"f:${key}"`))
-    .map((m) => ({ manager: m.manager, operation: m.operation }));
-}
 
 test('the controller-manager took the front-proxy settings from the cluster and its own certificate', () => {
   assert.match(
@@ -108,9 +91,7 @@ test('the observer wakes the controller through kube-apiserver: POST /sync proxi
     spec: {
       source: {
         inline: {
-          manifests: [configMap('first', 0), configMap('second', 1)]
-            .map((o) => JSON.stringify(o))
-            .join('\n---\n'),
+          manifests: manifests([configMap('first', 0, { k: 'v' }), configMap('second', 1, { k: 'v' })]),
         },
       },
       render: { targetNamespace: NS },
@@ -118,34 +99,11 @@ test('the observer wakes the controller through kube-apiserver: POST /sync proxi
     },
   };
   await client.create(web);
-  await waitFor(
-    'both waves recorded and Healthy',
-    async () => {
-      const inv = await getInventory(client, NS, 'web');
-      return inv?.entries?.length === 2 && inv.entries.every((e) => e.state === 'Healthy');
-    },
-    { timeoutMs: 60_000 },
-  ).catch((err: Error) => assert.fail(`${err.message}\n${logs()}`));
   // The observer has no URL of the API: whatever the API served came through the aggregation layer.
-  const served = await waitFor('a POST /sync served with 200', async () => {
-    const n = await manager.apiRequests('sync', 200);
-    return n >= 1 && n;
-  }).catch((err: Error) => assert.fail(`${err.message}\n${logs()}`));
-  await waitFor('the observer counted what the API served', async () => {
-    const sent = await observer.metric('convoy_health_sync_requests_total');
-    return sent >= served && sent === (await manager.apiRequests('sync', 200));
-  });
-  assert.equal(await observer.metric('convoy_health_sync_request_failures_total'), 0, logs());
-  const r = await getRelease(client, NS, 'web');
-  assert.ok(r?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT]);
-  assert.deepEqual(annotationOwners(r, ANNOTATION_SYNC_REQUESTED_AT), [
-    { manager: 'convoy-api', operation: 'Apply' },
-  ]);
+  await assertWakeupsServed(client, NS, 'web', 2, manager, observer);
+  await assertSyncRequestedByApi(client, NS, 'web');
   // The wake-up reached the controller: it reconciled the Release to the end of its waves.
-  await waitFor('Ready', async () => {
-    const rel = await getRelease(client, NS, 'web');
-    return rel?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-  });
+  await waitForReady(client, NS, 'web', isReady, 'Ready', 30_000);
 });
 
 test('`convoy sync` goes through the aggregated API (no fallback note) and sets sync-requested-at', async () => {

@@ -3,32 +3,32 @@
 // --sync-api-url/--sync-api-ca-file) sends its wake-ups there. What the API served is read from the
 // controller-manager's convoy_api_requests_total; who wrote sync-requested-at from managedFields.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../../src/api/constants.ts';
+import { ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
-import { type ControlPlane, startControlPlane, TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import { type ControlPlane, TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { configMap, inlineRelease, type Manifest } from '../support/hooks.ts';
 import {
   type ManagerProcess,
   type ObserverProcess,
   startControllerManager,
   startObserver,
+  tailLogs,
   wakeupsTo,
 } from '../support/processes.ts';
-import { getInventory, getRelease } from '../support/release.ts';
+import { annotationOwners, getInventory, getRelease } from '../support/release.ts';
 import { makeServingCert, type ServingCert } from '../support/serving-cert.ts';
+import { assertSyncRequestedByApi, assertWakeupsServed, SYNC_FAILURES } from '../support/sync-api.ts';
 import { createNamespace, DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const LEASE_NS = 'convoy-system';
-const SYNCS = 'convoy_health_sync_requests_total';
-const SYNC_FAILURES = 'convoy_health_sync_request_failures_total';
 
+let cluster: CrdCluster | undefined;
 let cp: ControlPlane;
 let client: KubeClient;
 let work: string;
@@ -36,8 +36,7 @@ let cert: ServingCert;
 let manager: ManagerProcess;
 let observer: ObserverProcess;
 
-const logs = () =>
-  `--- controller-manager ---\n${manager.log().slice(-4000)}\n--- observer ---\n${observer.log().slice(-4000)}`;
+const logs = () => tailLogs(manager, observer);
 
 const startManager = (port = 0) =>
   startControllerManager({
@@ -48,11 +47,13 @@ const startManager = (port = 0) =>
   });
 
 before(async () => {
-  cp = await startControlPlane({ workloads: true, nodes: 1 });
-  client = new KubeClient(cp.kubeConfig);
-  work = await mkdtemp(join(tmpdir(), 'convoy-sync-api-e2e-'));
-  await installCrds(cp.kubeConfig);
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEASE_NS } });
+  cluster = await startCrdCluster({
+    workloads: true,
+    nodes: 1,
+    namespaces: [LEASE_NS],
+    scratch: 'convoy-sync-api-e2e-',
+  });
+  ({ cp, client, work } = cluster);
   await installDefaultRules(client);
   cert = await makeServingCert();
   manager = await startManager();
@@ -62,73 +63,24 @@ before(async () => {
 after(async () => {
   await observer?.stop();
   await manager?.stop();
-  await cp?.stop();
+  await cluster?.stop();
   await cert?.dispose();
-  if (work) await rm(work, { recursive: true, force: true });
 });
 
-function release(ns: string, name: string, objects: readonly Record<string, unknown>[]): Release {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name, namespace: ns },
-    spec: {
-      source: { inline: { manifests: objects.map((o) => JSON.stringify(o)).join('\n---\n') } },
-      render: { targetNamespace: ns },
-      syncPolicy: { interval: '2s' },
-      healthAssessment: DEFAULT_HEALTH,
-    },
-  };
-}
-
-const configMap = (name: string, wave: number) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, annotations: { 'convoy.kumodo.io/sync-wave': String(wave) } },
-  data: { k: 'v' },
-});
-
-/** Which managers own the annotation, and how they wrote it (Apply for the API, Update for a patch). */
-function annotationOwners(r: Release | undefined, key: string): { manager?: string; operation?: string }[] {
-  return (r?.metadata.managedFields ?? [])
-    .filter((m) => JSON.stringify(m.fieldsV1 ?? {}).includes(`"f:${key}"`))
-    .map((m) => ({ manager: m.manager, operation: m.operation }));
-}
+const release = (ns: string, name: string, objects: readonly Manifest[]): Release =>
+  inlineRelease(ns, name, objects, { syncPolicy: { interval: '2s' }, healthAssessment: DEFAULT_HEALTH });
 
 test('a completed wave reaches the controller as a POST /sync its API served, applied as convoy-api', async () => {
   const ns = 'sync-api-waves';
   await createNamespace(client, ns);
-  await client.create(release(ns, 'app', [configMap('first', 0), configMap('second', 1)]));
+  await client.create(
+    release(ns, 'app', [configMap('first', 0, { k: 'v' }), configMap('second', 1, { k: 'v' })]),
+  );
 
   // Both waves applied and assessed healthy: the observer has seen the render advance and wave 0 complete.
-  await waitFor(
-    'both waves recorded and Healthy',
-    async () => {
-      const inv = await getInventory(client, ns, 'app');
-      return inv?.entries?.length === 2 && inv.entries.every((e) => e.state === 'Healthy');
-    },
-    { timeoutMs: 60_000 },
-  ).catch((err: Error) => assert.fail(`${err.message}\n${logs()}`));
-  const served = await waitFor('a POST /sync served with 200', async () => {
-    const n = await manager.apiRequests('sync', 200);
-    return n >= 1 && n;
-  });
-  // Nothing else posts to this API: every wake-up the observer counts is one the API answered 200,
-  // and none failed.
-  await waitFor('the observer counted what the API served', async () => {
-    const sent = await observer.metric(SYNCS);
-    return sent >= served && sent === (await manager.apiRequests('sync', 200));
-  });
-  assert.equal(await observer.metric(SYNC_FAILURES), 0, logs());
+  await assertWakeupsServed(client, ns, 'app', 2, manager, observer);
   assert.doesNotMatch(observer.log(), /sync request failed/);
-
-  const r = await getRelease(client, ns, 'app');
-  assert.ok(r?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT], 'sync-requested-at is set');
-  assert.deepEqual(
-    annotationOwners(r, ANNOTATION_SYNC_REQUESTED_AT),
-    [{ manager: 'convoy-api', operation: 'Apply' }],
-    'written by the API (Server-Side Apply as convoy-api), not patched by the observer',
-  );
+  await assertSyncRequestedByApi(client, ns, 'app');
 });
 
 test('an unreachable API: the wake-up fails, is counted and retried, and goes out once the API is back', async () => {

@@ -11,6 +11,7 @@ import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { KubeApiError } from '../../src/kube/errors.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { configMapWriter } from '../support/rbac.ts';
 
 const A = 'tenant-a';
 const B = 'tenant-b';
@@ -46,28 +47,7 @@ describe('impersonation of spec.serviceAccountName', () => {
     admin = new KubeClient(cp.kubeConfig);
     for (const ns of [A, B])
       await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    await admin.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA, namespace: A } });
-    const role = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: 'configmap-writer', namespace: A },
-      rules: [
-        {
-          apiGroups: [''],
-          resources: ['configmaps'],
-          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-        },
-      ],
-    };
-    const binding = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'deployer-writes-configmaps', namespace: A },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-writer' },
-      subjects: [{ kind: 'ServiceAccount', name: SA, namespace: A }],
-    };
-    await admin.create(role);
-    await admin.create(binding);
+    await configMapWriter(admin, A, SA, ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']);
     // resolveTarget needs no Cluster for a local Release: an empty cache.
     target = await resolveTarget(release(SA), {
       clients: new ClusterClients({ kubeConfig: cp.kubeConfig }),

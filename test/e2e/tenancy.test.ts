@@ -19,6 +19,7 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { Harness } from '../../src/runtime/index.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
+import { configMapWriter } from '../support/rbac.ts';
 import { waitFor } from '../support/wait.ts';
 
 const A = 'tenant-a';
@@ -77,24 +78,7 @@ describe('tenancy: Releases', () => {
       await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     }
     await remoteAdmin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: A } });
-    await admin.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA, namespace: A } });
-    const role = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: 'configmap-writer', namespace: A },
-      rules: [
-        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
-      ],
-    };
-    const binding = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'deployer', namespace: A },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmap-writer' },
-      subjects: [{ kind: 'ServiceAccount', name: SA, namespace: A }],
-    };
-    await admin.create(role);
-    await admin.create(binding);
+    await configMapWriter(admin, A, SA, ['get', 'list', 'create', 'patch', 'delete']);
 
     gitCache = await mkdtemp(join(tmpdir(), 'convoy-tenancy-git-'));
     harness = new Harness({

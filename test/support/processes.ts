@@ -124,6 +124,11 @@ async function startChild(
   };
 }
 
+/** The last lines of a controller-manager's and an observer's logs, for assertion messages. */
+export function tailLogs(manager: ConvoyChild, observer: ConvoyChild): string {
+  return `--- controller-manager ---\n${manager.log().slice(-6000)}\n--- observer ---\n${observer.log().slice(-4000)}`;
+}
+
 // --- convoy-controller-manager ----------------------------------------------------------------------
 
 export interface ManagerApi {
@@ -163,6 +168,11 @@ export interface ManagerProcess extends ConvoyChild {
   readonly api: ManagerApi | undefined;
   /** Reconciles the release controller has finished, from its /metrics. */
   reconciles(): Promise<number>;
+  /**
+   * Waits until `n` more reconciles than `since` (default: the count now) have finished, so that later
+   * reconciles have seen whatever the test did before.
+   */
+  moreReconciles(n: number, opts?: { readonly since?: number; readonly timeoutMs?: number }): Promise<void>;
   /** convoy_api_requests_total for one route and status code. */
   apiRequests(route: string, code: number): Promise<number>;
 }
@@ -213,10 +223,17 @@ export async function startControllerManager(opts: ManagerOptions): Promise<Mana
     await child.stop();
     throw err;
   }
+  const reconciles = () => child.metric('convoy_reconcile_duration_seconds_count', { controller: 'release' });
   return {
     ...child,
     api,
-    reconciles: () => child.metric('convoy_reconcile_duration_seconds_count', { controller: 'release' }),
+    reconciles,
+    async moreReconciles(n, { since, timeoutMs = 30_000 } = {}) {
+      const start = since ?? (await reconciles());
+      await waitFor(`${n} more reconciles (after ${start})`, async () => (await reconciles()) >= start + n, {
+        timeoutMs,
+      });
+    },
     apiRequests: (route, code) => child.metric('convoy_api_requests_total', { route, code: String(code) }),
   };
 }

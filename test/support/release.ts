@@ -1,7 +1,7 @@
 // Helpers for release e2e tests: building Releases (git-sourced, ConfigMaps in waves), reading them and
-// their inventory, and waiting for a condition.
+// their inventory, the states a test waits for (Ready, a Ready reason, a rollout state), and waiting.
 import { API_VERSION } from '../../src/api/constants.ts';
-import type { Release, ReleaseInventory } from '../../src/api/types.ts';
+import type { Release, ReleaseInventory, RolloutState } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import type { Fixture } from '../../src/render/git/testsupport.ts';
 import { waitFor } from './wait.ts';
@@ -44,6 +44,39 @@ export function getInventory(client: KubeClient, namespace: string, name: string
 
 export function condition(r: Release | undefined, type: string) {
   return r?.status?.conditions?.find((c) => c.type === type);
+}
+
+/** Ready=True and, when given, the last successful sync was of this commit and/or this render. */
+export const readyWith =
+  (last: { readonly revision?: string; readonly renderRef?: string } = {}) =>
+  (r: Release): boolean =>
+    (last.revision === undefined || r.status?.lastSuccessful?.revision === last.revision) &&
+    (last.renderRef === undefined || r.status?.lastSuccessful?.renderRef === last.renderRef) &&
+    condition(r, 'Ready')?.status === 'True';
+
+/** Ready=True. */
+export const isReady = readyWith();
+
+/** The Ready condition has this reason (whatever its status). */
+export const readyReason =
+  (reason: string) =>
+  (r: Release): boolean =>
+    condition(r, 'Ready')?.reason === reason;
+
+/** status.rollout is in this state (whichever render). */
+export const rolloutIs =
+  (state: RolloutState) =>
+  (r: Release): boolean =>
+    r.status?.rollout?.state === state;
+
+/** Which field managers own an annotation, and how they wrote it (Apply for the API, Update for a patch). */
+export function annotationOwners(
+  r: Release | undefined,
+  key: string,
+): { manager?: string; operation?: string }[] {
+  return (r?.metadata.managedFields ?? [])
+    .filter((m) => JSON.stringify(m.fieldsV1 ?? {}).includes(`"f:${key}"`))
+    .map((m) => ({ manager: m.manager, operation: m.operation }));
 }
 
 /** Waits until the Release's Ready condition satisfies `ok`; returns the Release. */

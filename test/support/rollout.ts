@@ -1,16 +1,18 @@
 // Helpers of the rollout e2e tests and bench/rollout.ts: git fixtures whose Deployments are healthy,
 // never Ready or Ready after a delay (kwok's test stages), a git-sourced Release with short deadlines,
-// waiting on status.rollout, and reading what is live.
-import type { Release, RolloutStatus } from '../../src/api/types.ts';
+// waiting on status.rollout, one test's namespace, repository and rollout recording, and reading what is
+// live.
+import type { Release, RolloutState, RolloutStatus } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
-import type { Fixture } from '../../src/render/git/testsupport.ts';
+import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
 import {
   TEST_ANNOTATION_READY_DELAY,
   TEST_LABEL_DELAY,
   TEST_LABEL_NEVER_READY,
 } from '../../src/testenv/index.ts';
+import { type RolloutLog, recordRollouts } from './recorder.ts';
 import { gitRelease as bareGitRelease, getRelease } from './release.ts';
-import { DEFAULT_RULES_SELECTOR } from './system.ts';
+import { type ConvoySystem, DEFAULT_RULES_SELECTOR } from './system.ts';
 import { waitFor } from './wait.ts';
 
 export type PodBehaviour = 'healthy' | 'never-ready' | { readonly readyAfter: string };
@@ -85,6 +87,51 @@ export function waitForRollout(
     const where = { rollout: st?.rollout, conditions: st?.conditions, lastAttempted: st?.lastAttempted };
     throw new Error(`${err.message}\nstatus: ${JSON.stringify(where)}`, { cause: err });
   });
+}
+
+/** status.rollout is in `state` for the commit `revision`. */
+export const reached =
+  (state: RolloutState, revision: string) =>
+  (r: RolloutStatus): boolean =>
+    r.state === state && r.revision === revision;
+
+/** One rollout test's own namespace, git repository and recording of its Release `app`'s rollouts. */
+export interface RolloutScenario {
+  readonly ns: string;
+  readonly repo: Fixture;
+  readonly log: RolloutLog;
+  /** waitForRollout on `app`; a timeout's message carries the status and both processes' logs. */
+  waitForRollout(
+    what: string,
+    ok: (r: RolloutStatus, rel: Release) => boolean,
+    timeoutMs?: number,
+  ): Promise<Release>;
+}
+
+/** Runs `body` in a new namespace `ns` with a new repository `repoName`; stops the recording and removes the repository after. */
+export async function inRolloutScenario(
+  env: ConvoySystem,
+  ns: string,
+  repoName: string,
+  body: (s: RolloutScenario) => Promise<void>,
+): Promise<void> {
+  await env.namespace(ns);
+  const repo = await makeRepo(repoName);
+  const log = await recordRollouts(env.cp, ns, 'app');
+  try {
+    await body({
+      ns,
+      repo,
+      log,
+      waitForRollout: (what, ok, timeoutMs) =>
+        waitForRollout(env.client, ns, 'app', what, ok, timeoutMs).catch((err: Error) => {
+          throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
+        }),
+    });
+  } finally {
+    await log.stop();
+    await repo.cleanup();
+  }
 }
 
 export type LiveDeployment = {

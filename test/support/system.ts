@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { Release } from '../../src/api/types.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
@@ -15,10 +16,11 @@ import {
   type ObserverProcess,
   startControllerManager,
   startObserver,
+  tailLogs,
   type Wakeups,
   wakeupsTo,
 } from './processes.ts';
-import { waitForReady } from './release.ts';
+import { getRelease, waitForReady } from './release.ts';
 import { waitFor } from './wait.ts';
 
 export const LEASE_NS = 'convoy-system';
@@ -58,6 +60,11 @@ export interface ConvoySystem {
     ok: (r: Release) => boolean,
     timeoutMs?: number,
   ): Promise<Release>;
+  /**
+   * Polls until the Release is gone (default 120 s); a timeout's message carries `context()` when given
+   * and both processes' logs.
+   */
+  waitForReleaseGone(ns: string, name: string, timeoutMs?: number, context?: () => string): Promise<void>;
   /** The observer's shard Lease is live now (the controller's reading; one shard). */
   observerLive(): Promise<boolean>;
   /** Stops the observer (nothing to do after kill()) and starts a new one paired with the same API. */
@@ -102,8 +109,7 @@ export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySyst
     observer = await startPairedObserver(wakeups);
     const m = manager;
     let o = observer;
-    const logs = () =>
-      `--- controller-manager ---\n${m.log().slice(-6000)}\n--- observer ---\n${o.log().slice(-3000)}`;
+    const logs = () => tailLogs(m, o);
     return {
       cp,
       client,
@@ -121,6 +127,13 @@ export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySyst
         } catch (err) {
           throw new Error(`${(err as Error).message}\n${logs()}`);
         }
+      },
+      async waitForReleaseGone(ns, name, timeoutMs = 120_000, context) {
+        await waitFor(`${ns}/${name} gone`, async () => (await getRelease(client, ns, name)) === undefined, {
+          timeoutMs,
+        }).catch((err: Error) => {
+          throw new Error(`${err.message}\n${context === undefined ? '' : `${context()}\n`}${logs()}`);
+        });
       },
       async observerLive() {
         const lease = await client.get<Lease>({
@@ -150,4 +163,61 @@ export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySyst
     await rm(work, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * The system of one test file: started in before() and stopped in after() of the file that calls this
+ * (at its top level). The object returned stands for it from before() on.
+ */
+export function convoySystemPerFile(
+  opts: SystemOptions & {
+    /**
+     * The file's own set-up on the started system, in the same before(): a second top-level before()
+     * would not wait for the start (Node 24 runs a file's top-level before hooks without awaiting one
+     * before the next).
+     */
+    readonly setUp?: (sys: ConvoySystem) => Promise<void>;
+  },
+): ConvoySystem {
+  let started: ConvoySystem | undefined;
+  before(async () => {
+    started = await startConvoySystem(opts);
+    await opts.setUp?.(started);
+  });
+  after(async () => {
+    await started?.stop();
+  });
+  const sys = (): ConvoySystem => {
+    if (started === undefined)
+      throw new Error(`the ${opts.identity} system is used before before() started it`);
+    return started;
+  };
+  return {
+    get cp() {
+      return sys().cp;
+    },
+    get client() {
+      return sys().client;
+    },
+    get work() {
+      return sys().work;
+    },
+    get manager() {
+      return sys().manager;
+    },
+    get observer() {
+      return sys().observer;
+    },
+    get wakeups() {
+      return sys().wakeups;
+    },
+    logs: () => sys().logs(),
+    namespace: (name) => sys().namespace(name),
+    waitForRelease: (ns, name, what, ok, timeoutMs) => sys().waitForRelease(ns, name, what, ok, timeoutMs),
+    waitForReleaseGone: (ns, name, timeoutMs, context) =>
+      sys().waitForReleaseGone(ns, name, timeoutMs, context),
+    observerLive: () => sys().observerLive(),
+    restartObserver: () => sys().restartObserver(),
+    stop: () => sys().stop(),
+  };
 }

@@ -1,0 +1,83 @@
+// RBAC set-up for e2e tests: a Role bound to its subjects in one namespace, a ServiceAccount that may
+// only write ConfigMaps of its own namespace, and waiting until the RBAC
+// authorizer enforces a grant (it learns bindings through an informer, so a request made right after
+// the create may still be denied, and a server's decision cache would keep that denial).
+import type { KubeClient } from '../../src/kube/client.ts';
+import { waitFor } from './wait.ts';
+
+export interface PolicyRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+export type Subject =
+  | { readonly kind: 'ServiceAccount'; readonly name: string; readonly namespace: string }
+  | { readonly kind: 'User' | 'Group'; readonly name: string };
+
+/** A Role `name` with `rules` in `ns`, and a RoleBinding of the same name binding it to `subjects`. */
+export async function bindRole(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  rules: readonly PolicyRule[],
+  subjects: readonly Subject[],
+): Promise<void> {
+  await client.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name, namespace: ns },
+    rules,
+  } as never);
+  await client.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace: ns },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects: subjects.map((s) =>
+      s.kind === 'ServiceAccount' ? s : { ...s, apiGroup: 'rbac.authorization.k8s.io' },
+    ),
+  } as never);
+}
+
+/** A ServiceAccount `sa` of `ns` that may do only `verbs` on the ConfigMaps of `ns` (Role configmap-writer). */
+export async function configMapWriter(
+  client: KubeClient,
+  ns: string,
+  sa: string,
+  verbs: readonly string[],
+): Promise<void> {
+  await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: ns } });
+  await bindRole(
+    client,
+    ns,
+    'configmap-writer',
+    [{ apiGroups: [''], resources: ['configmaps'], verbs }],
+    [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+  );
+}
+
+/** The spec of a SubjectAccessReview: who, and what on which resource. */
+export interface AccessReview {
+  readonly user: string;
+  readonly groups?: readonly string[];
+  readonly resourceAttributes: {
+    readonly namespace?: string;
+    readonly verb: string | undefined;
+    readonly group: string;
+    readonly resource: string | undefined;
+    readonly subresource?: string | undefined;
+  };
+}
+
+/** Waits until the API server's authorizer allows `review` (`what` names it in a timeout). */
+export async function waitForAccess(client: KubeClient, what: string, review: AccessReview): Promise<void> {
+  await waitFor(what, async () => {
+    const sar = await client.request<{ status?: { allowed?: boolean } }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: review },
+    });
+    return sar.status?.allowed === true;
+  });
+}
