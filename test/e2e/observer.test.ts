@@ -354,8 +354,16 @@ describe('convoy-observer health loop', () => {
       seenAt - anchor <= 4000 + 8 * 1200 + 2000,
       `Degraded within one backoff step (took ${seenAt - anchor} ms)`,
     );
-    const r = await getRelease('stuck');
-    assert.equal(healthy(r)?.status, 'False');
+    // The same pass writes the inventory entry, then the Release status (seeds/000): the second may
+    // land a moment after the entry was read.
+    const r = await waitFor(
+      'Healthy=False Degraded on the Release',
+      async () => {
+        const x = await getRelease('stuck');
+        return healthy(x)?.status === 'False' && x;
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
     assert.equal(healthy(r)?.reason, 'Degraded');
     await deleteRelease('stuck');
   });
