@@ -10,6 +10,8 @@ import https from 'node:https';
 import { createInterface } from 'node:readline';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { fromResponse, type KubeApiError, type RequestInfo } from './errors.ts';
+import { resourceOfPath } from './request-resource.ts';
+import { sameTlsIdentity, type TlsIdentity } from './tls-identity.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -46,21 +48,39 @@ export interface WatchRequest {
 /** Process-wide counts of what went over the wire (all transports): for benches and diagnostics. */
 export interface TransportStats {
   readonly requests: Readonly<Record<string, number>>;
+  /** Requests by `<METHOD> <resource>` (see resourceOfPath); watches count as `WATCH <resource>`. */
+  readonly byResource: Readonly<Record<string, number>>;
   readonly watches: number;
   /** New TCP/TLS connections; requests minus this is how many reused a pooled connection. */
   readonly connections: number;
 }
 
-const stats = { requests: {} as Record<string, number>, watches: 0, connections: 0 };
+const stats = {
+  requests: {} as Record<string, number>,
+  byResource: {} as Record<string, number>,
+  watches: 0,
+  connections: 0,
+};
+
+function countByResource(verb: string, path: string): void {
+  const k = `${verb} ${resourceOfPath(path)}`;
+  stats.byResource[k] = (stats.byResource[k] ?? 0) + 1;
+}
 
 export function transportStats(): TransportStats {
-  return { requests: { ...stats.requests }, watches: stats.watches, connections: stats.connections };
+  return {
+    requests: { ...stats.requests },
+    byResource: { ...stats.byResource },
+    watches: stats.watches,
+    connections: stats.connections,
+  };
 }
 
 // Agents by TLS identity (server, CA, client certificate, verification). Tokens and impersonation
 // are per-request headers, so clients that differ only there (impersonating copies of one
 // KubeConfig) share connections; a different client certificate never does.
 const agents = new Map<string, http.Agent>();
+const lastByOrigin = new Map<string, { readonly tls: TlsIdentity; readonly agent: http.Agent }>();
 
 function agentFor(url: URL, opts: https.RequestOptions): http.Agent {
   const secure = url.protocol === 'https:';
@@ -73,6 +93,9 @@ function agentFor(url: URL, opts: https.RequestOptions): http.Agent {
         servername: opts.servername,
       }
     : {};
+  // Most requests of an origin present the identity of the one before: compared by content, no hash.
+  const last = lastByOrigin.get(url.origin);
+  if (last !== undefined && sameTlsIdentity(last.tls, tls)) return last.agent;
   const key = createHash('sha256')
     .update(url.origin)
     .update(JSON.stringify(tls, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : v)))
@@ -85,6 +108,7 @@ function agentFor(url: URL, opts: https.RequestOptions): http.Agent {
     agent = secure ? new https.Agent({ ...common, ...tls }) : new http.Agent(common);
     agents.set(key, agent);
   }
+  lastByOrigin.set(url.origin, { tls, agent });
   return agent;
 }
 
@@ -148,6 +172,7 @@ export class KubeTransport {
     const opts = await this.#options(req.method, url, headers);
     if (req.signal !== undefined) opts.signal = req.signal;
     stats.requests[req.method] = (stats.requests[req.method] ?? 0) + 1;
+    countByResource(req.method, req.path);
     let answer: { status: number; text: string };
     try {
       answer = await exchange(url, opts, payload);
@@ -178,6 +203,7 @@ export class KubeTransport {
     signal.addEventListener('abort', onAbort, { once: true });
     opts.signal = ac.signal;
     stats.watches++;
+    countByResource('WATCH', req.path);
     try {
       await new Promise<void>((resolve, reject) => {
         let idle: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 // Prometheus metrics of one harness, on its own registry (so two harnesses in one process,
 // as in tests, do not collide). Names follow client-go's workqueue metrics, prefixed convoy_.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { transportStats } from '../kube/transport.ts';
 
 export type HarnessMetrics = {
   readonly registry: Registry;
@@ -17,6 +18,21 @@ export type HarnessMetrics = {
 export function newMetrics(): HarnessMetrics {
   const registry = new Registry();
   const registers = [registry];
+  // Read at scrape time from src/kube's process-wide counts: every client of the process goes through
+  // that transport, so this is what the whole process costs the API server (watches counted when opened).
+  new Counter({
+    name: 'convoy_kube_requests_total',
+    help: 'Requests this process sent to the Kubernetes API, by method and resource (WATCH: watches opened)',
+    labelNames: ['method', 'resource'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [k, n] of Object.entries(transportStats().byResource)) {
+        const [method = '', resource = ''] = k.split(' ');
+        this.inc({ method, resource }, n);
+      }
+    },
+  });
   return {
     registry,
     depth: new Gauge({

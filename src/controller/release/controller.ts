@@ -63,6 +63,8 @@ export interface ReleaseControllerOptions {
 }
 
 const DEFAULT_RESYNC_MS = 600_000;
+// Its own name: the observer's loops index the same informer by namespace when they share a harness.
+const BY_NAMESPACE = 'release-controller-namespace';
 
 const base = `/apis/${API_VERSION}`;
 
@@ -100,6 +102,8 @@ export function registerReleaseController(
   releases.addIndex('cluster', (r) =>
     r.spec?.cluster?.name === undefined ? [] : [`${r.metadata.namespace}/${r.spec.cluster.name}`],
   );
+  // The cluster wave gate's peers are the Releases of one namespace: an index, not a scan of every Release.
+  releases.addIndex(BY_NAMESPACE, (r) => (r.metadata.namespace ? [r.metadata.namespace] : []));
 
   const count = opts.shardCount ?? harness.shardCount;
   const shardOfRelease = (r: Release | undefined, key: string): number => {
@@ -143,10 +147,13 @@ export function registerReleaseController(
         const c = r.spec.cluster?.name;
         return c === undefined ? undefined : clusters.cache.get(`${ns}/${c}`)?.spec.wave;
       };
+      const wave = waveOf(release);
+      // Without a wave the gate is open whoever the peers are (clusterWaveGate): none are looked up.
+      if (wave === undefined) return { wave, revision: _revision, peers: [] };
       const identity = sourceIdentity(release.spec.source);
       const peers: WavePeer[] = releases.cache
-        .list()
-        .filter((r) => r.metadata.namespace === ns && r.metadata.name !== release.metadata.name)
+        .byIndex(BY_NAMESPACE, ns)
+        .filter((r) => r.metadata.name !== release.metadata.name)
         .filter((r) => waveOf(r) !== undefined && sourceIdentity(r.spec.source) === identity)
         .map((r) => ({
           release: r.metadata.name ?? '',
@@ -155,7 +162,7 @@ export function registerReleaseController(
           lastSuccessfulRevision: r.status?.lastSuccessful?.revision,
           rollout: r.status?.rollout,
         }));
-      return { wave: waveOf(release), revision: _revision, peers };
+      return { wave, revision: _revision, peers };
     },
     now,
     log: harness.log.child({ controller: 'release' }),

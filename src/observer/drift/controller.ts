@@ -32,6 +32,7 @@ import {
   newlyDrifted,
   nextDelayMs,
 } from './plan.ts';
+import { RenderCache } from './render-cache.ts';
 import { writeDrift, writeInventoryDrift } from './writes.ts';
 
 export interface DriftControllerOptions {
@@ -52,9 +53,6 @@ export interface DriftControllerOptions {
   readonly listThreshold?: number;
 }
 
-/** Renders kept in memory (content-addressed: never stale, only evicted). */
-const RENDER_CACHE = 32;
-
 type PassResult = 'inSync' | 'drifted' | 'unknown' | 'failed' | 'deleting' | 'conflict' | 'gone';
 
 export class DriftController {
@@ -67,7 +65,7 @@ export class DriftController {
   readonly #store: RenderStore;
   readonly #targets: TargetResolver;
   readonly #loop: ReleaseLoop;
-  readonly #renders = new Map<string, Render>();
+  readonly #renders = new RenderCache();
   readonly #heal = new Map<string, HealState>();
   /** Passes in a row that awaited a heal or failed, per key: they come back sooner. */
   readonly #urgent = new Map<string, number>();
@@ -239,17 +237,10 @@ export class DriftController {
 
   async #render(ns: string, name: string, ref: string): Promise<Render | undefined> {
     const cached = this.#renders.get(ref);
-    if (cached !== undefined) {
-      // Most recently used last, so the oldest is evicted first.
-      this.#renders.delete(ref);
-      this.#renders.set(ref, cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     const r = await this.#store.get(ns, name, ref);
     if (r === undefined) return undefined;
     this.#renders.set(ref, r);
-    while (this.#renders.size > RENDER_CACHE)
-      this.#renders.delete(this.#renders.keys().next().value as string);
     return r;
   }
 

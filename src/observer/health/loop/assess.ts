@@ -33,6 +33,8 @@ export interface AssessDeps {
   readonly listThreshold?: number;
   /** Parallel reads (default 16). */
   readonly concurrency?: number;
+  /** Compiles the rule sets (default newEvaluator; the controller shares compilations, ../evaluator-memo.ts). */
+  readonly compile?: (ruleSets: readonly HealthRuleSetLike[]) => Evaluator;
 }
 
 export interface Assessment {
@@ -52,7 +54,7 @@ export interface Assessment {
 export async function assess(release: Release, deps: AssessDeps): Promise<Assessment> {
   let evaluator: Evaluator;
   try {
-    evaluator = newEvaluator(deps.ruleSets);
+    evaluator = (deps.compile ?? newEvaluator)(deps.ruleSets);
   } catch (err) {
     throw new AssessError(err instanceof Error ? err.message : String(err));
   }

@@ -25,6 +25,7 @@ import { formatTime } from '../../status-condition.ts';
 import { planRecheck } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
 import { frontierWaveCompleted } from '../edges.ts';
+import { EvaluatorMemo } from '../evaluator-memo.ts';
 import { type Assessment, assess } from './assess.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import { healthStatusBody, pendingTargets } from './plan.ts';
@@ -69,6 +70,7 @@ export class HealthController {
   readonly #c: LoopCounters<PassResult, 'inventory' | 'status' | 'hooks'>;
   readonly #syncFailures: Counter;
   readonly #reads: Counter;
+  readonly #evaluators = new EvaluatorMemo();
 
   constructor(harness: Harness, opts: HealthControllerOptions) {
     this.#o = opts;
@@ -210,6 +212,7 @@ export class HealthController {
     const ruleSets = collectRules(release, this.#globalRuleSets.cache.list(), this.#ruleSets.cache.list());
     return assess(release, {
       ruleSets,
+      compile: (sets) => this.#evaluators.get(sets),
       inventory,
       resolveTarget: () => this.#resolveTarget(release),
       local: this.#o.client,

@@ -1,0 +1,288 @@
+// npm run bench:scale — convoy at thousands of Releases: convoy-controller-manager and convoy-observer as
+// child processes (as test/support/system.ts starts them, without kwok: ConfigMaps need no nodes) on one
+// local control plane, N Releases of M ConfigMaps each with a healthAssessment (the default rules), so
+// both processes work. Prints: seconds from the first create to all Ready and to all Healthy; each
+// process's RSS and CPU seconds (and kube-apiserver's and etcd's CPU) after the burst and after an idle
+// window; over that window, API requests per minute per process (convoy_kube_requests_total, by
+// resource) and reconciles per minute per controller. Env: CONVOY_BENCH_RELEASES (2000),
+// CONVOY_BENCH_OBJECTS (5), CONVOY_BENCH_NAMESPACES (20), CONVOY_BENCH_IDLE_SECONDS (120),
+// CONVOY_BENCH_INTERVAL (syncPolicy.interval of every Release, unset: none), CONVOY_BENCH_CPU_PROF (a
+// directory: both processes run with --cpu-prof and write their profiles there when stopped).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { API_VERSION, PLURAL_RELEASES } from '../src/api/constants.ts';
+import type { Release } from '../src/api/types.ts';
+import { KubeClient } from '../src/kube/client.ts';
+import { installDefaultRules } from '../src/observer/health/loop/index.ts';
+import type { KubeObject } from '../src/runtime/index.ts';
+import { Informer } from '../src/runtime/informer.ts';
+import { Transport } from '../src/runtime/transport.ts';
+import { startControlPlane } from '../src/testenv/index.ts';
+import { installCrds } from '../test/support/crds.ts';
+import {
+  type ConvoyChild,
+  startControllerManager,
+  startObserver,
+  wakeupsTo,
+} from '../test/support/processes.ts';
+import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
+
+const RELEASES = Number(process.env.CONVOY_BENCH_RELEASES ?? 2000);
+const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 5);
+const NAMESPACES = Number(process.env.CONVOY_BENCH_NAMESPACES ?? 20);
+const IDLE_SECONDS = Number(process.env.CONVOY_BENCH_IDLE_SECONDS ?? 120);
+const INTERVAL = process.env.CONVOY_BENCH_INTERVAL;
+const PROF = process.env.CONVOY_BENCH_CPU_PROF;
+const CREATE_PARALLEL = 16;
+const TIMEOUT_MS = 30 * 60_000;
+
+type Sample = {
+  readonly at: number;
+  readonly rssMiB: number;
+  readonly hwmMiB: number;
+  readonly cpuSeconds: number;
+  readonly requests: Readonly<Record<string, number>>;
+  readonly reconciles: Readonly<Record<string, number>>;
+};
+
+const CLK_TCK = 100;
+async function proc(pid: number): Promise<{ rssMiB: number; hwmMiB: number; cpuSeconds: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (f: string) => Number(new RegExp(`^${f}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  // utime and stime are fields 14 and 15; the command name (field 2) may hold spaces, so count after ')'
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(f[11]) + Number(f[12]);
+  return {
+    rssMiB: +(kib('VmRSS') / 1024).toFixed(1),
+    hwmMiB: +(kib('VmHWM') / 1024).toFixed(1),
+    cpuSeconds: +(ticks / CLK_TCK).toFixed(2),
+  };
+}
+
+/** Sums of samples by one label (`requests`: by "method resource"). */
+function parseMetrics(text: string) {
+  const requests: Record<string, number> = {};
+  const reconciles: Record<string, number> = {};
+  let depth = 0;
+  for (const line of text.split('\n')) {
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    const label = (n: string) => new RegExp(`${n}="([^"]*)"`).exec(line)?.[1] ?? '';
+    if (line.startsWith('convoy_kube_requests_total{')) {
+      const k = `${label('method')} ${label('resource')}`;
+      requests[k] = (requests[k] ?? 0) + value;
+    } else if (line.startsWith('convoy_reconcile_duration_seconds_count{')) {
+      const c = label('controller');
+      reconciles[c] = (reconciles[c] ?? 0) + value;
+    } else if (line.startsWith('convoy_workqueue_depth{')) depth += value;
+  }
+  return { requests, reconciles, depth };
+}
+
+async function sample(child: ConvoyChild): Promise<Sample> {
+  const m = parseMetrics(await child.metrics());
+  return { at: performance.now(), ...(await proc(child.proc.pid ?? 0)), ...m };
+}
+
+const total = (r: Readonly<Record<string, number>>) => Object.values(r).reduce((a, b) => a + b, 0);
+
+/** Per minute between two samples: requests in all and by resource (largest first), reconciles. */
+function rates(a: Sample, b: Sample) {
+  const minutes = (b.at - a.at) / 60_000;
+  const per = (x: number) => +(x / minutes).toFixed(1);
+  const delta = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) =>
+    Object.entries(y)
+      .map(([k, v]) => [k, v - (x[k] ?? 0)] as const)
+      .filter(([, d]) => d > 0)
+      .sort((p, q) => q[1] - p[1]);
+  const req = delta(a.requests, b.requests);
+  return {
+    requestsPerMinute: per(req.reduce((s, [, d]) => s + d, 0)),
+    requestsPerMinuteByResource: Object.fromEntries(req.map(([k, d]) => [k, per(d)])),
+    reconcilesPerMinute: Object.fromEntries(delta(a.reconciles, b.reconciles).map(([k, d]) => [k, per(d)])),
+    cpuSecondsPerMinute: +((b.cpuSeconds - a.cpuSeconds) / minutes).toFixed(2),
+  };
+}
+
+const figures = (s: Sample) => ({
+  rssMiB: s.rssMiB,
+  peakRssMiB: s.hwmMiB,
+  cpuSeconds: s.cpuSeconds,
+  requests: total(s.requests),
+});
+
+const secs = (ms: number) => +(ms / 1000).toFixed(1);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Watched = KubeObject & Release;
+const conditionTrue = (r: Watched, type: string) =>
+  r.status?.conditions?.some((c) => c.type === type && c.status === 'True') === true;
+
+const cp = await startControlPlane({});
+const work = await mkdtemp(join(tmpdir(), 'convoy-bench-scale-'));
+const childEnv: Record<string, string> =
+  PROF === undefined ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(PROF)}` };
+let manager: Awaited<ReturnType<typeof startControllerManager>> | undefined;
+let observer: ConvoyChild | undefined;
+let releases: Informer<Watched> | undefined;
+try {
+  const admin = new KubeClient(cp.kubeConfig);
+  await installCrds(cp.kubeConfig);
+  for (const name of [LEASE_NS, ...Array.from({ length: NAMESPACES }, (_, i) => `scale-${i}`)]) {
+    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  }
+  await installDefaultRules(admin);
+  // Production's Lease duration (15 s), so Lease renewals cost what they cost in a cluster.
+  manager = await startControllerManager({
+    kubeconfigPath: cp.kubeconfigPath,
+    identity: 'bench-scale',
+    leaseNamespace: LEASE_NS,
+    leaseDuration: '15s',
+    gitCacheDir: join(work, 'git-cache'),
+    env: childEnv,
+  });
+  observer = await startObserver({
+    kubeconfigPath: cp.kubeconfigPath,
+    leaseNamespace: LEASE_NS,
+    leaseDuration: '15s',
+    wakeups: wakeupsTo(manager),
+    env: childEnv,
+  });
+  const m = manager;
+  const o = observer;
+  const cpProc = (name: string) => cp.processes().find((p) => p.name === name)?.pid;
+  const cpCpu = async () => {
+    const out: Record<string, number> = {};
+    for (const name of ['kube-apiserver', 'etcd']) {
+      const pid = cpProc(name);
+      if (pid !== undefined) out[name] = (await proc(pid)).cpuSeconds;
+    }
+    return out;
+  };
+
+  // The bench's own view of the Releases: one watch, not a LIST of N every poll.
+  const ready = new Map<string, number>();
+  const healthy = new Map<string, number>();
+  releases = new Informer<Watched>(new Transport(cp.kubeConfig), {
+    path: `/apis/${API_VERSION}/${PLURAL_RELEASES}`,
+  });
+  const see = (r: Watched) => {
+    const k = `${r.metadata.namespace}/${r.metadata.name}`;
+    if (!ready.has(k) && conditionTrue(r, 'Ready')) ready.set(k, performance.now());
+    if (!healthy.has(k) && conditionTrue(r, 'Healthy')) healthy.set(k, performance.now());
+  };
+  releases.addHandlers({ add: see, update: (_o, n) => see(n) });
+  releases.start();
+  await releases.waitForSync();
+
+  const before = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
+  const manifests = (r: number) =>
+    Array.from(
+      { length: OBJECTS },
+      (_, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r${r}-o${i}\ndata:\n  i: "${i}"\n`,
+    ).join('---\n');
+  const t0 = performance.now();
+  let nextRelease = 0;
+  await Promise.all(
+    Array.from({ length: CREATE_PARALLEL }, async () => {
+      for (let r = nextRelease++; r < RELEASES; r = nextRelease++) {
+        const ns = `scale-${r % NAMESPACES}`;
+        const release: Release = {
+          apiVersion: API_VERSION,
+          kind: 'Release',
+          metadata: { name: `r${r}`, namespace: ns },
+          spec: {
+            source: { inline: { manifests: manifests(r) } },
+            render: { targetNamespace: ns },
+            healthAssessment: DEFAULT_HEALTH,
+            ...(INTERVAL === undefined ? {} : { syncPolicy: { interval: INTERVAL } }),
+          },
+        };
+        await admin.create(release);
+      }
+    }),
+  );
+  const tCreated = performance.now();
+  let lastLog = 0;
+  while (ready.size < RELEASES || healthy.size < RELEASES) {
+    const now = performance.now();
+    if (now - t0 > TIMEOUT_MS)
+      throw new Error(
+        `after ${secs(now - t0)} s: ${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`,
+      );
+    if (now - lastLog > 15_000) {
+      lastLog = now;
+      console.error(`${secs(now - t0)} s: ${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`);
+    }
+    await sleep(250);
+  }
+  const last = (ts: Map<string, number>) => Math.max(...ts.values());
+  const tReady = last(ready);
+  const tHealthy = last(healthy);
+  // The burst is over once both work queues are empty (timed rechecks may still be pending).
+  for (;;) {
+    const [a, b] = [parseMetrics(await m.metrics()), parseMetrics(await o.metrics())];
+    if (a.depth === 0 && b.depth === 0) break;
+    await sleep(500);
+  }
+  const burst = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
+  console.error(`burst over after ${secs(burst.manager.at - t0)} s; idle window of ${IDLE_SECONDS} s`);
+  await sleep(IDLE_SECONDS * 1000);
+  const idle = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
+  const cpDelta = (a: Record<string, number>, b: Record<string, number>) =>
+    Object.fromEntries(Object.keys(b).map((k) => [k, +((b[k] ?? 0) - (a[k] ?? 0)).toFixed(2)]));
+  // RSS per Release: after the idle window, over the process's RSS before the first create.
+  const perRelease = (empty: Sample, from: Sample, to: Sample) => ({
+    requestsPerMinute: +(rates(from, to).requestsPerMinute / RELEASES).toFixed(4),
+    rssKiB: Math.round(((to.rssMiB - empty.rssMiB) * 1024) / RELEASES),
+  });
+  console.log(
+    JSON.stringify(
+      {
+        releases: RELEASES,
+        objectsPerRelease: OBJECTS,
+        namespaces: NAMESPACES,
+        syncPolicyInterval: INTERVAL ?? null,
+        createSeconds: secs(tCreated - t0),
+        createToAllReadySeconds: secs(tReady - t0),
+        createToAllHealthySeconds: secs(tHealthy - t0),
+        createToQueuesEmptySeconds: secs(burst.manager.at - t0),
+        beforeCreate: { manager: figures(before.manager), observer: figures(before.observer) },
+        afterBurst: {
+          manager: figures(burst.manager),
+          observer: figures(burst.observer),
+          controlPlaneCpuSecondsDuringBurst: cpDelta(before.controlPlane, burst.controlPlane),
+        },
+        afterIdle: {
+          idleSeconds: IDLE_SECONDS,
+          manager: figures(idle.manager),
+          observer: figures(idle.observer),
+          controlPlaneCpuSecondsDuringIdle: cpDelta(burst.controlPlane, idle.controlPlane),
+        },
+        steady: {
+          manager: rates(burst.manager, idle.manager),
+          observer: rates(burst.observer, idle.observer),
+        },
+        steadyPerRelease: {
+          manager: perRelease(before.manager, burst.manager, idle.manager),
+          observer: perRelease(before.observer, burst.observer, idle.observer),
+        },
+      },
+      null,
+      2,
+    ),
+  );
+} catch (err) {
+  console.error(`${(err as Error).message}`);
+  console.error(
+    `--- controller-manager ---\n${manager?.log().slice(-4000)}\n--- observer ---\n${observer?.log().slice(-3000)}`,
+  );
+  process.exitCode = 1;
+} finally {
+  releases?.stop();
+  await observer?.stop().catch(() => undefined);
+  await manager?.stop().catch(() => undefined);
+  await cp.stop();
+  await rm(work, { recursive: true, force: true });
+}
