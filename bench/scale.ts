@@ -27,6 +27,7 @@ import {
   wakeupsTo,
 } from '../test/support/processes.ts';
 import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
+import { configMapManifests } from './fixtures.ts';
 
 const RELEASES = Number(process.env.CONVOY_BENCH_RELEASES ?? 2000);
 const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 5);
@@ -177,11 +178,7 @@ try {
   await releases.waitForSync();
 
   const before = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
-  const manifests = (r: number) =>
-    Array.from(
-      { length: OBJECTS },
-      (_, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r${r}-o${i}\ndata:\n  i: "${i}"\n`,
-    ).join('---\n');
+  const manifests = (r: number) => configMapManifests(r, OBJECTS);
   const t0 = performance.now();
   let nextRelease = 0;
   await Promise.all(

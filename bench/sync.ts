@@ -13,6 +13,7 @@ import type { Release } from '../src/api/types.ts';
 import { registerReleaseController } from '../src/controller/release/controller.ts';
 import { KubeClient, type RawRequest } from '../src/kube/client.ts';
 import { Harness, newLogger } from '../src/runtime/index.ts';
+import { configMapManifests } from './fixtures.ts';
 
 const RELEASES = Number(process.env.BENCH_RELEASES ?? 200);
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 10);
@@ -135,11 +136,7 @@ async function bench(): Promise<void> {
     const pid = child.pid ?? 0;
     const idle = await procStatus(pid);
 
-    const manifests = (r: number) =>
-      Array.from(
-        { length: OBJECTS },
-        (_, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r${r}-o${i}\ndata:\n  i: "${i}"\n`,
-      ).join('---\n');
+    const manifests = (r: number) => configMapManifests(r, OBJECTS);
     const t0 = performance.now();
     for (let r = 0; r < RELEASES; r++) {
       const ns = `bench-${r % NAMESPACES}`;
