@@ -46,7 +46,7 @@ test('shared settings: defaults, variables, flags winning, read alike by both', 
         leaseNamespace: 'convoy-system',
         leaseDurationSeconds: 15,
         identity: 'node-1-42',
-        concurrency: 4,
+        concurrency: 10,
       },
     },
     {
