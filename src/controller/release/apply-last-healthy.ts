@@ -1,13 +1,12 @@
 // applyLastHealthy: one code path for the first rollback, the hold at each later reconcile and the
 // rollback after a wave timeout (the seed's six steps). All objects of the last healthy render are
 // applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
-import { API_VERSION } from '../../api/constants.ts';
-import type { LastAttempted, Release, ReleaseInventory } from '../../api/types.ts';
+import type { LastAttempted, Release } from '../../api/types.ts';
 import { keyString, objectKey, waveOf } from '../../render/keys.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { InventoryWriter } from './inventory-writer.ts';
+import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { formatTime, shortRef } from './rollout/index.ts';
 import { deleteEntry, pruneDisabled } from './stage-sync.ts';
 import { entryKey, pruneSet, versionOf } from './sync/index.ts';
@@ -39,16 +38,7 @@ export async function applyLastHealthy(
     // 3. one pass
     await applyAll(target.client, render.objects, { releaseLabel: releaseLabelValue(ns, name) });
     // 4 + 6. record every applied object with the last healthy render
-    const writer = new InventoryWriter(
-      deps.local,
-      release,
-      await deps.local.get<ReleaseInventory>({
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        namespace: ns,
-        name,
-      }),
-    );
+    const writer = new InventoryWriter(deps.local, release, await readInventory(deps.local, release));
     await writer.record(
       render.objects.map((o) => ({
         ...objectKey(o),

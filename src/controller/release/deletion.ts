@@ -20,9 +20,8 @@ import {
   deletionPlan,
   forcedAtOf,
   hookWorkloadOptions,
-  readInventory,
 } from './hooks/index.ts';
-import { InventoryWriter } from './inventory-writer.ts';
+import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { noAttempt, noRollout, type Outcome } from './outcome.ts';
 import { nextWakeUp } from './rollout/index.ts';
 import { deleteEntry, pruneDisabled } from './stage-sync.ts';

@@ -53,6 +53,16 @@ export function mergeHooks(
   return [...byName.values()];
 }
 
+/** The ReleaseInventory as the API has it now (not the cache): what a writer must start from. */
+export function readInventory(local: KubeClient, release: Release): Promise<ReleaseInventory | undefined> {
+  return local.get<ReleaseInventory>({
+    apiVersion: API_VERSION,
+    kind: 'ReleaseInventory',
+    namespace: release.metadata.namespace ?? '',
+    name: release.metadata.name ?? '',
+  });
+}
+
 export class InventoryWriter {
   readonly #client: KubeClient;
   readonly #release: Release;

@@ -31,7 +31,7 @@ import {
   pruneDepartedHooks,
   syncHooksSettled,
 } from './hooks/index.ts';
-import { InventoryWriter } from './inventory-writer.ts';
+import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { formatTime, type Rollout, type WaveGateDecision, waveHealthGate } from './rollout/index.ts';
 import type { Rendered } from './stage-render.ts';
 import {
@@ -192,16 +192,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   let waves: readonly WaveStatus[] = release.status?.waves ?? [];
   let writer: InventoryWriter;
   try {
-    writer = new InventoryWriter(
-      deps.local,
-      release,
-      await deps.local.get<ReleaseInventory>({
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        namespace: ns,
-        name,
-      }),
-    );
+    writer = new InventoryWriter(deps.local, release, await readInventory(deps.local, release));
     notes.push(...(await recover(rendered, writer, label, release, client)));
   } catch (err) {
     return failed(

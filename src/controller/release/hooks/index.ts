@@ -56,7 +56,6 @@ export {
   postSyncStep,
   preSyncStep,
   pruneDepartedHooks,
-  readInventory,
   type SyncHookInput,
   type SyncHookStep,
   syncFailStep,

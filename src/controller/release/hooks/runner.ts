@@ -2,15 +2,15 @@
 // workload and only then records it in ReleaseInventory.hooks, deletes the workloads the delete policies
 // release — for PreSync (before wave 0), PostSync (after the last wave and the prune), SyncFail (after a
 // failed sync or rollout of R) and the hooks that left the render. The planners decide; this is the edge.
-import { ANNOTATION_FORCE_SYNC_AT, API_VERSION } from '../../../api/constants.ts';
-import type { Release, ReleaseInventory } from '../../../api/types.ts';
+import { ANNOTATION_FORCE_SYNC_AT } from '../../../api/constants.ts';
+import type { Release } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { objectKey } from '../../../render/keys.ts';
 import type { Render } from '../../../render/types.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
 import type { ReleaseDeps } from '../deps.ts';
 import { HookFailedError } from '../errors.ts';
-import { InventoryWriter } from '../inventory-writer.ts';
+import { InventoryWriter, readInventory } from '../inventory-writer.ts';
 import { forcedSyncPending } from '../sync/index.ts';
 import type { HookWorkloadRef } from './cleanup.ts';
 import { departedHooks } from './cleanup.ts';
@@ -36,15 +36,6 @@ export function forcedAtOf(release: Release): string | undefined {
 export function hookWorkloadOptions(release: Release): HookWorkloadOptions {
   const ns = release.metadata.namespace ?? '';
   return { releaseLabel: releaseLabelValue(ns, release.metadata.name ?? ''), defaultNamespace: ns };
-}
-
-export function readInventory(local: KubeClient, release: Release): Promise<ReleaseInventory | undefined> {
-  return local.get<ReleaseInventory>({
-    apiVersion: API_VERSION,
-    kind: 'ReleaseInventory',
-    namespace: release.metadata.namespace ?? '',
-    name: release.metadata.name ?? '',
-  });
 }
 
 /** Creates each arming's workload, then records its entry: the observer never polls a workload not yet there. */
