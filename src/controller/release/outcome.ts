@@ -2,7 +2,7 @@
 // outcome for conditionsFor, the attempt and rollout for assembleStatus, and what else changed
 // (status.waves, a render newly applied for history, notes for Events).
 import type { WaveStatus } from '../../api/types.ts';
-import type { OutcomeAttempt, OutcomeRollout, Verdict } from './rollout/index.ts';
+import type { OutcomeAttempt, OutcomeRollout, RenderVerdict } from './rollout/index.ts';
 import type { ReconcileOutcome as ReadyOutcome } from './sync/index.ts';
 
 export interface RenderSummary {
@@ -23,7 +23,9 @@ export interface Outcome {
   /** Things worth an Event beyond the Ready condition (prunes, recovered orphans, skipped dry runs). */
   readonly notes: readonly string[];
   /** verdict for the attempt's render (this reconcile's attempt, else status.lastAttempted). */
-  readonly health?: { readonly renderRef: string; readonly verdict: Verdict };
+  readonly health?: RenderVerdict;
+  /** verdict(R) as planRollout read it: the same value, from the same inventory snapshot as `health`. */
+  readonly planned?: RenderVerdict & { readonly revision: string };
 }
 
 export const noAttempt: OutcomeAttempt = { kind: 'none' };

@@ -1,6 +1,6 @@
 // reconcile: the seed's order — stageRender, planRollout (no pin), applyLastHealthy (for that action),
 // stageGates, stageSync — returning a tagged Outcome for status assembly. It writes no status itself.
-import type { Release } from '../../api/types.ts';
+import type { Release, ReleaseInventory } from '../../api/types.ts';
 import { hookOf } from '../../render/annotations.ts';
 import { objectKey } from '../../render/keys.ts';
 import { applyLastHealthy } from './apply-last-healthy.ts';
@@ -14,6 +14,7 @@ import {
   type OutcomeRollout,
   type Plan,
   planRollout,
+  type RenderVerdict,
   type Rollout,
   RolloutReason,
   startRolloutClock,
@@ -35,9 +36,30 @@ export function asReleaseError(err: unknown): ReleaseError {
   });
 }
 
-/** verdict(R) from the inventory as cached. */
-export function verdictFor(release: Release, rendered: Rendered, deps: ReleaseDeps): Verdict {
-  const inv = deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '');
+/**
+ * What one reconcile knows of the observer's work: one read of the cached inventory and one reading of
+ * the observer's liveness. Every decision of the pass (planRollout, status assembly, wave completion, the
+ * wave gate, upToDate) reads this one snapshot: two readings can disagree (the observer's Lease lapsing
+ * between them), and a pass that judged R Healthy for planRollout but Pending for status assembly wrote
+ * Succeeded(R) with lastHealthy still naming an older render.
+ */
+export interface Observed {
+  readonly inventory: ReleaseInventory | undefined;
+  readonly observerLive: boolean;
+}
+
+export function observe(
+  release: Release,
+  deps: Pick<ReleaseDeps, 'cachedInventory' | 'observerLive'>,
+): Observed {
+  return {
+    inventory: deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? ''),
+    observerLive: deps.observerLive(release),
+  };
+}
+
+/** verdict(R) from the snapshot. */
+export function verdictFor(rendered: Rendered, observed: Observed): Verdict {
   return verdict({
     render: {
       renderRef: rendered.renderRef,
@@ -47,19 +69,36 @@ export function verdictFor(release: Release, rendered: Rendered, deps: ReleaseDe
         return spec === undefined ? [] : [{ name: h.metadata.name, phase: spec.phase }];
       }),
     },
-    entries: inv?.entries ?? [],
-    hooks: inv?.hooks ?? [],
-    observerLive: deps.observerLive(release),
+    entries: observed.inventory?.entries ?? [],
+    hooks: observed.inventory?.hooks ?? [],
+    observerLive: observed.observerLive,
+  });
+}
+
+/** The verdict of a render this reconcile did not render (R held by a gate, a failed stageRender): its objects are its entries. */
+function verdictOfRecorded(ref: string, observed: Observed): Verdict | undefined {
+  const entries = observed.inventory?.entries ?? [];
+  const objects = entries.filter((e) => e.renderRef === ref);
+  if (objects.length === 0) return undefined;
+  return verdict({
+    render: { renderRef: ref, objects, hooks: [] },
+    entries,
+    hooks: observed.inventory?.hooks ?? [],
+    observerLive: observed.observerLive,
   });
 }
 
 export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Outcome> {
+  const observed = observe(release, deps);
   let rendered: Rendered | undefined;
+  let planned: (RenderVerdict & RenderSummary) | undefined;
   let out = withCompletedWaves(
     release,
-    await run(release, deps, (r) => {
+    await run(release, deps, observed, (r, v) => {
       rendered = r;
+      planned = v;
     }),
+    observed,
     deps,
   );
   // HOOKS (issue "hooks"): SyncFail hooks of R, when its sync failed or its rollout is Failed.
@@ -67,30 +106,20 @@ export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Ou
     const notes = await syncFailStep(release, rendered, out, deps);
     if (notes.length > 0) out = { ...out, notes: [...out.notes, ...notes] };
   }
+  if (planned !== undefined) out = { ...out, planned };
   const ref =
     out.attempt.kind === 'attempt' ? out.attempt.renderRef : release.status?.lastAttempted?.renderRef;
   if (ref === undefined) return out;
-  if (rendered !== undefined && rendered.renderRef === ref) {
-    return { ...out, health: { renderRef: ref, verdict: verdictFor(release, rendered, deps) } };
-  }
-  // Another render's verdict (R held by a gate, or a failed stageRender): its objects are its entries.
-  const inv = deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '');
-  const objects = (inv?.entries ?? []).filter((e) => e.renderRef === ref);
-  if (objects.length === 0) return out;
-  const v = verdict({
-    render: { renderRef: ref, objects, hooks: [] },
-    entries: inv?.entries ?? [],
-    hooks: inv?.hooks ?? [],
-    observerLive: deps.observerLive(release),
-  });
-  return { ...out, health: { renderRef: ref, verdict: v } };
+  // The attempt's render is R: status assembly reads the very verdict planRollout read.
+  if (planned !== undefined && planned.renderRef === ref) return { ...out, health: planned };
+  const v = verdictOfRecorded(ref, observed);
+  return v === undefined ? out : { ...out, health: { renderRef: ref, verdict: v } };
 }
 
 /** status.waves[].completedAt for the waves whose objects the observer found Healthy (see completeWaves). */
-function withCompletedWaves(release: Release, out: Outcome, deps: ReleaseDeps): Outcome {
+function withCompletedWaves(release: Release, out: Outcome, observed: Observed, deps: ReleaseDeps): Outcome {
   const waves = out.waves ?? release.status?.waves ?? [];
-  const inv = deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '');
-  const done = completeWaves(waves, inv?.entries ?? [], formatTime(deps.now()));
+  const done = completeWaves(waves, observed.inventory?.entries ?? [], formatTime(deps.now()));
   return done === waves ? out : { ...out, waves: done };
 }
 
@@ -116,7 +145,12 @@ function restartWaveClocks(release: Release, plan: Plan): Release {
   return { ...release, status: { ...release.status, waves: waves.filter((w) => w.renderRef !== R) } };
 }
 
-async function run(release: Release, deps: ReleaseDeps, seen: (r: Rendered) => void): Promise<Outcome> {
+async function run(
+  release: Release,
+  deps: ReleaseDeps,
+  observed: Observed,
+  seen: (r: Rendered, v: RenderVerdict & RenderSummary) => void,
+): Promise<Outcome> {
   const status = release.status;
   const forced = forcedSyncPending(release.metadata.annotations, status);
 
@@ -124,7 +158,6 @@ async function run(release: Release, deps: ReleaseDeps, seen: (r: Rendered) => v
   let rendered: Rendered;
   try {
     rendered = await stageRender(release, deps);
-    seen(rendered);
   } catch (err) {
     return {
       result: { kind: 'failed', error: asReleaseError(err) },
@@ -135,6 +168,8 @@ async function run(release: Release, deps: ReleaseDeps, seen: (r: Rendered) => v
   }
   const R: RenderSummary = { renderRef: rendered.renderRef, revision: rendered.revision };
   const now = deps.now();
+  const judged: RenderVerdict & RenderSummary = { ...R, verdict: verdictFor(rendered, observed) };
+  seen(rendered, judged);
 
   // 2. planRollout, unless pinned
   const plan: Plan = rendered.pinned
@@ -142,7 +177,7 @@ async function run(release: Release, deps: ReleaseDeps, seen: (r: Rendered) => v
     : planRollout({
         render: R,
         prior: status?.rollout,
-        verdict: verdictFor(release, rendered, deps),
+        verdict: judged.verdict,
         now,
         failurePolicy: release.spec.failurePolicy,
         lastHealthy: status?.lastHealthy,
@@ -168,7 +203,10 @@ async function run(release: Release, deps: ReleaseDeps, seen: (r: Rendered) => v
   }
 
   // 5. stageSync
-  const sync = await stageSync({ release: restartWaveClocks(release, plan), rendered, forced }, deps);
+  const sync = await stageSync(
+    { release: restartWaveClocks(release, plan), rendered, forced, observed },
+    deps,
+  );
   const started = rolloutOf(plan.next === undefined ? undefined : startRolloutClock(plan.next, deps.now()));
   switch (sync.kind) {
     case 'upToDate':

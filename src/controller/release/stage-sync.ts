@@ -84,6 +84,8 @@ export interface SyncInput {
   readonly release: Release;
   readonly rendered: Rendered;
   readonly forced: boolean;
+  /** The reconcile's one snapshot of the inventory and the observer's liveness. */
+  readonly observed: { readonly inventory: ReleaseInventory | undefined; readonly observerLive: boolean };
 }
 
 /**
@@ -122,11 +124,10 @@ export function upToDate(
 }
 
 export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<SyncResult> {
-  const { release, rendered, forced } = input;
+  const { release, rendered, forced, observed } = input;
   const ns = release.metadata.namespace ?? '';
   const name = release.metadata.name ?? '';
-  if (!forced && upToDate(release, rendered, deps.cachedInventory(ns, name), deps.now()))
-    return { kind: 'upToDate' };
+  if (!forced && upToDate(release, rendered, observed.inventory, deps.now())) return { kind: 'upToDate' };
 
   const R = rendered.renderRef;
   const objects = rendered.render.objects;
@@ -138,7 +139,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     forced,
     renderRef: R,
     lastSuccessfulRef: release.status?.lastSuccessful?.renderRef,
-    entries: deps.cachedInventory(ns, name)?.entries ?? [],
+    entries: observed.inventory?.entries ?? [],
   });
   if (heal !== undefined) notes.push(heal);
 
@@ -208,7 +209,16 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     if (wave === undefined) continue;
     const previous = plan[i - 1];
     if (previous !== undefined) {
-      const gate = waveGate(release, rendered, wave.wave, previous.wave, writer.entries, waves, deps);
+      const gate = waveGate(
+        release,
+        rendered,
+        wave.wave,
+        previous.wave,
+        writer.entries,
+        waves,
+        observed.observerLive,
+        deps,
+      );
       switch (gate.kind) {
         case 'proceed':
           break;
@@ -307,6 +317,7 @@ function waveGate(
   previousWave: number,
   entries: readonly InventoryEntry[],
   waves: readonly WaveStatus[],
+  observerLive: boolean,
   deps: ReleaseDeps,
 ): WaveGateDecision {
   const spec = release.spec.waves?.find((w) => w.wave === wave);
@@ -321,7 +332,7 @@ function waveGate(
     entries,
     waves,
     timeout: spec.timeout,
-    observerLive: deps.observerLive(release),
+    observerLive,
     failurePolicy: release.spec.failurePolicy,
     pinned: rendered.pinned,
     prior: release.status?.rollout,

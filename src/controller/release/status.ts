@@ -43,6 +43,7 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
     }),
     outcome: { attempt: outcome.attempt, rollout: outcome.rollout },
     health: outcome.health,
+    planned: outcome.planned,
     failurePolicySet: release.spec.failurePolicy !== undefined,
     forcedSyncPendingAt: forced ? release.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT] : undefined,
     generation,

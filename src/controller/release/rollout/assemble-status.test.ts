@@ -132,6 +132,44 @@ describe('assembleStatus', () => {
     assert.equal(s.lastHealthy?.renderRef, R2);
   });
 
+  test('lastHealthy: Succeeded(R) on planRollout’s Healthy verdict is R, even with no attempt of R', () => {
+    // R's objects recorded (a crash lost the status write of its attempt), then a dry run failed.
+    const rows: [string, Partial<AssembleInput>, string][] = [
+      [
+        'Succeeded on a Healthy verdict',
+        {
+          outcome: { attempt: { kind: 'none' }, rollout: { kind: 'rollout', rollout: rollout('Succeeded') } },
+          planned: { renderRef: R2, revision: 'rev-2', verdict: healthy },
+        },
+        R2,
+      ],
+      [
+        'Progressing on an Unhealthy verdict',
+        {
+          outcome: {
+            attempt: { kind: 'none' },
+            rollout: { kind: 'rollout', rollout: rollout('Progressing') },
+          },
+          planned: { renderRef: R2, revision: 'rev-2', verdict: unhealthy },
+        },
+        R1,
+      ],
+      [
+        'Succeeded of another render (a pin froze it)',
+        {
+          outcome: {
+            attempt: { kind: 'none' },
+            rollout: { kind: 'rollout', rollout: rollout('Succeeded', R1) },
+          },
+          planned: { renderRef: R2, revision: 'rev-2', verdict: healthy },
+        },
+        R1,
+      ],
+    ];
+    for (const [name, over, want] of rows)
+      assert.equal(assembleStatus(input(over)).lastHealthy?.renderRef, want, name);
+  });
+
   test('lastHealthy keeps its value: unhealthy, a verdict of another render, a failed reconcile', () => {
     const rows: [string, Partial<AssembleInput>][] = [
       [

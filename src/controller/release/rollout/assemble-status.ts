@@ -37,11 +37,26 @@ export interface ReconcileOutcome {
   readonly rollout: OutcomeRollout;
 }
 
+/** One render's verdict, read once per reconcile from one inventory snapshot. */
+export interface RenderVerdict {
+  readonly renderRef: string;
+  /** The render's revision, when known (R's always is). */
+  readonly revision?: string;
+  readonly verdict: Verdict;
+}
+
 export interface AssembleInput {
   readonly prior: RolloutStatusFields;
   readonly outcome: ReconcileOutcome;
   /** verdict for the attempt's render: the outcome's attempt, else status.lastAttempted. */
-  readonly health: { readonly renderRef: string; readonly verdict: Verdict } | undefined;
+  readonly health: RenderVerdict | undefined;
+  /**
+   * verdict(R) exactly as planRollout read it (the same value, not a second reading). When the rollout
+   * written is Succeeded(R) on this verdict, lastHealthy is R even if no attempt of R is recorded (a crash
+   * between apply and status write, then a failed dry run): Healthy means every object of R is live with
+   * renderRef R, so R is the attempt in the seed's sense, and Succeeded(R) never goes out without it.
+   */
+  readonly planned?: (RenderVerdict & { readonly revision: string }) | undefined;
   readonly failurePolicySet: boolean;
   /** The force-sync-at value when a forced sync was pending in this reconcile. */
   readonly forcedSyncPendingAt: string | undefined;
@@ -71,22 +86,6 @@ export function assembleStatus(input: AssembleInput): RolloutStatusFields {
       assertNever(attempt);
   }
 
-  // Checked for every Release, with or without a failurePolicy; a failure never clears it.
-  let lastHealthy = prior.lastHealthy;
-  const health = input.health;
-  if (
-    lastAttempted !== undefined &&
-    health?.renderRef === lastAttempted.renderRef &&
-    health.verdict.kind === 'Healthy' &&
-    !sameRender(prior.lastHealthy, lastAttempted)
-  ) {
-    lastHealthy = {
-      renderRef: lastAttempted.renderRef,
-      revision: lastAttempted.revision,
-      time: formatTime(now),
-    };
-  }
-
   // Kept across an outcome without one (a transient source, render or cluster error, a pin), so a
   // RolledBack or Succeeded state survives; gone as soon as there is no failurePolicy.
   let rollout: Rollout | undefined;
@@ -101,6 +100,30 @@ export function assembleStatus(input: AssembleInput): RolloutStatusFields {
       default:
         assertNever(outcome.rollout);
     }
+  }
+
+  // Checked for every Release, with or without a failurePolicy; a failure never clears it.
+  let lastHealthy = prior.lastHealthy;
+  const health = input.health;
+  const planned = input.planned;
+  if (
+    rollout?.state === 'Succeeded' &&
+    planned?.renderRef === rollout.renderRef &&
+    planned.verdict.kind === 'Healthy'
+  ) {
+    const stamp = { renderRef: rollout.renderRef, revision: planned.revision };
+    if (!sameRender(prior.lastHealthy, stamp)) lastHealthy = { ...stamp, time: formatTime(now) };
+  } else if (
+    lastAttempted !== undefined &&
+    health?.renderRef === lastAttempted.renderRef &&
+    health.verdict.kind === 'Healthy' &&
+    !sameRender(prior.lastHealthy, lastAttempted)
+  ) {
+    lastHealthy = {
+      renderRef: lastAttempted.renderRef,
+      revision: lastAttempted.revision,
+      time: formatTime(now),
+    };
   }
 
   let conditions = prior.conditions;

@@ -7,6 +7,7 @@ export {
   type OutcomeAttempt,
   type OutcomeRollout,
   type ReconcileOutcome,
+  type RenderVerdict,
   type RolloutStatusFields,
 } from './assemble-status.ts';
 export { type ConditionUpdate, setCondition } from './conditions.ts';

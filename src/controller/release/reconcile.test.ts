@@ -1,0 +1,221 @@
+// Property test of one reconcile plus status assembly: whatever the inventory holds, however the observer's
+// liveness flaps between two readings, and whichever way the sync ends, no reconcile persists a rollout
+// that has just turned Succeeded(R) without status.lastHealthy = R. reconcile runs for real over injected
+// deps: an inline source, a render store that holds nothing, and clients that record each call and fail
+// it (so a sync ends in its dry run, and a rollback finds no blob), as a flaky target cluster would.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { API_VERSION } from '../../api/constants.ts';
+import type { InventoryEntry, Release, ReleaseInventory } from '../../api/types.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { InlineSource } from '../../render/inline.ts';
+import type { ReleaseDeps } from './deps.ts';
+import { reconcile } from './reconcile.ts';
+import { formatTime } from './rollout/index.ts';
+import { stageRender } from './stage-render.ts';
+import { releaseStatus } from './status.ts';
+
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+const OLD = `sha256:${'a'.repeat(64)}`;
+const STATES = ['Healthy', 'Progressing', 'Degraded', 'Unknown', undefined] as const;
+
+/** A client whose every call is recorded and rejected. */
+function failingClient(calls: string[]): KubeClient {
+  return new Proxy({} as KubeClient, {
+    get:
+      (_t, prop) =>
+      (...args: unknown[]) => {
+        calls.push(`${String(prop)} ${JSON.stringify(args[0] ?? null)?.slice(0, 80)}`);
+        return Promise.reject(new Error(`target unreachable (${String(prop)})`));
+      },
+  });
+}
+
+function manifests(n: number): string {
+  return Array.from(
+    { length: n },
+    (_, i) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${i}\n  namespace: app\ndata:\n  k: v\n`,
+  ).join('---\n');
+}
+
+function baseRelease(n: number): Release {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name: 'web', namespace: 'app', uid: 'u-1', generation: 1 },
+    spec: {
+      source: { inline: { manifests: manifests(n) } },
+      healthAssessment: { deadline: '1m' },
+      failurePolicy: { deadline: '5m', rollback: 'OnFailure' },
+    },
+  };
+}
+
+function deps(
+  liveness: readonly boolean[],
+  inventory: ReleaseInventory | undefined,
+  calls: string[],
+): ReleaseDeps {
+  let reading = 0;
+  const client = failingClient(calls);
+  return {
+    local: client,
+    store: {
+      get: () => Promise.resolve(undefined),
+      put: () => Promise.reject(new Error('store unreachable')),
+      list: () => Promise.resolve([]),
+      delete: () => Promise.resolve(),
+      gc: () => Promise.resolve([]),
+      deleteAll: () => Promise.resolve(),
+    } as unknown as ReleaseDeps['store'],
+    sources: { inline: InlineSource },
+    resolveTarget: () =>
+      Promise.resolve({ name: 'local', kubeConfig: {} as never, client, readClient: client }),
+    // Each reading takes the next value: a Lease that lapses (or comes back) between two readings.
+    observerLive: () => liveness[reading++ % liveness.length] ?? true,
+    cachedInventory: () => inventory,
+    now: () => T0,
+    log: { info() {}, warn() {}, error() {}, debug() {} } as unknown as ReleaseDeps['log'],
+  };
+}
+
+const scenario = fc.record({
+  objects: fc.integer({ min: 1, max: 3 }),
+  liveness: fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }),
+  // per object: recorded for R or for the old render or not at all, and how the observer assessed it
+  entries: fc.array(
+    fc.record({
+      recorded: fc.constantFrom('R', 'old', 'none'),
+      assessed: fc.constantFrom('R', 'old', 'none'),
+      state: fc.constantFrom(...STATES),
+    }),
+    { minLength: 3, maxLength: 3 },
+  ),
+  prior: fc.constantFrom('none', 'Progressing', 'Succeeded', 'Failed', 'RolledBack', 'ProgressingOld'),
+  elapsedMin: fc.integer({ min: 0, max: 10 }),
+  lastAttempted: fc.constantFrom('R', 'old', 'none'),
+  lastHealthy: fc.constantFrom('old', 'none'),
+});
+
+describe('reconcile + status assembly (property)', () => {
+  test('a rollout never turns Succeeded(R) without lastHealthy = R', async () => {
+    const R = (await stageRender(baseRelease(1), deps([true], undefined, []))).renderRef;
+    assert.match(R, /^sha256:/);
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        const base = baseRelease(s.objects);
+        const calls: string[] = [];
+        const R = (await stageRender(base, deps([true], undefined, calls))).renderRef;
+        const rev = 'inline:x';
+        const ref = (w: string) => (w === 'R' ? R : OLD);
+        const entries: InventoryEntry[] = s.entries.slice(0, s.objects).flatMap((e, i) =>
+          e.recorded === 'none'
+            ? []
+            : [
+                {
+                  group: '',
+                  kind: 'ConfigMap',
+                  namespace: 'app',
+                  name: `cm-${i}`,
+                  version: 'v1',
+                  wave: 0,
+                  renderRef: ref(e.recorded),
+                  ...(e.assessed === 'none' || e.state === undefined
+                    ? {}
+                    : { state: e.state, assessedRenderRef: ref(e.assessed) }),
+                },
+              ],
+        );
+        const inventory: ReleaseInventory = {
+          apiVersion: API_VERSION,
+          kind: 'ReleaseInventory',
+          metadata: { name: 'web', namespace: 'app' },
+          entries,
+        };
+        const startedAt = formatTime(T0 - s.elapsedMin * 60_000);
+        const stamp = (w: string) => ({ renderRef: ref(w), revision: rev, time: formatTime(T0 - 3_600_000) });
+        const prior =
+          s.prior === 'none'
+            ? undefined
+            : {
+                state: s.prior === 'ProgressingOld' ? ('Progressing' as const) : s.prior,
+                renderRef: s.prior === 'ProgressingOld' ? OLD : R,
+                revision: rev,
+                startedAt,
+              };
+        const release: Release = {
+          ...base,
+          status: {
+            ...(prior === undefined ? {} : { rollout: prior }),
+            ...(s.lastAttempted === 'none'
+              ? {}
+              : {
+                  lastAttempted: { ...stamp(s.lastAttempted), applied: true, reason: 'Synced' },
+                  lastSuccessful: stamp(s.lastAttempted),
+                }),
+            ...(s.lastHealthy === 'none' ? {} : { lastHealthy: stamp(s.lastHealthy) }),
+          },
+        };
+        const outcome = await reconcile(release, deps(s.liveness, inventory, calls));
+        const status = releaseStatus(release, outcome, T0);
+        const turned =
+          status.rollout?.state === 'Succeeded' &&
+          !(prior?.state === 'Succeeded' && prior.renderRef === status.rollout.renderRef);
+        if (turned) {
+          assert.equal(
+            status.lastHealthy?.renderRef,
+            status.rollout?.renderRef,
+            `Succeeded(${status.rollout?.renderRef}) written with lastHealthy ${status.lastHealthy?.renderRef} (liveness ${s.liveness}, result ${outcome.result.kind})`,
+          );
+        }
+      }),
+      { numRuns: 400, seed: 20 },
+    );
+  });
+
+  test('the failure the property guards: the Lease lapsing between two readings', async () => {
+    // Every object of R recorded and Healthy for R, R the attempt; the observer live at the first
+    // reading, not at the second. One reading per reconcile: Succeeded and lastHealthy = R together.
+    const base = baseRelease(2);
+    const calls: string[] = [];
+    const R = (await stageRender(base, deps([true], undefined, calls))).renderRef;
+    const entries: InventoryEntry[] = [0, 1].map((i) => ({
+      group: '',
+      kind: 'ConfigMap',
+      namespace: 'app',
+      name: `cm-${i}`,
+      version: 'v1',
+      wave: 0,
+      renderRef: R,
+      state: 'Healthy',
+      assessedRenderRef: R,
+    }));
+    const stamp = { renderRef: R, revision: 'inline:x', time: formatTime(T0 - 60_000) };
+    const release: Release = {
+      ...base,
+      status: {
+        rollout: { state: 'Progressing', renderRef: R, revision: 'inline:x', startedAt: stamp.time },
+        lastAttempted: { ...stamp, applied: true, reason: 'Synced' },
+        lastSuccessful: stamp,
+        lastHealthy: { ...stamp, renderRef: OLD },
+      },
+    };
+    const inventory: ReleaseInventory = {
+      apiVersion: API_VERSION,
+      kind: 'ReleaseInventory',
+      metadata: { name: 'web', namespace: 'app' },
+      entries,
+    };
+    const d = deps([true, false], inventory, calls);
+    const status = releaseStatus(release, await reconcile(release, d), T0);
+    assert.equal(status.rollout?.state, 'Succeeded');
+    assert.equal(status.lastHealthy?.renderRef, R);
+    assert.deepEqual(
+      calls.filter((c) => !c.startsWith('resources ')),
+      [],
+      'an up-to-date render makes no call but discovery',
+    );
+  });
+});
