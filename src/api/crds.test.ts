@@ -45,14 +45,14 @@ test('five CRDs in group convoy.kumodo.io v1alpha1, status subresource on Releas
   ]);
 });
 
-test('Release printer columns: cluster, revision, rollout, healthy, age', () => {
+test('Release printer columns: ready, healthy, rollout, short revision, age, message', () => {
   const release = buildCrds()[0]?.spec as {
     versions: { additionalPrinterColumns: { name: string; priority?: number }[] }[];
   };
   const columns = release.versions[0]?.additionalPrinterColumns
     .filter((c) => c.priority === undefined)
     .map((c) => c.name);
-  assert.deepEqual(columns, ['Cluster', 'Revision', 'Rollout', 'Healthy', 'Age']);
+  assert.deepEqual(columns, ['Ready', 'Healthy', 'Rollout', 'Revision', 'Age', 'Message']);
 });
 
 test('generated schemas carry no TypeBox internals', () => {

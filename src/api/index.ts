@@ -1,6 +1,7 @@
 // Public surface of src/api: constants, types, schemas, the duration parser.
 export * from './constants.ts';
 export * from './duration.ts';
+export { SHORT_DIGITS, shortRevision } from './revision.ts';
 export { ClusterSpecSchema, ClusterStatusSchema } from './schema/cluster.ts';
 export { LabelSelectorSchema } from './schema/common.ts';
 export { HealthRuleSchema, HealthRuleSetSpecSchema } from './schema/healthruleset.ts';

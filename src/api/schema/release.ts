@@ -296,5 +296,17 @@ export const ReleaseStatusSchema = Type.Object({
   lastHandledForceSyncAt: Type.Optional(
     Type.String({ maxLength: 64, description: 'The force-sync-at annotation value last acted on.' }),
   ),
+  revision: Type.Optional(
+    Type.String({
+      maxLength: 80,
+      description: 'Short form of currentRender.revision (the REVISION column of kubectl get).',
+    }),
+  ),
+  message: Type.Optional(
+    Type.String({
+      maxLength: 256,
+      description: 'One line saying what the Release needs or is doing (the MESSAGE column of kubectl get).',
+    }),
+  ),
 });
 export type ReleaseStatus = Static<typeof ReleaseStatusSchema>;

@@ -133,3 +133,26 @@ test('a pending forced sync is recorded as handled, also when the reconcile fail
   );
   assert.equal(s.lastHandledForceSyncAt, '2025-01-01T00:00:30Z');
 });
+
+test('status.revision is the short revision of currentRender; status.message says what failed', () => {
+  const sha = 'ce61177f6ea0d6b1a1b3c8e8a0f2f7c0a9b8c7d6';
+  const ok = releaseStatus(release(), synced(R1, sha, true), T0);
+  assert.equal(ok.revision, 'ce61177f6ea0');
+  assert.match(ok.message ?? '', /^applied revision ce61177f6ea0/);
+  const failed = releaseStatus(
+    release(ok),
+    {
+      result: { kind: 'failed', error: new DryRunFailedError('ConfigMap x: Invalid value', true) },
+      attempt: noAttempt,
+      rollout: noRollout,
+      notes: [],
+      warnings: [{ reason: 'ZeroDeadline', message: 'failurePolicy.deadline is 0' }],
+    },
+    T1,
+  );
+  assert.equal(failed.revision, 'ce61177f6ea0', 'kept from the prior currentRender');
+  assert.equal(
+    failed.message,
+    'Warning: failurePolicy.deadline is 0; DryRunFailed (stalled: a retry cannot fix this; change the Release or its source): ConfigMap x: Invalid value',
+  );
+});

@@ -4,10 +4,12 @@
 // a status equal to the one written before, so the status writer sends nothing.
 
 import { ANNOTATION_FORCE_SYNC_AT } from '../../api/constants.ts';
+import { shortRevision } from '../../api/revision.ts';
 import type { Condition, Release, ReleaseStatus } from '../../api/types.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../../store/keep.ts';
 import type { Outcome } from './outcome.ts';
 import { assembleStatus, formatTime, setCondition } from './rollout/index.ts';
+import { statusMessage } from './status-message.ts';
 import { conditionsFor, forcedSyncPending } from './sync/index.ts';
 
 /** Condition types this controller owns; the observer's (Healthy, Drifted) are never sent. */
@@ -25,6 +27,8 @@ export type ControllerStatus = Pick<
   | 'waves'
   | 'history'
   | 'lastHandledForceSyncAt'
+  | 'revision'
+  | 'message'
 >;
 
 export function releaseStatus(release: Release, outcome: Outcome, now: number): ControllerStatus {
@@ -65,10 +69,17 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
   const limit = release.spec.historyLimit ?? DEFAULT_HISTORY_LIMIT;
   if (history.length > limit) history = history.slice(history.length - limit);
 
+  const currentRender = outcome.render ?? prior.currentRender;
+  const revision = currentRender?.revision ?? rolled.lastAttempted?.revision;
+  const message = statusMessage({
+    conditions,
+    rollout: rolled.rollout,
+    warnings: (outcome.warnings ?? []).map((w) => w.message),
+  });
   return defined({
     observedGeneration: generation,
     conditions: [...conditions],
-    currentRender: outcome.render ?? prior.currentRender,
+    currentRender,
     lastAttempted: rolled.lastAttempted,
     lastSuccessful: rolled.lastSuccessful,
     lastHealthy: rolled.lastHealthy,
@@ -76,6 +87,8 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
     waves: outcome.waves === undefined ? prior.waves : [...outcome.waves],
     history: [...history],
     lastHandledForceSyncAt: rolled.lastHandledForceSyncAt,
+    revision: revision === undefined ? undefined : shortRevision(revision),
+    message: message === '' ? undefined : message,
   });
 }
 
