@@ -2,6 +2,7 @@
 // and only for what changed (a new Ready state, a sync's notes), so a steady reconcile emits none.
 import type { Condition, Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import type { ReleaseWarning } from './warnings.ts';
 
 export interface ReleaseEvent {
   readonly type: 'Normal' | 'Warning';
@@ -36,6 +37,16 @@ export function eventsFor(
     seen.add(k);
     return true;
   });
+}
+
+/** Warning Events for the warnings the prior status.message did not carry yet (one Event each). Pure. */
+export function newWarnings(
+  priorMessage: string | undefined,
+  warnings: readonly ReleaseWarning[],
+): ReleaseEvent[] {
+  return warnings
+    .filter((w) => !(priorMessage ?? '').includes(w.message))
+    .map((w) => ({ type: 'Warning', reason: w.reason, message: w.message }));
 }
 
 export async function emitEvents(

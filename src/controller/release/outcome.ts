@@ -4,6 +4,7 @@
 import type { WaveStatus } from '../../api/types.ts';
 import type { OutcomeAttempt, OutcomeRollout, RenderVerdict } from './rollout/index.ts';
 import type { ReconcileOutcome as ReadyOutcome } from './sync/index.ts';
+import type { ReleaseWarning } from './warnings.ts';
 
 export interface RenderSummary {
   readonly renderRef: string;
@@ -26,6 +27,8 @@ export interface Outcome {
   readonly health?: RenderVerdict;
   /** verdict(R) as planRollout read it: the same value, from the same inventory snapshot as `health`. */
   readonly planned?: RenderVerdict & { readonly revision: string };
+  /** Valid but suspicious settings (releaseWarnings): a Warning Event when new, first in status.message. */
+  readonly warnings?: readonly ReleaseWarning[];
 }
 
 export const noAttempt: OutcomeAttempt = { kind: 'none' };

@@ -25,6 +25,7 @@ import { stageGates } from './stage-gates.ts';
 import { type Rendered, stageRender } from './stage-render.ts';
 import { stageSync } from './stage-sync.ts';
 import { forcedSyncPending } from './sync/index.ts';
+import { releaseWarnings } from './warnings.ts';
 
 const rolloutOf = (r: Rollout | undefined): OutcomeRollout =>
   r === undefined ? noRollout : { kind: 'rollout', rollout: r };
@@ -107,6 +108,8 @@ export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Ou
     if (notes.length > 0) out = { ...out, notes: [...out.notes, ...notes] };
   }
   if (planned !== undefined) out = { ...out, planned };
+  const warnings = releaseWarnings(release.spec, rendered?.render);
+  if (warnings.length > 0) out = { ...out, warnings };
   const ref =
     out.attempt.kind === 'attempt' ? out.attempt.renderRef : release.status?.lastAttempted?.renderRef;
   if (ref === undefined) return out;

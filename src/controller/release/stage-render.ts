@@ -25,14 +25,14 @@ export async function stageRender(release: Release, deps: ReleaseDeps): Promise<
 
   const ns = release.metadata.namespace ?? '';
   const source = await fetch(release, deps, ns);
-  const first = renderRelease(release.spec, source);
+  const first = renderRelease(release.spec, source, { releaseNamespace: ns });
   if (!first.ok) throw new RenderFailedError(first.error.message, { cause: first.error });
   // Discovery decides the scope of kinds the built-in list does not know (custom resources).
   const isNamespaced = await scopeOf(
     target.readClient,
     new Set(first.render.objects.map((o) => o.apiVersion)),
   );
-  const out = renderRelease(release.spec, source, { isNamespaced });
+  const out = renderRelease(release.spec, source, { isNamespaced, releaseNamespace: ns });
   if (!out.ok) throw new RenderFailedError(out.error.message, { cause: out.error });
   return { renderRef: out.renderRef, revision: out.revision, render: out.render, target, pinned: false };
 }

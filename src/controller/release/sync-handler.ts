@@ -8,7 +8,7 @@ import type { ReconcileResult } from '../../runtime/index.ts';
 import { rendersToKeep } from '../../store/keep.ts';
 import { addFinalizer, deletionHandler } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { emitEvents, eventsFor } from './events.ts';
+import { emitEvents, eventsFor, newWarnings } from './events.ts';
 import { reconcile } from './reconcile.ts';
 import { nextWakeUp, rolloutTransition, waveTimeoutAt } from './rollout/index.ts';
 import { releaseStatus } from './status.ts';
@@ -59,6 +59,7 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
           ? []
           : [{ type: transition.eventType, reason: transition.eventReason, message: transition.message }]),
         ...eventsFor(release.status?.conditions, status.conditions, outcome.notes),
+        ...newWarnings(release.status?.message, outcome.warnings ?? []),
       ],
       now,
     );
