@@ -48,8 +48,12 @@ export function renderFiles(
   spec: { readonly render?: RenderSpec },
   source: SourceOutput,
   isNamespaced?: IsNamespaced,
+  releaseNamespace?: string,
 ): Rendered {
-  const out = renderRelease(spec, source, isNamespaced === undefined ? {} : { isNamespaced });
+  const out = renderRelease(spec, source, {
+    ...(isNamespaced === undefined ? {} : { isNamespaced }),
+    ...(releaseNamespace === undefined ? {} : { releaseNamespace }),
+  });
   if (!out.ok) throw out.error;
   return { renderRef: out.renderRef, revision: out.revision, render: out.render };
 }
@@ -58,8 +62,14 @@ export async function renderDir(
   dir: string,
   spec: { readonly render?: RenderSpec },
   isNamespaced?: IsNamespaced,
+  releaseNamespace?: string,
 ) {
-  return renderFiles(spec, { revision: `dir:${dir}`, files: await readDir(dir) }, isNamespaced);
+  return renderFiles(
+    spec,
+    { revision: `dir:${dir}`, files: await readDir(dir) },
+    isNamespaced,
+    releaseNamespace,
+  );
 }
 
 /** Discovery's answer for the kinds a render uses, as the controller asks it (stage-render.ts). */

@@ -145,6 +145,8 @@ describe('assembleRender: targetNamespace', () => {
     objects([m(input)], { targetNamespace: 'prod' });
     assert.deepEqual(input, cm('a'));
   });
+  // The Release namespace as default is renderRelease's (release.test.ts); assembleRender only applies
+  // what it is given, so `convoy render DIR` without --target-namespace keeps objects as written.
   it('without targetNamespace, an object with none keeps none', () => {
     assert.equal(objects([m(cm('a'))])[0]?.metadata.namespace, undefined);
   });

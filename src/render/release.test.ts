@@ -95,6 +95,24 @@ describe('renderRelease', () => {
     );
   });
 
+  it('render.targetNamespace defaults to the Release namespace; an explicit one wins', () => {
+    const ns = (r: ReturnType<typeof renderRelease>) =>
+      r.ok ? r.render.objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}`) : [r.error.message];
+    const files = { 'all.yaml': yamlOf(objects) };
+    assert.deepEqual(ns(renderRelease({}, source(files), { releaseNamespace: 'team' })), [
+      'Namespace/',
+      'ConfigMap/team',
+      'Service/team',
+      'Deployment/team',
+    ]);
+    assert.deepEqual(ns(renderRelease(spec, source(files), { releaseNamespace: 'team' })), [
+      'Namespace/',
+      'ConfigMap/web',
+      'Service/web',
+      'Deployment/web',
+    ]);
+  });
+
   it('gives the same renderRef whatever the file split, file order and key order', () => {
     const base = renderRelease(spec, source({ 'all.yaml': yamlOf(objects) }));
     assert.ok(base.ok);

@@ -15,6 +15,11 @@ export type RenderOutcome =
 export type RenderReleaseOptions = {
   /** Discovery's answer for a kind's scope; see scope.ts for kinds it does not know. */
   readonly isNamespaced?: IsNamespaced;
+  /**
+   * The Release's namespace: render.targetNamespace's default, as documented (like Argo CD's destination
+   * namespace), so a namespaced object that names none lands beside its Release.
+   */
+  readonly releaseNamespace?: string;
   /** Renderers by type; Plain is always there. Kustomize and Helm plug in here later. */
   readonly renderers?: Partial<Record<RenderType, Renderer>>;
 };
@@ -38,8 +43,9 @@ export function renderRelease(
   }
   const manifests = renderer.render(source.files, substitute === undefined ? {} : { substitute });
   if (!manifests.ok) return { ok: false, error: new RenderError(manifests.problems) };
+  const targetNamespace = spec.render?.targetNamespace ?? options.releaseNamespace;
   const render = assembleRender(manifests.value, {
-    ...(spec.render?.targetNamespace === undefined ? {} : { targetNamespace: spec.render.targetNamespace }),
+    ...(targetNamespace === undefined ? {} : { targetNamespace }),
     ...(options.isNamespaced === undefined ? {} : { isNamespaced: options.isNamespaced }),
   });
   if (!render.ok) return { ok: false, error: new RenderError(render.problems) };

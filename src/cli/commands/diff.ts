@@ -54,12 +54,12 @@ export async function loadRender(
   const name = release.metadata.name ?? '';
   switch (from.kind) {
     case 'dir': {
-      const first = await renderDir(from.dir, release.spec);
+      const first = await renderDir(from.dir, release.spec, undefined, release.metadata.namespace);
       const scope = await scopeFrom(
         target,
         first.render.objects.map((o) => o.apiVersion),
       );
-      const r = await renderDir(from.dir, release.spec, scope);
+      const r = await renderDir(from.dir, release.spec, scope, release.metadata.namespace);
       return { renderRef: r.renderRef, render: r.render, from: `directory ${from.dir}` };
     }
     case 'render': {
