@@ -92,6 +92,7 @@ export const READY_REASONS = [
   'Synced',
   'Progressing',
   'SourceFailed',
+  'SourceTimeout',
   'RenderFailed',
   'PinNotFound',
   'ClusterNotFound',

@@ -1,11 +1,26 @@
 // The two failing steps of a render, each an error type carrying its condition reason:
-// fetching the source (SourceFailed) and turning its files into a render (RenderFailed).
+// fetching the source (SourceFailed, or SourceTimeout when a time limit ended it) and turning its files
+// into a render (RenderFailed).
 import type { Origin } from './types.ts';
 
 /** The source could not be fetched or resolved. The message never holds a credential. */
 export class SourceError extends Error {
-  override readonly name = 'SourceError';
-  readonly reason = 'SourceFailed';
+  override readonly name: string = 'SourceError';
+  readonly reason: 'SourceFailed' | 'SourceTimeout' = 'SourceFailed';
+}
+
+/** The source did not answer within a time limit (its process group was killed): retried with backoff. */
+export class SourceTimeoutError extends SourceError {
+  override readonly name = 'SourceTimeoutError';
+  override readonly reason = 'SourceTimeout';
+  /** The source's URL, without credentials. */
+  readonly url: string;
+  readonly seconds: number;
+  constructor(message: string, url: string, seconds: number) {
+    super(message);
+    this.url = url;
+    this.seconds = seconds;
+  }
 }
 
 /** One thing wrong with the input, located as precisely as the step that found it can. */

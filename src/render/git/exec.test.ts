@@ -53,6 +53,9 @@ describe('runGit', () => {
     await assert.rejects(runGit(['5'], { env, timeoutMs: 200, git: 'sleep' }), /timed out after 0.2s/);
   });
   it('says when git is missing', async () => {
-    await assert.rejects(runGit(['x'], { env, timeoutMs: 1000, git: 'convoy-no-such-git' }), /not installed/);
+    await assert.rejects(
+      runGit(['x'], { env, timeoutMs: 1000, git: 'convoy-no-such-git' }),
+      /the convoy-no-such-git command is not installed/,
+    );
   });
 });

@@ -1,7 +1,7 @@
 // The per-URL lock: one holder per key, other keys unaffected, failures release it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KeyedLock } from './lock.ts';
+import { KeyedLock, Shared } from './lock.ts';
 
 /** A promise with its resolver, so a test decides when a holder finishes. */
 function gate() {
@@ -55,5 +55,86 @@ describe('KeyedLock', () => {
     );
     assert.equal(await lock.run('k', async () => 42), 42);
     assert.equal(lock.size, 0);
+  });
+});
+
+describe('KeyedLock with a signal', () => {
+  it('a waiter whose signal aborts leaves at once; the one behind it waits only for the holder', async () => {
+    const lock = new KeyedLock();
+    const g = gate();
+    const events: string[] = [];
+    const a = lock.run('k', async () => {
+      await g.opened;
+      events.push('a end');
+    });
+    const ac = new AbortController();
+    const b = lock.run('k', async () => events.push('b ran'), ac.signal);
+    const c = lock.run('k', async () => events.push('c ran'));
+    ac.abort(new Error('deadline'));
+    await assert.rejects(b, /deadline/);
+    assert.deepEqual(events, []);
+    g.open();
+    await Promise.all([a, c]);
+    assert.deepEqual(events, ['a end', 'c ran']);
+    assert.equal(lock.size, 0);
+  });
+  it('an already aborted signal never queues', async () => {
+    const lock = new KeyedLock();
+    await assert.rejects(
+      lock.run('k', async () => 1, AbortSignal.abort(new Error('gone'))),
+      /gone/,
+    );
+    assert.equal(lock.size, 0);
+  });
+});
+
+describe('Shared', () => {
+  it('callers of one key while it is in flight get the one result; later callers start anew', async () => {
+    const shared = new Shared<number>();
+    const g = gate();
+    let calls = 0;
+    const fn = async () => {
+      calls++;
+      await g.opened;
+      return calls;
+    };
+    const a = shared.run('k', fn);
+    const b = shared.run('k', fn);
+    assert.equal(shared.size, 1);
+    g.open();
+    assert.deepEqual(await Promise.all([a, b]), [1, 1]);
+    assert.equal(shared.size, 0);
+    assert.equal(await shared.run('k', fn), 2);
+  });
+  it('a failure reaches every caller and is not kept', async () => {
+    const shared = new Shared<number>();
+    const g = gate();
+    let calls = 0;
+    const fn = async () => {
+      calls++;
+      await g.opened;
+      throw new Error(`timed out ${calls}`);
+    };
+    const a = shared.run('k', fn);
+    const b = shared.run('k', fn);
+    g.open();
+    await assert.rejects(a, /timed out 1/);
+    await assert.rejects(b, /timed out 1/);
+    await assert.rejects(shared.run('k', fn), /timed out 2/);
+  });
+  it('a caller whose signal aborts stops waiting; the others still get the result', async () => {
+    const shared = new Shared<string>();
+    const g = gate();
+    const fn = async () => {
+      await g.opened;
+      return 'done';
+    };
+    const ac = new AbortController();
+    const a = shared.run('k', fn, ac.signal);
+    const b = shared.run('k', fn);
+    ac.abort(new Error('sync requested'));
+    await assert.rejects(a, /sync requested/);
+    g.open();
+    assert.equal(await b, 'done');
   });
 });

@@ -1,11 +1,19 @@
-// One holder at a time per key, so two reconciles never fetch into the same cached clone at once.
-// In-process only: a cache directory belongs to one controller process.
+// Two in-process guards of the git cache. KeyedLock: one holder at a time per key, so two reconciles never
+// fetch into the same cached clone at once; a waiter gives up when its own signal aborts (its reconcile's
+// deadline, a deletion), so a holder stuck on a silent server holds up no one past their own bound — and
+// the holder itself is bounded by git's time limits. Shared: identical requests made while one is in
+// flight join it instead of queueing behind it, so Releases on one URL get the same answer at the same
+// time rather than one fetch timeout each, in turn.
 
 export class KeyedLock {
   readonly #tails = new Map<string, Promise<void>>();
 
-  /** Runs fn once every earlier holder of key is done; fn's failure does not block the next one. */
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs fn once every earlier holder of key is done; fn's failure does not block the next one. When
+   * signal aborts while waiting, rejects with its reason and leaves the queue as if it had never joined.
+   */
+  async run<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     const previous = this.#tails.get(key) ?? Promise.resolve();
     let release!: () => void;
     const mine = new Promise<void>((resolve) => {
@@ -13,13 +21,22 @@ export class KeyedLock {
     });
     const tail = previous.then(() => mine);
     this.#tails.set(key, tail);
-    await previous;
-    try {
-      return await fn();
-    } finally {
+    const leave = () => {
       release();
       // The last holder leaves no entry behind, so the map holds only keys in use.
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    };
+    try {
+      await untilAborted(previous, signal);
+    } catch (e) {
+      // Released at once: whoever queued behind this waiter now waits only for `previous`.
+      leave();
+      throw e;
+    }
+    try {
+      return await fn();
+    } finally {
+      leave();
     }
   }
 
@@ -27,4 +44,48 @@ export class KeyedLock {
   get size(): number {
     return this.#tails.size;
   }
+}
+
+export class Shared<T> {
+  readonly #inFlight = new Map<string, Promise<T>>();
+
+  /**
+   * The result of the call in flight for key, or of fn started now. Each caller stops waiting when its
+   * own signal aborts; the call goes on for the others (it is bounded by its own limits).
+   */
+  run(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    let p = this.#inFlight.get(key);
+    if (p === undefined) {
+      p = fn().finally(() => {
+        if (this.#inFlight.get(key) === p) this.#inFlight.delete(key);
+      });
+      this.#inFlight.set(key, p);
+    }
+    return untilAborted(p, signal);
+  }
+
+  get size(): number {
+    return this.#inFlight.size;
+  }
+}
+
+/** p, or a rejection with signal's reason as soon as it aborts (p keeps running). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }

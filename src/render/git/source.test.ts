@@ -1,14 +1,22 @@
 // GitSource against real repositories: file:// origins made in temp dirs, and a smart-HTTP server
 // (git http-backend) for credentials and for counting what goes over the network.
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rename, symlink } from 'node:fs/promises';
+import { mkdtemp, readdir, rename, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SourceError } from '../errors.ts';
+import { SourceError, SourceTimeoutError } from '../errors.ts';
 import { renderRelease } from '../release.ts';
 import type { SourceOutput } from '../types.ts';
 import { GitSource } from './source.ts';
-import { type Fixture, makeRepo, serveGitHttp } from './testsupport.ts';
+import {
+  type Fixture,
+  makeRepo,
+  processesMentioning,
+  type SilentListener,
+  serveGitHttp,
+  silentListener,
+} from './testsupport.ts';
 
 const cm = (name: string, data = 'a') =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  v: "${data}"\n`;
@@ -391,5 +399,66 @@ describe('GitSource over SSH', () => {
     } finally {
       await repo.cleanup();
     }
+  });
+});
+
+describe('GitSource against a server that accepts and never answers', () => {
+  let silent: SilentListener;
+  let root: string;
+  before(async () => {
+    silent = await silentListener();
+    root = await mkdtemp(join(tmpdir(), 'convoy-git-stuck-'));
+  });
+  after(async () => {
+    await silent.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const isTimeout = (started: number, boundMs: number) => (e: unknown) => {
+    assert.ok(e instanceof SourceTimeoutError, `not a SourceTimeoutError: ${e}`);
+    assert.equal(e.reason, 'SourceTimeout');
+    assert.equal(e.url, silent.url);
+    assert.ok(e.message.includes(silent.url), e.message);
+    assert.match(e.message, /\d+(\.\d)?s/);
+    assert.ok(Date.now() - started < boundMs, `took ${Date.now() - started} ms`);
+    return true;
+  };
+
+  it('the stall limit ends the fetch with SourceTimeout naming the URL, and leaves no git process', async () => {
+    const source = new GitSource({ cacheDir: join(root, 'a'), timeoutMs: 60_000, stallMs: 1000 });
+    const started = Date.now();
+    await assert.rejects(source.fetch({ url: silent.url, ref: { branch: 'main' } }, undefined), (e) => {
+      isTimeout(started, 20_000)(e);
+      assert.match((e as Error).message, /sent nothing for 1s/);
+      return true;
+    });
+    assert.deepEqual(await processesMentioning(`127.0.0.1:${silent.port}`), []);
+  });
+
+  it('the total limit kills git and its remote helper: SourceTimeout, no orphan', async () => {
+    // A stall limit far beyond the total: only the process-group kill can end it.
+    const source = new GitSource({ cacheDir: join(root, 'b'), timeoutMs: 1500, stallMs: 600_000 });
+    const started = Date.now();
+    await assert.rejects(source.fetch({ url: silent.url, ref: { branch: 'main' } }, undefined), (e) => {
+      isTimeout(started, 20_000)(e);
+      assert.match((e as Error).message, /timed out after 1.5s/);
+      return true;
+    });
+    assert.deepEqual(await processesMentioning(`127.0.0.1:${silent.port}`), []);
+  });
+
+  it('Releases on one URL share one fetch and its answer; one caller leaving early does not stop the others', async () => {
+    const source = new GitSource({ cacheDir: join(root, 'c'), timeoutMs: 2000, stallMs: 600_000 });
+    const spec = { url: silent.url, ref: { branch: 'main' } };
+    const before = silent.accepted;
+    const ac = new AbortController();
+    const started = Date.now();
+    const leaving = source.fetch(spec, undefined, ac.signal);
+    const waiting = [source.fetch(spec, undefined), source.fetch(spec, undefined)];
+    ac.abort(new Error('the Release is being deleted'));
+    await assert.rejects(leaving, /being deleted/);
+    assert.ok(Date.now() - started < 1000, 'the aborted caller waited for the fetch');
+    for (const p of waiting) await assert.rejects(p, isTimeout(started, 15_000));
+    assert.equal(silent.accepted - before, 1, 'one connection for three callers');
   });
 });

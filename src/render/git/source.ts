@@ -5,7 +5,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SourceError } from '../errors.ts';
+import { SourceError, SourceTimeoutError } from '../errors.ts';
+import { isTimeout, seconds } from '../exec/failure.ts';
 import type { Source } from '../source.ts';
 import type { CredentialData, GitSourceSpec, SourceFile, SourceOutput } from '../types.ts';
 import {
@@ -17,7 +18,7 @@ import {
   prepareAuth,
 } from './auth.ts';
 import { GitCommandError, runGit } from './exec.ts';
-import { KeyedLock } from './lock.ts';
+import { KeyedLock, Shared } from './lock.ts';
 import { redact, tail } from './redact.ts';
 import { type GitRef, type GitUrl, normalizeRepoPath, parseGitRef, parseGitUrl } from './spec.ts';
 
@@ -26,8 +27,13 @@ export type GitSourceOptions = {
   readonly cacheDir: string;
   /** file:// URLs read the controller's own disk: tests and local development only. */
   readonly allowFileUrls?: boolean;
-  /** Limit for each git command. Default 2 minutes. */
+  /** Limit for each git command that talks to the server (a fetch). Default 2 minutes. */
   readonly timeoutMs?: number;
+  /**
+   * A fetch that moves less than 1 KiB/s for this long is ended (HTTP: curl's low-speed limit; SSH: the
+   * connect timeout and keep-alives). Default 30 s.
+   */
+  readonly stallMs?: number;
   /** Limit for the files under the path at one commit. Default 64 MiB. */
   readonly maxBytes?: number;
   /** Where SSH keys are written for the length of one fetch. Default the OS temp dir. */
@@ -55,10 +61,33 @@ export function cloneKeyOf(url: GitUrl, auth: GitAuth): string {
 
 /** Commands that stay local are quick; only fetches may take the full limit. */
 const LOCAL_TIMEOUT_MS = 30_000;
+export const DEFAULT_GIT_TIMEOUT_MS = 120_000;
+export const DEFAULT_GIT_STALL_MS = 30_000;
+/** Bytes per second below which a transfer counts as stalled. */
+const LOW_SPEED_LIMIT = 1024;
+
+/**
+ * The environment that makes git end a stalled transfer by itself: curl's low-speed limit for HTTP(S),
+ * and for SSH a connect timeout plus keep-alives (an unanswered keep-alive ends the session). Pure.
+ */
+export function stallEnv(env: Readonly<Record<string, string>>, stallMs: number): Record<string, string> {
+  const s = String(Math.max(1, Math.ceil(stallMs / 1000)));
+  const ssh = env.GIT_SSH_COMMAND ?? 'ssh';
+  return {
+    ...env,
+    GIT_HTTP_LOW_SPEED_LIMIT: String(LOW_SPEED_LIMIT),
+    GIT_HTTP_LOW_SPEED_TIME: s,
+    GIT_SSH_COMMAND: `${ssh} -o ConnectTimeout=${s} -o ServerAliveInterval=${s} -o ServerAliveCountMax=1`,
+  };
+}
+
+/** git's own words for a transfer it ended for being too slow or unanswered. */
+const STALLED = /Operation too slow|Connection timed out|Timeout, server .* not responding|timed out/i;
 
 export class GitSource implements Source<GitSourceSpec> {
   readonly #options: GitSourceOptions;
   readonly #lock = new KeyedLock();
+  readonly #shared = new Shared<SourceOutput>();
   readonly #env = baseGitEnv(process.env);
 
   constructor(options: GitSourceOptions) {
@@ -72,12 +101,25 @@ export class GitSource implements Source<GitSourceSpec> {
     signal?: AbortSignal,
   ): Promise<SourceOutput> {
     const req = this.#check(spec, credentials);
-    return this.#lock.run(req.cloneKey, () =>
-      this.#withAuth(req, async (git) => {
-        const sha = await this.#resolve(req, git, signal);
-        return { revision: sha, files: await this.#read(req, sha, signal) };
-      }),
-    );
+    // Identical requests share one fetch: it is not aborted by one caller's signal, only bounded by git's
+    // own limits, and each caller stops waiting on its own signal.
+    const key = `${req.cloneKey}\0${JSON.stringify(req.ref)}\0${req.path}`;
+    return this.#shared
+      .run(
+        key,
+        () =>
+          this.#lock.run(req.cloneKey, () =>
+            this.#withAuth(req, async (git) => {
+              const sha = await this.#resolve(req, git, undefined);
+              return { revision: sha, files: await this.#read(req, sha, undefined) };
+            }),
+          ),
+        signal,
+      )
+      .catch((e: unknown) => {
+        if (e instanceof SourceError || signal?.aborted !== true) throw e;
+        throw new SourceError(`reading ${req.url.display} stopped: ${abortText(signal.reason)}`);
+      });
   }
 
   /**
@@ -90,7 +132,11 @@ export class GitSource implements Source<GitSourceSpec> {
     signal?: AbortSignal,
   ): Promise<string> {
     const req = this.#check(spec, credentials);
-    return this.#lock.run(req.cloneKey, () => this.#withAuth(req, (git) => this.#resolve(req, git, signal)));
+    return this.#lock.run(
+      req.cloneKey,
+      () => this.#withAuth(req, (git) => this.#resolve(req, git, signal)),
+      signal,
+    );
   }
 
   /** The cached clone of a URL read with these credentials (whether or not it exists yet). */
@@ -113,7 +159,8 @@ export class GitSource implements Source<GitSourceSpec> {
   }
 
   async #withAuth<T>(req: Request, fn: (git: GitRunner) => Promise<T>): Promise<T> {
-    const prepared = await prepareAuth(req.auth, this.#env, this.#options.tmpDir ?? tmpdir());
+    const auth = await prepareAuth(req.auth, this.#env, this.#options.tmpDir ?? tmpdir());
+    const prepared = { ...auth, env: stallEnv(auth.env, this.#options.stallMs ?? DEFAULT_GIT_STALL_MS) };
     try {
       const dir = await this.#ensureClone(req, prepared);
       return await fn(new GitRunner(dir, prepared, req.url, this.#options, req.auth.type));
@@ -285,7 +332,7 @@ class GitRunner {
     try {
       await this.#run(
         [...args, '--end-of-options', this.#url.url, ...refspecs],
-        this.#options.timeoutMs ?? 120_000,
+        this.#options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
         signal,
       );
     } catch (e) {
@@ -345,6 +392,19 @@ class GitRunner {
   #error(what: string, e: unknown): SourceError {
     if (!(e instanceof GitCommandError)) return new SourceError(`${what}: ${(e as Error).message}`);
     const detail = redact(tail(e.stderr), this.#auth.secrets);
+    const url = this.#url.display;
+    if (isTimeout(e.failure)) {
+      const ms = e.failure.kind === 'timeout' ? e.failure.timeoutMs : e.failure.idleMs;
+      return new SourceTimeoutError(`${what}: ${e.message} (git was stopped)`, url, ms / 1000);
+    }
+    if (e.failure.kind === 'exit' && STALLED.test(e.stderr)) {
+      const ms = this.#options.stallMs ?? DEFAULT_GIT_STALL_MS;
+      return new SourceTimeoutError(
+        `${what}: the server sent nothing for ${seconds(ms)}s (${detail})`,
+        url,
+        Math.ceil(ms / 1000),
+      );
+    }
     const hint = authHint(this.#authType, e.stderr);
     const message = detail === '' ? `${what}: ${e.message}` : `${what}: ${detail}`;
     return new SourceError(hint === undefined ? message : `${what}: ${hint} (${detail})`);
@@ -414,6 +474,11 @@ async function readBlobs(
     at = end + 1;
   }
   return blobs;
+}
+
+function abortText(reason: unknown): string {
+  if (reason instanceof Error) return reason.name === 'AbortError' ? 'aborted' : reason.message;
+  return String(reason ?? 'aborted');
 }
 
 function assertNever(x: never): never {

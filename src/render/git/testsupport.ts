@@ -1,12 +1,14 @@
 // Test support for the git source: a real origin repository with a work clone that commits to it,
 // and a smart-HTTP server (git http-backend behind node:http) that can demand credentials and
-// counts the requests it serves. Used by tests only.
-import { spawn } from 'node:child_process';
+// counts the requests it serves; a silent listener (accepts, never answers) and a look at the git
+// processes still running. Used by tests only.
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { baseGitEnv } from './auth.ts';
 import { runGit } from './exec.ts';
 
@@ -169,4 +171,52 @@ function cgi(projectRoot: string, req: IncomingMessage, res: ServerResponse): vo
     res.writeHead(status, headers);
     res.end(out.subarray(end + sep));
   });
+}
+
+export type SilentListener = {
+  /** http://127.0.0.1:<port>/<name>.git: a git URL whose server never says a word. */
+  readonly url: string;
+  readonly port: number;
+  /** Connections accepted so far. */
+  readonly accepted: number;
+  close(): Promise<void>;
+};
+
+/** A TCP listener on loopback that accepts every connection and never answers: the stuck git server. */
+export async function silentListener(name = 'stuck'): Promise<SilentListener> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createTcpServer((socket) => {
+    accepted++;
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/${name}.git`,
+    port,
+    get accepted() {
+      return accepted;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Running processes whose command line contains `text` (as `ps` shows them), with their parent pid. */
+export async function processesMentioning(
+  text: string,
+): Promise<{ pid: number; ppid: number; args: string }[]> {
+  const { stdout } = await promisify(execFile)('ps', ['-eo', 'pid=,ppid=,args=']);
+  return stdout
+    .split('\n')
+    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
+    .filter((m): m is RegExpMatchArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] ?? '' }))
+    .filter((p) => p.args.includes(text) && !p.args.startsWith('ps '));
 }
