@@ -5,24 +5,17 @@
 
 export interface CelObject {
   readonly value: Map<string, unknown>;
-  /** Largest list or map in the object: the base of the evaluation cost estimate. */
-  readonly maxCollection: number;
 }
 
 export function toCelObject(obj: object): CelObject {
-  let maxCollection = 0;
   const conv = (v: unknown): unknown => {
     if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : v;
     if (v === null || typeof v !== 'object') return v;
     if (v instanceof Date) return v.toISOString().replace(/\.\d{3}Z$/, 'Z');
-    if (Array.isArray(v)) {
-      if (v.length > maxCollection) maxCollection = v.length;
-      return v.map(conv);
-    }
+    if (Array.isArray(v)) return v.map(conv);
     const m = new Map<string, unknown>();
     for (const [k, x] of Object.entries(v)) if (x !== undefined) m.set(k, conv(x));
-    if (m.size > maxCollection) maxCollection = m.size;
     return m;
   };
-  return { value: conv(obj) as Map<string, unknown>, maxCollection };
+  return { value: conv(obj) as Map<string, unknown> };
 }

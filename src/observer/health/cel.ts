@@ -1,19 +1,30 @@
 // Thin wrapper over @bufbuild/cel for health rules: compiles one expression with the checks the
 // library does not do itself (undeclared variables, unknown functions, result type where it can
-// be inferred, size and nesting limits), and maps error ids back to line/column.
+// be inferred, size and nesting limits), maps error ids back to line/column, and runs every
+// evaluation under a budget (./cel-budget.ts).
 import { CelScalar, type CelValue, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import {
+  costFunc,
+  type Exhausted,
+  meterComprehensions,
+  metered,
+  ObjectBudget,
+  replaceFuncs,
+} from './cel-budget.ts';
 
 export type ResultType = 'bool' | 'string';
 
 /** Why: a rule is user input; these keep one rule from stalling the observer. */
 export const limits = {
   maxSourceChars: 16 * 1024,
+  /** All healthy and message expressions of one rule set together (parsing costs ~10-30 µs a character). */
+  maxRuleSetSourceChars: 256 * 1024,
   maxNodes: 5000,
   maxComprehensionDepth: 3,
-  /** Upper bound of (largest list or map in the object) ^ (comprehension nesting depth). */
-  maxEstimatedIterations: 1_000_000,
+  /** Nesting of the expression tree (brackets, calls, operators); deeper trees are refused before planning. */
+  maxDepth: 100,
 } as const;
 
 export interface Position {
@@ -27,15 +38,28 @@ export type CompileOutcome =
 
 export type EvalOutcome<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly message: string; readonly position?: Position };
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly position?: Position;
+      /** Set when the evaluation was stopped (or not started: ran false) because its budget ran out. */
+      readonly exhausted?: { readonly how: Exhausted; readonly ran: boolean };
+    };
 
 export interface CompiledExpr {
   readonly source: string;
   readonly comprehensionDepth: number;
-  run(object: unknown): EvalOutcome<CelValue>;
+  /** Evaluates under `budget` (default: a fresh one with the default limits). */
+  run(object: unknown, budget?: ObjectBudget): EvalOutcome<CelValue>;
 }
 
-const env = celEnv({ variables: { object: CelScalar.DYN }, funcs: strings });
+// Every function of the library and of the strings extension, replaced by one that charges the budget
+// (same ids, so the resolver keeps the last: the metered one), a linear `replace`, and the
+// per-iteration charge of macros.
+const env = celEnv({
+  variables: { object: CelScalar.DYN },
+  funcs: [...[...celEnv({ funcs: strings }).funcs, ...replaceFuncs].map(metered), costFunc],
+});
 
 const typeIdents = new Set([
   'int',
@@ -104,6 +128,11 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
   if (source.length > limits.maxSourceChars) {
     return { ok: false, message: `expression is longer than ${limits.maxSourceChars} characters` };
   }
+  // The parser recurses per bracket: refuse deep nesting before it can overflow the stack.
+  const brackets = bracketDepth(source);
+  if (brackets > limits.maxDepth) {
+    return { ok: false, message: `brackets nested ${brackets} deep; the limit is ${limits.maxDepth}` };
+  }
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
@@ -123,6 +152,18 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
     return off === undefined ? undefined : positionAt(source, off);
   };
 
+  if (parsed.expr === undefined) return { ok: false, message: 'empty expression' };
+  // Checked without recursion, so the recursive passes below (and the evaluator's) stay shallow.
+  const shape = treeShape(parsed.expr);
+  if (shape.nodes > limits.maxNodes) {
+    return { ok: false, message: `expression has more than ${limits.maxNodes} nodes` };
+  }
+  if (shape.depth > limits.maxDepth) {
+    return {
+      ok: false,
+      message: `expression nested ${shape.depth} deep (operators, calls, brackets); the limit is ${limits.maxDepth}`,
+    };
+  }
   const problem = staticCheck(parsed.expr, posOf);
   if (problem) return { ok: false, ...problem };
   const depth = comprehensionDepth(parsed.expr);
@@ -142,6 +183,7 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
   }
   let fn: ReturnType<typeof plan<{ object: typeof CelScalar.DYN }>>;
   try {
+    meterComprehensions(parsed.expr);
     fn = plan(env, parsed);
   } catch (e) {
     return { ok: false, message: e instanceof Error ? e.message : String(e) };
@@ -151,13 +193,19 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
     expr: {
       source,
       comprehensionDepth: depth,
-      run(object: unknown): EvalOutcome<CelValue> {
-        let r: ReturnType<typeof fn>;
+      run(object: unknown, budget = new ObjectBudget()): EvalOutcome<CelValue> {
+        let out: ReturnType<typeof budget.run<ReturnType<typeof fn>>>;
         try {
-          r = fn({ object: object as Map<string, never> });
+          out = budget.run(() => fn({ object: object as Map<string, never> }));
         } catch (e) {
           return { ok: false, message: e instanceof Error ? e.message : String(e) };
         }
+        // Checked first: the library turns a throw into an error value, which must not read as the rule's own.
+        if (out.exhausted) {
+          return { ok: false, message: 'budget exceeded', exhausted: { how: out.exhausted, ran: out.ran } };
+        }
+        const r = out.value;
+        if (r === undefined) return { ok: false, message: 'no result' };
         if (isCelError(r)) return { ok: false, message: r.message, ...withPos(posOf(r.exprId)) };
         return { ok: true, value: r };
       },
@@ -247,6 +295,39 @@ function staticCheck(
     return undefined;
   };
   return walk(root, new Set());
+}
+
+/** Node count (stopping past the limit) and depth of the tree, with an explicit stack. */
+function treeShape(root: Expr): { nodes: number; depth: number } {
+  const stack: [Expr, number][] = [[root, 1]];
+  let nodes = 0;
+  let depth = 0;
+  for (let top = stack.pop(); top !== undefined && nodes <= limits.maxNodes; top = stack.pop()) {
+    const [e, d] = top;
+    nodes++;
+    if (d > depth) depth = d;
+    for (const c of children(e)) stack.push([c, d + 1]);
+  }
+  return { nodes, depth };
+}
+
+/** Deepest nesting of ( [ { outside string literals (quotes, triple quotes, raw strings). */
+export function bracketDepth(src: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i];
+    if (c === '"' || c === "'") {
+      const raw = i > 0 && (src[i - 1] === 'r' || src[i - 1] === 'R');
+      const quote = src.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
+      let j = i + quote.length;
+      while (j < src.length && !src.startsWith(quote, j)) j += !raw && src[j] === '\\' ? 2 : 1;
+      i = j + quote.length - 1;
+    } else if (c === '(' || c === '[' || c === '{') {
+      if (++depth > max) max = depth;
+    } else if (c === ')' || c === ']' || c === '}') depth--;
+  }
+  return max;
 }
 
 function comprehensionDepth(e: Expr): number {

@@ -105,6 +105,37 @@ test('compile errors name the rule set, rule, field and position', () => {
       undefined,
     ],
     [
+      'brackets nested too deep',
+      rule('r', `${'['.repeat(limits.maxDepth + 1)}${']'.repeat(limits.maxDepth + 1)} == []`),
+      'healthy',
+      /brackets nested 101 deep; the limit is 100/,
+      undefined,
+    ],
+    [
+      'brackets inside string literals do not count',
+      rule(
+        'r',
+        `('${'('.repeat(200)}' == "${'['.repeat(200)}" || r'\\${'{'.repeat(200)}' == '''it's''') ? 1 : 2`,
+      ),
+      'healthy',
+      /expression has type int, want bool/,
+      undefined,
+    ],
+    [
+      'operators nested too deep',
+      rule('r', `${Array.from({ length: 150 }, () => '1').join(' + ')} == 1`),
+      'healthy',
+      /expression nested \d+ deep \(operators, calls, brackets\); the limit is 100/,
+      undefined,
+    ],
+    [
+      'too many nodes',
+      rule('r', `[${Array.from({ length: 2600 }, () => 'a.b').join(',')}] == []`),
+      'healthy',
+      /more than 5000 nodes/,
+      undefined,
+    ],
+    [
       'too long',
       rule('r', `${'true && '.repeat(limits.maxSourceChars / 8)}true`),
       'healthy',
@@ -255,16 +286,16 @@ test('matching: group, kinds, wildcards, selector, rule-set order', () => {
   assert.deepEqual(newEvaluator([]).evaluate(pod), { kind: 'noRule' });
 });
 
-test('cost guard: a nested macro over a large list is refused at evaluation', () => {
+test('budget: a nested macro over a large list is stopped at evaluation, a small one passes', () => {
   const ev = newEvaluator([
     set('s', [rule('pairs', 'object.spec.items.all(a, object.spec.items.all(b, a == b || a != b))')]),
   ]);
   const small = ev.evaluate(deploy({ items: [1, 2, 3] }));
   assert.equal(small.kind, 'pass');
-  const items = Array.from({ length: 1001 }, (_, i) => i);
+  const items = Array.from({ length: 3000 }, (_, i) => i);
   const big = ev.evaluate(deploy({ items }));
   assert.equal(big.kind, 'error');
-  assert.match(big.kind === 'error' ? big.message : '', /estimated cost too high/);
+  assert.match(big.kind === 'error' ? big.message : '', /^rule s\/pairs exceeded its budget \(healthy: /);
 });
 
 test('regular expressions are RE2: no catastrophic backtracking', () => {

@@ -1,7 +1,17 @@
 // health.NewEvaluator: compiles every rule of the selected rule sets once, then judges objects.
 // Every rule that matches an object must pass; see docs/health-rules.md for the precedence.
+// Each object's rules run under one budget (./cel-budget.ts); a rule that exceeds it is an error for
+// that object and is not evaluated again for a cool-down, so one costly rule cannot eat the observer.
 import { isCelList, isCelMap, isCelUint } from '@bufbuild/cel';
-import { type CompiledExpr, compileExpr, formatPosition, limits, type Position } from './cel.ts';
+import {
+  type CompiledExpr,
+  compileExpr,
+  type EvalOutcome,
+  formatPosition,
+  limits,
+  type Position,
+} from './cel.ts';
+import { type Budget, defaultBudget, describeExhausted, ObjectBudget } from './cel-budget.ts';
 import { toCelObject } from './cel-value.ts';
 import { selectorMatches, selectorProblem } from './selector.ts';
 import {
@@ -13,6 +23,15 @@ import {
 } from './types.ts';
 
 const maxMessageChars = 1024;
+
+/** How long a rule that exceeded its budget is skipped (judged Unknown without evaluating it). */
+export const budgetCooldownMs = 60_000;
+
+export interface EvaluatorOptions {
+  readonly budget?: { readonly expression: Budget; readonly object: Budget };
+  /** Milliseconds clock for the cool-down (default performance.now). */
+  readonly now?: () => number;
+}
 
 /** A rule that does not compile; stops the assessment of the whole Release. */
 export class RuleCompileError extends Error {
@@ -56,16 +75,33 @@ export function ruleSetLabel(rs: HealthRuleSetLike): string {
 }
 
 /** Throws RuleCompileError on the first rule that does not compile: no partial evaluator. */
-export function newEvaluator(ruleSets: readonly HealthRuleSetLike[]): Evaluator {
+export function newEvaluator(
+  ruleSets: readonly HealthRuleSetLike[],
+  options: EvaluatorOptions = {},
+): Evaluator {
   const rules: CompiledRule[] = [];
   for (const rs of ruleSets) {
     const set = ruleSetLabel(rs);
     const seen = new Set<string>();
     const list = rs.spec?.rules;
     if (!Array.isArray(list)) throw new RuleCompileError(set, '', 'spec.rules', 'must be a list');
+    const chars = list.reduce((n, r) => n + sourceLength(r?.healthy) + sourceLength(r?.message), 0);
+    if (chars > limits.maxRuleSetSourceChars) {
+      const fmt = (n: number) => n.toLocaleString('en-US');
+      throw new RuleCompileError(
+        set,
+        '',
+        'spec.rules',
+        `CEL expressions total ${fmt(chars)} characters; the limit is ${fmt(limits.maxRuleSetSourceChars)} per rule set`,
+      );
+    }
     for (const rule of list) rules.push(compileRule(set, rule, seen));
   }
-  return makeEvaluator(rules);
+  return makeEvaluator(rules, options);
+}
+
+function sourceLength(x: unknown): number {
+  return typeof x === 'string' ? x.length : 0;
 }
 
 function compileRule(set: string, rule: HealthRule, seen: Set<string>): CompiledRule {
@@ -109,7 +145,11 @@ function compileRule(set: string, rule: HealthRule, seen: Set<string>): Compiled
   };
 }
 
-function makeEvaluator(rules: readonly CompiledRule[]): Evaluator {
+function makeEvaluator(rules: readonly CompiledRule[], options: EvaluatorOptions): Evaluator {
+  const budget = options.budget ?? defaultBudget;
+  const now = options.now ?? (() => performance.now());
+  // Rule id → until when it is skipped, and the message of the overrun that tripped it.
+  const tripped = new Map<string, { readonly until: number; readonly message: string }>();
   // Why: the observer judges many objects of few kinds; group/kind candidates are cached.
   const byGroupKind = new Map<string, readonly CompiledRule[]>();
   const candidates = (group: string, kind: string): readonly CompiledRule[] => {
@@ -135,10 +175,25 @@ function makeEvaluator(rules: readonly CompiledRule[]): Evaluator {
       const ms = matching(o);
       if (ms.length === 0) return { kind: 'noRule' };
       const cel = toCelObject(o);
+      const objectBudget = new ObjectBudget(budget);
       const passed: string[] = [];
       let firstError: { rule: string; message: string } | undefined;
       for (const r of ms) {
-        const out = judge(r, cel.value, cel.maxCollection);
+        const trip = tripped.get(r.id);
+        let out: Judgement;
+        if (trip !== undefined && now() < trip.until) {
+          out = { kind: 'error', message: trip.message };
+        } else {
+          out = judge(r, cel.value, objectBudget);
+          if (out.kind === 'exceeded') {
+            if (out.ran) {
+              const secs = Math.round(budgetCooldownMs / 1000);
+              const message = `${out.message}; not evaluated again for ${secs} s`;
+              tripped.set(r.id, { until: now() + budgetCooldownMs, message });
+            }
+            out = { kind: 'error', message: out.message };
+          }
+        }
         switch (out.kind) {
           case 'pass':
             passed.push(r.id);
@@ -158,35 +213,38 @@ function makeEvaluator(rules: readonly CompiledRule[]): Evaluator {
   };
 }
 
-type Judgement = { kind: 'pass' } | { kind: 'fail'; message: string } | { kind: 'error'; message: string };
+type Judgement =
+  | { kind: 'pass' }
+  | { kind: 'fail'; message: string }
+  | { kind: 'error'; message: string }
+  | { kind: 'exceeded'; message: string; ran: boolean };
 
-function judge(r: CompiledRule, object: unknown, maxCollection: number): Judgement {
+function exceeded(r: CompiledRule, field: string, out: EvalOutcome<unknown>): Judgement | undefined {
+  if (out.ok || out.exhausted === undefined) return undefined;
+  return {
+    kind: 'exceeded',
+    message: `rule ${r.id} exceeded its budget (${field}: ${describeExhausted(out.exhausted.how)})`,
+    ran: out.exhausted.ran,
+  };
+}
+
+function judge(r: CompiledRule, object: unknown, budget: ObjectBudget): Judgement {
   const errorAt = (field: string, msg: string, pos?: Position): Judgement => ({
     kind: 'error',
     message: `rule ${r.id}, ${field}${pos ? `, ${formatPosition(pos)}` : ''}: ${msg}`,
   });
-  const depth = r.healthy.comprehensionDepth;
-  if (depth > 0 && maxCollection ** depth > limits.maxEstimatedIterations) {
-    return errorAt(
-      'healthy',
-      `estimated cost too high: a list or map of ${maxCollection} items under macros nested ${depth} deep`,
-    );
-  }
-  const h = r.healthy.run(object);
-  if (!h.ok) return errorAt('healthy', h.message, h.position);
+  const h = r.healthy.run(object, budget);
+  if (!h.ok) return exceeded(r, 'healthy', h) ?? errorAt('healthy', h.message, h.position);
   if (typeof h.value !== 'boolean') return errorAt('healthy', `evaluated to ${typeName(h.value)}, want bool`);
   if (h.value) return { kind: 'pass' };
-  return { kind: 'fail', message: failMessage(r, object, maxCollection) };
+  if (r.message === undefined) return { kind: 'fail', message: `rule ${r.id} returned false` };
+  // An overrun of the message is an overrun of the rule: the same cool-down, so it is not re-paid per object.
+  const m = r.message.run(object, budget);
+  return exceeded(r, 'message', m) ?? { kind: 'fail', message: failMessage(r, m) };
 }
 
-function failMessage(r: CompiledRule, object: unknown, maxCollection: number): string {
+function failMessage(r: CompiledRule, m: EvalOutcome<unknown>): string {
   const fallback = `rule ${r.id} returned false`;
-  if (r.message === undefined) return fallback;
-  const depth = r.message.comprehensionDepth;
-  if (depth > 0 && maxCollection ** depth > limits.maxEstimatedIterations) {
-    return `${fallback} (message: estimated cost too high)`;
-  }
-  const m = r.message.run(object);
   if (!m.ok) return `${fallback} (message, ${formatPosition(m.position) || 'evaluation'}: ${m.message})`;
   if (typeof m.value !== 'string')
     return `${fallback} (message evaluated to ${typeName(m.value)}, want string)`;

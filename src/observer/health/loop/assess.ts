@@ -16,6 +16,8 @@ import { inventoryHealthItems, toHealthEntry } from './plan.ts';
 import type { Target } from './target.ts';
 import { writeInventoryHealth } from './writes.ts';
 
+const yieldEveryMs = 20;
+
 /** Stops the assessment of the whole Release: Healthy=Unknown with this message. */
 export class AssessError extends Error {
   override readonly name = 'AssessError';
@@ -98,7 +100,14 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
   const reads = live.lists + live.gets;
   const now = deps.now();
   const judged = new Map<string, InventoryEntry>();
+  // Evaluation is synchronous: yield to the event loop every few milliseconds, so a Release with many
+  // objects or costly rules (each object bounded by the CEL budget) does not hold up other Releases.
+  let lastYield = performance.now();
   for (const [i, e] of toAssess.entries()) {
+    if (performance.now() - lastYield > yieldEveryMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      lastYield = performance.now();
+    }
     const read = live.reads[i] as LiveRead;
     let obs: Observation;
     switch (read.kind) {

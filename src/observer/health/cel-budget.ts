@@ -1,0 +1,345 @@
+// The runtime budget of a CEL evaluation: a cost meter that every function call and every macro
+// iteration charges, checked against a cost limit and a wall-clock deadline. Why in-process and not a
+// worker thread: a rule is evaluated ~100,000 times a second on the common path, and a worker round
+// trip (structured clone of the object) costs more than the evaluation itself; the meter costs a few
+// percent (bench:health-rules prints both). The meter throws out of the evaluation when the budget is
+// spent, so no CEL operator (`||`, `&&`, which absorb errors) can swallow it.
+import { type CelFunc, CelScalar, celFunc, celMethod, isCelList, isCelMap } from '@bufbuild/cel';
+import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+
+export interface Budget {
+  /** Cost units: 1 per function call, per expression node of a macro body per iteration, per list or
+   * map element and per 10 characters of every argument and result of a function call. */
+  readonly cost: number;
+  /** Wall-clock milliseconds. */
+  readonly ms: number;
+}
+
+/** One expression (a rule's healthy or message), and all the rules that judge one object together. */
+export const defaultBudget: { readonly expression: Budget; readonly object: Budget } = {
+  expression: { cost: 1_000_000, ms: 250 },
+  object: { cost: 2_000_000, ms: 500 },
+};
+
+/** How the budget ran out; the evaluator turns it into "rule … exceeded its budget". */
+export type Exhausted =
+  | { readonly kind: 'cost'; readonly limit: number; readonly of: 'expression' | 'object' }
+  | { readonly kind: 'time'; readonly ms: number; readonly of: 'expression' | 'object' };
+
+export function describeExhausted(e: Exhausted): string {
+  const what = e.of === 'expression' ? 'per evaluation' : "for all of the object's rules";
+  return e.kind === 'cost'
+    ? `more than ${e.limit.toLocaleString('en-US')} cost units ${what}`
+    : `more than ${e.ms} ms ${what}`;
+}
+
+/** Thrown through the evaluation when the budget runs out; never leaves this module's callers. */
+const spent = new Error('CEL budget exceeded');
+
+// The running evaluation's meter. Evaluation is synchronous and not re-entrant, so one slot is enough.
+interface Meter {
+  used: number;
+  limit: number;
+  limitReported: number;
+  limitOf: 'expression' | 'object';
+  deadline: number;
+  deadlineMs: number;
+  deadlineOf: 'expression' | 'object';
+  nextClock: number;
+  charges: number;
+  exhausted: Exhausted | undefined;
+}
+let current: Meter | undefined;
+
+// Reading the clock on every charge would cost more than the charge: it is read every 2,000 units
+// and every 64 charges (one call can do more work than it is charged, e.g. `==` of nested lists).
+const clockEvery = 2000;
+const clockEveryCharges = 64;
+
+export function charge(units: number): void {
+  const m = current;
+  if (m === undefined) return;
+  m.used += units;
+  if (m.used > m.limit) {
+    m.exhausted = { kind: 'cost', limit: m.limitReported, of: m.limitOf };
+    throw spent;
+  }
+  if (m.used >= m.nextClock || ++m.charges >= clockEveryCharges) {
+    m.nextClock = m.used + clockEvery;
+    m.charges = 0;
+    if (performance.now() > m.deadline) {
+      m.exhausted = { kind: 'time', ms: m.deadlineMs, of: m.deadlineOf };
+      throw spent;
+    }
+  }
+}
+
+/** The budget left to one object's rules; each expression runs under the smaller of both. */
+export class ObjectBudget {
+  readonly #budget: { readonly expression: Budget; readonly object: Budget };
+  readonly #deadline: number;
+  #used = 0;
+
+  constructor(budget: { readonly expression: Budget; readonly object: Budget } = defaultBudget) {
+    this.#budget = budget;
+    this.#deadline = performance.now() + budget.object.ms;
+  }
+
+  /** Units used so far by this object's rules. */
+  get used(): number {
+    return this.#used;
+  }
+
+  /**
+   * Runs one expression under the budget; `exhausted` is set when it ran out (f's result is then moot),
+   * `ran` is false when nothing was left to start it.
+   */
+  run<T>(f: () => T): {
+    readonly value: T | undefined;
+    readonly exhausted: Exhausted | undefined;
+    readonly ran: boolean;
+  } {
+    const now = performance.now();
+    const e = this.#budget.expression;
+    const o = this.#budget.object;
+    const left = o.cost - this.#used;
+    if (left <= 0) {
+      return { value: undefined, exhausted: { kind: 'cost', limit: o.cost, of: 'object' }, ran: false };
+    }
+    if (now > this.#deadline) {
+      return { value: undefined, exhausted: { kind: 'time', ms: o.ms, of: 'object' }, ran: false };
+    }
+    const exprFirst = now + e.ms <= this.#deadline;
+    const m: Meter = {
+      used: 0,
+      limit: Math.min(e.cost, left),
+      limitReported: e.cost <= left ? e.cost : o.cost,
+      limitOf: e.cost <= left ? 'expression' : 'object',
+      deadline: exprFirst ? now + e.ms : this.#deadline,
+      deadlineMs: exprFirst ? e.ms : o.ms,
+      deadlineOf: exprFirst ? 'expression' : 'object',
+      nextClock: 0,
+      charges: 0,
+      exhausted: undefined,
+    };
+    const outer = current;
+    current = m;
+    let value: T | undefined;
+    try {
+      value = f();
+    } catch (err) {
+      if (err !== spent) throw err;
+    } finally {
+      current = outer;
+      this.#used += m.used;
+    }
+    return { value, exhausted: m.exhausted, ran: true };
+  }
+}
+
+/** Size in cost units of a value a function takes or returns. */
+function units(v: unknown): number {
+  if (typeof v === 'string') return (v.length / 10) | 0;
+  if (typeof v !== 'object' || v === null) return 0;
+  if (v instanceof Uint8Array) return (v.length / 10) | 0;
+  if (isCelList(v) || isCelMap(v)) return v.size;
+  if (Array.isArray(v)) return v.length;
+  if (v instanceof Map) return v.size;
+  return 0;
+}
+
+/**
+ * A function that charges its call, its arguments and its result, after it ran (the resolver tries
+ * each overload in turn; only the one that answers is charged). `replace` is checked before it runs:
+ * its result can be many times its input ('x'.replace('x', 'xxxxxxxxxx') chained), so the bound of
+ * the result is charged first and a result over the budget is never built.
+ */
+export function metered(f: CelFunc): CelFunc {
+  const inner = f.call.bind(f);
+  const growing = f.name === 'replace';
+  const wrapper = Object.create(f) as CelFunc;
+  Object.defineProperty(wrapper, 'call', {
+    value(id: number, target: unknown, args: unknown[]) {
+      if (growing && typeof target === 'string') charge(replaceUnits(target, args));
+      const r = inner(id, target as never, args as never);
+      if (r === undefined) return r;
+      let cost = 1 + units(target) + units(r);
+      for (let i = 0; i < args.length; i++) cost += units(args[i]);
+      charge(cost);
+      return r;
+    },
+  });
+  return wrapper;
+}
+
+/** Units of the longest result `target.replace(old, new[, n])` can have, when it can grow. */
+function replaceUnits(target: string, args: readonly unknown[]): number {
+  const [from, to] = args;
+  if (typeof from !== 'string' || typeof to !== 'string' || to.length <= from.length) return 0;
+  const n = from.length === 0 ? target.length + 1 : Math.floor(target.length / from.length);
+  return ((target.length + n * (to.length - from.length)) / 10) | 0;
+}
+
+/**
+ * `replace` in linear time. The library's rebuilds the whole string for each occurrence (quadratic: a
+ * 100,000-character string of matches takes minutes). Semantics of the CEL strings extension: n < 0
+ * or no n replaces all, an empty `from` matches before each code point and at the end.
+ */
+export function replaceStrings(s: string, from: string, to: string, n?: bigint): string {
+  const limit = n === undefined || n < 0n ? Number.POSITIVE_INFINITY : Number(n);
+  if (limit === 0) return s;
+  const parts: string[] = [];
+  if (from === '') {
+    let done = 0;
+    for (const cp of s) {
+      if (done < limit) {
+        parts.push(to);
+        done++;
+      }
+      parts.push(cp);
+    }
+    if (done < limit) parts.push(to);
+    return parts.join('');
+  }
+  let i = 0;
+  for (let done = 0; done < limit; done++) {
+    const j = s.indexOf(from, i);
+    if (j < 0) break;
+    parts.push(s.slice(i, j));
+    i = j + from.length;
+  }
+  parts.push(s.slice(i));
+  return parts.join(to);
+}
+
+export const replaceFuncs: readonly CelFunc[] = [
+  celMethod(
+    'replace',
+    CelScalar.STRING,
+    [CelScalar.STRING, CelScalar.STRING],
+    CelScalar.STRING,
+    function (f, t) {
+      return replaceStrings(this, f, t);
+    },
+  ),
+  celMethod(
+    'replace',
+    CelScalar.STRING,
+    [CelScalar.STRING, CelScalar.STRING, CelScalar.INT],
+    CelScalar.STRING,
+    function (f, t, n) {
+      return replaceStrings(this, f, t, n);
+    },
+  ),
+];
+
+/** The function a macro's loop condition calls each iteration, with the cost of one iteration. */
+export const costFunction = '@convoy_cost';
+export const costFunc: CelFunc = (() => {
+  const f = celFunc(costFunction, [CelScalar.INT], CelScalar.BOOL, () => true);
+  const wrapper = Object.create(f) as CelFunc;
+  Object.defineProperty(wrapper, 'call', {
+    value(_id: number, _target: unknown, args: unknown[]) {
+      charge(Number(args[0]));
+      return true;
+    },
+  });
+  return wrapper;
+})();
+
+/**
+ * Rewrites every macro (comprehension) so each iteration first charges the nodes its loop condition
+ * and step evaluate: `cond` becomes `@convoy_cost(n) && cond`. `&&` evaluates left to right and
+ * `true && x` is x, so the macro's meaning is unchanged; the charge comes before `cond`, so an
+ * iteration whose step errors is charged too.
+ */
+export function meterComprehensions(e: Expr): void {
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'comprehensionExpr': {
+      const c = k.value;
+      for (const x of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) {
+        if (x) meterComprehensions(x);
+      }
+      if (c.loopCondition) {
+        const n = Math.max(1, countNodes(c.loopCondition) + (c.loopStep ? countNodes(c.loopStep) : 0));
+        c.loopCondition = call('_&&_', [call(costFunction, [intConst(n)]), c.loopCondition]);
+      }
+      return;
+    }
+    case 'selectExpr':
+      if (k.value.operand) meterComprehensions(k.value.operand);
+      return;
+    case 'callExpr':
+      if (k.value.target) meterComprehensions(k.value.target);
+      for (const a of k.value.args) meterComprehensions(a);
+      return;
+    case 'listExpr':
+      for (const a of k.value.elements) meterComprehensions(a);
+      return;
+    case 'structExpr':
+      for (const en of k.value.entries) {
+        if (en.keyKind.case === 'mapKey') meterComprehensions(en.keyKind.value);
+        if (en.value) meterComprehensions(en.value);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+function countNodes(e: Expr): number {
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'comprehensionExpr': {
+      const c = k.value;
+      let n = 1;
+      for (const x of [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result]) {
+        if (x) n += countNodes(x);
+      }
+      return n;
+    }
+    case 'selectExpr':
+      return 1 + (k.value.operand ? countNodes(k.value.operand) : 0);
+    case 'callExpr': {
+      let n = 1 + (k.value.target ? countNodes(k.value.target) : 0);
+      for (const a of k.value.args) n += countNodes(a);
+      return n;
+    }
+    case 'listExpr': {
+      let n = 1;
+      for (const a of k.value.elements) n += countNodes(a);
+      return n;
+    }
+    case 'structExpr': {
+      let n = 1;
+      for (const en of k.value.entries) {
+        if (en.keyKind.case === 'mapKey') n += countNodes(en.keyKind.value);
+        if (en.value) n += countNodes(en.value);
+      }
+      return n;
+    }
+    default:
+      return 1;
+  }
+}
+
+// Nodes the rewrite adds; id 0 has no source position, so errors keep pointing at the user's nodes.
+function call(fn: string, args: Expr[]): Expr {
+  return {
+    $typeName: 'cel.expr.Expr',
+    id: 0n,
+    exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: fn, args } },
+  } as Expr;
+}
+
+function intConst(n: number): Expr {
+  return {
+    $typeName: 'cel.expr.Expr',
+    id: 0n,
+    exprKind: {
+      case: 'constExpr',
+      value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'int64Value', value: BigInt(n) } },
+    },
+  } as Expr;
+}
