@@ -1,0 +1,159 @@
+// convoy-controller-manager and convoy-observer as child processes the chaos suite kills -9 and starts
+// again. The controller-manager keeps its serving certificate and port across restarts, so the observer's
+// wake-ups (--sync-api-url) reach whichever controller-manager runs now. Each restart either keeps the
+// process's Lease identity (a container restarted in place: it takes its own Lease back at once) or takes
+// a new one (a new pod: it waits for the old holder's Lease to expire). Any exit the suite did not cause
+// is recorded — "no process exit except the kills" — and the process is started again so the run goes on.
+import { freePort } from '../../src/testenv/ports.ts';
+import {
+  type ConvoyChild,
+  type ManagerProcess,
+  startControllerManager,
+  startObserver,
+  tailLogs,
+} from '../support/processes.ts';
+import { makeServingCert, type ServingCert } from '../support/serving-cert.ts';
+
+export type Role = 'controller-manager' | 'observer';
+
+export interface UnexpectedExit {
+  readonly role: Role;
+  readonly identity: string;
+  readonly code: number | string;
+  readonly at: number;
+  readonly logTail: string;
+}
+
+export interface CrewOptions {
+  readonly kubeconfigPath: string;
+  readonly leaseNamespace: string;
+  readonly gitCacheDir: string;
+  /** --lease-duration of both processes. */
+  readonly leaseDuration: string;
+}
+
+interface Slot {
+  child: ConvoyChild | undefined;
+  identity: string;
+  generation: number;
+  /** Set while the suite itself stops or kills it. */
+  expecting: boolean;
+}
+
+export class Crew {
+  readonly unexpectedExits: UnexpectedExit[] = [];
+  readonly #o: CrewOptions;
+  readonly #cert: ServingCert;
+  readonly #port: number;
+  readonly #slots: Record<Role, Slot>;
+  #stopped = false;
+
+  private constructor(o: CrewOptions, cert: ServingCert, port: number) {
+    this.#o = o;
+    this.#cert = cert;
+    this.#port = port;
+    this.#slots = {
+      'controller-manager': {
+        child: undefined,
+        identity: 'chaos-manager-0',
+        generation: 0,
+        expecting: false,
+      },
+      observer: { child: undefined, identity: 'chaos-observer-0', generation: 0, expecting: false },
+    };
+  }
+
+  static async start(o: CrewOptions): Promise<Crew> {
+    const crew = new Crew(o, await makeServingCert(), await freePort());
+    try {
+      await crew.#start('controller-manager');
+      await crew.#start('observer');
+    } catch (err) {
+      await crew.stop();
+      throw err;
+    }
+    return crew;
+  }
+
+  get manager(): ManagerProcess | undefined {
+    return this.#slots['controller-manager'].child as ManagerProcess | undefined;
+  }
+
+  /** kill -9; the process stays down until restart(). */
+  async kill(role: Role): Promise<void> {
+    const slot = this.#slots[role];
+    slot.expecting = true;
+    await slot.child?.kill();
+    slot.child = undefined;
+  }
+
+  async restart(role: Role, newIdentity: boolean): Promise<void> {
+    const slot = this.#slots[role];
+    if (newIdentity) {
+      slot.generation++;
+      slot.identity = `${role === 'observer' ? 'chaos-observer' : 'chaos-manager'}-${slot.generation}`;
+    }
+    await this.#start(role);
+  }
+
+  logs(): string {
+    const m = this.#slots['controller-manager'].child;
+    const o = this.#slots.observer.child;
+    if (m === undefined || o === undefined) return '(a process is down)';
+    return tailLogs(m, o);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const role of ['observer', 'controller-manager'] as const) {
+      const slot = this.#slots[role];
+      slot.expecting = true;
+      await slot.child?.stop();
+      slot.child = undefined;
+    }
+    await this.#cert.dispose();
+  }
+
+  async #start(role: Role): Promise<void> {
+    const slot = this.#slots[role];
+    const common = {
+      kubeconfigPath: this.#o.kubeconfigPath,
+      leaseNamespace: this.#o.leaseNamespace,
+      leaseDuration: this.#o.leaseDuration,
+      identity: slot.identity,
+    };
+    const child =
+      role === 'controller-manager'
+        ? await startControllerManager({
+            ...common,
+            gitCacheDir: this.#o.gitCacheDir,
+            api: { kind: 'serve', tls: this.#cert, port: this.#port },
+          })
+        : await startObserver({
+            ...common,
+            wakeups: { kind: 'direct', url: `https://127.0.0.1:${this.#port}`, caFile: this.#cert.certFile },
+          });
+    slot.child = child;
+    slot.expecting = false;
+    void child.exited.then(async (code) => {
+      if (slot.expecting || this.#stopped || slot.child !== child) return;
+      this.unexpectedExits.push({
+        role,
+        identity: slot.identity,
+        code,
+        at: Date.now(),
+        logTail: child.log().slice(-4000),
+      });
+      slot.child = undefined;
+      await this.#start(role).catch((err: Error) => {
+        this.unexpectedExits.push({
+          role,
+          identity: slot.identity,
+          code: `restart failed: ${err.message}`,
+          at: Date.now(),
+          logTail: '',
+        });
+      });
+    });
+  }
+}

@@ -1,0 +1,195 @@
+// The chaos invariants over hand-made records (no cluster): a record of a run that went right breaks none,
+// and each way a run can go wrong — the ones issue 20 found among them — is named by the check it breaks.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Release, RenderRecord, RolloutStatus } from '../../src/api/types.ts';
+import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
+import { checkExits, checkRelease, type Invariant, type ReleaseRecord } from './invariants.ts';
+import { appliedObjects, expectedLive, HOOK } from './scenario.ts';
+import type { Snapshot } from './watch.ts';
+
+const R1 = `sha256:${'1'.repeat(64)}`;
+const R2 = `sha256:${'2'.repeat(64)}`;
+const R3 = `sha256:${'3'.repeat(64)}`;
+const stamp = (renderRef: string): RenderRecord => ({
+  renderRef,
+  revision: renderRef.slice(7, 19),
+  time: '2026-12-01T21:00:00Z',
+});
+const ro = (state: RolloutStatus['state'], renderRef: string): RolloutStatus => ({ state, renderRef });
+const snap = (
+  rollout: RolloutStatus | undefined,
+  lastHealthy?: string,
+  lastSuccessful?: string,
+): Snapshot => ({
+  at: 0,
+  rollout,
+  lastHealthy: lastHealthy === undefined ? undefined : stamp(lastHealthy),
+  lastSuccessful: lastSuccessful === undefined ? undefined : stamp(lastSuccessful),
+});
+
+const goodSnapshots: Snapshot[] = [
+  snap(undefined),
+  snap(ro('Progressing', R1)),
+  snap(ro('Succeeded', R1), R1, R1),
+  snap(ro('Progressing', R2), R1, R1),
+  snap(ro('Succeeded', R2), R2, R2),
+  snap(ro('Progressing', R3), R2, R2),
+  snap(ro('RolledBack', R3), R2, R2),
+];
+const event = (state: string, ref: string) => ({
+  reason: `Rollout${state}`,
+  message: `rollout … → ${state} (sha256:${ref.slice(7, 19)}…), reason x`,
+});
+const run1 = { renderRef: R1, jobs: [{ uid: 'j1', pods: 1 }] };
+const good: ReleaseRecord = {
+  subject: 'chaos-0/app',
+  refs: { 1: R1, 2: R2, 3: R3 },
+  driveFailure: undefined,
+  snapshots: goodSnapshots,
+  final: {
+    status: { rollout: ro('RolledBack', R3), lastHealthy: stamp(R2), lastSuccessful: stamp(R2) },
+  } as Release,
+  entries: appliedObjects(2).map((o) => ({ key: `${o.kind}/${o.name}`, renderRef: R2 })),
+  live: expectedLive(2, R2),
+  events: [
+    event('Progressing', R1),
+    event('Succeeded', R1),
+    event('Progressing', R2),
+    event('Succeeded', R2),
+    event('Progressing', R3),
+    event('RolledBack', R3),
+  ],
+  hookRuns: [run1, { renderRef: R2, jobs: [{ uid: 'j2', pods: 1 }] }],
+};
+
+const broken = (r: ReleaseRecord): Invariant[] => [...new Set(checkRelease(r).map((v) => v.invariant))];
+
+test('a run that went right breaks no invariant', () => {
+  assert.deepEqual(checkRelease(good), []);
+  // a relist may hide a state: Progressing(R2) unseen is no violation
+  const skipped = goodSnapshots.filter((_, i) => i !== 3);
+  assert.deepEqual(
+    checkRelease({ ...good, snapshots: skipped, events: good.events.filter((_, i) => i !== 2) }),
+    [],
+  );
+});
+
+test('each way a run can go wrong breaks its invariant', () => {
+  const withSnapshot = (i: number, s: Snapshot) => goodSnapshots.map((x, j) => (j === i ? s : x));
+  const rows: [string, ReleaseRecord, Invariant[]][] = [
+    [
+      'Succeeded(R2) written with lastHealthy still R1 (issue 20, finding 1)',
+      { ...good, snapshots: withSnapshot(4, snap(ro('Succeeded', R2), R1, R2)) },
+      ['lastHealthy on Succeeded'],
+    ],
+    [
+      'R3 rolled back to render 1',
+      {
+        ...good,
+        snapshots: withSnapshot(6, snap(ro('RolledBack', R3), R1, R1)),
+        final: {
+          status: { rollout: ro('RolledBack', R3), lastHealthy: stamp(R1), lastSuccessful: stamp(R1) },
+        } as Release,
+        live: expectedLive(1, R1),
+        entries: appliedObjects(1).map((o) => ({ key: `${o.kind}/${o.name}`, renderRef: R1 })),
+      },
+      ['terminal state', 'live objects', 'transitions'],
+    ],
+    [
+      'R3 Failed "no render has been healthy yet"',
+      {
+        ...good,
+        snapshots: withSnapshot(6, snap(ro('Failed', R3), R2, R2)),
+        final: {
+          status: { rollout: ro('Failed', R3), lastHealthy: stamp(R2), lastSuccessful: stamp(R2) },
+        } as Release,
+        events: [...good.events.slice(0, 5), event('Failed', R3)],
+        driveFailure: 'render 3 ended Failed, not RolledBack',
+      },
+      ['terminal state', 'transitions'],
+    ],
+    [
+      'R2 rolled back',
+      { ...good, snapshots: withSnapshot(4, snap(ro('RolledBack', R2), R1, R1)) },
+      ['transitions', 'events'],
+    ],
+    [
+      'an object pruned by render 2 is live again',
+      { ...good, live: [...good.live, { kind: 'ConfigMap', name: 'only-r1', data: { step: '1' } }] },
+      ['live objects'],
+    ],
+    [
+      'render 2 ConfigMap missing',
+      { ...good, live: good.live.filter((o) => o.name !== 'only-r2') },
+      ['live objects'],
+    ],
+    [
+      'config of render 3 live',
+      {
+        ...good,
+        live: good.live.map((o) =>
+          o.name === 'config' ? { ...o, data: { version: '3', step: 'render 3' } } : o,
+        ),
+      },
+      ['live objects'],
+    ],
+    [
+      'render 3 pods live',
+      { ...good, live: good.live.map((o) => (o.kind === 'Deployment' ? { ...o, version: 'v3' } : o)) },
+      ['live objects'],
+    ],
+    [
+      'a live object no inventory names',
+      { ...good, entries: good.entries.filter((e) => e.key !== 'ConfigMap/only-r2') },
+      ['live objects'],
+    ],
+    [
+      'the hook Job of render 1 left behind',
+      { ...good, live: [...good.live, { kind: 'Job', name: hookWorkloadName(HOOK, R1) }] },
+      ['live objects'],
+    ],
+    [
+      'the hook of render 2 ran twice',
+      {
+        ...good,
+        hookRuns: [
+          run1,
+          {
+            renderRef: R2,
+            jobs: [
+              { uid: 'j2', pods: 1 },
+              { uid: 'j3', pods: 1 },
+            ],
+          },
+        ],
+      },
+      ['hook runs'],
+    ],
+    [
+      'the hook ran for render 3',
+      { ...good, hookRuns: [...good.hookRuns, { renderRef: R3, jobs: [{ uid: 'j4', pods: 1 }] }] },
+      ['hook runs'],
+    ],
+    ['the hook of render 1 never ran', { ...good, hookRuns: good.hookRuns.slice(1) }, ['hook runs']],
+    [
+      'the RolledBack Event lost (issue 20, finding 7)',
+      { ...good, events: good.events.slice(0, 5) },
+      ['events'],
+    ],
+    [
+      'one Event for two transitions',
+      { ...good, events: good.events.map((e, i) => (i === 3 ? event('Succeeded', R1) : e)) },
+      ['events'],
+    ],
+  ];
+  for (const [what, record, want] of rows) assert.deepEqual(broken(record).sort(), [...want].sort(), what);
+});
+
+test('an exit the suite did not cause is a violation', () => {
+  assert.deepEqual(checkExits([]), []);
+  assert.deepEqual(
+    checkExits([{ role: 'observer', identity: 'chaos-observer-1', code: 1 }]).map((v) => v.invariant),
+    ['process exits'],
+  );
+});

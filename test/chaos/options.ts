@@ -1,0 +1,45 @@
+// The two sizes of chaos run — `short` (part of npm test: a few minutes) and `full` (npm run chaos) — and
+// the environment variables that override them: CHAOS_SEED, CHAOS_RELEASES, CHAOS_KILLS,
+// CHAOS_APISERVER_RESTARTS.
+import type { ChaosOptions } from './run.ts';
+import { seedFrom } from './schedule.ts';
+
+export type Preset = 'short' | 'full';
+
+const PRESETS: Record<
+  Preset,
+  Pick<ChaosOptions, 'releases' | 'kills' | 'apiServerRestarts' | 'gapMs' | 'staggerMs'>
+> = {
+  short: { releases: 20, kills: 3, apiServerRestarts: 1, gapMs: [5_000, 15_000], staggerMs: 1_000 },
+  full: { releases: 24, kills: 12, apiServerRestarts: 3, gapMs: [3_000, 12_000], staggerMs: 2_500 },
+};
+
+function count(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new Error(`${name} must be a whole number, not ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export function chaosOptions(
+  preset: Preset,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): ChaosOptions {
+  const p = PRESETS[preset];
+  return {
+    ...p,
+    seed: seedFrom(env),
+    releases: count(env, 'CHAOS_RELEASES', p.releases),
+    kills: count(env, 'CHAOS_KILLS', p.kills),
+    apiServerRestarts: count(env, 'CHAOS_APISERVER_RESTARTS', p.apiServerRestarts),
+    downMs: [0, 4_000],
+    scenario: { unhealthyDeadline: '20s', interval: '5s' },
+    leaseDuration: '5s',
+    stepTimeoutMs: 240_000,
+    convergeTimeoutMs: 120_000,
+    log,
+  };
+}

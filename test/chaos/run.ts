@@ -1,0 +1,298 @@
+// One chaos run: a local control plane with kwok, convoy's two processes as children (crew.ts), N
+// Releases driven through healthy → healthy → unhealthy renders (drive.ts, scenario.ts) while the seeded
+// fault schedule (schedule.ts) kills -9 the controller-manager and the observer and restarts
+// kube-apiserver; then every Release is awaited until it has converged, and the invariants
+// (invariants.ts) are checked over what the watches recorded (watch.ts) and what is live. The result
+// carries the figures `npm run chaos` prints and every violation found.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ReleaseInventory } from '../../src/api/types.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
+import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { installCrds } from '../support/crds.ts';
+import { getInventory, getRelease } from '../support/release.ts';
+import { LEASE_NS } from '../support/system.ts';
+import { waitFor } from '../support/wait.ts';
+import { Crew } from './crew.ts';
+import { type DriveResult, driveRelease } from './drive.ts';
+import {
+  checkExits,
+  checkLive,
+  checkRelease,
+  checkTerminal,
+  INVARIANTS,
+  type Invariant,
+  type ReleaseRecord,
+  type Violation,
+} from './invariants.ts';
+import { HOOK, type LiveObject, RELEASE_NAME, type ScenarioOptions } from './scenario.ts';
+import { describeSchedule, type Fault, faultSchedule } from './schedule.ts';
+import { ChaosWatch } from './watch.ts';
+
+export interface ChaosOptions {
+  readonly seed: number;
+  readonly releases: number;
+  /** kill -9 of the controller-manager or the observer. */
+  readonly kills: number;
+  readonly apiServerRestarts: number;
+  /** Range of the wait before each fault. */
+  readonly gapMs: readonly [number, number];
+  /** Range of how long a killed process stays down. */
+  readonly downMs: readonly [number, number];
+  /** Release i starts i × this after the first, so the kills find them at different steps. */
+  readonly staggerMs: number;
+  readonly scenario: ScenarioOptions;
+  /** --lease-duration of both convoy processes. */
+  readonly leaseDuration: string;
+  readonly stepTimeoutMs: number;
+  /** How long the Releases may take to converge once the drive is over. */
+  readonly convergeTimeoutMs: number;
+  readonly log: (line: string) => void;
+}
+
+export interface ChaosReport {
+  readonly seed: number;
+  readonly releases: number;
+  readonly schedule: readonly Fault[];
+  readonly kills: number;
+  readonly apiServerRestarts: number;
+  /** Invariants without a violation, of INVARIANTS.length. */
+  readonly invariantsHeld: number;
+  readonly violations: readonly Violation[];
+  /** From the last fault to every Release in its terminal state with render 2's objects live. */
+  readonly convergenceSeconds: number | undefined;
+  readonly durationSeconds: number;
+  /** Watch relists after a 410: transitions in between may have gone unseen. */
+  readonly relists: number;
+  readonly transitionsSeen: number;
+  readonly hookJobsSeen: number;
+}
+
+/** The control plane processes that must all still run at the end. */
+const CONTROL_PLANE = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
+  const t0 = Date.now();
+  const schedule = faultSchedule({
+    seed: o.seed,
+    kills: o.kills,
+    apiServerRestarts: o.apiServerRestarts,
+    gapMs: o.gapMs,
+    downMs: o.downMs,
+  });
+  o.log(
+    `chaos: seed ${o.seed} (CHAOS_SEED=${o.seed} replays it), ${o.releases} Releases, schedule:\n${describeSchedule(schedule)}`,
+  );
+  const cp = await startControlPlane({ workloads: true, nodes: 2 });
+  const work = await mkdtemp(join(tmpdir(), 'convoy-chaos-'));
+  let crew: Crew | undefined;
+  let watch: ChaosWatch | undefined;
+  try {
+    const client = new KubeClient(cp.kubeConfig);
+    await installCrds(cp.kubeConfig);
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEASE_NS } });
+    await installDefaultRules(client);
+    crew = await Crew.start({
+      kubeconfigPath: cp.kubeconfigPath,
+      leaseNamespace: LEASE_NS,
+      gitCacheDir: join(work, 'git-cache'),
+      leaseDuration: o.leaseDuration,
+    });
+    watch = new ChaosWatch(cp.kubeConfig);
+    await watch.start();
+    o.log(`chaos: system up in ${secs(Date.now() - t0)} s`);
+
+    const namespaces = Array.from({ length: o.releases }, (_, i) => `chaos-${i}`);
+    const ctx = { client, watch, scenario: o.scenario, stepTimeoutMs: o.stepTimeoutMs };
+    const drives = Promise.all(
+      namespaces.map(async (ns, i) => {
+        await sleep(i * o.staggerMs);
+        return driveRelease(ctx, ns);
+      }),
+    );
+    const faults = new AbortController();
+    const executed = runFaults(schedule, crew, cp, faults.signal, o.log);
+    const results = await drives;
+    faults.abort();
+    const done = await executed;
+    o.log(
+      `chaos: drive over after ${secs(Date.now() - t0)} s; ${done.kills} kills, ${done.restarts} apiserver restarts`,
+    );
+
+    const w = watch;
+    const convergedAt = await converge(client, results, o.convergeTimeoutMs);
+    const lastDrive = Math.max(...results.map((r) => r.doneAt ?? Number.NaN));
+    const records = await Promise.all(results.map((r) => recordOf(client, w, r)));
+    const violations = [
+      ...records.flatMap(checkRelease),
+      ...checkExits(crew.unexpectedExits),
+      ...controlPlaneExits(cp),
+    ];
+    const broken = new Set<Invariant>(violations.map((x) => x.invariant));
+    const end =
+      convergedAt === undefined || Number.isNaN(lastDrive) ? undefined : Math.max(convergedAt, lastDrive);
+    return {
+      seed: o.seed,
+      releases: o.releases,
+      schedule,
+      kills: done.kills,
+      apiServerRestarts: done.restarts,
+      invariantsHeld: INVARIANTS.filter((i) => !broken.has(i)).length,
+      violations,
+      convergenceSeconds: end === undefined ? undefined : secs(Math.max(0, end - (done.lastFaultAt ?? t0))),
+      durationSeconds: secs(Date.now() - t0),
+      relists: watch.relists,
+      transitionsSeen: records.reduce(
+        (n, r) => n + r.snapshots.filter((s) => s.rollout !== undefined).length,
+        0,
+      ),
+      hookJobsSeen: watch.hookRuns().reduce((n, h) => n + h.jobUids.size, 0),
+    };
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${crew?.logs() ?? ''}`, { cause: err });
+  } finally {
+    await watch?.stop();
+    await crew?.stop();
+    await cp.stop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+const secs = (ms: number) => +(ms / 1000).toFixed(1);
+
+/**
+ * Runs the schedule until it is over or `stop` fires (the drive ended). A process killed is always
+ * started again, even when `stop` fires while it is down.
+ */
+async function runFaults(
+  schedule: readonly Fault[],
+  crew: Crew,
+  cp: ControlPlane,
+  stop: AbortSignal,
+  log: (line: string) => void,
+): Promise<{ kills: number; restarts: number; lastFaultAt: number | undefined }> {
+  let kills = 0;
+  let restarts = 0;
+  let lastFaultAt: number | undefined;
+  for (const f of schedule) {
+    try {
+      await sleep(f.gapMs, undefined, { signal: stop });
+    } catch {
+      break;
+    }
+    lastFaultAt = Date.now();
+    if (f.kind === 'restart-apiserver') {
+      log('chaos: restarting kube-apiserver');
+      await cp.restartApiServer();
+      restarts++;
+      continue;
+    }
+    log(`chaos: kill -9 ${f.target}`);
+    await crew.kill(f.target);
+    kills++;
+    await sleep(f.downMs);
+    await crew.restart(f.target, f.newIdentity);
+    log(`chaos: ${f.target} started again (${f.newIdentity ? 'new' : 'same'} identity)`);
+  }
+  return { kills, restarts, lastFaultAt };
+}
+
+/** Waits until every driven Release is in its terminal state with render 2 live; the time it was, or undefined. */
+async function converge(client: KubeClient, results: readonly DriveResult[], timeoutMs: number) {
+  const pending = new Set(results.filter((r) => r.failure === undefined));
+  try {
+    await waitFor(
+      `${pending.size} Releases converged`,
+      async () => {
+        for (const r of [...pending]) {
+          const rec = {
+            ...(await readLive(client, r.ns)),
+            subject: r.ns,
+            refs: r.refs,
+            driveFailure: undefined,
+          };
+          if (checkTerminal(rec).length === 0 && checkLive(rec).length === 0) pending.delete(r);
+        }
+        return pending.size === 0;
+      },
+      { timeoutMs, intervalMs: 1000 },
+    );
+    return Date.now();
+  } catch {
+    return undefined;
+  }
+}
+
+async function readLive(client: KubeClient, ns: string) {
+  const [final, inv, cms, deploys, jobs] = await Promise.all([
+    getRelease(client, ns, RELEASE_NAME),
+    getInventory(client, ns, RELEASE_NAME),
+    client.list<{ metadata: { name: string }; data?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: ns,
+    }),
+    client.list<{
+      metadata: { name: string };
+      spec?: { template?: { metadata?: { labels?: Record<string, string> } } };
+    }>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns }),
+    client.list<{ metadata: { name: string } }>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns }),
+  ]);
+  const live: LiveObject[] = [
+    // kube-root-ca.crt is the cluster's, in every namespace.
+    ...cms
+      .filter((c) => c.metadata.name !== 'kube-root-ca.crt')
+      .map((c) => ({ kind: 'ConfigMap', name: c.metadata.name, data: c.data ?? {} })),
+    ...deploys.map((d) => ({
+      kind: 'Deployment',
+      name: d.metadata.name,
+      version: d.spec?.template?.metadata?.labels?.version ?? '',
+    })),
+    ...jobs.map((j) => ({ kind: 'Job', name: j.metadata.name })),
+  ];
+  return { final, entries: entriesOf(inv), live };
+}
+
+function entriesOf(inv: ReleaseInventory | undefined) {
+  return (inv?.entries ?? []).map((e) => ({ key: `${e.kind}/${e.name}`, renderRef: e.renderRef }));
+}
+
+async function recordOf(client: KubeClient, watch: ChaosWatch, r: DriveResult): Promise<ReleaseRecord> {
+  const live = await waitFor(`${r.ns}: final reads`, () => readLive(client, r.ns), { timeoutMs: 60_000 });
+  const events = await waitFor(`${r.ns}: Events`, () =>
+    client.list<{ reason?: string; message?: string; involvedObject?: { kind?: string; name?: string } }>({
+      apiVersion: 'v1',
+      kind: 'Event',
+      namespace: r.ns,
+    }),
+  );
+  return {
+    subject: `${r.ns}/${RELEASE_NAME}`,
+    refs: r.refs,
+    driveFailure: r.failure,
+    snapshots: watch.snapshots(r.ns, RELEASE_NAME),
+    ...live,
+    events: events.filter(
+      (e) => e.involvedObject?.kind === 'Release' && e.involvedObject.name === RELEASE_NAME,
+    ),
+    hookRuns: watch
+      .hookRuns()
+      .filter((h) => h.namespace === r.ns && h.hook === HOOK)
+      .map((h) => ({
+        renderRef: h.renderRef,
+        jobs: [...h.jobUids].map((uid) => ({ uid, pods: watch.podsOf(uid).size })),
+      })),
+  };
+}
+
+function controlPlaneExits(cp: ControlPlane): Violation[] {
+  const running = new Set(cp.processes().map((p) => p.name));
+  return CONTROL_PLANE.filter((n) => !running.has(n)).map((n) => ({
+    invariant: 'process exits' as const,
+    subject: n,
+    detail: 'is no longer running',
+  }));
+}

@@ -1,0 +1,24 @@
+// The fault schedule is a function of its seed: replaying CHAOS_SEED replays the faults.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { faultSchedule, seedFrom } from './schedule.ts';
+
+const opts = { kills: 5, apiServerRestarts: 2, gapMs: [1_000, 9_000], downMs: [0, 3_000] } as const;
+
+test('one seed, one schedule: the counts asked for, the ranges kept', () => {
+  const a = faultSchedule({ ...opts, seed: 7 });
+  assert.deepEqual(faultSchedule({ ...opts, seed: 7 }), a);
+  assert.notDeepEqual(faultSchedule({ ...opts, seed: 8 }), a);
+  assert.equal(a.filter((f) => f.kind === 'kill').length, 5);
+  assert.equal(a.filter((f) => f.kind === 'restart-apiserver').length, 2);
+  for (const f of a) {
+    assert.ok(f.gapMs >= 1_000 && f.gapMs <= 9_000, JSON.stringify(f));
+    if (f.kind === 'kill') assert.ok(f.downMs >= 0 && f.downMs <= 3_000, JSON.stringify(f));
+  }
+});
+
+test('CHAOS_SEED is taken as given, refused when not an integer', () => {
+  assert.equal(seedFrom({ CHAOS_SEED: '42' }), 42);
+  assert.ok(Number.isSafeInteger(seedFrom({})));
+  assert.throws(() => seedFrom({ CHAOS_SEED: 'abc' }), /CHAOS_SEED must be an integer/);
+});
