@@ -27,6 +27,12 @@ export const HealthRuleSchema = Type.Object({
     },
     { description: 'Which objects the rule applies to.' },
   ),
+  fallback: Type.Optional(
+    Type.Boolean({
+      description:
+        'A fallback rule judges an object only when no other (non-fallback) rule matches it, e.g. a generic rule for kinds without their own rule.',
+    }),
+  ),
   healthy: Type.String({
     minLength: 1,
     maxLength: 4096,

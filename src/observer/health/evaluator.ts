@@ -125,6 +125,7 @@ function compileRule(set: string, rule: HealthRule, seen: Set<string>): Compiled
   }
   const sp = selectorProblem(m.selector);
   if (sp) fail('match.selector', sp);
+  if (rule.fallback !== undefined && typeof rule.fallback !== 'boolean') fail('fallback', 'must be a bool');
   if (typeof rule.healthy !== 'string') fail('healthy', 'must be a CEL expression string');
   const healthy = compileExpr(rule.healthy, 'bool');
   if (!healthy.ok) return fail('healthy', healthy.message, healthy.position);
@@ -163,10 +164,13 @@ function makeEvaluator(rules: readonly CompiledRule[], options: EvaluatorOptions
     }
     return c;
   };
-  const matching = (o: KubeObject): readonly CompiledRule[] =>
-    candidates(groupOf(String(o.apiVersion ?? '')), String(o.kind ?? '')).filter((r) =>
+  const matching = (o: KubeObject): readonly CompiledRule[] => {
+    const ms = candidates(groupOf(String(o.apiVersion ?? '')), String(o.kind ?? '')).filter((r) =>
       selectorMatches(r.rule.match.selector, o.metadata?.labels),
     );
+    // Fallback rules (the generic one) step aside for any rule written for the object's kind.
+    return ms.some((r) => r.rule.fallback !== true) ? ms.filter((r) => r.rule.fallback !== true) : ms;
+  };
 
   return {
     rules,

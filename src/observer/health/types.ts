@@ -23,6 +23,8 @@ export interface HealthRuleMatch {
 export interface HealthRule {
   readonly name: string;
   readonly match: HealthRuleMatch;
+  /** Judges an object only when no non-fallback rule matches it (a generic rule, say). */
+  readonly fallback?: boolean;
   /** CEL, must evaluate to bool. */
   readonly healthy: string;
   /** CEL, must evaluate to string; evaluated only when `healthy` is false. */
