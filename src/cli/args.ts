@@ -56,6 +56,10 @@ export type Command =
       readonly kind: 'rulesEval';
       readonly rules: readonly string[];
       readonly objects: readonly string[];
+      /** A directory of labelled fixtures to score instead of judging OBJECT files. */
+      readonly expect?: string;
+      readonly output: 'table' | 'json';
+      readonly help?: boolean;
     }
   | {
       readonly kind: 'watch';
@@ -90,8 +94,8 @@ commands:
                                  Manual mode: show the diff of the current render, then approve it
   pin NAME REF | unpin NAME      apply a stored render instead of the source / go back to the source
   rollback NAME                  pin the last healthy render
-  rules eval --rules FILE|default [--rules ...] OBJECT.yaml...
-                                 judge objects with health rules, offline
+  rules eval [--rules FILE|default|library]... [-o json] OBJECT.yaml... | --expect DIR
+                                 judge objects with health rules offline, or score labelled fixtures
   watch NAME [--timeout 10m] [--render REF]
                                  follow a rollout until it ends: exit 0 Succeeded, 1 Failed/RolledBack, 2 error
   dev [--nodes N] [--no-example] local control plane + convoy + an example rollout (Ctrl-C stops it)
@@ -285,23 +289,74 @@ export function parseCommand(argv: readonly string[]): Parsed {
   }
 }
 
+export const RULES_EVAL_USAGE = `usage: convoy rules eval [--rules FILE|default|library]... [-o table|json] OBJECT.yaml...
+       convoy rules eval [--rules FILE|default|library]... [-o table|json] --expect DIR
+
+Judges Kubernetes objects with health rules, offline, exactly as the observer does.
+
+  --rules SOURCE   a file of HealthRuleSet / GlobalHealthRuleSet manifests, "default" (convoy's
+                   default rules) or "library" (the rule library, one rule set per API group);
+                   repeat to combine. Without --rules: default and library.
+  --expect DIR     score a directory of labelled fixtures instead: DIR/cases.json (entries with
+                   file and expected), or each file labelled by its name's first word
+                   (healthy, progressing, degraded, suspended, missing, unknown; e.g.
+                   degraded-no-secret.yaml). Healthy must pass, Progressing and Degraded fail;
+                   Suspended is shown apart, Missing and Unknown are left out.
+  -o, --output     table (default) or json
+  -h, --help       this help
+
+OBJECT files may hold several YAML documents or a List; - reads stdin. A file that does not parse
+is reported with its line and column and the other files are still judged.
+
+Exit codes: 0 every object passes (with --expect: every scored fixture agrees); 1 some object
+fails or errors (with --expect: a disagreement or an evaluation error); 2 a rule does not
+compile, an input is not valid, or a usage error.
+`;
+
 function parseRules(rest: readonly string[]): Parsed {
   const [sub, ...args] = rest;
+  if (sub === '--help' || sub === '-h') return rulesHelp();
   if (sub !== 'eval') return fail(`rules: unknown subcommand "${sub ?? ''}" (try: rules eval)`);
   let values: Values;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
       args: [...args],
-      options: { rules: { type: 'string', multiple: true } },
+      options: {
+        rules: { type: 'string', multiple: true },
+        expect: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: true,
       strict: true,
     }) as { values: Values; positionals: string[] });
   } catch (err) {
     return fail(`rules eval: ${(err as Error).message}`);
   }
-  const rules = (values.rules as string[] | undefined) ?? [];
-  if (rules.length === 0) return fail('rules eval: --rules FILE (or --rules default) is required');
-  if (positionals.length === 0) return fail('rules eval: name at least one OBJECT.yaml (- reads stdin)');
-  return { ok: true, command: { kind: 'rulesEval', rules, objects: positionals } };
+  if (values.help === true) return rulesHelp();
+  const rules = (values.rules as string[] | undefined) ?? ['default', 'library'];
+  const output = (values.output as string | undefined) ?? 'table';
+  if (output !== 'table' && output !== 'json') {
+    return fail(`rules eval: --output must be table or json, got "${output}"`);
+  }
+  const expect = values.expect as string | undefined;
+  if (expect !== undefined && positionals.length > 0)
+    return fail('rules eval: --expect DIR scores a directory; do not name OBJECT files as well');
+  if (expect === undefined && positionals.length === 0)
+    return fail('rules eval: name at least one OBJECT.yaml (- reads stdin), or --expect DIR');
+  return {
+    ok: true,
+    command: {
+      kind: 'rulesEval',
+      rules,
+      objects: positionals,
+      output,
+      ...(expect === undefined ? {} : { expect }),
+    },
+  };
+}
+
+function rulesHelp(): Parsed {
+  return { ok: true, command: { kind: 'rulesEval', rules: [], objects: [], output: 'table', help: true } };
 }

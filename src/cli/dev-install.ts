@@ -1,5 +1,5 @@
 // What `convoy dev` installs before starting convoy's processes, as `kubectl apply -k deploy/` would on a
-// real cluster: the CRDs (waiting until the API serves them), the default GlobalHealthRuleSet and the
+// real cluster: the CRDs (waiting until the API serves them), the default GlobalHealthRuleSet, the rule library and the
 // namespace of the shard Leases. Everything as the admin, with Server-Side Apply.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import type { KubeObject } from '../api/types.ts';
 import { applyObject } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { installDefaultRules } from '../observer/health/loop/default-rules.ts';
+import { installDefaultRules, installRuleLibrary } from '../observer/health/loop/default-rules.ts';
 
 export const DEPLOY_DIR = fileURLToPath(new URL('../../deploy/', import.meta.url));
 const FIELD_MANAGER = 'convoy-install';
@@ -61,6 +61,7 @@ export async function installConvoy(client: KubeClient, leaseNamespace: string, 
     );
   }
   await installDefaultRules(client);
+  await installRuleLibrary(client);
   await applyObject(
     client,
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: leaseNamespace } },

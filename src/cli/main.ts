@@ -31,7 +31,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
           ...(c.targetNamespace === undefined ? {} : { targetNamespace: c.targetNamespace }),
         });
       case 'rulesEval':
-        return await offline.rules(io, c.rules, c.objects);
+        return await offline.rules(io, c);
       default:
         break;
     }

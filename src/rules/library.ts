@@ -33,6 +33,6 @@ export function libraryRuleSets(): HealthRuleSetLike[] {
 /** deploy/rules/library.yaml: every library file, one YAML stream (npm run gen:deploy-rules). */
 export function libraryYaml(): string {
   return libraryFiles()
-    .map(({ text }) => (text.startsWith('---') ? text : `---\n${text}`))
+    .map(({ text }) => `---\n${text.endsWith('\n') ? text : `${text}\n`}`)
     .join('');
 }

@@ -15,6 +15,7 @@ import { parseControllerManagerFlags } from '../../src/cmd/controller-manager-fl
 import { parseObserverFlags } from '../../src/cmd/observer-flags.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
+import { libraryYaml } from '../../src/rules/library.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
 
@@ -75,13 +76,12 @@ describe('deploy/ manifests, offline', () => {
     assert.deepEqual([...listed, ...ALTERNATIVES].sort(), all);
   });
 
-  test('the default rules are a copy of src/rules/default-rules.yaml', async () => {
+  test('the default rules and the library are copies of src/rules (npm run gen:deploy-rules)', async () => {
     const source = await readFile(join(ROOT, 'src/rules/default-rules.yaml'), 'utf8');
     const copy = await readFile(join(DEPLOY, 'rules/default-rules.yaml'), 'utf8');
-    assert.ok(
-      copy === source,
-      'deploy/rules/default-rules.yaml drifted: cp src/rules/default-rules.yaml deploy/rules/default-rules.yaml',
-    );
+    assert.ok(copy === source, 'deploy/rules/default-rules.yaml drifted: npm run gen:deploy-rules');
+    const library = await readFile(join(DEPLOY, 'rules/library.yaml'), 'utf8');
+    assert.ok(library.endsWith(libraryYaml()), 'deploy/rules/library.yaml drifted: npm run gen:deploy-rules');
   });
 
   test('the Deployments run existing entry points, with accepted flags and declared ServiceAccounts', async () => {

@@ -1,11 +1,14 @@
 // The commands that need no cluster: `render DIR` (the YAML and the renderRef the controller would
 // compute for the same files) and `rules eval` (health rules judged on local objects).
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { stringify } from 'yaml';
+import { loadLabelledDir } from '../../observer/health/conformance.ts';
 import { RenderError } from '../../render/errors.ts';
-import type { Io } from '../context.ts';
+import type { Command } from '../args.ts';
+import { RULES_EVAL_USAGE } from '../args.ts';
+import { type Io, UserError } from '../context.ts';
 import { renderDir } from '../local-render.ts';
-import { type ObjectSource, type RulesSource, rulesEval } from '../rules-eval.ts';
+import { type ObjectSource, type RulesSource, rulesEval, rulesScore } from '../rules-eval.ts';
 
 export interface RenderArgs {
   readonly dir: string;
@@ -58,20 +61,46 @@ async function readInput(io: Io, name: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function rules(
-  io: Io,
-  ruleArgs: readonly string[],
-  objectArgs: readonly string[],
-): Promise<number> {
-  const sources: RulesSource[] = [];
-  for (const r of ruleArgs) {
-    sources.push(
-      r === 'default' ? { kind: 'default' } : { kind: 'file', name: r, text: await readFile(r, 'utf8') },
-    );
+export async function rules(io: Io, c: Extract<Command, { kind: 'rulesEval' }>): Promise<number> {
+  if (c.help === true) {
+    io.out.write(RULES_EVAL_USAGE);
+    return 0;
   }
-  const objects: ObjectSource[] = [];
-  for (const o of objectArgs) objects.push({ name: o === '-' ? '<stdin>' : o, text: await readInput(io, o) });
-  const res = rulesEval(sources, objects);
-  (res.exitCode === 2 ? io.err : io.out).write(`${res.lines.join('\n')}\n`);
+  const sources: RulesSource[] = [];
+  for (const r of c.rules) {
+    if (r === 'default' || r === 'library') sources.push({ kind: r });
+    else {
+      const text = await readFile(r, 'utf8').catch((e: NodeJS.ErrnoException) => {
+        throw new UserError(`rules eval: cannot read ${r}: ${e.code ?? e.message}`);
+      });
+      sources.push({ kind: 'file', name: r, text });
+    }
+  }
+  let res: ReturnType<typeof rulesEval>;
+  if (c.expect !== undefined) {
+    const dir = c.expect;
+    if (
+      !(await stat(dir).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ))
+    )
+      throw new UserError(`rules eval: --expect ${dir}: not a directory`);
+    res = rulesScore(sources, loadLabelledDir(dir), { output: c.output });
+  } else {
+    const objects: ObjectSource[] = [];
+    const unreadable: string[] = [];
+    for (const o of c.objects) {
+      const text = await readInput(io, o).catch((e: NodeJS.ErrnoException) => {
+        unreadable.push(`error: ${o}: cannot read: ${e.code ?? e.message}`);
+        return undefined;
+      });
+      if (text !== undefined) objects.push({ name: o === '-' ? '<stdin>' : o, text });
+    }
+    const r = rulesEval(sources, objects, { output: c.output });
+    res = unreadable.length === 0 ? r : { ...r, errors: [...unreadable, ...r.errors], exitCode: 2 };
+  }
+  if (res.lines.length > 0) io.out.write(`${res.lines.join('\n')}\n`);
+  if (res.errors.length > 0) io.err.write(`${res.errors.join('\n')}\n`);
   return res.exitCode;
 }

@@ -1,16 +1,17 @@
 // Runs health rules against the Argo CD health corpus (<repo>/../shared/conformance/health) and
 // scores agreement. Shared by conformance.test.ts and bench/health-rules.ts. Corpus mapping:
 // Healthy → pass; Progressing, Degraded → fail; Suspended reported apart; Missing, Unknown excluded.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Evaluator } from './evaluator.ts';
 import { parseYamlObjects } from './ruleset-yaml.ts';
-import type { KubeObject, RuleResult } from './types.ts';
+import { groupOf, type KubeObject, type RuleResult } from './types.ts';
 
 export interface ConformanceCase {
   readonly id: string;
-  readonly source: 'gitops-engine' | 'argo-cd';
+  /** The corpus: 'gitops-engine', 'argo-cd', or '' for a directory labelled by file names. */
+  readonly source: string;
   readonly group: string;
   readonly kind: string;
   readonly apiVersion: string;
@@ -62,12 +63,75 @@ export function reindentQuotedContinuations(text: string): string {
   return out.join('\n');
 }
 
+const EXPECTED = ['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown'] as const;
+
+/**
+ * A directory of labelled fixtures: DIR/cases.json (entries with at least file and expected) or,
+ * without it, every .yaml/.yml/.json file below DIR labelled by the first word of its name
+ * (`degraded-no-secret.yaml` → Degraded). Files without such a word are listed as skipped.
+ */
+export function loadLabelledDir(dir: string): Corpus {
+  if (existsSync(join(dir, 'cases.json'))) return loadCorpus(dir);
+  const files = walk(dir);
+  const cases: ConformanceCase[] = [];
+  const unlabelled: { id: string; reason: string }[] = [];
+  for (const f of files) {
+    const rel = relative(dir, f);
+    const base = rel.split('/').at(-1) ?? rel;
+    const word = base.split(/[-_.]/)[0]?.toLowerCase() ?? '';
+    const expected = EXPECTED.find((e) => e.toLowerCase() === word);
+    if (expected === undefined) {
+      unlabelled.push({
+        id: rel,
+        reason: `no label: the name must start with ${EXPECTED.join(', ').toLowerCase()}`,
+      });
+      continue;
+    }
+    cases.push({
+      id: rel.replace(/\.(ya?ml|json)$/, ''),
+      source: '',
+      group: '',
+      kind: '',
+      apiVersion: '',
+      file: rel,
+      expected,
+      message: null,
+    });
+  }
+  const corpus = loadCases(dir, cases);
+  return { ...corpus, skipped: [...unlabelled, ...corpus.skipped] };
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : /\.(ya?ml|json)$/.test(e.name) ? [join(dir, e.name)] : [],
+    );
+}
+
 export function loadCorpus(dir = conformanceDir()): Corpus {
   const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as ConformanceCase[];
+  return loadCases(dir, cases);
+}
+
+function loadCases(dir: string, cases: readonly ConformanceCase[]): Corpus {
   const loaded: LoadedCase[] = [];
   const skipped: { id: string; reason: string }[] = [];
   for (const c of cases) {
-    const text = readFileSync(join(dir, c.file), 'utf8').replace(/\r\n/g, '\n');
+    if (!(EXPECTED as readonly string[]).includes(c.expected) || typeof c.file !== 'string') {
+      skipped.push({
+        id: String(c.id ?? c.file),
+        reason: `want file and expected (one of ${EXPECTED.join(', ')})`,
+      });
+      continue;
+    }
+    const path = join(dir, c.file);
+    if (!existsSync(path)) {
+      skipped.push({ id: c.id ?? c.file, reason: `${c.file} not found` });
+      continue;
+    }
+    const text = readFileSync(path, 'utf8').replace(/\r\n/g, '\n');
     let parsed = parseYamlObjects(text);
     let note: string | undefined;
     if (!parsed.ok) {
@@ -84,7 +148,17 @@ export function loadCorpus(dir = conformanceDir()): Corpus {
       skipped.push({ id: c.id, reason: `want one object, found ${parsed.objects.length}` });
       continue;
     }
-    loaded.push({ c, object: object as unknown as KubeObject, ...(note ? { note } : {}) });
+    const o = object as unknown as KubeObject;
+    const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
+    const filled: ConformanceCase = {
+      ...c,
+      id: c.id ?? c.file,
+      source: c.source ?? '',
+      apiVersion: c.apiVersion || apiVersion,
+      kind: c.kind || String(o.kind ?? ''),
+      group: c.group || groupOf(apiVersion) || 'core',
+    };
+    loaded.push({ c: filled, object: o, ...(note ? { note } : {}) });
   }
   return { dir, cases: loaded, skipped };
 }

@@ -212,7 +212,9 @@ function makeEvaluator(rules: readonly CompiledRule[], options: EvaluatorOptions
         }
       }
       if (firstError) return { kind: 'error', ...firstError };
-      return { kind: 'pass', rules: passed };
+      return ms.every((r) => r.rule.fallback === true)
+        ? { kind: 'pass', rules: passed, fallback: true }
+        : { kind: 'pass', rules: passed };
     },
   };
 }

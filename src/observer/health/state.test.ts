@@ -19,12 +19,21 @@ test('deriveState', () => {
     [
       'pass: Healthy, anchor cleared',
       { observation: pass, firstUnhealthy: '2025-03-01T11:00:00Z', deadlineMs: minute },
-      { state: 'Healthy', firstUnhealthy: undefined, message: '' },
+      {
+        state: 'Healthy',
+        firstUnhealthy: undefined,
+        message: 'healthy (rule default/deployment)',
+        rule: 'default/deployment',
+      },
     ],
     [
       'no rule: Healthy once it exists',
       { observation: noRule, firstUnhealthy: '2025-03-01T11:00:00Z', deadlineMs: minute },
-      { state: 'Healthy', firstUnhealthy: undefined, message: 'no health rule matches' },
+      {
+        state: 'Healthy',
+        firstUnhealthy: undefined,
+        message: 'no health rule matches: healthy once it exists',
+      },
     ],
     [
       'error: Unknown, anchor kept',
@@ -39,7 +48,12 @@ test('deriveState', () => {
     [
       'first failure: anchor = now, Progressing',
       { observation: fail, firstUnhealthy: undefined, deadlineMs: minute },
-      { state: 'Progressing', firstUnhealthy: nowS, message: '1/3 available', rule: 'default/deployment' },
+      {
+        state: 'Progressing',
+        firstUnhealthy: nowS,
+        message: '1/3 available (rule default/deployment)',
+        rule: 'default/deployment',
+      },
     ],
     [
       'failure without deadline: Progressing forever',
@@ -47,7 +61,7 @@ test('deriveState', () => {
       {
         state: 'Progressing',
         firstUnhealthy: '2020-01-01T00:00:00Z',
-        message: '1/3 available',
+        message: '1/3 available (rule default/deployment)',
         rule: 'default/deployment',
       },
     ],
@@ -57,7 +71,7 @@ test('deriveState', () => {
       {
         state: 'Progressing',
         firstUnhealthy: '2025-03-01T11:59:11Z',
-        message: '1/3 available',
+        message: '1/3 available (rule default/deployment)',
         rule: 'default/deployment',
       },
     ],
@@ -67,7 +81,7 @@ test('deriveState', () => {
       {
         state: 'Degraded',
         firstUnhealthy: '2025-03-01T11:59:10.750Z',
-        message: '1/3 available',
+        message: '1/3 available (rule default/deployment)',
         rule: 'default/deployment',
       },
     ],
@@ -77,14 +91,19 @@ test('deriveState', () => {
       {
         state: 'Degraded',
         firstUnhealthy: '2025-03-01T11:00:00Z',
-        message: '1/3 available',
+        message: '1/3 available (rule default/deployment)',
         rule: 'default/deployment',
       },
     ],
     [
       'zero deadline: Degraded at once',
       { observation: fail, firstUnhealthy: undefined, deadlineMs: 0 },
-      { state: 'Degraded', firstUnhealthy: nowS, message: '1/3 available', rule: 'default/deployment' },
+      {
+        state: 'Degraded',
+        firstUnhealthy: nowS,
+        message: '1/3 available (rule default/deployment)',
+        rule: 'default/deployment',
+      },
     ],
     [
       'not found is a failure',
@@ -99,12 +118,22 @@ test('deriveState', () => {
     [
       'unreadable anchor restarts the clock',
       { observation: fail, firstUnhealthy: 'yesterday', deadlineMs: 0 },
-      { state: 'Degraded', firstUnhealthy: nowS, message: '1/3 available', rule: 'default/deployment' },
+      {
+        state: 'Degraded',
+        firstUnhealthy: nowS,
+        message: '1/3 available (rule default/deployment)',
+        rule: 'default/deployment',
+      },
     ],
     [
       'unreadable anchor, positive deadline',
       { observation: fail, firstUnhealthy: 'yesterday', deadlineMs: minute },
-      { state: 'Progressing', firstUnhealthy: nowS, message: '1/3 available', rule: 'default/deployment' },
+      {
+        state: 'Progressing',
+        firstUnhealthy: nowS,
+        message: '1/3 available (rule default/deployment)',
+        rule: 'default/deployment',
+      },
     ],
   ];
   for (const [what, input, want] of cases) assert.deepEqual(deriveState({ ...input, now }), want, what);

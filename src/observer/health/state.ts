@@ -25,6 +25,15 @@ export interface DerivedState {
   readonly rule?: string;
 }
 
+/**
+ * Explanations: every message names the rule that decided. A pass by generic rules only says so,
+ * because their verdict rests on status conventions, not on what the kind's project documents.
+ */
+function passMessage(rules: readonly string[], fallback: boolean): string {
+  const list = `rule${rules.length === 1 ? '' : 's'} ${rules.join(', ')}`;
+  return fallback ? `no rule for this kind; passes the generic status checks (${list})` : `healthy (${list})`;
+}
+
 export function deriveState(input: DeriveInput): DerivedState {
   const { observation: obs, firstUnhealthy, deadlineMs, now } = input;
   const failure = (message: string, rule?: string): DerivedState => {
@@ -44,11 +53,20 @@ export function deriveState(input: DeriveInput): DerivedState {
   const r = obs.result;
   switch (r.kind) {
     case 'pass':
-      return { state: 'Healthy', firstUnhealthy: undefined, message: '' };
+      return {
+        state: 'Healthy',
+        firstUnhealthy: undefined,
+        message: passMessage(r.rules, r.fallback === true),
+        ...(r.rules.length > 0 ? { rule: r.rules.join(',') } : {}),
+      };
     case 'noRule':
-      return { state: 'Healthy', firstUnhealthy: undefined, message: 'no health rule matches' };
+      return {
+        state: 'Healthy',
+        firstUnhealthy: undefined,
+        message: 'no health rule matches: healthy once it exists',
+      };
     case 'fail':
-      return failure(r.message, r.rule);
+      return failure(`${r.message} (rule ${r.rule})`, r.rule);
     case 'error':
       return { state: 'Unknown', firstUnhealthy, message: r.message, rule: r.rule };
     default:

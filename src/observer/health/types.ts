@@ -52,7 +52,12 @@ export interface KubeObject {
 
 /** Outcome of every matching rule for one object. `rule` ids are `<ruleSet>/<rule>`. */
 export type RuleResult =
-  | { readonly kind: 'pass'; readonly rules: readonly string[] }
+  | {
+      readonly kind: 'pass';
+      readonly rules: readonly string[];
+      /** Only fallback (generic) rules matched: no rule was written for this kind. */
+      readonly fallback?: boolean;
+    }
   | { readonly kind: 'fail'; readonly rule: string; readonly message: string }
   | { readonly kind: 'error'; readonly rule: string; readonly message: string }
   | { readonly kind: 'noRule' };

@@ -1,7 +1,7 @@
 // Public surface of the health loop: the controller, its entry points for other components and tests.
 export { AssessError, type Assessment, assess } from './assess.ts';
 export { HealthController, type HealthControllerOptions } from './controller.ts';
-export { installDefaultRules } from './default-rules.ts';
+export { installDefaultRules, installRuleLibrary } from './default-rules.ts';
 export {
   describeSyncVia,
   requestSync,
