@@ -42,6 +42,8 @@ interface Slot {
 
 export class Crew {
   readonly unexpectedExits: UnexpectedExit[] = [];
+  /** The output of every process started so far, in start order (for a failed run's logs). */
+  readonly outputs: { readonly name: string; readonly log: () => string }[] = [];
   readonly #o: CrewOptions;
   readonly #cert: ServingCert;
   readonly #port: number;
@@ -135,6 +137,7 @@ export class Crew {
           });
     slot.child = child;
     slot.expecting = false;
+    this.outputs.push({ name: `${this.outputs.length}-${role}-${slot.identity}`, log: () => child.log() });
     void child.exited.then(async (code) => {
       if (slot.expecting || this.#stopped || slot.child !== child) return;
       this.unexpectedExits.push({

@@ -2,6 +2,7 @@
 // each check maps one Release's record to the violations it finds (empty when the invariant held), so
 // the checks themselves are table-tested (invariants.test.ts) and a failed run lists every broken
 // promise, not only the first.
+import { isDeepStrictEqual } from 'node:util';
 import type { Release } from '../../src/api/types.ts';
 import { rolloutTransition, shortRef } from '../../src/controller/release/rollout/index.ts';
 import { appliedObjects, expectedLive, FINAL_STEP, type LiveObject, STEPS, type Step } from './scenario.ts';
@@ -118,7 +119,7 @@ export function checkLive(r: Pick<ReleaseRecord, 'subject' | 'refs' | 'live' | '
   for (const [k, o] of want) {
     const live = have.get(k);
     if (live === undefined) out.push(v('live objects', r.subject, `${k} missing`));
-    else if (JSON.stringify(live.data) !== JSON.stringify(o.data))
+    else if (!isDeepStrictEqual(live.data, o.data))
       out.push(
         v('live objects', r.subject, `${k} data ${JSON.stringify(live.data)}, not ${JSON.stringify(o.data)}`),
       );
@@ -274,7 +275,7 @@ export function checkEvents(r: ReleaseRecord): Violation[] {
         v(
           'events',
           r.subject,
-          `no ${t.eventReason} Event for the transition ${t.from} → ${t.to}(${t.toRenderRef})`,
+          `no ${t.eventReason} Event for the transition ${t.from} → ${t.to}(${t.toRenderRef}) seen at ${new Date(snap.at).toISOString()}`,
         ),
       );
     else unused.splice(i, 1);

@@ -4,7 +4,7 @@
 // kube-apiserver; then every Release is awaited until it has converged, and the invariants
 // (invariants.ts) are checked over what the watches recorded (watch.ts) and what is live. The result
 // carries the figures `npm run chaos` prints and every violation found.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp as copy, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -131,6 +131,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       ...checkExits(crew.unexpectedExits),
       ...controlPlaneExits(cp),
     ];
+    if (violations.length > 0) await keepLogs(crew, cp, o);
     const broken = new Set<Invariant>(violations.map((x) => x.invariant));
     const end =
       convergedAt === undefined || Number.isNaN(lastDrive) ? undefined : Math.max(convergedAt, lastDrive);
@@ -161,6 +162,15 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
+/** A failed run's process logs, kept where the run says (convoy's and the control plane's). */
+async function keepLogs(crew: Crew, cp: ControlPlane, o: ChaosOptions): Promise<void> {
+  const dir = join(tmpdir(), `convoy-chaos-${o.seed}-${Date.now()}`);
+  await mkdir(dir, { recursive: true });
+  for (const p of crew.outputs) await writeFile(join(dir, `${p.name}.log`), p.log());
+  await copy(join(cp.dir, 'logs'), join(dir, 'control-plane'), { recursive: true });
+  o.log(`chaos: logs of the run kept in ${dir}`);
+}
+
 const secs = (ms: number) => +(ms / 1000).toFixed(1);
 
 /**
@@ -172,8 +182,9 @@ async function runFaults(
   crew: Crew,
   cp: ControlPlane,
   stop: AbortSignal,
-  log: (line: string) => void,
+  say: (line: string) => void,
 ): Promise<{ kills: number; restarts: number; lastFaultAt: number | undefined }> {
+  const log = (line: string) => say(`${new Date().toISOString()} ${line}`);
   let kills = 0;
   let restarts = 0;
   let lastFaultAt: number | undefined;
