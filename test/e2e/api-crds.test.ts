@@ -288,14 +288,39 @@ test(`${INVALID.length} invalid objects are rejected with a message naming the f
   }
 });
 
-test('kubectl columns of a Release: Cluster, Revision, Rollout, Healthy, Age', async () => {
+test('kubectl columns of a Release: Ready, Healthy, Rollout, Revision, Age, Message', async () => {
   const table = await client.request<{ columnDefinitions: { name: string; priority: number }[] }>({
     method: 'GET',
     path: `/apis/${API_VERSION}/namespaces/${NS}/releases`,
     accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
   });
   const columns = table.columnDefinitions.filter((c) => c.priority === 0).map((c) => c.name);
-  assert.deepEqual(columns, ['Name', 'Cluster', 'Revision', 'Rollout', 'Healthy', 'Age']);
+  assert.deepEqual(columns, ['Name', 'Ready', 'Healthy', 'Rollout', 'Revision', 'Age', 'Message']);
+});
+
+test('every git URL form docs/sources.md lists is accepted (git://, user@host:path too)', async () => {
+  const urls = [
+    'https://git.example.com/team/app.git',
+    'http://git.example.com/team/app.git',
+    'ssh://git@git.example.com/team/app.git',
+    'git://git.example.com/team/app.git',
+    'git@github.com:team/app.git',
+    'deploy@git.example.com:team/app.git',
+  ];
+  let i = 0;
+  for (const url of urls) {
+    const object = {
+      apiVersion: API_VERSION,
+      kind: 'Release',
+      metadata: { name: `url-${++i}`, namespace: NS },
+      spec: { source: { git: { url } } },
+    } as KubeObject;
+    await client.create(object).catch((err: unknown) => {
+      throw new Error(`${url} refused: ${err instanceof KubeApiError ? describeCauses(err) : err}`);
+    });
+  }
+  const doc = await readFile(join(ROOT, 'docs/sources.md'), 'utf8');
+  for (const form of ['git://', 'user@host:path']) assert.ok(doc.includes(form), `sources.md lists ${form}`);
 });
 
 test('an apply with duplicate list-map keys is refused before validation (500, naming the list)', async () => {

@@ -26,8 +26,10 @@ const GitSourceSchema = Type.Object({
   url: Type.String({
     minLength: 1,
     maxLength: 2048,
-    pattern: '^(https?://|ssh://|git@|file://).+',
-    description: 'Repository URL (https://, http://, ssh://, git@host:path or file://).',
+    // The forms git itself and Argo CD take: scp-like user@host:path as well as git:// (parseGitUrl
+    // checks the rest: no password, no transport::, no option injection).
+    pattern: '^(https?://|ssh://|git://|file://|[A-Za-z0-9._~-]+@[A-Za-z0-9.-]+:).+',
+    description: 'Repository URL (https://, http://, ssh://, git://, user@host:path or file://).',
   }),
   ref: Type.Optional(GitRefSchema),
   path: Type.Optional(

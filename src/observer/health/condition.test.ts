@@ -60,7 +60,16 @@ test('healthyCondition follows DESIGN 4.8, first row wins', () => {
       ['Unknown', 'Unknown', /cluster unreachable/],
     ],
     ['empty inventory after an attempt', assessed([]), ['Unknown', 'Pending', /no object/]],
-    ['empty inventory, nothing attempted yet', assessed([], null), ['True', 'Healthy', /0 objects/]],
+    [
+      'empty inventory, nothing attempted yet',
+      assessed([], null),
+      ['Unknown', 'Pending', /no render applied yet/],
+    ],
+    [
+      'leftover entries, nothing attempted yet',
+      assessed([e('a', 'Healthy', null)], null),
+      ['Unknown', 'Pending', /no render applied yet/],
+    ],
     [
       'an entry of an older render, even Degraded',
       assessed([e('a', 'Degraded', 'sha256:old'), e('b', 'Healthy')]),

@@ -95,7 +95,12 @@ function fromEntries(
   lastAttempted: string | undefined,
 ): HealthyCondition {
   const summary = healthSummary(entries);
-  if (lastAttempted !== undefined && entries.length === 0) {
+  // Before the first attempt nothing convoy applied can be healthy: "0 objects healthy" made a Release
+  // whose every dry run failed look fine in kubectl get.
+  if (lastAttempted === undefined) {
+    return { status: 'Unknown', reason: 'Pending', message: 'no render applied yet', summary };
+  }
+  if (entries.length === 0) {
     return {
       status: 'Unknown',
       reason: 'Pending',
