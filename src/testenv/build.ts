@@ -9,6 +9,14 @@ import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import {
+  doneLine,
+  elapsed,
+  HEARTBEAT_MS,
+  heartbeatLine,
+  startLine,
+  withHeartbeat,
+} from './build-progress.ts';
 import versions from './versions.json' with { type: 'json' };
 
 const execFile = promisify(execFileCb);
@@ -117,6 +125,9 @@ function goAtLeast(have: string, want: string): boolean {
   return true;
 }
 
+/** etcd, kwok, Kubernetes: the steps of build(). */
+const STEPS = 3;
+
 async function build(root: string, bin: string, log: (line: string) => void): Promise<void> {
   const gover = await goVersion();
   if (!goAtLeast(gover, versions.go)) {
@@ -128,12 +139,14 @@ async function build(root: string, bin: string, log: (line: string) => void): Pr
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   const seconds: Record<string, number> = {};
+  const buildStarted = Date.now();
+  let index = 0;
   const step = async (name: string, what: () => Promise<void>) => {
-    const started = Date.now();
-    log(`testenv: building ${name} …`);
-    await what();
-    seconds[name] = Math.round((Date.now() - started) / 1000);
-    log(`testenv: built ${name} in ${seconds[name]}s`);
+    const clock = { name, index: ++index, total: STEPS, stepStarted: Date.now(), buildStarted };
+    log(startLine(clock));
+    await withHeartbeat(what, () => log(heartbeatLine(clock, Date.now())));
+    seconds[name] = Math.round((Date.now() - clock.stepStarted) / 1000);
+    log(doneLine(clock, Date.now()));
   };
   log(
     `testenv: building the local control plane with ${gover} into ${root} (first time only; 10–25 minutes)`,
@@ -291,6 +304,8 @@ async function buildKubernetes(root: string, out: string): Promise<void> {
 /** A lock directory holding the owner's pid; a lock whose owner died is taken over. */
 async function acquireLock(path: string, log: (line: string) => void): Promise<() => Promise<void>> {
   let announced = false;
+  const waitStarted = Date.now();
+  let lastBeat = waitStarted;
   for (;;) {
     try {
       await mkdir(path);
@@ -309,6 +324,10 @@ async function acquireLock(path: string, log: (line: string) => void): Promise<(
         `testenv: another process (pid ${Number.isFinite(owner) ? owner : '?'}) is building; waiting for it`,
       );
       announced = true;
+      lastBeat = Date.now();
+    } else if (Date.now() - lastBeat >= HEARTBEAT_MS) {
+      log(`testenv: still waiting for pid ${owner}'s build: ${elapsed(Date.now() - waitStarted)} so far`);
+      lastBeat = Date.now();
     }
     // Waiting on another process's build: there is no event to watch across processes.
     await new Promise((resolve) => setTimeout(resolve, 2000));
