@@ -70,6 +70,10 @@ export async function git(dir: string, ...args: string[]): Promise<string> {
 export async function initExampleRepo(dir: string, app = EXAMPLE_APP): Promise<string> {
   await cp(join(EXAMPLES_DIR, app), dir, { recursive: true });
   await git(dir, 'init', '-q', '-b', 'main');
+  // The repository's own identity, so the user's `git commit` (the break step) works on a machine
+  // without a git identity, and never with theirs by surprise.
+  await git(dir, 'config', 'user.name', 'convoy dev');
+  await git(dir, 'config', 'user.email', 'dev@convoy.invalid');
   await git(dir, 'add', '-A');
   await git(dir, 'commit', '-q', '-m', `The ${app} example`);
   return pathToFileURL(dir).href;

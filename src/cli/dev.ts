@@ -2,7 +2,7 @@
 // CRDs and default rules, controller-manager and observer as child processes, and an example app rolled
 // out from a local git repository, shown live; then what to try next. It runs until Ctrl-C and then
 // stops every process it started and removes every directory it made.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -11,7 +11,7 @@ import { API_VERSION } from '../api/constants.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
 import { ensureBinaries } from '../testenv/build.ts';
-import { type ControlPlane, startControlPlane } from '../testenv/index.ts';
+import { type ControlPlane, registerApiService, startControlPlane } from '../testenv/index.ts';
 import {
   BROKEN_PATCH,
   breakCommand,
@@ -34,6 +34,7 @@ export interface DevOptions {
 const LEASE_NAMESPACE = 'convoy-system';
 const RELEASE_NAMESPACE = 'default';
 const POLL_MS = 1000;
+const API_GROUP_PATH = '/apis/api.convoy.kumodo.io/v1alpha1';
 
 /** `convoy dev [--nodes N] [--no-example]`; returns the exit code. */
 export async function devMain(
@@ -104,7 +105,8 @@ export async function runDev(opts: DevOptions): Promise<void> {
   try {
     say(`convoy dev: starting a local control plane with ${opts.nodes} simulated nodes …`);
     const bin = await ensureBinaries({ log: say });
-    cp = await startControlPlane({ workloads: true, nodes: opts.nodes });
+    // aggregation: kube-apiserver proxies /apis/api.convoy.kumodo.io to convoy's HTTP API, as installed.
+    cp = await startControlPlane({ workloads: true, nodes: opts.nodes, aggregation: true });
     dir = await mkdtemp(join(tmpdir(), 'convoy-dev-'));
     say(`convoy dev: dev dir ${dir}`);
     say(`convoy dev: control plane up in ${cp.dir}`);
@@ -131,8 +133,9 @@ export async function runDev(opts: DevOptions): Promise<void> {
       say(`convoy dev: started convoy ${name} (pid ${p.pid}, log ${logPath})`);
       return p;
     };
-    // The HTTP API on a free loopback port with a self-signed certificate; the observer sends its
-    // wake-ups (POST /sync) there directly, trusting exactly that certificate.
+    // The HTTP API on a free loopback port with a self-signed certificate, registered as the APIService
+    // api.convoy.kumodo.io/v1alpha1 (trusting exactly that certificate), so `kubectl get --raw
+    // /apis/api.convoy.kumodo.io/…` and the observer's wake-ups (POST /sync) go through kube-apiserver.
     const manager = await start(
       'controller-manager',
       'src/cmd/controller-manager.ts',
@@ -146,26 +149,25 @@ export async function runDev(opts: DevOptions): Promise<void> {
         '--api-bind-address',
         '127.0.0.1:0',
         '--api-dev-self-signed',
-        '--api-requestheader-from-cluster=false',
       ],
       'convoy-controller-manager ready',
     );
     const apiUrl = /"apiUrl":"(https:\/\/[^"]+)"/.exec(manager.readyLog)?.[1];
     if (apiUrl === undefined) throw new Error(`controller-manager logged no apiUrl (${manager.logPath})`);
-    const caFile = join(dir, 'api-ca.pem');
-    await writeFile(caFile, await servingCertPem(apiUrl));
+    await registerApiService(cp.kubeConfig, {
+      port: Number(new URL(apiUrl).port),
+      caPem: await servingCertPem(apiUrl),
+    });
+    say(`convoy dev: registered the HTTP API (${apiUrl}) as ${API_GROUP_PATH} in kube-apiserver`);
     if (stop.signal.aborted) return;
-    await start(
-      'observer',
-      'src/cmd/observer.ts',
-      [...common, '--identity', 'dev', '--sync-api-url', apiUrl, '--sync-api-ca-file', caFile],
-      'convoy-observer ready',
-    );
+    await start('observer', 'src/cmd/observer.ts', [...common, '--identity', 'dev'], 'convoy-observer ready');
 
     const kubectl = join(bin, 'kubectl');
+    const repo = join(dir, EXAMPLE_APP);
     const env = [
       `  export KUBECONFIG=${cp.kubeconfigPath}`,
       `  alias kubectl=${kubectl}   # a kubectl of the same version, built with the control plane`,
+      ...(opts.example === false ? [] : [`  export REPO=${repo}   # the example's git repository`]),
     ];
     if (opts.example === false) {
       say(
@@ -190,7 +192,6 @@ export async function runDev(opts: DevOptions): Promise<void> {
       return;
     }
 
-    const repo = join(dir, EXAMPLE_APP);
     const url = await initExampleRepo(repo);
     const commit = (await git(repo, 'rev-parse', '--short', 'HEAD')).trim();
     say(
@@ -209,6 +210,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
           ...env,
           '  kubectl get releases                     # the rollout state, as convoy sees it',
           `  kubectl get all -n ${EXAMPLE_APP}`,
+          `  kubectl get --raw ${API_GROUP_PATH}/namespaces/${RELEASE_NAMESPACE}/releases/${EXAMPLE_APP}/health`,
           '',
           'Break the app with a commit (its pods never become Ready), and watch convoy roll it back',
           'to the last healthy render once failurePolicy.deadline (1m) has passed:',

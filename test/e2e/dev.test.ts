@@ -1,17 +1,42 @@
-// `convoy dev` driven as a new user would: run it, wait for the example's rollout to be reported
-// Succeeded, paste one of the kubectl commands it prints, press Ctrl-C (SIGINT), and find nothing
-// left: exit code 0, every process it reported starting gone, every directory it made removed.
+// `convoy dev` driven as a new user would: HOME an empty directory (no git identity, no kubeconfig),
+// run it, wait for the example's rollout to be reported Succeeded, paste the kubectl command it
+// prints, run the getting-started blocks marked `<!-- doc-test: dev -->` (look around through the
+// aggregated API, commit the broken change, wait for the rollback), press Ctrl-C (SIGINT), and find
+// nothing left: exit code 0, every process it reported starting gone, every directory it made removed.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile as execFileCb, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { cacheRoot } from '../../src/testenv/build.ts';
 import { isAlive } from '../../src/testenv/index.ts';
+import { blockName, extractAll } from '../support/doc-blocks.ts';
+import { runCommand } from '../support/run-command.ts';
 import { waitFor } from '../support/wait.ts';
 
 const execFile = promisify(execFileCb);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The break block waits for the rollback: the 1m deadline, the poll interval and a busy machine. */
+const DEV_BLOCK_TIMEOUT_MS = 400_000;
+
+/** The environment of a new user: an empty HOME, no git identity anywhere, the built binaries' cache. */
+function newUserEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('GIT_') && !k.startsWith('KUBE')) env[k] = v;
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    // The control plane binaries a first run would build (15+ minutes): the cache they are in.
+    CONVOY_TESTENV_CACHE: dirname(cacheRoot()),
+  };
+}
 
 /** The value of the first line matching `re`'s first group; fails the test naming what is missing. */
 function printed(out: string, re: RegExp, what: string): string {
@@ -24,6 +49,7 @@ describe('convoy dev', () => {
   let child: ChildProcess | undefined;
   let out = '';
   let exit: Promise<{ code: number | null; signal: string | null }> | undefined;
+  let home = '';
   const pids = () => [...out.matchAll(/\(pid (\d+)/g)].map((m) => Number(m[1]));
 
   after(async () => {
@@ -35,11 +61,21 @@ describe('convoy dev', () => {
       clearTimeout(timer);
       for (const pid of pids()) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     }
+    if (home !== '') await rm(home, { recursive: true, force: true });
   });
 
-  test('rolls the example out to Succeeded, its kubectl hint works, and Ctrl-C leaves nothing running', async () => {
+  test('as a new user: rolls the example out, the getting-started steps work, Ctrl-C leaves nothing', async () => {
+    home = await mkdtemp(join(tmpdir(), 'convoy-dev-home-'));
+    const env = newUserEnv(home);
+    const identity = await runCommand('git', ['var', 'GIT_AUTHOR_IDENT'], {
+      cwd: home,
+      env,
+      timeoutMs: 10_000,
+    });
+    assert.notEqual(identity.code, 0, `the new user has no git identity: ${identity.out}`);
     child = spawn(process.execPath, ['src/cmd/convoy.ts', 'dev', '--nodes', '2'], {
       cwd: ROOT,
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const proc = child;
@@ -67,7 +103,29 @@ describe('convoy dev', () => {
     const { stdout } = await execFile(kubectl, command.split(' '), {
       env: { ...process.env, KUBECONFIG: kubeconfig },
     });
-    assert.match(stdout, /^guestbook\s/m, stdout);
+    assert.match(stdout, /^guestbook\s+True\s+True\s+Succeeded\s+[0-9a-f]{12}\s/m, stdout);
+    assert.match(out, /registered the HTTP API/, 'the aggregated API is registered');
+
+    // The getting-started blocks that need this running convoy dev, in the order of the page.
+    const repo = printed(out, /^ {2}export REPO=(\S+)/m, 'REPO');
+    const blockEnv = {
+      ...env,
+      KUBECONFIG: kubeconfig,
+      REPO: repo,
+      PATH: [dirname(kubectl), join(ROOT, 'node_modules', '.bin'), env.PATH ?? ''].join(delimiter),
+    };
+    const devBlocks = (await extractAll(ROOT)).blocks.filter((b) => b.directive.kind === 'dev');
+    assert.ok(devBlocks.length >= 2, 'getting-started.md has its look-around and break blocks');
+    for (const b of devBlocks) {
+      const r = await runCommand('bash', ['-euo', 'pipefail', '-c', b.text], {
+        cwd: ROOT,
+        env: blockEnv,
+        timeoutMs: DEV_BLOCK_TIMEOUT_MS,
+      });
+      assert.equal(r.code, 0, `${blockName(b)} failed under convoy dev (exit ${r.code}):\n${r.out}`);
+      if (b.text.includes('--raw')) assert.match(r.out, /"kind":\s*"ReleaseHealth"/, r.out);
+    }
+    assert.match(out, /RolledBack/, 'the convoy dev terminal showed the rollback');
 
     const devDir = printed(out, /^convoy dev: dev dir (\S+)$/m, 'dev dir');
     const cpDir = printed(out, /^convoy dev: control plane up in (\S+)$/m, 'control plane dir');
