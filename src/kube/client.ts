@@ -138,14 +138,23 @@ export class KubeClient {
   /** The resource serving `kind` in `apiVersion`; asks discovery again once if the kind is new (a CRD just installed). */
   async resourceFor(apiVersion: string, kind: string): Promise<ResourceInfo> {
     const find = (list: readonly ResourceInfo[]) => list.find((r) => r.kind === kind);
-    const found =
-      find(await this.resources(apiVersion).catch(() => [])) ?? find(await this.resources(apiVersion, true));
-    if (found === undefined) {
-      throw fromResponse(404, {
+    const noSuchKind = () =>
+      fromResponse(404, {
         reason: 'NotFound',
-        message: `no resource for kind ${kind} in ${apiVersion}`,
+        message: `no such kind ${kind} in ${apiVersion}: is its CRD installed?`,
       });
+    const cached = find(await this.resources(apiVersion).catch(() => []));
+    if (cached !== undefined) return cached;
+    let fresh: readonly ResourceInfo[];
+    try {
+      fresh = await this.resources(apiVersion, true);
+    } catch (err) {
+      // An apiVersion the server does not serve at all answers discovery with a bare "404 page not found".
+      if ((err as { code?: unknown }).code === 404) throw noSuchKind();
+      throw err;
     }
+    const found = find(fresh);
+    if (found === undefined) throw noSuchKind();
     return found;
   }
 

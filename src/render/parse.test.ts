@@ -22,10 +22,25 @@ describe('parseManifests', () => {
     );
   });
 
-  it('reads YAML 1.1 as kubectl does: y/n keys are booleans too', () => {
-    const r = parseManifests('y: 1\nn: 2\n', 'f.yaml', 'yaml');
-    assert.ok(r.ok);
-    assert.deepEqual(r.value[0]?.object, { true: 1, false: 2 });
+  it('refuses keys YAML 1.1 reads as booleans (kubectl would name them "true"/"false"), naming the key as written', () => {
+    const r = parseManifests('kind: ConfigMap\nmetadata:\n  labels:\n    n: x\n', 'f.yaml', 'yaml');
+    assert.ok(!r.ok);
+    assert.deepEqual(r.problems, [
+      {
+        where: 'f.yaml document 1',
+        message:
+          'key n (in metadata.labels) is the boolean false in YAML 1.1, as kubectl reads it: quote it ("n") to mean the text',
+      },
+    ]);
+    const quoted = parseManifests('metadata:\n  labels:\n    "n": x\n    y: true\n', 'f.yaml', 'yaml');
+    assert.ok(
+      !quoted.ok &&
+        quoted.problems.length === 1 &&
+        /key y \(in metadata.labels\)/.test(quoted.problems[0]?.message ?? ''),
+    );
+    const ok = parseManifests('metadata:\n  labels:\n    "n": x\n    "y": "yes"\n', 'f.yaml', 'yaml');
+    assert.ok(ok.ok);
+    assert.deepEqual(ok.value[0]?.object, { metadata: { labels: { n: 'x', y: 'yes' } } });
   });
 
   it('reads YAML 1.1 as kubectl does: octal modes, yes/no booleans, timestamps as strings', () => {

@@ -1,6 +1,6 @@
 // Parsing one manifest file into objects: multi-document YAML or JSON, empty documents skipped,
 // `kind: List` flattened, every value checked to be plain JSON so the render can be hashed and sent.
-import { parseAllDocuments, type Tags } from 'yaml';
+import { type Document, isPair, isScalar, parseAllDocuments, type Tags, visit } from 'yaml';
 import { formatOrigin, type Problem } from './errors.ts';
 import { type Checked, fail, ok } from './result.ts';
 import type { Manifest, Origin } from './types.ts';
@@ -47,6 +47,13 @@ export function parseManifests(text: string, file: string, format: ManifestForma
       }
       return;
     }
+    if (format === 'yaml') {
+      const keys = booleanKeys(doc);
+      if (keys.length > 0) {
+        for (const message of keys) problems.push({ where: `${file} document ${document}`, message });
+        return;
+      }
+    }
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -65,6 +72,32 @@ export function parseManifests(text: string, file: string, format: ManifestForma
     flatten(plain, origin, manifests, problems);
   });
   return problems.length === 0 ? ok(manifests) : fail(problems);
+}
+
+/**
+ * Mapping keys YAML 1.1 reads as booleans (`n`, `y`, `on`, `off`, `no`, `yes`), as kubectl does: a
+ * label `n: x` becomes the label "false", which nobody means, and the API's messages then name
+ * `labels.false`. Refused with the key as written and where it is, so the author quotes it.
+ */
+function booleanKeys(doc: Document.Parsed): string[] {
+  const out: string[] = [];
+  visit(doc, {
+    Pair(_, pair, path) {
+      const key = pair.key;
+      if (!isScalar(key) || typeof key.value !== 'boolean' || typeof key.source !== 'string') return;
+      // A !!set's members are keys too; toPlainJson refuses the set as a whole.
+      const parent = path[path.length - 1] as { tag?: string } | undefined;
+      if (parent?.tag === 'tag:yaml.org,2002:set') return;
+      const at = path
+        .filter(isPair)
+        .map((p) => (isScalar(p.key) ? String(p.key.source ?? p.key.value) : '?'))
+        .join('.');
+      out.push(
+        `key ${key.source}${at === '' ? '' : ` (in ${at})`} is the boolean ${key.value} in YAML 1.1, as kubectl reads it: quote it ("${key.source}") to mean the text`,
+      );
+    },
+  });
+  return out;
 }
 
 /** The message without the position and source excerpt that prettyErrors appends. */

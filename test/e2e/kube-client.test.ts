@@ -121,3 +121,18 @@ test('replace honours resourceVersion; create, replace and get report the typed 
   assert.equal(await client.delete({ ...configMaps, name: 'rv' }), true);
   assert.equal(await client.delete({ ...configMaps, name: 'rv' }), false);
 });
+
+test('a kind the server does not serve is named, with a hint at the CRD (not "404 page not found")', async () => {
+  for (const [apiVersion, kind] of [
+    ['example.com/v1', 'Widget'],
+    ['v1', 'ConfigMapp'],
+  ] as const) {
+    await assert.rejects(
+      client.pathOf({ apiVersion, kind, namespace: 'default', name: 'x' }),
+      (e: unknown) =>
+        isNotFound(e) &&
+        (e as Error).message === `no such kind ${kind} in ${apiVersion}: is its CRD installed?`,
+      `${apiVersion} ${kind}`,
+    );
+  }
+});

@@ -116,6 +116,13 @@ describe('tenancy: Releases', () => {
     );
   });
 
+  it('a service account that does not exist is named as missing, not as merely forbidden', async () => {
+    await release(A, 'nobody', { serviceAccountName: 'nobody' }, [configMap(A, 'by-nobody')]);
+    const ready = await readyOf(A, 'nobody', (c) => c.reason === 'DryRunFailed');
+    assert.match(ready.message, /ServiceAccount tenant-a\/nobody \(spec.serviceAccountName\) does not exist/);
+    assert.equal(await admin.get(cmRef(A, 'by-nobody')), undefined, 'nothing applied');
+  });
+
   it('the same service account applies a render that stays in its namespace', async () => {
     await release(A, 'contained', { serviceAccountName: SA }, [configMap(A, 'contained')]);
     await readyOf(A, 'contained', (c) => c.status === 'True');

@@ -123,6 +123,29 @@ export function upToDate(
   });
 }
 
+/**
+ * For a 403 while impersonating spec.serviceAccountName: when that ServiceAccount does not exist, say
+ * so — the API server only says the (nonexistent) user is forbidden, which reads like missing RBAC.
+ */
+async function missingServiceAccount(
+  release: SyncInput['release'],
+  err: unknown,
+  deps: ReleaseDeps,
+): Promise<string | undefined> {
+  const sa = release.spec.serviceAccountName;
+  if (!(err instanceof ObjectApplyError) || err.httpStatus !== 403 || sa === undefined || sa === '')
+    return undefined;
+  const ns = release.metadata.namespace ?? '';
+  const live = await deps.local
+    .get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa })
+    .catch((readErr: unknown) => {
+      deps.log.warn({ err: String(readErr) }, 'could not check spec.serviceAccountName');
+      return null;
+    });
+  if (live !== undefined) return undefined;
+  return `ServiceAccount ${ns}/${sa} (spec.serviceAccountName) does not exist: create it and give it the rights to apply the render (the API said: ${err.message})`;
+}
+
 export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<SyncResult> {
   const { release, rendered, forced, observed } = input;
   const ns = release.metadata.namespace ?? '';
@@ -149,9 +172,10 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     if (dry.skipped.length > 0)
       notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
   } catch (err) {
+    const missing = await missingServiceAccount(release, err, deps);
     const error =
       err instanceof ObjectApplyError
-        ? DryRunFailedError.fromStatus(`dry run failed: ${err.message}`, err.httpStatus, err)
+        ? DryRunFailedError.fromStatus(`dry run failed: ${missing ?? err.message}`, err.httpStatus, err)
         : DryRunFailedError.fromStatus(`dry run failed: ${(err as Error).message}`, undefined, err);
     return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
   }
