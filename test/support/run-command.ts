@@ -45,6 +45,10 @@ export function runCommand(
       clearTimeout(timer);
       resolve({ code, out });
     });
+    // A command may exit without reading its input: EPIPE means only that; other errors go into the output.
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') out += `\n[stdin: ${err.message}]`;
+    });
     child.stdin.end(opts.input ?? '');
   });
 }
