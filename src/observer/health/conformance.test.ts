@@ -32,7 +32,7 @@ const builtInKinds = [
 ];
 
 /** Floors: the figures reached (docs/health-rules.md); lower means a rule regressed. */
-const floors = { agree: 925, failuresCaught: 570 };
+const floors = { agree: 1032, failuresCaught: 677 };
 
 /**
  * Cases Argo calls Healthy that convoy fails, and why convoy's reading is the one it wants.
