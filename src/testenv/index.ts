@@ -65,7 +65,10 @@ export interface StartOptions {
   readonly aggregation?: boolean;
   /** Directory with the binaries; default: ensureBinaries() (builds them the first time). */
   readonly binDir?: string;
-  /** Gives up starting after this long (default 120 s: two cores shared with other tests). */
+  /**
+   * Gives up starting after this long (default 120 s: two cores shared with other tests); each
+   * restartApiServer() gets as long again.
+   */
   readonly timeoutMs?: number;
   readonly log?: (line: string) => void;
 }
@@ -106,6 +109,7 @@ const MAIN_PREFIX = '/registry';
 // Not a prefix of MAIN_PREFIX nor the other way round, so neither apiserver sees the other's keys.
 const SECOND_PREFIX = '/second/registry';
 const PORT_ATTEMPTS = 3;
+const DEFAULT_TIMEOUT_MS = 120_000;
 
 /** Reads server, CA and admin token from a kubeconfig this module wrote. */
 export async function readClusterCredentials(kubeconfigPath: string): Promise<ClusterCredentials> {
@@ -127,7 +131,7 @@ export async function startControlPlane(opts: StartOptions = {}): Promise<Contro
   const bin = opts.binDir ?? (await ensureBinaries(opts.log ? { log: opts.log } : {}));
   const dir = await mkdtemp(join(tmpdir(), 'convoy-testenv-'));
   const started = Date.now();
-  const env = new Env(bin, dir, started + (opts.timeoutMs ?? 120_000), opts.log ?? (() => {}));
+  const env = new Env(bin, dir, started + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS), opts.log ?? (() => {}));
   try {
     const cp = await env.start(opts);
     opts.log?.(`testenv: control plane up at ${cp.server} in ${Date.now() - started} ms (${dir})`);
@@ -224,10 +228,12 @@ class Env {
     }
 
     const restartApiServer = async () => {
+      // The start's deadline is long past by now: a restart gets a budget of its own, as long as a start's.
+      const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
       this.expectedExits.add(main.proc);
       await stopProc(main.proc);
       main.proc = this.spawn(main.name, 'kube-apiserver', main.args);
-      await this.waitApiServerReady(main.proc, { ...main.endpoint, caPem: mainAccess.caPem });
+      await this.waitApiServerReady(main.proc, { ...main.endpoint, caPem: mainAccess.caPem }, deadline);
     };
     this.started = true;
     return {
@@ -328,7 +334,7 @@ class Env {
         etcdArgs({ dataDir: join(this.dir, 'etcd'), clientPort, peerPort }),
       );
       const endpoint = `http://127.0.0.1:${clientPort}`;
-      await this.poll('etcd to report healthy', [proc], async () => {
+      await this.poll('etcd to report healthy', [proc], this.deadline, async () => {
         const res = await request({ server: endpoint }, 'GET', '/health', undefined, 2000);
         return res.status === 200 && (JSON.parse(res.body) as { health?: string }).health === 'true';
       });
@@ -356,13 +362,13 @@ class Env {
     }, 1);
   }
 
-  private async waitApiServerReady(proc: Proc, endpoint: Endpoint): Promise<void> {
-    await this.poll(`${proc.name} /readyz`, [proc], async () => {
+  private async waitApiServerReady(proc: Proc, endpoint: Endpoint, deadline = this.deadline): Promise<void> {
+    await this.poll(`${proc.name} /readyz`, [proc], deadline, async () => {
       const res = await request(endpoint, 'GET', '/readyz', undefined, 3000);
       return res.status === 200;
     });
     // Tests create objects in `default` right away; the apiserver's own controller makes it.
-    await this.poll(`${proc.name} namespace default`, [proc], async () => {
+    await this.poll(`${proc.name} namespace default`, [proc], deadline, async () => {
       const res = await request(endpoint, 'GET', '/api/v1/namespaces/default');
       return res.status === 200;
     });
@@ -375,16 +381,21 @@ class Env {
    * proxy. (Measured: by the time namespace default exists it is there, so this costs ~10 ms.)
    */
   private async waitRequestHeaderPublished(proc: Proc, endpoint: Endpoint): Promise<void> {
-    await this.poll('kube-system/extension-apiserver-authentication requestheader keys', [proc], async () => {
-      const res = await request(
-        endpoint,
-        'GET',
-        '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication',
-      );
-      if (res.status !== 200) return false;
-      const data = (JSON.parse(res.body) as { data?: Record<string, string> }).data ?? {};
-      return (data['requestheader-client-ca-file'] ?? '') !== '' && 'requestheader-allowed-names' in data;
-    });
+    await this.poll(
+      'kube-system/extension-apiserver-authentication requestheader keys',
+      [proc],
+      this.deadline,
+      async () => {
+        const res = await request(
+          endpoint,
+          'GET',
+          '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication',
+        );
+        if (res.status !== 200) return false;
+        const data = (JSON.parse(res.body) as { data?: Record<string, string> }).data ?? {};
+        return (data['requestheader-client-ca-file'] ?? '') !== '' && 'requestheader-allowed-names' in data;
+      },
+    );
   }
 
   private async writeAccess(name: string, api: ApiServer, token: string): Promise<ClusterAccess> {
@@ -415,7 +426,7 @@ class Env {
     }
     // Ready comes from kwok; the not-ready taint (put on by admission at creation) is lifted
     // by kube-controller-manager's node-lifecycle controller. Pods need both.
-    await this.poll(`nodes ${names.join(', ')} Ready and untainted`, procs, async () => {
+    await this.poll(`nodes ${names.join(', ')} Ready and untainted`, procs, this.deadline, async () => {
       const res = await request(api, 'GET', '/api/v1/nodes');
       if (res.status !== 200) return false;
       const list = JSON.parse(res.body) as { items: NodeLike[] };
@@ -426,7 +437,7 @@ class Env {
     });
     this.phase('nodes Ready and untainted');
     // Pod admission rejects pods until serviceaccount-controller has made `default`.
-    await this.poll('service account default/default', procs, async () => {
+    await this.poll('service account default/default', procs, this.deadline, async () => {
       const res = await request(api, 'GET', '/api/v1/namespaces/default/serviceaccounts/default');
       return res.status === 200;
     });
@@ -437,7 +448,12 @@ class Env {
    * Polls `check` until it holds, failing fast with the process's log when one of `procs`
    * exits, and with every watched log's tail at the deadline.
    */
-  private async poll(what: string, procs: readonly Proc[], check: () => Promise<boolean | undefined>) {
+  private async poll(
+    what: string,
+    procs: readonly Proc[],
+    deadline: number,
+    check: () => Promise<boolean | undefined>,
+  ) {
     let lastError: unknown;
     for (;;) {
       const dead = procs.find((p) => p.exit !== undefined);
@@ -447,7 +463,7 @@ class Env {
       } catch (err) {
         lastError = err;
       }
-      if (Date.now() > this.deadline) {
+      if (Date.now() > deadline) {
         const last = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
         throw new ControlPlaneStartError(
           `timed out waiting for ${what}${last}\n${procs.map((p) => logTail(p)).join('\n')}`,
