@@ -7,6 +7,7 @@
 import { INVARIANTS } from '../test/chaos/invariants.ts';
 import { chaosOptions } from '../test/chaos/options.ts';
 import { runChaos } from '../test/chaos/run.ts';
+import { STEPS } from '../test/chaos/scenario.ts';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const report = await runChaos(chaosOptions('full', process.env, log));
@@ -23,6 +24,7 @@ log(
     `transitions seen ${report.transitionsSeen}`,
     `hook Jobs seen ${report.hookJobsSeen}`,
     `watch relists ${report.relists}`,
+    `step seconds median/max ${STEPS.map((s) => `${s}: ${report.stepSeconds[s].median}/${report.stepSeconds[s].max}`).join(' ')}`,
     `duration ${report.durationSeconds} s`,
   ].join(', '),
 );

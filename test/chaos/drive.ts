@@ -17,6 +17,8 @@ export interface DriveResult {
   failure: string | undefined;
   /** When the last step's terminal state was seen (undefined: never). */
   doneAt: number | undefined;
+  /** Seconds from each step's spec write to its rollout's end. */
+  readonly stepSeconds: Partial<Record<Step, number>>;
 }
 
 export interface DriveContext {
@@ -33,7 +35,7 @@ const WANT: Record<Step, string> = { 1: 'Succeeded', 2: 'Succeeded', 3: 'RolledB
 const WRITE_TIMEOUT_MS = 120_000;
 
 export async function driveRelease(ctx: DriveContext, ns: string): Promise<DriveResult> {
-  const result: DriveResult = { ns, refs: {}, failure: undefined, doneAt: undefined };
+  const result: DriveResult = { ns, refs: {}, failure: undefined, doneAt: undefined, stepSeconds: {} };
   try {
     await retried(`namespace ${ns}`, async () => {
       if ((await ctx.client.get({ apiVersion: 'v1', kind: 'Namespace', name: ns })) === undefined)
@@ -42,6 +44,7 @@ export async function driveRelease(ctx: DriveContext, ns: string): Promise<Drive
     });
     for (const step of STEPS) {
       const before = new Set(Object.values(result.refs));
+      const written = Date.now();
       if (step === 1)
         await retried(`create ${ns}/${RELEASE_NAME}`, async () => {
           if ((await ctx.client.get(releaseRef(ns, RELEASE_NAME))) === undefined)
@@ -63,6 +66,7 @@ export async function driveRelease(ctx: DriveContext, ns: string): Promise<Drive
         },
         { timeoutMs: ctx.stepTimeoutMs, intervalMs: 200 },
       );
+      result.stepSeconds[step] = (Date.now() - written) / 1000;
       if (ended.state !== WANT[step]) {
         result.failure = `render ${step} ended ${ended.state} (${ended.reason}: ${ended.message}), not ${WANT[step]}`;
         return result;

@@ -28,7 +28,7 @@ import {
   type ReleaseRecord,
   type Violation,
 } from './invariants.ts';
-import { HOOK, type LiveObject, RELEASE_NAME, type ScenarioOptions } from './scenario.ts';
+import { HOOK, type LiveObject, RELEASE_NAME, type ScenarioOptions, type Step } from './scenario.ts';
 import { describeSchedule, type Fault, faultSchedule } from './schedule.ts';
 import { ChaosWatch } from './watch.ts';
 
@@ -69,6 +69,8 @@ export interface ChaosReport {
   readonly relists: number;
   readonly transitionsSeen: number;
   readonly hookJobsSeen: number;
+  /** Per step: median and max seconds from its spec write to its rollout's end, over the Releases. */
+  readonly stepSeconds: Readonly<Record<Step, { readonly median: number; readonly max: number }>>;
 }
 
 /** The control plane processes that must all still run at the end. */
@@ -150,6 +152,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         (n, r) => n + r.snapshots.filter((s) => s.rollout !== undefined).length,
         0,
       ),
+      stepSeconds: stepFigures(results),
       hookJobsSeen: watch.hookRuns().reduce((n, h) => n + h.jobUids.size, 0),
     };
   } catch (err) {
@@ -169,6 +172,14 @@ async function keepLogs(crew: Crew, cp: ControlPlane, o: ChaosOptions): Promise<
   for (const p of crew.outputs) await writeFile(join(dir, `${p.name}.log`), p.log());
   await copy(join(cp.dir, 'logs'), join(dir, 'control-plane'), { recursive: true });
   o.log(`chaos: logs of the run kept in ${dir}`);
+}
+
+function stepFigures(results: readonly DriveResult[]): ChaosReport['stepSeconds'] {
+  const of = (step: Step) => {
+    const xs = results.flatMap((r) => r.stepSeconds[step] ?? []).sort((a, b) => a - b);
+    return { median: +(xs[Math.floor(xs.length / 2)] ?? 0).toFixed(1), max: +(xs.at(-1) ?? 0).toFixed(1) };
+  };
+  return { 1: of(1), 2: of(2), 3: of(3) };
 }
 
 const secs = (ms: number) => +(ms / 1000).toFixed(1);

@@ -63,10 +63,13 @@ export function describeSchedule(s: readonly Fault[]): string {
     .join('\n');
 }
 
-/** CHAOS_SEED when set (an integer), else a fresh one: printed either way so a run can be replayed. */
-export function seedFrom(env: NodeJS.ProcessEnv): number {
+/**
+ * CHAOS_SEED when set (an integer), else `fallback`, else a fresh one: printed either way so a run can be
+ * replayed.
+ */
+export function seedFrom(env: NodeJS.ProcessEnv, fallback?: number): number {
   const raw = env.CHAOS_SEED;
-  if (raw === undefined || raw === '') return Math.floor(Math.random() * 2 ** 31);
+  if (raw === undefined || raw === '') return fallback ?? Math.floor(Math.random() * 2 ** 31);
   const seed = Number(raw);
   if (!Number.isSafeInteger(seed))
     throw new Error(`CHAOS_SEED must be an integer, not ${JSON.stringify(raw)}`);
