@@ -2,7 +2,8 @@
 // the smallest documented Release (examples/resources/release-inline.yaml, no namespace on its
 // ConfigMap) applies into the Release's namespace and kubectl get shows READY, ROLLOUT, a short
 // REVISION and a MESSAGE; an emptied render and a zero deadline are warned about (status.message and a
-// Warning Event); an unknown kind asks whether its CRD is installed.
+// Warning Event); an unknown kind asks whether its CRD is installed, and such a Release that never
+// applied is Healthy=Unknown/Pending (the observer runs too).
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +14,13 @@ import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
-import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
+import {
+  type ManagerProcess,
+  type ObserverProcess,
+  startControllerManager,
+  startObserver,
+  wakeupsTo,
+} from '../support/processes.ts';
 import { isReady, readyReason, waitForReady } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -23,6 +30,7 @@ const NS = 'first';
 let cluster: CrdCluster | undefined;
 let client: KubeClient;
 let manager: ManagerProcess | undefined;
+let observer: ObserverProcess | undefined;
 
 before(async () => {
   cluster = await startCrdCluster({ namespaces: ['convoy-system', NS], scratch: 'convoy-first-e2e-' });
@@ -31,11 +39,12 @@ before(async () => {
     kubeconfigPath: cluster.cp.kubeconfigPath,
     identity: 'first',
     gitCacheDir: join(cluster.work, 'git-cache'),
-    api: { kind: 'off' },
   });
+  observer = await startObserver({ kubeconfigPath: cluster.cp.kubeconfigPath, wakeups: wakeupsTo(manager) });
 });
 
 after(async () => {
+  await observer?.stop();
   await manager?.stop();
   await cluster?.stop();
 });
@@ -107,11 +116,25 @@ test('failurePolicy.deadline 0 is warned about: a Warning Event ZeroDeadline', a
   assert.match(ev.message ?? '', /failurePolicy.deadline is 0/);
 });
 
-test('an unknown kind fails the dry run asking whether its CRD is installed', async () => {
-  await client.create(inline('widget', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n'));
+test('an unknown kind fails the dry run asking whether its CRD is installed; it is not Healthy', async () => {
+  await client.create(
+    inline('widget', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n', {
+      healthAssessment: {},
+    }),
+  );
   const r = await waitForReady(client, NS, 'widget', readyReason('DryRunFailed'), 'DryRunFailed');
   const ready = r.status?.conditions?.find((c) => c.type === 'Ready');
   assert.match(ready?.message ?? '', /no such kind Widget in example\.com\/v1: is its CRD installed\?/);
   assert.doesNotMatch(ready?.message ?? '', /404 page not found/);
   assert.match(r.status?.message ?? '', /^DryRunFailed: /);
+  // The observer has assessed it: nothing was ever applied, so it is Pending, not "0 objects healthy".
+  const healthy = await waitForReady(
+    client,
+    NS,
+    'widget',
+    (x) => x.status?.conditions?.some((c) => c.type === 'Healthy') === true,
+    'the observer wrote Healthy',
+  );
+  const h = healthy.status?.conditions?.find((c) => c.type === 'Healthy');
+  assert.deepEqual([h?.status, h?.reason, h?.message], ['Unknown', 'Pending', 'no render applied yet']);
 });
