@@ -35,6 +35,7 @@ import {
   TEST_LABEL_NEVER_READY,
 } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
+import { hostileRules } from '../support/hostile-rules.ts';
 import { startObserver as startObserverProcess } from '../support/processes.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
@@ -107,13 +108,13 @@ describe('convoy-observer health loop', () => {
 
   // --- playing the controller-manager -------------------------------------------------------------
 
-  const applyRelease = async (name: string, spec: Partial<ReleaseSpec>, lastAttempted = A) => {
+  const applyRelease = async (name: string, spec: Partial<ReleaseSpec>, lastAttempted = A, ns = NS) => {
     await applyObject(
       client,
       {
         apiVersion: API_VERSION,
         kind: 'Release',
-        metadata: { name, namespace: NS },
+        metadata: { name, namespace: ns },
         spec: { source: { inline: { manifests: '# test' } }, ...spec },
       },
       { fieldManager: FIELD_MANAGERS.controller, force: true },
@@ -123,19 +124,19 @@ describe('convoy-observer health loop', () => {
       {
         apiVersion: API_VERSION,
         kind: 'Release',
-        metadata: { name, namespace: NS },
+        metadata: { name, namespace: ns },
         status: { lastAttempted: { renderRef: lastAttempted, revision: 'r1', time: now(), applied: true } },
       },
       { fieldManager: FIELD_MANAGERS.controller, force: true, subresource: 'status' },
     );
   };
-  const applyInventory = (name: string, entries: InventoryEntry[], hooks: InventoryHook[] = []) =>
+  const applyInventory = (name: string, entries: InventoryEntry[], hooks: InventoryHook[] = [], ns = NS) =>
     applyObject(
       client,
       {
         apiVersion: API_VERSION,
         kind: 'ReleaseInventory',
-        metadata: { name, namespace: NS },
+        metadata: { name, namespace: ns },
         entries,
         hooks,
       },
@@ -174,10 +175,10 @@ describe('convoy-observer health loop', () => {
       },
       { fieldManager: FIELD_MANAGERS.deployer, force: true },
     );
-  const applyConfigMap = (name: string, labels: Record<string, string> = {}) =>
+  const applyConfigMap = (name: string, labels: Record<string, string> = {}, ns = NS) =>
     applyObject(
       client,
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, labels }, data: { k: 'v' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { k: 'v' } },
       { fieldManager: FIELD_MANAGERS.deployer, force: true },
     );
   const applyJob = (
@@ -212,18 +213,18 @@ describe('convoy-observer health loop', () => {
       contentType: 'application/merge-patch+json',
       body: { metadata: { finalizers } },
     });
-  const getRelease = (name: string) =>
-    client.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name });
-  const getInventory = (name: string) =>
-    client.get<ReleaseInventory>({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: NS, name });
+  const getRelease = (name: string, ns = NS) =>
+    client.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace: ns, name });
+  const getInventory = (name: string, ns = NS) =>
+    client.get<ReleaseInventory>({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: ns, name });
   const healthy = (r: Release | undefined) => r?.status?.conditions?.find((c) => c.type === 'Healthy');
   const entryState = async (release: string, name: string) =>
     (await getInventory(release))?.entries?.find((e) => e.name === name);
   const hookState = async (release: string, name: string) =>
     (await getInventory(release))?.hooks?.find((h) => h.name === name);
-  const deleteRelease = async (name: string) => {
-    await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name });
-    await client.delete({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: NS, name });
+  const deleteRelease = async (name: string, ns = NS) => {
+    await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: ns, name });
+    await client.delete({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: ns, name });
   };
 
   /** Counts changes of sync-requested-at on one Release, from the value it has now. */
@@ -455,6 +456,75 @@ describe('convoy-observer health loop', () => {
     assert.ok(gone.firstUnhealthy);
     assert.equal((await entryState('mixed', 'cfg-fine'))?.state, 'Healthy');
     await deleteRelease('mixed');
+  });
+
+  it('a tenant rule set with hostile rules: its objects read Unknown "exceeded its budget", another namespace stays Healthy', async () => {
+    const TENANT = 'obs-tenant';
+    await applyObject(
+      client,
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TENANT } },
+      { fieldManager: 'convoy-test' },
+    );
+    const picked = hostileRules.slice(0, 3); // the three rules of the finding, as the schema admits them
+    await applyObject(
+      client,
+      {
+        apiVersion: API_VERSION,
+        kind: 'HealthRuleSet',
+        metadata: { name: 'hostile', namespace: TENANT, labels: { rules: 'hostile' } },
+        spec: {
+          rules: picked.map(([, healthy], i) => ({
+            name: `hostile-${i}`,
+            match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: String(i) } } },
+            healthy,
+          })),
+        },
+      },
+      { fieldManager: 'convoy-test' },
+    );
+    for (const i of picked.keys()) await applyConfigMap(`cfg-hostile-${i}`, { probe: String(i) }, TENANT);
+    await applyRelease(
+      'hostile',
+      {
+        healthAssessment: { localRuleSetSelector: { matchLabels: { rules: 'hostile' } } },
+        syncPolicy: { interval: '1s' },
+      },
+      A,
+      TENANT,
+    );
+    await applyInventory(
+      'hostile',
+      [...picked.keys()].map((i) => entry('ConfigMap', `cfg-hostile-${i}`, { namespace: TENANT })),
+      [],
+      TENANT,
+    );
+    await applyConfigMap('cfg-neighbour');
+    await applyRelease('neighbour', { healthAssessment: DEFAULT_HEALTH, syncPolicy: { interval: '1s' } });
+    await applyInventory('neighbour', [entry('ConfigMap', 'cfg-neighbour')]);
+
+    const inv = await waitFor('hostile Release assessed', async () => {
+      const i = await getInventory('hostile', TENANT);
+      return i?.entries?.every((e) => e.state !== undefined) && i;
+    });
+    for (const [i, e] of (inv.entries ?? []).entries()) {
+      assert.equal(e.state, 'Unknown', e.name);
+      assert.match(
+        e.message ?? '',
+        new RegExp(`^rule ${TENANT}/hostile/hostile-${i} exceeded its budget \\(healthy: `),
+      );
+    }
+    const cond = healthy(await getRelease('hostile', TENANT));
+    assert.equal(cond?.status, 'Unknown');
+    assert.match(cond?.message ?? '', /exceeded its budget/);
+
+    // The neighbour is Healthy and keeps being assessed while the hostile Release is re-assessed every second.
+    await waitFor('neighbour Healthy', async () => healthy(await getRelease('neighbour'))?.status === 'True');
+    await waitPasses(`${TENANT}/hostile`, 3);
+    await waitPasses(`${NS}/neighbour`, 3);
+    assert.equal(healthy(await getRelease('neighbour'))?.status, 'True');
+    assert.equal((await entryState('neighbour', 'cfg-neighbour'))?.state, 'Healthy');
+    await deleteRelease('hostile', TENANT);
+    await deleteRelease('neighbour');
   });
 
   it('hooks: Running → Succeeded, a failing Job → Failed, a hung one → Failed at its timeout, a re-armed one is polled again', async () => {
