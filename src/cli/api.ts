@@ -155,7 +155,8 @@ export async function readRender(ctx: Ctx, name: string, ref: string): Promise<R
     try {
       return await ctx.client.request<Render>({
         method: 'GET',
-        path: releasePath(ctx.namespace, name, `renders/${ref}`),
+        // Unmasked: diff and approve dry-run the render's objects (they mask what they print).
+        path: `${releasePath(ctx.namespace, name, `renders/${ref}`)}?showSecrets=true`,
       });
     } catch (err) {
       // a 404 from the API (not the apiserver) is "not stored": no fallback would find more

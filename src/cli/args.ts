@@ -13,6 +13,8 @@ export interface Global {
   readonly namespace?: string;
   readonly allNamespaces: boolean;
   readonly output: Output;
+  /** --show-secrets (diff, approve, render): print Secret values instead of masking them. */
+  readonly showSecrets?: true;
 }
 
 export type Command =
@@ -85,12 +87,12 @@ commands:
   status NAME                    rollout, waves, hooks and conditions of a Release
   health NAME                    per-object health state and message
   history NAME                   applied renders and what the render store keeps
-  diff NAME [--render REF | --dir DIR]
+  diff NAME [--render REF | --dir DIR] [--show-secrets]
                                  what applying the render would change in the live objects
-  render DIR [--target-namespace NS] [--substitute K=V]... [--ref-only]
+  render DIR [--target-namespace NS] [--substitute K=V]... [--ref-only] [--show-secrets]
                                  render a directory offline; prints YAML and its renderRef
   sync NAME [--force] [--direct] ask the controller to reconcile now
-  approve NAME [--yes] [--direct]
+  approve NAME [--yes] [--direct] [--show-secrets]
                                  Manual mode: show the diff of the current render, then approve it
   pin NAME REF | unpin NAME      apply a stored render instead of the source / go back to the source
   rollback NAME                  pin the last healthy render
@@ -103,6 +105,7 @@ commands:
 flags:
   --kubeconfig PATH   --context NAME   -n, --namespace NS   -A, --all-namespaces
   -o, --output table|yaml|json
+  Secret values are printed as *** unless --show-secrets is given (diff, approve, render).
 `;
 
 const GLOBAL_OPTIONS = {
@@ -117,14 +120,19 @@ const GLOBAL_OPTIONS = {
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 const COMMAND_OPTIONS: Readonly<Record<string, ParseArgsConfig['options']>> = {
-  diff: { render: { type: 'string' }, dir: { type: 'string' } },
+  diff: { render: { type: 'string' }, dir: { type: 'string' }, 'show-secrets': { type: 'boolean' } },
   render: {
+    'show-secrets': { type: 'boolean' },
     'target-namespace': { type: 'string' },
     substitute: { type: 'string', multiple: true },
     'ref-only': { type: 'boolean' },
   },
   sync: { force: { type: 'boolean' }, direct: { type: 'boolean' } },
-  approve: { yes: { type: 'boolean', short: 'y' }, direct: { type: 'boolean' } },
+  approve: {
+    yes: { type: 'boolean', short: 'y' },
+    direct: { type: 'boolean' },
+    'show-secrets': { type: 'boolean' },
+  },
   watch: { timeout: { type: 'string' }, render: { type: 'string' } },
 };
 
@@ -177,6 +185,7 @@ export function parseCommand(argv: readonly string[]): Parsed {
     namespace: values.namespace as string | undefined,
     allNamespaces: values['all-namespaces'] === true,
     output: output as Output,
+    ...(values['show-secrets'] === true ? { showSecrets: true as const } : {}),
   };
   if (global.allNamespaces && cmd !== 'get') return fail(`${verb}: -A/--all-namespaces only applies to get`);
   const want = (n: number, what: string): string | undefined =>

@@ -28,6 +28,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
           substitute: c.substitute,
           refOnly: c.refOnly,
           output: c.global.output,
+          showSecrets: c.global.showSecrets === true,
           ...(c.targetNamespace === undefined ? {} : { targetNamespace: c.targetNamespace }),
         });
       case 'rulesEval':

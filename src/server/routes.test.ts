@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { apiResourceList } from './discovery.ts';
-import { type Access, accessFor, forbiddenMessage, type Route, route } from './routes.ts';
+import { type Access, accessFor, forbiddenMessage, type Route, route, secretsAccessFor } from './routes.ts';
 
 const base = '/apis/api.convoy.kumodo.io/v1alpha1';
 const rel = `${base}/namespaces/prod/releases/web`;
@@ -131,7 +131,7 @@ test('every protected route is listed in discovery with the verb SubjectAccessRe
   ];
   for (const r of rs) {
     const a = accessFor(r);
-    assert.ok(a);
+    assert.ok(a && a.resource === 'releases');
     assert.deepEqual(listed.get(`${a.resource}/${a.subresource}`), [a.verb]);
   }
   assert.equal(listed.size, rs.length);
@@ -153,5 +153,34 @@ test('forbiddenMessage names user, verb, resource/subresource and namespace', ()
   assert.match(
     forbiddenMessage('x', a, 'no RBAC policy matched'),
     /release "web"\): no RBAC policy matched$/,
+  );
+});
+
+test('renders?showSecrets=true: parsed, and needs get secrets in the namespace as a second review', () => {
+  const plain = route('GET', `/apis/api.convoy.kumodo.io/v1alpha1/namespaces/p/releases/w/renders/${REF}`);
+  assert.ok(plain.ok);
+  assert.equal(secretsAccessFor(plain.route), undefined, 'masked: only releases/renders');
+  for (const q of ['?showSecrets=false', '?showsecrets=true', '?x=1']) {
+    const r = route('GET', `/apis/api.convoy.kumodo.io/v1alpha1/namespaces/p/releases/w/renders/${REF}${q}`);
+    assert.ok(r.ok);
+    assert.equal(secretsAccessFor(r.route), undefined, q);
+  }
+  const shown = route(
+    'GET',
+    `/apis/api.convoy.kumodo.io/v1alpha1/namespaces/p/releases/w/renders/${REF}?showSecrets=true`,
+  );
+  assert.ok(shown.ok);
+  assert.deepEqual(shown.route, {
+    kind: 'render',
+    namespace: 'p',
+    name: 'w',
+    renderRef: REF,
+    showSecrets: true,
+  });
+  const s = secretsAccessFor(shown.route);
+  assert.deepEqual(s, { verb: 'get', group: '', resource: 'secrets', namespace: 'p' });
+  assert.equal(
+    forbiddenMessage('x', s as Access),
+    'user "x" cannot get secrets in namespace "p", which showSecrets=true needs',
   );
 });

@@ -25,21 +25,28 @@ export type Route =
   | ({ readonly kind: 'sync' } & ReleaseRef)
   | ({ readonly kind: 'health' } & ReleaseRef)
   | ({ readonly kind: 'history' } & ReleaseRef)
-  | ({ readonly kind: 'render'; readonly renderRef: string } & ReleaseRef);
+  | ({
+      readonly kind: 'render';
+      readonly renderRef: string;
+      /** `?showSecrets=true`: Secret values unmasked, for a user who may also get secrets. */
+      readonly showSecrets?: true;
+    } & ReleaseRef);
 
 export type RouteResult =
   | { readonly ok: true; readonly route: Route }
   | { readonly ok: false; readonly error: ApiError };
 
 /** What SubjectAccessReview is asked for a route; undefined: public (discovery, healthz). */
-export interface Access {
-  readonly verb: 'create' | 'get';
-  readonly group: typeof API_GROUP;
-  readonly resource: 'releases';
-  readonly subresource: Subresource;
-  readonly namespace: string;
-  readonly name: string;
-}
+export type Access =
+  | {
+      readonly verb: 'create' | 'get';
+      readonly group: typeof API_GROUP;
+      readonly resource: 'releases';
+      readonly subresource: Subresource;
+      readonly namespace: string;
+      readonly name: string;
+    }
+  | { readonly verb: 'get'; readonly group: ''; readonly resource: 'secrets'; readonly namespace: string };
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -105,7 +112,12 @@ export function route(method: string, rawUrl: string): RouteResult {
           apiError(400, `invalid renderRef ${JSON.stringify(s8)}: must be sha256: followed by 64 hex digits`),
         );
       }
-      return onlyMethod(method, 'GET', { kind: 'render', ...ref, renderRef: s8 }, path);
+      return onlyMethod(
+        method,
+        'GET',
+        { kind: 'render', ...ref, renderRef: s8, ...(showSecretsOf(rawUrl) ? { showSecrets: true } : {}) },
+        path,
+      );
     default:
       return notFound;
   }
@@ -133,9 +145,24 @@ export function accessFor(r: Route): Access | undefined {
   }
 }
 
+function showSecretsOf(rawUrl: string): boolean {
+  const q = rawUrl.indexOf('?');
+  return q >= 0 && new URLSearchParams(rawUrl.slice(q + 1)).get('showSecrets') === 'true';
+}
+
+/** The second review a route needs: unmasked Secret values need the right to get secrets. */
+export function secretsAccessFor(r: Route): Access | undefined {
+  return r.kind === 'render' && r.showSecrets === true
+    ? { verb: 'get', group: '', resource: 'secrets', namespace: r.namespace }
+    : undefined;
+}
+
 /** `user "x" cannot create releases/sync in namespace "y"`: what a 403 says, naming the RBAC rule to add. */
 export function forbiddenMessage(user: string, a: Access, reason?: string): string {
   const why = reason !== undefined && reason !== '' ? `: ${reason}` : '';
+  if (a.resource === 'secrets') {
+    return `user ${JSON.stringify(user)} cannot get secrets in namespace ${JSON.stringify(a.namespace)}, which showSecrets=true needs${why}`;
+  }
   return (
     `user ${JSON.stringify(user)} cannot ${a.verb} ${a.resource}/${a.subresource} in namespace ` +
     `${JSON.stringify(a.namespace)} (API group ${JSON.stringify(a.group)}, release ${JSON.stringify(a.name)})${why}`

@@ -32,6 +32,7 @@ import {
   type Route,
   type RouteResult,
   route,
+  secretsAccessFor,
 } from './routes.ts';
 import { type ApiError, apiError, isApiError, statusBody } from './status.ts';
 import { planSync } from './sync.ts';
@@ -230,8 +231,11 @@ class Handler {
         case 'rejected':
           return apiError(401, authn.message);
         case 'authenticated': {
-          const z = await this.#d.auth.authorize(authn.user, access);
-          if (!z.allowed) return apiError(403, forbiddenMessage(authn.user.username, access, z.reason));
+          for (const want of [access, secretsAccessFor(r.route)]) {
+            if (want === undefined) continue;
+            const z = await this.#d.auth.authorize(authn.user, want);
+            if (!z.allowed) return apiError(403, forbiddenMessage(authn.user.username, want, z.reason));
+          }
           break;
         }
         default:
@@ -279,7 +283,7 @@ class Handler {
             `render ${rt.renderRef} of release ${rt.namespace}/${rt.name} is not in the render store`,
           );
         }
-        return { code: 200, body: renderResult(release, rt.renderRef, render) };
+        return { code: 200, body: renderResult(release, rt.renderRef, render, rt.showSecrets === true) };
       }
       default:
         return assertNever(rt);

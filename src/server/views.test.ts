@@ -142,3 +142,15 @@ test('renderResult wraps the stored render', () => {
     objects: render.objects,
   });
 });
+
+test('renderResult masks Secret values unless showSecrets', () => {
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 's' },
+    data: { password: 'aHVudGVyMg==' },
+  };
+  const render = { hooks: [], objects: [secret] };
+  assert.deepEqual(renderResult(release, R1, render).objects, [{ ...secret, data: { password: '***' } }]);
+  assert.deepEqual(renderResult(release, R1, render, true).objects, [secret]);
+});

@@ -2,6 +2,7 @@
 // Release status, the render store) without assessing anything. Pure.
 import type { Condition, InventoryEntry, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
 import { type HealthSummary, healthSummary } from '../observer/health/condition.ts';
+import { maskSecret } from '../render/secret-mask.ts';
 import type { Render, StoredRenderMeta } from '../store/types.ts';
 import { RESPONSE_KINDS } from './discovery.ts';
 import { GROUP_VERSION } from './routes.ts';
@@ -183,14 +184,20 @@ export interface RenderResult {
   readonly objects: Render['objects'];
 }
 
-export function renderResult(release: Release, renderRef: string, render: Render): RenderResult {
+/** Secret values masked unless showSecrets (the caller checked the user may get secrets). */
+export function renderResult(
+  release: Release,
+  renderRef: string,
+  render: Render,
+  showSecrets = false,
+): RenderResult {
   return {
     apiVersion: GROUP_VERSION,
     kind: RESPONSE_KINDS.renders,
     metadata: metaOf(release),
     renderRef,
-    hooks: render.hooks,
-    objects: render.objects,
+    hooks: showSecrets ? render.hooks : render.hooks.map(maskSecret),
+    objects: showSecrets ? render.objects : render.objects.map(maskSecret),
   };
 }
 

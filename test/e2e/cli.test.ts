@@ -434,6 +434,72 @@ test('approve shows the diff of the current render, refuses without a terminal, 
   assert.ok(r?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT]);
 });
 
+test('diff, approve and render mask Secret values (changed: *** (before) / *** (after)); --show-secrets prints them', async () => {
+  const ns = 'cli-secret';
+  await namespace(ns);
+  const OLD = 'aHVudGVyMg=='; // hunter2
+  const NEW = 'bmV3cGFzcw=='; // newpass
+  const USER = 'YWRtaW4=';
+  const secretOf = (password: string) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'db', namespace: ns },
+    type: 'Opaque',
+    data: { password, user: USER },
+  });
+  const render: Render = { hooks: [], objects: [secretOf(NEW)] };
+  const R = renderRefOf(render);
+  await store.put(ns, 'web', R, render, { revision: 'rev-new' });
+  await createRelease(ns, 'web', { syncPolicy: { mode: 'Manual' } });
+  await writeStatus(ns, 'web', {
+    observedGeneration: 1,
+    currentRender: { renderRef: R, revision: 'rev-new' },
+  });
+  await client.create(secretOf(OLD) as never);
+
+  const values = [OLD, NEW, USER, 'hunter2', 'newpass'];
+  const masked = (out: string, what: string) => {
+    for (const v of values) assert.ok(!out.includes(v), `${what}: ${v} printed`);
+    assert.match(out, /^- {2}password: "\*\*\* \(before\)"$/m, what);
+    assert.match(out, /^\+ {2}password: "\*\*\* \(after\)"$/m, what);
+    assert.match(out, /^ {3}user: "\*\*\*"$/m, `${what}: an unchanged value is masked alike on both sides`);
+  };
+  const d = await convoy('diff', 'web', '-n', ns);
+  assert.equal(d.code, 1, d.stderr);
+  masked(d.stdout, 'diff');
+  const shown = await convoy('diff', 'web', '-n', ns, '--show-secrets');
+  assert.match(shown.stdout, new RegExp(`^- {2}password: ${OLD}$`, 'm'));
+  assert.match(shown.stdout, new RegExp(`^\\+ {2}password: ${NEW}$`, 'm'));
+
+  const refused = await convoy('approve', 'web', '-n', ns);
+  assert.equal(refused.code, 2, 'no terminal: not approved, after the diff');
+  masked(refused.stdout, 'approve');
+  const refusedShown = await convoy('approve', 'web', '-n', ns, '--show-secrets');
+  assert.match(refusedShown.stdout, new RegExp(`^\\+ {2}password: ${NEW}$`, 'm'));
+  assert.equal((await getRelease(ns, 'web'))?.metadata.annotations?.[ANNOTATION_APPROVED_RENDER], undefined);
+
+  const dir = join(work, 'render-secret');
+  await mkdir(dir);
+  await writeFile(
+    join(dir, 's.yaml'),
+    `apiVersion: v1\nkind: Secret\nmetadata: {name: db}\ndata: {password: ${OLD}}\nstringData: {token: hunter2}\n`,
+  );
+  const yaml = await runConvoy(['render', dir]);
+  assert.equal(yaml.code, 0, yaml.stderr);
+  for (const v of [OLD, 'hunter2']) assert.ok(!yaml.stdout.includes(v), `render printed ${v}`);
+  assert.match(yaml.stdout, /^# Secret values are masked \(\*\*\*\); --show-secrets prints them$/m);
+  assert.match(yaml.stdout, /^ {2}password: "\*\*\*"$/m);
+  assert.match(yaml.stdout, /^ {2}token: "\*\*\*"$/m);
+  const json = await runConvoy(['render', dir, '-o', 'json']);
+  assert.ok(!json.stdout.includes(OLD), 'render -o json printed the value');
+  const plain = await runConvoy(['render', dir, '--show-secrets']);
+  assert.match(plain.stdout, new RegExp(`^ {2}password: ${OLD}$`, 'm'));
+  assert.doesNotMatch(plain.stdout, /masked/);
+  const refOnly = await runConvoy(['render', dir, '--ref-only']);
+  const refShown = await runConvoy(['render', dir, '--ref-only', '--show-secrets']);
+  assert.equal(refOnly.stdout, refShown.stdout, 'the renderRef is of the real values either way');
+});
+
 test('watch follows a rollout and exits 0 on Succeeded, 1 on RolledBack', async () => {
   const ns = 'cli-watch';
   await namespace(ns);

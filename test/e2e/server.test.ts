@@ -67,6 +67,18 @@ const RENDER_NEW = renderOf('new');
 const REF_OLD = renderRefOf(RENDER_OLD);
 const REF_NEW = renderRefOf(RENDER_NEW);
 const REF_NEVER_STORED = `sha256:${'0'.repeat(64)}`;
+const RENDER_SECRET = {
+  hooks: [],
+  objects: [
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'db', namespace: NS },
+      data: { password: 'aHVudGVyMg==' },
+    },
+  ],
+};
+const REF_SECRET = renderRefOf(RENDER_SECRET);
 
 async function createRelease(
   name: string,
@@ -148,7 +160,12 @@ before(async () => {
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   server = await startApiServer({ kubeConfig: cp.kubeConfig, tls: { kind: 'selfSigned' } });
 
-  for (const sa of ['nobody', 'syncer', 'reader', 'crdgroup']) tokens[sa] = await serviceAccountToken(sa);
+  for (const sa of ['nobody', 'syncer', 'reader', 'crdgroup', 'secrets-reader'])
+    tokens[sa] = await serviceAccountToken(sa);
+  await grant('secrets-reader', { kind: 'ServiceAccount', name: 'secrets-reader' }, [
+    { group: API, verbs: ['get'], resources: ['releases/renders'] },
+    { group: '', verbs: ['get'], resources: ['secrets'] },
+  ]);
   await grant('syncer', { kind: 'ServiceAccount', name: 'syncer' }, [
     { group: API, verbs: ['create'], resources: ['releases/sync'] },
   ]);
@@ -477,6 +494,7 @@ describe('GET health, history, renders', () => {
     );
     await store.put(NS, 'observed', REF_OLD, RENDER_OLD, { revision: 'rev-old' });
     await store.put(NS, 'observed', REF_NEW, RENDER_NEW, { revision: 'rev-new' });
+    await store.put(NS, 'auto', REF_SECRET, RENDER_SECRET, { revision: 'rev-secret' });
   });
 
   test('health: the inventory entries, their summary and the Healthy condition', async () => {
@@ -554,6 +572,25 @@ describe('GET health, history, renders', () => {
     assert.equal(r.body.kind, 'Render');
     assert.equal(r.body.renderRef, REF_OLD);
     assert.deepEqual({ hooks: r.body.hooks, objects: r.body.objects }, RENDER_OLD);
+  });
+
+  test('renders: Secret values masked; showSecrets=true needs get secrets as well', async () => {
+    const url = `${BASE}/auto/renders/${REF_SECRET}`;
+    const masked = await call('GET', url, { token: tokens.reader });
+    assert.equal(masked.status, 200, JSON.stringify(masked.body));
+    assert.deepEqual(masked.body.objects[0].data, { password: '***' });
+    assert.ok(!JSON.stringify(masked.body).includes('aHVudGVyMg'));
+    const denied = await call('GET', `${url}?showSecrets=true`, { token: tokens.reader });
+    assert.equal(denied.status, 403);
+    assert.match(
+      denied.body.message,
+      /cannot get secrets in namespace "api-e2e", which showSecrets=true needs/,
+    );
+    const shown = await call('GET', `${url}?showSecrets=true`, { token: tokens['secrets-reader'] });
+    assert.equal(shown.status, 200, JSON.stringify(shown.body));
+    assert.deepEqual({ hooks: shown.body.hooks, objects: shown.body.objects }, RENDER_SECRET);
+    const plain = await call('GET', url, { token: tokens['secrets-reader'] });
+    assert.deepEqual(plain.body.objects[0].data, { password: '***' }, 'masked unless asked');
   });
 
   test('renders: unknown render → 404; malformed ref → 400; unknown release → 404', async () => {

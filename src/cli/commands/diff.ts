@@ -10,6 +10,7 @@ import { applyObject } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { objectKey } from '../../render/keys.ts';
+import { maskSecretPair } from '../../render/secret-mask.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import { readRender } from '../api.ts';
 import type { DiffFrom } from '../args.ts';
@@ -129,8 +130,11 @@ export async function printDiff(
       ctx.print(paint('red', `error: ${what}: ${result.message}`, ctx.colour));
       continue;
     }
-    const before = yamlOf(comparable(result.live));
-    const after = yamlOf(comparable(result.merged));
+    const shown = ctx.global.showSecrets
+      ? { before: comparable(result.live), after: comparable(result.merged) }
+      : maskSecretPair(comparable(result.live), comparable(result.merged));
+    const before = yamlOf(shown.before);
+    const after = yamlOf(shown.after);
     const lines = unifiedDiff(before, after, {
       before: `live ${what}${result.live === undefined ? ' (does not exist)' : ''}`,
       after: `render ${shortRef(loaded.renderRef)} ${what}`,

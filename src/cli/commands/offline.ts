@@ -4,6 +4,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { loadLabelledDir } from '../../observer/health/conformance.ts';
 import { RenderError } from '../../render/errors.ts';
+import { isSecret, maskSecret } from '../../render/secret-mask.ts';
+import type { Obj } from '../../render/types.ts';
 import type { Command } from '../args.ts';
 import { RULES_EVAL_USAGE } from '../args.ts';
 import { type Io, UserError } from '../context.ts';
@@ -16,6 +18,8 @@ export interface RenderArgs {
   readonly substitute: Readonly<Record<string, string>>;
   readonly refOnly: boolean;
   readonly output: 'table' | 'yaml' | 'json';
+  /** Print Secret values; masked (`***`) otherwise. */
+  readonly showSecrets: boolean;
 }
 
 export async function render(io: Io, a: RenderArgs): Promise<number> {
@@ -39,16 +43,20 @@ export async function render(io: Io, a: RenderArgs): Promise<number> {
     io.out.write(`${out.renderRef}\n`);
     return 0;
   }
+  const shown = (os: readonly Obj[]) => (a.showSecrets ? os : os.map(maskSecret));
+  const hooks = shown(out.render.hooks);
+  const objects = shown(out.render.objects);
   if (a.output === 'json') {
-    io.out.write(
-      `${JSON.stringify({ renderRef: out.renderRef, hooks: out.render.hooks, objects: out.render.objects }, null, 2)}\n`,
-    );
+    io.out.write(`${JSON.stringify({ renderRef: out.renderRef, hooks, objects }, null, 2)}\n`);
     return 0;
   }
-  // A YAML comment keeps the output valid YAML, so it can be piped to kubectl apply -f -.
-  const docs = [...out.render.hooks, ...out.render.objects].map((o) => stringify(o, { lineWidth: 0 }));
+  // A YAML comment keeps the output valid YAML, so it can be piped to kubectl apply -f -
+  // (with --show-secrets: masked values would be applied as they are).
+  const masked = !a.showSecrets && [...hooks, ...objects].some(isSecret);
+  const docs = [...hooks, ...objects].map((o) => stringify(o, { lineWidth: 0 }));
   io.out.write(
     `# renderRef: ${out.renderRef}\n# ${out.render.objects.length} objects, ${out.render.hooks.length} hooks\n` +
+      (masked ? '# Secret values are masked (***); --show-secrets prints them\n' : '') +
       docs.map((d) => `---\n${d}`).join(''),
   );
   return 0;

@@ -309,3 +309,24 @@ test('regular expressions are RE2: no catastrophic backtracking', () => {
   assert.deepEqual(r.kind, 'fail');
   assert.ok(performance.now() - t0 < 1000, 'RE2 is linear');
 });
+
+test("rules see a Secret's keys, never its values: a message cannot print them", () => {
+  const ev = newEvaluator([
+    set('s', [
+      {
+        name: 'leak',
+        match: { group: '', kinds: ['Secret'] },
+        healthy: "has(object.data.password) && object.data.password == 'aHVudGVyMg=='",
+        message: "'password is ' + object.data.password + ', type ' + object.type",
+      },
+    ]),
+  ]);
+  const r = ev.evaluate({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'db' },
+    type: 'Opaque',
+    data: { password: 'aHVudGVyMg==' },
+  });
+  assert.deepEqual(r, { kind: 'fail', rule: 's/leak', message: 'password is ***, type Opaque' });
+});

@@ -3,6 +3,7 @@
 // Each object's rules run under one budget (./cel-budget.ts); a rule that exceeds it is an error for
 // that object and is not evaluated again for a cool-down, so one costly rule cannot eat the observer.
 import { isCelList, isCelMap, isCelUint } from '@bufbuild/cel';
+import { maskSecret } from '../../render/secret-mask.ts';
 import {
   type CompiledExpr,
   compileExpr,
@@ -178,7 +179,8 @@ function makeEvaluator(rules: readonly CompiledRule[], options: EvaluatorOptions
     evaluate(o: KubeObject): RuleResult {
       const ms = matching(o);
       if (ms.length === 0) return { kind: 'noRule' };
-      const cel = toCelObject(o);
+      // Rules see a Secret's keys, never its values: a rule's message is printed to more people.
+      const cel = toCelObject(maskSecret(o));
       const objectBudget = new ObjectBudget(budget);
       const passed: string[] = [];
       let firstError: { rule: string; message: string } | undefined;
