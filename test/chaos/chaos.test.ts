@@ -1,4 +1,4 @@
-// The short chaos run of npm test: 20 Releases through healthy → healthy → unhealthy renders while the
+// The short chaos run of npm test: 12 Releases through healthy → healthy → unhealthy renders while the
 // controller-manager and the observer are killed -9 (3 times) and kube-apiserver restarted once, on a
 // seeded schedule (seed 2 unless CHAOS_SEED says otherwise; the seed is printed). Every invariant must hold: see
 // test/chaos/invariants.ts and docs/development.md. `npm run chaos` is the long run.
@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { chaosOptions } from './options.ts';
 import { runChaos } from './run.ts';
 
-test('chaos: kills and an apiserver restart during 20 rollouts break no invariant', async (t) => {
+test('chaos: kills and an apiserver restart during 12 rollouts break no invariant', async (t) => {
   const report = await runChaos(chaosOptions('short', process.env, (line) => t.diagnostic(line)));
   t.diagnostic(
     `seed ${report.seed}: ${report.kills} kills, ${report.apiServerRestarts} apiserver restarts, ` +

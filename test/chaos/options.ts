@@ -13,7 +13,7 @@ const PRESETS: Record<
   Preset,
   Pick<ChaosOptions, 'releases' | 'kills' | 'apiServerRestarts' | 'gapMs' | 'staggerMs'>
 > = {
-  short: { releases: 20, kills: 3, apiServerRestarts: 1, gapMs: [5_000, 15_000], staggerMs: 1_000 },
+  short: { releases: 12, kills: 3, apiServerRestarts: 1, gapMs: [5_000, 15_000], staggerMs: 1_000 },
   full: { releases: 24, kills: 12, apiServerRestarts: 3, gapMs: [3_000, 12_000], staggerMs: 2_500 },
 };
 
