@@ -14,7 +14,7 @@ import {
   toInt,
   usage,
 } from './flags.ts';
-import { type HostInfo, parseShared, type SharedOptions, sharedFlags } from './shared-flags.ts';
+import { type HostInfo, parseShared, positiveMs, type SharedOptions, sharedFlags } from './shared-flags.ts';
 
 export const CONTROLLER_MANAGER = 'convoy-controller-manager';
 
@@ -26,6 +26,16 @@ export const CONTROLLER_MANAGER_FLAGS: FlagTable = {
   },
   'git-cache-dir': { arg: 'DIR', help: 'clones of git sources (default <tmpdir>/convoy-git-cache)' },
   'allow-file-urls': { default: 'false', help: 'accept file:// git URLs (tests, convoy dev)' },
+  'git-timeout': {
+    arg: 'DURATION',
+    default: '2m',
+    help: 'limit of one git fetch; git and its helpers are killed when it passes (SourceTimeout)',
+  },
+  'git-stall-timeout': {
+    arg: 'DURATION',
+    default: '30s',
+    help: 'end a git fetch that moves less than 1 KiB/s for this long (SourceTimeout)',
+  },
 };
 
 export interface ControllerManagerOptions extends SharedOptions {
@@ -33,6 +43,8 @@ export interface ControllerManagerOptions extends SharedOptions {
   readonly shardIndex: number | undefined;
   readonly gitCacheDir: string;
   readonly allowFileUrls: boolean;
+  readonly gitTimeoutMs: number;
+  readonly gitStallMs: number;
   /** Test seam (CONVOY_TEST_CRASH_AFTER_WAVE_APPLY): exit(137) right after applying this wave. */
   readonly crashAfterWave: number | undefined;
 }
@@ -74,6 +86,8 @@ export function parseControllerManagerFlags(
     shardIndex,
     gitCacheDir: get('git-cache-dir') ?? join(host.tmpdir, 'convoy-git-cache'),
     allowFileUrls: toBool(describeFlag(table, 'allow-file-urls'), get('allow-file-urls') ?? 'false'),
+    gitTimeoutMs: positiveMs(describeFlag(table, 'git-timeout'), get('git-timeout') ?? '2m'),
+    gitStallMs: positiveMs(describeFlag(table, 'git-stall-timeout'), get('git-stall-timeout') ?? '30s'),
     crashAfterWave:
       crash === undefined || crash === '' ? undefined : toInt('CONVOY_TEST_CRASH_AFTER_WAVE_APPLY', crash, 0),
   };

@@ -28,6 +28,7 @@ await runEntry(CONTROLLER_MANAGER, async () => {
     log,
     probePort: opts.metricsBindAddress.port,
     probeHost: opts.metricsBindAddress.host,
+    reconcileTimeoutMs: opts.reconcileTimeoutMs,
     ...(opts.shardIndex === undefined
       ? {
           shards: {
@@ -47,6 +48,8 @@ await runEntry(CONTROLLER_MANAGER, async () => {
     leaseNamespace: opts.leaseNamespace,
     gitCacheDir: opts.gitCacheDir,
     allowFileUrls: opts.allowFileUrls,
+    gitTimeoutMs: opts.gitTimeoutMs,
+    gitStallMs: opts.gitStallMs,
     workers: opts.concurrency,
     shardCount: opts.shardCount,
     ...(opts.shardIndex === undefined ? {} : { shardIndex: opts.shardIndex }),

@@ -30,6 +30,7 @@ await runEntry(OBSERVER, async () => {
     log,
     probePort: opts.metricsBindAddress.port,
     probeHost: opts.metricsBindAddress.host,
+    reconcileTimeoutMs: opts.reconcileTimeoutMs,
     shards: {
       count: opts.shardCount,
       namespace: opts.leaseNamespace,

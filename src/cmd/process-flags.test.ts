@@ -127,6 +127,13 @@ test('controller-manager: its own flags and the --api-* ones', () => {
   assert.equal(d.gitCacheDir, '/tmp/convoy-git-cache');
   assert.equal(d.allowFileUrls, false);
   assert.equal(d.crashAfterWave, undefined);
+  assert.deepEqual([d.gitTimeoutMs, d.gitStallMs, d.reconcileTimeoutMs], [120_000, 30_000, 600_000]);
+  const t = manager(['--git-timeout=5s', '--git-stall-timeout', '2s', '--reconcile-timeout=1m'], {});
+  assert.deepEqual([t.gitTimeoutMs, t.gitStallMs, t.reconcileTimeoutMs], [5000, 2000, 60_000]);
+  assert.throws(
+    () => manager(['--git-timeout=0s'], {}),
+    /--git-timeout \(CONVOY_GIT_TIMEOUT\) must be above 0/,
+  );
   const e = manager(['--shard-index=1', '--allow-file-urls', '--git-cache-dir', '/g'], {
     CONVOY_SHARD_COUNT: '3',
     CONVOY_TEST_CRASH_AFTER_WAVE_APPLY: '1',

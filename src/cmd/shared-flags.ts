@@ -47,6 +47,11 @@ export function sharedFlags(metricsPort: number): FlagTable {
     // 113 s with 10 and 90 s with 12 (npm run bench:scale, CONVOY_BENCH_CONCURRENCY; 2 cores), for
     // ~30 MiB more at the peak. kube-apiserver's CPU is the limit after that.
     concurrency: { arg: 'N', default: '10', help: 'workers' },
+    'reconcile-timeout': {
+      arg: 'DURATION',
+      default: '10m',
+      help: 'deadline of one reconcile: its slow calls are aborted and the key is retried with backoff',
+    },
   };
 }
 
@@ -59,6 +64,7 @@ export interface SharedOptions {
   readonly identity: string;
   readonly metricsBindAddress: BindAddress;
   readonly concurrency: number;
+  readonly reconcileTimeoutMs: number;
 }
 
 /** Who this process is when --identity is not given: unique per process, also on one host. */
@@ -90,6 +96,7 @@ export function parseShared(
       need('metrics-bind-address'),
     ),
     concurrency: toInt(describeFlag(table, 'concurrency'), need('concurrency'), 1),
+    reconcileTimeoutMs: positiveMs(describeFlag(table, 'reconcile-timeout'), need('reconcile-timeout')),
   };
 }
 
@@ -102,6 +109,13 @@ function leaseSeconds(what: string, v: string): number {
     );
   }
   return ms / 1000;
+}
+
+/** A duration that must be above zero (a limit of 0 would fail everything at once). */
+export function positiveMs(what: string, v: string): number {
+  const ms = durationMs(what, v);
+  if (ms <= 0) throw new FlagError(`${what} must be above 0, got ${JSON.stringify(v)}`);
+  return ms;
 }
 
 export function durationMs(what: string, v: string): number {

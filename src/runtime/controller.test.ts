@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Controller } from './controller.ts';
-import { Informer } from './informer.ts';
+import { Controller, type ControllerSpec } from './controller.ts';
+import { deletionStarted, type KubeObject } from './filters.ts';
+import { type EventHandlers, Informer } from './informer.ts';
 import { newLogger } from './log.ts';
 import { newMetrics } from './metrics.ts';
 import { Transport } from './transport.ts';
@@ -85,4 +86,77 @@ test('errors are retried, logged with the key and counted', async () => {
   assert.match(text, /convoy_reconcile_errors_total\{controller="demo"\} [2-9]/);
   assert.match(text, /convoy_workqueue_retries_total\{controller="demo"\} [2-9]/);
   assert.match(text, /convoy_reconcile_duration_seconds_count\{controller="demo",result="error"\} [2-9]/);
+});
+
+/** A controller over a primary whose events the test fires itself (only addHandlers is used). */
+function withHandlers(
+  reconcile: ControllerSpec<KubeObject>['reconcile'],
+  extra: Partial<ControllerSpec<KubeObject>>,
+) {
+  const handlers: EventHandlers<KubeObject>[] = [];
+  const primary = {
+    addHandlers: (h: EventHandlers<KubeObject>) => handlers.push(h),
+  } as unknown as Informer<KubeObject>;
+  const metrics = newMetrics();
+  const c = new Controller<KubeObject>(
+    { name: 'demo', primary, workers: 1, queue: { baseDelayMs: 1, maxDelayMs: 2 }, reconcile, ...extra },
+    newLogger('t', new Writable({ write: (_c, _e, cb) => cb() }), 'error'),
+    metrics,
+    undefined,
+  );
+  return { c, metrics, handlers };
+}
+
+/** Resolves when the signal aborts, with its reason. */
+const aborted = (signal: AbortSignal) =>
+  new Promise<unknown>((resolve) =>
+    signal.addEventListener('abort', () => resolve(signal.reason), { once: true }),
+  );
+
+test('a reconcile past its deadline is aborted through its signal, counted, and retried with backoff', async () => {
+  const reasons: unknown[] = [];
+  const { c, metrics } = withHandlers(
+    async (_key, { signal }) => {
+      reasons.push(await aborted(signal));
+      return { kind: 'done' };
+    },
+    { reconcileTimeoutMs: 30 },
+  );
+  c.start();
+  c.queue.add('ns/stuck');
+  await until('two aborted attempts', () => reasons.length >= 2);
+  await c.drain();
+  assert.match(String(reasons[0]), /passed its deadline of 0.03s/);
+  const text = await metrics.registry.metrics();
+  assert.match(text, /convoy_reconcile_timeouts_total\{controller="demo"\} [2-9]/);
+  assert.match(text, /convoy_workqueue_retries_total\{controller="demo"\} [2-9]/);
+});
+
+test('an update the spec names supersedes the reconcile in flight; the key runs again at once', async () => {
+  const obj = (deleting: boolean): KubeObject => ({
+    metadata: { namespace: 'ns', name: 'a', ...(deleting ? { deletionTimestamp: 'now' } : {}) },
+  });
+  const runs: string[] = [];
+  const { c, metrics, handlers } = withHandlers(
+    async (_key, { signal }) => {
+      if (runs.length === 0) {
+        runs.push('first');
+        runs.push(String(await aborted(signal)));
+      } else runs.push('second');
+      return { kind: 'done' };
+    },
+    { supersedes: deletionStarted, reconcileTimeoutMs: 60_000 },
+  );
+  c.start();
+  for (const h of handlers) h.add?.(obj(false));
+  await until('first run in flight', () => c.inFlight === 1);
+  // An update the filter does not name leaves the reconcile alone.
+  for (const h of handlers) h.update?.(obj(false), { ...obj(false), spec: 1 });
+  assert.equal(runs.length, 1);
+  for (const h of handlers) h.update?.(obj(false), obj(true));
+  await until('the second run', () => runs.includes('second'));
+  await c.drain();
+  assert.deepEqual(runs, ['first', 'ReconcileAbortedError: superseded: the object changed', 'second']);
+  assert.match(await metrics.registry.metrics(), /convoy_reconcile_superseded_total\{controller="demo"\} 1/);
+  assert.equal(c.queue.numRequeues('ns/a'), 0);
 });

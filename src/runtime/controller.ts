@@ -1,9 +1,17 @@
 // One controller on the harness: a primary informer whose keys it reconciles, optional
 // secondary informers mapped to primary keys, event filters in front of the queue, a worker
 // pool behind it, and the shard gate checked when a key is worked (ownership can change
-// between enqueue and work).
+// between enqueue and work). Every reconcile runs under a deadline (deadline.ts): its signal aborts when
+// the deadline passes, or when an update the spec names supersedes the work in flight.
 import type { Logger } from 'pino';
 import { keyOf } from './cache.ts';
+import {
+  type AbortCause,
+  afterAbort,
+  deadlineError,
+  ReconcileAbortedError,
+  supersededError,
+} from './deadline.ts';
 import type { ShardGate } from './elector.ts';
 import type { KubeObject, UpdateFilter } from './filters.ts';
 import type { Informer } from './informer.ts';
@@ -12,7 +20,14 @@ import type { HarnessMetrics } from './metrics.ts';
 import { type QueueOptions, WorkQueue } from './queue.ts';
 import { type ReconcileResult, WorkerPool } from './workers.ts';
 
-export type ReconcileContext = { readonly log: Logger };
+export type ReconcileContext = {
+  readonly log: Logger;
+  /** Aborts at the reconcile's deadline or when a newer change supersedes it; pass it to slow calls. */
+  readonly signal: AbortSignal;
+};
+
+/** Default per-reconcile deadline. */
+export const DEFAULT_RECONCILE_TIMEOUT_MS = 10 * 60_000;
 
 export type ControllerSpec<T extends KubeObject> = {
   readonly name: string;
@@ -24,6 +39,13 @@ export type ControllerSpec<T extends KubeObject> = {
   /** The shard of a key; undefined: not sharded (every replica works it). */
   readonly shardOfKey?: (key: string) => number | undefined;
   readonly queue?: Omit<QueueOptions, 'hooks'>;
+  /** Deadline of one reconcile in ms (default DEFAULT_RECONCILE_TIMEOUT_MS). */
+  readonly reconcileTimeoutMs?: number;
+  /**
+   * Updates of the primary that abort the key's reconcile in flight (the key is then worked again at once):
+   * a change that makes the running work pointless, e.g. deletion started. Deletes always abort it.
+   */
+  readonly supersedes?: UpdateFilter<T>;
 };
 
 /** A secondary watch: changes to its objects enqueue the primary keys they map to. */
@@ -41,18 +63,24 @@ export class Controller<T extends KubeObject = KubeObject> {
   readonly #pool: WorkerPool;
   readonly #log: Logger;
   readonly #gate: ShardGate | undefined;
+  readonly #metrics: HarnessMetrics;
+  /** The abort controller of each key being reconciled. */
+  readonly #inFlight = new Map<string, AbortController>();
 
   constructor(spec: ControllerSpec<T>, log: Logger, metrics: HarnessMetrics, gate: ShardGate | undefined) {
     this.name = spec.name;
     this.#spec = spec;
     this.#log = log;
     this.#gate = gate;
+    this.#metrics = metrics;
     const l = { controller: spec.name };
     // Export every series from the start, so dashboards and alerts see zeros, not gaps.
     metrics.adds.inc(l, 0);
     metrics.retries.inc(l, 0);
     metrics.errors.inc(l, 0);
     metrics.depth.set(l, 0);
+    metrics.reconcileTimeouts.inc(l, 0);
+    metrics.reconcileSuperseded.inc(l, 0);
     this.queue = new WorkQueue({
       ...spec.queue,
       hooks: {
@@ -76,10 +104,27 @@ export class Controller<T extends KubeObject = KubeObject> {
     spec.primary.addHandlers({
       add: (o) => this.queue.add(keyOf(o)),
       update: (o, n) => {
+        if (o !== n && spec.supersedes?.(o, n) === true) this.#supersede(keyOf(n), 'the object changed');
         if (o === n || (spec.updateFilter?.(o, n) ?? true)) this.queue.add(keyOf(n));
       },
-      delete: (o) => this.queue.add(keyOf(o)),
+      delete: (o) => {
+        this.#supersede(keyOf(o), 'the object was deleted');
+        this.queue.add(keyOf(o));
+      },
     });
+  }
+
+  /** Aborts the key's reconcile in flight, if any. */
+  #supersede(key: string, why: string): void {
+    const ac = this.#inFlight.get(key);
+    if (ac === undefined || ac.signal.aborted) return;
+    this.#metrics.reconcileSuperseded.inc({ controller: this.name });
+    ac.abort(supersededError(why));
+  }
+
+  /** Keys whose reconcile is running now (for tests). */
+  get inFlight(): number {
+    return this.#inFlight.size;
   }
 
   watch<S extends KubeObject>(w: SecondaryWatch<S>): this {
@@ -124,6 +169,25 @@ export class Controller<T extends KubeObject = KubeObject> {
       // Not ours now; the owner enqueues it when it gains the shard.
       return { kind: 'done' };
     }
-    return await this.#spec.reconcile(key, { log: forKey(this.#log, this.name, key) });
+    const ms = this.#spec.reconcileTimeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS;
+    const ac = new AbortController();
+    const timer = setTimeout(() => {
+      this.#metrics.reconcileTimeouts.inc({ controller: this.name });
+      ac.abort(deadlineError(ms));
+    }, ms);
+    this.#inFlight.set(key, ac);
+    let result: ReconcileResult;
+    try {
+      result = await this.#spec.reconcile(key, { log: forKey(this.#log, this.name, key), signal: ac.signal });
+    } catch (error) {
+      result = { kind: 'error', error };
+    } finally {
+      clearTimeout(timer);
+      this.#inFlight.delete(key);
+    }
+    const reason: unknown = ac.signal.reason;
+    const cause: AbortCause | undefined =
+      ac.signal.aborted && reason instanceof ReconcileAbortedError ? reason.abortCause : undefined;
+    return afterAbort(result, cause, reason);
   }
 }

@@ -33,6 +33,8 @@ export type HarnessOptions = {
   /** Address it listens on (default 127.0.0.1; 0.0.0.0 in a pod, so the kubelet and Prometheus reach it). */
   readonly probeHost?: string;
   readonly shards?: ShardOptions;
+  /** Deadline of one reconcile for controllers that set none (default DEFAULT_RECONCILE_TIMEOUT_MS). */
+  readonly reconcileTimeoutMs?: number;
   /** Defaults for every informer. */
   readonly informerDefaults?: Partial<Omit<InformerOptions, 'path'>>;
 };
@@ -119,7 +121,13 @@ export class Harness {
   }
 
   controller<T extends KubeObject>(spec: ControllerSpec<T>): Controller<T> {
-    const c = new Controller<T>(spec, this.log, this.metrics, this.#elector);
+    const timeout = spec.reconcileTimeoutMs ?? this.#opts.reconcileTimeoutMs;
+    const c = new Controller<T>(
+      timeout === undefined ? spec : { ...spec, reconcileTimeoutMs: timeout },
+      this.log,
+      this.metrics,
+      this.#elector,
+    );
     this.#controllers.push(c as unknown as Controller<KubeObject>);
     return c;
   }

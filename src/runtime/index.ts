@@ -2,7 +2,14 @@
 // convoy processes build on.
 export { byNamespace, Cache, type CacheReader, keyOf, splitKey } from './cache.ts';
 export { type Clock, FakeClock, realClock } from './clock.ts';
-export { Controller, type ControllerSpec, type ReconcileContext, type SecondaryWatch } from './controller.ts';
+export {
+  Controller,
+  type ControllerSpec,
+  DEFAULT_RECONCILE_TIMEOUT_MS,
+  type ReconcileContext,
+  type SecondaryWatch,
+} from './controller.ts';
+export { isSuperseded, ReconcileAbortedError } from './deadline.ts';
 export { leaseLive, readLease, ShardElector, type ShardGate } from './elector.ts';
 export * from './filters.ts';
 export { Harness, type HarnessOptions, type ShardOptions } from './harness.ts';

@@ -10,6 +10,8 @@ export type HarnessMetrics = {
   readonly retries: Counter<'controller'>;
   readonly workDuration: Histogram<'controller' | 'result'>;
   readonly errors: Counter<'controller'>;
+  readonly reconcileTimeouts: Counter<'controller'>;
+  readonly reconcileSuperseded: Counter<'controller'>;
   readonly informerErrors: Counter<'resource'>;
   readonly informerRelists: Counter<'resource' | 'reason'>;
   readonly shardsHeld: Gauge<'lease'>;
@@ -63,6 +65,18 @@ export function newMetrics(): HarnessMetrics {
     errors: new Counter({
       name: 'convoy_reconcile_errors_total',
       help: 'Reconciles that returned or threw an error',
+      labelNames: ['controller'],
+      registers,
+    }),
+    reconcileTimeouts: new Counter({
+      name: 'convoy_reconcile_timeouts_total',
+      help: 'Reconciles whose deadline passed (their signal aborted; the key is retried with backoff)',
+      labelNames: ['controller'],
+      registers,
+    }),
+    reconcileSuperseded: new Counter({
+      name: 'convoy_reconcile_superseded_total',
+      help: 'Reconciles aborted in flight by a newer change to their object (deletion, a sync request)',
       labelNames: ['controller'],
       registers,
     }),

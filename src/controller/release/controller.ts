@@ -46,6 +46,9 @@ export interface ReleaseControllerOptions {
   readonly leaseNamespace: string;
   readonly gitCacheDir: string;
   readonly allowFileUrls?: boolean;
+  /** Limit of one git fetch, and of a stalled one (see GitSourceOptions). */
+  readonly gitTimeoutMs?: number;
+  readonly gitStallMs?: number;
   readonly workers?: number;
   /** Work only this shard (static sharding, no leader election). */
   readonly shardIndex?: number;
@@ -133,7 +136,12 @@ export function registerReleaseController(
     store: new SecretRenderStore(clusterClients.local),
     sources: {
       inline: InlineSource,
-      git: new GitSource({ cacheDir: opts.gitCacheDir, allowFileUrls: opts.allowFileUrls ?? false }),
+      git: new GitSource({
+        cacheDir: opts.gitCacheDir,
+        allowFileUrls: opts.allowFileUrls ?? false,
+        ...(opts.gitTimeoutMs === undefined ? {} : { timeoutMs: opts.gitTimeoutMs }),
+        ...(opts.gitStallMs === undefined ? {} : { stallMs: opts.gitStallMs }),
+      }),
     },
     resolveTarget: (release) => resolveTarget(release, { clients: clusterClients, clusters: clusters.cache }),
     observerLive: (release) => {
@@ -183,7 +191,14 @@ export function registerReleaseController(
       ? { shardOfKey: (key: string) => shardOfRelease(releases.cache.get(key), key) }
       : {}),
     queue: { baseDelayMs: 1000, maxDelayMs: 60_000, backoffJitter: 0.2 },
-    reconcile: async (key, { log }) => {
+    // A fetch stuck on a slow source must not hold back the deletion or a requested sync of its Release.
+    supersedes: anyOf(
+      deletionStarted,
+      changed((r: CRelease) =>
+        [ANNOTATION_SYNC_REQUESTED_AT, ANNOTATION_FORCE_SYNC_AT].map((a) => r.metadata?.annotations?.[a]),
+      ),
+    ),
+    reconcile: async (key, { log, signal }) => {
       const release = written.fresh(key, releases.cache.get(key));
       if (opts.shardIndex !== undefined && shardOfRelease(release, key) !== opts.shardIndex)
         return { kind: 'done' };
@@ -196,6 +211,7 @@ export function registerReleaseController(
       return await syncHandler(release, {
         ...deps,
         log,
+        signal,
         noteWritten: (replaced, object) => written.remember(key, replaced, object),
       });
     },

@@ -23,6 +23,11 @@ export interface ReleaseDeps {
   readonly now: () => number;
   readonly log: Logger;
   /**
+   * Aborted when this reconcile passes its deadline or is superseded (the Release is being deleted, a
+   * sync was requested): the source fetch stops waiting at once.
+   */
+  readonly signal?: AbortSignal;
+  /**
    * Told of every Release this reconcile wrote (finalizer, status) and what it replaced, so the next
    * reconcile of the key reads the write even while the informer cache still shows the old object.
    */

@@ -12,10 +12,17 @@ export abstract class ReleaseError extends Error {
   }
 }
 
-/** Fetching or resolving the source failed (network, credentials, unknown ref): retry. */
+/**
+ * Fetching or resolving the source failed (network, credentials, unknown ref; SourceTimeout when a time
+ * limit ended it): retry.
+ */
 export class SourceFailedError extends ReleaseError {
   override name = 'SourceFailedError';
-  readonly reason = 'SourceFailed';
+  readonly reason: 'SourceFailed' | 'SourceTimeout';
+  constructor(message: string, options?: { cause?: unknown; reason?: 'SourceFailed' | 'SourceTimeout' }) {
+    super(message, options);
+    this.reason = options?.reason ?? 'SourceFailed';
+  }
 }
 
 /** The source's files do not make a valid render: only a new revision or spec can fix it. */

@@ -55,9 +55,10 @@ async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
     credentials = credentialsFromSecretData(secret.data);
   }
   try {
-    return await fetchSource(release.spec.source, credentials, deps.sources);
+    return await fetchSource(release.spec.source, credentials, deps.sources, deps.signal);
   } catch (err) {
-    if (err instanceof SourceError) throw new SourceFailedError(err.message, { cause: err });
+    if (err instanceof SourceError)
+      throw new SourceFailedError(err.message, { cause: err, reason: err.reason });
     if (err instanceof RenderError) throw new RenderFailedError(err.message, { cause: err });
     if (err instanceof ReleaseError) throw err;
     throw new SourceFailedError(`fetching the source: ${(err as Error).message}`, { cause: err });

@@ -4,7 +4,7 @@
 // queue when to come back: error backoff for failures a retry may fix, else nextWakeUp.
 import { FINALIZER } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
-import type { ReconcileResult } from '../../runtime/index.ts';
+import { isSuperseded, type ReconcileResult } from '../../runtime/index.ts';
 import { rendersToKeep } from '../../store/keep.ts';
 import { addFinalizer, deletionHandler } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
@@ -34,6 +34,9 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
   }
 
   const outcome = await reconcile(release, deps);
+  // Aborted for a newer change (deletion, a sync request): nothing of this pass is recorded, the key runs again.
+  if (deps.signal?.aborted === true && isSuperseded(deps.signal.reason))
+    return { kind: 'error', error: deps.signal.reason };
   const now = deps.now();
   const status = releaseStatus(release, outcome, now);
   const ns = release.metadata.namespace ?? '';
