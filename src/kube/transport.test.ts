@@ -33,3 +33,39 @@ test('watchEventError: the Status of an ERROR event, marked as coming from the s
     assert.equal(isGone(err), gone, what);
   }
 });
+
+test('a request to a server that accepts and never answers ends at its time limit', async () => {
+  const { silentListener } = await import('../render/git/testsupport.ts');
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const { KubeTransport, RequestTimeoutError } = await import('./transport.ts');
+  const silent = await silentListener();
+  try {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${silent.port}`, skipTLSVerify: true }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const started = Date.now();
+    await assert.rejects(
+      new KubeTransport(kc).request({ method: 'GET', path: '/api/v1/namespaces', timeoutMs: 300 }),
+      (e: unknown) =>
+        e instanceof RequestTimeoutError &&
+        /GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces got no answer within 0.3s/.test(e.message),
+    );
+    assert.ok(Date.now() - started < 5000);
+    // The caller's own signal still wins when it aborts first.
+    const ac = new AbortController();
+    const p = new KubeTransport(kc).request({
+      method: 'GET',
+      path: '/api',
+      signal: ac.signal,
+      timeoutMs: 60_000,
+    });
+    ac.abort(new Error('stop'));
+    await assert.rejects(p, /stop/);
+  } finally {
+    await silent.close();
+  }
+});

@@ -3,7 +3,8 @@
 // KubeClient, the informers and the lease elector are reused instead of opened per request.
 // Authentication comes from KubeConfig.applyToHTTPSOptions on every request (bearer token, client
 // certificate, exec/OIDC providers, Impersonate-User); bodies are sent and read as plain JSON (no
-// model serialization that could drop unknown fields or turn timestamps into Dates).
+// model serialization that could drop unknown fields or turn timestamps into Dates). Every request has a
+// time limit (a server that accepts and never answers ends it); watches have their own idle limit.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
@@ -30,6 +31,24 @@ export interface RawRequest {
   readonly signal?: AbortSignal;
   /** Default application/json; e.g. the Table form kubectl asks for. */
   readonly accept?: string;
+  /** Limit of the whole exchange in ms (default DEFAULT_REQUEST_TIMEOUT_MS). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * A request ends after this long whatever the server does; kube-apiserver itself ends a request at 60 s
+ * (--request-timeout), so an answer that has not come by 70 s is not coming.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 70_000;
+
+/** A request that passed its time limit (it is aborted: the connection is closed). */
+export class RequestTimeoutError extends Error {
+  override readonly name = 'RequestTimeoutError';
+  readonly timeoutMs: number;
+  constructor(method: string, url: URL, timeoutMs: number) {
+    super(`${method} ${url.origin}${url.pathname} got no answer within ${timeoutMs / 1000}s`);
+    this.timeoutMs = timeoutMs;
+  }
 }
 
 export type WatchEvent = {
@@ -170,17 +189,30 @@ export class KubeTransport {
       headers['content-length'] = payload.length;
     }
     const opts = await this.#options(req.method, url, headers);
-    if (req.signal !== undefined) opts.signal = req.signal;
+    const timeoutMs = req.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new RequestTimeoutError(req.method, url, timeoutMs)),
+      timeoutMs,
+    );
+    opts.signal = req.signal === undefined ? timeout.signal : AbortSignal.any([req.signal, timeout.signal]);
     stats.requests[req.method] = (stats.requests[req.method] ?? 0) + 1;
     countByResource(req.method, req.path);
     let answer: { status: number; text: string };
     try {
-      answer = await exchange(url, opts, payload);
+      try {
+        answer = await exchange(url, opts, payload);
+      } catch (e) {
+        if (!(e instanceof StaleSocket)) throw e;
+        answer = await exchange(url, opts, payload).catch((again: unknown) => {
+          throw again instanceof StaleSocket ? again.cause : again;
+        });
+      }
     } catch (e) {
-      if (!(e instanceof StaleSocket)) throw e;
-      answer = await exchange(url, opts, payload).catch((again: unknown) => {
-        throw again instanceof StaleSocket ? again.cause : again;
-      });
+      // The abort's own error says less than its reason (the time limit, or the caller's).
+      throw opts.signal.aborted ? opts.signal.reason : e;
+    } finally {
+      clearTimeout(timer);
     }
     if (answer.status < 200 || answer.status >= 300) throw fromResponse(answer.status, answer.text, info);
     return (answer.text === '' ? undefined : JSON.parse(answer.text)) as T;
