@@ -22,6 +22,8 @@ export interface ReleaseDeps {
   readonly clusterWave?: (release: Release, revision: string) => ClusterWaveInput;
   readonly now: () => number;
   readonly log: Logger;
+  /** Where Events go (retried in the background); absent: sent at once, a failure logged. */
+  readonly events?: { record(event: object): void };
   /**
    * Aborted when this reconcile passes its deadline or is superseded (the Release is being deleted, a
    * sync was requested): the source fetch stops waiting at once.

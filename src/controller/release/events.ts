@@ -1,7 +1,8 @@
 // Kubernetes Events (core/v1) about a Release: one per distinct (type, reason, message) in a reconcile,
-// and only for what changed (a new Ready state, a sync's notes), so a steady reconcile emits none.
+// and only for what changed (a new Ready state, a sync's notes), so a steady reconcile emits none. They
+// go through the process's EventRecorder, so an API server that is away for a moment loses none.
 import type { Condition, Release } from '../../api/types.ts';
-import type { KubeClient } from '../../kube/client.ts';
+import type { ReleaseDeps } from './deps.ts';
 import type { ReleaseWarning } from './warnings.ts';
 
 export interface ReleaseEvent {
@@ -49,35 +50,49 @@ export function newWarnings(
     .map((w) => ({ type: 'Warning', reason: w.reason, message: w.message }));
 }
 
-export async function emitEvents(
-  client: KubeClient,
+/** The core/v1 Event object of one ReleaseEvent about a Release. Pure. */
+export function eventObject(release: Release, e: ReleaseEvent, now: number): Record<string, unknown> {
+  const ts = new Date(now).toISOString();
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { generateName: `${release.metadata.name}.`, namespace: release.metadata.namespace },
+    involvedObject: {
+      apiVersion: release.apiVersion,
+      kind: release.kind,
+      name: release.metadata.name,
+      namespace: release.metadata.namespace,
+      uid: release.metadata.uid,
+      resourceVersion: release.metadata.resourceVersion,
+    },
+    type: e.type,
+    reason: e.reason,
+    message: e.message.slice(0, 1024),
+    source: { component: 'convoy-controller' },
+    reportingComponent: 'convoy-controller',
+    reportingInstance: 'convoy-controller-manager',
+    firstTimestamp: ts,
+    lastTimestamp: ts,
+    count: 1,
+  };
+}
+
+/**
+ * Hands the Events to the recorder (src/kube/events.ts: sent in the background, retried with backoff,
+ * drops counted); without one (tests that build their own deps), sends them now and logs a failure.
+ */
+export function recordEvents(
+  deps: Pick<ReleaseDeps, 'events' | 'local' | 'log' | 'now'>,
   release: Release,
   events: readonly ReleaseEvent[],
-  now: number,
-) {
-  const ts = new Date(now).toISOString();
-  for (const e of events) {
-    await client.create({
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { generateName: `${release.metadata.name}.`, namespace: release.metadata.namespace },
-      involvedObject: {
-        apiVersion: release.apiVersion,
-        kind: release.kind,
-        name: release.metadata.name,
-        namespace: release.metadata.namespace,
-        uid: release.metadata.uid,
-        resourceVersion: release.metadata.resourceVersion,
-      },
-      type: e.type,
-      reason: e.reason,
-      message: e.message.slice(0, 1024),
-      source: { component: 'convoy-controller' },
-      reportingComponent: 'convoy-controller',
-      reportingInstance: 'convoy-controller-manager',
-      firstTimestamp: ts,
-      lastTimestamp: ts,
-      count: 1,
-    } as never);
+  now: number = deps.now(),
+): void {
+  const objects = events.map((e) => eventObject(release, e, now));
+  if (deps.events !== undefined) {
+    for (const o of objects) deps.events.record(o);
+    return;
   }
+  void (async () => {
+    for (const o of objects) await deps.local.create(o as never);
+  })().catch((err: unknown) => deps.log.warn({ err: String(err) }, 'could not record events'));
 }

@@ -8,7 +8,7 @@ import { isSuperseded, type ReconcileResult } from '../../runtime/index.ts';
 import { rendersToKeep } from '../../store/keep.ts';
 import { addFinalizer, deletionHandler } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { emitEvents, eventsFor, newWarnings } from './events.ts';
+import { eventsFor, newWarnings, recordEvents } from './events.ts';
 import { reconcile } from './reconcile.ts';
 import { nextWakeUp, rolloutTransition, waveTimeoutAt } from './rollout/index.ts';
 import { releaseStatus } from './status.ts';
@@ -53,22 +53,18 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
     const { message: _, eventType: __, eventReason: ___, ...fields } = transition;
     deps.log.info(fields, transition.message);
   }
-  try {
-    await emitEvents(
-      deps.local,
-      release,
-      [
-        ...(transition === undefined
-          ? []
-          : [{ type: transition.eventType, reason: transition.eventReason, message: transition.message }]),
-        ...eventsFor(release.status?.conditions, status.conditions, outcome.notes),
-        ...newWarnings(release.status?.message, outcome.warnings ?? []),
-      ],
-      now,
-    );
-  } catch (err) {
-    deps.log.warn({ err: String(err) }, 'could not record events');
-  }
+  recordEvents(
+    deps,
+    release,
+    [
+      ...(transition === undefined
+        ? []
+        : [{ type: transition.eventType, reason: transition.eventReason, message: transition.message }]),
+      ...eventsFor(release.status?.conditions, status.conditions, outcome.notes),
+      ...newWarnings(release.status?.message, outcome.warnings ?? []),
+    ],
+    now,
+  );
   if ((status.history?.length ?? 0) > 0 && status.history !== undefined && outcome.applied !== undefined) {
     try {
       await deps.store.gc(ns, name, rendersToKeep(status, release.spec));

@@ -1,0 +1,104 @@
+// afterFailedSend by table, and the recorder's queue over a writer that fails as told (order, retries,
+// the bound, drops counted).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fromResponse } from './errors.ts';
+import { afterFailedSend, type DropReason, EventRecorder, type SendDecision } from './events.ts';
+
+const opts = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 250 };
+const status = (code: number) => fromResponse(code, { kind: 'Status', code, message: `code ${code}` });
+const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
+
+describe('afterFailedSend', () => {
+  const rows: [string, unknown, number, SendDecision][] = [
+    ['connection refused (apiserver restarting): retry', refused, 1, { kind: 'retry', afterMs: 100 }],
+    ['socket hang up, second try: doubled', new Error('socket hang up'), 2, { kind: 'retry', afterMs: 200 }],
+    ['capped', new Error('socket hang up'), 3, { kind: 'retry', afterMs: 250 }],
+    ['out of attempts', refused, 4, { kind: 'drop', reason: 'attempts' }],
+    ['503 from a starting apiserver: retry', status(503), 1, { kind: 'retry', afterMs: 100 }],
+    ['429 throttled: retry', status(429), 1, { kind: 'retry', afterMs: 100 }],
+    ['409 generated name collided: retry', status(409), 1, { kind: 'retry', afterMs: 100 }],
+    ['403 namespace terminating or forbidden: drop', status(403), 1, { kind: 'drop', reason: 'refused' }],
+    ['404 namespace gone: drop', status(404), 1, { kind: 'drop', reason: 'refused' }],
+    ['422 invalid: drop', status(422), 1, { kind: 'drop', reason: 'refused' }],
+  ];
+  for (const [name, error, attempt, want] of rows)
+    it(name, () => assert.deepEqual(afterFailedSend(error, attempt, opts), want));
+});
+
+/** A writer that fails the first `failures` creates with `error`, then stores. */
+function writer(failures: number, error: unknown) {
+  const stored: string[] = [];
+  let calls = 0;
+  return {
+    stored,
+    get calls() {
+      return calls;
+    },
+    create: async (obj: never) => {
+      calls++;
+      if (calls <= failures) throw error;
+      stored.push((obj as { message: string }).message);
+    },
+  };
+}
+
+describe('EventRecorder', () => {
+  it('retries while the server is away and sends everything afterwards, in order', async () => {
+    const w = writer(3, refused);
+    const dropped: DropReason[] = [];
+    let recorded = 0;
+    const r = new EventRecorder(w, {
+      baseDelayMs: 5,
+      maxDelayMs: 10,
+      onDropped: (reason) => dropped.push(reason),
+      onRecorded: () => recorded++,
+    });
+    r.record({ message: 'a' });
+    r.record({ message: 'b' });
+    await r.flush();
+    assert.deepEqual(w.stored, ['a', 'b']);
+    assert.equal(w.calls, 5);
+    assert.deepEqual(dropped, []);
+    assert.equal(recorded, 2);
+    assert.equal(r.queued, 0);
+  });
+  it('drops an Event the server refuses, counts it, and goes on with the next', async () => {
+    const w = writer(1, status(403));
+    const dropped: DropReason[] = [];
+    const r = new EventRecorder(w, { baseDelayMs: 5, onDropped: (reason) => dropped.push(reason) });
+    r.record({ message: 'a' });
+    r.record({ message: 'b' });
+    await r.flush();
+    assert.deepEqual(w.stored, ['b']);
+    assert.deepEqual(dropped, ['refused']);
+  });
+  it('is bounded: an Event finding the queue full is dropped and counted', async () => {
+    const w = writer(1_000_000, refused);
+    const dropped: DropReason[] = [];
+    const r = new EventRecorder(w, {
+      maxQueued: 2,
+      baseDelayMs: 5,
+      onDropped: (reason) => dropped.push(reason),
+    });
+    for (const m of ['a', 'b', 'c', 'd']) r.record({ message: m });
+    assert.equal(r.queued, 2);
+    assert.deepEqual(dropped, ['queueFull', 'queueFull']);
+    r.stop();
+    await r.flush();
+    assert.equal(r.queued, 0);
+  });
+  it('gives up an Event after maxAttempts', async () => {
+    const w = writer(1_000_000, refused);
+    const dropped: DropReason[] = [];
+    const r = new EventRecorder(w, {
+      maxAttempts: 3,
+      baseDelayMs: 1,
+      onDropped: (reason) => dropped.push(reason),
+    });
+    r.record({ message: 'a' });
+    await r.flush();
+    assert.equal(w.calls, 3);
+    assert.deepEqual(dropped, ['attempts']);
+  });
+});

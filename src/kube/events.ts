@@ -1,0 +1,128 @@
+// The Event recorder: Events are handed over without waiting and sent by one background loop, in order,
+// retried with exponential backoff while the API server cannot take them (down, restarting, throttling),
+// so an Event recorded across an apiserver restart arrives afterwards. The queue is bounded: an Event
+// that finds it full, or that the server refuses for good (the namespace is gone, forbidden, invalid),
+// or that ran out of attempts is dropped and counted (onDropped) — a recorder can never hold memory or
+// a reconcile hostage.
+import { isKubeError } from './errors.ts';
+
+export type DropReason = 'queueFull' | 'refused' | 'attempts';
+
+/** What the recorder needs of a client: one create. */
+export interface EventWriter {
+  create(obj: never): Promise<unknown>;
+}
+
+export interface EventRecorderOptions {
+  /** Events waiting to be sent (default 1000). */
+  readonly maxQueued?: number;
+  /** Attempts per Event before it is dropped (default 12: about five minutes at the default delays). */
+  readonly maxAttempts?: number;
+  readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  readonly onDropped?: (reason: DropReason, error: unknown) => void;
+  readonly onRecorded?: () => void;
+}
+
+export type SendDecision =
+  | { readonly kind: 'retry'; readonly afterMs: number }
+  | { readonly kind: 'drop'; readonly reason: DropReason };
+
+/**
+ * After the attempt-th failed send: retry when a later try may succeed — no answer (connection refused or
+ * reset, a timeout), 429, 5xx, or 409 (a generated name that collided) — else drop. Pure.
+ */
+export function afterFailedSend(
+  error: unknown,
+  attempt: number,
+  opts: { readonly maxAttempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number },
+): SendDecision {
+  const code = isKubeError(error) ? error.code : undefined;
+  const retriable = code === undefined || code === 429 || code === 409 || code >= 500;
+  if (!retriable) return { kind: 'drop', reason: 'refused' };
+  if (attempt >= opts.maxAttempts) return { kind: 'drop', reason: 'attempts' };
+  return { kind: 'retry', afterMs: Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** (attempt - 1)) };
+}
+
+export class EventRecorder {
+  readonly #client: EventWriter;
+  readonly #opts: Required<Omit<EventRecorderOptions, 'onDropped' | 'onRecorded'>> & EventRecorderOptions;
+  readonly #queue: object[] = [];
+  #sending: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #stopped = false;
+
+  constructor(client: EventWriter, opts: EventRecorderOptions = {}) {
+    this.#client = client;
+    this.#opts = {
+      maxQueued: 1000,
+      maxAttempts: 12,
+      baseDelayMs: 500,
+      maxDelayMs: 30_000,
+      ...opts,
+    };
+  }
+
+  /** Queues an Event (a core/v1 Event object); never waits, never throws. */
+  record(event: object): void {
+    if (this.#stopped || this.#queue.length >= this.#opts.maxQueued) {
+      this.#opts.onDropped?.('queueFull', undefined);
+      return;
+    }
+    this.#queue.push(event);
+    this.#sending ??= this.#loop().finally(() => {
+      this.#sending = undefined;
+    });
+  }
+
+  /** Events not yet sent. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Resolves once every queued Event is sent or dropped (or after timeoutMs). */
+  async flush(timeoutMs = 10_000): Promise<void> {
+    const sending = this.#sending;
+    if (sending === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([sending, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Stops retrying: what is still queued is dropped at the next attempt (shutdown). */
+  stop(): void {
+    this.#stopped = true;
+    this.#wake?.();
+  }
+
+  async #loop(): Promise<void> {
+    for (let event = this.#queue[0]; event !== undefined; event = this.#queue[0]) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.#client.create(event as never);
+          this.#opts.onRecorded?.();
+          break;
+        } catch (error) {
+          const d = this.#stopped
+            ? ({ kind: 'drop', reason: 'attempts' } as const)
+            : afterFailedSend(error, attempt, this.#opts);
+          if (d.kind === 'drop') {
+            this.#opts.onDropped?.(d.reason, error);
+            break;
+          }
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, d.afterMs);
+            // An idle retry must not keep a process alive that is otherwise done.
+            t.unref();
+            this.#wake = () => {
+              clearTimeout(t);
+              resolve();
+            };
+          });
+          this.#wake = undefined;
+        }
+      }
+      this.#queue.shift();
+    }
+  }
+}
