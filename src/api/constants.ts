@@ -62,6 +62,14 @@ export const ANNOTATION_SYNC_REQUESTED_AT = `${prefix}sync-requested-at`;
 export const ANNOTATION_APPROVED_RENDER = `${prefix}approved-render`;
 export const ANNOTATION_FORCE_SYNC_AT = `${prefix}force-sync-at`;
 
+/**
+ * On a Release: `orphan` gives up a deletion that cannot reach its target (a Cluster that is gone,
+ * unreachable or forbids the prune): the objects are left where they are and the finalizer goes.
+ */
+export const ANNOTATION_DELETION_POLICY = `${prefix}deletion-policy`;
+/** The one value of ANNOTATION_DELETION_POLICY. */
+export const DELETION_POLICY_ORPHAN = 'orphan';
+
 export const FINALIZER = `${prefix}finalizer`;
 /**
  * On every ReleaseInventory: keeps it readable until the Release's own finalizer has pruned what it lists,

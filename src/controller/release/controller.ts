@@ -2,6 +2,7 @@
 // changes wake the Release up), Cluster (its Ready condition) and the observer's shard Leases (liveness
 // for the verdict); the event filters; the shard of a key; and the ReleaseDeps one reconcile uses.
 import type { KubeConfig } from '@kubernetes/client-node';
+import { Counter } from 'prom-client';
 import {
   ANNOTATION_APPROVED_RENDER,
   ANNOTATION_FORCE_SYNC_AT,
@@ -12,6 +13,7 @@ import {
 } from '../../api/constants.ts';
 import type { Cluster, Release, ReleaseInventory } from '../../api/types.ts';
 import { KubeClient } from '../../kube/client.ts';
+import { EventRecorder } from '../../kube/events.ts';
 import { GitSource } from '../../render/git/source.ts';
 import { InlineSource } from '../../render/inline.ts';
 import {
@@ -131,6 +133,27 @@ export function registerReleaseController(
   const now = opts.now ?? Date.now;
   // The controller's own writes, read back before the cache has them (see runtime/own-writes.ts).
   const written = new OwnWrites<Release>();
+  const registers = [harness.metrics.registry];
+  const eventsRecorded = new Counter({
+    name: 'convoy_events_recorded_total',
+    help: 'Events about Releases the API server accepted (after retries)',
+    registers,
+  });
+  const eventsDropped = new Counter({
+    name: 'convoy_events_dropped_total',
+    help: 'Events about Releases given up: queueFull (the bounded queue was full), refused (the API said no for good), attempts (retried too often)',
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of ['queueFull', 'refused', 'attempts']) eventsDropped.inc({ reason }, 0);
+  const log = harness.log.child({ controller: 'release' });
+  const events = new EventRecorder(clusterClients.local, {
+    onRecorded: () => eventsRecorded.inc(),
+    onDropped: (reason, err) => {
+      eventsDropped.inc({ reason });
+      log.warn({ reason, err: err === undefined ? undefined : String(err) }, 'an Event was dropped');
+    },
+  });
   const deps: ReleaseDeps = {
     local: clusterClients.local,
     store: new SecretRenderStore(clusterClients.local),
@@ -173,7 +196,8 @@ export function registerReleaseController(
       return { wave, revision: _revision, peers };
     },
     now,
-    log: harness.log.child({ controller: 'release' }),
+    log,
+    events,
     ...(opts.afterWaveApplied === undefined ? {} : { afterWaveApplied: opts.afterWaveApplied }),
   };
 

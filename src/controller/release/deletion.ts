@@ -2,17 +2,28 @@
 // everything in the inventory (deletionPolicy Orphan keeps the objects; prune: disabled keeps one),
 // PostDelete hooks, then delete the hook workloads, the inventory and the render Secrets and remove the
 // finalizer. Each hook phase waits for the observer's terminal state; its /sync on a finished hook brings
-// the next step. No planRollout, no applyLastHealthy, no deadline requeue.
-import { API_VERSION, FIELD_MANAGERS, FINALIZER, INVENTORY_FINALIZER } from '../../api/constants.ts';
-import type { Release } from '../../api/types.ts';
+// the next step. No planRollout, no applyLastHealthy, no deadline requeue. The target is resolved only for
+// a step that calls it; when it cannot be reached, deletion-target.ts decides between waiting (a condition
+// and an Event naming why) and leaving the objects (the orphan annotation, or a namespace being deleted
+// that took its Cluster along).
+import {
+  ANNOTATION_DELETION_POLICY,
+  API_VERSION,
+  DELETION_POLICY_ORPHAN,
+  FIELD_MANAGERS,
+  FINALIZER,
+  INVENTORY_FINALIZER,
+} from '../../api/constants.ts';
+import type { ReadyReason, Release, ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { removeFinalizerOf } from '../../kube/finalizers.ts';
 import { removeInventoryItems } from '../../kube/inventory.ts';
 import type { Render } from '../../render/types.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
+import { decideUnreachable, stepNeedsTarget } from './deletion-target.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { HookFailedError } from './errors.ts';
-import { emitEvents, eventsFor } from './events.ts';
+import { HookFailedError, ReleaseError } from './errors.ts';
+import { eventsFor, recordEvents } from './events.ts';
 import {
   armHooks,
   cleanUp,
@@ -27,11 +38,14 @@ import { nextWakeUp } from './rollout/index.ts';
 import { deleteEntry, pruneDisabled } from './stage-sync.ts';
 import { releaseStatus } from './status.ts';
 import { entryKey, pruneSet } from './sync/index.ts';
+import type { Target } from './target.ts';
 import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
 
 export type FinalizeResult =
-  /** The finalizer is removed: the Release goes. */
-  | { readonly kind: 'finalized'; readonly deleted: number }
+  /** The finalizer is removed: the Release goes (with `orphaned`: leaving its objects, saying why). */
+  | { readonly kind: 'finalized'; readonly deleted: number; readonly orphaned?: string }
+  /** The target cannot be reached: retried with backoff, Ready=False with this reason and message. */
+  | { readonly kind: 'waiting'; readonly reason: ReadyReason; readonly message: string }
   /** Delete hooks were armed or are running; the observer's /sync brings the next step. */
   | { readonly kind: 'deleting'; readonly message: string; readonly notes: readonly string[] }
   /** A delete hook failed: only a forced sync (or removing the finalizer) moves it on. */
@@ -48,17 +62,26 @@ async function deletionRender(
   return render === undefined ? undefined : { renderRef: ref, hooks: render.hooks };
 }
 
+/** A deletion that cannot go on because of its target: the Ready reason it shows while it waits. */
+export class DeletionBlockedError extends ReleaseError {
+  override name = 'DeletionBlockedError';
+  readonly reason: ReadyReason;
+  constructor(reason: ReadyReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
 export async function finalize(release: Release, deps: ReleaseDeps): Promise<FinalizeResult> {
   const ns = release.metadata.namespace ?? '';
   const name = release.metadata.name ?? '';
-  const target = await deps.resolveTarget(release);
-  const ref = { apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: ns, name };
   const policy = release.spec.deletionPolicy ?? 'Delete';
   const render = await deletionRender(release, deps);
   const forcedAt = forcedAtOf(release);
   const opts = hookWorkloadOptions(release);
   const notes: string[] = [];
   let deleted = 0;
+  let resolved: Target | undefined;
   // A prune empties the inventory's entries, so the plan moves past it: two rounds suffice, three is slack.
   for (let round = 0; round < 3; round++) {
     const inv = await readInventory(deps.local, release);
@@ -70,57 +93,156 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
       forcedAt,
       now: deps.now(),
     });
-    switch (step.kind) {
-      case 'armHooks': {
-        await armHooks(target.client, new InventoryWriter(deps.local, release, inv), step.hooks, opts);
-        const message = `running ${step.phase} hooks: ${step.hooks.map((h) => h.hook.name).join(', ')}`;
-        return { kind: 'deleting', message, notes: [...notes, message] };
+    let target: Target | undefined = resolved;
+    if (release.metadata.annotations?.[ANNOTATION_DELETION_POLICY] === DELETION_POLICY_ORPHAN) {
+      // Given up by a person: nothing on the target is touched, reachable or not.
+      return await orphan(
+        release,
+        deps,
+        inv,
+        'annotation convoy.kumodo.io/deletion-policy=orphan',
+        undefined,
+      );
+    }
+    if (target === undefined && stepNeedsTarget(step, policy)) {
+      try {
+        target = await deps.resolveTarget(release);
+        resolved = target;
+      } catch (err) {
+        return await unreachable(release, deps, inv, err);
       }
-      case 'waitHooks':
-        notes.push(...(await cleanUp(target.client, step.cleanup, opts)));
-        return {
-          kind: 'deleting',
-          message: `waiting for ${step.phase} hooks: ${step.running.join(', ')}`,
-          notes,
-        };
-      case 'blocked':
-        notes.push(...(await cleanUp(target.client, step.cleanup, opts)));
-        return { kind: 'blocked', message: step.message, notes };
-      case 'prune': {
-        notes.push(...(await cleanUp(target.client, step.cleanup, opts)));
-        const entries = inv?.entries ?? [];
-        const disabled =
-          policy === 'Delete' ? await pruneDisabled(target.readClient, entries) : new Set<string>();
-        const plan = pruneSet(entries, new Set(), {
-          prune: true,
-          isPruneDisabled: (k) => disabled.has(entryKey(k)),
-          deletion: { deletionPolicy: policy },
-        });
-        for (const e of plan.toDelete) await deleteEntry(target.client, e);
-        deleted += plan.toDelete.length;
-        // Every entry leaves, deleted or kept, so the next round sees an inventory with nothing to prune.
-        await removeInventoryItems(deps.local, { namespace: ns, name }, entries, [], {
-          fieldManager: FIELD_MANAGERS.controller,
-        });
-        continue;
-      }
-      case 'finalize': {
-        // A hook workload that could not be deleted is retried before the record of it goes.
-        const { errors } = await deleteHookWorkloads(target.client, step.cleanup, opts.defaultNamespace);
-        if (errors[0] !== undefined) throw errors[0];
-        if (inv !== undefined) {
-          await deps.local.delete(ref);
-          await removeFinalizerOf(deps.local, ref, INVENTORY_FINALIZER);
+    }
+    try {
+      switch (step.kind) {
+        case 'armHooks': {
+          await armHooks(
+            need(target).client,
+            new InventoryWriter(deps.local, release, inv),
+            step.hooks,
+            opts,
+          );
+          const message = `running ${step.phase} hooks: ${step.hooks.map((h) => h.hook.name).join(', ')}`;
+          return { kind: 'deleting', message, notes: [...notes, message] };
         }
-        await deps.store.deleteAll(ns, name);
-        await removeFinalizer(deps.local, release);
-        return { kind: 'finalized', deleted };
+        case 'waitHooks':
+          if (step.cleanup.length > 0)
+            notes.push(...(await cleanUp(need(target).client, step.cleanup, opts)));
+          return {
+            kind: 'deleting',
+            message: `waiting for ${step.phase} hooks: ${step.running.join(', ')}`,
+            notes,
+          };
+        case 'blocked':
+          if (step.cleanup.length > 0)
+            notes.push(...(await cleanUp(need(target).client, step.cleanup, opts)));
+          return { kind: 'blocked', message: step.message, notes };
+        case 'prune': {
+          if (step.cleanup.length > 0)
+            notes.push(...(await cleanUp(need(target).client, step.cleanup, opts)));
+          const entries = inv?.entries ?? [];
+          const disabled =
+            policy === 'Delete' ? await pruneDisabled(need(target).readClient, entries) : new Set<string>();
+          const plan = pruneSet(entries, new Set(), {
+            prune: true,
+            isPruneDisabled: (k) => disabled.has(entryKey(k)),
+            deletion: { deletionPolicy: policy },
+          });
+          for (const e of plan.toDelete) await deleteEntry(need(target).client, e);
+          deleted += plan.toDelete.length;
+          // Every entry leaves, deleted or kept, so the next round sees an inventory with nothing to prune.
+          await removeInventoryItems(deps.local, { namespace: ns, name }, entries, [], {
+            fieldManager: FIELD_MANAGERS.controller,
+          });
+          continue;
+        }
+        case 'finalize': {
+          if (step.cleanup.length > 0) {
+            // A hook workload that could not be deleted is retried before the record of it goes.
+            const { errors } = await deleteHookWorkloads(
+              need(target).client,
+              step.cleanup,
+              opts.defaultNamespace,
+            );
+            if (errors[0] !== undefined) throw errors[0];
+          }
+          await dropRecords(release, deps, inv);
+          return { kind: 'finalized', deleted };
+        }
+        default:
+          return assertNever(step);
       }
-      default:
-        return assertNever(step);
+    } catch (err) {
+      // The target answered, but not as a deletion needs (forbidden, unreachable midway, a webhook).
+      if (target === undefined || err instanceof DeletionBlockedError) throw err;
+      return await unreachable(release, deps, inv, err, 'PruneFailed', target.name);
     }
   }
   throw new Error('deletion: the inventory still has entries after pruning them');
+}
+
+function need(target: Target | undefined): Target {
+  if (target === undefined) throw new Error('deletion: a step that calls the target ran without it');
+  return target;
+}
+
+/** The inventory, the render Secrets and the finalizer: what convoy keeps about a Release, dropped. */
+async function dropRecords(release: Release, deps: ReleaseDeps, inv: ReleaseInventory | undefined) {
+  const ns = release.metadata.namespace ?? '';
+  const name = release.metadata.name ?? '';
+  if (inv !== undefined) {
+    const ref = { apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: ns, name };
+    await deps.local.delete(ref);
+    await removeFinalizerOf(deps.local, ref, INVENTORY_FINALIZER);
+  }
+  await deps.store.deleteAll(ns, name);
+  await removeFinalizer(deps.local, release);
+}
+
+async function orphan(
+  release: Release,
+  deps: ReleaseDeps,
+  inv: ReleaseInventory | undefined,
+  why: string,
+  message: string | undefined,
+): Promise<FinalizeResult> {
+  await dropRecords(release, deps, inv);
+  const objects = inv?.entries?.length ?? 0;
+  const hooks = inv?.hooks?.length ?? 0;
+  return {
+    kind: 'finalized',
+    deleted: 0,
+    orphaned: message ?? `deletion left ${objects} objects and ${hooks} hook workloads in place (${why})`,
+  };
+}
+
+/** The target could not be used: wait (a DeletionBlockedError's condition) or orphan, as decided. */
+async function unreachable(
+  release: Release,
+  deps: ReleaseDeps,
+  inv: ReleaseInventory | undefined,
+  err: unknown,
+  fallbackReason: ReadyReason = 'ClusterNotReady',
+  targetName = release.spec.cluster?.name ?? 'local',
+): Promise<FinalizeResult> {
+  const ns = release.metadata.namespace ?? '';
+  const namespace = await deps.local.get<{ metadata: { deletionTimestamp?: string } }>({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    name: ns,
+  });
+  const decision = decideUnreachable({
+    orphanRequested: release.metadata.annotations?.[ANNOTATION_DELETION_POLICY] === DELETION_POLICY_ORPHAN,
+    namespaceTerminating: namespace?.metadata.deletionTimestamp !== undefined,
+    failure: {
+      reason: err instanceof ReleaseError ? err.reason : fallbackReason,
+      message: err instanceof Error ? err.message : String(err),
+    },
+    target: targetName,
+    objects: inv?.entries?.length ?? 0,
+    hookWorkloads: inv?.hooks?.length ?? 0,
+  });
+  if (decision.kind === 'orphan') return await orphan(release, deps, inv, '', decision.message);
+  return { kind: 'waiting', reason: decision.reason, message: decision.message };
 }
 
 /**
@@ -135,17 +257,21 @@ export async function deletionHandler(release: Release, deps: ReleaseDeps): Prom
     return { kind: 'error', error };
   }
   if (result.kind === 'finalized') {
-    deps.log.info({ deleted: result.deleted }, 'release finalized');
+    deps.log.info({ deleted: result.deleted, orphaned: result.orphaned }, 'release finalized');
+    if (result.orphaned !== undefined)
+      recordEvents(deps, release, [{ type: 'Warning', reason: 'Orphaned', message: result.orphaned }]);
     return { kind: 'done' };
   }
   const outcome: Outcome = {
     result:
       result.kind === 'deleting'
         ? { kind: 'deleting', message: result.message }
-        : { kind: 'failed', error: new HookFailedError(result.message) },
+        : result.kind === 'waiting'
+          ? { kind: 'failed', error: new DeletionBlockedError(result.reason, result.message) }
+          : { kind: 'failed', error: new HookFailedError(result.message) },
     attempt: noAttempt,
     rollout: noRollout,
-    notes: result.notes,
+    notes: result.kind === 'waiting' ? [] : result.notes,
   };
   const now = deps.now();
   const status = releaseStatus(release, outcome, now);
@@ -155,16 +281,11 @@ export async function deletionHandler(release: Release, deps: ReleaseDeps): Prom
   } catch (error) {
     return { kind: 'error', error };
   }
-  try {
-    await emitEvents(
-      deps.local,
-      release,
-      eventsFor(release.status?.conditions, status.conditions, result.notes),
-      now,
-    );
-  } catch (err) {
-    deps.log.warn({ err: String(err) }, 'could not record events');
-  }
+  recordEvents(deps, release, eventsFor(release.status?.conditions, status.conditions, outcome.notes), now);
+  // Waiting for a target: error backoff, so a Cluster that comes back is tried again soon, a lasting
+  // outage less and less often.
+  if (result.kind === 'waiting')
+    return { kind: 'error', error: new DeletionBlockedError(result.reason, result.message) };
   const wake = nextWakeUp({
     rollout: status.rollout,
     failurePolicy: release.spec.failurePolicy,
