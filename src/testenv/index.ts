@@ -97,6 +97,13 @@ export interface ControlPlane extends ClusterAccess {
   processes(): readonly ProcessInfo[];
   /** Stops the main kube-apiserver and starts it again on the same port and etcd. */
   restartApiServer(): Promise<void>;
+  /**
+   * The two halves of restartApiServer, for a test that acts while the API server is away (e.g. records
+   * an Event that must arrive later): stop it (the port refuses connections), then start it again on the
+   * same port and etcd; startApiServer resolves once it is ready.
+   */
+  stopApiServer(): Promise<void>;
+  startApiServer(): Promise<void>;
   /** Kills every process and removes the temp dir; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -227,14 +234,24 @@ class Env {
       nodeNames = await this.startWorkloads(mainAccess, opts.nodes ?? 2);
     }
 
-    const restartApiServer = async () => {
-      // The start's deadline is long past by now: a restart gets a budget of its own, as long as a start's.
-      const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const stopApiServer = async () => {
       this.expectedExits.add(main.proc);
       await stopProc(main.proc);
+    };
+    const startApiServer = async () => {
+      if (main.proc.exit === undefined) throw new Error('kube-apiserver is running: stop it first');
+      // The start's deadline is long past by now: a restart gets a budget of its own, as long as a start's.
+      const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
       main.proc = this.spawn(main.name, 'kube-apiserver', main.args);
       await this.waitApiServerReady(main.proc, { ...main.endpoint, caPem: mainAccess.caPem }, deadline);
     };
+    const restartApiServer = async () => {
+      await stopApiServer();
+      await startApiServer();
+    };
+    // Acting on a stopped control plane would leak the new process.
+    const unlessStopped = (f: () => Promise<void>) => () =>
+      this.stopping ? Promise.reject(new Error('control plane is stopped')) : f();
     this.started = true;
     return {
       ...mainAccess,
@@ -251,11 +268,9 @@ class Env {
           ? []
           : [{ name: 'watchdog', pid: this.watchdog.pid, logPath: '' }]),
       ],
-      restartApiServer: () => {
-        // Restarting the apiserver of a stopped control plane would leak the new process.
-        if (this.stopping) return Promise.reject(new Error('control plane is stopped'));
-        return restartApiServer();
-      },
+      restartApiServer: unlessStopped(restartApiServer),
+      stopApiServer: unlessStopped(stopApiServer),
+      startApiServer: unlessStopped(startApiServer),
       stop: () => this.stop(),
     };
   }
