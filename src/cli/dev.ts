@@ -12,6 +12,7 @@ import type { Release, ReleaseInventory } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
 import { ensureBinaries } from '../testenv/build.ts';
 import { type ControlPlane, registerApiService, startControlPlane } from '../testenv/index.ts';
+import { ensureTools } from '../testenv/tools.ts';
 import {
   BROKEN_PATCH,
   breakCommand,
@@ -105,6 +106,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
   try {
     say(`convoy dev: starting a local control plane with ${opts.nodes} simulated nodes …`);
     const bin = await ensureBinaries({ log: say });
+    const tools = await ensureTools({ log: say });
     // aggregation: kube-apiserver proxies /apis/api.convoy.kumodo.io to convoy's HTTP API, as installed.
     cp = await startControlPlane({ workloads: true, nodes: opts.nodes, aggregation: true });
     dir = await mkdtemp(join(tmpdir(), 'convoy-dev-'));
@@ -144,6 +146,10 @@ export async function runDev(opts: DevOptions): Promise<void> {
         '--git-cache-dir',
         join(dir, 'git-cache'),
         '--allow-file-urls',
+        '--kustomize-binary',
+        join(tools, 'kustomize'),
+        '--helm-binary',
+        join(tools, 'helm'),
         '--identity',
         'dev',
         '--api-bind-address',

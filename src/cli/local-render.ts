@@ -9,8 +9,9 @@ import type { Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { GitSource } from '../render/git/source.ts';
 import { InlineSource } from '../render/inline.ts';
-import { renderRelease } from '../render/release.ts';
+import { assembleOutcome, renderManifests } from '../render/release.ts';
 import { credentialsFromSecretData, fetchSource } from '../render/source.ts';
+import { toolRenderers } from '../render/tools/renderers.ts';
 import type {
   CredentialData,
   IsNamespaced,
@@ -19,6 +20,7 @@ import type {
   SourceFile,
   SourceOutput,
 } from '../render/types.ts';
+import { localToolBinaries } from './tool-binaries.ts';
 
 /** Every regular file under `dir`, skipping dot-directories (.git); the Plain renderer picks the manifests. */
 export async function readDir(dir: string): Promise<SourceFile[]> {
@@ -43,17 +45,30 @@ export interface Rendered {
   readonly render: Render;
 }
 
-/** Renders fetched files as the controller would; throws the RenderError naming every problem. */
-export function renderFiles(
+/**
+ * Renders fetched files as the controller would (the tool of a Kustomize or Helm render runs once);
+ * with a target, discovery decides the scope of kinds it knows, as in the controller. Throws the
+ * RenderError naming every problem.
+ */
+export async function renderFiles(
   spec: { readonly render?: RenderSpec },
   source: SourceOutput,
-  isNamespaced?: IsNamespaced,
-  releaseNamespace?: string,
-): Rendered {
-  const out = renderRelease(spec, source, {
-    ...(isNamespaced === undefined ? {} : { isNamespaced }),
-    ...(releaseNamespace === undefined ? {} : { releaseNamespace }),
+  opts: { readonly target?: KubeClient; readonly namespace?: string } = {},
+): Promise<Rendered> {
+  const manifests = await renderManifests(spec, source, {
+    renderers: toolRenderers(localToolBinaries()),
+    ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
   });
+  const releaseNamespace = opts.namespace;
+  const scoped = releaseNamespace === undefined ? {} : { releaseNamespace };
+  let out = assembleOutcome(spec, source.revision, manifests, scoped);
+  if (out.ok && opts.target !== undefined) {
+    const isNamespaced = await scopeFrom(
+      opts.target,
+      out.render.objects.map((o) => o.apiVersion),
+    );
+    out = assembleOutcome(spec, source.revision, manifests, { ...scoped, isNamespaced });
+  }
   if (!out.ok) throw out.error;
   return { renderRef: out.renderRef, revision: out.revision, render: out.render };
 }
@@ -61,15 +76,9 @@ export function renderFiles(
 export async function renderDir(
   dir: string,
   spec: { readonly render?: RenderSpec },
-  isNamespaced?: IsNamespaced,
-  releaseNamespace?: string,
+  opts: { readonly target?: KubeClient; readonly namespace?: string } = {},
 ) {
-  return renderFiles(
-    spec,
-    { revision: `dir:${dir}`, files: await readDir(dir) },
-    isNamespaced,
-    releaseNamespace,
-  );
+  return renderFiles(spec, { revision: `dir:${dir}`, files: await readDir(dir) }, opts);
 }
 
 /** Discovery's answer for the kinds a render uses, as the controller asks it (stage-render.ts). */
@@ -112,12 +121,7 @@ export async function renderReleaseSource(
       inline: InlineSource,
       git: new GitSource({ cacheDir, allowFileUrls: true }),
     });
-    const first = renderFiles(release.spec, source);
-    const scope = await scopeFrom(
-      target,
-      first.render.objects.map((o) => o.apiVersion),
-    );
-    return renderFiles(release.spec, source, scope);
+    return await renderFiles(release.spec, source, { target, namespace: ns });
   } finally {
     await rm(cacheDir, { recursive: true, force: true });
   }

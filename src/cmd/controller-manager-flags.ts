@@ -36,6 +36,12 @@ export const CONTROLLER_MANAGER_FLAGS: FlagTable = {
     default: '30s',
     help: 'end a git fetch that moves less than 1 KiB/s for this long (SourceTimeout)',
   },
+  'kustomize-binary': {
+    arg: 'PATH',
+    default: 'kustomize',
+    help: 'the kustomize CLI for render.type Kustomize',
+  },
+  'helm-binary': { arg: 'PATH', default: 'helm', help: 'the helm CLI (v4) for render.type Helm' },
 };
 
 export interface ControllerManagerOptions extends SharedOptions {
@@ -45,6 +51,8 @@ export interface ControllerManagerOptions extends SharedOptions {
   readonly allowFileUrls: boolean;
   readonly gitTimeoutMs: number;
   readonly gitStallMs: number;
+  readonly kustomizeBinary: string;
+  readonly helmBinary: string;
   /** Test seam (CONVOY_TEST_CRASH_AFTER_WAVE_APPLY): exit(137) right after applying this wave. */
   readonly crashAfterWave: number | undefined;
 }
@@ -88,6 +96,8 @@ export function parseControllerManagerFlags(
     allowFileUrls: toBool(describeFlag(table, 'allow-file-urls'), get('allow-file-urls') ?? 'false'),
     gitTimeoutMs: positiveMs(describeFlag(table, 'git-timeout'), get('git-timeout') ?? '2m'),
     gitStallMs: positiveMs(describeFlag(table, 'git-stall-timeout'), get('git-stall-timeout') ?? '30s'),
+    kustomizeBinary: get('kustomize-binary') ?? 'kustomize',
+    helmBinary: get('helm-binary') ?? 'helm',
     crashAfterWave:
       crash === undefined || crash === '' ? undefined : toInt('CONVOY_TEST_CRASH_AFTER_WAVE_APPLY', crash, 0),
   };

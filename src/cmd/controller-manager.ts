@@ -50,6 +50,8 @@ await runEntry(CONTROLLER_MANAGER, async () => {
     allowFileUrls: opts.allowFileUrls,
     gitTimeoutMs: opts.gitTimeoutMs,
     gitStallMs: opts.gitStallMs,
+    kustomizeBinary: opts.kustomizeBinary,
+    helmBinary: opts.helmBinary,
     workers: opts.concurrency,
     shardCount: opts.shardCount,
     ...(opts.shardIndex === undefined ? {} : { shardIndex: opts.shardIndex }),

@@ -2,7 +2,7 @@
 // ${NAME} substitution made on each file's text before it is parsed.
 import type { Problem } from './errors.ts';
 import { type ManifestFormat, parseManifests } from './parse.ts';
-import type { Renderer, RendererOptions, RenderResult } from './renderer.ts';
+import type { RendererOptions, RenderResult, SyncRenderer } from './renderer.ts';
 import { fail, ok } from './result.ts';
 import { substitute } from './substitute.ts';
 import type { Manifest, SourceFile } from './types.ts';
@@ -23,7 +23,7 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export const PlainRenderer: Renderer = {
+export const PlainRenderer: SyncRenderer = {
   type: 'Plain',
   render(files: readonly SourceFile[], options: RendererOptions): RenderResult {
     const selected = files

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { INLINE_FILE, InlineSource, inlineRevision } from './inline.ts';
-import { renderRelease } from './release.ts';
+import { renderRelease, renderSource } from './release.ts';
 import type { Renderer } from './renderer.ts';
 import { ok } from './result.ts';
 import type { SourceFile, SourceOutput } from './types.ts';
@@ -203,13 +203,18 @@ describe('renderRelease', () => {
     ]);
   });
 
-  it('reports render types without a renderer', () => {
-    const r = renderRelease({ render: { type: 'Helm' } }, source({ 'a.yaml': yamlOf(objects) }));
+  it('reports render types without a renderer', async () => {
+    const r = await renderSource({ render: { type: 'Helm' } }, source({ 'a.yaml': yamlOf(objects) }));
     assert.equal(r.ok, false);
-    assert.equal(r.ok ? '' : r.error.message, 'spec.render.type: Helm is not supported yet');
+    assert.equal(
+      r.ok ? '' : r.error.message,
+      'spec.render.type: Helm rendering is not enabled in this process',
+    );
+    const sync = renderRelease({ render: { type: 'Helm' } }, source({ 'a.yaml': yamlOf(objects) }));
+    assert.equal(sync.ok ? '' : sync.error.message, 'spec.render.type: Helm needs renderSource');
   });
 
-  it('uses a renderer given for a type', () => {
+  it('uses a renderer given for a type (renderSource)', async () => {
     const fake: Renderer = {
       type: 'Kustomize',
       render: () =>
@@ -220,7 +225,7 @@ describe('renderRelease', () => {
           },
         ]),
     };
-    const r = renderRelease({ render: { type: 'Kustomize' } }, source({}), {
+    const r = await renderSource({ render: { type: 'Kustomize' } }, source({}), {
       renderers: { Kustomize: fake },
     });
     assert.ok(r.ok);

@@ -1,12 +1,23 @@
-// stageRender's pure core: a fetched source and spec.render in, the canonical render and its
-// renderRef out, or a RenderError naming every file or object that is wrong.
+// stageRender's core: a fetched source and spec.render in, the canonical render and its renderRef
+// out, or a RenderError naming every file or object that is wrong. Two steps, so a tool renderer
+// runs once however often the result is assembled (stage-render assembles twice: before and after
+// asking discovery about the kinds it found): renderManifests (async, may run helm or kustomize),
+// then assembleOutcome (pure).
 import { assembleRender } from './assemble.ts';
 import { renderRef } from './canonical.ts';
 import { RenderError } from './errors.ts';
 import { PlainRenderer } from './plain.ts';
-import type { Renderer } from './renderer.ts';
+import type { Renderer, RendererOptions, RenderResult } from './renderer.ts';
 import { checkVariables } from './substitute.ts';
-import type { IsNamespaced, Render, RenderSpec, RenderType, SourceOutput } from './types.ts';
+import type {
+  IsNamespaced,
+  Manifest,
+  Render,
+  RenderInputs,
+  RenderSpec,
+  RenderType,
+  SourceOutput,
+} from './types.ts';
 
 export type RenderOutcome =
   | { readonly ok: true; readonly revision: string; readonly render: Render; readonly renderRef: string }
@@ -20,34 +31,102 @@ export type RenderReleaseOptions = {
    * namespace), so a namespaced object that names none lands beside its Release.
    */
   readonly releaseNamespace?: string;
-  /** Renderers by type; Plain is always there. Kustomize and Helm plug in here later. */
-  readonly renderers?: Partial<Record<RenderType, Renderer>>;
 };
 
-export function renderRelease(
-  spec: { readonly render?: RenderSpec },
+export type RenderSourceOptions = RenderReleaseOptions & {
+  /** Renderers by type; Plain is always there. */
+  readonly renderers?: Partial<Record<RenderType, Renderer>>;
+  /** The Release's namespace (Helm's namespace when targetNamespace is unset). */
+  readonly namespace?: string;
+  /** The Release's name (Helm's release name when render.helm.releaseName is unset). */
+  readonly name?: string;
+  readonly inputs?: RenderInputs;
+  readonly signal?: AbortSignal;
+};
+
+type Spec = { readonly render?: RenderSpec };
+
+function failed(where: string, message: string): RenderResult {
+  return { ok: false, problems: [{ where, message }] };
+}
+
+function rendererOptions(spec: Spec, extra: Omit<RendererOptions, 'substitute' | 'render'>): RendererOptions {
+  const substitute = spec.render?.substitute;
+  return {
+    ...extra,
+    ...(substitute === undefined ? {} : { substitute }),
+    ...(spec.render === undefined ? {} : { render: spec.render }),
+  };
+}
+
+/** The renderer's manifests, before checking and ordering; runs the tool of a tool renderer. */
+export async function renderManifests(
+  spec: Spec,
   source: SourceOutput,
-  options: RenderReleaseOptions = {},
-): RenderOutcome {
-  const failed = (where: string, message: string): RenderOutcome => ({
-    ok: false,
-    error: new RenderError([{ where, message }]),
-  });
+  options: RenderSourceOptions = {},
+): Promise<RenderResult> {
   const type: RenderType = spec.render?.type ?? 'Plain';
   const renderer = type === 'Plain' ? PlainRenderer : options.renderers?.[type];
-  if (renderer === undefined) return failed('spec.render.type', `${type} is not supported yet`);
+  if (renderer === undefined) {
+    return failed('spec.render.type', `${type} rendering is not enabled in this process`);
+  }
   const substitute = spec.render?.substitute;
   if (substitute !== undefined) {
     const vars = checkVariables(substitute);
-    if (!vars.ok) return { ok: false, error: new RenderError(vars.problems) };
+    if (!vars.ok) return vars;
   }
-  const manifests = renderer.render(source.files, substitute === undefined ? {} : { substitute });
+  return renderer.render(
+    source.files,
+    rendererOptions(spec, {
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+      ...(options.name === undefined ? {} : { name: options.name }),
+      ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    }),
+  );
+}
+
+/** The checked, namespaced, canonical render of a renderer's manifests and its renderRef. */
+export function assembleOutcome(
+  spec: Spec,
+  revision: string,
+  manifests: RenderResult,
+  options: RenderReleaseOptions = {},
+): RenderOutcome {
   if (!manifests.ok) return { ok: false, error: new RenderError(manifests.problems) };
   const targetNamespace = spec.render?.targetNamespace ?? options.releaseNamespace;
-  const render = assembleRender(manifests.value, {
+  const render = assembleRender(manifests.value as readonly Manifest[], {
     ...(targetNamespace === undefined ? {} : { targetNamespace }),
     ...(options.isNamespaced === undefined ? {} : { isNamespaced: options.isNamespaced }),
   });
   if (!render.ok) return { ok: false, error: new RenderError(render.problems) };
-  return { ok: true, revision: source.revision, render: render.value, renderRef: renderRef(render.value) };
+  return { ok: true, revision, render: render.value, renderRef: renderRef(render.value) };
+}
+
+/** Any render type, tools included. */
+export async function renderSource(
+  spec: Spec,
+  source: SourceOutput,
+  options: RenderSourceOptions = {},
+): Promise<RenderOutcome> {
+  return assembleOutcome(spec, source.revision, await renderManifests(spec, source, options), options);
+}
+
+/** The Plain renderer's render, synchronously (no tool): tests, examples and the pure paths. */
+export function renderRelease(
+  spec: Spec,
+  source: SourceOutput,
+  options: RenderReleaseOptions = {},
+): RenderOutcome {
+  const type: RenderType = spec.render?.type ?? 'Plain';
+  if (type !== 'Plain') {
+    return assembleOutcome(spec, source.revision, failed('spec.render.type', `${type} needs renderSource`));
+  }
+  const substitute = spec.render?.substitute;
+  if (substitute !== undefined) {
+    const vars = checkVariables(substitute);
+    if (!vars.ok) return assembleOutcome(spec, source.revision, vars);
+  }
+  const manifests = PlainRenderer.render(source.files, rendererOptions(spec, {}));
+  return assembleOutcome(spec, source.revision, manifests, options);
 }

@@ -87,10 +87,59 @@ export type SourceSpec = {
 
 export type RenderType = 'Plain' | 'Kustomize' | 'Helm';
 
+/** A ConfigMap's or Secret's key whose YAML gives Helm values, as Flux's HelmRelease valuesFrom. */
+export type ValuesReference = {
+  readonly kind: 'ConfigMap' | 'Secret';
+  readonly name: string;
+  /** Default "values.yaml". */
+  readonly valuesKey?: string;
+  /** Dotted path the key's text is set at (as a string), instead of merging it as YAML. */
+  readonly targetPath?: string;
+  /** A missing object or key is skipped instead of failing the render. */
+  readonly optional?: boolean;
+};
+
+export type HelmRenderSpec = {
+  readonly releaseName?: string;
+  readonly values?: Readonly<Record<string, unknown>>;
+  readonly valuesFiles?: readonly string[];
+  readonly valuesFrom?: readonly ValuesReference[];
+  /** Kustomize patches applied to Helm's output (Flux's postRenderers). */
+  readonly postRenderers?: readonly { readonly kustomize: KustomizePatches }[];
+};
+
+export type KustomizePatches = {
+  readonly patches?: readonly {
+    readonly patch: string;
+    readonly target?: Readonly<Record<string, unknown>>;
+  }[];
+  readonly images?: readonly Readonly<Record<string, unknown>>[];
+};
+
+export type KustomizeRenderSpec = {
+  /** Let resources, bases and components name remote git or http URLs (fetched by kustomize, bounded). */
+  readonly allowRemoteResources?: boolean;
+};
+
 export type RenderSpec = {
   readonly type?: RenderType;
+  readonly helm?: HelmRenderSpec;
+  readonly kustomize?: KustomizeRenderSpec;
   readonly substitute?: Readonly<Record<string, string>>;
   readonly targetNamespace?: string;
+};
+
+/** The target cluster as Helm's .Capabilities shows it. */
+export type Capabilities = {
+  readonly kubeVersion: string;
+  readonly apiVersions: readonly string[];
+};
+
+/** What a render depends on besides the files and the spec; resolved by the caller, part of the cache key. */
+export type RenderInputs = {
+  readonly capabilities?: Capabilities;
+  /** The values of render.helm.valuesFrom, in its order (undefined: an optional one that was missing). */
+  readonly valuesFrom?: readonly (Readonly<Record<string, unknown>> | undefined)[];
 };
 
 /** Decoded Secret data (strings, not base64) handed in by the caller that read the Secret. */

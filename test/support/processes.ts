@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureTools } from '../../src/testenv/tools.ts';
 import { metricValue, probePortOf, scrape } from './metrics.ts';
 import { makeServingCert, presentedCert, type ServingCert } from './serving-cert.ts';
 import { waitFor } from './wait.ts';
@@ -209,9 +210,18 @@ export async function startControllerManager(opts: ManagerOptions): Promise<Mana
     await cleanup();
     throw err;
   }
+  let toolArgs: string[];
+  try {
+    // The real kustomize and helm, built from their Go modules (the first time only).
+    const tools = await ensureTools();
+    toolArgs = ['--kustomize-binary', join(tools, 'kustomize'), '--helm-binary', join(tools, 'helm')];
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
   const child = await startChild(
     'src/cmd/controller-manager.ts',
-    [...commonArgs(opts), '--git-cache-dir', opts.gitCacheDir, '--allow-file-urls', ...apiArgs],
+    [...commonArgs(opts), '--git-cache-dir', opts.gitCacheDir, '--allow-file-urls', ...toolArgs, ...apiArgs],
     opts,
     MANAGER_READY,
     cleanup,

@@ -82,6 +82,86 @@ const SourceSchema = Type.Object(
 
 export const RENDER_TYPES = ['Plain', 'Kustomize', 'Helm'] as const;
 
+const ValuesReferenceSchema = Type.Object({
+  kind: StringEnum(['ConfigMap', 'Secret'] as const, {
+    description: 'ConfigMap or Secret in the Release namespace.',
+  }),
+  name: ObjectName(),
+  valuesKey: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 253,
+      pattern: '^[-._a-zA-Z0-9]+$',
+      description: 'The key holding the values (default values.yaml).',
+    }),
+  ),
+  targetPath: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 250,
+      pattern: '^[a-zA-Z0-9_-]+(\\.[a-zA-Z0-9_-]+)*$',
+      description: "Dotted path the key's text is set at, as a string, instead of merging it as YAML.",
+    }),
+  ),
+  optional: Type.Optional(
+    Type.Boolean({ default: false, description: 'A missing object or key is skipped instead of an error.' }),
+  ),
+});
+
+const PostRendererSchema = Type.Object({
+  kustomize: Type.Object({
+    patches: Type.Optional(
+      Type.Array(
+        Type.Object({
+          patch: Type.String({
+            minLength: 1,
+            maxLength: 65536,
+            description: 'Strategic merge or JSON 6902 patch.',
+          }),
+          target: Type.Optional(FreeObject({ description: 'Kustomize patch target selector.' })),
+        }),
+        { maxItems: 64 },
+      ),
+    ),
+    images: Type.Optional(
+      Type.Array(FreeObject({ description: 'Kustomize image override (name, newName, newTag, digest).' }), {
+        maxItems: 64,
+      }),
+    ),
+  }),
+});
+
+const HelmRenderSchema = Type.Object({
+  releaseName: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 53,
+      pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+      description: "Helm's release name (default: the Release's name).",
+    }),
+  ),
+  values: Type.Optional(FreeObject({ description: 'Values given to the chart, applied last.' })),
+  valuesFiles: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), {
+      maxItems: 32,
+      description: 'Values files inside the source, applied in order first.',
+    }),
+  ),
+  valuesFrom: Type.Optional(
+    Type.Array(ValuesReferenceSchema, {
+      maxItems: 32,
+      description:
+        'Values from ConfigMaps and Secrets of the Release namespace, after valuesFiles, before values.',
+    }),
+  ),
+  postRenderers: Type.Optional(
+    Type.Array(PostRendererSchema, {
+      maxItems: 8,
+      description: "Kustomize patches over Helm's output, in order.",
+    }),
+  ),
+});
+
 const RenderSchema = Type.Object(
   {
     type: Type.Optional(
@@ -90,16 +170,14 @@ const RenderSchema = Type.Object(
         description: 'Plain: every *.yaml, *.yml, *.json under the path; Kustomize; Helm.',
       }),
     ),
-    helm: Type.Optional(
+    helm: Type.Optional(HelmRenderSchema),
+    kustomize: Type.Optional(
       Type.Object({
-        releaseName: Type.Optional(
-          Type.String({ minLength: 1, maxLength: 53, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' }),
-        ),
-        values: Type.Optional(FreeObject({ description: 'Values given to the chart.' })),
-        valuesFiles: Type.Optional(
-          Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), {
-            maxItems: 32,
-            description: 'Values files inside the source, applied in order before values.',
+        allowRemoteResources: Type.Optional(
+          Type.Boolean({
+            default: false,
+            description:
+              'Let kustomizations name remote git or http resources, bases and components (fetched by kustomize, bounded).',
           }),
         ),
       }),
@@ -123,6 +201,11 @@ const RenderSchema = Type.Object(
         rule: "!has(self.helm) || (has(self.type) && self.type == 'Helm')",
         message: "render.helm may only be set when render.type is 'Helm'",
         fieldPath: '.helm',
+      },
+      {
+        rule: "!has(self.kustomize) || (has(self.type) && self.type == 'Kustomize')",
+        message: "render.kustomize may only be set when render.type is 'Kustomize'",
+        fieldPath: '.kustomize',
       },
     ],
   },

@@ -17,7 +17,7 @@ import type { DiffFrom } from '../args.ts';
 import { type Ctx, getInventory, mustGetRelease, UserError } from '../context.ts';
 import { comparable, diffLineStyle, pruneCandidates, unifiedDiff, yamlOf } from '../diff.ts';
 import { paint, shortRef } from '../format.ts';
-import { renderDir, renderReleaseSource, scopeFrom } from '../local-render.ts';
+import { renderDir, renderReleaseSource } from '../local-render.ts';
 import { objectName } from '../views.ts';
 
 /** The client of the cluster the Release deploys to, with the user's rights to read its Secret. */
@@ -55,12 +55,10 @@ export async function loadRender(
   const name = release.metadata.name ?? '';
   switch (from.kind) {
     case 'dir': {
-      const first = await renderDir(from.dir, release.spec, undefined, release.metadata.namespace);
-      const scope = await scopeFrom(
+      const r = await renderDir(from.dir, release.spec, {
         target,
-        first.render.objects.map((o) => o.apiVersion),
-      );
-      const r = await renderDir(from.dir, release.spec, scope, release.metadata.namespace);
+        ...(release.metadata.namespace === undefined ? {} : { namespace: release.metadata.namespace }),
+      });
       return { renderRef: r.renderRef, render: r.render, from: `directory ${from.dir}` };
     }
     case 'render': {

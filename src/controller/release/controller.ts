@@ -16,6 +16,7 @@ import { KubeClient } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/events.ts';
 import { GitSource } from '../../render/git/source.ts';
 import { InlineSource } from '../../render/inline.ts';
+import { toolRenderers } from '../../render/tools/renderers.ts';
 import {
   anyOf,
   type Controller,
@@ -51,6 +52,9 @@ export interface ReleaseControllerOptions {
   /** Limit of one git fetch, and of a stalled one (see GitSourceOptions). */
   readonly gitTimeoutMs?: number;
   readonly gitStallMs?: number;
+  /** The kustomize and helm CLIs; default: from PATH. */
+  readonly kustomizeBinary?: string;
+  readonly helmBinary?: string;
   readonly workers?: number;
   /** Work only this shard (static sharding, no leader election). */
   readonly shardIndex?: number;
@@ -166,6 +170,10 @@ export function registerReleaseController(
         ...(opts.gitStallMs === undefined ? {} : { stallMs: opts.gitStallMs }),
       }),
     },
+    renderers: toolRenderers({
+      ...(opts.kustomizeBinary === undefined ? {} : { kustomize: opts.kustomizeBinary }),
+      ...(opts.helmBinary === undefined ? {} : { helm: opts.helmBinary }),
+    }),
     resolveTarget: (release) => resolveTarget(release, { clients: clusterClients, clusters: clusters.cache }),
     observerLive: (release) => {
       const shard = shardOfRelease(release, `${release.metadata.namespace}/${release.metadata.name}`);

@@ -3,7 +3,9 @@
 import type { Logger } from 'pino';
 import type { Release, ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import type { Renderer } from '../../render/renderer.ts';
 import type { Sources } from '../../render/source.ts';
+import type { RenderType } from '../../render/types.ts';
 import type { RenderStore } from '../../store/types.ts';
 import type { ClusterWaveInput } from './sync/index.ts';
 import type { Target } from './target.ts';
@@ -13,6 +15,8 @@ export interface ReleaseDeps {
   readonly local: KubeClient;
   readonly store: RenderStore;
   readonly sources: Sources;
+  /** The tool renderers (Kustomize, Helm); Plain needs none. */
+  readonly renderers?: Partial<Record<RenderType, Renderer>>;
   readonly resolveTarget: (release: Release) => Promise<Target>;
   /** Whether the observer of the Release's shard is live (DESIGN 4.4). */
   readonly observerLive: (release: Release) => boolean;

@@ -1,11 +1,13 @@
 // stageRender: resolve the target, then fetch the source and render it — or, with a pin, load the
 // pinned render from the store without fetching anything, so a broken source cannot block a pin.
 import type { Release } from '../../api/types.ts';
+import { clusterCapabilities } from '../../kube/capabilities.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { RenderError, SourceError } from '../../render/errors.ts';
-import { renderRelease } from '../../render/release.ts';
+import { describeRef, resolveValuesFrom } from '../../render/helm/values.ts';
+import { assembleOutcome, renderManifests } from '../../render/release.ts';
 import { credentialsFromSecretData, fetchSource } from '../../render/source.ts';
-import type { CredentialData, IsNamespaced, Render } from '../../render/types.ts';
+import type { CredentialData, IsNamespaced, Render, RenderInputs } from '../../render/types.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { PinNotFoundError, ReleaseError, RenderFailedError, SourceFailedError } from './errors.ts';
 import type { Target } from './target.ts';
@@ -25,14 +27,25 @@ export async function stageRender(release: Release, deps: ReleaseDeps): Promise<
 
   const ns = release.metadata.namespace ?? '';
   const source = await fetch(release, deps, ns);
-  const first = renderRelease(release.spec, source, { releaseNamespace: ns });
+  // The tool (if any) runs once; its manifests are assembled twice, the second time knowing the scope
+  // of the kinds the first found.
+  const manifests = await renderManifests(release.spec, source, {
+    ...(deps.renderers === undefined ? {} : { renderers: deps.renderers }),
+    namespace: ns,
+    name: release.metadata.name ?? '',
+    inputs: await renderInputs(release, deps, target),
+  });
+  const first = assembleOutcome(release.spec, source.revision, manifests, { releaseNamespace: ns });
   if (!first.ok) throw new RenderFailedError(first.error.message, { cause: first.error });
   // Discovery decides the scope of kinds the built-in list does not know (custom resources).
   const isNamespaced = await scopeOf(
     target.readClient,
     new Set(first.render.objects.map((o) => o.apiVersion)),
   );
-  const out = renderRelease(release.spec, source, { isNamespaced, releaseNamespace: ns });
+  const out = assembleOutcome(release.spec, source.revision, manifests, {
+    isNamespaced,
+    releaseNamespace: ns,
+  });
   if (!out.ok) throw new RenderFailedError(out.error.message, { cause: out.error });
   return { renderRef: out.renderRef, revision: out.revision, render: out.render, target, pinned: false };
 }
@@ -63,6 +76,44 @@ async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
     if (err instanceof ReleaseError) throw err;
     throw new SourceFailedError(`fetching the source: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/**
+ * What a Helm render depends on besides its files: the valuesFrom ConfigMaps and Secrets (read with
+ * the controller's own rights, in the Release's namespace) and the target's capabilities. Part of
+ * the render cache's key, so a changed Secret is a new render.
+ */
+async function renderInputs(release: Release, deps: ReleaseDeps, target: Target): Promise<RenderInputs> {
+  if (release.spec.render?.type !== 'Helm') return {};
+  const ns = release.metadata.namespace ?? '';
+  const refs = release.spec.render.helm?.valuesFrom ?? [];
+  const data = await Promise.all(
+    refs.map(async (ref, i) => {
+      const obj = await deps.local
+        .get<{ data?: Record<string, string> }>({
+          apiVersion: 'v1',
+          kind: ref.kind,
+          namespace: ns,
+          name: ref.name,
+        })
+        .catch((err: unknown) => {
+          throw new RenderFailedError(`${describeRef(ref, i, ns)}: reading it: ${(err as Error).message}`);
+        });
+      if (obj === undefined) return undefined;
+      return ref.kind === 'Secret' ? credentialsFromSecretData(obj.data) : (obj.data ?? {});
+    }),
+  );
+  const values = resolveValuesFrom(refs, ns, (_ref, i) => data[i]);
+  if (!values.ok) {
+    const error = new RenderError(values.problems);
+    throw new RenderFailedError(error.message, { cause: error });
+  }
+  const capabilities = await clusterCapabilities(target.readClient).catch((err: unknown) => {
+    throw new RenderFailedError(
+      `reading the target cluster's version and APIs for Helm: ${(err as Error).message}`,
+    );
+  });
+  return { valuesFrom: values.value, capabilities };
 }
 
 async function scopeOf(client: KubeClient, apiVersions: ReadonlySet<string>): Promise<IsNamespaced> {

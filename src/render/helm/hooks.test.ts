@@ -1,0 +1,58 @@
+// Helm hooks as convoy hooks: a table of helm.sh/hook values on Jobs, Pods and other kinds.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { mapHelmHook } from './hooks.ts';
+
+const job = (annotations: Record<string, string>) => ({
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name: 'j', annotations },
+});
+const cm = (annotations: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'c', annotations },
+});
+const hookOf = (o: ReturnType<typeof mapHelmHook>) =>
+  o === undefined
+    ? 'dropped'
+    : ((o.metadata as { annotations?: Record<string, string> }).annotations?.['convoy.kumodo.io/hook'] ??
+      'object');
+
+describe('mapHelmHook', () => {
+  const table: [string, Record<string, string>, string][] = [
+    ['no hook', {}, 'object'],
+    ['pre-install', { 'helm.sh/hook': 'pre-install' }, 'PreSync'],
+    ['pre-upgrade', { 'helm.sh/hook': 'pre-upgrade' }, 'PreSync'],
+    ['pre-install,pre-upgrade', { 'helm.sh/hook': 'pre-install, pre-upgrade' }, 'PreSync'],
+    ['post-install', { 'helm.sh/hook': 'post-install' }, 'PostSync'],
+    ['post-upgrade', { 'helm.sh/hook': 'post-upgrade' }, 'PostSync'],
+    ['pre-delete', { 'helm.sh/hook': 'pre-delete' }, 'PreDelete'],
+    ['post-delete', { 'helm.sh/hook': 'post-delete' }, 'PostDelete'],
+    [
+      'post-install,pre-delete: the first phase wins',
+      { 'helm.sh/hook': 'post-install,pre-delete' },
+      'PostSync',
+    ],
+    ['test', { 'helm.sh/hook': 'test' }, 'dropped'],
+    ['pre-rollback only', { 'helm.sh/hook': 'pre-rollback' }, 'dropped'],
+    ['pre-upgrade,pre-rollback', { 'helm.sh/hook': 'pre-upgrade,pre-rollback' }, 'PreSync'],
+  ];
+  for (const [name, annotations, want] of table) {
+    it(`Job, ${name} → ${want}`, () => assert.equal(hookOf(mapHelmHook(job(annotations))), want));
+  }
+  it('maps the delete policy', () => {
+    const o = mapHelmHook(
+      job({
+        'helm.sh/hook': 'pre-install',
+        'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+      }),
+    );
+    const annotations = (o?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
+    assert.equal(annotations?.['convoy.kumodo.io/hook-delete-policy'], 'BeforeHookCreation,HookSucceeded');
+  });
+  it('another kind: an install hook is an ordinary object, a delete hook is left out', () => {
+    assert.equal(hookOf(mapHelmHook(cm({ 'helm.sh/hook': 'pre-install' }))), 'object');
+    assert.equal(hookOf(mapHelmHook(cm({ 'helm.sh/hook': 'post-delete' }))), 'dropped');
+  });
+});

@@ -1,0 +1,221 @@
+// render.type Helm: `helm template` of the chart at the source path. The release name is
+// render.helm.releaseName or the Release's name; the namespace targetNamespace or the Release's;
+// values are merged as Helm merges -f files: valuesFiles (from the source), then valuesFrom, then
+// the inline values. The target's version and API versions (inputs.capabilities) make .Capabilities
+// right. The chart's crds/ are part of the render, ahead of every other object; chart hooks become
+// convoy hooks (hooks.ts); render.helm.postRenderers run kustomize over the output. Helm reaches no
+// cluster and no network here: `lookup` finds nothing, and dependencies must be vendored in charts/.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ANNOTATION_SYNC_WAVE } from '../../api/constants.ts';
+import type { Problem } from '../errors.ts';
+import { parseWave } from '../keys.ts';
+import { toolEnv } from '../kustomize/renderer.ts';
+import type { Renderer, RendererOptions, RenderResult } from '../renderer.ts';
+import { fail, ok } from '../result.ts';
+import { RenderCache, renderKey } from '../tools/cache.ts';
+import { outputManifests, runResult, type ToolInfo } from '../tools/output.ts';
+import { runTool, type ToolRunner } from '../tools/run.ts';
+import { unsafePath, withWorkDir } from '../tools/workdir.ts';
+import type { HelmRenderSpec, Manifest, SourceFile } from '../types.ts';
+import { mapHelmHook } from './hooks.ts';
+import { POST_RENDER_INPUT, postRenderKustomization } from './post-render.ts';
+
+export type HelmRendererOptions = {
+  readonly binary?: string;
+  /** kustomize, for postRenderers. */
+  readonly kustomizeBinary?: string;
+  readonly runner?: ToolRunner;
+  readonly timeoutMs?: number;
+  readonly maxOutputBytes?: number;
+  readonly cache?: RenderCache;
+};
+
+export const HELM_OUTPUT = 'helm template';
+
+export class HelmRenderer implements Renderer {
+  readonly type = 'Helm' as const;
+  readonly cache: RenderCache;
+  readonly #helm: ToolInfo;
+  readonly #kustomize: ToolInfo;
+  readonly #run: ToolRunner;
+
+  constructor(opts: HelmRendererOptions = {}) {
+    const limits = {
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      maxStdoutBytes: opts.maxOutputBytes ?? 64 * 1024 * 1024,
+    };
+    this.#helm = {
+      name: 'helm',
+      binary: opts.binary ?? 'helm',
+      hint: 'the convoy image has it; elsewhere `npm run testenv:build` builds it (or pass --helm-binary)',
+      ...limits,
+    };
+    this.#kustomize = {
+      name: 'kustomize',
+      binary: opts.kustomizeBinary ?? 'kustomize',
+      hint: 'postRenderers need kustomize: the convoy image has it (or pass --kustomize-binary)',
+      ...limits,
+    };
+    this.#run = opts.runner ?? runTool;
+    this.cache = opts.cache ?? new RenderCache();
+  }
+
+  render(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
+    if (!files.some((f) => f.path === 'Chart.yaml')) {
+      return Promise.resolve(
+        fail([{ where: '', message: 'no Chart.yaml at the source path: it must be a chart directory' }]),
+      );
+    }
+    const helm = options.render?.helm ?? {};
+    const problems: Problem[] = [];
+    const have = new Set(files.map((f) => f.path));
+    (helm.valuesFiles ?? []).forEach((path, i) => {
+      const bad = unsafePath(path);
+      if (bad !== undefined) problems.push({ where: `spec.render.helm.valuesFiles[${i}]`, message: bad });
+      else if (!have.has(path)) {
+        problems.push({
+          where: `spec.render.helm.valuesFiles[${i}]`,
+          message: `${path} is not in the chart directory`,
+        });
+      }
+    });
+    if (problems.length > 0) return Promise.resolve(fail(problems));
+    return this.cache.getOrRender(renderKey('helm', files, options), () =>
+      this.#template(files, options, helm),
+    );
+  }
+
+  async #template(
+    files: readonly SourceFile[],
+    options: RendererOptions,
+    helm: HelmRenderSpec,
+  ): Promise<RenderResult> {
+    return withWorkDir('helm', files, async (dir) => {
+      const chart = join(dir, 'src');
+      const env = {
+        ...toolEnv(dir, false),
+        HELM_CACHE_HOME: join(dir, '.helm', 'cache'),
+        HELM_CONFIG_HOME: join(dir, '.helm', 'config'),
+        HELM_DATA_HOME: join(dir, '.helm', 'data'),
+      };
+      const args = [
+        'template',
+        helm.releaseName ?? options.name ?? 'release',
+        chart,
+        '--namespace',
+        options.render?.targetNamespace ?? options.namespace ?? 'default',
+        '--include-crds',
+        '--skip-tests',
+      ];
+      const caps = options.inputs?.capabilities;
+      if (caps !== undefined) {
+        if (caps.kubeVersion !== '') args.push('--kube-version', caps.kubeVersion);
+        for (const v of caps.apiVersions) args.push('--api-versions', v);
+      }
+      for (const f of helm.valuesFiles ?? []) args.push('--values', join(chart, f));
+      const layers = [...(options.inputs?.valuesFrom ?? []), helm.values];
+      for (const [i, values] of layers.entries()) {
+        if (values === undefined) continue;
+        const file = join(dir, `values-${i}.json`);
+        await writeFile(file, JSON.stringify(values), { mode: 0o600 });
+        args.push('--values', file);
+      }
+      const outcome = await this.#run({
+        command: this.#helm.binary,
+        args,
+        cwd: dir,
+        env,
+        timeoutMs: this.#helm.timeoutMs,
+        maxStdoutBytes: this.#helm.maxStdoutBytes,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+      const out = runResult(this.#helm, outcome, chart, HELM_OUTPUT, '.');
+      if (!out.ok) return fail([out.problem]);
+      let text = out.stdout;
+      const post = helm.postRenderers ?? [];
+      for (const [i, pr] of post.entries()) {
+        const postDir = join(dir, `post-${i}`);
+        await mkdir(postDir, { mode: 0o700 });
+        await writeFile(join(postDir, POST_RENDER_INPUT), text, { mode: 0o600 });
+        await writeFile(join(postDir, 'kustomization.yaml'), postRenderKustomization(pr.kustomize), {
+          mode: 0o600,
+        });
+        const k = await this.#run({
+          command: this.#kustomize.binary,
+          args: ['build', postDir, '--load-restrictor', 'LoadRestrictionsRootOnly'],
+          cwd: dir,
+          env: toolEnv(dir, false),
+          timeoutMs: this.#kustomize.timeoutMs,
+          maxStdoutBytes: this.#kustomize.maxStdoutBytes,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        });
+        const kout = runResult(this.#kustomize, k, postDir, `spec.render.helm.postRenderers[${i}]`, '.');
+        if (!kout.ok) return fail([kout.problem]);
+        text = kout.stdout;
+      }
+      return helmManifests(text, post.length > 0, options.substitute);
+    });
+  }
+}
+
+/** Helm's output split by its `# Source:` comments, so each object's origin is its template file. */
+export function splitBySource(text: string): { file: string; text: string }[] {
+  const out: { file: string; text: string }[] = [];
+  for (const doc of text.split(/^---[ \t]*$/m)) {
+    if (doc.trim() === '') continue;
+    const file = /^# Source: (.+)$/m.exec(doc)?.[1]?.trim() ?? HELM_OUTPUT;
+    out.push({ file, text: doc });
+  }
+  return out;
+}
+
+/**
+ * Hooks mapped, and the chart's crds/ ahead of everything: in the lowest wave of the render, where
+ * canonical order puts CustomResourceDefinitions first.
+ */
+export function helmManifests(
+  text: string,
+  postRendered: boolean,
+  vars: Readonly<Record<string, string>> | undefined,
+): RenderResult {
+  const problems: Problem[] = [];
+  const manifests: Manifest[] = [];
+  // After a post-renderer the `# Source:` comments are gone: the whole output is one origin.
+  const pieces = postRendered ? [{ file: `${HELM_OUTPUT} | kustomize`, text }] : splitBySource(text);
+  for (const piece of pieces) {
+    const parsed = outputManifests(piece.text, piece.file, vars);
+    if (!parsed.ok) {
+      problems.push(...parsed.problems);
+      continue;
+    }
+    for (const m of parsed.value) {
+      const mapped = mapHelmHook(m.object);
+      if (mapped !== undefined) manifests.push({ ...m, object: mapped });
+    }
+  }
+  if (problems.length > 0) return fail(problems);
+  const waves = manifests.map((m) => waveOf(m.object)).filter((w): w is number => w !== undefined);
+  const lowest = Math.min(0, ...waves);
+  if (lowest === 0) return ok(manifests);
+  return ok(
+    manifests.map((m) =>
+      m.object.kind === 'CustomResourceDefinition' && waveOf(m.object) === undefined
+        ? { ...m, object: withWave(m.object, lowest) }
+        : m,
+    ),
+  );
+}
+
+function waveOf(o: Readonly<Record<string, unknown>>): number | undefined {
+  const v = (o.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations?.[
+    ANNOTATION_SYNC_WAVE
+  ];
+  return typeof v === 'string' ? parseWave(v) : undefined;
+}
+
+function withWave(o: Readonly<Record<string, unknown>>, wave: number): Readonly<Record<string, unknown>> {
+  const md = (o.metadata ?? {}) as Record<string, unknown>;
+  const annotations = (md.annotations ?? {}) as Record<string, unknown>;
+  return { ...o, metadata: { ...md, annotations: { ...annotations, [ANNOTATION_SYNC_WAVE]: String(wave) } } };
+}

@@ -1,0 +1,140 @@
+// Builds the render tools (kustomize, helm) and the OCI registry the tests and `convoy dev` serve
+// charts and artifacts from, from their pinned Go modules, into their own cache: keyed by
+// tools-versions.json, never by the control plane's versions.json, so a new helm does not rebuild
+// Kubernetes. Or takes them from $CONVOY_TOOLS_BIN. The first call on a machine builds (a few
+// minutes), later calls are instant.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { acquireLock, go, goAtLeast, goVersion, TestenvBuildError, wrapperModule } from './gobuild.ts';
+import versions from './tools-versions.json' with { type: 'json' };
+
+export const TOOLS = ['kustomize', 'helm', 'registry'] as const;
+export type Tool = (typeof TOOLS)[number];
+
+export const TOOL_VERSIONS: Readonly<typeof versions> = versions;
+
+type ToolBuild = {
+  readonly module: string;
+  readonly version: string;
+  readonly pkg: string;
+  readonly ldflags: readonly string[];
+};
+
+const BUILDS: Readonly<Record<Tool, ToolBuild>> = {
+  kustomize: {
+    module: 'sigs.k8s.io/kustomize/kustomize/v5',
+    version: versions.kustomize,
+    pkg: 'sigs.k8s.io/kustomize/kustomize/v5',
+    ldflags: [],
+  },
+  helm: {
+    module: 'helm.sh/helm/v4',
+    version: versions.helm,
+    pkg: 'helm.sh/helm/v4/cmd/helm',
+    // helm prints its version from a variable set at link time; otherwise it says only "v4.3".
+    ldflags: [`-X helm.sh/helm/v4/internal/version.version=${versions.helm}`],
+  },
+  registry: {
+    module: 'github.com/distribution/distribution/v3',
+    version: versions.distribution,
+    pkg: 'github.com/distribution/distribution/v3/cmd/registry',
+    ldflags: [],
+  },
+};
+
+export function toolsCacheRoot(): string {
+  const base =
+    process.env.CONVOY_TOOLS_CACHE ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'convoy', 'tools');
+  const key = createHash('sha256').update(JSON.stringify(versions)).digest('hex').slice(0, 12);
+  return join(base, key);
+}
+
+export interface ToolsOptions {
+  readonly log?: (line: string) => void;
+}
+
+/** A directory holding kustomize, helm and registry, building the missing ones first. */
+export async function ensureTools(opts: ToolsOptions = {}): Promise<string> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const fromEnv = process.env.CONVOY_TOOLS_BIN;
+  if (fromEnv) {
+    const missing = await missingTools(fromEnv);
+    if (missing.length > 0) {
+      throw new TestenvBuildError(
+        `CONVOY_TOOLS_BIN=${fromEnv} lacks: ${missing.join(', ')} (needs ${TOOLS.join(', ')})`,
+      );
+    }
+    return fromEnv;
+  }
+  const root = toolsCacheRoot();
+  const bin = join(root, 'bin');
+  if ((await missingTools(bin)).length === 0) return bin;
+  await mkdir(bin, { recursive: true });
+  const release = await acquireLock(join(root, 'build.lock'), log, 'tools');
+  try {
+    const missing = await missingTools(bin);
+    if (missing.length === 0) return bin;
+    const gover = await goVersion(
+      `convoy's render tools (kustomize ${versions.kustomize}, helm ${versions.helm}, registry ${versions.distribution}) ` +
+        `are built from their Go modules and need Go >= ${versions.go}. ` +
+        'Install Go, or set CONVOY_TOOLS_BIN to a directory that holds kustomize, helm and registry.',
+    );
+    if (!goAtLeast(gover, versions.go)) {
+      throw new TestenvBuildError(`Go ${gover} is too old: the render tools need Go >= ${versions.go}.`);
+    }
+    log(`tools: building ${missing.join(', ')} with ${gover} into ${root} (first time only; a few minutes)`);
+    for (const tool of missing) await buildTool(root, bin, tool, log);
+    return bin;
+  } finally {
+    await release();
+  }
+}
+
+async function missingTools(dir: string): Promise<Tool[]> {
+  const missing: Tool[] = [];
+  for (const name of TOOLS) {
+    try {
+      await access(join(dir, name));
+    } catch {
+      missing.push(name);
+    }
+  }
+  return missing;
+}
+
+async function buildTool(root: string, bin: string, tool: Tool, log: (line: string) => void): Promise<void> {
+  const b = BUILDS[tool];
+  const started = Date.now();
+  log(`tools: building ${tool} (${b.module}@${b.version}) …`);
+  const dir = await wrapperModule(
+    root,
+    tool,
+    `module convoy.local/tools/${tool}\n\ngo ${versions.go}.0\n\nrequire ${b.module} ${b.version}\n`,
+  );
+  await go(dir, ['mod', 'download', `${b.module}@${b.version}`]);
+  const partial = join(bin, `${tool}.partial`);
+  await rm(partial, { force: true });
+  await go(dir, [
+    'build',
+    '-trimpath',
+    '-ldflags',
+    ['-s', '-w', ...b.ldflags].join(' '),
+    '-o',
+    partial,
+    b.pkg,
+  ]);
+  // One atomic rename: a process starting meanwhile finds the tool whole or not at all.
+  await rename(partial, join(bin, tool));
+  await writeFile(
+    join(bin, `${tool}.json`),
+    `${JSON.stringify({ module: b.module, version: b.version, seconds: Math.round((Date.now() - started) / 1000) })}\n`,
+  );
+  log(`tools: built ${tool} in ${Math.round((Date.now() - started) / 1000)}s`);
+}
+
+export const toolPath = (dir: string, tool: Tool): string => join(dir, tool);
+export const hasCachedTools = (): boolean => TOOLS.every((t) => existsSync(join(toolsCacheRoot(), 'bin', t)));
