@@ -1,5 +1,21 @@
 # The image of both convoy processes (deploy/*/deployment.yaml pick the entry point with `command`).
 # Node 24 runs the TypeScript sources directly (type stripping): there is no build step.
+# kustomize and helm for render.type Kustomize and Helm, built from the same pinned Go modules as
+# src/testenv/tools-versions.json names (keep the two in step).
+FROM golang:1.26 AS tools
+ENV CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+ARG KUSTOMIZE_VERSION=v5.8.2
+ARG HELM_VERSION=v4.3.1
+WORKDIR /build/kustomize
+RUN go mod init convoy.local/tools/kustomize \
+ && go get sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION} \
+ && go build -trimpath -ldflags '-s -w' -o /out/kustomize sigs.k8s.io/kustomize/kustomize/v5
+WORKDIR /build/helm
+RUN go mod init convoy.local/tools/helm \
+ && go get helm.sh/helm/v4@${HELM_VERSION} \
+ && go build -trimpath -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=${HELM_VERSION}" \
+      -o /out/helm helm.sh/helm/v4/cmd/helm
+
 FROM node:24-slim
 
 # git (and ssh for git@ URLs) for git sources; CA certificates for https remotes.
@@ -12,6 +28,7 @@ COPY package.json package-lock.json ./
 # Runtime dependencies only; none of them needs an install script.
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY src ./src
+COPY --from=tools /out/kustomize /out/helm /usr/local/bin/
 
 ENV NODE_ENV=production
 # The image's `node` user, by number so that runAsNonRoot can verify it.
