@@ -14,7 +14,7 @@ import { toolEnv } from '../kustomize/renderer.ts';
 import type { Renderer, RendererOptions, RenderResult } from '../renderer.ts';
 import { fail, ok } from '../result.ts';
 import { RenderCache, renderKey } from '../tools/cache.ts';
-import { outputManifests, runResult, type ToolInfo } from '../tools/output.ts';
+import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
 import { runTool, type ToolRunner } from '../tools/run.ts';
 import { unsafePath, withWorkDir } from '../tools/workdir.ts';
 import type { HelmRenderSpec, Manifest, SourceFile } from '../types.ts';
@@ -121,16 +121,14 @@ export class HelmRenderer implements Renderer {
         await writeFile(file, JSON.stringify(values), { mode: 0o600 });
         args.push('--values', file);
       }
-      const outcome = await this.#run({
-        command: this.#helm.binary,
-        args,
-        cwd: dir,
-        env,
-        timeoutMs: this.#helm.timeoutMs,
-        maxStdoutBytes: this.#helm.maxStdoutBytes,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
-      const out = runResult(this.#helm, outcome, chart, HELM_OUTPUT, '.');
+      const out = await runToolFor(
+        this.#helm,
+        this.#run,
+        { args, cwd: dir, env, ...(options.signal === undefined ? {} : { signal: options.signal }) },
+        chart,
+        HELM_OUTPUT,
+        '.',
+      );
       if (!out.ok) return fail([out.problem]);
       let text = out.stdout;
       const post = helm.postRenderers ?? [];
@@ -141,16 +139,19 @@ export class HelmRenderer implements Renderer {
         await writeFile(join(postDir, 'kustomization.yaml'), postRenderKustomization(pr.kustomize), {
           mode: 0o600,
         });
-        const k = await this.#run({
-          command: this.#kustomize.binary,
-          args: ['build', postDir, '--load-restrictor', 'LoadRestrictionsRootOnly'],
-          cwd: dir,
-          env: toolEnv(dir, false),
-          timeoutMs: this.#kustomize.timeoutMs,
-          maxStdoutBytes: this.#kustomize.maxStdoutBytes,
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-        });
-        const kout = runResult(this.#kustomize, k, postDir, `spec.render.helm.postRenderers[${i}]`, '.');
+        const kout = await runToolFor(
+          this.#kustomize,
+          this.#run,
+          {
+            args: ['build', postDir, '--load-restrictor', 'LoadRestrictionsRootOnly'],
+            cwd: dir,
+            env: toolEnv(dir, false),
+            ...(options.signal === undefined ? {} : { signal: options.signal }),
+          },
+          postDir,
+          `spec.render.helm.postRenderers[${i}]`,
+          '.',
+        );
         if (!kout.ok) return fail([kout.problem]);
         text = kout.stdout;
       }

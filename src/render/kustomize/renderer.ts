@@ -5,7 +5,7 @@
 import type { Renderer, RendererOptions, RenderResult } from '../renderer.ts';
 import { fail } from '../result.ts';
 import { RenderCache, renderKey } from '../tools/cache.ts';
-import { outputManifests, runResult, type ToolInfo } from '../tools/output.ts';
+import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
 import { runTool, type ToolRunner } from '../tools/run.ts';
 import { withWorkDir } from '../tools/workdir.ts';
 import type { SourceFile } from '../types.ts';
@@ -70,16 +70,19 @@ export class KustomizeRenderer implements Renderer {
   ): Promise<RenderResult> {
     return withWorkDir('kustomize', files, async (dir) => {
       const src = `${dir}/src`;
-      const outcome = await this.#run({
-        command: this.#tool.binary,
-        args: ['build', src, '--load-restrictor', 'LoadRestrictionsRootOnly'],
-        cwd: dir,
-        env: toolEnv(dir, allowRemote),
-        timeoutMs: this.#tool.timeoutMs,
-        maxStdoutBytes: this.#tool.maxStdoutBytes,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
-      const out = runResult(this.#tool, outcome, src, KUSTOMIZE_OUTPUT, '.');
+      const out = await runToolFor(
+        this.#tool,
+        this.#run,
+        {
+          args: ['build', src, '--load-restrictor', 'LoadRestrictionsRootOnly'],
+          cwd: dir,
+          env: toolEnv(dir, allowRemote),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        },
+        src,
+        KUSTOMIZE_OUTPUT,
+        '.',
+      );
       if (!out.ok) return fail([out.problem]);
       return outputManifests(out.stdout, KUSTOMIZE_OUTPUT, options.substitute);
     });

@@ -2,11 +2,12 @@
 // renderer parses a file (substitution first, when asked), and every way a run can fail said in
 // words a Release's condition can carry (the private work directory never shown).
 import type { Problem } from '../errors.ts';
+import { describeExecFailure, ExecError, type ExecOptions } from '../exec/run.ts';
 import { parseManifests } from '../parse.ts';
 import type { RenderResult } from '../renderer.ts';
 import { fail } from '../result.ts';
 import { substitute } from '../substitute.ts';
-import type { ToolOutcome } from './run.ts';
+import type { ToolRunner } from './run.ts';
 
 export type ToolInfo = {
   /** "kustomize", "helm". */
@@ -41,48 +42,48 @@ export type RunResult =
   | { readonly ok: true; readonly stdout: string }
   | { readonly ok: false; readonly problem: Problem };
 
-/** What the run printed when it exited 0, or the problem of a run that did not. */
-export function runResult(
+/**
+ * Runs the tool, bounded; what it printed when it exited 0, or the problem (located at `where`) of a
+ * run that did not, with the work directory shown as `shownAs`.
+ */
+export async function runToolFor(
   tool: ToolInfo,
-  outcome: ToolOutcome,
+  run: ToolRunner,
+  opts: Omit<ExecOptions, 'command' | 'timeoutMs' | 'maxStdoutBytes'>,
   workDir: string,
   where: string,
   shownAs = '',
-): RunResult {
-  if (outcome.kind === 'exited' && outcome.code === 0) return { ok: true, stdout: outcome.stdout };
-  return { ok: false, problem: runProblem(tool, outcome, workDir, where, shownAs) };
+): Promise<RunResult> {
+  try {
+    const out = await run({
+      ...opts,
+      command: tool.binary,
+      timeoutMs: tool.timeoutMs,
+      maxStdoutBytes: tool.maxStdoutBytes,
+    });
+    return { ok: true, stdout: out.stdout.toString('utf8') };
+  } catch (err) {
+    if (!(err instanceof ExecError)) throw err;
+    return { ok: false, problem: { where, message: failureMessage(tool, err, workDir, shownAs) } };
+  }
 }
 
-function runProblem(
-  tool: ToolInfo,
-  outcome: ToolOutcome,
-  workDir: string,
-  where: string,
-  shownAs: string,
-): Problem {
-  switch (outcome.kind) {
-    case 'exited':
-      return {
-        where,
-        message:
-          toolMessage(outcome.stderr, workDir, shownAs) || `${tool.name} exited with status ${outcome.code}`,
-      };
-    case 'not-found':
-      return { where, message: `the ${tool.name} binary was not found (${tool.binary}): ${tool.hint}` };
-    case 'timed-out':
-      return {
-        where,
-        message: `${tool.name} did not finish within ${tool.timeoutMs / 1000}s and was stopped`,
-      };
-    case 'too-much-output':
-      return {
-        where,
-        message: `${tool.name} printed more than ${tool.maxStdoutBytes} bytes and was stopped`,
-      };
+function failureMessage(tool: ToolInfo, err: ExecError, workDir: string, shownAs: string): string {
+  const f = err.failure;
+  switch (f.kind) {
+    case 'exit':
+      return toolMessage(err.stderr, workDir, shownAs) || `${tool.name} ${describeExecFailure(tool.name, f)}`;
+    case 'notFound':
+      return `the ${tool.name} binary was not found (${tool.binary}): ${tool.hint}`;
+    case 'timeout':
+    case 'idle':
+      return `${tool.name} was stopped: ${describeExecFailure(tool.name, f)}`;
+    case 'output':
+      return `${tool.name} was stopped: its ${describeExecFailure(tool.name, f)}`;
     case 'aborted':
-      return { where, message: `${tool.name} was stopped: the reconcile was cancelled` };
-    case 'failed':
-      return { where, message: `${tool.name} could not be started: ${outcome.message}` };
+      return `${tool.name} was stopped: the reconcile was cancelled`;
+    case 'spawn':
+      return describeExecFailure(tool.name, f);
   }
 }
 
