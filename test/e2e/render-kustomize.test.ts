@@ -47,7 +47,9 @@ replacements:
 - source: {kind: ConfigMap, name: settings, fieldPath: data.replicas}
   targets:
   - select: {kind: Deployment, name: web}
-    fieldPaths: [metadata.annotations.example\\.com/replicas]
+    fieldPaths:
+    - metadata.annotations.[example.com/replicas]
+    options: {create: true}
 `,
   };
 }
