@@ -7,6 +7,7 @@ import type { Release } from '../api/types.ts';
 import { applyObject } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
+import { assertNever } from '../runtime/workers.ts';
 import type { SyncRequest } from '../server/body.ts';
 import { GROUP_VERSION } from '../server/routes.ts';
 import { planSync, type SyncSet } from '../server/sync.ts';
@@ -181,8 +182,4 @@ async function viaApiOr<T>(ctx: Ctx, call: () => Promise<T>): Promise<T | undefi
     return undefined;
   }
   return call();
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(x)}`);
 }

@@ -1,8 +1,9 @@
-// The command line of `convoy` (and `kubectl convoy`): argv → one Command, or a usage error. Flags
-// are the ones kubectl users expect (--kubeconfig, --context, -n, -A, -o) plus each command's own.
-// Pure; `dev` is parsed by the entry point itself.
+// The command line of `convoy` (and `kubectl convoy`): argv → one Command, or a usage error in one
+// line. Flags come from the registry (registry.ts), so `--help` shows exactly what is parsed. Pure;
+// `dev` is handed its own arguments (dev.ts parses them).
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { parseDuration } from '../api/duration.ts';
+import { CLUSTER_FLAGS, type CommandSpec, type FlagSpec, findCommand, HELP_FLAG } from './registry.ts';
 
 export const OUTPUTS = ['table', 'yaml', 'json'] as const;
 export type Output = (typeof OUTPUTS)[number];
@@ -13,22 +14,33 @@ export interface Global {
   readonly namespace?: string;
   readonly allNamespaces: boolean;
   readonly output: Output;
-  /** --show-secrets (diff, approve, render): print Secret values instead of masking them. */
+  /** --show-secrets (diff, approve, sync --approve, render): print Secret values instead of masking them. */
   readonly showSecrets?: true;
 }
 
+/** A status filter of `get --status-selector`. */
+export interface StatusSelector {
+  readonly ready?: string;
+  readonly healthy?: string;
+  readonly rollout?: string;
+  readonly suspended?: boolean;
+}
+
+type Named<K extends string> = { readonly kind: K; readonly global: Global; readonly name: string };
+
 export type Command =
-  | { readonly kind: 'help' }
-  | { readonly kind: 'get'; readonly global: Global; readonly name?: string }
-  | { readonly kind: 'status'; readonly global: Global; readonly name: string }
-  | { readonly kind: 'health'; readonly global: Global; readonly name: string }
-  | { readonly kind: 'history'; readonly global: Global; readonly name: string }
+  | { readonly kind: 'help'; readonly topic?: string }
   | {
-      readonly kind: 'diff';
+      readonly kind: 'get';
       readonly global: Global;
-      readonly name: string;
-      readonly from: DiffFrom;
+      readonly name?: string;
+      readonly labelSelector?: string;
+      readonly statusSelector?: StatusSelector;
     }
+  | Named<'status'>
+  | Named<'health'>
+  | Named<'history'>
+  | (Named<'diff'> & { readonly from: DiffFrom })
   | {
       readonly kind: 'render';
       readonly global: Global;
@@ -37,39 +49,23 @@ export type Command =
       readonly substitute: Readonly<Record<string, string>>;
       readonly refOnly: boolean;
     }
-  | {
-      readonly kind: 'sync';
-      readonly global: Global;
-      readonly name: string;
+  | (Named<'sync'> & {
       readonly force: boolean;
       readonly direct: boolean;
-    }
-  | {
-      readonly kind: 'approve';
-      readonly global: Global;
-      readonly name: string;
+      readonly approve: boolean;
       readonly yes: boolean;
-      readonly direct: boolean;
-    }
-  | { readonly kind: 'pin'; readonly global: Global; readonly name: string; readonly renderRef: string }
-  | { readonly kind: 'unpin'; readonly global: Global; readonly name: string }
-  | { readonly kind: 'rollback'; readonly global: Global; readonly name: string }
+    })
+  | (Named<'approve'> & { readonly yes: boolean; readonly direct: boolean })
+  | (Named<'pin'> & { readonly renderRef: string })
+  | Named<'unpin'>
+  | Named<'rollback'>
   | {
       readonly kind: 'rulesEval';
       readonly rules: readonly string[];
       readonly objects: readonly string[];
-      /** A directory of labelled fixtures to score instead of judging OBJECT files. */
-      readonly expect?: string;
-      readonly output: 'table' | 'json';
-      readonly help?: boolean;
     }
-  | {
-      readonly kind: 'watch';
-      readonly global: Global;
-      readonly name: string;
-      readonly timeoutMs?: number;
-      readonly renderRef?: string;
-    };
+  | (Named<'watch'> & { readonly timeoutMs?: number; readonly renderRef?: string })
+  | { readonly kind: 'dev'; readonly args: readonly string[] };
 
 export type DiffFrom =
   | { readonly kind: 'current' }
@@ -78,125 +74,138 @@ export type DiffFrom =
 
 export type Parsed =
   | { readonly ok: true; readonly command: Command }
-  | { readonly ok: false; readonly message: string };
+  | { readonly ok: false; readonly message: string; readonly command?: string };
 
-export const USAGE = `usage: convoy <command> [flags]          (also: kubectl convoy <command>)
+/** A render id as users type it: the full `sha256:<64 hex>`, or its first hex digits (at least 7). */
+export const RENDER_ID = /^(sha256:)?[0-9a-f]{7,64}$/;
 
-commands:
-  get [NAME] | list              list Releases (namespace, name, cluster, revision, rollout, healthy, age)
-  status NAME                    rollout, waves, hooks and conditions of a Release
-  health NAME                    per-object health state and message
-  history NAME                   applied renders and what the render store keeps
-  diff NAME [--render REF | --dir DIR] [--show-secrets]
-                                 what applying the render would change in the live objects
-  render DIR [--target-namespace NS] [--substitute K=V]... [--ref-only] [--show-secrets]
-                                 render a directory offline; prints YAML and its renderRef
-  sync NAME [--force] [--direct] ask the controller to reconcile now
-  approve NAME [--yes] [--direct] [--show-secrets]
-                                 Manual mode: show the diff of the current render, then approve it
-  pin NAME REF | unpin NAME      apply a stored render instead of the source / go back to the source
-  rollback NAME                  pin the last healthy render
-  rules eval [--rules FILE|default|library]... [-o json] OBJECT.yaml... | --expect DIR
-                                 judge objects with health rules offline, or score labelled fixtures
-  watch NAME [--timeout 10m] [--render REF]
-                                 follow a rollout until it ends: exit 0 Succeeded, 1 Failed/RolledBack, 2 error
-  dev [--nodes N] [--no-example] local control plane + convoy + an example rollout (Ctrl-C stops it)
+function fail(message: string, command?: string): Parsed {
+  return command === undefined ? { ok: false, message } : { ok: false, message, command };
+}
 
-flags:
-  --kubeconfig PATH   --context NAME   -n, --namespace NS   -A, --all-namespaces
-  -o, --output table|yaml|json
-  Secret values are printed as *** unless --show-secrets is given (diff, approve, render).
-`;
+function options(flags: readonly FlagSpec[]): NonNullable<ParseArgsConfig['options']> {
+  const o: NonNullable<ParseArgsConfig['options']> = {};
+  for (const f of flags) {
+    o[f.name] = {
+      type: f.type,
+      ...(f.short === undefined ? {} : { short: f.short }),
+      ...(f.multiple === true ? { multiple: true } : {}),
+    };
+  }
+  return o;
+}
 
-const GLOBAL_OPTIONS = {
-  kubeconfig: { type: 'string' },
-  context: { type: 'string' },
-  namespace: { type: 'string', short: 'n' },
-  'all-namespaces': { type: 'boolean', short: 'A' },
-  output: { type: 'string', short: 'o' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies ParseArgsConfig['options'];
+/** parseArgs' errors (which suggest `--` and quote Node's option syntax) as one line of ours. */
+export function parseArgsMessage(err: unknown, flags: readonly FlagSpec[]): string {
+  const e = err as { code?: string; message?: string };
+  const msg = e.message ?? String(err);
+  const opt = /'(-[^']*)'/.exec(msg)?.[1];
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown flag ${opt ?? msg}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const name = /--([a-z-]+)/.exec(msg)?.[1];
+      const f = flags.find((x) => x.name === name);
+      if (f?.type === 'boolean') return `--${name} takes no value`;
+      return `--${name ?? '?'} needs a value${f?.value === undefined ? '' : ` (${f.value})`}`;
+    }
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${/'([^']*)'/.exec(msg)?.[1] ?? ''}`.trimEnd();
+    default:
+      return msg.split('\n')[0] ?? msg;
+  }
+}
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
-const COMMAND_OPTIONS: Readonly<Record<string, ParseArgsConfig['options']>> = {
-  diff: { render: { type: 'string' }, dir: { type: 'string' }, 'show-secrets': { type: 'boolean' } },
-  render: {
-    'show-secrets': { type: 'boolean' },
-    'target-namespace': { type: 'string' },
-    substitute: { type: 'string', multiple: true },
-    'ref-only': { type: 'boolean' },
-  },
-  sync: { force: { type: 'boolean' }, direct: { type: 'boolean' } },
-  approve: {
-    yes: { type: 'boolean', short: 'y' },
-    direct: { type: 'boolean' },
-    'show-secrets': { type: 'boolean' },
-  },
-  watch: { timeout: { type: 'string' }, render: { type: 'string' } },
-};
-
-function fail(message: string): Parsed {
-  return { ok: false, message };
-}
-
 export function parseCommand(argv: readonly string[]): Parsed {
   const [verb, ...rest] = argv;
-  if (verb === undefined || verb === 'help' || verb === '--help' || verb === '-h') {
+  if (verb === undefined || verb === '--help' || verb === '-h')
     return { ok: true, command: { kind: 'help' } };
+  if (verb === 'help') {
+    if (rest.includes('--help') || rest.includes('-h'))
+      return { ok: true, command: { kind: 'help', topic: 'help' } };
+    const topic = rest.join(' ');
+    if (topic !== '' && findCommand(rest) === undefined) return fail(`help: unknown command "${topic}"`);
+    return { ok: true, command: topic === '' ? { kind: 'help' } : { kind: 'help', topic } };
   }
-  if (verb === 'rules') return parseRules(rest);
-  const cmd = verb === 'list' ? 'get' : verb;
-  const known = [
-    'get',
-    'status',
-    'health',
-    'history',
-    'diff',
-    'render',
-    'sync',
-    'approve',
-    'pin',
-    'unpin',
-    'rollback',
-    'watch',
-  ];
-  if (!known.includes(cmd)) return fail(`unknown command "${verb}"`);
+  const spec = findCommand(argv);
+  if (spec === undefined) {
+    if (verb === 'rules') return fail(`rules: unknown subcommand "${rest[0] ?? ''}" (try: rules eval)`);
+    return fail(`unknown command "${verb}"`);
+  }
+  const args = spec.name.includes(' ') ? rest.slice(1) : rest;
+  if (spec.name === 'dev') {
+    if (args.includes('--help') || args.includes('-h'))
+      return { ok: true, command: { kind: 'help', topic: 'dev' } };
+    return { ok: true, command: { kind: 'dev', args } };
+  }
+  const flags = [...spec.flags, ...(spec.cluster ? CLUSTER_FLAGS : []), HELP_FLAG];
   let values: Values;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
-      args: [...rest],
-      options: { ...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[cmd] },
+      args: [...args],
+      options: options(flags),
       allowPositionals: true,
       strict: true,
     }) as { values: Values; positionals: string[] });
   } catch (err) {
-    return fail(`${verb}: ${(err as Error).message}`);
+    return fail(`${spec.name}: ${parseArgsMessage(err, flags)}`, spec.name);
   }
-  if (values.help === true) return { ok: true, command: { kind: 'help' } };
-  const output = (values.output as string | undefined) ?? 'table';
+  if (values.help === true) return { ok: true, command: { kind: 'help', topic: spec.name } };
+  const r = build(spec, values, positionals);
+  return r.ok ? r : fail(r.message, spec.name);
+}
+
+function build(spec: CommandSpec, values: Values, positionals: readonly string[]): Parsed {
+  const cmd = spec.name;
+  const str = (k: string) => values[k] as string | undefined;
+  const bool = (k: string) => values[k] === true;
+  const output = str('output') ?? 'table';
   if (!(OUTPUTS as readonly string[]).includes(output)) {
-    return fail(`${verb}: --output must be one of ${OUTPUTS.join(', ')}, got "${output}"`);
+    return fail(`${cmd}: --output must be one of ${OUTPUTS.join(', ')}, got "${output}"`);
   }
   const global: Global = {
-    kubeconfig: values.kubeconfig as string | undefined,
-    context: values.context as string | undefined,
-    namespace: values.namespace as string | undefined,
-    allNamespaces: values['all-namespaces'] === true,
+    ...(str('kubeconfig') === undefined ? {} : { kubeconfig: str('kubeconfig') }),
+    ...(str('context') === undefined ? {} : { context: str('context') }),
+    ...(str('namespace') === undefined ? {} : { namespace: str('namespace') }),
+    allNamespaces: bool('all-namespaces'),
     output: output as Output,
-    ...(values['show-secrets'] === true ? { showSecrets: true as const } : {}),
+    ...(bool('show-secrets') ? { showSecrets: true as const } : {}),
   };
-  if (global.allNamespaces && cmd !== 'get') return fail(`${verb}: -A/--all-namespaces only applies to get`);
   const want = (n: number, what: string): string | undefined =>
-    positionals.length === n ? undefined : `${verb}: expected ${what}, got ${positionals.length} arguments`;
+    positionals.length === n
+      ? undefined
+      : positionals.length < n
+        ? `${cmd}: expected ${what}`
+        : `${cmd}: expected ${what}, got ${positionals.length} arguments (${positionals.join(' ')})`;
   const name = positionals[0] ?? '';
+  const renderId = (flag: string, v: string | undefined): string | undefined =>
+    v === undefined || RENDER_ID.test(v)
+      ? undefined
+      : `${cmd}: ${flag} must be a render id (sha256:… or its first 7+ hex digits), got "${v}"`;
   switch (cmd) {
     case 'get': {
-      if (positionals.length > 1) return fail(`${verb}: expected at most one NAME`);
-      if (global.allNamespaces && positionals.length === 1)
-        return fail(`${verb}: a NAME cannot be used with -A`);
-      return { ok: true, command: { kind: 'get', global, ...(positionals[0] ? { name } : {}) } };
+      if (positionals.length > 1) return fail(`get: expected at most one NAME, got ${positionals.join(' ')}`);
+      if (global.allNamespaces && positionals.length === 1) return fail('get: a NAME cannot be used with -A');
+      const sel = str('status-selector');
+      let statusSelector: StatusSelector | undefined;
+      if (sel !== undefined) {
+        const s = parseStatusSelector(sel);
+        if (!s.ok) return fail(`get: --status-selector: ${s.message}`);
+        statusSelector = s.selector;
+      }
+      return {
+        ok: true,
+        command: {
+          kind: 'get',
+          global,
+          ...(positionals[0] ? { name } : {}),
+          ...(str('selector') === undefined ? {} : { labelSelector: str('selector') }),
+          ...(statusSelector === undefined ? {} : { statusSelector }),
+        },
+      };
     }
     case 'status':
     case 'health':
@@ -210,18 +219,19 @@ export function parseCommand(argv: readonly string[]): Parsed {
       const e = want(2, 'NAME and REF');
       if (e !== undefined) return fail(e);
       const ref = positionals[1] ?? '';
-      if (!/^sha256:[0-9a-f]{64}$/.test(ref)) {
-        return fail(`pin: REF must be sha256: followed by 64 hex digits, got "${ref}"`);
-      }
+      const bad = renderId('REF', ref);
+      if (bad !== undefined) return fail(bad);
       return { ok: true, command: { kind: 'pin', global, name, renderRef: ref } };
     }
     case 'diff': {
       const e = want(1, 'NAME');
       if (e !== undefined) return fail(e);
-      const render = values.render as string | undefined;
-      const dir = values.dir as string | undefined;
+      const render = str('render');
+      const dir = str('dir');
       if (render !== undefined && dir !== undefined)
         return fail('diff: --render and --dir exclude each other');
+      const bad = renderId('--render', render);
+      if (bad !== undefined) return fail(bad);
       const from: DiffFrom =
         render !== undefined
           ? { kind: 'render', renderRef: render }
@@ -239,7 +249,7 @@ export function parseCommand(argv: readonly string[]): Parsed {
         if (eq <= 0) return fail(`render: --substitute takes NAME=value, got "${kv}"`);
         substitute[kv.slice(0, eq)] = kv.slice(eq + 1);
       }
-      const tn = values['target-namespace'] as string | undefined;
+      const tn = str('target-namespace');
       return {
         ok: true,
         command: {
@@ -247,7 +257,7 @@ export function parseCommand(argv: readonly string[]): Parsed {
           global,
           dir: name,
           substitute,
-          refOnly: values['ref-only'] === true,
+          refOnly: bool('ref-only'),
           ...(tn === undefined ? {} : { targetNamespace: tn }),
         },
       };
@@ -255,9 +265,18 @@ export function parseCommand(argv: readonly string[]): Parsed {
     case 'sync': {
       const e = want(1, 'NAME');
       if (e !== undefined) return fail(e);
+      if (bool('yes') && !bool('approve')) return fail('sync: --yes only goes with --approve');
       return {
         ok: true,
-        command: { kind: 'sync', global, name, force: values.force === true, direct: values.direct === true },
+        command: {
+          kind: 'sync',
+          global,
+          name,
+          force: bool('force'),
+          direct: bool('direct'),
+          approve: bool('approve'),
+          yes: bool('yes'),
+        },
       };
     }
     case 'approve': {
@@ -265,23 +284,27 @@ export function parseCommand(argv: readonly string[]): Parsed {
       if (e !== undefined) return fail(e);
       return {
         ok: true,
-        command: { kind: 'approve', global, name, yes: values.yes === true, direct: values.direct === true },
+        command: { kind: 'approve', global, name, yes: bool('yes'), direct: bool('direct') },
       };
     }
     case 'watch': {
       const e = want(1, 'NAME');
       if (e !== undefined) return fail(e);
-      const t = values.timeout as string | undefined;
+      const t = str('timeout');
       let timeoutMs: number | undefined;
       if (t !== undefined) {
         let d = Number.NaN;
         try {
           d = parseDuration(t);
-        } catch {}
+        } catch {
+          // not a duration: reported below
+        }
         if (!(d > 0)) return fail(`watch: --timeout must be a duration like 10m, got "${t}"`);
         timeoutMs = d;
       }
-      const r = values.render as string | undefined;
+      const r = str('render');
+      const bad = renderId('--render', r);
+      if (bad !== undefined) return fail(bad);
       return {
         ok: true,
         command: {
@@ -293,79 +316,51 @@ export function parseCommand(argv: readonly string[]): Parsed {
         },
       };
     }
+    case 'rules eval': {
+      const rules = (values.rules as string[] | undefined) ?? [];
+      if (rules.length === 0) return fail('rules eval: --rules FILE (or --rules default) is required');
+      if (positionals.length === 0) return fail('rules eval: name at least one OBJECT.yaml (- reads stdin)');
+      return { ok: true, command: { kind: 'rulesEval', rules, objects: positionals } };
+    }
     default:
-      return fail(`unknown command "${verb}"`);
+      return fail(`unknown command "${cmd}"`);
   }
 }
 
-export const RULES_EVAL_USAGE = `usage: convoy rules eval [--rules FILE|default|library]... [-o table|json] OBJECT.yaml...
-       convoy rules eval [--rules FILE|default|library]... [-o table|json] --expect DIR
+const CONDITION_VALUES = ['True', 'False', 'Unknown'];
 
-Judges Kubernetes objects with health rules, offline, exactly as the observer does.
-
-  --rules SOURCE   a file of HealthRuleSet / GlobalHealthRuleSet manifests, "default" (convoy's
-                   default rules) or "library" (the rule library, one rule set per API group);
-                   repeat to combine. Without --rules: default and library.
-  --expect DIR     score a directory of labelled fixtures instead: DIR/cases.json (entries with
-                   file and expected), or each file labelled by its name's first word
-                   (healthy, progressing, degraded, suspended, missing, unknown; e.g.
-                   degraded-no-secret.yaml). Healthy must pass, Progressing and Degraded fail;
-                   Suspended is shown apart, Missing and Unknown are left out.
-  -o, --output     table (default) or json
-  -h, --help       this help
-
-OBJECT files may hold several YAML documents or a List; - reads stdin. A file that does not parse
-is reported with its line and column and the other files are still judged.
-
-Exit codes: 0 every object passes (with --expect: every scored fixture agrees); 1 some object
-fails or errors (with --expect: a disagreement or an evaluation error); 2 a rule does not
-compile, an input is not valid, or a usage error.
-`;
-
-function parseRules(rest: readonly string[]): Parsed {
-  const [sub, ...args] = rest;
-  if (sub === '--help' || sub === '-h') return rulesHelp();
-  if (sub !== 'eval') return fail(`rules: unknown subcommand "${sub ?? ''}" (try: rules eval)`);
-  let values: Values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...args],
-      options: {
-        rules: { type: 'string', multiple: true },
-        expect: { type: 'string' },
-        output: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-    }) as { values: Values; positionals: string[] });
-  } catch (err) {
-    return fail(`rules eval: ${(err as Error).message}`);
+/** Pure: "ready=false,rollout=Failed" → a StatusSelector (condition values are case-insensitive). */
+export function parseStatusSelector(
+  text: string,
+):
+  | { readonly ok: true; readonly selector: StatusSelector }
+  | { readonly ok: false; readonly message: string } {
+  const out: { ready?: string; healthy?: string; rollout?: string; suspended?: boolean } = {};
+  for (const part of text.split(',').filter((p) => p.trim() !== '')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) return { ok: false, message: `expected KEY=VALUE, got "${part}"` };
+    const key = part.slice(0, eq).trim().toLowerCase();
+    const value = part.slice(eq + 1).trim();
+    const cond = CONDITION_VALUES.find((v) => v.toLowerCase() === value.toLowerCase());
+    switch (key) {
+      case 'ready':
+      case 'healthy':
+        if (cond === undefined)
+          return { ok: false, message: `${key} takes True, False or Unknown, got "${value}"` };
+        out[key] = cond;
+        break;
+      case 'rollout':
+        if (value === '') return { ok: false, message: 'rollout needs a state, e.g. rollout=Failed' };
+        out.rollout = value;
+        break;
+      case 'suspended':
+        if (!/^(true|false)$/i.test(value))
+          return { ok: false, message: `suspended takes true or false, got "${value}"` };
+        out.suspended = value.toLowerCase() === 'true';
+        break;
+      default:
+        return { ok: false, message: `unknown key "${key}" (ready, healthy, rollout, suspended)` };
+    }
   }
-  if (values.help === true) return rulesHelp();
-  const rules = (values.rules as string[] | undefined) ?? ['default', 'library'];
-  const output = (values.output as string | undefined) ?? 'table';
-  if (output !== 'table' && output !== 'json') {
-    return fail(`rules eval: --output must be table or json, got "${output}"`);
-  }
-  const expect = values.expect as string | undefined;
-  if (expect !== undefined && positionals.length > 0)
-    return fail('rules eval: --expect DIR scores a directory; do not name OBJECT files as well');
-  if (expect === undefined && positionals.length === 0)
-    return fail('rules eval: name at least one OBJECT.yaml (- reads stdin), or --expect DIR');
-  return {
-    ok: true,
-    command: {
-      kind: 'rulesEval',
-      rules,
-      objects: positionals,
-      output,
-      ...(expect === undefined ? {} : { expect }),
-    },
-  };
-}
-
-function rulesHelp(): Parsed {
-  return { ok: true, command: { kind: 'rulesEval', rules: [], objects: [], output: 'table', help: true } };
+  return { ok: true, selector: out };
 }

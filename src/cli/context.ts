@@ -6,8 +6,11 @@ import type { Release, ReleaseInventory } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
 import { SecretRenderStore } from '../store/secrets.ts';
 import type { Global } from './args.ts';
+import { UserError } from './errors.ts';
 import { colourEnabled } from './format.ts';
-import { loadConfig } from './kubeconfig.ts';
+import { clientNodeConfig, loadConfig } from './kubeconfig.ts';
+
+export { UserError } from './errors.ts';
 
 export interface Io {
   readonly out: NodeJS.WritableStream & { isTTY?: boolean };
@@ -18,7 +21,8 @@ export interface Io {
 }
 
 export interface Ctx extends Io {
-  readonly kubeConfig: KubeConfig;
+  /** client-node's KubeConfig of the same context, loaded on first use (it is heavy). */
+  fullKubeConfig(): Promise<KubeConfig>;
   readonly client: KubeClient;
   readonly store: SecretRenderStore;
   readonly namespace: string;
@@ -30,18 +34,29 @@ export interface Ctx extends Io {
   note(line: string): void;
 }
 
-export function makeCtx(global: Global, io: Io): Ctx {
-  const { kubeConfig, namespace } = loadConfig({
+export async function makeCtx(global: Global, io: Io): Promise<Ctx> {
+  const resolved = loadConfig({
     ...(global.kubeconfig === undefined ? {} : { kubeconfig: global.kubeconfig }),
     ...(global.context === undefined ? {} : { context: global.context }),
     ...(global.namespace === undefined ? {} : { namespace: global.namespace }),
     env: io.env,
   });
+  const { namespace } = resolved;
+  let full: Promise<KubeConfig> | undefined;
+  const fullKubeConfig = () => {
+    full ??= clientNodeConfig(resolved.paths, resolved.context);
+    return full;
+  };
   const tty = io.out.isTTY === true;
-  const client = new KubeClient(kubeConfig);
+  // The transport only asks a kubeconfig for its server and per-request credentials (KubeAuth), which
+  // LiteKubeConfig gives without loading client-node; no CLI path reads client.kubeConfig otherwise.
+  const client =
+    resolved.auth.kind === 'lite'
+      ? new KubeClient(resolved.auth.config as unknown as KubeConfig)
+      : new KubeClient(await fullKubeConfig());
   return {
     ...io,
-    kubeConfig,
+    fullKubeConfig,
     client,
     store: new SecretRenderStore(client),
     namespace,
@@ -64,10 +79,6 @@ export const releaseRef = (namespace: string, name: string) => ({
   namespace,
   name,
 });
-
-export class UserError extends Error {
-  override name = 'UserError';
-}
 
 /** The Release, or a UserError saying it does not exist in that namespace. */
 export async function mustGetRelease(ctx: Ctx, name: string): Promise<Release> {

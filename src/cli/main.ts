@@ -1,29 +1,36 @@
-// `convoy <command>`: parses the command line, builds the context and runs one command. Errors a user
-// can act on print as one line; exit codes: 0 ok, 1 a negative answer (diff found changes, watch saw a
-// failure, approval declined), 2 usage and other errors.
-import { isKubeError } from '../kube/errors.ts';
-import { parseCommand, USAGE } from './args.ts';
-import * as diffCmd from './commands/diff.ts';
-import * as offline from './commands/offline.ts';
-import * as read from './commands/read.ts';
-import * as watchCmd from './commands/watch.ts';
-import * as write from './commands/write.ts';
-import { type Io, makeCtx, UserError } from './context.ts';
+// `convoy <command>`: parses the command line, builds the context and runs one command. Each
+// command's code is imported only when it runs, so `convoy help` or `convoy get` do not pay for the
+// diff machinery, the renderers or client-node. Errors print as one line (errors.ts); exit codes:
+// 0 ok, 1 a negative answer (diff found changes, watch saw a failure, approval declined), 2 usage
+// and other errors.
+
+import { assertNever } from '../runtime/workers.ts';
+import { parseCommand } from './args.ts';
+import type { Io } from './context.ts';
+import { describeError } from './errors.ts';
+import { commandHelp, findCommand, usageText } from './registry.ts';
 
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const parsed = parseCommand(argv);
   if (!parsed.ok) {
-    io.err.write(`convoy: ${parsed.message}\nrun "convoy help" for the commands and flags\n`);
+    const more = parsed.command === undefined ? 'convoy help' : `convoy ${parsed.command} --help`;
+    io.err.write(`convoy: ${parsed.message}\nrun "${more}" for the arguments and flags\n`);
     return 2;
   }
   const c = parsed.command;
   try {
     switch (c.kind) {
-      case 'help':
-        io.out.write(USAGE);
+      case 'help': {
+        const spec = c.topic === undefined ? undefined : findCommand(c.topic.split(' '));
+        io.out.write(spec === undefined ? usageText() : commandHelp(spec));
         return 0;
+      }
+      case 'dev': {
+        const { devMain } = await import('./dev.ts');
+        return await devMain(c.args, io.out, io.err);
+      }
       case 'render':
-        return await offline.render(io, {
+        return await (await import('./commands/offline.ts')).render(io, {
           dir: c.dir,
           substitute: c.substitute,
           refOnly: c.refOnly,
@@ -32,34 +39,42 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
           ...(c.targetNamespace === undefined ? {} : { targetNamespace: c.targetNamespace }),
         });
       case 'rulesEval':
-        return await offline.rules(io, c);
+        return await (await import('./commands/offline.ts')).rules(io, c.rules, c.objects);
       default:
         break;
     }
-    const ctx = makeCtx(c.global, io);
+    const ctx = await (await import('./context.ts')).makeCtx(c.global, io);
     switch (c.kind) {
       case 'get':
-        return await read.get(ctx, c.name);
+        return await (await import('./commands/read.ts')).get(ctx, {
+          ...(c.name === undefined ? {} : { name: c.name }),
+          ...(c.labelSelector === undefined ? {} : { labelSelector: c.labelSelector }),
+          ...(c.statusSelector === undefined ? {} : { statusSelector: c.statusSelector }),
+        });
       case 'status':
-        return await read.status(ctx, c.name);
+        return await (await import('./commands/read.ts')).status(ctx, c.name);
       case 'health':
-        return await read.health(ctx, c.name);
+        return await (await import('./commands/read.ts')).health(ctx, c.name);
       case 'history':
-        return await read.history(ctx, c.name);
+        return await (await import('./commands/read.ts')).history(ctx, c.name);
       case 'diff':
-        return await diffCmd.diff(ctx, c.name, c.from);
-      case 'sync':
-        return await write.sync(ctx, c.name, c.force, c.direct);
+        return await (await import('./commands/diff.ts')).diff(ctx, c.name, c.from);
+      case 'sync': {
+        const w = await import('./commands/write.ts');
+        return c.approve
+          ? await w.approve(ctx, c.name, c.yes, c.direct, c.force)
+          : await w.sync(ctx, c.name, c.force, c.direct);
+      }
       case 'approve':
-        return await write.approve(ctx, c.name, c.yes, c.direct);
+        return await (await import('./commands/write.ts')).approve(ctx, c.name, c.yes, c.direct, false);
       case 'pin':
-        return await write.pin(ctx, c.name, c.renderRef);
+        return await (await import('./commands/write.ts')).pin(ctx, c.name, c.renderRef);
       case 'unpin':
-        return await write.unpin(ctx, c.name);
+        return await (await import('./commands/write.ts')).unpin(ctx, c.name);
       case 'rollback':
-        return await write.rollback(ctx, c.name);
+        return await (await import('./commands/write.ts')).rollback(ctx, c.name);
       case 'watch':
-        return await watchCmd.watch(ctx, c.name, c.timeoutMs, c.renderRef);
+        return await (await import('./commands/watch.ts')).watch(ctx, c.name, c.timeoutMs, c.renderRef);
       default:
         return assertNever(c);
     }
@@ -67,14 +82,4 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     io.err.write(`convoy: ${describeError(err)}\n`);
     return 2;
   }
-}
-
-function describeError(err: unknown): string {
-  if (err instanceof UserError) return err.message;
-  if (isKubeError(err)) return err.apiMessage;
-  return err instanceof Error ? err.message : String(err);
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected command: ${JSON.stringify(x)}`);
 }

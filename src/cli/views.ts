@@ -2,6 +2,7 @@
 // and the API's HealthResult/HistoryResult. Pure: a command reads, calls one of these, and writes.
 import type { Condition, InventoryEntry, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
 import type { HealthResult, HistoryResult } from '../server/views.ts';
+import type { StatusSelector } from './args.ts';
 import { age, dash, paintState, shortRef, table } from './format.ts';
 
 export interface ViewOptions {
@@ -349,4 +350,24 @@ export function historyLines(h: HistoryResult, r: Release, o: ViewOptions): stri
   }
   if (rows.length > 0) out.push('', `To apply one of these again: convoy pin ${h.metadata.name} RENDER`);
   return out;
+}
+
+/** Whether a Release is suspended (spec.suspend): convoy neither syncs nor rolls it back. */
+export function isSuspended(r: Release): boolean {
+  return (r.spec as { suspend?: unknown }).suspend === true;
+}
+
+/** `get --status-selector`: every given key must match (condition statuses as True/False/Unknown). */
+export function matchesStatus(r: Release, sel: StatusSelector): boolean {
+  const status = (type: string) => condition(r, type)?.status ?? 'Unknown';
+  if (sel.ready !== undefined && status('Ready') !== sel.ready) return false;
+  if (sel.healthy !== undefined && status('Healthy') !== sel.healthy) return false;
+  if (
+    sel.rollout !== undefined &&
+    (r.status?.rollout?.state ?? '-').toLowerCase() !== sel.rollout.toLowerCase()
+  ) {
+    return false;
+  }
+  if (sel.suspended !== undefined && isSuspended(r) !== sel.suspended) return false;
+  return true;
 }

@@ -2,6 +2,7 @@
 // Healthy/total, hooks) and whether watching is over — 0 on Succeeded, 1 on Failed or RolledBack —
 // so CI can gate on the exit code. Pure.
 import type { Release, ReleaseInventory } from '../api/types.ts';
+import { assertNever } from '../runtime/workers.ts';
 import { paint, paintState, shortRef } from './format.ts';
 import { hooksOf, isHealthyFor, wavesOf } from './views.ts';
 
@@ -140,8 +141,4 @@ export function outcome(r: Release, wanted?: string): Outcome {
   const healthy = cond(r, 'Healthy');
   if (healthy?.status !== 'True') return { kind: 'continue', waitingFor: `${shortRef(ref)} to be Healthy` };
   return { kind: 'done', exitCode: 0, summary: `${ref} applied and Healthy (no rollout configured)` };
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(x)}`);
 }

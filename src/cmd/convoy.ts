@@ -1,34 +1,21 @@
-// Entry point of the `convoy` CLI (also `kubectl convoy`): `dev` here, every other command in
-// src/cli/main.ts.
-import { devMain } from '../cli/dev.ts';
+// Entry point of the `convoy` CLI (also `kubectl convoy`): every command, `dev` included, is parsed and
+// run by src/cli/main.ts, which loads each command's code only when it runs.
+
+import { describeError } from '../cli/errors.ts';
 import { runCli } from '../cli/main.ts';
 
-async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'dev':
-      return await devMain(rest, process.stdout, process.stderr);
-    case undefined:
-      await runCli(['help'], io());
-      return 2;
-    default:
-      return runCli(argv, io());
-  }
-}
-
-function io() {
-  return {
+try {
+  const argv = process.argv.slice(2);
+  const code = await runCli(argv.length === 0 ? ['help'] : argv, {
     out: process.stdout,
     err: process.stderr,
     stdin: process.stdin,
     env: process.env,
     now: () => new Date(),
-  };
-}
-
-try {
-  process.exitCode = await main(process.argv.slice(2));
+  });
+  // No arguments is a usage error, after printing the commands.
+  process.exitCode = argv.length === 0 ? 2 : code;
 } catch (err) {
-  process.stderr.write(`convoy: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
+  process.stderr.write(`convoy: ${describeError(err)}\n`);
+  process.exitCode = 2;
 }

@@ -1,6 +1,6 @@
 // Kubernetes API failures as one typed error carrying the HTTP code, the Status reason, the API's own
 // message and its field causes, so callers can name the object and the field in their conditions.
-import { ApiException } from '@kubernetes/client-node';
+import type { ApiException } from '@kubernetes/client-node';
 
 /** metav1.StatusReason values convoy reacts to; anything else is kept as the raw string. */
 export type StatusReason =
@@ -135,8 +135,18 @@ export function fromResponse(
 /** Any error from a typed client-node API, our raw client, or the network, as a KubeApiError or as is. */
 export function toKubeError(err: unknown, request?: RequestInfo): unknown {
   if (err instanceof KubeApiError) return err;
-  if (err instanceof ApiException) return fromResponse(err.code, err.body, request);
+  if (isApiException(err)) return fromResponse(err.code, err.body, request);
   return err;
+}
+
+/**
+ * client-node's ApiException, recognised by shape: importing the class would load all of client-node
+ * into every process that only formats errors (the CLI's start-up budget).
+ */
+function isApiException(err: unknown): err is ApiException<unknown> {
+  if (!(err instanceof Error)) return false;
+  const e = err as Error & { code?: unknown; headers?: unknown };
+  return typeof e.code === 'number' && 'body' in e && typeof e.headers === 'object';
 }
 
 export function isKubeError(err: unknown, reason?: StatusReason): err is KubeApiError {

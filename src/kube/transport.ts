@@ -140,13 +140,19 @@ class StaleSocket extends Error {
   }
 }
 
-const byConfig = new WeakMap<KubeConfig, KubeTransport>();
+/**
+ * What the transport needs of a kubeconfig: the server and the credentials of each request. A
+ * client-node KubeConfig is one; the CLI has a lighter one that does not load client-node.
+ */
+export type KubeAuth = Pick<KubeConfig, 'getCurrentCluster' | 'applyToHTTPSOptions'>;
+
+const byConfig = new WeakMap<KubeAuth, KubeTransport>();
 
 export class KubeTransport {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeAuth;
 
   /** The transport of a KubeConfig (one per KubeConfig object; agents are shared by TLS identity). */
-  static for(kc: KubeConfig): KubeTransport {
+  static for(kc: KubeAuth): KubeTransport {
     let t = byConfig.get(kc);
     if (t === undefined) {
       t = new KubeTransport(kc);
@@ -155,7 +161,7 @@ export class KubeTransport {
     return t;
   }
 
-  constructor(kc: KubeConfig) {
+  constructor(kc: KubeAuth) {
     if (kc.getCurrentCluster() === null) throw new Error('kubeconfig has no current cluster');
     this.kubeConfig = kc;
   }

@@ -12,6 +12,7 @@ import { isKubeError } from '../../kube/errors.ts';
 import { objectKey } from '../../render/keys.ts';
 import { maskSecretPair } from '../../render/secret-mask.ts';
 import type { Obj, Render } from '../../render/types.ts';
+import { assertNever } from '../../runtime/workers.ts';
 import { readRender } from '../api.ts';
 import type { DiffFrom } from '../args.ts';
 import { type Ctx, getInventory, mustGetRelease, UserError } from '../context.ts';
@@ -33,7 +34,7 @@ export async function targetClient(ctx: Ctx, release: Release): Promise<KubeClie
   if (cluster === undefined) throw new UserError(`Cluster ${ctx.namespace}/${name} not found`);
   const ref = cluster.spec.kubeconfigSecretRef;
   if (ref === undefined) return ctx.client;
-  const access = await new ClusterClients({ kubeConfig: ctx.kubeConfig }).remote(cluster, ref);
+  const access = await new ClusterClients({ kubeConfig: await ctx.fullKubeConfig() }).remote(cluster, ref);
   if (access.kind !== 'ok') throw new UserError(`Cluster ${ctx.namespace}/${name}: ${access.message}`);
   return access.client;
 }
@@ -204,8 +205,4 @@ export async function diff(ctx: Ctx, name: string, from: DiffFrom): Promise<numb
   const s = await printDiff(ctx, release, loaded, target);
   if (s.errors > 0) return 2;
   return s.changed > 0 || s.pruned > 0 ? 1 : 0;
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(x)}`);
 }

@@ -3,17 +3,24 @@ import { stringify } from 'yaml';
 import { API_VERSION } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
 import { readHealth, readHistory } from '../api.ts';
-import type { Output } from '../args.ts';
+import type { Output, StatusSelector } from '../args.ts';
 import { type Ctx, getInventory, mustGetRelease, withoutManagedFields } from '../context.ts';
-import { healthLines, historyLines, releaseTable, statusLines } from '../views.ts';
+import { healthLines, historyLines, matchesStatus, releaseTable, statusLines } from '../views.ts';
 
 /** -o yaml|json: the value as kubectl would print it. */
 export function printData(ctx: Ctx, output: Exclude<Output, 'table'>, value: unknown): void {
   ctx.print(output === 'json' ? JSON.stringify(value, null, 2) : stringify(value, { lineWidth: 0 }));
 }
 
-export async function get(ctx: Ctx, name: string | undefined): Promise<number> {
+export interface GetArgs {
+  readonly name?: string;
+  readonly labelSelector?: string;
+  readonly statusSelector?: StatusSelector;
+}
+
+export async function get(ctx: Ctx, args: GetArgs): Promise<number> {
   const o = { now: ctx.now(), colour: ctx.colour };
+  const { name } = args;
   if (name !== undefined) {
     const r = await mustGetRelease(ctx, name);
     if (ctx.global.output !== 'table') printData(ctx, ctx.global.output, withoutManagedFields(r));
@@ -21,11 +28,12 @@ export async function get(ctx: Ctx, name: string | undefined): Promise<number> {
     return 0;
   }
   const all = ctx.global.allNamespaces;
-  const list = await ctx.client.list<Release>({
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    ...(all ? {} : { namespace: ctx.namespace }),
-  });
+  const listed = await ctx.client.list<Release>(
+    { apiVersion: API_VERSION, kind: 'Release', ...(all ? {} : { namespace: ctx.namespace }) },
+    args.labelSelector === undefined ? undefined : { labelSelector: args.labelSelector },
+  );
+  const sel = args.statusSelector;
+  const list = sel === undefined ? listed : listed.filter((r) => matchesStatus(r, sel));
   if (ctx.global.output !== 'table') {
     printData(ctx, ctx.global.output, {
       apiVersion: 'v1',

@@ -2,12 +2,15 @@
 // rollout's progress on every change until it ends. Exit 0 Succeeded, 1 Failed/RolledBack (or
 // Stalled), 2 on errors and on --timeout. On a terminal the progress line is redrawn in place and
 // coloured; otherwise each change is one plain, timestamped line.
-import { Watch } from '@kubernetes/client-node';
 import { API_VERSION } from '../../api/constants.ts';
 import type { Release, ReleaseInventory } from '../../api/types.ts';
+import { isGone } from '../../kube/errors.ts';
 import { type Ctx, UserError } from '../context.ts';
 import { paint } from '../format.ts';
 import { outcome, type Progress, progress, progressLine } from '../watch-view.ts';
+
+/** Longer than the apiserver's bookmark interval (~1 min), so a quiet but live watch is kept. */
+const WATCH_IDLE_MS = 90_000;
 
 interface ListOf<T> {
   readonly metadata?: { readonly resourceVersion?: string };
@@ -42,33 +45,28 @@ async function follow<T>(
     }
     onChange(list.items?.[0]);
     if (signal.aborted) return;
-    await new Promise<void>((resolve) => {
-      let controller: AbortController | undefined;
-      const stop = () => {
-        controller?.abort();
-        resolve();
-      };
-      signal.addEventListener('abort', stop, { once: true });
-      new Watch(ctx.kubeConfig)
-        .watch(
-          path,
-          { fieldSelector, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true },
-          (type, obj) => {
-            if (type === 'ADDED' || type === 'MODIFIED') onChange(obj as T);
-            else if (type === 'DELETED') onChange(undefined);
-            else if (type === 'ERROR') stop();
-          },
-          () => {
-            signal.removeEventListener('abort', stop);
-            resolve();
-          },
-        )
-        .then((c) => {
-          controller = c;
-          if (signal.aborted) c.abort();
-        })
-        .catch(() => resolve());
+    // The watch ends when the apiserver closes it (its timeout), when it goes idle (a half-open
+    // connection), on an ERROR event (410 Gone) or on abort: in every case list again.
+    const query = new URLSearchParams({
+      watch: '1',
+      fieldSelector,
+      allowWatchBookmarks: 'true',
+      ...(list.metadata?.resourceVersion === undefined
+        ? {}
+        : { resourceVersion: list.metadata.resourceVersion }),
     });
+    try {
+      await ctx.client.transport.watch({ path: `${path}?${query}`, signal, idleMs: WATCH_IDLE_MS }, (ev) => {
+        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') onChange(ev.object as T);
+        else if (ev.type === 'DELETED') onChange(undefined);
+      });
+    } catch (err) {
+      if (signal.aborted) return;
+      if (!isGone(err)) {
+        if (++failures >= 10) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** failures)));
+      }
+    }
   }
 }
 

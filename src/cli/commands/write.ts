@@ -30,7 +30,14 @@ export async function sync(ctx: Ctx, name: string, force: boolean, direct: boole
   return 0;
 }
 
-export async function approve(ctx: Ctx, name: string, yes: boolean, direct: boolean): Promise<number> {
+/** `approve`, and `sync --approve` (which may also `--force`). */
+export async function approve(
+  ctx: Ctx,
+  name: string,
+  yes: boolean,
+  direct: boolean,
+  force: boolean,
+): Promise<number> {
   const release = await mustGetRelease(ctx, name);
   const mode = release.spec.syncPolicy?.mode ?? 'Auto';
   if (mode !== 'Manual') {
@@ -65,7 +72,7 @@ export async function approve(ctx: Ctx, name: string, yes: boolean, direct: bool
       return 1;
     }
   }
-  const res = await requestSync(ctx, name, { force: false, approve: true }, { direct, expectApproved: ref });
+  const res = await requestSync(ctx, name, { force, approve: true }, { direct, expectApproved: ref });
   ctx.print(`approved render ${res.set.approvedRender ?? ref} for ${ctx.namespace}/${name}`);
   ctx.print(`follow it with: convoy watch ${name} -n ${ctx.namespace}`);
   return 0;

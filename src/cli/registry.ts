@@ -1,0 +1,382 @@
+// Every `convoy` command as data: its arguments, flags, a summary and examples. `convoy help`, `convoy
+// CMD --help` and the flag parser (args.ts) all read this table, so help cannot drift from what is
+// parsed. A command's code is not here: main.ts loads it only when that command runs (start-up cost).
+// Pure data and text; no imports beyond types, so `convoy help` loads nothing else.
+
+export interface FlagSpec {
+  readonly name: string;
+  readonly short?: string;
+  readonly type: 'string' | 'boolean';
+  readonly multiple?: boolean;
+  /** Placeholder of the value in help, e.g. DURATION. */
+  readonly value?: string;
+  readonly help: string;
+}
+
+export interface Example {
+  readonly command: string;
+  readonly comment: string;
+}
+
+export interface CommandSpec {
+  /** "get", or "rules eval" for a subcommand. */
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  /** The arguments as shown in help, e.g. "NAME [REF]". */
+  readonly args: string;
+  readonly summary: string;
+  /** A few more sentences for `convoy CMD --help`. */
+  readonly description?: string;
+  readonly flags: readonly FlagSpec[];
+  /** Talks to a cluster: takes --kubeconfig, --context, -n (and -o). */
+  readonly cluster: boolean;
+  readonly examples: readonly Example[];
+}
+
+export const OUTPUT_FLAG: FlagSpec = {
+  name: 'output',
+  short: 'o',
+  type: 'string',
+  value: 'table|yaml|json',
+  help: 'table is for people; yaml/json print the data',
+};
+
+export const CLUSTER_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'kubeconfig',
+    type: 'string',
+    value: 'PATH',
+    help: 'kubeconfig file (else $KUBECONFIG, else ~/.kube/config)',
+  },
+  {
+    name: 'context',
+    type: 'string',
+    value: 'NAME',
+    help: 'kubeconfig context to use instead of the current one',
+  },
+  {
+    name: 'namespace',
+    short: 'n',
+    type: 'string',
+    value: 'NS',
+    help: "namespace (else the context's, else default)",
+  },
+  OUTPUT_FLAG,
+];
+
+const SHOW_SECRETS: FlagSpec = {
+  name: 'show-secrets',
+  type: 'boolean',
+  help: 'print Secret values (they are shown as *** otherwise)',
+};
+
+export const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', type: 'boolean', help: 'show this help' };
+
+const approveFlags: readonly FlagSpec[] = [
+  { name: 'yes', short: 'y', type: 'boolean', help: 'approve without asking' },
+  SHOW_SECRETS,
+  {
+    name: 'direct',
+    type: 'boolean',
+    help: 'write the annotations directly instead of through the convoy API',
+  },
+];
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: 'get',
+    aliases: ['list'],
+    args: '[NAME]',
+    summary: 'list Releases: ready, healthy, rollout, revision and message',
+    description:
+      'One row per Release. READY and HEALTHY are the status of those conditions; ROLLOUT is the state of the rollout (Suspended while suspended, (pinned) under a pin); MESSAGE says what is wrong or what it waits for.',
+    cluster: true,
+    flags: [
+      {
+        name: 'all-namespaces',
+        short: 'A',
+        type: 'boolean',
+        help: 'every namespace (adds a NAMESPACE column)',
+      },
+      {
+        name: 'selector',
+        short: 'l',
+        type: 'string',
+        value: 'SELECTOR',
+        help: 'label selector, e.g. team=shop',
+      },
+      {
+        name: 'status-selector',
+        type: 'string',
+        value: 'KEY=VALUE,...',
+        help: 'only Releases whose status matches: ready=, healthy= (True|False|Unknown), rollout= (a state), suspended= (true|false)',
+      },
+    ],
+    examples: [
+      { command: 'convoy get -A', comment: 'every Release of the cluster' },
+      { command: 'convoy get -A --status-selector ready=false', comment: 'what needs attention' },
+      { command: 'convoy get web -n shop -o yaml', comment: 'the Release object' },
+    ],
+  },
+  {
+    name: 'status',
+    args: 'NAME',
+    summary: 'rollout, waves, hooks and conditions of a Release',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy status web -n shop', comment: 'where the rollout of web stands' }],
+  },
+  {
+    name: 'health',
+    args: 'NAME',
+    summary: 'health of every object of a Release, with the rule that decided',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy health web -n shop', comment: 'which object is not Healthy, and why' }],
+  },
+  {
+    name: 'history',
+    args: 'NAME',
+    summary: 'renders applied, failed and rolled back, and what the render store keeps',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy history web -n shop', comment: 'the renders you can pin or roll back to' }],
+  },
+  {
+    name: 'diff',
+    args: 'NAME',
+    summary: 'what applying a render would change in the live objects',
+    description:
+      'Exit 0 when nothing would change, 1 when something would, 2 when an object fails the dry run.',
+    cluster: true,
+    flags: [
+      {
+        name: 'render',
+        type: 'string',
+        value: 'REF',
+        help: 'a stored render (full or short ref) instead of the current one',
+      },
+      {
+        name: 'dir',
+        type: 'string',
+        value: 'DIR',
+        help: 'render a local directory with the Release’s render options',
+      },
+    ],
+    examples: [
+      { command: 'convoy diff web -n shop', comment: 'the current render against the live objects' },
+      {
+        command: 'convoy diff web -n shop --dir ./deploy/web',
+        comment: 'your local change before you push it',
+      },
+    ],
+  },
+  {
+    name: 'render',
+    args: 'DIR',
+    summary: 'render a directory offline; prints the YAML and its renderRef',
+    cluster: false,
+    flags: [
+      { name: 'target-namespace', type: 'string', value: 'NS', help: 'namespace for objects without one' },
+      {
+        name: 'substitute',
+        type: 'string',
+        multiple: true,
+        value: 'NAME=VALUE',
+        help: 'replace $NAME placeholders in the manifests',
+      },
+      { name: 'ref-only', type: 'boolean', help: 'print only the renderRef' },
+      SHOW_SECRETS,
+      OUTPUT_FLAG,
+    ],
+    examples: [
+      {
+        command: 'convoy render ./deploy/web --target-namespace shop',
+        comment: 'the objects convoy would apply',
+      },
+      { command: 'convoy render ./deploy/web --ref-only', comment: 'the renderRef, e.g. for watch --render' },
+    ],
+  },
+  {
+    name: 'sync',
+    args: 'NAME',
+    summary: 'ask the controller to reconcile now (and approve, in Manual mode)',
+    description:
+      '--force re-applies, re-runs hooks and retries a Failed or RolledBack render once. --approve shows the diff of the current render and approves it, like `convoy approve`.',
+    cluster: true,
+    flags: [
+      { name: 'force', type: 'boolean', help: 'open the manual gate once, re-apply and re-arm hooks' },
+      {
+        name: 'approve',
+        type: 'boolean',
+        help: 'Manual mode: approve the current render (asks unless --yes)',
+      },
+      ...approveFlags,
+    ],
+    examples: [
+      { command: 'convoy sync web -n shop', comment: 'reconcile now instead of at the next interval' },
+      {
+        command: 'convoy sync web -n shop --approve --yes',
+        comment: 'approve the current render of a Manual Release',
+      },
+    ],
+  },
+  {
+    name: 'approve',
+    args: 'NAME',
+    summary: 'Manual mode: show the diff of the current render, then approve it',
+    cluster: true,
+    flags: approveFlags,
+    examples: [{ command: 'convoy approve web -n shop', comment: 'review and approve' }],
+  },
+  {
+    name: 'pin',
+    args: 'NAME REF',
+    summary: 'apply a stored render instead of following the source',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy pin web 4f1c9a0be27d -n shop', comment: 'pin by a short render id' }],
+  },
+  {
+    name: 'unpin',
+    args: 'NAME',
+    summary: 'follow the source again',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy unpin web -n shop', comment: 'back to the source' }],
+  },
+  {
+    name: 'rollback',
+    args: 'NAME',
+    summary: 'pin the last healthy render',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy rollback web -n shop', comment: 'undo a bad change now' }],
+  },
+  {
+    name: 'watch',
+    args: 'NAME',
+    summary:
+      'follow a rollout until it ends: exit 0 Succeeded, 1 failed or needs a person, 2 error or timeout',
+    description:
+      'Ends with exit 1 and a line saying why when the rollout fails or the Release needs a person (a Ready=False that is not progress). Without --timeout it gives up after the rollout deadline plus 2 minutes (15 minutes without a failurePolicy).',
+    cluster: true,
+    flags: [
+      {
+        name: 'timeout',
+        type: 'string',
+        value: 'DURATION',
+        help: 'give up (exit 2) after this long, e.g. 10m',
+      },
+      { name: 'render', type: 'string', value: 'REF', help: 'wait for this render (full or short ref)' },
+    ],
+    examples: [
+      { command: 'convoy watch web -n shop', comment: 'follow the current rollout' },
+      {
+        command: 'convoy watch web -n shop --render "$(convoy render ./deploy/web --ref-only)"',
+        comment: 'CI: wait for the render you pushed',
+      },
+    ],
+  },
+  {
+    name: 'rules eval',
+    args: 'OBJECT.yaml...',
+    summary: 'judge objects with health rules, offline',
+    description:
+      "'-' reads stdin; kubectl List output is expanded. Exit 0 all pass, 1 one fails, 2 bad input.",
+    cluster: false,
+    flags: [
+      {
+        name: 'rules',
+        type: 'string',
+        multiple: true,
+        value: 'FILE|default',
+        help: 'a rules file, or default (repeatable; required)',
+      },
+    ],
+    examples: [
+      {
+        command: 'kubectl get deploy web -o yaml | convoy rules eval --rules default -',
+        comment: 'judge a live object',
+      },
+    ],
+  },
+  {
+    name: 'dev',
+    args: '',
+    summary: 'local control plane + convoy + an example rollout (Ctrl-C stops it)',
+    cluster: false,
+    flags: [
+      { name: 'nodes', type: 'string', value: 'N', help: 'simulated nodes' },
+      { name: 'no-example', type: 'boolean', help: 'do not create the example Release' },
+    ],
+    examples: [{ command: 'convoy dev', comment: 'try convoy on this machine' }],
+  },
+  {
+    name: 'help',
+    args: '[COMMAND]',
+    summary: 'this list, or the help of one command',
+    cluster: false,
+    flags: [],
+    examples: [{ command: 'convoy help watch', comment: 'the flags and exit codes of watch' }],
+  },
+];
+
+/** The spec of `convoy WORDS…` (a subcommand takes two words), or undefined. */
+export function findCommand(words: readonly string[]): CommandSpec | undefined {
+  const [a, b] = words;
+  if (a === undefined) return undefined;
+  return (
+    (b === undefined ? undefined : COMMANDS.find((c) => c.name === `${a} ${b}`)) ??
+    COMMANDS.find((c) => c.name === a || c.aliases?.includes(a) === true)
+  );
+}
+
+export const EXIT_CODES =
+  'exit codes: 0 success; 1 a negative answer (diff found changes, watch saw a failure, rules eval or render found a problem, approval declined); 2 usage and other errors';
+
+function flagLine(f: FlagSpec): [string, string] {
+  const left = `${f.short === undefined ? '    ' : `-${f.short}, `}--${f.name}${f.value === undefined ? '' : ` ${f.value}`}`;
+  return [left, f.help + (f.multiple === true ? ' (repeatable)' : '')];
+}
+
+function columns(rows: readonly [string, string][], indent = '  '): string[] {
+  const w = Math.max(0, ...rows.map((r) => r[0].length));
+  return rows.map(([l, r]) => `${indent}${l.padEnd(w)}   ${r}`.trimEnd());
+}
+
+/** `convoy help`: every command with its summary. */
+export function usageText(): string {
+  return [
+    'usage: convoy <command> [flags]          (also: kubectl convoy <command>)',
+    '',
+    'commands:',
+    ...columns(
+      COMMANDS.map((c) => [
+        `${[c.name, ...(c.aliases ?? [])].join(' | ')}${c.args ? ` ${c.args}` : ''}`,
+        c.summary,
+      ]),
+    ),
+    '',
+    'flags of the commands that talk to a cluster:',
+    ...columns(CLUSTER_FLAGS.map(flagLine)),
+    '',
+    'convoy <command> --help shows its flags and examples.',
+    EXIT_CODES,
+    '',
+  ].join('\n');
+}
+
+/** `convoy CMD --help`. */
+export function commandHelp(c: CommandSpec): string {
+  const out = [`usage: convoy ${c.name}${c.args ? ` ${c.args}` : ''} [flags]`, '', c.summary];
+  if (c.description !== undefined) out.push('', c.description);
+  if (c.flags.length > 0) out.push('', 'flags:', ...columns(c.flags.map(flagLine)));
+  if (c.cluster) out.push('', 'cluster flags:', ...columns(CLUSTER_FLAGS.map(flagLine)));
+  if (c.examples.length > 0) {
+    out.push('', 'examples:');
+    for (const e of c.examples) out.push(`  # ${e.comment}`, `  ${e.command}`);
+  }
+  out.push('', EXIT_CODES, '');
+  return out.join('\n');
+}
