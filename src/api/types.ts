@@ -98,6 +98,7 @@ export const READY_REASONS = [
   'ClusterNotFound',
   'ClusterNotReady',
   'ClusterPaused',
+  'Suspended',
   'WaitingForApproval',
   'WaitingForClusterWave',
   'DryRunFailed',

@@ -83,7 +83,15 @@ test('commands and their flags', () => {
     [['watch', 'web', '--render', REF], { kind: 'watch', name: 'web', renderRef: REF, global: g() }],
     [
       ['rules', 'eval', '--rules', 'default', '--rules', 'r.yaml', 'a.yaml', 'b.yaml'],
-      { kind: 'rulesEval', rules: ['default', 'r.yaml'], objects: ['a.yaml', 'b.yaml'] },
+      { kind: 'rulesEval', rules: ['default', 'r.yaml'], objects: ['a.yaml', 'b.yaml'], output: 'table' },
+    ],
+    [
+      ['rules', 'eval', 'a.yaml'],
+      { kind: 'rulesEval', rules: ['default', 'library'], objects: ['a.yaml'], output: 'table' },
+    ],
+    [
+      ['rules', 'eval', '-o', 'json', '--expect', 'fixtures'],
+      { kind: 'rulesEval', rules: ['default', 'library'], objects: [], output: 'json', expect: 'fixtures' },
     ],
   ];
   for (const [argv, want] of cases) {
@@ -120,7 +128,8 @@ test('usage errors name what is wrong', () => {
     [['watch', 'web', '--timeout', 'soon'], /--timeout must be a duration/],
     [['watch', 'web', '--timeout', '0'], /--timeout must be a duration/],
     [['sync', 'web', '--forse'], /^sync: unknown flag --forse$/],
-    [['rules', 'eval', 'a.yaml'], /--rules FILE .* is required/],
+    [['rules', 'eval', '-o', 'yaml', 'a.yaml'], /--output must be table or json/],
+    [['rules', 'eval', '--expect', 'dir', 'a.yaml'], /do not name OBJECT files as well/],
     [['rules', 'eval', '--rules', 'default'], /at least one OBJECT/],
     [['rules', 'check'], /unknown subcommand "check"/],
   ];

@@ -39,7 +39,10 @@ export type Command =
     }
   | Named<'status'>
   | Named<'health'>
+  | Named<'tree'>
   | Named<'history'>
+  | Named<'events'>
+  | (Named<'logs'> & { readonly hook: string; readonly tail?: number })
   | (Named<'diff'> & { readonly from: DiffFrom })
   | {
       readonly kind: 'render';
@@ -59,10 +62,15 @@ export type Command =
   | (Named<'pin'> & { readonly renderRef: string })
   | Named<'unpin'>
   | Named<'rollback'>
+  | Named<'suspend'>
+  | Named<'resume'>
   | {
       readonly kind: 'rulesEval';
       readonly rules: readonly string[];
       readonly objects: readonly string[];
+      /** A directory of labelled fixtures to score instead of judging OBJECT files. */
+      readonly expect?: string;
+      readonly output: 'table' | 'json';
     }
   | (Named<'watch'> & { readonly timeoutMs?: number; readonly renderRef?: string })
   | { readonly kind: 'dev'; readonly args: readonly string[] };
@@ -209,11 +217,36 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
     }
     case 'status':
     case 'health':
+    case 'tree':
     case 'history':
+    case 'events':
     case 'unpin':
-    case 'rollback': {
+    case 'rollback':
+    case 'suspend':
+    case 'resume': {
       const e = want(1, 'NAME');
       return e === undefined ? { ok: true, command: { kind: cmd, global, name } } : fail(e);
+    }
+    case 'logs': {
+      const e = want(2, 'NAME and HOOK');
+      if (e !== undefined) return fail(e);
+      const t = str('tail');
+      let tail: number | undefined;
+      if (t !== undefined) {
+        tail = Number(t);
+        if (!Number.isInteger(tail) || tail < 0)
+          return fail(`logs: --tail must be a number of lines, got "${t}"`);
+      }
+      return {
+        ok: true,
+        command: {
+          kind: 'logs',
+          global,
+          name,
+          hook: positionals[1] ?? '',
+          ...(tail === undefined ? {} : { tail }),
+        },
+      };
     }
     case 'pin': {
       const e = want(2, 'NAME and REF');
@@ -317,10 +350,25 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
       };
     }
     case 'rules eval': {
-      const rules = (values.rules as string[] | undefined) ?? [];
-      if (rules.length === 0) return fail('rules eval: --rules FILE (or --rules default) is required');
-      if (positionals.length === 0) return fail('rules eval: name at least one OBJECT.yaml (- reads stdin)');
-      return { ok: true, command: { kind: 'rulesEval', rules, objects: positionals } };
+      const rules = (values.rules as string[] | undefined) ?? ['default', 'library'];
+      if (output !== 'table' && output !== 'json') {
+        return fail(`rules eval: --output must be table or json, got "${output}"`);
+      }
+      const expect = str('expect');
+      if (expect !== undefined && positionals.length > 0)
+        return fail('rules eval: --expect DIR scores a directory; do not name OBJECT files as well');
+      if (expect === undefined && positionals.length === 0)
+        return fail('rules eval: name at least one OBJECT.yaml (- reads stdin), or --expect DIR');
+      return {
+        ok: true,
+        command: {
+          kind: 'rulesEval',
+          rules,
+          objects: positionals,
+          output,
+          ...(expect === undefined ? {} : { expect }),
+        },
+      };
     }
     default:
       return fail(`unknown command "${cmd}"`);

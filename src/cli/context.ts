@@ -4,11 +4,13 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { API_VERSION } from '../api/constants.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
+import { assertNever } from '../runtime/workers.ts';
 import { SecretRenderStore } from '../store/secrets.ts';
 import type { Global } from './args.ts';
 import { UserError } from './errors.ts';
 import { colourEnabled } from './format.ts';
 import { clientNodeConfig, loadConfig } from './kubeconfig.ts';
+import { isFullRenderRef, matchRenderId, statusRenderRefs } from './render-id.ts';
 
 export { UserError } from './errors.ts';
 
@@ -100,4 +102,34 @@ export function getInventory(ctx: Ctx, name: string): Promise<ReleaseInventory |
 export function withoutManagedFields<T extends { metadata?: { managedFields?: unknown } }>(obj: T): T {
   const { managedFields: _m, ...metadata } = obj.metadata ?? {};
   return { ...obj, metadata };
+}
+
+/**
+ * The full renderRef of what the user typed (a full ref, or its first hex digits): matched against
+ * the renders the Release's status names and its render store holds. A UserError when none or
+ * several match.
+ */
+export async function resolveRenderId(ctx: Ctx, release: Release, id: string): Promise<string> {
+  if (isFullRenderRef(id)) return id;
+  const name = release.metadata.name ?? '';
+  const known = [
+    ...statusRenderRefs(release.status),
+    ...(release.spec.pin === undefined ? [] : [release.spec.pin.renderRef]),
+    ...(await ctx.store.list(ctx.namespace, name)).map((m) => m.renderRef),
+  ];
+  const m = matchRenderId(id, known);
+  switch (m.kind) {
+    case 'one':
+      return m.renderRef;
+    case 'none':
+      throw new UserError(
+        `no render of ${ctx.namespace}/${name} starts with ${id}; convoy history ${name} lists them`,
+      );
+    case 'ambiguous':
+      throw new UserError(
+        `${id} matches ${m.renderRefs.length} renders of ${ctx.namespace}/${name}: type more digits`,
+      );
+    default:
+      return assertNever(m);
+  }
 }

@@ -1,6 +1,7 @@
 // The CLI's errors as one human line: a UserError says what to do; a Kubernetes API failure says which
 // object and field; a file or network failure names the file or server in words instead of Node's
 // ENOENT/ECONNREFUSED text. Never a stack trace. Pure.
+import { readFile } from 'node:fs/promises';
 import type { KubeApiError } from '../kube/errors.ts';
 
 /** A failure the user can act on; its message is printed as is. */
@@ -93,5 +94,17 @@ export function describeKubeError(err: KubeApiError): string {
       return msg;
     default:
       return msg;
+  }
+}
+
+/** A file's text; a UserError naming the file when it cannot be read (Node leaves the path out of EISDIR). */
+export async function readTextFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    throw new UserError(
+      `${path}: ${typeof code === 'string' ? (FS_CODES[code] ?? code) : describeError(err)}`,
+    );
   }
 }

@@ -39,7 +39,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
           ...(c.targetNamespace === undefined ? {} : { targetNamespace: c.targetNamespace }),
         });
       case 'rulesEval':
-        return await (await import('./commands/offline.ts')).rules(io, c.rules, c.objects);
+        return await (await import('./commands/offline.ts')).rules(io, c);
       default:
         break;
     }
@@ -55,8 +55,14 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
         return await (await import('./commands/read.ts')).status(ctx, c.name);
       case 'health':
         return await (await import('./commands/read.ts')).health(ctx, c.name);
+      case 'tree':
+        return await (await import('./commands/tree.ts')).tree(ctx, c.name);
       case 'history':
         return await (await import('./commands/read.ts')).history(ctx, c.name);
+      case 'events':
+        return await (await import('./commands/events.ts')).events(ctx, c.name);
+      case 'logs':
+        return await (await import('./commands/events.ts')).logs(ctx, c.name, c.hook, c.tail);
       case 'diff':
         return await (await import('./commands/diff.ts')).diff(ctx, c.name, c.from);
       case 'sync': {
@@ -73,6 +79,10 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
         return await (await import('./commands/write.ts')).unpin(ctx, c.name);
       case 'rollback':
         return await (await import('./commands/write.ts')).rollback(ctx, c.name);
+      case 'suspend':
+        return await (await import('./commands/suspend.ts')).setSuspended(ctx, c.name, true);
+      case 'resume':
+        return await (await import('./commands/suspend.ts')).setSuspended(ctx, c.name, false);
       case 'watch':
         return await (await import('./commands/watch.ts')).watch(ctx, c.name, c.timeoutMs, c.renderRef);
       default:

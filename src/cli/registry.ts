@@ -135,12 +135,40 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [{ command: 'convoy health web -n shop', comment: 'which object is not Healthy, and why' }],
   },
   {
+    name: 'tree',
+    args: 'NAME',
+    summary: 'the objects of a Release by wave, with health and the deciding rule',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy tree web -n shop', comment: 'waves, hooks and objects of web' }],
+  },
+  {
     name: 'history',
     args: 'NAME',
     summary: 'renders applied, failed and rolled back, and what the render store keeps',
     cluster: true,
     flags: [],
     examples: [{ command: 'convoy history web -n shop', comment: 'the renders you can pin or roll back to' }],
+  },
+  {
+    name: 'events',
+    args: 'NAME',
+    summary: 'Kubernetes Events of a Release and of its objects and hooks, oldest first',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy events web -n shop', comment: 'what happened to web and its objects' }],
+  },
+  {
+    name: 'logs',
+    args: 'NAME HOOK',
+    summary: "logs of a hook's workload (the pods of its Job, or its Pod)",
+    cluster: true,
+    flags: [
+      { name: 'tail', type: 'string', value: 'LINES', help: 'only the last LINES lines of each container' },
+    ],
+    examples: [
+      { command: 'convoy logs web db-migrate -n shop', comment: 'what the PreSync migration printed' },
+    ],
   },
   {
     name: 'diff',
@@ -162,6 +190,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: 'DIR',
         help: 'render a local directory with the Release’s render options',
       },
+      SHOW_SECRETS,
     ],
     examples: [
       { command: 'convoy diff web -n shop', comment: 'the current render against the live objects' },
@@ -254,6 +283,23 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [{ command: 'convoy rollback web -n shop', comment: 'undo a bad change now' }],
   },
   {
+    name: 'suspend',
+    args: 'NAME',
+    summary: 'stop syncing and rolling back a Release (spec.suspend: true)',
+    description: 'A suspended Release is neither synced nor rolled back; its Ready condition says Suspended.',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy suspend web -n shop', comment: 'hands off while you debug' }],
+  },
+  {
+    name: 'resume',
+    args: 'NAME',
+    summary: 'sync a suspended Release again',
+    cluster: true,
+    flags: [],
+    examples: [{ command: 'convoy resume web -n shop', comment: 'convoy takes over again' }],
+  },
+  {
     name: 'watch',
     args: 'NAME',
     summary:
@@ -280,24 +326,35 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'rules eval',
-    args: 'OBJECT.yaml...',
-    summary: 'judge objects with health rules, offline',
-    description:
-      "'-' reads stdin; kubectl List output is expanded. Exit 0 all pass, 1 one fails, 2 bad input.",
+    args: 'OBJECT.yaml... | --expect DIR',
+    summary: 'judge objects with health rules offline, or score labelled fixtures',
+    description: [
+      'Judges Kubernetes objects with health rules, offline, exactly as the observer does. OBJECT files may hold several YAML documents or a List; - reads stdin. A file that does not parse is reported with its line and column and the other files are still judged.',
+      "Without --rules: default and library. --expect DIR scores a directory of labelled fixtures instead: DIR/cases.json (entries with file and expected), or each file labelled by its name's first word (healthy, progressing, degraded, suspended, missing, unknown; e.g. degraded-no-secret.yaml). Healthy must pass, Progressing and Degraded fail; Suspended is shown apart, Missing and Unknown are left out.",
+      'Exit 0 every object passes (with --expect: every scored fixture agrees); 1 some object fails or errors (with --expect: a disagreement or an evaluation error); 2 a rule does not compile, an input is not valid, or a usage error.',
+    ].join('\n\n'),
     cluster: false,
     flags: [
       {
         name: 'rules',
         type: 'string',
         multiple: true,
-        value: 'FILE|default',
-        help: 'a rules file, or default (repeatable; required)',
+        value: 'FILE|default|library',
+        help: "a file of HealthRuleSet / GlobalHealthRuleSet manifests, convoy's default rules, or the rule library (one rule set per API group)",
       },
+      {
+        name: 'expect',
+        type: 'string',
+        value: 'DIR',
+        help: 'score the labelled fixtures of DIR instead of OBJECT files',
+      },
+      { name: 'output', short: 'o', type: 'string', value: 'table|json', help: 'table (default) or json' },
     ],
     examples: [
+      { command: 'kubectl get deploy web -o yaml | convoy rules eval -', comment: 'judge a live object' },
       {
-        command: 'kubectl get deploy web -o yaml | convoy rules eval --rules default -',
-        comment: 'judge a live object',
+        command: 'convoy rules eval --rules my-rules.yaml --expect ./fixtures',
+        comment: 'check your rules against labelled cases',
       },
     ],
   },

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Release, ReleaseInventory } from '../api/types.ts';
+import { progressSummary } from '../server/progress.ts';
 import { healthResult, historyResult } from '../server/views.ts';
-import { healthLines, historyLines, objectName, releaseTable, statusLines, wavesOf } from './views.ts';
+import { healthLines, historyLines, objectName, releaseTable, statusLines } from './views.ts';
+import { progressLine } from './watch-view.ts';
 
 const R1 = `sha256:${'1'.repeat(64)}`;
 const R2 = `sha256:${'2'.repeat(64)}`;
@@ -95,12 +97,12 @@ const inv: ReleaseInventory = {
   ],
 };
 
-test('get: one row per Release, sorted, with a NAMESPACE column under -A', () => {
+test('get: the columns of kubectl get releases, sorted, with a NAMESPACE column under -A', () => {
   const other = rel('api', 'dev');
   assert.deepEqual(releaseTable([web, other], true, o), [
-    'NAMESPACE   NAME   CLUSTER      REVISION   ROLLOUT       HEALTHY   AGE',
-    'dev         api    in-cluster   -          -             -         5m',
-    'team        web    prod         abc123     Progressing   Unknown   5m',
+    'NAMESPACE   NAME   READY   HEALTHY   ROLLOUT       REVISION   AGE   MESSAGE',
+    'dev         api    -       -         -             -          5m',
+    'team        web    False   Unknown   Progressing   abc123     5m',
   ]);
   assert.deepEqual(
     releaseTable(
@@ -109,10 +111,29 @@ test('get: one row per Release, sorted, with a NAMESPACE column under -A', () =>
       o,
     ),
     [
-      'NAME   CLUSTER      REVISION   ROLLOUT   HEALTHY   AGE',
-      'p      in-cluster   -          Pinned    -         5m',
+      'NAME   READY   HEALTHY   ROLLOUT   REVISION   AGE   MESSAGE',
+      'p      -       -         Pinned    -          5m',
     ],
   );
+});
+
+test('get: REVISION and MESSAGE are what the controller wrote for kubectl (status.revision, status.message)', () => {
+  const commit = 'a'.repeat(40);
+  const failing = rel('hello', 'x', {
+    status: {
+      currentRender: { renderRef: R1, revision: commit },
+      revision: 'aaaaaaaaaaaa',
+      message: 'DryRunFailed: ConfigMap hello: a namespace is required',
+      conditions: [cond('Ready', 'False', 'DryRunFailed', 'x'), cond('Healthy', 'Unknown', 'Pending')],
+    },
+  });
+  assert.deepEqual(releaseTable([failing], false, o), [
+    'NAME    READY   HEALTHY   ROLLOUT   REVISION       AGE   MESSAGE',
+    'hello   False   Unknown   -         aaaaaaaaaaaa   5m    DryRunFailed: ConfigMap hello: a namespace is required',
+  ]);
+  // Before the controller wrote status.revision: the same shortening, not the 40 digits.
+  const older = rel('old', 'x', { status: { currentRender: { renderRef: R1, revision: commit } } });
+  assert.match(releaseTable([older], false, o)[1] ?? '', / aaaaaaaaaaaa /);
 });
 
 test('status: rollout, waves with Healthy/total, hooks and conditions', () => {
@@ -137,18 +158,18 @@ test('status of a new Release says what is missing', () => {
   assert.match(text, /Conditions:\n {2}none yet/);
 });
 
-test('wavesOf ignores entries and waves of other renders', () => {
-  assert.deepEqual(
-    wavesOf(web, inv, R1).map((w) => w.wave),
-    [],
-  );
-  assert.deepEqual(
-    wavesOf(web, inv, R2).map((w) => [w.wave, w.healthy, w.objects]),
-    [
-      [0, 1, 1],
-      [1, 0, 1],
-    ],
-  );
+test('status: Hooks says none started yet while Ready waits for hooks', () => {
+  const waiting = rel('w', 'x', {
+    status: {
+      observedGeneration: 1,
+      currentRender: { renderRef: R2, revision: 'r' },
+      lastAttempted: { renderRef: R2, revision: 'r', time: '2030-01-01T00:58:00Z', applied: true },
+      conditions: [cond('Ready', 'Unknown', 'WaitingForHook', 'waiting for PostSync hooks')],
+    },
+  });
+  const text = statusLines(waiting, undefined, o).join('\n');
+  assert.match(text, /Hooks:\n {2}none started yet \(waiting for PostSync hooks\)/);
+  assert.doesNotMatch(text, /Hooks:\n {2}none\n/);
 });
 
 test('health: summary, then one row per object with its state and message', () => {
@@ -159,7 +180,9 @@ test('health: summary, then one row per object with its state and message', () =
     'Healthy:      Unknown (Progressing)',
     'Objects:      1/2 healthy, 1 progressing, 0 degraded, 0 unknown',
   ]);
-  assert.deepEqual(lines.slice(5, 8), [
+  // The same line as watch and status print, from the API's own progress.
+  assert.equal(lines[4], `Progress:     ${progressLine(progressSummary(web, inv), false)}`);
+  assert.deepEqual(lines.slice(6, 9), [
     'WAVE   OBJECT                     STATE         MESSAGE',
     '0      ConfigMap team/cfg         Healthy       exists',
     '1      apps/Deployment team/web   Progressing   available 1 of 3',

@@ -1,9 +1,12 @@
 // What `get`, `status`, `health` and `history` print, as lines built from the Release, its inventory
 // and the API's HealthResult/HistoryResult. Pure: a command reads, calls one of these, and writes.
-import type { Condition, InventoryEntry, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
+import { shortRevision } from '../api/revision.ts';
+import type { Condition, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
+import { progressSummary } from '../server/progress.ts';
 import type { HealthResult, HistoryResult } from '../server/views.ts';
 import type { StatusSelector } from './args.ts';
 import { age, dash, paintState, shortRef, table } from './format.ts';
+import { progressLine } from './watch-view.ts';
 
 export interface ViewOptions {
   readonly now: Date;
@@ -26,15 +29,24 @@ export function revisionOf(r: Release): string | undefined {
   return r.status?.currentRender?.revision ?? r.status?.lastAttempted?.revision;
 }
 
+/** The REVISION column: status.revision as the controller wrote it (what kubectl shows), else the same shortening. */
+export function shortRevisionOf(r: Release): string | undefined {
+  const full = revisionOf(r);
+  return r.status?.revision ?? (full === undefined ? undefined : shortRevision(full));
+}
+
 function rolloutWord(r: Release): string {
   const state = r.status?.rollout?.state;
   if (r.spec.pin !== undefined) return state === undefined ? 'Pinned' : `${state} (pinned)`;
   return state ?? '-';
 }
 
-/** The rows of `convoy get`: NAMESPACE (with -A), NAME, CLUSTER, REVISION, ROLLOUT, HEALTHY, AGE. */
+/**
+ * The rows of `convoy get`, the columns of `kubectl get releases`: NAMESPACE (with -A), NAME, READY,
+ * HEALTHY, ROLLOUT, REVISION, AGE, MESSAGE — the same fields, so both always agree.
+ */
 export function releaseTable(releases: readonly Release[], allNamespaces: boolean, o: ViewOptions): string[] {
-  const head = ['NAME', 'CLUSTER', 'REVISION', 'ROLLOUT', 'HEALTHY', 'AGE'];
+  const head = ['NAME', 'READY', 'HEALTHY', 'ROLLOUT', 'REVISION', 'AGE', 'MESSAGE'];
   const rows = [...releases]
     .sort(
       (a, b) =>
@@ -42,14 +54,18 @@ export function releaseTable(releases: readonly Release[], allNamespaces: boolea
         (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
     )
     .map((r) => {
-      const healthy = condition(r, 'Healthy')?.status;
+      const status = (type: string) => {
+        const c = condition(r, type)?.status;
+        return c === undefined ? '-' : paintState(c, o.colour);
+      };
       const row = [
         r.metadata.name ?? '',
-        clusterOf(r),
-        dash(revisionOf(r)),
+        status('Ready'),
+        status('Healthy'),
         paintState(rolloutWord(r), o.colour),
-        healthy === undefined ? '-' : paintState(healthy, o.colour),
+        dash(shortRevisionOf(r)),
         age(r.metadata.creationTimestamp, o.now),
+        r.status?.message ?? '',
       ];
       return allNamespaces ? [r.metadata.namespace ?? '', ...row] : row;
     });
@@ -80,56 +96,6 @@ function policyLine(r: Release): string {
       : `rollout deadline ${f.deadline}, rollback ${f.rollback ?? 'OnFailure'}`,
   );
   return parts.join(', ');
-}
-
-/** The render whose progress `status` and `watch` describe: the rollout's, else the last attempted. */
-export function focusRender(r: Release): string | undefined {
-  return (
-    r.status?.rollout?.renderRef ?? r.status?.lastAttempted?.renderRef ?? r.status?.currentRender?.renderRef
-  );
-}
-
-interface WaveRow {
-  readonly wave: number;
-  readonly startedAt?: string;
-  readonly completedAt?: string;
-  readonly objects: number;
-  readonly healthy: number;
-}
-
-/** Waves of render `ref`: status.waves joined with the inventory entries recorded for that render. */
-export function wavesOf(r: Release, inv: ReleaseInventory | undefined, ref: string | undefined): WaveRow[] {
-  if (ref === undefined) return [];
-  const byWave = new Map<number, WaveRow>();
-  for (const w of r.status?.waves ?? []) {
-    if (w.renderRef !== ref) continue;
-    byWave.set(w.wave, {
-      wave: w.wave,
-      startedAt: w.startedAt,
-      ...(w.completedAt === undefined ? {} : { completedAt: w.completedAt }),
-      objects: 0,
-      healthy: 0,
-    });
-  }
-  for (const e of inv?.entries ?? []) {
-    if (e.renderRef !== ref) continue;
-    const wave = e.wave ?? 0;
-    const row = byWave.get(wave) ?? { wave, objects: 0, healthy: 0 };
-    byWave.set(wave, {
-      ...row,
-      objects: row.objects + 1,
-      healthy: row.healthy + (isHealthyFor(e, ref) ? 1 : 0),
-    });
-  }
-  return [...byWave.values()].sort((a, b) => a.wave - b.wave);
-}
-
-export function isHealthyFor(e: InventoryEntry, ref: string): boolean {
-  return e.state === 'Healthy' && e.assessedRenderRef === ref;
-}
-
-export function hooksOf(inv: ReleaseInventory | undefined, ref: string | undefined): InventoryHook[] {
-  return (inv?.hooks ?? []).filter((h) => ref === undefined || h.renderRef === ref);
 }
 
 function hookTable(hooks: readonly InventoryHook[], o: ViewOptions): string[] {
@@ -231,28 +197,30 @@ export function statusLines(r: Release, inv: ReleaseInventory | undefined, o: Vi
   const ds = s.driftSummary;
   if (ds !== undefined) field('Drift', `${ds.drifted}/${ds.total} drifted`);
 
-  const ref = focusRender(r);
-  const waves = wavesOf(r, inv, ref);
-  out.push('', `Waves (render ${shortRef(ref)}):`);
-  if (waves.length === 0) out.push('  none yet');
+  const p = progressSummary(r, inv);
+  field('Progress', progressLine(p, o.colour));
+  out.push('', `Waves (render ${shortRef(p.renderRef)}):`);
+  if (p.waves.list.length === 0) out.push('  none yet');
   else
     out.push(
       ...indent(
         table([
           ['WAVE', 'STARTED', 'COMPLETED', 'HEALTHY'],
-          ...waves.map((w) => [
+          ...p.waves.list.map((w) => [
             String(w.wave),
             w.startedAt === undefined ? '-' : `${age(w.startedAt, o.now)} ago`,
-            w.completedAt === undefined ? '-' : `${age(w.completedAt, o.now)} ago`,
+            w.completedAt === undefined ? (w.done ? 'yes' : '-') : `${age(w.completedAt, o.now)} ago`,
             `${w.healthy}/${w.objects}`,
           ]),
         ]),
       ),
     );
-  const hooks = hooksOf(inv, ref);
   out.push('', 'Hooks:');
-  if (hooks.length === 0) out.push('  none');
-  else out.push(...indent(hookTable(hooks, o)));
+  const ready = condition(r, 'Ready');
+  if (p.hooks.list.length > 0) out.push(...indent(hookTable(p.hooks.list, o)));
+  else if (ready?.reason === 'WaitingForHook')
+    out.push(`  none started yet (${ready.message ?? 'waiting for hooks'})`);
+  else out.push('  none');
   out.push('', 'Conditions:');
   const conds = s.conditions ?? [];
   if (conds.length === 0) out.push('  none yet');
@@ -275,6 +243,8 @@ export function healthLines(h: HealthResult, o: ViewOptions): string[] {
     `Render:       ${dash(h.renderRef)}`,
     `Healthy:      ${c === undefined ? '- (not assessed yet)' : `${paintState(c.status, o.colour)} (${c.reason})${c.message ? `: ${c.message}` : ''}`}`,
     `Objects:      ${sum.healthy}/${sum.total} healthy, ${sum.progressing} progressing, ${sum.degraded} degraded, ${sum.unknown} unknown`,
+    // An API server older than this CLI does not send the progress.
+    ...(h.progress === undefined ? [] : [`Progress:     ${progressLine(h.progress, o.colour)}`]),
     '',
   ];
   if (h.entries.length === 0) out.push('No objects recorded yet.');
@@ -354,7 +324,7 @@ export function historyLines(h: HistoryResult, r: Release, o: ViewOptions): stri
 
 /** Whether a Release is suspended (spec.suspend): convoy neither syncs nor rolls it back. */
 export function isSuspended(r: Release): boolean {
-  return (r.spec as { suspend?: unknown }).suspend === true;
+  return r.spec.suspend === true;
 }
 
 /** `get --status-selector`: every given key must match (condition statuses as True/False/Unknown). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
-import { outcome, progress, progressLine, targetRender } from './watch-view.ts';
+import { defaultTimeoutMs, outcome, progress, progressLine, targetRender } from './watch-view.ts';
 
 const R1 = `sha256:${'1'.repeat(64)}`;
 const R2 = `sha256:${'2'.repeat(64)}`;
@@ -89,7 +89,95 @@ test('outcome: the rollout of the followed render decides', () => {
       'stalled ends with failure',
       release({ ...rollout('Progressing'), conditions: [cond('Stalled', 'True', 'InvalidSpec', 'bad')] }),
       undefined,
-      { kind: 'done', exitCode: 1, text: /Stalled \(InvalidSpec\): bad/ },
+      { kind: 'done', exitCode: 1, text: /Stalled \(InvalidSpec\): bad — a retry cannot fix this/ },
+    ],
+    [
+      'a Ready=False that is not progress needs a person (DryRunFailed, not Stalled)',
+      release(
+        {
+          observedGeneration: 1,
+          currentRender: { renderRef: R2, revision: 'r' },
+          lastAttempted: { renderRef: R2, revision: 'r', time: T, applied: false },
+          conditions: [cond('Ready', 'False', 'DryRunFailed', 'ConfigMap hello: a namespace is required')],
+        },
+        { failurePolicy: undefined },
+      ),
+      undefined,
+      {
+        kind: 'done',
+        exitCode: 1,
+        text: /^needs attention: Ready is False \(DryRunFailed\): ConfigMap hello: a namespace is required$/,
+      },
+    ],
+    [
+      'a failure before any render (SourceFailed) ends a watch of the current render',
+      release({
+        observedGeneration: 1,
+        conditions: [cond('Ready', 'False', 'SourceFailed', 'no such branch')],
+      }),
+      undefined,
+      { kind: 'done', exitCode: 1, text: /SourceFailed\): no such branch/ },
+    ],
+    [
+      '…but not a watch of another render, which may still come',
+      release({ ...rollout('Succeeded', R2), conditions: [cond('Ready', 'False', 'SourceFailed', 'x')] }),
+      R1,
+      { kind: 'continue', text: /sha256:1111/ },
+    ],
+    [
+      'waiting for approval needs a person',
+      release({
+        ...rollout('Progressing'),
+        conditions: [cond('Ready', 'False', 'WaitingForApproval', 'approve')],
+      }),
+      undefined,
+      { kind: 'done', exitCode: 1, text: /WaitingForApproval/ },
+    ],
+    [
+      '…unless the render was just approved',
+      {
+        ...release({
+          ...rollout('Progressing'),
+          conditions: [cond('Ready', 'False', 'WaitingForApproval', 'a')],
+        }),
+        metadata: {
+          name: 'web',
+          namespace: 'ns',
+          generation: 1,
+          annotations: { 'convoy.kumodo.io/approved-render': R2 },
+        },
+      },
+      undefined,
+      { kind: 'continue', text: /rollout of sha256:2222/ },
+    ],
+    [
+      'a pending forced sync is waited for',
+      {
+        ...release({ ...rollout('Progressing'), conditions: [cond('Ready', 'False', 'ApplyFailed', 'a')] }),
+        metadata: {
+          name: 'web',
+          namespace: 'ns',
+          generation: 1,
+          annotations: { 'convoy.kumodo.io/force-sync-at': T },
+        },
+      },
+      undefined,
+      { kind: 'continue', text: /rollout of sha256:2222/ },
+    ],
+    [
+      'progress reasons do not end the watch',
+      release({
+        ...rollout('Progressing'),
+        conditions: [cond('Ready', 'False', 'WaitingForWaveHealth', 'w')],
+      }),
+      undefined,
+      { kind: 'continue', text: /rollout/ },
+    ],
+    [
+      'a suspended Release ends the watch and says how to resume',
+      release(rollout('Progressing'), { suspend: true }),
+      undefined,
+      { kind: 'done', exitCode: 1, text: /suspended .*convoy resume web/ },
     ],
     [
       'no rollout configured: applied and Healthy is success',
@@ -150,6 +238,29 @@ test('targetRender: --render, else currentRender, else the rollout', () => {
   assert.equal(targetRender(release(undefined), undefined), undefined);
 });
 
+const e = (
+  name: string,
+  wave: number,
+  renderRef: string,
+  state?: 'Healthy' | 'Progressing',
+  assessed = renderRef,
+) => ({
+  group: '',
+  kind: 'ConfigMap',
+  namespace: 'ns',
+  name,
+  wave,
+  renderRef,
+  ...(state === undefined ? {} : { state, assessedRenderRef: assessed }),
+});
+
+const inventoryOf = (entries: ReturnType<typeof e>[]): ReleaseInventory => ({
+  apiVersion: 'convoy.kumodo.io/v1alpha1',
+  kind: 'ReleaseInventory',
+  metadata: { name: 'web', namespace: 'ns' },
+  entries,
+});
+
 test('progress counts waves, Healthy objects and hooks of the followed render only', () => {
   const r = release({
     ...rollout('Progressing'),
@@ -158,21 +269,6 @@ test('progress counts waves, Healthy objects and hooks of the followed render on
       { renderRef: R2, wave: 1, startedAt: T },
       { renderRef: R1, wave: 5, startedAt: T },
     ],
-  });
-  const e = (
-    name: string,
-    wave: number,
-    renderRef: string,
-    state?: 'Healthy' | 'Progressing',
-    assessed = renderRef,
-  ) => ({
-    group: '',
-    kind: 'ConfigMap',
-    namespace: 'ns',
-    name,
-    wave,
-    renderRef,
-    ...(state === undefined ? {} : { state, assessedRenderRef: assessed }),
   });
   const inv: ReleaseInventory = {
     apiVersion: 'convoy.kumodo.io/v1alpha1',
@@ -193,31 +289,28 @@ test('progress counts waves, Healthy objects and hooks of the followed render on
     ],
   };
   const p = progress(r, inv);
-  assert.deepEqual(p, {
-    renderRef: R2,
-    state: 'Progressing',
-    wavesStarted: 2,
-    wavesCompleted: 1,
-    frontier: 1,
-    healthy: 1,
-    objects: 4,
-    hooksDone: 1,
-    hooksFailed: 0,
-    hooks: 2,
-    message: '',
-  });
+  assert.deepEqual(
+    [p.renderRef, p.state, p.waves.done, p.waves.total, p.waves.current, p.objects.healthy, p.objects.total],
+    [R2, 'Progressing', 1, 2, 1, 1, 4],
+  );
+  assert.deepEqual([p.hooks.succeeded, p.hooks.running, p.hooks.failed], [1, 2, 0]);
   assert.equal(
     progressLine(p, false),
-    'Progressing sha256:222222222222 · waves 1/2 done (at wave 1) · objects 1/4 Healthy · hooks 1/2 Succeeded',
+    'Progressing sha256:222222222222 · waves 1/2 done (at wave 1) · objects 1/4 Healthy · hooks 1 Succeeded, 2 Running',
   );
   const done = progress(
     release(rollout('RolledBack', R2, { reason: 'DeadlineExceeded', message: 'c Progressing' })),
-    undefined,
+    inventoryOf([e('a', 0, R1, 'Healthy')]),
   );
   assert.equal(
     progressLine(done, false),
-    'RolledBack sha256:222222222222 · waves 0/0 done · objects 0/0 Healthy · DeadlineExceeded: c Progressing',
+    'RolledBack sha256:222222222222 · waves 0/0 done · objects 1/1 Healthy (of sha256:111111111111) · DeadlineExceeded: c Progressing',
   );
+});
+
+test('defaultTimeoutMs: the rollout deadline plus two minutes, else fifteen minutes', () => {
+  assert.equal(defaultTimeoutMs(release(undefined)), 7 * 60_000);
+  assert.equal(defaultTimeoutMs(release(undefined, { failurePolicy: undefined })), 15 * 60_000);
 });
 
 test('progress without a rollout shows the Ready reason', () => {

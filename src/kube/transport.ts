@@ -186,6 +186,12 @@ export class KubeTransport {
 
   /** Sends one request; returns the parsed JSON body (undefined when empty), or throws KubeApiError. */
   async request<T = unknown>(req: RawRequest): Promise<T> {
+    const text = await this.requestText(req);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** Sends one request; returns the body as text (e.g. pod logs), or throws KubeApiError. */
+  async requestText(req: RawRequest): Promise<string> {
     const url = this.#url(req.path, req.query);
     const info: RequestInfo = { method: req.method, path: req.path };
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
@@ -221,7 +227,7 @@ export class KubeTransport {
       clearTimeout(timer);
     }
     if (answer.status < 200 || answer.status >= 300) throw fromResponse(answer.status, answer.text, info);
-    return (answer.text === '' ? undefined : JSON.parse(answer.text)) as T;
+    return answer.text;
   }
 
   /**

@@ -5,6 +5,7 @@ import { type HealthSummary, healthSummary } from '../observer/health/condition.
 import { maskSecret } from '../render/secret-mask.ts';
 import type { Render, StoredRenderMeta } from '../store/types.ts';
 import { RESPONSE_KINDS } from './discovery.ts';
+import { type ProgressSummary, progressSummary } from './progress.ts';
 import { GROUP_VERSION } from './routes.ts';
 
 interface Meta {
@@ -54,6 +55,8 @@ export interface HealthResult {
   readonly summary: HealthSummary;
   readonly entries: readonly HealthEntryView[];
   readonly hooks: readonly HookView[];
+  /** Where the rollout of the current render stands: the figures `convoy watch` and `status` print. */
+  readonly progress: ProgressSummary;
 }
 
 /** An inventory entry may carry fields newer than this build's schema, e.g. the deciding rule. */
@@ -100,6 +103,7 @@ export function healthResult(release: Release, inventory: ReleaseInventory | und
     summary: healthSummary(entries),
     entries,
     hooks,
+    progress: progressSummary(release, inventory),
   });
 }
 

@@ -191,15 +191,20 @@ test('get, list -A, status, health and history print what the cluster holds', as
   const get = await convoy('get', '-n', ns);
   assert.equal(get.code, 0, get.stderr);
   const getLines = get.stdout.trimEnd().split('\n');
-  assert.match(getLines[0] ?? '', /^NAME +CLUSTER +REVISION +ROLLOUT +HEALTHY +AGE$/);
-  assert.match(getLines[1] ?? '', /^web +in-cluster +rev-2 +Progressing +Unknown +\d+s$/);
+  // The columns of kubectl get releases (READY, HEALTHY, ROLLOUT, REVISION, AGE, MESSAGE).
+  assert.match(getLines[0] ?? '', /^NAME +READY +HEALTHY +ROLLOUT +REVISION +AGE +MESSAGE$/);
+  assert.match(getLines[1] ?? '', /^web +False +Unknown +Progressing +rev-2 +\d+s$/);
   assert.equal(getLines.length, 2);
 
   const all = await convoy('list', '-A');
   assert.equal(all.code, 0, all.stderr);
-  assert.match(all.stdout, /^NAMESPACE +NAME +CLUSTER/m);
-  assert.match(all.stdout, /^cli-read +web +in-cluster +rev-2 +Progressing/m);
-  assert.match(all.stdout, /^cli-read-2 +other +in-cluster +- +- +- /m);
+  assert.match(all.stdout, /^NAMESPACE +NAME +READY/m);
+  assert.match(all.stdout, /^cli-read +web +False +Unknown +Progressing +rev-2/m);
+  assert.match(all.stdout, /^cli-read-2 +other +- +- +- +- /m);
+  const failing = await convoy('get', '-A', '--status-selector', 'ready=false');
+  assert.equal(failing.code, 0, failing.stderr);
+  assert.match(failing.stdout, /^cli-read +web /m);
+  assert.doesNotMatch(failing.stdout, /other/);
 
   const asJson = await convoy('get', 'web', '-n', ns, '-o', 'json');
   const parsed = JSON.parse(asJson.stdout) as Release;
@@ -214,12 +219,16 @@ test('get, list -A, status, health and history print what the cluster holds', as
   assert.equal(status.code, 0, status.stderr);
   const s = status.stdout;
   assert.match(s, /^Release: +cli-read\/web$/m);
-  assert.match(s, /^Rollout: +Progressing sha256:[0-9a-f]{12} revision rev-2, started 10m ago$/m);
-  assert.match(s, /^Last healthy: +sha256:[0-9a-f]{12} revision rev-1, 10m ago$/m);
-  assert.match(s, /^ {2}0 +10m ago +10m ago +1\/1$/m);
-  assert.match(s, /^ {2}1 +10m ago +- +0\/1$/m);
+  assert.match(s, /^Rollout: +Progressing sha256:[0-9a-f]{12} revision rev-2, started 1\dm ago$/m);
+  assert.match(s, /^Last healthy: +sha256:[0-9a-f]{12} revision rev-1, 1\dm ago$/m);
+  assert.match(s, /^ {2}0 +1\dm ago +1\dm ago +1\/1$/m);
+  assert.match(s, /^ {2}1 +1\dm ago +- +0\/1$/m);
   assert.match(s, /^ {2}migrate +PreSync +Succeeded +Job\/migrate-x/m);
-  assert.match(s, /^ {2}Ready +False +WaitingForWaveHealth +10m +wave 1 is not Healthy yet$/m);
+  assert.match(s, /^ {2}Ready +False +WaitingForWaveHealth +1\dm +wave 1 is not Healthy yet$/m);
+  const progressLine =
+    /^Progress: +(Progressing sha256:[0-9a-f]{12} · waves 1\/2 done \(at wave 1\) · .*)$/m.exec(s)?.[1];
+  assert.ok(progressLine !== undefined, s);
+  assert.match(progressLine, /objects 1\/2 Healthy · hooks 1 Succeeded/);
 
   const health = await convoy('health', 'web', '-n', ns);
   assert.equal(health.code, 0, health.stderr);
@@ -227,13 +236,24 @@ test('get, list -A, status, health and history print what the cluster holds', as
   assert.match(health.stdout, /^Objects: +1\/2 healthy, 1 progressing, 0 degraded, 0 unknown$/m);
   assert.match(health.stdout, /^0 +ConfigMap cli-read\/cfg +Healthy +exists$/m);
   assert.match(health.stdout, /^1 +apps\/Deployment cli-read\/web +Progressing +available 1 of 3$/m);
+  // One progress summary: health (the API's view) and tree print the line status printed.
+  assert.ok(health.stdout.includes(`Progress:     ${progressLine}`), health.stdout);
+  const tree = await convoy('tree', 'web', '-n', ns);
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.ok(tree.stdout.includes(progressLine), tree.stdout);
+  assert.match(tree.stdout, /PreSync hooks\n└─ Job\/migrate-x +\(migrate\) +Succeeded/);
+  assert.match(tree.stdout, /Wave 0 \(done\)\n└─ ConfigMap cli-read\/cfg +Healthy/);
+  assert.match(
+    tree.stdout,
+    /Wave 1 \(in progress\)\n└─ apps\/Deployment cli-read\/web +Progressing +- +available 1 of 3/,
+  );
 
   const history = await convoy('history', 'web', '-n', ns);
   assert.equal(history.code, 0, history.stderr);
   const h = history.stdout.split('\n');
   assert.match(h[0] ?? '', /^RENDER +REVISION +APPLIED +STORED +NOTES$/);
-  assert.match(h[1] ?? '', new RegExp(`^${R2} +rev-2 +10m ago +yes +current, rollout Progressing$`));
-  assert.match(h[2] ?? '', new RegExp(`^${R1} +rev-1 +10m ago +yes +last healthy$`));
+  assert.match(h[1] ?? '', new RegExp(`^${R2} +rev-2 +1\\dm ago +yes +current, rollout Progressing$`));
+  assert.match(h[2] ?? '', new RegExp(`^${R1} +rev-1 +1\\dm ago +yes +last healthy$`));
 });
 
 test('sync writes the annotations as convoy-api (directly, announced) and says a forced sync is consumed', async () => {
@@ -556,7 +576,7 @@ test('watch follows a rollout and exits 0 on Succeeded, 1 on RolledBack', async 
   );
   assert.match(
     okRes.stdout,
-    /^\d\d:\d\d:\d\d Succeeded sha256:222222222222 · waves 1\/1 done \(at wave 0\) · objects 1\/1 Healthy$/m,
+    /^\d\d:\d\d:\d\d Succeeded sha256:222222222222 · waves 1\/1 done · objects 1\/1 Healthy$/m,
   );
   assert.match(lines[lines.length - 1] ?? '', new RegExp(`^rollout of ${R2} Succeeded$`));
   assert.ok(!okRes.stdout.includes('\u001b['), 'no colour when stdout is not a terminal');
@@ -663,6 +683,145 @@ test('kubectl convoy: the launcher works as a kubectl plugin', async () => {
   assert.equal(res.code, 0, res.stderr);
   assert.match(
     res.stdout,
-    /^NAME +CLUSTER +REVISION +ROLLOUT +HEALTHY +AGE\nweb +in-cluster +- +- +- +\d+s\n$/,
+    /^NAME +READY +HEALTHY +ROLLOUT +REVISION +AGE +MESSAGE\nweb +- +- +- +- +\d+s\n$/,
   );
+});
+
+test('first contact: help per command, one-line errors, watch ends on what needs a person, short ids, suspend, events', async () => {
+  const ns = 'cli-first';
+  await namespace(ns);
+
+  // Per-command help with examples, and `convoy help CMD`.
+  for (const argv of [
+    ['dev', '--help'],
+    ['rules', 'eval', '--help'],
+    ['help', 'watch'],
+  ]) {
+    const h = await runConvoy(argv);
+    assert.equal(h.code, 0, `${argv.join(' ')}: ${h.stderr}`);
+    assert.match(h.stdout, /^usage: convoy (dev|rules eval|watch)/, argv.join(' '));
+    assert.match(h.stdout, /\nexamples:\n {2}# /, argv.join(' '));
+  }
+  // Errors are one line of ours: no parseArgs text, no ENOENT/EISDIR, no stack.
+  const errors: [string[], RegExp][] = [
+    [
+      ['rules', 'eval', '--bogus'],
+      /^convoy: rules eval: unknown flag --bogus\nrun "convoy rules eval --help" for the arguments and flags\n$/,
+    ],
+    [
+      ['rules', 'eval', '--rules', join(work, 'missing.yaml'), '-'],
+      /^convoy: \/.*missing\.yaml: no such file or directory\n$/,
+    ],
+    [['rules', 'eval', '--rules', work, '-'], /^convoy: \/.*: is a directory, not a file\n$/],
+    [['get', '--kubeconfig', work], /^convoy: kubeconfig \/.*: is a directory, not a file\n$/],
+  ];
+  for (const [argv, want] of errors) {
+    const r = await runConvoy(argv, { stdin: '' });
+    assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, want, argv.join(' '));
+  }
+
+  // A Release that failed in a way a retry does not fix by itself (DryRunFailed, not Stalled): watch
+  // without --timeout ends with exit 1 and says why.
+  const R = renderRefOf(cmRender(ns, 'one'));
+  await store.put(ns, 'web', R, cmRender(ns, 'one'), { revision: 'rev-1' });
+  await createRelease(ns, 'web', { healthAssessment: {}, failurePolicy: { deadline: '5m' } });
+  await writeStatus(ns, 'web', {
+    observedGeneration: 1,
+    currentRender: { renderRef: R, revision: 'rev-1' },
+    lastAttempted: { renderRef: R, revision: 'rev-1', time: T0, applied: false },
+    conditions: [cond('Ready', 'False', 'DryRunFailed', 'ConfigMap hello: a namespace is required')],
+  });
+  const failed = await convoy('watch', 'web', '-n', ns);
+  assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+  assert.match(
+    failed.stdout,
+    /^needs attention: Ready is False \(DryRunFailed\): ConfigMap hello: a namespace is required$/m,
+  );
+  // An unknown short id is refused; a full ref the controller has not rendered is waited for, never "Synced".
+  const short = await convoy('watch', 'web', '-n', ns, '--render', 'abcdef012345');
+  assert.equal(short.code, 2);
+  assert.match(short.stderr, /^convoy: no render of cli-first\/web starts with abcdef012345/m);
+  await writeStatus(ns, 'web', {
+    observedGeneration: 1,
+    currentRender: { renderRef: R, revision: 'rev-1' },
+    lastAttempted: { renderRef: R, revision: 'rev-1', time: T0, applied: true },
+    lastSuccessful: { renderRef: R, revision: 'rev-1', time: T0 },
+    lastHealthy: { renderRef: R, revision: 'rev-1', time: T0 },
+    conditions: [cond('Ready', 'True', 'Synced', 'applied')],
+  });
+  const later = await convoy('watch', 'web', '-n', ns, '--render', ref(9), '--timeout', '2s');
+  assert.equal(later.code, 2);
+  assert.match(later.stderr, /render sha256:9{64} is not known to cli-first\/web yet; waiting/);
+  assert.doesNotMatch(later.stdout, /Synced/);
+  assert.match(later.stdout, /Pending sha256:999999999999/);
+
+  // Short render ids are accepted where a render is named.
+  const pinned = await convoy('pin', 'web', R.slice('sha256:'.length, 'sha256:'.length + 12), '-n', ns);
+  assert.equal(pinned.code, 0, pinned.stderr);
+  assert.equal((await getRelease(ns, 'web'))?.spec.pin?.renderRef, R);
+  assert.equal((await convoy('unpin', 'web', '-n', ns)).code, 0);
+
+  // rollback when already on the last healthy render: says so and pins nothing.
+  const noop = await convoy('rollback', 'web', '-n', ns);
+  assert.equal(noop.code, 0, noop.stderr);
+  assert.match(
+    noop.stdout,
+    /already runs its last healthy render sha256:[0-9a-f]{12} \(revision rev-1\); nothing to roll back, nothing pinned/,
+  );
+  assert.equal((await getRelease(ns, 'web'))?.spec.pin, undefined);
+
+  // suspend / resume write spec.suspend as convoy-cli; get filters on it.
+  const sus = await convoy('suspend', 'web', '-n', ns);
+  assert.equal(sus.code, 0, sus.stderr);
+  assert.match(sus.stdout, /^suspended cli-first\/web: convoy neither syncs nor rolls it back/m);
+  const r = await getRelease(ns, 'web');
+  assert.equal(r?.spec.suspend, true);
+  assert.ok(
+    r?.metadata.managedFields?.some(
+      (m) => m.manager === 'convoy-cli' && JSON.stringify(m.fieldsV1).includes('f:suspend'),
+    ),
+  );
+  const listed = await convoy('get', '-n', ns, '--status-selector', 'suspended=true');
+  assert.match(listed.stdout, /^web /m);
+  const watchSuspended = await convoy('watch', 'web', '-n', ns);
+  assert.equal(watchSuspended.code, 1);
+  assert.match(watchSuspended.stdout, /suspended \(spec.suspend\).*convoy resume web/);
+  const res = await convoy('resume', 'web', '-n', ns);
+  assert.equal(res.code, 0, res.stderr);
+  assert.equal((await getRelease(ns, 'web'))?.spec.suspend, false);
+
+  // events: the Release's own Events and those of its objects, not others.
+  await writeInventory(ns, 'web', { entries: [cfgEntry(ns, R, 'Healthy')] });
+  const event = (name: string, kind: string, objName: string, reason: string) =>
+    client.create({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace: ns },
+      involvedObject: {
+        kind,
+        name: objName,
+        namespace: ns,
+        ...(kind === 'Release' ? { apiVersion: API_VERSION } : { apiVersion: 'v1' }),
+      },
+      reason,
+      message: `${reason} happened`,
+      type: 'Normal',
+      firstTimestamp: T0,
+      lastTimestamp: T0,
+      source: { component: 'test' },
+    } as Parameters<KubeClient['create']>[0]);
+  await event('e1', 'Release', 'web', 'Synced');
+  await event('e2', 'ConfigMap', 'cfg', 'Touched');
+  await event('e3', 'ConfigMap', 'unrelated', 'Elsewhere');
+  const ev = await convoy('events', 'web', '-n', ns);
+  assert.equal(ev.code, 0, ev.stderr);
+  assert.match(ev.stdout, /^LAST SEEN +TYPE +REASON +OBJECT +MESSAGE$/m);
+  assert.match(ev.stdout, /Normal +Synced +Release\/web +Synced happened/);
+  assert.match(ev.stdout, /Normal +Touched +ConfigMap\/cfg +Touched happened/);
+  assert.doesNotMatch(ev.stdout, /Elsewhere/);
+  // logs of a hook that does not exist: one line naming the hooks there are.
+  const logs = await convoy('logs', 'web', 'migrate', '-n', ns);
+  assert.equal(logs.code, 2);
+  assert.match(logs.stderr, /^convoy: release cli-first\/web has no hook "migrate" \(no hooks recorded\)$/m);
 });

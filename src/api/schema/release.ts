@@ -284,6 +284,13 @@ export const ReleaseSpecSchema = Type.Object(
         { description: 'Apply this stored render; no rollout.' },
       ),
     ),
+    suspend: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'true: convoy neither syncs nor rolls back this Release (its Ready condition says Suspended) until it is false again.',
+      }),
+    ),
     historyLimit: Type.Optional(
       Type.Integer({
         format: 'int32',

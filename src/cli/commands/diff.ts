@@ -2,9 +2,8 @@
 // the object a server-side dry-run apply (as convoy: field manager `convoy`, the release label added)
 // would leave, against the object as it is, like `kubectl diff` — and the objects it would prune.
 // Exit codes as kubectl diff: 0 no differences, 1 differences, 2 error.
-import { ANNOTATION_PRUNE, API_VERSION, FIELD_MANAGERS, PRUNE_DISABLED } from '../../api/constants.ts';
-import type { Cluster, Release } from '../../api/types.ts';
-import { ClusterClients } from '../../controller/cluster/access.ts';
+import { ANNOTATION_PRUNE, FIELD_MANAGERS, PRUNE_DISABLED } from '../../api/constants.ts';
+import type { Release } from '../../api/types.ts';
 import { labelled } from '../../controller/release/deployer.ts';
 import { applyObject } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
@@ -15,29 +14,12 @@ import type { Obj, Render } from '../../render/types.ts';
 import { assertNever } from '../../runtime/workers.ts';
 import { readRender } from '../api.ts';
 import type { DiffFrom } from '../args.ts';
-import { type Ctx, getInventory, mustGetRelease, UserError } from '../context.ts';
+import { type Ctx, getInventory, mustGetRelease, resolveRenderId, UserError } from '../context.ts';
 import { comparable, diffLineStyle, pruneCandidates, unifiedDiff, yamlOf } from '../diff.ts';
 import { paint, shortRef } from '../format.ts';
 import { renderDir, renderReleaseSource } from '../local-render.ts';
+import { targetClient } from '../target.ts';
 import { objectName } from '../views.ts';
-
-/** The client of the cluster the Release deploys to, with the user's rights to read its Secret. */
-export async function targetClient(ctx: Ctx, release: Release): Promise<KubeClient> {
-  const name = release.spec.cluster?.name;
-  if (name === undefined) return ctx.client;
-  const cluster = await ctx.client.get<Cluster>({
-    apiVersion: API_VERSION,
-    kind: 'Cluster',
-    namespace: ctx.namespace,
-    name,
-  });
-  if (cluster === undefined) throw new UserError(`Cluster ${ctx.namespace}/${name} not found`);
-  const ref = cluster.spec.kubeconfigSecretRef;
-  if (ref === undefined) return ctx.client;
-  const access = await new ClusterClients({ kubeConfig: await ctx.fullKubeConfig() }).remote(cluster, ref);
-  if (access.kind !== 'ok') throw new UserError(`Cluster ${ctx.namespace}/${name}: ${access.message}`);
-  return access.client;
-}
 
 export interface LoadedRender {
   readonly renderRef: string;
@@ -63,13 +45,12 @@ export async function loadRender(
       return { renderRef: r.renderRef, render: r.render, from: `directory ${from.dir}` };
     }
     case 'render': {
-      const render = await readRender(ctx, name, from.renderRef);
+      const ref = await resolveRenderId(ctx, release, from.renderRef);
+      const render = await readRender(ctx, name, ref);
       if (render === undefined) {
-        throw new UserError(
-          `render ${from.renderRef} is not in the render store of ${ctx.namespace}/${name}`,
-        );
+        throw new UserError(`render ${ref} is not in the render store of ${ctx.namespace}/${name}`);
       }
-      return { renderRef: from.renderRef, render, from: 'the render store' };
+      return { renderRef: ref, render, from: 'the render store' };
     }
     case 'current': {
       const ref = release.status?.currentRender?.renderRef;

@@ -1,14 +1,14 @@
 // The commands that need no cluster: `render DIR` (the YAML and the renderRef the controller would
 // compute for the same files) and `rules eval` (health rules judged on local objects).
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { loadLabelledDir } from '../../observer/health/conformance.ts';
 import { RenderError } from '../../render/errors.ts';
 import { isSecret, maskSecret } from '../../render/secret-mask.ts';
 import type { Obj } from '../../render/types.ts';
 import type { Command } from '../args.ts';
-import { RULES_EVAL_USAGE } from '../args.ts';
-import { type Io, UserError } from '../context.ts';
+import type { Io } from '../context.ts';
+import { describeError, readTextFile, UserError } from '../errors.ts';
 import { renderDir } from '../local-render.ts';
 import { type ObjectSource, type RulesSource, rulesEval, rulesScore } from '../rules-eval.ts';
 
@@ -63,24 +63,18 @@ export async function render(io: Io, a: RenderArgs): Promise<number> {
 }
 
 async function readInput(io: Io, name: string): Promise<string> {
-  if (name !== '-') return readFile(name, 'utf8');
+  if (name !== '-') return readTextFile(name);
   const chunks: Buffer[] = [];
   for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
   return Buffer.concat(chunks).toString('utf8');
 }
 
 export async function rules(io: Io, c: Extract<Command, { kind: 'rulesEval' }>): Promise<number> {
-  if (c.help === true) {
-    io.out.write(RULES_EVAL_USAGE);
-    return 0;
-  }
   const sources: RulesSource[] = [];
   for (const r of c.rules) {
     if (r === 'default' || r === 'library') sources.push({ kind: r });
     else {
-      const text = await readFile(r, 'utf8').catch((e: NodeJS.ErrnoException) => {
-        throw new UserError(`rules eval: cannot read ${r}: ${e.code ?? e.message}`);
-      });
+      const text = await readTextFile(r);
       sources.push({ kind: 'file', name: r, text });
     }
   }
@@ -100,7 +94,7 @@ export async function rules(io: Io, c: Extract<Command, { kind: 'rulesEval' }>):
     const unreadable: string[] = [];
     for (const o of c.objects) {
       const text = await readInput(io, o).catch((e: NodeJS.ErrnoException) => {
-        unreadable.push(`error: ${o}: cannot read: ${e.code ?? e.message}`);
+        unreadable.push(`error: ${describeError(e)}`);
         return undefined;
       });
       if (text !== undefined) objects.push({ name: o === '-' ? '<stdin>' : o, text });

@@ -5,9 +5,11 @@
 import { API_VERSION } from '../../api/constants.ts';
 import type { Release, ReleaseInventory } from '../../api/types.ts';
 import { isGone } from '../../kube/errors.ts';
-import { type Ctx, UserError } from '../context.ts';
-import { paint } from '../format.ts';
-import { outcome, type Progress, progress, progressLine } from '../watch-view.ts';
+import type { ProgressSummary } from '../../server/progress.ts';
+import { type Ctx, mustGetRelease, resolveRenderId, UserError } from '../context.ts';
+import { duration, paint } from '../format.ts';
+import { isFullRenderRef } from '../render-id.ts';
+import { defaultTimeoutMs, outcome, progress, progressLine } from '../watch-view.ts';
 
 /** Longer than the apiserver's bookmark interval (~1 min), so a quiet but live watch is kept. */
 const WATCH_IDLE_MS = 90_000;
@@ -70,7 +72,25 @@ async function follow<T>(
   }
 }
 
-export async function watch(ctx: Ctx, name: string, timeoutMs?: number, renderRef?: string): Promise<number> {
+export async function watch(
+  ctx: Ctx,
+  name: string,
+  timeoutFlag?: number,
+  renderId?: string,
+): Promise<number> {
+  // The render to wait for: a short id must name a render the Release knows; a full ref the controller
+  // has not rendered yet (CI pushed a commit a moment ago) is waited for, and said so.
+  const initial = await mustGetRelease(ctx, name);
+  let renderRef = renderId;
+  if (renderId !== undefined && !isFullRenderRef(renderId))
+    renderRef = await resolveRenderId(ctx, initial, renderId);
+  if (renderRef !== undefined && !progress(initial, undefined, renderRef).known) {
+    ctx.note(
+      `render ${renderRef} is not known to ${ctx.namespace}/${name} yet; waiting for the controller to render it`,
+    );
+  }
+  const timeoutMs = timeoutFlag ?? defaultTimeoutMs(initial);
+  const why = timeoutFlag === undefined ? ' (the rollout deadline plus a margin; --timeout to change)' : '';
   const abort = new AbortController();
   let release: Release | undefined;
   let inventory: ReleaseInventory | undefined;
@@ -81,12 +101,12 @@ export async function watch(ctx: Ctx, name: string, timeoutMs?: number, renderRe
   let lineOpen = false;
   const stamp = () => ctx.now().toISOString().slice(11, 19);
 
-  const show = (p: Progress) => {
+  const show = (p: ProgressSummary) => {
     const line = progressLine(p, ctx.colour);
     if (line === lastLine) return;
     lastLine = line;
     // On a terminal, counts update in place; a new state or wave starts a new line.
-    const key = `${p.state}/${p.renderRef ?? ''}/${p.frontier ?? ''}`;
+    const key = `${p.state}/${p.renderRef ?? ''}/${p.waves.current ?? ''}`;
     if (ctx.tty) {
       if (lineOpen && key === lastKey) ctx.out.write(`\r\x1b[2K${paint('dim', stamp(), ctx.colour)} ${line}`);
       else ctx.out.write(`${lineOpen ? '\n' : ''}${paint('dim', stamp(), ctx.colour)} ${line}`);
@@ -149,16 +169,14 @@ export async function watch(ctx: Ctx, name: string, timeoutMs?: number, renderRe
       },
       abort.signal,
     ).catch(reject);
-    if (timeoutMs !== undefined) {
-      const t = setTimeout(() => {
-        const o = release === undefined ? undefined : outcome(release, renderRef);
-        finish(
-          2,
-          `timed out after ${timeoutMs / 1000}s${o?.kind === 'continue' ? ` waiting for ${o.waitingFor}` : ''}`,
-        );
-      }, timeoutMs);
-      abort.signal.addEventListener('abort', () => clearTimeout(t), { once: true });
-    }
+    const t = setTimeout(() => {
+      const o = release === undefined ? undefined : outcome(release, renderRef);
+      finish(
+        2,
+        `timed out after ${duration(timeoutMs)}${why}${o?.kind === 'continue' ? ` waiting for ${o.waitingFor}` : ''}`,
+      );
+    }, timeoutMs);
+    abort.signal.addEventListener('abort', () => clearTimeout(t), { once: true });
   });
   try {
     return await result;

@@ -6,9 +6,9 @@ import { API_VERSION } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
 import { applyObject } from '../../kube/apply.ts';
 import { requestSync } from '../api.ts';
-import { type Ctx, mustGetRelease, releaseRef, UserError } from '../context.ts';
+import { type Ctx, mustGetRelease, releaseRef, resolveRenderId, UserError } from '../context.ts';
 import { shortRef } from '../format.ts';
-import { loadRender, printDiff, targetClient } from './diff.ts';
+import { targetClient } from '../target.ts';
 
 /** The CLI's own field manager for spec.pin (DESIGN 4.7 lists the controller's; this one is the user's). */
 export const CLI_FIELD_MANAGER = 'convoy-cli';
@@ -52,6 +52,7 @@ export async function approve(
     );
   }
   const target = await targetClient(ctx, release);
+  const { loadRender, printDiff } = await import('./diff.ts');
   try {
     const loaded = await loadRender(ctx, release, { kind: 'current' }, target);
     await printDiff(ctx, release, loaded, target);
@@ -112,8 +113,9 @@ async function checkStored(ctx: Ctx, name: string, renderRef: string): Promise<v
   }
 }
 
-export async function pin(ctx: Ctx, name: string, renderRef: string): Promise<number> {
+export async function pin(ctx: Ctx, name: string, id: string): Promise<number> {
   const before = await mustGetRelease(ctx, name);
+  const renderRef = await resolveRenderId(ctx, before, id);
   await checkStored(ctx, name, renderRef);
   await applyPin(ctx, name, renderRef);
   const prev = before.spec.pin?.renderRef;
@@ -163,12 +165,24 @@ export async function rollback(ctx: Ctx, name: string): Promise<number> {
     ctx.print(`${ctx.namespace}/${name} is already pinned to its last healthy render ${healthy.renderRef}`);
     return 0;
   }
+  const applied = release.status?.lastSuccessful?.renderRef;
+  const current = release.status?.currentRender?.renderRef;
+  if (
+    prev === undefined &&
+    applied === healthy.renderRef &&
+    (current === undefined || current === healthy.renderRef)
+  ) {
+    // Pinning it would only stop convoy from following the source: say so, change nothing.
+    ctx.print(
+      `${ctx.namespace}/${name} already runs its last healthy render ${shortRef(healthy.renderRef)} (revision ${healthy.revision}); nothing to roll back, nothing pinned`,
+    );
+    return 0;
+  }
   await checkStored(ctx, name, healthy.renderRef);
   await applyPin(ctx, name, healthy.renderRef);
   ctx.print(
     `rolled back ${ctx.namespace}/${name}: pinned to the last healthy render ${healthy.renderRef} (revision ${healthy.revision}, healthy since ${healthy.time})`,
   );
-  const current = release.status?.currentRender?.renderRef;
   if (current !== undefined && current !== healthy.renderRef) {
     ctx.print(`It replaces ${shortRef(current)}; convoy does not follow the source while pinned.`);
   }

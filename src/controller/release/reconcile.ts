@@ -21,7 +21,7 @@ import {
   type Verdict,
   verdict,
 } from './rollout/index.ts';
-import { stageGates } from './stage-gates.ts';
+import { stageGates, suspendGate } from './stage-gates.ts';
 import { type Rendered, stageRender } from './stage-render.ts';
 import { stageSync } from './stage-sync.ts';
 import { forcedSyncPending } from './sync/index.ts';
@@ -156,6 +156,13 @@ async function run(
 ): Promise<Outcome> {
   const status = release.status;
   const forced = forcedSyncPending(release.metadata.annotations, status);
+
+  // 0. suspended: no render, no sync, no rollback
+  const suspended = suspendGate(release);
+  if (suspended.kind === 'held') {
+    const result = { kind: 'held', reason: suspended.reason, message: suspended.message } as const;
+    return { result, attempt: noAttempt, rollout: noRollout, notes: [] };
+  }
 
   // 1. stageRender
   let rendered: Rendered;

@@ -1,3 +1,4 @@
+// suspendGate: spec.suspend holds everything, before any render, rollout decision or rollback.
 // stageGates: the manual sync mode and the cluster wave gate (sync/gates.ts decides). Only a person's
 // approval of this very render (approved-render), a pending forced sync, or a pin opens the manual
 // gate; the observer's wake-ups (sync-requested-at) never do. A pin counts as approval because it is a
@@ -24,4 +25,19 @@ export function stageGates(
     appliedRender: release.status?.lastSuccessful?.renderRef,
     clusterWave: wave === undefined ? { kind: 'open' } : clusterWaveGate(wave),
   });
+}
+
+/**
+ * A suspended Release (spec.suspend: true, like `flux suspend`) is neither synced nor rolled back:
+ * reconcile stops here, before rendering, so nothing is applied, pruned or re-applied and the rollout
+ * clock is not acted on; Ready=False with reason Suspended says so until it is resumed.
+ */
+export function suspendGate(release: Release): GateDecision {
+  if (release.spec.suspend !== true) return { kind: 'open' };
+  return {
+    kind: 'held',
+    reason: 'Suspended',
+    message:
+      'spec.suspend is true: convoy neither syncs nor rolls back this Release; set it to false (convoy resume) to continue',
+  };
 }

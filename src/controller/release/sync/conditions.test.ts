@@ -42,6 +42,13 @@ const rows: Row[] = [
     'False',
   ],
   [
+    'suspended: a person must resume it',
+    { kind: 'held', reason: 'Suspended', message: 'm' },
+    'False',
+    'Suspended',
+    'False',
+  ],
+  [
     'cluster paused',
     { kind: 'held', reason: 'ClusterPaused', message: 'm' },
     'False',

@@ -10,6 +10,7 @@ export type HoldReason =
   | 'WaitingForApproval'
   | 'WaitingForClusterWave'
   | 'ClusterPaused'
+  | 'Suspended'
   | 'WaitingForWaveHealth'
   | 'WaitingForHook'
   | 'WaveTimeout';
@@ -92,6 +93,7 @@ function holdStatus(reason: HoldReason): 'False' | 'Unknown' {
   switch (reason) {
     case 'WaitingForApproval':
     case 'ClusterPaused':
+    case 'Suspended':
     case 'WaveTimeout':
       return 'False';
     case 'WaitingForClusterWave':

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { RolloutState } from '../../../api/types.ts';
 
-export type HeldReason = 'WaitingForApproval' | 'WaitingForClusterWave';
+export type HeldReason = 'WaitingForApproval' | 'WaitingForClusterWave' | 'Suspended';
 
 export type GateDecision =
   | { readonly kind: 'open' }
