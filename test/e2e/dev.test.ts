@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { cacheRoot } from '../../src/testenv/build.ts';
 import { isAlive } from '../../src/testenv/index.ts';
+import { toolsCacheRoot } from '../../src/testenv/tools.ts';
 import { blockName, extractAll } from '../support/doc-blocks.ts';
 import { runCommand } from '../support/run-command.ts';
 import { waitFor } from '../support/wait.ts';
@@ -35,6 +36,8 @@ function newUserEnv(home: string): NodeJS.ProcessEnv {
     GIT_CONFIG_NOSYSTEM: '1',
     // The control plane binaries a first run would build (15+ minutes): the cache they are in.
     CONVOY_TESTENV_CACHE: dirname(cacheRoot()),
+    // Likewise kustomize, helm and the registry (minutes of Go builds into the empty HOME otherwise).
+    CONVOY_TOOLS_CACHE: dirname(toolsCacheRoot()),
   };
 }
 
