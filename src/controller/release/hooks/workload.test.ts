@@ -11,7 +11,6 @@ import {
   existingWorkloadAction,
   hookWorkloadObject,
   type LiveWorkload,
-  workloadDeadlineSeconds,
 } from './workload.ts';
 
 const LABEL = 'app.web';
@@ -50,36 +49,12 @@ describe('hookWorkloadObject', () => {
   it('gives a Pod restartPolicy Never unless it sets one', () => {
     const pod = (spec: object) => ({ ...hookObj('p', 'PreSync', { kind: 'Pod' }), spec });
     const never = hookWorkloadObject(armingOf([pod({ containers: [] })]), LABEL, 'x') as { spec?: object };
-    assert.deepEqual(never.spec, { containers: [], restartPolicy: 'Never', activeDeadlineSeconds: 300 });
+    assert.deepEqual(never.spec, { containers: [], restartPolicy: 'Never' });
     const own = hookWorkloadObject(armingOf([pod({ restartPolicy: 'OnFailure' })]), LABEL, 'x') as {
       spec?: object;
     };
-    assert.deepEqual(own.spec, { restartPolicy: 'OnFailure', activeDeadlineSeconds: 300 });
+    assert.deepEqual(own.spec, { restartPolicy: 'OnFailure' });
   });
-  it('gives the workload a deadline no later than the hook timeout', () => {
-    const job = hookObj('m', 'PreSync', { timeout: '90s' });
-    const o = hookWorkloadObject(armingOf([job]), LABEL, 'x') as {
-      spec?: { activeDeadlineSeconds?: number };
-    };
-    assert.equal(o.spec?.activeDeadlineSeconds, 90);
-  });
-});
-
-describe('workloadDeadlineSeconds', () => {
-  const rows: [unknown, number, number][] = [
-    [undefined, 300_000, 300],
-    [undefined, 1500, 2],
-    [undefined, 10, 1],
-    [60, 300_000, 60],
-    [600, 300_000, 300],
-    [0, 300_000, 300],
-    ['60', 300_000, 300],
-    [1.5, 300_000, 300],
-  ];
-  for (const [own, ms, want] of rows) {
-    it(`own ${JSON.stringify(own)}, timeout ${ms} ms: ${want}s`, () =>
-      assert.equal(workloadDeadlineSeconds(own, ms), want));
-  }
 });
 
 describe('existingWorkloadAction', () => {

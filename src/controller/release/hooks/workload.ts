@@ -18,9 +18,7 @@ export { ANNOTATION_HOOK_CREATED_AT, ANNOTATION_HOOK_NAME, ANNOTATION_HOOK_RENDE
 /**
  * The render's Job or Pod renamed to the arming's workload name, labelled with its Release and
  * annotated with the arming. A Pod without restartPolicy gets Never: the default (Always) would restart
- * it forever and the hook could never finish. Both get spec.activeDeadlineSeconds no later than the
- * hook's timeout, so a hook that convoy counts as failed also stops running in the cluster (the Job
- * controller, or the kubelet for a Pod, ends it) instead of running on unseen.
+ * it forever and the hook could never finish.
  */
 export function hookWorkloadObject(arming: HookArming, releaseLabel: string, defaultNamespace: string): Obj {
   const src = arming.hook.object;
@@ -36,16 +34,12 @@ export function hookWorkloadObject(arming: HookArming, releaseLabel: string, def
       [ANNOTATION_HOOK_CREATED_AT]: arming.createdAt,
     },
   };
-  const spec: Record<string, unknown> = { ...((src as { spec?: Record<string, unknown> }).spec ?? {}) };
-  spec.activeDeadlineSeconds = workloadDeadlineSeconds(spec.activeDeadlineSeconds, arming.hook.timeoutMs);
-  if (arming.hook.kind === 'Pod' && spec.restartPolicy === undefined) spec.restartPolicy = 'Never';
-  return { ...src, metadata, spec } as Obj;
-}
-
-/** The workload's own deadline: the hook's timeout in whole seconds, or the render's when that is sooner. Pure. */
-export function workloadDeadlineSeconds(own: unknown, timeoutMs: number): number {
-  const hook = Math.max(1, Math.ceil(timeoutMs / 1000));
-  return typeof own === 'number' && Number.isInteger(own) && own > 0 && own < hook ? own : hook;
+  const obj: Obj = { ...src, metadata };
+  if (arming.hook.kind !== 'Pod') return obj;
+  const spec = (src as { spec?: Record<string, unknown> }).spec ?? {};
+  return spec.restartPolicy === undefined
+    ? ({ ...obj, spec: { ...spec, restartPolicy: 'Never' } } as Obj)
+    : obj;
 }
 
 /** The parts of a live workload the decision reads. */
