@@ -143,7 +143,9 @@ export class KubeClient {
         reason: 'NotFound',
         message: `no such kind ${kind} in ${apiVersion}: is its CRD installed?`,
       });
-    const cached = find(await this.resources(apiVersion).catch(() => []));
+    // A failed read of the cached discovery is not hidden: the fresh read below repeats it and reports
+    // its error (or the missing kind).
+    const cached = await this.resources(apiVersion).then(find, (): undefined => undefined);
     if (cached !== undefined) return cached;
     let fresh: readonly ResourceInfo[];
     try {
