@@ -1,8 +1,8 @@
 // The default GlobalHealthRuleSet shipped with convoy (default-rules.yaml, label
 // convoy.kumodo.io/rules: default), loaded as data.
 import { readFileSync } from 'node:fs';
-import { parseRuleSets } from '../observer/health/ruleset-yaml.ts';
-import type { HealthRuleSetLike } from '../observer/health/types.ts';
+import { parseRuleSets } from './ruleset-yaml.ts';
+import type { HealthRuleSetLike } from './types.ts';
 
 export const defaultRulesPath = new URL('./default-rules.yaml', import.meta.url);
 

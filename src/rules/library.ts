@@ -2,8 +2,8 @@
 // each labelled convoy.kumodo.io/rules: library (and convoy.kumodo.io/rules-group: <group>), so a
 // Release selects the whole library or single groups. Loaded as data, like the default rules.
 import { readdirSync, readFileSync } from 'node:fs';
-import { parseRuleSets } from '../observer/health/ruleset-yaml.ts';
-import type { HealthRuleSetLike } from '../observer/health/types.ts';
+import { parseRuleSets } from './ruleset-yaml.ts';
+import type { HealthRuleSetLike } from './types.ts';
 
 export const libraryDir = new URL('./library/', import.meta.url);
 export const LIBRARY_LABEL = 'convoy.kumodo.io/rules';

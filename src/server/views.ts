@@ -1,7 +1,7 @@
 // The bodies of GET health, history and renders, built from what the cluster holds (ReleaseInventory,
 // Release status, the render store) without assessing anything. Pure.
+import { type HealthSummary, healthSummary } from '../api/health-summary.ts';
 import type { Condition, InventoryEntry, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
-import { type HealthSummary, healthSummary } from '../observer/health/condition.ts';
 import { maskSecret } from '../render/secret-mask.ts';
 import type { Render, StoredRenderMeta } from '../store/types.ts';
 import { RESPONSE_KINDS } from './discovery.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ConditionInput, emptySummary, healthSummary, healthyCondition } from './condition.ts';
+import { emptySummary, healthSummary } from '../../api/health-summary.ts';
+import { type ConditionInput, healthyCondition } from './condition.ts';
 import type { HealthState, InventoryEntry } from './types.ts';
 
 const R = 'sha256:new';

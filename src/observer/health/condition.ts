@@ -1,44 +1,7 @@
 // The Release's Healthy condition and healthSummary (DESIGN 4.8), from the entries this pass wrote.
-import { assertNever, type HealthState, type InventoryEntry } from './types.ts';
-
-export interface HealthSummary {
-  readonly healthy: number;
-  readonly progressing: number;
-  readonly degraded: number;
-  readonly unknown: number;
-  readonly total: number;
-}
-
-export const emptySummary: HealthSummary = { healthy: 0, progressing: 0, degraded: 0, unknown: 0, total: 0 };
-
-/** Entries without a state yet count as unknown. */
-export function healthSummary(entries: readonly Pick<InventoryEntry, 'state'>[]): HealthSummary {
-  let healthy = 0;
-  let progressing = 0;
-  let degraded = 0;
-  let unknown = 0;
-  for (const e of entries) {
-    const s: HealthState | undefined = e.state;
-    switch (s) {
-      case 'Healthy':
-        healthy++;
-        break;
-      case 'Progressing':
-        progressing++;
-        break;
-      case 'Degraded':
-        degraded++;
-        break;
-      case 'Unknown':
-      case undefined:
-        unknown++;
-        break;
-      default:
-        assertNever(s);
-    }
-  }
-  return { healthy, progressing, degraded, unknown, total: entries.length };
-}
+import { emptySummary, type HealthSummary, healthSummary } from '../../api/health-summary.ts';
+import { assertNever } from '../../lib/assert-never.ts';
+import type { InventoryEntry } from './types.ts';
 
 export type HealthyReason = 'NotConfigured' | 'Unknown' | 'Pending' | 'Degraded' | 'Progressing' | 'Healthy';
 

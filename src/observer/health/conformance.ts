@@ -4,8 +4,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseYamlObjects } from '../../rules/ruleset-yaml.ts';
 import type { Evaluator } from './evaluator.ts';
-import { parseYamlObjects } from './ruleset-yaml.ts';
 import { groupOf, type KubeObject, type RuleResult } from './types.ts';
 
 export interface ConformanceCase {

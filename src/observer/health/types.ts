@@ -1,41 +1,14 @@
-// Structural types the health engine works on. Local stand-ins for the API types in src/api
-// (HealthRuleSet / GlobalHealthRuleSet / ReleaseInventory); the lead reconciles them later.
+// Structural types the health engine works on: the rule shapes (defined in src/rules/types.ts, below the
+// observer, and re-exported here), objects as read, rule results and the health loop's view of an
+// inventory entry. The entry is still a stand-in for src/api's InventoryEntry (one shape, pending).
 
-export interface LabelSelectorRequirement {
-  readonly key: string;
-  readonly operator: string;
-  readonly values?: readonly string[];
-}
-
-export interface LabelSelector {
-  readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly LabelSelectorRequirement[];
-}
-
-export interface HealthRuleMatch {
-  /** API group; absent, "" (or "core") for the core group, "*" for any group. */
-  readonly group?: string;
-  /** Kinds, case-sensitive; "*" matches any kind. */
-  readonly kinds: readonly string[];
-  readonly selector?: LabelSelector;
-}
-
-export interface HealthRule {
-  readonly name: string;
-  readonly match: HealthRuleMatch;
-  /** Judges an object only when no non-fallback rule matches it (a generic rule, say). */
-  readonly fallback?: boolean;
-  /** CEL, must evaluate to bool. */
-  readonly healthy: string;
-  /** CEL, must evaluate to string; evaluated only when `healthy` is false. */
-  readonly message?: string;
-}
-
-export interface HealthRuleSetLike {
-  readonly kind?: string;
-  readonly metadata: { readonly name: string; readonly namespace?: string };
-  readonly spec: { readonly rules: readonly HealthRule[] };
-}
+export type {
+  HealthRule,
+  HealthRuleMatch,
+  HealthRuleSetLike,
+  LabelSelector,
+  LabelSelectorRequirement,
+} from '../../rules/types.ts';
 
 /** Any Kubernetes object as read from the API (JSON). */
 export interface KubeObject {

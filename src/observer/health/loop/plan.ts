@@ -1,9 +1,11 @@
 // The pure parts of one health pass: converting inventory entries for the rule engine, the bodies of
 // writeInventoryHealth and writeHealth with their "nothing changed" checks, and the pending targets of
 // scheduleHealthRecheck.
+
+import type { HealthSummary } from '../../../api/health-summary.ts';
 import type { InventoryEntry as ApiEntry, Condition, ReleaseStatus } from '../../../api/types.ts';
 import { conditionStored, nextCondition } from '../../status-condition.ts';
-import type { HealthSummary, HealthyCondition } from '../condition.ts';
+import type { HealthyCondition } from '../condition.ts';
 import { entryKey, type HealthState, type InventoryEntry } from '../types.ts';
 
 export function toHealthEntry(e: ApiEntry): InventoryEntry {

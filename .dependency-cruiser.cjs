@@ -1,0 +1,110 @@
+// The layers of src/ and the arrows allowed between them (docs/design.md#layers): an import may only point
+// down, never up and never sideways between the two processes, and no module may reach itself again.
+// Checked by src/layers.test.ts (part of `npm test`); `npm run lint:deps` prints the same findings.
+// Test files are not checked: a test may use what sits above the code it tests (a rules test runs the
+// evaluator). Lowest first; each layer may import only the layers before it in this list.
+/** @type {readonly (readonly [string, readonly string[]])[]} */
+const LAYERS = [
+  ['lib', []],
+  ['api', ['lib']],
+  ['kube', ['lib', 'api']],
+  // The harness knows nothing of Releases: no src/api.
+  ['runtime', ['lib', 'kube']],
+  ['render', ['lib', 'api', 'kube']],
+  ['store', ['lib', 'api', 'kube', 'render']],
+  ['rules', ['lib', 'api']],
+  // Test and dev infrastructure: the local control plane and the tool binaries.
+  ['testenv', ['lib', 'api', 'kube', 'render']],
+  ['controller', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules']],
+  ['observer', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules']],
+  ['server', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
+  ['notify', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
+  [
+    'cli',
+    ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules', 'testenv', 'controller', 'observer', 'server'],
+  ],
+  [
+    'cmd',
+    [
+      'lib',
+      'api',
+      'kube',
+      'runtime',
+      'render',
+      'store',
+      'rules',
+      'testenv',
+      'controller',
+      'observer',
+      'server',
+      'notify',
+      'cli',
+    ],
+  ],
+];
+const FOLDERS = LAYERS.map(([name]) => name);
+
+/**
+ * Arrows that break the layers today and are allowed until the file on the other side can be changed
+ * (it belongs to work in flight elsewhere). Each names its way out; remove the entry with the fix.
+ */
+const PENDING = [
+  {
+    // pending: GROUP_VERSION of the aggregated API belongs in src/api/constants.ts, imported from there
+    // by src/server/routes.ts and by the observer's wake-up.
+    layer: 'observer',
+    from: '^src/observer/health/loop/sync-request\\.ts$',
+    to: '^src/server/routes\\.ts$',
+  },
+  {
+    // pending: the release label the deployer adds (labelled) belongs below both processes, in
+    // src/render, so the drift loop compares with the same function without importing the controller.
+    layer: 'observer',
+    from: '^src/observer/drift/check\\.ts$',
+    to: '^src/controller/release/deployer\\.ts$',
+  },
+];
+
+/** The folders `name` may not import: every other folder of the list that it does not name. */
+const above = (name) => {
+  const allowed = LAYERS.find(([n]) => n === name)?.[1] ?? [];
+  return FOLDERS.filter((f) => f !== name && !allowed.includes(f));
+};
+
+const layerRules = LAYERS.map(([name, allowed]) => ({
+  name: `layer-${name}`,
+  comment: `src/${name} may import only ${allowed.length === 0 ? 'outside src/' : allowed.map((a) => `src/${a}`).join(', ')} (docs/design.md#layers)`,
+  severity: 'error',
+  from: { path: `^src/${name}/`, pathNot: PENDING.map((p) => p.from) },
+  to: { path: `^src/(${above(name).join('|')})/` },
+}));
+
+const pendingRules = PENDING.map((p) => ({
+  name: `layer-${p.layer}-pending`,
+  comment: `a pending exception allows ${p.from} -> ${p.to} only (see PENDING in .dependency-cruiser.cjs)`,
+  severity: 'error',
+  from: { path: p.from },
+  to: { path: `^src/(${above(p.layer).join('|')})/`, pathNot: p.to },
+}));
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    ...pendingRules,
+    {
+      name: 'no-circular',
+      comment: 'a module that imports itself again through others (docs/design.md#layers)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '\\.test\\.ts$' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['node_modules', '\\.test\\.ts$'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Only the import graph matters: skip the parsing of node_modules' package.json files.
+    skipAnalysisNotInRules: true,
+  },
+};
