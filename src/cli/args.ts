@@ -51,6 +51,16 @@ export type Command =
       readonly targetNamespace?: string;
       readonly substitute: Readonly<Record<string, string>>;
       readonly refOnly: boolean;
+      /** With an oci:// DIR: the directory inside the artifact and how to reach the registry. */
+      readonly path?: string;
+      readonly registry?: RegistryFlags;
+    }
+  | {
+      readonly kind: 'pushArtifact';
+      readonly dir: string;
+      readonly reference: string;
+      readonly annotations: Readonly<Record<string, string>>;
+      readonly registry: RegistryFlags;
     }
   | (Named<'sync'> & {
       readonly force: boolean;
@@ -74,6 +84,13 @@ export type Command =
     }
   | (Named<'watch'> & { readonly timeoutMs?: number; readonly renderRef?: string })
   | { readonly kind: 'dev'; readonly args: readonly string[] };
+
+/** --creds, --ca-file, --insecure of the commands that talk to a registry. */
+export interface RegistryFlags {
+  readonly creds?: string;
+  readonly caFile?: string;
+  readonly insecure: boolean;
+}
 
 export type DiffFrom =
   | { readonly kind: 'current' }
@@ -189,6 +206,16 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
         ? `${cmd}: expected ${what}`
         : `${cmd}: expected ${what}, got ${positionals.length} arguments (${positionals.join(' ')})`;
   const name = positionals[0] ?? '';
+  const registryFlags = (): RegistryFlags => {
+    const creds = str('creds');
+    const caFile = str('ca-file');
+    return {
+      ...(creds === undefined ? {} : { creds }),
+      ...(caFile === undefined ? {} : { caFile }),
+      insecure: bool('insecure'),
+    };
+  };
+  const registryFlagsGiven = () => ['creds', 'ca-file', 'insecure'].some((k) => values[k] !== undefined);
   const renderId = (flag: string, v: string | undefined): string | undefined =>
     v === undefined || RENDER_ID.test(v)
       ? undefined
@@ -283,6 +310,9 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
         substitute[kv.slice(0, eq)] = kv.slice(eq + 1);
       }
       const tn = str('target-namespace');
+      const path = str('path');
+      if (path !== undefined && !name.startsWith('oci://'))
+        return fail('render: --path is for oci:// references');
       return {
         ok: true,
         command: {
@@ -292,7 +322,30 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
           substitute,
           refOnly: bool('ref-only'),
           ...(tn === undefined ? {} : { targetNamespace: tn }),
+          ...(path === undefined ? {} : { path }),
+          ...(registryFlagsGiven() ? { registry: registryFlags() } : {}),
         },
+      };
+    }
+    case 'push artifact': {
+      const e = want(2, 'DIR and oci://HOST/REPO:TAG');
+      if (e !== undefined) return fail(e);
+      const reference = positionals[1] ?? '';
+      if (!reference.startsWith('oci://'))
+        return fail(`push artifact: expected oci://HOST/REPO:TAG, got "${reference}"`);
+      const annotations: Record<string, string> = {};
+      for (const kv of (values.annotation as string[] | undefined) ?? []) {
+        const eq = kv.indexOf('=');
+        if (eq <= 0) return fail(`push artifact: --annotation takes KEY=VALUE, got "${kv}"`);
+        annotations[kv.slice(0, eq)] = kv.slice(eq + 1);
+      }
+      const source = str('source');
+      const revision = str('revision');
+      if (source !== undefined) annotations['org.opencontainers.image.source'] = source;
+      if (revision !== undefined) annotations['org.opencontainers.image.revision'] = revision;
+      return {
+        ok: true,
+        command: { kind: 'pushArtifact', dir: name, reference, annotations, registry: registryFlags() },
       };
     }
     case 'sync': {

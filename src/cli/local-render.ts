@@ -9,12 +9,15 @@ import type { Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { GitSource } from '../render/git/source.ts';
 import { InlineSource } from '../render/inline.ts';
+import type { RegistryCredentials } from '../render/oci/auth.ts';
+import { OciSource } from '../render/oci/source.ts';
 import { assembleOutcome, renderManifests } from '../render/release.ts';
-import { credentialsFromSecretData, fetchSource } from '../render/source.ts';
+import { credentialsFromSecretData, fetchSource, sourceSecretNames } from '../render/source.ts';
 import { toolRenderers } from '../render/tools/renderers.ts';
 import type {
   CredentialData,
   IsNamespaced,
+  OciSourceSpec,
   Render,
   RenderSpec,
   SourceFile,
@@ -81,6 +84,19 @@ export async function renderDir(
   return renderFiles(spec, { revision: `dir:${dir}`, files: await readDir(dir) }, opts);
 }
 
+/**
+ * Pulls an artifact as the controller pulls spec.source.oci (the same OciSource, limits and checks)
+ * and renders it: the renderRef is the controller's for that digest and render options.
+ */
+export async function renderOci(
+  spec: { readonly render?: RenderSpec; readonly source: { readonly oci: OciSourceSpec } },
+  access: { readonly credentials: RegistryCredentials; readonly caPem?: string },
+  opts: { readonly target?: KubeClient; readonly namespace?: string } = {},
+): Promise<Rendered> {
+  const source = await new OciSource().fetchWith(spec.source.oci, access.credentials, access.caPem);
+  return renderFiles(spec, source, opts);
+}
+
 /** Discovery's answer for the kinds a render uses, as the controller asks it (stage-render.ts). */
 export async function scopeFrom(client: KubeClient, apiVersions: Iterable<string>): Promise<IsNamespaced> {
   const known = new Map<string, boolean>();
@@ -104,22 +120,22 @@ export async function renderReleaseSource(
 ): Promise<Rendered> {
   const ns = release.metadata.namespace ?? '';
   let credentials: CredentialData | undefined;
-  const secretRef = release.spec.source.git?.secretRef ?? release.spec.source.oci?.secretRef;
-  if (secretRef !== undefined) {
+  for (const name of sourceSecretNames(release.spec.source)) {
     const secret = await local.get<{ data?: Record<string, string> }>({
       apiVersion: 'v1',
       kind: 'Secret',
       namespace: ns,
-      name: secretRef.name,
+      name,
     });
-    if (secret === undefined) throw new Error(`Secret ${ns}/${secretRef.name} of the source not found`);
-    credentials = credentialsFromSecretData(secret.data);
+    if (secret === undefined) throw new Error(`Secret ${ns}/${name} of the source not found`);
+    credentials = { ...credentials, ...credentialsFromSecretData(secret.data) };
   }
   const cacheDir = await mkdtemp(join(tmpdir(), 'convoy-cli-git-'));
   try {
     const source = await fetchSource(release.spec.source, credentials, {
       inline: InlineSource,
       git: new GitSource({ cacheDir, allowFileUrls: true }),
+      oci: new OciSource(),
     });
     return await renderFiles(release.spec, source, { target, namespace: ns });
   } finally {

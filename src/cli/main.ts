@@ -37,7 +37,11 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
           output: c.global.output,
           showSecrets: c.global.showSecrets === true,
           ...(c.targetNamespace === undefined ? {} : { targetNamespace: c.targetNamespace }),
+          ...(c.path === undefined ? {} : { path: c.path }),
+          ...(c.registry === undefined ? {} : { registry: c.registry }),
         });
+      case 'pushArtifact':
+        return await (await import('./commands/push.ts')).pushArtifactCommand(io, c);
       case 'rulesEval':
         return await (await import('./commands/offline.ts')).rules(io, c);
       default:

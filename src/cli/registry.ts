@@ -64,6 +64,23 @@ export const CLUSTER_FLAGS: readonly FlagSpec[] = [
   OUTPUT_FLAG,
 ];
 
+/** How `push artifact` and `render oci://…` reach a registry. */
+const REGISTRY_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'creds',
+    type: 'string',
+    value: 'USER:PASSWORD',
+    help: 'registry credentials (else $CONVOY_REGISTRY_CREDS, else ~/.docker/config.json)',
+  },
+  {
+    name: 'ca-file',
+    type: 'string',
+    value: 'PATH',
+    help: "PEM bundle the registry's certificate is checked against",
+  },
+  { name: 'insecure', type: 'boolean', help: 'plain HTTP to the registry (no TLS)' },
+];
+
 const SHOW_SECRETS: FlagSpec = {
   name: 'show-secrets',
   type: 'boolean',
@@ -202,10 +219,14 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'render',
-    args: 'DIR',
-    summary: 'render a directory offline; prints the YAML and its renderRef',
+    args: 'DIR | oci://HOST/REPO[:TAG|@DIGEST]',
+    summary: 'render a directory or an OCI artifact offline; prints the YAML and its renderRef',
+    description:
+      'An oci:// reference is pulled as the controller pulls spec.source.oci (same limits, same checks), so the renderRef is the one the controller computes for that artifact.',
     cluster: false,
     flags: [
+      { name: 'path', type: 'string', value: 'DIR', help: 'with oci://: the directory inside the artifact' },
+      ...REGISTRY_FLAGS,
       { name: 'target-namespace', type: 'string', value: 'NS', help: 'namespace for objects without one' },
       {
         name: 'substitute',
@@ -224,6 +245,49 @@ export const COMMANDS: readonly CommandSpec[] = [
         comment: 'the objects convoy would apply',
       },
       { command: 'convoy render ./deploy/web --ref-only', comment: 'the renderRef, e.g. for watch --render' },
+      {
+        command: 'convoy render oci://ghcr.io/acme/web-manifests:1.4.0 --ref-only',
+        comment: 'the renderRef of a pushed artifact',
+      },
+    ],
+  },
+  {
+    name: 'push artifact',
+    args: 'DIR oci://HOST/REPO:TAG',
+    summary: 'pack a directory as an OCI artifact (Flux format) and push it; prints its digest',
+    description: [
+      "Packs the files under DIR (dot-directories such as .git left out) into a tar+gzip layer with Flux's media types, so a Release with spec.source.oci, or a Flux OCIRepository, reads it. Prints the manifest digest: the revision convoy shows for it.",
+      'The same files and annotations always give the same digest (no timestamps), so pushing an unchanged directory again changes nothing.',
+    ].join('\n\n'),
+    cluster: false,
+    flags: [
+      {
+        name: 'source',
+        type: 'string',
+        value: 'URL',
+        help: 'org.opencontainers.image.source annotation, e.g. the git URL',
+      },
+      {
+        name: 'revision',
+        type: 'string',
+        value: 'REV',
+        help: 'org.opencontainers.image.revision annotation, e.g. main@sha1:…',
+      },
+      {
+        name: 'annotation',
+        type: 'string',
+        multiple: true,
+        value: 'KEY=VALUE',
+        help: 'another manifest annotation',
+      },
+      ...REGISTRY_FLAGS,
+    ],
+    examples: [
+      {
+        command:
+          'convoy push artifact ./deploy oci://ghcr.io/acme/web-manifests:1.4.0 --source "$(git config --get remote.origin.url)" --revision "1.4.0@sha1:$(git rev-parse HEAD)"',
+        comment: 'CI: publish the manifests of a release',
+      },
     ],
   },
   {

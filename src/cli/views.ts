@@ -78,7 +78,11 @@ function sourceLine(r: Release): string {
     const ref = s.git.ref?.branch ?? s.git.ref?.tag ?? s.git.ref?.commit ?? 'default branch';
     return `git ${s.git.url} @ ${ref}${s.git.path ? ` path ${s.git.path}` : ''}`;
   }
-  if (s.oci !== undefined) return `oci ${s.oci.url}${s.oci.ref ? ` @ ${s.oci.ref}` : ''}`;
+  if (s.oci !== undefined) {
+    const r = s.oci.ref;
+    const at = r?.digest ?? (r?.semver === undefined ? (r?.tag ?? 'latest') : `semver ${r.semver}`);
+    return `oci ${s.oci.url} @ ${at}`;
+  }
   if (s.inline !== undefined) return 'inline manifests';
   return '-';
 }

@@ -27,7 +27,7 @@ describe('fetchSource', () => {
   const bad: [Parameters<typeof fetchSource>[0], RegExp][] = [
     [{}, /exactly one of git, oci, inline \(found none\)/],
     [{ inline: { manifests: 'x' }, git: { url: 'u' } }, /found git, inline/],
-    [{ oci: { url: 'oci://r/x' } }, /oci sources are not supported yet/],
+    [{ oci: { url: 'oci://r/x' } }, /oci sources are not enabled/],
     [{ git: { url: 'u' } }, /git sources are not enabled/],
   ];
   for (const [spec, want] of bad) {

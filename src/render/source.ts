@@ -1,7 +1,14 @@
 // The seam between a Release's spec.source and files: one Source per kind of source. The caller
 // reads the Secret named by secretRef and passes its decoded data as credentials.
 import { SourceError } from './errors.ts';
-import type { CredentialData, GitSourceSpec, InlineSourceSpec, SourceOutput, SourceSpec } from './types.ts';
+import type {
+  CredentialData,
+  GitSourceSpec,
+  InlineSourceSpec,
+  OciSourceSpec,
+  SourceOutput,
+  SourceSpec,
+} from './types.ts';
 
 export interface Source<S> {
   /**
@@ -14,6 +21,7 @@ export interface Source<S> {
 export type Sources = {
   readonly inline: Source<InlineSourceSpec>;
   readonly git?: Source<GitSourceSpec>;
+  readonly oci?: Source<OciSourceSpec>;
 };
 
 /** Fetches whichever source the spec names; exactly one must be set. */
@@ -36,7 +44,21 @@ export function fetchSource(
     if (sources.git === undefined) return Promise.reject(new SourceError('git sources are not enabled'));
     return sources.git.fetch(spec.git, credentials, signal);
   }
-  return Promise.reject(new SourceError('oci sources are not supported yet'));
+  if (spec.oci !== undefined) {
+    if (sources.oci === undefined) return Promise.reject(new SourceError('oci sources are not enabled'));
+    return sources.oci.fetch(spec.oci, credentials, signal);
+  }
+  return Promise.reject(new SourceError('spec.source names no source'));
+}
+
+/**
+ * The Secrets of the namespace a source reads, in order: their decoded data is merged into the
+ * credentials handed to fetch (git: secretRef; oci: secretRef with the docker config, then
+ * certSecretRef with ca.crt).
+ */
+export function sourceSecretNames(spec: SourceSpec): string[] {
+  const names = [spec.git?.secretRef?.name, spec.oci?.secretRef?.name, spec.oci?.certSecretRef?.name];
+  return [...new Set(names.filter((n): n is string => n !== undefined))];
 }
 
 /** A Secret's `data` (base64, as the API returns it) as the credentials a Source takes. */

@@ -75,8 +75,12 @@ export type InlineSourceSpec = {
 
 export type OciSourceSpec = {
   readonly url: string;
-  readonly ref?: string;
+  /** Exactly one of tag, semver, digest; none means tag "latest". */
+  readonly ref?: { readonly tag?: string; readonly semver?: string; readonly digest?: string };
+  readonly path?: string;
   readonly secretRef?: { readonly name: string };
+  readonly certSecretRef?: { readonly name: string };
+  readonly insecure?: boolean;
 };
 
 export type SourceSpec = {

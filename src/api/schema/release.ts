@@ -38,21 +38,57 @@ const GitSourceSchema = Type.Object({
   secretRef: Type.Optional(LocalSecretRefSchema),
 });
 
+const OciRefSchema = Type.Object(
+  {
+    tag: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$',
+        description: 'Use the artifact this tag names (default "latest").',
+      }),
+    ),
+    semver: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'Use the newest tag matching this semver range (">=1.0.0 <2", "^1.2", "1.x").',
+      }),
+    ),
+    digest: Type.Optional(
+      Type.String({
+        pattern: '^(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$',
+        description: 'Use exactly this manifest digest.',
+      }),
+    ),
+  },
+  {
+    description: 'Which artifact: exactly one of tag, semver, digest (none: tag "latest").',
+    'x-kubernetes-validations': [
+      {
+        rule: '[has(self.tag), has(self.semver), has(self.digest)].filter(x, x).size() <= 1',
+        message: 'set at most one of tag, semver or digest',
+      },
+    ],
+  },
+);
+
 const OciSourceSchema = Type.Object({
   url: Type.String({
     minLength: 1,
     maxLength: 2048,
-    pattern: '^oci://.+',
-    description: 'Artifact repository, oci://registry/repository.',
+    pattern: '^oci://[^/@]+/[^:@]+$',
+    description: 'Artifact repository, oci://registry[:port]/repository (no tag: that is ref).',
   }),
-  ref: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 256,
-      description: 'Tag or digest (sha256:...); default "latest".',
-    }),
+  ref: Type.Optional(OciRefSchema),
+  path: Type.Optional(
+    Type.String({ maxLength: 1024, description: 'Directory inside the artifact (default: its root).' }),
   ),
+  /** A docker-config Secret (.dockerconfigjson) with credentials for the registry. */
   secretRef: Type.Optional(LocalSecretRefSchema),
+  /** A Secret whose ca.crt is the CA bundle the registry's certificate is checked against. */
+  certSecretRef: Type.Optional(LocalSecretRefSchema),
+  insecure: Type.Optional(
+    Type.Boolean({ default: false, description: 'Speak plain HTTP to the registry (no TLS).' }),
+  ),
 });
 
 const InlineSourceSchema = Type.Object({

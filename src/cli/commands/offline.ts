@@ -3,13 +3,14 @@
 import { stat } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { loadLabelledDir } from '../../observer/health/conformance.ts';
-import { RenderError } from '../../render/errors.ts';
+import { RenderError, SourceError } from '../../render/errors.ts';
+import { parseOciReference } from '../../render/oci/reference.ts';
 import { isSecret, maskSecret } from '../../render/secret-mask.ts';
-import type { Obj } from '../../render/types.ts';
-import type { Command } from '../args.ts';
+import type { Obj, OciSourceSpec, RenderSpec } from '../../render/types.ts';
+import type { Command, RegistryFlags } from '../args.ts';
 import type { Io } from '../context.ts';
 import { describeError, readTextFile, UserError } from '../errors.ts';
-import { renderDir } from '../local-render.ts';
+import { renderDir, renderOci } from '../local-render.ts';
 import { type ObjectSource, type RulesSource, rulesEval, rulesScore } from '../rules-eval.ts';
 
 export interface RenderArgs {
@@ -20,6 +21,9 @@ export interface RenderArgs {
   readonly output: 'table' | 'yaml' | 'json';
   /** Print Secret values; masked (`***`) otherwise. */
   readonly showSecrets: boolean;
+  /** With an oci:// dir: the directory inside the artifact, and how to reach the registry. */
+  readonly path?: string;
+  readonly registry?: RegistryFlags;
 }
 
 export async function render(io: Io, a: RenderArgs): Promise<number> {
@@ -31,9 +35,9 @@ export async function render(io: Io, a: RenderArgs): Promise<number> {
   };
   let out: Awaited<ReturnType<typeof renderDir>>;
   try {
-    out = await renderDir(a.dir, spec);
+    out = a.dir.startsWith('oci://') ? await renderOciReference(io, a, spec) : await renderDir(a.dir, spec);
   } catch (err) {
-    if (err instanceof RenderError) {
+    if (err instanceof RenderError || err instanceof SourceError) {
       io.err.write(`convoy render: ${err.message}\n`);
       return 1;
     }
@@ -60,6 +64,26 @@ export async function render(io: Io, a: RenderArgs): Promise<number> {
       docs.map((d) => `---\n${d}`).join(''),
   );
   return 0;
+}
+
+/** `render oci://HOST/REPO:TAG` (or @DIGEST): the artifact as spec.source.oci would name it. */
+async function renderOciReference(io: Io, a: RenderArgs, spec: { readonly render: RenderSpec }) {
+  const { registryAccess } = await import('./push.ts');
+  const { repo, ref } = parseOciReference(a.dir, 'render: the reference');
+  const flags = a.registry ?? { insecure: false };
+  const access = await registryAccess(io, flags, repo);
+  const oci: OciSourceSpec = {
+    url: repo.display,
+    ref:
+      ref.type === 'digest'
+        ? { digest: ref.digest }
+        : ref.type === 'tag'
+          ? { tag: ref.tag }
+          : { semver: ref.range.raw },
+    ...(a.path === undefined ? {} : { path: a.path }),
+    ...(access.insecure ? { insecure: true } : {}),
+  };
+  return renderOci({ ...spec, source: { oci } }, access);
 }
 
 async function readInput(io: Io, name: string): Promise<string> {

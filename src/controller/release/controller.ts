@@ -16,6 +16,7 @@ import { KubeClient } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/events.ts';
 import { GitSource } from '../../render/git/source.ts';
 import { InlineSource } from '../../render/inline.ts';
+import { OciSource } from '../../render/oci/source.ts';
 import { toolRenderers } from '../../render/tools/renderers.ts';
 import {
   anyOf,
@@ -169,6 +170,7 @@ export function registerReleaseController(
         ...(opts.gitTimeoutMs === undefined ? {} : { timeoutMs: opts.gitTimeoutMs }),
         ...(opts.gitStallMs === undefined ? {} : { stallMs: opts.gitStallMs }),
       }),
+      oci: new OciSource(),
     },
     renderers: toolRenderers({
       ...(opts.kustomizeBinary === undefined ? {} : { kustomize: opts.kustomizeBinary }),

@@ -6,7 +6,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { RenderError, SourceError } from '../../render/errors.ts';
 import { describeRef, resolveValuesFrom } from '../../render/helm/values.ts';
 import { assembleOutcome, renderManifests } from '../../render/release.ts';
-import { credentialsFromSecretData, fetchSource } from '../../render/source.ts';
+import { credentialsFromSecretData, fetchSource, sourceSecretNames } from '../../render/source.ts';
 import type { CredentialData, IsNamespaced, Render, RenderInputs } from '../../render/types.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { PinNotFoundError, ReleaseError, RenderFailedError, SourceFailedError } from './errors.ts';
@@ -52,20 +52,14 @@ export async function stageRender(release: Release, deps: ReleaseDeps): Promise<
 
 async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
   let credentials: CredentialData | undefined;
-  const secretRef = release.spec.source.git?.secretRef ?? release.spec.source.oci?.secretRef;
-  if (secretRef !== undefined) {
+  for (const name of sourceSecretNames(release.spec.source)) {
     const secret = await deps.local
-      .get<{ data?: Record<string, string> }>({
-        apiVersion: 'v1',
-        kind: 'Secret',
-        namespace: ns,
-        name: secretRef.name,
-      })
+      .get<{ data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name })
       .catch((err: unknown) => {
-        throw new SourceFailedError(`reading Secret ${ns}/${secretRef.name}: ${(err as Error).message}`);
+        throw new SourceFailedError(`reading Secret ${ns}/${name}: ${(err as Error).message}`);
       });
-    if (secret === undefined) throw new SourceFailedError(`Secret ${ns}/${secretRef.name} not found`);
-    credentials = credentialsFromSecretData(secret.data);
+    if (secret === undefined) throw new SourceFailedError(`Secret ${ns}/${name} not found`);
+    credentials = { ...credentials, ...credentialsFromSecretData(secret.data) };
   }
   try {
     return await fetchSource(release.spec.source, credentials, deps.sources, deps.signal);

@@ -1,0 +1,68 @@
+// `convoy push artifact DIR oci://HOST/REPO:TAG`: packs a directory as a Flux artifact and pushes it,
+// printing the manifest digest (stdout: the digest alone, for scripts; stderr: what was pushed). Also
+// how the CLI reaches a registry (credentials from --creds, $CONVOY_REGISTRY_CREDS or the docker
+// config, a CA file, plain HTTP), shared with `render oci://…`.
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { credentialsFor, type RegistryCredentials } from '../../render/oci/auth.ts';
+import { pushArtifact } from '../../render/oci/push.ts';
+import { type OciRepo, parseOciReference } from '../../render/oci/reference.ts';
+import type { RegistryFlags } from '../args.ts';
+import type { Io } from '../context.ts';
+import { readTextFile, UserError } from '../errors.ts';
+import { readDir } from '../local-render.ts';
+
+export type RegistryAccess = {
+  readonly credentials: RegistryCredentials;
+  readonly caPem?: string;
+  readonly insecure: boolean;
+};
+
+/** Credentials and trust for a registry host, as the flags, the environment and the docker config say. */
+export async function registryAccess(io: Io, flags: RegistryFlags, repo: OciRepo): Promise<RegistryAccess> {
+  const caPem = flags.caFile === undefined ? undefined : await readTextFile(flags.caFile);
+  const base = { ...(caPem === undefined ? {} : { caPem }), insecure: flags.insecure };
+  const creds = flags.creds ?? io.env.CONVOY_REGISTRY_CREDS;
+  if (creds !== undefined && creds !== '') {
+    const colon = creds.indexOf(':');
+    if (colon <= 0) throw new UserError('--creds takes USER:PASSWORD');
+    return {
+      ...base,
+      credentials: { type: 'basic', username: creds.slice(0, colon), password: creds.slice(colon + 1) },
+    };
+  }
+  const file = join(io.env.DOCKER_CONFIG ?? join(io.env.HOME ?? homedir(), '.docker'), 'config.json');
+  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return undefined;
+    throw new UserError(`reading ${file}: ${e.message}`);
+  });
+  if (text === undefined) return { ...base, credentials: { type: 'none' } };
+  return { ...base, credentials: credentialsFor({ '.dockerconfigjson': text }, repo.host, file) };
+}
+
+export interface PushArtifactArgs {
+  readonly dir: string;
+  readonly reference: string;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly registry: RegistryFlags;
+}
+
+export async function pushArtifactCommand(io: Io, a: PushArtifactArgs): Promise<number> {
+  const { repo, ref } = parseOciReference(a.reference, 'push artifact: the reference');
+  if (ref.type !== 'tag')
+    throw new UserError('push artifact: push to a tag (oci://HOST/REPO:TAG), not a digest');
+  const files = await readDir(a.dir).catch((e: NodeJS.ErrnoException) => {
+    throw new UserError(
+      `push artifact: reading ${a.dir}: ${e.code === 'ENOENT' ? 'no such directory' : e.message}`,
+    );
+  });
+  if (files.length === 0) throw new UserError(`push artifact: ${a.dir} holds no files`);
+  const access = await registryAccess(io, a.registry, repo);
+  const pushed = await pushArtifact(files, repo, ref.tag, { ...access, annotations: a.annotations });
+  io.err.write(
+    `pushed ${files.length} files (${pushed.layerBytes} bytes packed) to ${repo.display}:${ref.tag}@${pushed.digest}\n`,
+  );
+  io.out.write(`${pushed.digest}\n`);
+  return 0;
+}

@@ -1,0 +1,239 @@
+// A real OCI registry (distribution's `registry`, built from its Go module by tools.ts) on a loopback
+// port, for tests and `convoy dev`: its own temp dir for storage, config and log; optionally htpasswd
+// basic auth and TLS with a CA made for it. It dies with its owner like the control plane's processes
+// (process group, exit handlers, a watchdog for a SIGKILLed parent; see proc.ts).
+import { execFile as execFileCb } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { htpasswdLine } from './bcrypt.ts';
+import { request } from './http.ts';
+import { freePort, isAddressInUse } from './ports.ts';
+import {
+  logTail,
+  type Proc,
+  ProcessExitedError,
+  spawnLogged,
+  stopProc,
+  trackDir,
+  untrackDir,
+  Watchdog,
+} from './proc.ts';
+import { ensureTools, toolPath } from './tools.ts';
+
+const execFile = promisify(execFileCb);
+
+export interface RegistryOptions {
+  /** Require these credentials (htpasswd basic auth). */
+  readonly auth?: { readonly username: string; readonly password: string };
+  /** Serve HTTPS with a certificate for 127.0.0.1 and localhost signed by a fresh CA (caPem). */
+  readonly tls?: boolean;
+  /** Directory with the `registry` binary; default ensureTools() (builds it the first time). */
+  readonly binDir?: string;
+  /** Gives up starting after this long (default 30 s). */
+  readonly timeoutMs?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface TestRegistry {
+  /** "127.0.0.1:<port>": what goes after oci:// in a reference. */
+  readonly host: string;
+  /** "http://127.0.0.1:<port>" or "https://…". */
+  readonly endpoint: string;
+  /** With tls: the CA that signed the serving certificate. */
+  readonly caPem?: string;
+  /** True without tls: clients must be told to speak plain HTTP. */
+  readonly insecure: boolean;
+  readonly auth?: { readonly username: string; readonly password: string };
+  readonly dir: string;
+  readonly pid: number;
+  /** A docker config JSON (as a dockerconfigjson Secret holds) for these credentials. */
+  dockerConfigJson(username?: string, password?: string): string;
+  /** Kills the registry and removes its dir; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export class RegistryStartError extends Error {
+  override name = 'RegistryStartError';
+}
+
+const PORT_ATTEMPTS = 3;
+
+export async function startRegistry(opts: RegistryOptions = {}): Promise<TestRegistry> {
+  const bin = opts.binDir ?? (await ensureTools(opts.log ? { log: opts.log } : {}));
+  const dir = await mkdtemp(join(tmpdir(), 'convoy-registry-'));
+  trackDir(dir);
+  const watchdog = new Watchdog(dir);
+  let proc: Proc | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      if (proc !== undefined) await stopProc(proc);
+      watchdog.stop();
+      untrackDir(dir);
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    })();
+    return stopping;
+  };
+  try {
+    await mkdir(join(dir, 'data'));
+    const tls = opts.tls ? await writeServingCert(join(dir, 'tls')) : undefined;
+    if (opts.auth)
+      await writeFile(join(dir, 'htpasswd'), htpasswdLine(opts.auth.username, opts.auth.password));
+    const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const config = join(dir, 'config.yml');
+      await writeFile(config, registryConfig(dir, port, opts, tls));
+      const logPath = join(dir, 'registry.log');
+      await rm(logPath, { force: true });
+      proc = spawnLogged({
+        name: 'registry',
+        command: toolPath(bin, 'registry'),
+        args: ['serve', config],
+        logPath,
+        // No tracing exporter: the registry would otherwise try to reach a collector.
+        env: { ...process.env, HOME: dir, OTEL_TRACES_EXPORTER: 'none', OTEL_SDK_DISABLED: 'true' },
+        cwd: dir,
+      });
+      watchdog.record([proc]);
+      const scheme = tls ? 'https' : 'http';
+      const endpoint = `${scheme}://127.0.0.1:${port}`;
+      try {
+        await waitReady(proc, endpoint, tls?.caPem, deadline);
+      } catch (err) {
+        const retry =
+          err instanceof ProcessExitedError &&
+          attempt < PORT_ATTEMPTS &&
+          isAddressInUse(await readFile(logPath, 'utf8').catch(() => ''));
+        if (!retry) throw err;
+        continue;
+      }
+      const host = `127.0.0.1:${port}`;
+      opts.log?.(`testenv: registry up at ${endpoint} (${dir})`);
+      const { auth } = opts;
+      return {
+        host,
+        endpoint,
+        ...(tls ? { caPem: tls.caPem } : {}),
+        insecure: !tls,
+        ...(auth ? { auth } : {}),
+        dir,
+        pid: proc.pid,
+        dockerConfigJson: (username = auth?.username ?? '', password = auth?.password ?? '') =>
+          JSON.stringify({
+            auths: { [host]: { auth: Buffer.from(`${username}:${password}`).toString('base64') } },
+          }),
+        stop,
+      };
+    }
+  } catch (err) {
+    await stop();
+    if (err instanceof ProcessExitedError) throw new RegistryStartError(err.message, { cause: err });
+    throw err;
+  }
+}
+
+function registryConfig(
+  dir: string,
+  port: number,
+  opts: RegistryOptions,
+  tls: { certFile: string; keyFile: string } | undefined,
+): string {
+  // JSON is YAML: no quoting rules to get wrong for temp paths.
+  return JSON.stringify({
+    version: 0.1,
+    log: { level: 'info', formatter: 'text', accesslog: { disabled: true } },
+    storage: {
+      filesystem: { rootdirectory: join(dir, 'data') },
+      delete: { enabled: true },
+      maintenance: { uploadpurging: { enabled: false } },
+    },
+    http: {
+      addr: `127.0.0.1:${port}`,
+      secret: randomBytes(16).toString('hex'),
+      ...(tls ? { tls: { certificate: tls.certFile, key: tls.keyFile } } : {}),
+    },
+    ...(opts.auth ? { auth: { htpasswd: { realm: 'convoy-testenv', path: join(dir, 'htpasswd') } } } : {}),
+  });
+}
+
+async function waitReady(proc: Proc, endpoint: string, caPem: string | undefined, deadline: number) {
+  let last = '';
+  for (;;) {
+    if (proc.exit !== undefined) throw new ProcessExitedError(proc, 'while starting');
+    try {
+      // 200 without auth, 401 with it: either way the registry answers the distribution API.
+      const res = await request(
+        { server: endpoint, ...(caPem ? { caPem } : {}) },
+        'GET',
+        '/v2/',
+        undefined,
+        2000,
+      );
+      if (res.status === 200 || res.status === 401) return;
+      last = `GET /v2/ answered ${res.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() > deadline) {
+      throw new RegistryStartError(`the registry did not answer at ${endpoint} (${last})\n${logTail(proc)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A CA and a serving cert for 127.0.0.1 and localhost, made with the openssl CLI (as frontproxy.ts). */
+async function writeServingCert(dir: string): Promise<{ caPem: string; certFile: string; keyFile: string }> {
+  await mkdir(dir, { recursive: true });
+  const f = (name: string) => join(dir, name);
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  const openssl = async (args: string[]) => {
+    try {
+      await execFile('openssl', args);
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      throw new RegistryStartError(
+        `openssl ${args[0]} failed making the registry's TLS cert: ${(e.stderr ?? e.message).trim()}`,
+      );
+    }
+  };
+  await openssl([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.crt'),
+    '-days',
+    '30',
+    '-subj',
+    '/CN=convoy-testenv-registry-ca',
+  ]);
+  await openssl(['req', ...ec, '-keyout', f('tls.key'), '-out', f('tls.csr'), '-subj', '/CN=127.0.0.1']);
+  await writeFile(
+    f('ext.cnf'),
+    'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n',
+  );
+  await openssl([
+    'x509',
+    '-req',
+    '-in',
+    f('tls.csr'),
+    '-CA',
+    f('ca.crt'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    f('tls.crt'),
+    '-days',
+    '30',
+    '-extfile',
+    f('ext.cnf'),
+  ]);
+  return { caPem: await readFile(f('ca.crt'), 'utf8'), certFile: f('tls.crt'), keyFile: f('tls.key') };
+}

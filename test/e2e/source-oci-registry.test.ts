@@ -1,0 +1,266 @@
+// The OCI source against the real registry (distribution, built from its Go module), no cluster:
+// push then pull by tag, digest and semver range; htpasswd basic auth over TLS with the testenv's CA;
+// 401 without credentials, wrong credentials, 404, plain HTTP refused unless insecure, a blob
+// corrupted in the registry's storage (digest mismatch), a hostile layer; the registry leaves no
+// process or directory behind. `convoy push artifact` and `convoy render oci://` through the CLI.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { renderOci } from '../../src/cli/local-render.ts';
+import { runConvoy } from '../../src/cli/testsupport.ts';
+import { MEDIA, RegistryClient } from '../../src/render/oci/client.ts';
+import { pushArtifact } from '../../src/render/oci/push.ts';
+import { parseOciUrl } from '../../src/render/oci/reference.ts';
+import { OciSource } from '../../src/render/oci/source.ts';
+import { isAlive } from '../../src/testenv/index.ts';
+import { startRegistry, type TestRegistry } from '../../src/testenv/registry.ts';
+
+const cm = (name: string, v: string) =>
+  Buffer.from(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata: {v: "${v}"}\n`);
+const files = (v: string) => [
+  { path: 'app/cm.yaml', data: cm('app', v) },
+  { path: 'README.md', data: Buffer.from('not a manifest\n') },
+];
+
+let secure: TestRegistry;
+let plain: TestRegistry;
+const creds = { type: 'basic' as const, username: 'ci', password: 'pa55-word' };
+
+before(async () => {
+  [secure, plain] = await Promise.all([
+    startRegistry({ tls: true, auth: { username: 'ci', password: 'pa55-word' } }),
+    startRegistry({}),
+  ]);
+});
+after(async () => {
+  await Promise.all([secure?.stop(), plain?.stop()]);
+});
+
+const secureSpec = (
+  repo: string,
+  ref?: { tag?: string; semver?: string; digest?: string },
+  path?: string,
+) => ({
+  url: `oci://${secure.host}/${repo}`,
+  ...(ref === undefined ? {} : { ref }),
+  ...(path === undefined ? {} : { path }),
+});
+const secrets = () => ({ '.dockerconfigjson': secure.dockerConfigJson(), 'ca.crt': secure.caPem ?? '' });
+
+describe('OCI source on the real registry', () => {
+  it('pushes and pulls by tag, digest and semver range; the digest is the revision', async () => {
+    const repo = parseOciUrl(`oci://${secure.host}/apps/web`);
+    const push = (tag: string, v: string) =>
+      pushArtifact(files(v), repo, tag, { credentials: creds, caPem: secure.caPem ?? '', insecure: false });
+    const p1 = await push('1.0.0', 'one');
+    const again = await push('1.0.0', 'one');
+    assert.equal(again.digest, p1.digest, 'the same files push to the same digest');
+    const p2 = await push('1.2.0', 'two');
+    await push('2.0.0', 'three');
+    await push('1.3.0-rc.1', 'rc');
+    const source = new OciSource();
+    const byTag = await source.fetch(secureSpec('apps/web', { tag: '1.0.0' }, 'app'), secrets());
+    assert.equal(byTag.revision, p1.digest);
+    assert.deepEqual(
+      byTag.files.map((f) => [f.path, Buffer.from(f.data).toString()]),
+      [['cm.yaml', cm('app', 'one').toString()]],
+    );
+    const byRange = await source.fetch(secureSpec('apps/web', { semver: '>=1.0.0 <2.0.0' }), secrets());
+    assert.equal(byRange.revision, p2.digest, 'the newest matching tag, pre-releases left out');
+    const byDigest = await source.fetch(secureSpec('apps/web', { digest: p2.digest }), secrets());
+    assert.equal(byDigest.revision, p2.digest);
+    assert.deepEqual(
+      byDigest.files.map((f) => f.path),
+      ['README.md', 'app/cm.yaml'],
+    );
+    // What `convoy render oci://…` computes is what the controller would: same source, same renderer.
+    const r = await renderOci(
+      { source: { oci: secureSpec('apps/web', { tag: '1.2.0' }, 'app') } },
+      { credentials: creds, caPem: secure.caPem ?? '' },
+    );
+    assert.equal(r.revision, p2.digest);
+    assert.equal(r.render.objects[0]?.metadata.name, 'app');
+  });
+
+  it('refuses clearly: no credentials, wrong credentials, unknown tag, untrusted CA, plain HTTP', async () => {
+    const source = new OciSource();
+    await assert.rejects(
+      source.fetch(secureSpec('apps/web', { tag: '1.0.0' }), { 'ca.crt': secure.caPem ?? '' }),
+      /spec\.source\.oci\.secretRef: oci:\/\/127\.0\.0\.1:\d+\/apps\/web needs credentials \(401 Unauthorized/,
+    );
+    const wrong = {
+      '.dockerconfigjson': secure.dockerConfigJson('ci', 'nope'),
+      'ca.crt': secure.caPem ?? '',
+    };
+    await assert.rejects(
+      source.fetch(secureSpec('apps/web', { tag: '1.0.0' }), wrong),
+      (e: Error) =>
+        /spec\.source\.oci\.secretRef: 127\.0\.0\.1:\d+ refused the credentials .*\(401 Unauthorized/.test(
+          e.message,
+        ) && !e.message.includes('nope'),
+    );
+    await assert.rejects(
+      source.fetch(secureSpec('apps/web', { tag: '9.9.9' }), secrets()),
+      /spec\.source\.oci\.ref\.tag: tag "9\.9\.9" not found in oci:\/\/127\.0\.0\.1:\d+\/apps\/web \(404: MANIFEST_UNKNOWN/,
+    );
+    await assert.rejects(
+      source.fetch(secureSpec('apps/web', { semver: '>=5' }), secrets()),
+      /spec\.source\.oci\.ref\.semver: no tag of oci:\/\/127\.0\.0\.1:\d+\/apps\/web matches ">=5" \(4 tags\)/,
+    );
+    await assert.rejects(
+      source.fetch(secureSpec('apps/web'), { '.dockerconfigjson': secure.dockerConfigJson() }),
+      /certificate is not trusted: name a Secret with ca\.crt in certSecretRef/,
+    );
+    await assert.rejects(
+      source.fetch({ url: `oci://${plain.host}/x` }, undefined),
+      /does it speak plain HTTP\? then set insecure: true/,
+    );
+  });
+
+  it('a blob corrupted in storage is a digest mismatch; a hostile layer is refused naming its entry', async () => {
+    const repo = parseOciUrl(`oci://${plain.host}/bad`);
+    const pushed = await pushArtifact(files('x'), repo, 'corrupt', {
+      credentials: { type: 'none' },
+      insecure: true,
+    });
+    const hex = pushed.layerDigest.slice('sha256:'.length);
+    const blob = join(
+      plain.dir,
+      'data',
+      'docker',
+      'registry',
+      'v2',
+      'blobs',
+      'sha256',
+      hex.slice(0, 2),
+      hex,
+      'data',
+    );
+    assert.ok(existsSync(blob), `the registry keeps the layer at ${blob}`);
+    const tampered = gzipSync(Buffer.alloc(1024));
+    await writeFile(blob, tampered);
+    const source = new OciSource();
+    await assert.rejects(
+      source.fetch({ url: repo.display, ref: { tag: 'corrupt' }, insecure: true }, undefined),
+      new RegExp(
+        `spec\\.source\\.oci: digest mismatch: layer ${pushed.layerDigest} of oci://127\\.0\\.0\\.1:\\d+/bad should be ${pushed.layerDigest} but is sha256:`,
+      ),
+    );
+
+    // A layer whose tar climbs out, pushed by hand as any tool could.
+    const header = Buffer.alloc(512);
+    header.write('../../etc/cron.d/evil', 0);
+    header.write('0000644\0', 100);
+    header.write('0000000\0', 108);
+    header.write('0000000\0', 116);
+    header.write('00000000004\0', 124);
+    header.write('00000000000\0', 136);
+    header.write('        ', 148);
+    header.write('0', 156);
+    header.write('ustar\0', 257);
+    header.write('00', 263);
+    let sum = 0;
+    for (const b of header) sum += b;
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+    const evil = gzipSync(Buffer.concat([header, Buffer.from('evil'), Buffer.alloc(508 + 1024)]));
+    const client = new RegistryClient(repo, {
+      credentials: { type: 'none' },
+      insecure: true,
+      timeoutMs: 10_000,
+      idleMs: 5_000,
+      maxManifestBytes: 1 << 20,
+      maxTags: 10,
+    });
+    const layer = await client.pushBlob(evil, MEDIA.fluxContent);
+    const config = await client.pushBlob(Buffer.from('{}'), MEDIA.fluxConfig);
+    await client.pushManifest(
+      'evil',
+      Buffer.from(
+        JSON.stringify({ schemaVersion: 2, mediaType: MEDIA.ociManifest, config, layers: [layer] }),
+      ),
+      MEDIA.ociManifest,
+    );
+    await assert.rejects(
+      source.fetch({ url: repo.display, ref: { tag: 'evil' }, insecure: true }, undefined),
+      /spec\.source\.oci: the artifact oci:\/\/127\.0\.0\.1:\d+\/bad \(tag "evil"\) is refused: entry "\.\.\/\.\.\/etc\/cron\.d\/evil": path climbs out with "\.\."/,
+    );
+  });
+
+  it('convoy push artifact prints the digest; convoy render oci:// prints the renderRef', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'convoy-push-'));
+    try {
+      await writeFile(join(dir, 'cm.yaml'), cm('pushed', 'cli'));
+      const ca = join(dir, '..', `${dir.split('/').pop()}-ca.pem`);
+      await writeFile(ca, secure.caPem ?? '');
+      const env = { CONVOY_REGISTRY_CREDS: 'ci:pa55-word', HOME: dir, DOCKER_CONFIG: dir };
+      const push = await runConvoy(
+        [
+          'push',
+          'artifact',
+          dir,
+          `oci://${secure.host}/cli/app:v1`,
+          '--ca-file',
+          ca,
+          '--source',
+          'https://git.example/app.git',
+          '--revision',
+          'main@sha1:abc',
+        ],
+        { env },
+      );
+      assert.equal(push.code, 0, push.stderr);
+      const digest = push.stdout.trim();
+      assert.match(digest, /^sha256:[0-9a-f]{64}$/);
+      assert.match(
+        push.stderr,
+        new RegExp(`pushed 1 files .* to oci://127\\.0\\.0\\.1:\\d+/cli/app:v1@${digest}`),
+      );
+      const manifest = await new RegistryClient(parseOciUrl(`oci://${secure.host}/cli/app`), {
+        credentials: creds,
+        caPem: secure.caPem ?? '',
+        insecure: false,
+        timeoutMs: 10_000,
+        idleMs: 5_000,
+        maxManifestBytes: 1 << 20,
+        maxTags: 10,
+      }).manifest(digest);
+      assert.equal(manifest.annotations['org.opencontainers.image.source'], 'https://git.example/app.git');
+      assert.equal(manifest.annotations['org.opencontainers.image.revision'], 'main@sha1:abc');
+      assert.equal(manifest.config?.mediaType, MEDIA.fluxConfig);
+      assert.equal(manifest.layers[0]?.mediaType, MEDIA.fluxContent);
+      const render = await runConvoy(
+        ['render', `oci://${secure.host}/cli/app@${digest}`, '--ca-file', ca, '--ref-only'],
+        { env },
+      );
+      assert.equal(render.code, 0, render.stderr);
+      const local = await renderOci(
+        { source: { oci: { url: `oci://${secure.host}/cli/app`, ref: { digest } } } },
+        { credentials: creds, caPem: secure.caPem ?? '' },
+      );
+      assert.equal(render.stdout.trim(), local.renderRef);
+      const denied = await runConvoy(
+        ['push', 'artifact', dir, `oci://${secure.host}/cli/app:v2`, '--ca-file', ca],
+        { env: { HOME: dir, DOCKER_CONFIG: dir, CONVOY_REGISTRY_CREDS: '' } },
+      );
+      assert.equal(denied.code, 2);
+      assert.match(denied.stderr, /needs credentials \(401 Unauthorized/);
+      await rm(ca, { force: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stop() leaves no process and no directory', async () => {
+    const r = await startRegistry({});
+    assert.ok(isAlive(r.pid));
+    await r.stop();
+    assert.equal(isAlive(r.pid), false);
+    assert.equal(existsSync(r.dir), false);
+    await r.stop();
+    assert.ok(!(await readdir(tmpdir())).includes(r.dir.split('/').pop() ?? ''));
+  });
+});
