@@ -183,7 +183,7 @@ async function run(
 
   // 2. planRollout, unless pinned
   const plan: Plan = rendered.pinned
-    ? { next: undefined, action: { kind: 'applySource' }, row: 0 }
+    ? { next: undefined, action: { kind: 'applySource' }, rule: 'pinned' }
     : planRollout({
         render: R,
         prior: status?.rollout,

@@ -19,7 +19,7 @@ export {
   startRolloutClock,
   type Transition,
 } from './plan-rollout.ts';
-export { RolloutReason, rollbackBlocker } from './reasons.ts';
+export { RolloutReason, rollbackBlocker, rollbackEligible } from './reasons.ts';
 export { elapsedSince, formatDuration, formatTime } from './time.ts';
 export { type RolloutTransition, rolloutTransition } from './transition.ts';
 export * from './types.ts';

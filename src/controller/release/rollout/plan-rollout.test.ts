@@ -1,10 +1,11 @@
-// Table tests of planRollout, row by row of DESIGN 4.5 with first-match cases, the clock of a held render,
+// Table tests of planRollout, rule by rule of docs/design.md#rollout-rules with first-match cases, the clock of a held render,
 // and properties that hold for every input.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { MIN, R1, R2, R3, T0 } from './fixtures.ts';
 import { type PlanInput, planRollout, startRolloutClock } from './plan-rollout.ts';
+import { rollbackEligible } from './reasons.ts';
 import { formatTime } from './time.ts';
 import type { Rollout, RolloutState } from './types.ts';
 import type { Verdict } from './verdict.ts';
@@ -44,19 +45,19 @@ function plan(over: Partial<PlanInput>): PlanInput {
   };
 }
 
-describe('planRollout (DESIGN 4.5, first matching row)', () => {
+describe('planRollout (docs/design.md#rollout-rules, first matching rule)', () => {
   test('no failurePolicy: no rollout and applySource, whatever the prior says', () => {
     for (const prior of [undefined, rollout('RolledBack', R2), rollout('Progressing', R2)]) {
       const p = planRollout(plan({ failurePolicy: undefined, prior, verdict: unhealthy, now: T0 + 2 * D }));
-      assert.deepEqual(p, { next: undefined, action: { kind: 'applySource' }, row: 0 });
+      assert.deepEqual(p, { next: undefined, action: { kind: 'applySource' }, rule: 'noFailurePolicy' });
     }
   });
 
-  test('row 1: forced sync, prior Failed(R) → Progressing(R) with a restarted clock, applySource', () => {
+  test('forcedRetry: forced sync, prior Failed(R) → Progressing(R) with a restarted clock, applySource', () => {
     const prior = { ...rollout('Failed', R2), finishedAt: formatTime(T0 + D) };
     const now = T0 + 3 * D;
     const p = planRollout(plan({ forcedSyncPending: true, prior, now }));
-    assert.equal(p.row, 1);
+    assert.equal(p.rule, 'forcedRetry');
     assert.deepEqual(p.action, { kind: 'applySource' });
     assert.deepEqual(p.transition, { from: 'Failed', to: 'Progressing', reason: 'ForcedRetry' });
     assert.deepEqual(p.next, {
@@ -69,11 +70,11 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
     });
   });
 
-  test('row 1 before row 3: forced sync with prior RolledBack(R) retries R instead of holding', () => {
+  test('forcedRetry before holdRollback: forced sync with prior RolledBack(R) retries R instead of holding', () => {
     const p = planRollout(
       plan({ forcedSyncPending: true, prior: rollout('RolledBack', R2), renderApplied: false }),
     );
-    assert.equal(p.row, 1);
+    assert.equal(p.rule, 'forcedRetry');
     assert.deepEqual(p.action, { kind: 'applySource' });
     // R is not live (the last healthy render is), so the clock starts only when R is applied again.
     assert.equal(p.next?.startedAt, undefined);
@@ -81,22 +82,22 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
   });
 
   test('a forced sync does not touch a Progressing or Succeeded rollout of R', () => {
-    assert.equal(planRollout(plan({ forcedSyncPending: true })).row, 8);
+    assert.equal(planRollout(plan({ forcedSyncPending: true })).rule, 'wait');
     const succeeded = rollout('Succeeded', R2);
     const p = planRollout(plan({ forcedSyncPending: true, prior: succeeded }));
-    assert.equal(p.row, 4);
+    assert.equal(p.rule, 'settled');
     assert.equal(p.next, succeeded);
   });
 
-  test('row 2 before row 1: a forced sync with a new render opens it as NewRender', () => {
+  test('newRender before forcedRetry: a forced sync with a new render opens it as NewRender', () => {
     const p = planRollout(plan({ forcedSyncPending: true, prior: rollout('Failed', R1) }));
-    assert.equal(p.row, 2);
+    assert.equal(p.rule, 'newRender');
     assert.equal(p.next?.reason, 'NewRender');
   });
 
-  test('row 2: no prior → Progressing(R); the clock waits until R is applied', () => {
+  test('newRender: no prior → Progressing(R); the clock waits until R is applied', () => {
     const p = planRollout(plan({ prior: undefined, renderApplied: false }));
-    assert.equal(p.row, 2);
+    assert.equal(p.rule, 'newRender');
     assert.deepEqual(p.transition, { from: 'None', to: 'Progressing', reason: 'NewRender' });
     assert.deepEqual(p.next, {
       state: 'Progressing',
@@ -107,20 +108,20 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
     });
   });
 
-  test('row 2: a render that is already live (e.g. after an unpin) opens with a fresh clock', () => {
+  test('newRender: a render that is already live (e.g. after an unpin) opens with a fresh clock', () => {
     const now = T0 + 5 * D;
     const p = planRollout(plan({ prior: rollout('Succeeded', R1), now, renderApplied: true }));
-    assert.equal(p.row, 2);
+    assert.equal(p.rule, 'newRender');
     assert.equal(p.next?.startedAt, formatTime(now));
     assert.match(p.next?.message ?? '', /replaces sha256:111111111111… \(Succeeded\)$/);
   });
 
-  test('row 2: after an unpin, the prior rollout of R re-opens with a fresh clock (DESIGN 4.9)', () => {
+  test('newRender: after an unpin, the prior rollout of R re-opens with a fresh clock', () => {
     const now = T0 + 5 * D;
     for (const state of ['Succeeded', 'Failed', 'RolledBack', 'Progressing'] as const) {
       // R is not live (the pinned render is): the clock starts when R is applied again.
       const p = planRollout(plan({ prior: rollout(state, R2), now, unpinned: true, renderApplied: false }));
-      assert.equal(p.row, 2, state);
+      assert.equal(p.rule, 'newRender', state);
       assert.deepEqual(p.action, { kind: 'applySource' });
       assert.deepEqual(p.transition, { from: state, to: 'Progressing', reason: 'Unpinned' });
       assert.equal(p.next?.startedAt, undefined);
@@ -138,9 +139,9 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
     );
   });
 
-  test('row 2 before row 3: a new render replaces a RolledBack rollout and applies the source', () => {
+  test('newRender before holdRollback: a new render replaces a RolledBack rollout and applies the source', () => {
     const p = planRollout(plan({ prior: rollout('RolledBack', R1) }));
-    assert.equal(p.row, 2);
+    assert.equal(p.rule, 'newRender');
     assert.deepEqual(p.action, { kind: 'applySource' });
     assert.deepEqual(p.transition, { from: 'RolledBack', to: 'Progressing', reason: 'NewRender' });
   });
@@ -148,36 +149,36 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
   test('no early verdict: a Healthy verdict never makes a new render Succeeded', () => {
     // Prior Progressing(R1) with a Healthy verdict of R1 in hand, and the source moved on to R2.
     const p = planRollout(plan({ prior: rollout('Progressing', R1), verdict: healthy, now: T0 + 2 * D }));
-    assert.equal(p.row, 2);
+    assert.equal(p.rule, 'newRender');
     assert.equal(p.next?.state, 'Progressing');
     assert.equal(p.next?.renderRef, R2);
   });
 
-  test('row 3: prior RolledBack(R) holds: unchanged, applyLastHealthy', () => {
+  test('holdRollback: prior RolledBack(R) holds: unchanged, applyLastHealthy', () => {
     const prior = rollout('RolledBack', R2);
     for (const verdict of [healthy, unhealthy, pending]) {
       const p = planRollout(plan({ prior, verdict }));
-      assert.equal(p.row, 3);
+      assert.equal(p.rule, 'holdRollback');
       assert.equal(p.next, prior);
       assert.deepEqual(p.action, { kind: 'applyLastHealthy' });
       assert.equal(p.transition, undefined);
     }
   });
 
-  test('row 4: prior Succeeded(R) or Failed(R) stays, applySource, even unhealthy past the deadline', () => {
+  test('settled: prior Succeeded(R) or Failed(R) stays, applySource, even unhealthy past the deadline', () => {
     for (const state of ['Succeeded', 'Failed'] as const) {
       const prior = rollout(state, R2);
       const p = planRollout(plan({ prior, verdict: unhealthy, now: T0 + 2 * D }));
-      assert.equal(p.row, 4);
+      assert.equal(p.rule, 'settled');
       assert.equal(p.next, prior);
       assert.deepEqual(p.action, { kind: 'applySource' });
     }
   });
 
-  test('row 5: Progressing and Healthy → Succeeded, finishedAt now', () => {
+  test('healthy: Progressing and Healthy → Succeeded, finishedAt now', () => {
     const now = T0 + 150_000;
     const p = planRollout(plan({ verdict: healthy, now }));
-    assert.equal(p.row, 5);
+    assert.equal(p.rule, 'healthy');
     assert.deepEqual(p.transition, { from: 'Progressing', to: 'Succeeded', reason: 'Healthy' });
     assert.deepEqual(p.next, {
       ...rollout('Progressing', R2),
@@ -188,16 +189,16 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
     });
   });
 
-  test('row 5 before row 6: Healthy past the deadline still succeeds', () => {
+  test('healthy before rollBack: Healthy past the deadline still succeeds', () => {
     const p = planRollout(plan({ verdict: healthy, now: T0 + 2 * D }));
-    assert.equal(p.row, 5);
+    assert.equal(p.rule, 'healthy');
     assert.equal(p.next?.state, 'Succeeded');
   });
 
-  test('row 6: Unhealthy at elapsed = D with a last healthy render → RolledBack, applyLastHealthy', () => {
+  test('rollBack: Unhealthy at elapsed = D with a last healthy render → RolledBack, applyLastHealthy', () => {
     const now = T0 + D;
     const p = planRollout(plan({ verdict: unhealthy, now }));
-    assert.equal(p.row, 6);
+    assert.equal(p.rule, 'rollBack');
     assert.deepEqual(p.action, { kind: 'applyLastHealthy' });
     assert.deepEqual(p.transition, { from: 'Progressing', to: 'RolledBack', reason: 'DeadlineExceeded' });
     assert.equal(p.next?.state, 'RolledBack');
@@ -210,24 +211,24 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
     );
   });
 
-  test('row 6: rollback unset is the API default OnFailure', () => {
+  test('rollBack: rollback unset is the API default OnFailure', () => {
     const p = planRollout(plan({ verdict: unhealthy, now: T0 + D, failurePolicy: { deadline: '10m' } }));
-    assert.equal(p.row, 6);
+    assert.equal(p.rule, 'rollBack');
   });
 
-  test('rows 6/7 need elapsed ≥ D: one second short is row 8', () => {
+  test('rollBack/fail need elapsed ≥ D: one second short is wait', () => {
     const p = planRollout(plan({ verdict: unhealthy, now: T0 + D - 1000 }));
-    assert.equal(p.row, 8);
+    assert.equal(p.rule, 'wait');
   });
 
-  test('row 7: not eligible for rollback → Failed, applySource', () => {
+  test('fail: not eligible for rollback → Failed, applySource', () => {
     const rows: [string, Partial<PlanInput>, RegExp][] = [
       ['rollback Never', { failurePolicy: { deadline: '10m', rollback: 'Never' } }, /no rollback: .*Never$/],
       ['no last healthy render', { lastHealthy: undefined }, /no rollback: no render has been healthy yet$/],
     ];
     for (const [name, over, message] of rows) {
       const p = planRollout(plan({ verdict: unhealthy, now: T0 + D, ...over }));
-      assert.equal(p.row, 7, name);
+      assert.equal(p.rule, 'fail', name);
       assert.deepEqual(p.action, { kind: 'applySource' }, name);
       assert.equal(p.next?.state, 'Failed', name);
       assert.equal(p.next?.reason, 'DeadlineExceeded', name);
@@ -246,7 +247,7 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
         now: T0,
       }),
     );
-    assert.equal(opened.row, 2);
+    assert.equal(opened.rule, 'newRender');
     assert.ok(opened.next);
     const p = planRollout(
       plan({
@@ -257,13 +258,13 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
         now: T0 + D,
       }),
     );
-    assert.equal(p.row, 7);
+    assert.equal(p.rule, 'fail');
     assert.equal(p.next?.state, 'Failed');
     assert.deepEqual(p.action, { kind: 'applySource' });
     assert.match(p.next?.message ?? '', /the last healthy render is this render$/);
   });
 
-  test('row 8: Pending past the deadline (observer down) stays Progressing: no rollback', () => {
+  test('wait: Pending past the deadline (observer down) stays Progressing: no rollback', () => {
     const prior = rollout('Progressing', R2);
     const observerDown: Verdict = {
       kind: 'Pending',
@@ -271,15 +272,15 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
       message: 'observer not live',
     };
     const p = planRollout(plan({ prior, verdict: observerDown, now: T0 + 10 * D }));
-    assert.equal(p.row, 8);
+    assert.equal(p.rule, 'wait');
     assert.equal(p.next, prior);
     assert.deepEqual(p.action, { kind: 'applySource' });
   });
 
-  test('row 8: an applied render with no clock on record starts it now', () => {
+  test('wait: an applied render with no clock on record starts it now', () => {
     const now = T0 + 3 * D;
     const p = planRollout(plan({ prior: rollout('Progressing', R2, null), verdict: unhealthy, now }));
-    assert.equal(p.row, 8);
+    assert.equal(p.rule, 'wait');
     assert.equal(p.next?.startedAt, formatTime(now));
   });
 
@@ -291,7 +292,7 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
     const waiting = planRollout(
       plan({ prior: held.next, verdict: unhealthy, renderApplied: false, now: T0 + 12 * D }),
     );
-    assert.equal(waiting.row, 8);
+    assert.equal(waiting.rule, 'wait');
     assert.equal(waiting.next?.startedAt, undefined);
     assert.ok(waiting.next);
     // Approved and applied at T0 + 12D: the clock starts there.
@@ -299,9 +300,9 @@ describe('planRollout (DESIGN 4.5, first matching row)', () => {
     const applied = startRolloutClock(waiting.next, approvedAt);
     assert.equal(applied.startedAt, formatTime(approvedAt));
     const early = planRollout(plan({ prior: applied, verdict: unhealthy, now: approvedAt + D - 1000 }));
-    assert.equal(early.row, 8);
+    assert.equal(early.rule, 'wait');
     const due = planRollout(plan({ prior: applied, verdict: unhealthy, now: approvedAt + D }));
-    assert.equal(due.row, 6);
+    assert.equal(due.rule, 'rollBack');
   });
 });
 
@@ -367,9 +368,9 @@ describe('planRollout invariants (property)', () => {
           assert.equal(p.next?.state, 'Progressing');
         if (p.action.kind === 'applyLastHealthy') {
           assert.equal(p.next?.state, 'RolledBack');
-          // A RolledBack rollout of R held (row 3) was created eligible (the generator also makes priors
+          // A RolledBack rollout of R held (holdRollback) was created eligible (the generator also makes priors
           // that cannot occur, e.g. RolledBack without lastHealthy); a fresh one must be.
-          if (p.row === 6) {
+          if (p.rule === 'rollBack') {
             assert.notEqual(x.lastHealthy, undefined);
             assert.notEqual(x.lastHealthy, x.renderRef);
           }
@@ -378,4 +379,16 @@ describe('planRollout invariants (property)', () => {
       }),
     );
   });
+});
+
+test('rollbackEligible: rollback not Never, a last healthy render, and not R itself', () => {
+  const healthy = { renderRef: R1, revision: 'rev-1', time: formatTime(T0) };
+  const rows: [string, Parameters<typeof rollbackEligible>, boolean][] = [
+    ['eligible', [{ deadline: '5m', rollback: 'OnFailure' }, healthy, R2], true],
+    ['rollback unset', [{ deadline: '5m' }, healthy, R2], true],
+    ['Never', [{ deadline: '5m', rollback: 'Never' }, healthy, R2], false],
+    ['no last healthy', [{ deadline: '5m' }, undefined, R2], false],
+    ['last healthy is R', [{ deadline: '5m' }, healthy, R1], false],
+  ];
+  for (const [name, args, want] of rows) assert.equal(rollbackEligible(...args), want, name);
 });

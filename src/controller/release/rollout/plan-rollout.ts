@@ -1,5 +1,5 @@
-// planRollout: the rollout transition of one reconcile (DESIGN 4.5, first matching row), without side
-// effects. It returns the next status.rollout and the action reconcile executes: apply the source's render
+// planRollout: the rollout transition of one reconcile (docs/design.md#rollout-rules, first matching rule),
+// without side effects. It returns the next status.rollout and the action reconcile executes: apply the source's render
 // R, or re-apply the last healthy render.
 import { parseDuration } from '../../../api/duration.ts';
 import { RolloutReason, rollbackBlocker } from './reasons.ts';
@@ -33,17 +33,30 @@ export interface PlanInput {
   readonly renderApplied: boolean;
   /**
    * The previous reconcile applied a pinned render and the pin is gone: R's rollout re-opens with a fresh
-   * clock even when the prior rollout is of R (DESIGN 4.9), since R must be applied and judged again.
+   * clock even when the prior rollout is of R (docs/design.md#rollout-rules), since R must be applied and judged again.
    */
   readonly unpinned?: boolean;
 }
+
+/** The rules of docs/design.md#rollout-rules, in the order they are tried; `pinned` is reconcile's. */
+export type RolloutRule =
+  | 'noFailurePolicy'
+  | 'pinned'
+  | 'forcedRetry'
+  | 'newRender'
+  | 'holdRollback'
+  | 'settled'
+  | 'healthy'
+  | 'rollBack'
+  | 'fail'
+  | 'wait';
 
 export interface Plan {
   readonly next: Rollout | undefined;
   readonly action: RolloutAction;
   readonly transition?: Transition;
-  /** The matching row of DESIGN 4.5; 0 when there is no failurePolicy. For logs and tests. */
-  readonly row: number;
+  /** The rule that matched (docs/design.md#rollout-rules). For logs and tests. */
+  readonly rule: RolloutRule;
 }
 
 const applySource: RolloutAction = { kind: 'applySource' };
@@ -69,11 +82,11 @@ function progressing(input: PlanInput, reason: RolloutReason, message: string): 
 
 export function planRollout(input: PlanInput): Plan {
   const { render, prior, verdict, now, failurePolicy: policy, lastHealthy } = input;
-  if (policy === undefined) return { next: undefined, action: applySource, row: 0 };
+  if (policy === undefined) return { next: undefined, action: applySource, rule: 'noFailurePolicy' };
   const R = render.renderRef;
   const short = shortRef(R);
 
-  // Row 1
+  // forcedRetry
   if (
     input.forcedSyncPending &&
     prior !== undefined &&
@@ -89,11 +102,11 @@ export function planRollout(input: PlanInput): Plan {
       next,
       action: applySource,
       transition: { from: prior.state, to: 'Progressing', reason: RolloutReason.ForcedRetry },
-      row: 1,
+      rule: 'forcedRetry',
     };
   }
 
-  // Row 2: a new render always starts as Progressing; its own verdict counts only from the next reconcile.
+  // newRender: a new render always starts as Progressing; its own verdict counts only from the next reconcile.
   // Removing a pin re-opens the source's render the same way, with a fresh clock.
   if (prior === undefined || prior.renderRef !== R || input.unpinned === true) {
     const reopened = prior?.renderRef === R;
@@ -110,16 +123,16 @@ export function planRollout(input: PlanInput): Plan {
       next,
       action: applySource,
       transition: { from: prior?.state ?? 'None', to: 'Progressing', reason },
-      row: 2,
+      rule: 'newRender',
     };
   }
 
   switch (prior.state) {
-    case 'RolledBack': // Row 3: hold the last healthy render until a new render or a forced sync.
-      return { next: prior, action: applyLastHealthy, row: 3 };
+    case 'RolledBack': // holdRollback: hold the last healthy render until a new render or a forced sync.
+      return { next: prior, action: applyLastHealthy, rule: 'holdRollback' };
     case 'Succeeded':
-    case 'Failed': // Row 4
-      return { next: prior, action: applySource, row: 4 };
+    case 'Failed': // settled
+      return { next: prior, action: applySource, rule: 'settled' };
     case 'Progressing':
       return planProgressing(input, prior, policy, lastHealthy, verdict, now);
     default:
@@ -141,18 +154,18 @@ function planProgressing(
   const current = input.renderApplied ? startRolloutClock(prior, now) : prior;
   const elapsed = elapsedSince(current.startedAt, now);
 
-  // Row 5
+  // healthy
   if (verdict.kind === 'Healthy') {
     const after = elapsed === undefined ? '' : ` after ${formatDuration(elapsed)}`;
     return {
       next: finished(current, 'Succeeded', RolloutReason.Healthy, `${short} healthy${after}`, now),
       action: applySource,
       transition: { from: 'Progressing', to: 'Succeeded', reason: RolloutReason.Healthy },
-      row: 5,
+      rule: 'healthy',
     };
   }
 
-  // Rows 6 and 7: elapsed is 0 until the clock starts, so a render held by a gate cannot expire.
+  // rollBack and fail: elapsed is 0 until the clock starts, so a render held by a gate cannot expire.
   const deadline = parseDuration(policy.deadline);
   if (verdict.kind === 'Unhealthy' && elapsed !== undefined && elapsed >= deadline) {
     const why = `${short} unhealthy ${formatDuration(elapsed)} after start (deadline ${policy.deadline}): ${verdict.message}`;
@@ -169,7 +182,7 @@ function planProgressing(
         ),
         action: applyLastHealthy,
         transition: { from: 'Progressing', to: 'RolledBack', reason: RolloutReason.DeadlineExceeded },
-        row: 6,
+        rule: 'rollBack',
       };
     }
     return {
@@ -182,12 +195,12 @@ function planProgressing(
       ),
       action: applySource,
       transition: { from: 'Progressing', to: 'Failed', reason: RolloutReason.DeadlineExceeded },
-      row: 7,
+      rule: 'fail',
     };
   }
 
-  // Row 8
-  return { next: current, action: applySource, row: 8 };
+  // wait
+  return { next: current, action: applySource, rule: 'wait' };
 }
 
 function finished(
