@@ -173,7 +173,7 @@ try {
   const see = (r: Watched) => {
     const k = `${r.metadata.namespace}/${r.metadata.name}`;
     if (!ready.has(k) && conditionTrue(r, 'Ready')) ready.set(k, performance.now());
-    // Healthy of what was applied: before any attempt DESIGN 4.8 reads an empty inventory as Healthy.
+    // Healthy of what was applied: docs/design.md#healthy-condition.
     const assessed = r.status?.conditions?.some(
       (c) => c.type === 'Healthy' && c.status === 'True' && c.reason === 'Healthy',
     );

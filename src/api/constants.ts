@@ -1,5 +1,5 @@
-// Names of convoy's API that more than one component must spell the same way:
-// group/version/plurals, annotation and label keys, the finalizer and the SSA field managers (DESIGN 4.7).
+// Names of convoy's API that more than one component must spell the same way: group/version/plurals,
+// annotation and label keys, the finalizer and the SSA field managers (docs/design.md#field-ownership).
 
 export const GROUP = 'convoy.kumodo.io';
 export const VERSION = 'v1alpha1';
@@ -77,7 +77,7 @@ export const FINALIZER = `${prefix}finalizer`;
  */
 export const INVENTORY_FINALIZER = `${prefix}inventory-protection`;
 
-/** Server-Side Apply field managers (DESIGN 4.7). Each writer uses exactly one. */
+/** Server-Side Apply field managers (docs/design.md#field-ownership). Each writer uses exactly one. */
 export const FIELD_MANAGERS = {
   /** Release status (all but the observer's fields), Cluster status, inventory keys/wave/renderRef/hook definitions. */
   controller: 'convoy-controller',

@@ -52,7 +52,7 @@ export interface Release extends Envelope<'Release'> {
   status?: ReleaseStatus;
 }
 
-/** Top-level `entries` and `hooks`, no spec/status (DESIGN 2). */
+/** Top-level `entries` and `hooks`, no spec/status (docs/design.md#field-ownership). */
 export interface ReleaseInventory extends Envelope<'ReleaseInventory'> {
   entries?: InventoryEntry[];
   hooks?: InventoryHook[];
@@ -114,7 +114,7 @@ export const READY_REASONS = [
 ] as const;
 export type ReadyReason = (typeof READY_REASONS)[number];
 
-/** DESIGN 4.8. */
+/** The Healthy condition's reasons (docs/design.md#healthy-condition). */
 export const HEALTHY_REASONS = [
   'NotConfigured',
   'Unknown',

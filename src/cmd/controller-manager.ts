@@ -1,5 +1,5 @@
 // convoy-controller-manager: flags → wiring. Runs the release controller on the harness with shard
-// leases (or one static shard with --shard-index), the probe/metrics server, the HTTP API (DESIGN 5;
+// leases (or one static shard with --shard-index), the probe/metrics server, the HTTP API (docs/http-api.md;
 // --api-* flags, see api-flags.ts) and graceful shutdown. Flags: controller-manager-flags.ts.
 import { hostname, tmpdir } from 'node:os';
 import { registerReleaseController } from '../controller/release/controller.ts';

@@ -1,5 +1,5 @@
-// Table tests of both processes' command lines: the settings they share are spelled the same and read
-// the same variables (DESIGN 1/5: one shard count for both), then each one's own flags and errors.
+// Table tests of both processes' command lines: the settings they share are spelled the same and read the
+// same variables (docs/design.md#sharding: one shard count for both), then each one's own flags and errors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {

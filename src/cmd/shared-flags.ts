@@ -1,4 +1,4 @@
-// The settings both processes take, spelled the same on both (DESIGN 1 and 5: they must agree on the
+// The settings both processes take, spelled the same on both (docs/design.md#sharding: they must agree on the
 // shard count and the Lease namespace): one table, one parser. Pure.
 import { DurationError, parseDuration } from '../api/duration.ts';
 import {

@@ -1,6 +1,7 @@
-// The status writer: Server-Side Apply to the /status subresource under one field manager, skipped when
-// the cached object already holds exactly these fields with these values under that manager — so a
-// steady reconcile writes nothing (DESIGN 2: times change only when what they describe changes).
+// The status writer: Server-Side Apply to the /status subresource under one field manager, skipped when the
+// cached object already holds exactly these fields with these values under that manager — so a steady
+// reconcile writes nothing (docs/design.md#status-assembly: times change only when what they describe
+// changes).
 import { API_VERSION } from '../api/constants.ts';
 import { statusSchemaOf } from '../api/crds.ts';
 import type { JsonSchema } from '../api/structural.ts';
@@ -20,7 +21,9 @@ export interface StatusWriteOptions {
   readonly fieldManager: string;
   /** The object as the informer cache has it; undefined always writes. */
   readonly cached?: ObjectHeader & { readonly status?: unknown };
-  /** Default true: each manager is the only writer of the fields it sends (DESIGN 4.7). */
+  /**
+   * Default true: each manager is the only writer of the fields it sends (docs/design.md#field-ownership).
+   */
   readonly force?: boolean;
   /**
    * Send the cached uid and resourceVersion as preconditions: the write fails with 409 Conflict when the

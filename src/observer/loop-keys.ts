@@ -3,7 +3,10 @@
 import type { Cluster, Release } from '../api/types.ts';
 import { shardOf } from '../runtime/index.ts';
 
-/** The shard of a Release: its Cluster's (spec.shard when set), or its namespace's without one (DESIGN 1). */
+/**
+ * The shard of a Release: its Cluster's (spec.shard when set), or its namespace's without one
+ * (docs/design.md#sharding).
+ */
 export function shardOfRelease(release: Release, cluster: Cluster | undefined, count: number): number {
   const ns = release.metadata.namespace ?? '';
   const name = release.spec?.cluster?.name;

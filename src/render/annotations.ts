@@ -1,5 +1,6 @@
-// convoy's annotations on objects of a render (DESIGN 2): sync-wave, prune and the hook set.
-// Checked when a render is made, so later steps can read them without failing.
+// convoy's annotations on objects of a render (docs/design.md#waves, docs/design.md#prune,
+// docs/design.md#hooks): sync-wave, prune and the hook set. Checked when a render is made, so later steps can
+// read them without failing.
 import {
   ANNOTATION_HOOK,
   ANNOTATION_HOOK_DELETE_POLICY,

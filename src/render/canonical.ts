@@ -1,5 +1,5 @@
 // The canonical form of a render: objects in a fixed order and JSON with sorted keys, so that the
-// same source revision and inputs always hash to the same renderRef (DESIGN 3, "Render").
+// same source revision and inputs always hash to the same renderRef (docs/design.md#render).
 import { createHash } from 'node:crypto';
 import { objectKey, waveOf } from './keys.ts';
 import type { Obj, Render } from './types.ts';

@@ -1,4 +1,4 @@
-// Shapes shared by sources, renderers and the canonical render. Spec types mirror DESIGN section 2
+// Shapes shared by sources, renderers and the canonical render. Spec types mirror src/api's Release spec
 // structurally, so any Release spec from src/api fits them without this folder importing it.
 
 /** A Kubernetes object as plain JSON. */

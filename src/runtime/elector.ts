@@ -18,7 +18,7 @@ import { Membership } from './membership.ts';
 import { fnv1a32 } from './shard.ts';
 import type { Transport } from './transport.ts';
 
-/** Whether this replica owns a shard now. The shard gate of the seeds. */
+/** Whether this replica owns a shard now. The shard gate (docs/design.md#sharding). */
 export interface ShardGate {
   owns(shard: number): boolean;
 }

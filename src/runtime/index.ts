@@ -1,4 +1,4 @@
-// The controller harness (the seeds' internal/controller/base): the public surface both
+// The controller harness (docs/design.md#processes): the public surface both
 // convoy processes build on.
 export { byNamespace, Cache, type CacheReader, keyOf, splitKey } from './cache.ts';
 export { type Clock, FakeClock, realClock } from './clock.ts';

@@ -123,7 +123,7 @@ export function route(method: string, rawUrl: string): RouteResult {
   }
 }
 
-/** The SubjectAccessReview attributes a route needs (DESIGN 5); undefined for public routes. */
+/** The SubjectAccessReview attributes a route needs (docs/http-api.md); undefined for public routes. */
 export function accessFor(r: Route): Access | undefined {
   const base = { group: API_GROUP, resource: 'releases' } as const;
   switch (r.kind) {

@@ -1,4 +1,4 @@
-// The HTTPS server of the HTTP API (DESIGN 5): route → authenticate → authorize → handler. Handlers
+// The HTTPS server of the HTTP API (docs/http-api.md): route → authenticate → authorize → handler. Handlers
 // are thin: they read what the cluster holds, hand it to the pure builders (views.ts, sync.ts) and write
 // the one Server-Side Apply a /sync needs. startApiServer is what the controller-manager calls. Rotated
 // serving certificates and front-proxy CAs are taken while it runs (watch.ts): new connections get the new
@@ -320,7 +320,7 @@ class Handler {
           },
           {
             fieldManager: FIELD_MANAGERS.api,
-            // These annotations are convoy-api's (DESIGN 4.7), whoever touched them last.
+            // These annotations are convoy-api's (docs/design.md#field-ownership), whoever touched them last.
             force: true,
             uidPrecondition: release.metadata.uid,
             resourceVersionPrecondition: release.metadata.resourceVersion,

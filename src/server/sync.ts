@@ -1,5 +1,6 @@
-// What a POST /sync writes on the Release (DESIGN 2): the three convoy-api annotations, decided from the
-// Release as read and the request. Pure; server.ts applies the result with Server-Side Apply.
+// What a POST /sync writes on the Release (docs/design.md#field-ownership): the three convoy-api annotations,
+// decided from the Release as read and the request. Pure; server.ts applies the result with Server-Side
+// Apply.
 import {
   ANNOTATION_APPROVED_RENDER,
   ANNOTATION_FORCE_SYNC_AT,

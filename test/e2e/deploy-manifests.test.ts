@@ -124,7 +124,7 @@ describe('deploy/ manifests, offline', () => {
     const observer = parseObserverFlags(ob.args, {}, host);
     assert.equal(observer.kind, 'run');
     if (observer.kind !== 'run') return;
-    // The settings both must agree on (DESIGN 1/5).
+    // The settings both must agree on (docs/design.md#sharding).
     for (const key of ['shardCount', 'leaseNamespace'] as const) {
       assert.equal(observer.options[key], manager.options[key], key);
     }

@@ -1,6 +1,6 @@
-// ReleaseInventory under several SSA field managers on the real apiserver (DESIGN 2, 4.7): each manager
-// keeps its own fields of an entry; what a plain apply that drops an entry really does; convoy's explicit
-// removal; and which precondition stops a stale apply from re-creating a deleted inventory.
+// ReleaseInventory under several SSA field managers on the real apiserver (docs/design.md#field-ownership):
+// each manager keeps its own fields of an entry; what a plain apply that drops an entry really does; convoy's
+// explicit removal; and which precondition stops a stale apply from re-creating a deleted inventory.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';

@@ -355,8 +355,8 @@ describe('convoy-observer health loop', () => {
       seenAt - anchor <= 4000 + 8 * 1200 + 2000,
       `Degraded within one backoff step (took ${seenAt - anchor} ms)`,
     );
-    // The same pass writes the inventory entry, then the Release status (seeds/000): the second may
-    // land a moment after the entry was read.
+    // The same pass writes the inventory entry, then the Release status (docs/design.md#one-health-pass): the
+    // second may land a moment after the entry was read.
     const r = await waitFor(
       'Healthy=False Degraded on the Release',
       async () => {

@@ -1,4 +1,4 @@
-// The rollout clock and the gates end to end (seeds/002, DESIGN 4.5 and 4.9), with
+// The rollout clock and the gates end to end (docs/design.md#rollout-rules), with
 // convoy-controller-manager and convoy-observer as separate processes on the real control plane with
 // kwok: a render approved in Manual mode later than its deadline still gets its full deadline; a
 // WaitPrevious wave whose previous wave never becomes healthy rolls back at the wave timeout; a Healthy

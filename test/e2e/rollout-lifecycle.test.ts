@@ -1,9 +1,9 @@
-// The rollout state machine (seeds/002) end to end: convoy-controller-manager and convoy-observer as
-// separate processes on the real control plane with kwok, a git source. A healthy commit succeeds; a
-// commit whose pods never become Ready rolls back at its deadline (its ConfigMap too) and the last
-// healthy render is held while the source still gives the bad one; a forced sync retries it once; the
-// next healthy commit opens a new rollout. rollback: Never fails instead; a revert to the last healthy
-// render that turns unhealthy fails rather than "rolling back" to itself.
+// The rollout state machine (docs/design.md#rollout-state-machine) end to end: convoy-controller-manager and
+// convoy-observer as separate processes on the real control plane with kwok, a git source. A healthy commit
+// succeeds; a commit whose pods never become Ready rolls back at its deadline (its ConfigMap too) and the
+// last healthy render is held while the source still gives the bad one; a forced sync retries it once; the
+// next healthy commit opens a new rollout. rollback: Never fails instead; a revert to the last healthy render
+// that turns unhealthy fails rather than "rolling back" to itself.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, API_VERSION } from '../../src/api/constants.ts';

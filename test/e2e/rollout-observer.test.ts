@@ -1,6 +1,6 @@
-// "If the observer stops, the inventory receives no new health. The verdict stays Pending, so convoy
-// waits and does not roll back" (seeds/002), end to end: the observer process is SIGKILLed after it has
-// assessed the new render as Progressing, so its shard Lease is not released; once the Lease has expired
+// "If the observer stops, the inventory receives no new health. The verdict stays Pending, so convoy waits
+// and does not roll back" (docs/design.md#verdict), end to end: the observer process is SIGKILLed after it
+// has assessed the new render as Progressing, so its shard Lease is not released; once the Lease has expired
 // (before the rollout deadline, so no verdict could have been read from stale health in between), the
 // deadline passes with no rollback; when the observer is back, the rollout resumes and rolls back.
 import assert from 'node:assert/strict';

@@ -1,5 +1,6 @@
 // ReleaseInventory: the objects and hooks convoy applied for one Release, written by several SSA field
-// managers at once (DESIGN 2, 4.7). The list-map keys let each manager own its own fields of an entry.
+// managers at once (docs/design.md#field-ownership). The list-map keys let each manager own its own fields of
+// an entry.
 import { type Static, Type } from 'typebox';
 import { HOOK_PHASES } from '../constants.ts';
 import { Duration, ListMap, RenderRef, StringEnum, Time } from './k8s.ts';

@@ -1,4 +1,5 @@
-// Release: what to render (source + render options), where to apply it, and how to roll it out (DESIGN 2).
+// Release: what to render (source + render options), where to apply it, and how to roll it out
+// (docs/reference/release.md).
 import { type Static, Type } from 'typebox';
 import { Conditions, LabelSelector, LocalSecretRefSchema } from './common.ts';
 import { Duration, FreeObject, ListMap, ObjectName, RenderRef, StringEnum, StringMap, Time } from './k8s.ts';

@@ -10,7 +10,10 @@ import { type Ctx, mustGetRelease, releaseRef, resolveRenderId, UserError } from
 import { shortRef } from '../format.ts';
 import { targetClient } from '../target.ts';
 
-/** The CLI's own field manager for spec.pin (DESIGN 4.7 lists the controller's; this one is the user's). */
+/**
+ * The CLI's own field manager for spec.pin (docs/design.md#field-ownership lists the controller's; this one
+ * is the user's).
+ */
 export const CLI_FIELD_MANAGER = 'convoy-cli';
 
 export async function sync(ctx: Ctx, name: string, force: boolean, direct: boolean): Promise<number> {

@@ -1,7 +1,7 @@
-// Which Cluster changes must wake the Releases that target it (DESIGN 4.1: "its Ready condition
-// changed"), and the Release index that finds them. The release controller and the observer wire these
-// into a secondary watch; a Release blocked on ClusterNotReady / ClusterPaused is otherwise retried only
-// by its backoff.
+// Which Cluster changes must wake the Releases that target it (docs/design.md#health-events: "its Ready
+// condition changed"), and the Release index that finds them. The release controller and the observer wire
+// these into a secondary watch; a Release blocked on ClusterNotReady / ClusterPaused is otherwise retried
+// only by its backoff.
 import type { Cluster, Release } from '../../api/types.ts';
 import { readyOf } from './status.ts';
 

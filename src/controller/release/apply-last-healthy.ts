@@ -1,5 +1,5 @@
-// applyLastHealthy: one code path for the first rollback, the hold at each later reconcile and the
-// rollback after a wave timeout (the seed's six steps). All objects of the last healthy render are
+// applyLastHealthy: one code path for the first rollback, the hold at each later reconcile and the rollback
+// after a wave timeout (docs/design.md#apply-last-healthy). All objects of the last healthy render are
 // applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
 import type { LastAttempted, Release } from '../../api/types.ts';
 import { keyString, objectKey, waveOf } from '../../render/keys.ts';

@@ -67,7 +67,7 @@ export interface ReleaseControllerOptions {
   readonly now?: () => number;
   /**
    * Resync of the Release informer in ms (default 10 min; 0: none): with syncPolicy.interval 0 it is the
-   * only periodic reconcile (DESIGN 4.6).
+   * only periodic reconcile (docs/design.md#rollout-wake-ups).
    */
   readonly resyncMs?: number;
 }
@@ -250,8 +250,9 @@ export function registerReleaseController(
       });
     },
   });
-  // inventory.HealthChanged wakes a Release whose rollout waits for a verdict; a Failed or RolledBack
-  // rollout waits for the interval only (DESIGN 4.6). Without a failurePolicy it still wakes, for lastHealthy.
+  // inventory.HealthChanged wakes a Release whose rollout waits for a verdict; a Failed or RolledBack rollout
+  // waits for the interval only (docs/design.md#rollout-wake-ups). Without a failurePolicy it still wakes,
+  // for lastHealthy.
   controller.watch({
     informer: inventories,
     updateFilter: (o, n) => healthChanged(o, n),

@@ -18,7 +18,7 @@ export interface ReleaseDeps {
   /** The tool renderers (Kustomize, Helm); Plain needs none. */
   readonly renderers?: Partial<Record<RenderType, Renderer>>;
   readonly resolveTarget: (release: Release) => Promise<Target>;
-  /** Whether the observer of the Release's shard is live (DESIGN 4.4). */
+  /** Whether the observer of the Release's shard is live (docs/design.md#verdict). */
   readonly observerLive: (release: Release) => boolean;
   /** The ReleaseInventory as the informer cache has it. */
   readonly cachedInventory: (namespace: string, name: string) => ReleaseInventory | undefined;

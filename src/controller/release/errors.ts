@@ -39,7 +39,7 @@ export class PinNotFoundError extends ReleaseError {
   override readonly stalled = true;
 }
 
-/** The target Cluster is missing or not Ready (DESIGN's ClusterUnavailable): retry. */
+/** The target Cluster is missing or not Ready (ClusterUnavailable): retry. */
 export class ClusterUnavailableError extends ReleaseError {
   override name = 'ClusterUnavailableError';
   readonly reason: 'ClusterNotFound' | 'ClusterNotReady';

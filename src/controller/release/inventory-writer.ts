@@ -1,8 +1,8 @@
-// Writes the controller's part of a ReleaseInventory: Server-Side Apply under convoy-controller of the
-// keys, version, wave and renderRef of every entry it keeps and the definitions of every hook it armed
-// (an apply that leaves an item out would drop the controller's fields of it), and the explicit removal
-// patch for entries and hooks that leave (DESIGN 2: another manager's fields would keep the item alive
-// after a plain apply leaves it out).
+// Writes the controller's part of a ReleaseInventory: Server-Side Apply under convoy-controller of the keys,
+// version, wave and renderRef of every entry it keeps and the definitions of every hook it armed (an apply
+// that leaves an item out would drop the controller's fields of it), and the explicit removal patch for
+// entries and hooks that leave (docs/design.md#field-ownership: another manager's fields would keep the item
+// alive after a plain apply leaves it out).
 import { API_VERSION, FIELD_MANAGERS, INVENTORY_FINALIZER } from '../../api/constants.ts';
 import type {
   InventoryEntry,
@@ -16,7 +16,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { removeInventoryItems } from '../../kube/inventory.ts';
 import { entryKey } from './sync/index.ts';
 
-/** The fields of an entry convoy-controller owns (DESIGN 4.7). */
+/** The fields of an entry convoy-controller owns (docs/design.md#field-ownership). */
 export function controllerFields(e: InventoryEntry): InventoryEntry {
   const out: InventoryEntry = { group: e.group, kind: e.kind, namespace: e.namespace, name: e.name };
   if (e.version !== undefined) out.version = e.version;
@@ -25,7 +25,9 @@ export function controllerFields(e: InventoryEntry): InventoryEntry {
   return out;
 }
 
-/** The fields of a hook entry convoy-controller owns (DESIGN 4.7): all but the observer's. */
+/**
+ * The fields of a hook entry convoy-controller owns (docs/design.md#field-ownership): all but the observer's.
+ */
 export function controllerHookFields(h: InventoryHook): InventoryHook {
   const { state: _s, reason: _r, message: _m, finishedAt: _f, ...mine } = h;
   return mine;

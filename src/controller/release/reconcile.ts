@@ -1,5 +1,6 @@
-// reconcile: the seed's order — stageRender, planRollout (no pin), applyLastHealthy (for that action),
-// stageGates, stageSync — returning a tagged Outcome for status assembly. It writes no status itself.
+// reconcile: the order of docs/design.md#reconcile-order — stageRender, planRollout (no pin),
+// applyLastHealthy (for that action), stageGates, stageSync — returning a tagged Outcome for status assembly.
+// It writes no status itself.
 import type { Release, ReleaseInventory } from '../../api/types.ts';
 import { hookOf } from '../../render/annotations.ts';
 import { objectKey } from '../../render/keys.ts';
@@ -102,7 +103,7 @@ export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Ou
     observed,
     deps,
   );
-  // HOOKS (issue "hooks"): SyncFail hooks of R, when its sync failed or its rollout is Failed.
+  // HOOKS (docs/design.md#hooks): SyncFail hooks of R, when its sync failed or its rollout is Failed.
   if (rendered !== undefined) {
     const notes = await syncFailStep(release, rendered, out, deps);
     if (notes.length > 0) out = { ...out, notes: [...out.notes, ...notes] };
@@ -127,9 +128,9 @@ function withCompletedWaves(release: Release, out: Outcome, observed: Observed, 
 }
 
 /**
- * The previous reconcile rendered a pinned render (status.currentRender) and this one, unpinned, renders
- * the prior rollout's R again: DESIGN 4.9 re-opens it. Every unpinned reconcile that renders writes R
- * to currentRender, so a currentRender other than R with a rollout of R can only come from a pin.
+ * The previous reconcile rendered a pinned render (status.currentRender) and this one, unpinned, renders the
+ * prior rollout's R again: docs/design.md#rollout-rules re-opens it. Every unpinned reconcile that renders
+ * writes R to currentRender, so a currentRender other than R with a rollout of R can only come from a pin.
  */
 function unpinned(release: Release, R: RenderSummary): boolean {
   const st = release.status;

@@ -110,7 +110,7 @@ export function upToDate(
   if (entries.some((e) => !keys.has(entryKey(e)) && (e.renderRef !== undefined || e.wave !== undefined)))
     return false;
   if (release.spec.syncPolicy?.selfHeal === true && entries.some((e) => e.drifted === true)) return false;
-  // HOOKS (issue "hooks"): a PostSync still to run, or a PreSync re-armed by a forced sync, is work left.
+  // HOOKS (docs/design.md#hooks): a PostSync still to run, or a PreSync re-armed by a forced sync: work.
   return syncHooksSettled({
     renderRef: R,
     hooks: rendered.render.hooks,
@@ -199,7 +199,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     notes,
   });
 
-  // 3. HOOKS (issue "hooks"): PreSync hooks of R run here, before wave 0, and gate the waves.
+  // 3. HOOKS (docs/design.md#hooks): PreSync hooks of R run here, before wave 0, and gate the waves.
   const hookInput = {
     release,
     renderRef: R,
@@ -301,14 +301,14 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   try {
     const pruned = await prune(release, rendered, writer, client, rendered.target.readClient);
     if (pruned > 0) notes.push(`pruned ${pruned} objects that left the render`);
-    // HOOKS (issue "hooks"): hooks that left the render go with the prune, their workloads too.
+    // HOOKS (docs/design.md#hooks): hooks that left the render go with the prune, their workloads too.
     const departed = await pruneDepartedHooks(hookInput, writer);
     if (departed > 0) notes.push(`removed ${departed} hooks that left the render`);
   } catch (err) {
     return failed(new PruneFailedError(`prune failed: ${(err as Error).message}`, { cause: err }), waves);
   }
 
-  // 6. HOOKS (issue "hooks"): PostSync hooks of R, once every object of R is applied (and Healthy).
+  // 6. HOOKS (docs/design.md#hooks): PostSync hooks of R, once every object of R is applied (and Healthy).
   const post = await postSyncStep({ ...hookInput, now: deps.now() }, writer);
   notes.push(...post.notes);
   if (post.kind === 'fail') return failed(post.error, waves);
@@ -316,7 +316,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   return { kind: 'synced', attempt: { ...attemptBase, applied: true }, waves, notes };
 }
 
-/** HOOKS (issue "hooks"): PreSync or PostSync hooks of R are running (or PostSync waits for health). */
+/** HOOKS (docs/design.md#hooks): PreSync or PostSync hooks of R run (or PostSync waits for health). */
 function waitingForHook(
   message: string,
   attemptBase: Omit<LastAttempted, 'applied'>,

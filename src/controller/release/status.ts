@@ -1,5 +1,5 @@
 // The Release status fields the release controller writes (manager convoy-controller) after one
-// reconcile: assembleStatus (rollout/) for the seed's fields, plus Ready/Stalled from conditionsFor,
+// reconcile: assembleStatus (rollout/) for the rollout fields, plus Ready/Stalled from conditionsFor,
 // observedGeneration, currentRender, waves and history. Pure; the same inputs on a steady Release give
 // a status equal to the one written before, so the status writer sends nothing.
 

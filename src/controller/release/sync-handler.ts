@@ -20,7 +20,7 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
   const finalizers = release.metadata.finalizers ?? [];
   if (release.metadata.deletionTimestamp !== undefined) {
     if (!finalizers.includes(FINALIZER)) return { kind: 'done' };
-    // HOOKS (issue "hooks"): one deletion step; delete hooks' progress goes to Ready.
+    // HOOKS (docs/design.md#hooks): one deletion step; delete hooks' progress goes to Ready.
     return await deletionHandler(release, deps);
   }
   if (!finalizers.includes(FINALIZER)) {

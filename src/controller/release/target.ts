@@ -1,9 +1,9 @@
-// Where a Release's objects go, and as whom (DESIGN 2, 3 "Deployer"). No spec.cluster: the cluster
-// convoy runs in. spec.cluster.name: the Cluster of that name in the Release's OWN namespace — there is
-// no namespace field, so a tenant can never borrow another namespace's cluster credentials. Writes to
-// the local cluster impersonate spec.serviceAccountName (the local RBAC of that account is the tenant's
-// boundary); writes to a remote cluster use the Cluster's kubeconfig as is (its credentials are the
-// boundary there: the account does not exist on that cluster).
+// Where a Release's objects go, and as whom (docs/design.md#tenancy-and-impersonation). No spec.cluster: the
+// cluster convoy runs in. spec.cluster.name: the Cluster of that name in the Release's OWN namespace — there
+// is no namespace field, so a tenant can never borrow another namespace's cluster credentials. Writes to the
+// local cluster impersonate spec.serviceAccountName (the local RBAC of that account is the tenant's
+// boundary); writes to a remote cluster use the Cluster's kubeconfig as is (its credentials are the boundary
+// there: the account does not exist on that cluster).
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';

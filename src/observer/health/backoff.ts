@@ -1,4 +1,4 @@
-// progressBackoff and the pure core of scheduleHealthRecheck (seed "Re-check backoff", DESIGN 4.3).
+// progressBackoff and the pure core of scheduleHealthRecheck (docs/design.md#re-check-backoff).
 // Attempt counts live in memory only; a restart starts every target at 2 s again.
 
 export const defaultMaxDelayMs = 32_000;

@@ -37,7 +37,7 @@ test('healthSummary counts states; entries without one are unknown', () => {
   );
 });
 
-test('healthyCondition follows DESIGN 4.8, first row wins', () => {
+test('healthyCondition follows docs/design.md#healthy-condition, first row wins', () => {
   const prev = { healthy: 1, progressing: 0, degraded: 0, unknown: 0, total: 1 };
   const assessed = (entries: InventoryEntry[], last: string | null = R): ConditionInput => ({
     outcome: { kind: 'assessed', entries },

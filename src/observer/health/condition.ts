@@ -1,4 +1,5 @@
-// The Release's Healthy condition and healthSummary (DESIGN 4.8), from the entries this pass wrote.
+// The Release's Healthy condition and healthSummary (docs/design.md#healthy-condition), from the entries this
+// pass wrote.
 import { emptySummary, type HealthSummary, healthSummary } from '../../api/health-summary.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import type { InventoryEntry } from './types.ts';
@@ -28,7 +29,7 @@ export interface ConditionInput {
 const describe = (e: InventoryEntry) =>
   `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}${e.message ? `: ${e.message}` : ''}`;
 
-/** The first matching row of DESIGN 4.8 decides. */
+/** The first matching row of docs/design.md#healthy-condition decides. */
 export function healthyCondition(input: ConditionInput): HealthyCondition {
   const o = input.outcome;
   switch (o.kind) {

@@ -1,4 +1,4 @@
-// Edge triggers of one health pass (seed "Wake the controller", DESIGN 4.9): the observer sends
+// Edge triggers of one health pass (docs/design.md#controller-wake-ups): the observer sends
 // POST /sync only when something changed in this pass, never on a steady pass.
 import { entryKey, type InventoryEntry } from './types.ts';
 

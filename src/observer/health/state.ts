@@ -1,5 +1,5 @@
 // health.DeriveState: one inventory entry's state from its rule result and firstUnhealthy anchor
-// (seed "Per-entry evaluation"). The anchor survives restarts because it lives in the inventory.
+// (docs/design.md#entry-state). The anchor survives restarts because it lives in the inventory.
 import { formatTime } from '../status-condition.ts';
 import { assertNever, type HealthState, type RuleResult } from './types.ts';
 

@@ -1,4 +1,5 @@
-// Table tests of pollHookWorkload's decision (DESIGN 4.2) and of which hook entries are polled.
+// Table tests of pollHookWorkload's decision (docs/design.md#hook-polling) and of which hook entries are
+// polled.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type DecideInput, decideHook, shouldPoll, type Workload } from './decide.ts';

@@ -1,5 +1,5 @@
-// pollHookWorkload's decision (DESIGN 4.2) as a pure function over the Job or Pod read from the
-// target cluster, plus the seed's rule for which hook entries are polled at all.
+// pollHookWorkload's decision (docs/design.md#hook-polling) as a pure function over the Job or Pod read from
+// the target cluster, plus the rule for which hook entries are polled at all.
 import type { InventoryHook } from '../../api/types.ts';
 
 /** The workload as read: a Job, a Pod, or nothing under the recorded name. */
@@ -58,7 +58,7 @@ export interface DecideInput {
   readonly now: Date;
 }
 
-/** The first matching row of DESIGN 4.2 decides. */
+/** The first matching row of docs/design.md#hook-polling decides. */
 export function decideHook(input: DecideInput): HookVerdict {
   const w = input.workload;
   switch (w.kind) {

@@ -16,7 +16,9 @@ import {
 } from './decide.ts';
 import { type HookStatusItem, planHookStatus } from './status.ts';
 
-/** Reads the hook's Job or Pod from the target cluster and decides its state (DESIGN 4.2). */
+/**
+ * Reads the hook's Job or Pod from the target cluster and decides its state (docs/design.md#hook-polling).
+ */
 export async function pollHookWorkload(
   client: KubeClient,
   defaultNamespace: string,

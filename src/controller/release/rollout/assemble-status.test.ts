@@ -1,4 +1,4 @@
-// Table tests of assembleStatus: each bullet of the seed's "Status assembly", and a steady reconcile that
+// Table tests of assembleStatus: each bullet of docs/design.md#status-assembly, and a steady reconcile that
 // must produce an identical status.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

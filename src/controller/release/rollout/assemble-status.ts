@@ -1,7 +1,7 @@
-// assembleStatus: the Release status fields the release controller owns after one reconcile (the seed's
-// "Status assembly"): lastAttempted, lastSuccessful, lastHealthy, rollout, the RolloutSucceeded condition
-// and lastHandledForceSyncAt. Times change only when what they describe changes, so a steady reconcile
-// yields a status equal to the prior one and the status writer has nothing to send.
+// assembleStatus: the Release status fields the release controller owns after one reconcile
+// (docs/design.md#status-assembly): lastAttempted, lastSuccessful, lastHealthy, rollout, the RolloutSucceeded
+// condition and lastHandledForceSyncAt. Times change only when what they describe changes, so a steady
+// reconcile yields a status equal to the prior one and the status writer has nothing to send.
 import { setCondition } from './conditions.ts';
 import { formatTime } from './time.ts';
 import {
@@ -54,7 +54,8 @@ export interface AssembleInput {
    * verdict(R) exactly as planRollout read it (the same value, not a second reading). When the rollout
    * written is Succeeded(R) on this verdict, lastHealthy is R even if no attempt of R is recorded (a crash
    * between apply and status write, then a failed dry run): Healthy means every object of R is live with
-   * renderRef R, so R is the attempt in the seed's sense, and Succeeded(R) never goes out without it.
+   * renderRef R, so R is the attempt in the sense of docs/design.md#status-assembly, and Succeeded(R) never
+   * goes out without it.
    */
   readonly planned?: (RenderVerdict & { readonly revision: string }) | undefined;
   readonly failurePolicySet: boolean;

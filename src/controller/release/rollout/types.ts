@@ -1,4 +1,4 @@
-// The API types the rollout decisions read and write (DESIGN section 2), taken from src/api so the two
+// The API types the rollout decisions read and write (src/api), taken from src/api so the two
 // cannot drift, plus the small helpers the decisions share. Times are RFC 3339 strings as in the API;
 // the decisions take `now` as epoch milliseconds.
 import type { HookPhase } from '../../../api/constants.ts';

@@ -1,4 +1,4 @@
-// Table tests of verdict, row by row of DESIGN 4.4 with first-match cases.
+// Table tests of verdict, row by row of docs/design.md#verdict with first-match cases.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { entry, hook, obj, R1, R2 } from './fixtures.ts';
@@ -21,7 +21,7 @@ function input(
   };
 }
 
-describe('verdict (DESIGN 4.4, first matching row)', () => {
+describe('verdict (docs/design.md#verdict, first matching row)', () => {
   test('row 1: observer not live → Pending, even with a failed hook and degraded objects', () => {
     const v = verdict(
       input({

@@ -1,6 +1,7 @@
-// verdict(R): the controller's reading of the observer's per-object health for one render (DESIGN 4.4,
-// first matching row). The controller owns the deadline; the verdict only says Pending, Healthy or
-// Unhealthy, and stays Pending while the observer is not live so a silent observer never causes a rollback.
+// verdict(R): the controller's reading of the observer's per-object health for one render
+// (docs/design.md#verdict, first matching row). The controller owns the deadline; the verdict only says
+// Pending, Healthy or Unhealthy, and stays Pending while the observer is not live so a silent observer never
+// causes a rollback.
 import {
   describeObject,
   type HookEntry,

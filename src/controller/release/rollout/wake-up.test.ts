@@ -1,4 +1,4 @@
-// Table tests of nextWakeUp (DESIGN 4.6) and the inventory.HealthChanged watch filter.
+// Table tests of nextWakeUp (docs/design.md#rollout-wake-ups) and the inventory.HealthChanged watch filter.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { entry, MIN, obj, R1, R2, T0 } from './fixtures.ts';
@@ -27,7 +27,7 @@ const deadline = (ms: number) => ({ kind: 'requeue', afterMs: ms, reason: 'deadl
 const interval = (ms: number) => ({ kind: 'requeue', afterMs: ms, reason: 'interval' }) as const;
 const none = { kind: 'none' } as const;
 
-describe('nextWakeUp (DESIGN 4.6)', () => {
+describe('nextWakeUp (docs/design.md#rollout-wake-ups)', () => {
   const rows: [string, Partial<WakeUpInput>, ReturnType<typeof nextWakeUp>][] = [
     ['Progressing, deadline nearer than the interval', {}, deadline(3 * MIN)],
     ['Progressing, interval nearer than the deadline', { now: T0 + MIN }, interval(5 * MIN)],

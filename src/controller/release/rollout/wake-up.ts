@@ -1,6 +1,6 @@
-// When a Release must be reconciled again for its rollout (DESIGN 4.6): the deadline requeue of a
-// Progressing rollout, and the ReleaseInventory watch filter inventory.HealthChanged. Without them a
-// healthy render could pass its deadline before the next poll and be rolled back.
+// When a Release must be reconciled again for its rollout (docs/design.md#rollout-wake-ups): the deadline
+// requeue of a Progressing rollout, and the ReleaseInventory watch filter inventory.HealthChanged. Without
+// them a healthy render could pass its deadline before the next poll and be rolled back.
 import { parseDuration } from '../../../api/duration.ts';
 import { elapsedSince } from './time.ts';
 import {

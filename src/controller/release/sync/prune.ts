@@ -1,5 +1,5 @@
 // pruneSet: which inventory entries leave, and of those which are deleted from the target
-// cluster and which are only forgotten (DESIGN 2: an object that leaves the render but is not
+// cluster and which are only forgotten (docs/design.md#prune: an object that leaves the render but is not
 // pruned leaves the inventory all the same).
 import type { InventoryEntry, InventoryKey } from '../../../api/types.ts';
 import { entryKey } from './inventory.ts';

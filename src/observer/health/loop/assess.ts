@@ -1,4 +1,4 @@
-// assess: one assessment of a Release's inventory (seed "Assessment", steps 2-8). Rules are compiled
+// assess: one assessment of a Release's inventory (docs/design.md#assessment, steps 2-8). Rules are compiled
 // first (a compile error stops the whole Release), the target cluster is resolved, anchors are read
 // before any write, each entry's live object is read and judged, and the result is written back.
 // Live objects are read through ../../live-reads.ts: a GET each, or where many entries share a kind and

@@ -1,8 +1,9 @@
-// The HealthController (seed "Health loop"): the observer's second controller on the shared harness.
-// Queue key: namespace/name of the Release. syncHandler runs the seed's steps in order — Release from
-// the cache, shard gate (the harness checks it before the handler runs), deletion, hooks, health, wake
-// the controller on an edge, scheduleHealthRecheck. Attempt counts and unsent edges live in memory.
-// Informers, shard gate, reads through own writes and the pass counters are ../../loop.ts, shared with drift.
+// The HealthController (docs/design.md#health-loop): the observer's second controller on the shared harness.
+// Queue key: namespace/name of the Release. syncHandler runs the steps of docs/design.md#one-health-pass —
+// Release from the cache, shard gate (the harness checks it before the handler runs), deletion, hooks,
+// health, wake the controller on an edge, scheduleHealthRecheck. Attempt counts and unsent edges live in
+// memory. Informers, shard gate, reads through own writes and the pass counters are ../../loop.ts, shared
+// with drift.
 
 import { Counter } from 'prom-client';
 import { GROUP, VERSION } from '../../../api/constants.ts';

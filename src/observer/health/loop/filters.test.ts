@@ -1,4 +1,4 @@
-// Table tests of the health loop's event filters (DESIGN 4.1).
+// Table tests of the health loop's event filters (docs/design.md#health-events).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InventoryEntry, InventoryHook, Release, ReleaseInventory } from '../../../api/types.ts';

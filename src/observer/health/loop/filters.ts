@@ -1,5 +1,5 @@
-// Event filters of the health loop (DESIGN 4.1): which updates add a Release's key. The inventory
-// checks compare only controller-manager-owned fields, so the loop's own writes never wake it. The
+// Event filters of the health loop (docs/design.md#health-events): which updates add a Release's key. The
+// inventory checks compare only controller-manager-owned fields, so the loop's own writes never wake it. The
 // Cluster filter is the drift loop's too: ../../loop-keys.ts.
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
 

@@ -1,8 +1,8 @@
-// requestSync: how the health loop wakes the controller on an edge (DESIGN 4.6): POST …/releases/{name}/sync
-// with body {} to the controller-manager's HTTP API, with the observer's own credentials — through the
-// kube-apiserver's aggregation layer (the default) or straight to the API's URL. Writing the annotation
-// here instead is a degraded mode for clusters without the aggregated API, chosen only explicitly.
-// Any failure throws: the caller keeps the edge and the queue retries the pass.
+// requestSync: how the health loop wakes the controller on an edge (docs/design.md#controller-wake-ups): POST
+// …/releases/{name}/sync with body {} to the controller-manager's HTTP API, with the observer's own
+// credentials — through the kube-apiserver's aggregation layer (the default) or straight to the API's URL.
+// Writing the annotation here instead is a degraded mode for clusters without the aggregated API, chosen only
+// explicitly. Any failure throws: the caller keeps the edge and the queue retries the pass.
 import { request as httpsRequest } from 'node:https';
 import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION, FIELD_MANAGERS } from '../../../api/constants.ts';
 import type { Release } from '../../../api/types.ts';
