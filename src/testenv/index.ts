@@ -31,6 +31,7 @@ import {
   untrackDir,
   Watchdog,
 } from './proc.ts';
+import { type RegistryOptions, startRegistry, type TestRegistry } from './registry.ts';
 import { stagesYaml } from './stages.ts';
 
 export {
@@ -41,6 +42,12 @@ export {
 export { FRONT_PROXY_CLIENT_NAME } from './flags.ts';
 export type { ClusterCredentials } from './kubeconfig.ts';
 export { isAlive } from './proc.ts';
+export {
+  type RegistryOptions,
+  RegistryStartError,
+  startRegistry,
+  type TestRegistry,
+} from './registry.ts';
 export {
   TEST_ANNOTATION_READY_DELAY,
   TEST_FAIL_MESSAGE,
@@ -71,6 +78,8 @@ export interface StartOptions {
    */
   readonly timeoutMs?: number;
   readonly log?: (line: string) => void;
+  /** Also start an OCI registry (registry.ts) on loopback; stop() stops it too. */
+  readonly registry?: RegistryOptions | true;
 }
 
 export interface ClusterAccess extends ClusterCredentials {
@@ -93,6 +102,8 @@ export interface ControlPlane extends ClusterAccess {
   readonly nodeNames: readonly string[];
   /** With `aggregation`: PEM of the CA that signed kube-apiserver's front-proxy client cert. */
   readonly frontProxyCaPem?: string;
+  /** With `registry`: the OCI registry started with it. */
+  readonly registry?: TestRegistry;
   /** Processes currently running, the watchdog included. */
   processes(): readonly ProcessInfo[];
   /** Stops the main kube-apiserver and starts it again on the same port and etcd. */
@@ -139,11 +150,31 @@ export async function startControlPlane(opts: StartOptions = {}): Promise<Contro
   const dir = await mkdtemp(join(tmpdir(), 'convoy-testenv-'));
   const started = Date.now();
   const env = new Env(bin, dir, started + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS), opts.log ?? (() => {}));
+  let registry: TestRegistry | undefined;
   try {
-    const cp = await env.start(opts);
+    const [cp, reg] = await Promise.all([
+      env.start(opts),
+      opts.registry === undefined
+        ? undefined
+        : startRegistry({
+            ...(opts.registry === true ? {} : opts.registry),
+            ...(opts.log ? { log: opts.log } : {}),
+          }).then((r) => {
+            registry = r;
+            return r;
+          }),
+    ]);
     opts.log?.(`testenv: control plane up at ${cp.server} in ${Date.now() - started} ms (${dir})`);
-    return cp;
+    if (reg === undefined) return cp;
+    return {
+      ...cp,
+      registry: reg,
+      stop: async () => {
+        await Promise.all([cp.stop(), reg.stop()]);
+      },
+    };
   } catch (err) {
+    await registry?.stop();
     await env.stop(process.env.CONVOY_TESTENV_KEEP === '1');
     if (err instanceof ControlPlaneStartError || err instanceof ProcessExitedError) throw err;
     throw new ControlPlaneStartError(`starting the control plane failed: ${(err as Error).message}`, {

@@ -1,6 +1,6 @@
 // A real OCI registry (distribution's `registry`, built from its Go module by tools.ts) on a loopback
 // port, for tests and `convoy dev`: its own temp dir for storage, config and log; optionally htpasswd
-// basic auth and TLS with a CA made for it. It dies with its owner like the control plane's processes
+// basic auth or a Bearer token service (token-server.ts), and TLS with a CA made for it. It dies with its owner like the control plane's processes
 // (process group, exit handlers, a watchdog for a SIGKILLed parent; see proc.ts).
 import { execFile as execFileCb } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,13 +21,21 @@ import {
   untrackDir,
   Watchdog,
 } from './proc.ts';
+import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from './token-server.ts';
 import { ensureTools, toolPath } from './tools.ts';
 
 const execFile = promisify(execFileCb);
 
 export interface RegistryOptions {
-  /** Require these credentials (htpasswd basic auth). */
-  readonly auth?: { readonly username: string; readonly password: string };
+  /**
+   * Require these credentials: htpasswd basic auth (the default), or `token` — a token service in this
+   * process (token-server.ts) that the registry sends clients to with a Bearer challenge.
+   */
+  readonly auth?: {
+    readonly username: string;
+    readonly password: string;
+    readonly mode?: 'htpasswd' | 'token';
+  };
   /** Serve HTTPS with a certificate for 127.0.0.1 and localhost signed by a fresh CA (caPem). */
   readonly tls?: boolean;
   /** Directory with the `registry` binary; default ensureTools() (builds it the first time). */
@@ -47,6 +55,8 @@ export interface TestRegistry {
   /** True without tls: clients must be told to speak plain HTTP. */
   readonly insecure: boolean;
   readonly auth?: { readonly username: string; readonly password: string };
+  /** In token mode: how many tokens the token service issued. */
+  readonly tokensIssued?: () => number;
   readonly dir: string;
   readonly pid: number;
   /** A docker config JSON (as a dockerconfigjson Secret holds) for these credentials. */
@@ -67,10 +77,12 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
   trackDir(dir);
   const watchdog = new Watchdog(dir);
   let proc: Proc | undefined;
+  let tokens: TokenServer | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       if (proc !== undefined) await stopProc(proc);
+      await tokens?.close();
       watchdog.stop();
       untrackDir(dir);
       await rm(dir, { recursive: true, force: true, maxRetries: 3 });
@@ -80,13 +92,25 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
   try {
     await mkdir(join(dir, 'data'));
     const tls = opts.tls ? await writeServingCert(join(dir, 'tls')) : undefined;
-    if (opts.auth)
+    if (opts.auth?.mode === 'token') {
+      const pem = tls && {
+        cert: await readFile(tls.certFile, 'utf8'),
+        key: await readFile(tls.keyFile, 'utf8'),
+      };
+      tokens = await startTokenServer({
+        username: opts.auth.username,
+        password: opts.auth.password,
+        jwksPath: join(dir, 'jwks.json'),
+        ...(pem ? { tls: pem } : {}),
+      });
+    } else if (opts.auth) {
       await writeFile(join(dir, 'htpasswd'), htpasswdLine(opts.auth.username, opts.auth.password));
+    }
     const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       const config = join(dir, 'config.yml');
-      await writeFile(config, registryConfig(dir, port, opts, tls));
+      await writeFile(config, registryConfig(dir, port, opts, tls, tokens?.realm));
       const logPath = join(dir, 'registry.log');
       await rm(logPath, { force: true });
       proc = spawnLogged({
@@ -119,7 +143,8 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
         endpoint,
         ...(tls ? { caPem: tls.caPem } : {}),
         insecure: !tls,
-        ...(auth ? { auth } : {}),
+        ...(auth ? { auth: { username: auth.username, password: auth.password } } : {}),
+        ...(tokens ? { tokensIssued: tokens.issued } : {}),
         dir,
         pid: proc.pid,
         dockerConfigJson: (username = auth?.username ?? '', password = auth?.password ?? '') =>
@@ -141,7 +166,14 @@ function registryConfig(
   port: number,
   opts: RegistryOptions,
   tls: { certFile: string; keyFile: string } | undefined,
+  realm: string | undefined,
 ): string {
+  const auth =
+    realm !== undefined
+      ? { token: { realm, service: TOKEN_SERVICE, issuer: TOKEN_ISSUER, jwks: join(dir, 'jwks.json') } }
+      : opts.auth
+        ? { htpasswd: { realm: 'convoy-testenv', path: join(dir, 'htpasswd') } }
+        : undefined;
   // JSON is YAML: no quoting rules to get wrong for temp paths.
   return JSON.stringify({
     version: 0.1,
@@ -156,7 +188,7 @@ function registryConfig(
       secret: randomBytes(16).toString('hex'),
       ...(tls ? { tls: { certificate: tls.certFile, key: tls.keyFile } } : {}),
     },
-    ...(opts.auth ? { auth: { htpasswd: { realm: 'convoy-testenv', path: join(dir, 'htpasswd') } } } : {}),
+    ...(auth === undefined ? {} : { auth }),
   });
 }
 

@@ -254,6 +254,40 @@ describe('OCI source on the real registry', () => {
     }
   });
 
+  it('the Bearer token flow: 401 challenge, token from the realm with the credentials, token reused', async () => {
+    const r = await startRegistry({ tls: true, auth: { username: 'ci', password: 'tok-pw', mode: 'token' } });
+    try {
+      const repo = parseOciUrl(`oci://${r.host}/tok/app`);
+      const basic = { type: 'basic' as const, username: 'ci', password: 'tok-pw' };
+      const pushed = await pushArtifact(files('t'), repo, '1.0.0', {
+        credentials: basic,
+        caPem: r.caPem ?? '',
+        insecure: false,
+      });
+      const afterPush = r.tokensIssued?.() ?? 0;
+      assert.ok(afterPush >= 1, 'the push fetched a token');
+      const data = { '.dockerconfigjson': r.dockerConfigJson(), 'ca.crt': r.caPem ?? '' };
+      const out = await new OciSource().fetch({ url: repo.display, ref: { semver: '1.x' } }, data);
+      assert.equal(out.revision, pushed.digest);
+      assert.equal(
+        r.tokensIssued?.(),
+        afterPush + 1,
+        'one token served the tag list, the manifest and the blob',
+      );
+      await assert.rejects(
+        new OciSource().fetch({ url: repo.display }, { 'ca.crt': r.caPem ?? '' }),
+        /spec\.source\.oci\.secretRef: 127\.0\.0\.1:\d+ needs credentials for oci:\/\/127\.0\.0\.1:\d+\/tok\/app \(401 from its token service\)/,
+      );
+      const wrong = { '.dockerconfigjson': r.dockerConfigJson('ci', 'bad'), 'ca.crt': r.caPem ?? '' };
+      await assert.rejects(
+        new OciSource().fetch({ url: repo.display }, wrong),
+        /refused the credentials for .* \(401 from its token service\)/,
+      );
+    } finally {
+      await r.stop();
+    }
+  });
+
   it('stop() leaves no process and no directory', async () => {
     const r = await startRegistry({});
     assert.ok(isAlive(r.pid));
