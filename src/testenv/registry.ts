@@ -61,6 +61,8 @@ export interface TestRegistry {
   readonly pid: number;
   /** A docker config JSON (as a dockerconfigjson Secret holds) for these credentials. */
   dockerConfigJson(username?: string, password?: string): string;
+  /** Where the registry stores a blob on disk (a test rewrites it to corrupt the registry). */
+  blobPath(digest: string): string;
   /** Kills the registry and removes its dir; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -151,6 +153,10 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
           JSON.stringify({
             auths: { [host]: { auth: Buffer.from(`${username}:${password}`).toString('base64') } },
           }),
+        blobPath: (digest) => {
+          const [algo = 'sha256', hex = ''] = digest.split(':');
+          return join(dir, 'data', 'docker', 'registry', 'v2', 'blobs', algo, hex.slice(0, 2), hex, 'data');
+        },
         stop,
       };
     }

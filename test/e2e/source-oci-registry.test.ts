@@ -16,6 +16,7 @@ import { MEDIA, RegistryClient } from '../../src/render/oci/client.ts';
 import { pushArtifact } from '../../src/render/oci/push.ts';
 import { parseOciUrl } from '../../src/render/oci/reference.ts';
 import { OciSource } from '../../src/render/oci/source.ts';
+import { pushLayer, rawTarGz } from '../../src/render/oci/testsupport.ts';
 import { isAlive } from '../../src/testenv/index.ts';
 import { startRegistry, type TestRegistry } from '../../src/testenv/registry.ts';
 
@@ -127,19 +128,7 @@ describe('OCI source on the real registry', () => {
       credentials: { type: 'none' },
       insecure: true,
     });
-    const hex = pushed.layerDigest.slice('sha256:'.length);
-    const blob = join(
-      plain.dir,
-      'data',
-      'docker',
-      'registry',
-      'v2',
-      'blobs',
-      'sha256',
-      hex.slice(0, 2),
-      hex,
-      'data',
-    );
+    const blob = plain.blobPath(pushed.layerDigest);
     assert.ok(existsSync(blob), `the registry keeps the layer at ${blob}`);
     const tampered = gzipSync(Buffer.alloc(1024));
     await writeFile(blob, tampered);
@@ -152,21 +141,6 @@ describe('OCI source on the real registry', () => {
     );
 
     // A layer whose tar climbs out, pushed by hand as any tool could.
-    const header = Buffer.alloc(512);
-    header.write('../../etc/cron.d/evil', 0);
-    header.write('0000644\0', 100);
-    header.write('0000000\0', 108);
-    header.write('0000000\0', 116);
-    header.write('00000000004\0', 124);
-    header.write('00000000000\0', 136);
-    header.write('        ', 148);
-    header.write('0', 156);
-    header.write('ustar\0', 257);
-    header.write('00', 263);
-    let sum = 0;
-    for (const b of header) sum += b;
-    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-    const evil = gzipSync(Buffer.concat([header, Buffer.from('evil'), Buffer.alloc(508 + 1024)]));
     const client = new RegistryClient(repo, {
       credentials: { type: 'none' },
       insecure: true,
@@ -175,15 +149,7 @@ describe('OCI source on the real registry', () => {
       maxManifestBytes: 1 << 20,
       maxTags: 10,
     });
-    const layer = await client.pushBlob(evil, MEDIA.fluxContent);
-    const config = await client.pushBlob(Buffer.from('{}'), MEDIA.fluxConfig);
-    await client.pushManifest(
-      'evil',
-      Buffer.from(
-        JSON.stringify({ schemaVersion: 2, mediaType: MEDIA.ociManifest, config, layers: [layer] }),
-      ),
-      MEDIA.ociManifest,
-    );
+    await pushLayer(client, 'evil', rawTarGz({ name: '../../etc/cron.d/evil', data: 'evil' }));
     await assert.rejects(
       source.fetch({ url: repo.display, ref: { tag: 'evil' }, insecure: true }, undefined),
       /spec\.source\.oci: the artifact oci:\/\/127\.0\.0\.1:\d+\/bad \(tag "evil"\) is refused: entry "\.\.\/\.\.\/etc\/cron\.d\/evil": path climbs out with "\.\."/,

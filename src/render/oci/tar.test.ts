@@ -8,39 +8,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { ArchiveError, extractTarGz, packTarGz } from './tar.ts';
+import { rawTarGz } from './testsupport.ts';
 
-type Raw = {
-  name: string;
-  type?: string;
-  link?: string;
-  data?: string | Buffer;
-  size?: number;
-  prefix?: string;
-};
-
-/** One tar entry exactly as given: nothing is checked, that is the point. */
-function rawEntry(e: Raw): Buffer {
-  const data = Buffer.from(e.data ?? '');
-  const h = Buffer.alloc(512);
-  h.write(e.name, 0, 100, 'utf8');
-  h.write('0000644\0', 100, 'latin1');
-  h.write('0000000\0', 108, 'latin1');
-  h.write('0000000\0', 116, 'latin1');
-  h.write(`${(e.size ?? data.length).toString(8).padStart(11, '0')}\0`, 124, 'latin1');
-  h.write('00000000000\0', 136, 'latin1');
-  h.write('        ', 148, 'latin1');
-  h.write(e.type ?? '0', 156, 'latin1');
-  h.write(e.link ?? '', 157, 100, 'utf8');
-  h.write('ustar\0', 257, 'latin1');
-  h.write('00', 263, 'latin1');
-  h.write(e.prefix ?? '', 345, 155, 'utf8');
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
-  const pad = Buffer.alloc((512 - (data.length % 512)) % 512);
-  return Buffer.concat([h, data, pad]);
-}
-const tgz = (...entries: Raw[]) => gzipSync(Buffer.concat([...entries.map(rawEntry), Buffer.alloc(1024)]));
+const tgz = rawTarGz;
 const pax = (records: Record<string, string>) => {
   const body = Object.entries(records)
     .map(([k, v]) => {
@@ -229,7 +199,7 @@ describe('packTarGz', () => {
     const back = await extractTarGz(one);
     assert.deepEqual(
       back.map((f) => f.path),
-      ['a/' + 'x'.repeat(120) + '/c.yaml', 'b.yaml', 'empty'],
+      [`a/${'x'.repeat(120)}/c.yaml`, 'b.yaml', 'empty'],
     );
   });
   it('writes archives GNU tar reads, and reads what GNU tar writes', async () => {
