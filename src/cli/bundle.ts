@@ -9,7 +9,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const BUNDLE_DIR = `${ROOT}node_modules/.cache/convoy-cli`;
+/** In the checkout, not node_modules: each git worktree (which may share node_modules) has its own. */
+export const BUNDLE_DIR = `${ROOT}.convoy/cli`;
 
 /**
  * Modules find files beside them with `new URL('x', import.meta.url)` (the default rules, the deploy
@@ -31,6 +32,34 @@ const sourceUrls: Plugin = {
   },
 };
 
+/**
+ * `import … from 'node:http'` in ESM builds the module's namespace, which reads every export — and
+ * node:http's lazy WebSocket/undici getters then load http2, undici, worker_threads and perf_hooks
+ * (~0.1 CPU-s for `convoy get`). Builtins are taken with process.getBuiltinModule instead, as
+ * CommonJS objects whose members esbuild reads only where the code uses them.
+ */
+const lazyBuiltins: Plugin = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'builtin' }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * yaml's Node entry is CommonJS, which esbuild must keep whole and wrap; its ESM build (the package's
+ * `default` export) is the same code as modules, so only what convoy uses is bundled and evaluated.
+ */
+const yamlEsm: Plugin = {
+  name: 'yaml-esm',
+  setup(b) {
+    b.onResolve({ filter: /^yaml$/ }, () => ({ path: `${ROOT}node_modules/yaml/browser/index.js` }));
+  },
+};
+
 export async function bundleCli(): Promise<void> {
   await rm(BUNDLE_DIR, { recursive: true, force: true });
   await mkdir(dirname(BUNDLE_DIR), { recursive: true });
@@ -39,14 +68,16 @@ export async function bundleCli(): Promise<void> {
     outdir: BUNDLE_DIR,
     bundle: true,
     splitting: true,
+    // .mjs: Node knows the format without reading a package.json or parsing the file to detect it.
+    outExtension: { '.js': '.mjs' },
     format: 'esm',
     platform: 'node',
     target: 'node22',
     logLevel: 'warning',
-    plugins: [sourceUrls],
+    plugins: [lazyBuiltins, yamlEsm, sourceUrls],
     // CommonJS dependencies call require(); ESM chunks have none of their own.
     banner: {
-      js: "import { createRequire as __convoyRequire } from 'node:module';\nconst require = __convoyRequire(import.meta.url);",
+      js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
     },
   });
 }

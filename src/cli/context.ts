@@ -57,7 +57,14 @@ export async function makeCtx(global: Global, io: Io): Promise<Ctx> {
       ? new KubeClient(resolved.auth.config as unknown as KubeConfig)
       : new KubeClient(await fullKubeConfig());
   return {
-    ...io,
+    out: io.out,
+    err: io.err,
+    // not spread: io.stdin may be a getter that opens stdin (convoy.ts), which few commands read
+    get stdin() {
+      return io.stdin;
+    },
+    env: io.env,
+    now: io.now,
     fullKubeConfig,
     client,
     store: new SecretRenderStore(client),

@@ -9,7 +9,11 @@ try {
   const code = await runCli(argv.length === 0 ? ['help'] : argv, {
     out: process.stdout,
     err: process.stderr,
-    stdin: process.stdin,
+    // A getter: reading process.stdin opens it (a socket for a pipe), which only approve and
+    // `-f -` need.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     now: () => new Date(),
   });
