@@ -90,10 +90,21 @@ export async function renderDir(
  */
 export async function renderOci(
   spec: { readonly render?: RenderSpec; readonly source: { readonly oci: OciSourceSpec } },
-  access: { readonly credentials: RegistryCredentials; readonly caPem?: string },
+  access: {
+    readonly credentials: RegistryCredentials;
+    readonly caPem?: string;
+    readonly noCredentialsHint?: string;
+  },
   opts: { readonly target?: KubeClient; readonly namespace?: string } = {},
 ): Promise<Rendered> {
-  const source = await new OciSource().fetchWith(spec.source.oci, access.credentials, access.caPem);
+  const hint = 'give --creds USER:PASSWORD, set $CONVOY_REGISTRY_CREDS, or log in with docker login';
+  const source = await new OciSource().fetchWith(
+    spec.source.oci,
+    access.credentials,
+    access.caPem,
+    undefined,
+    hint,
+  );
   return renderFiles(spec, source, opts);
 }
 

@@ -68,7 +68,7 @@ export async function render(io: Io, a: RenderArgs): Promise<number> {
 
 /** `render oci://HOST/REPO:TAG` (or @DIGEST): the artifact as spec.source.oci would name it. */
 async function renderOciReference(io: Io, a: RenderArgs, spec: { readonly render: RenderSpec }) {
-  const { registryAccess } = await import('./push.ts');
+  const { CLI_CREDENTIALS_HINT, registryAccess } = await import('./push.ts');
   const { repo, ref } = parseOciReference(a.dir, 'render: the reference');
   const flags = a.registry ?? { insecure: false };
   const access = await registryAccess(io, flags, repo);
@@ -83,7 +83,7 @@ async function renderOciReference(io: Io, a: RenderArgs, spec: { readonly render
     ...(a.path === undefined ? {} : { path: a.path }),
     ...(access.insecure ? { insecure: true } : {}),
   };
-  return renderOci({ ...spec, source: { oci } }, access);
+  return renderOci({ ...spec, source: { oci } }, { ...access, noCredentialsHint: CLI_CREDENTIALS_HINT });
 }
 
 async function readInput(io: Io, name: string): Promise<string> {

@@ -13,6 +13,9 @@ import type { Io } from '../context.ts';
 import { readTextFile, UserError } from '../errors.ts';
 import { readDir } from '../local-render.ts';
 
+/** What the CLI says when a registry wants credentials it was not given. */
+export const CLI_CREDENTIALS_HINT = 'give --creds USER:PASSWORD, set $CONVOY_REGISTRY_CREDS, or docker login';
+
 export type RegistryAccess = {
   readonly credentials: RegistryCredentials;
   readonly caPem?: string;
@@ -59,7 +62,11 @@ export async function pushArtifactCommand(io: Io, a: PushArtifactArgs): Promise<
   });
   if (files.length === 0) throw new UserError(`push artifact: ${a.dir} holds no files`);
   const access = await registryAccess(io, a.registry, repo);
-  const pushed = await pushArtifact(files, repo, ref.tag, { ...access, annotations: a.annotations });
+  const pushed = await pushArtifact(files, repo, ref.tag, {
+    ...access,
+    annotations: a.annotations,
+    noCredentialsHint: CLI_CREDENTIALS_HINT,
+  });
   io.err.write(
     `pushed ${files.length} files (${pushed.layerBytes} bytes packed) to ${repo.display}:${ref.tag}@${pushed.digest}\n`,
   );

@@ -32,6 +32,8 @@ export type ClientOptions = {
   readonly maxTags: number;
   readonly signal?: AbortSignal;
   readonly userAgent?: string;
+  /** What to tell a user whose request needed credentials it did not have (default: name a Secret). */
+  readonly noCredentialsHint?: string;
 };
 
 export type Descriptor = {
@@ -77,6 +79,9 @@ export class RegistryClient {
   readonly repo: OciRepo;
   readonly #o: ClientOptions;
   readonly #base: string;
+  get #noCredentials(): string {
+    return this.#o.noCredentialsHint ?? 'name a docker-config Secret in secretRef';
+  }
   /** scope → Authorization header value. */
   readonly #tokens = new Map<string, string>();
 
@@ -354,7 +359,7 @@ export class RegistryClient {
     if (tokenRes.status === 401 || tokenRes.status === 403) {
       throw new RegistryError(
         creds.type === 'none'
-          ? `${this.repo.host} needs credentials for ${this.repo.display} (${tokenRes.status} from its token service): name a docker-config Secret in secretRef`
+          ? `${this.repo.host} needs credentials for ${this.repo.display} (${tokenRes.status} from its token service): ${this.#noCredentials}`
           : `${this.repo.host} refused the credentials for ${this.repo.display} (${tokenRes.status} from its token service)`,
         tokenRes.status,
       );
@@ -388,7 +393,7 @@ export class RegistryClient {
         return new RegistryError(
           creds
             ? `${this.repo.host} refused the credentials for ${r} (401 Unauthorized${suffix})`
-            : `${r} needs credentials (401 Unauthorized${suffix}): name a docker-config Secret in secretRef`,
+            : `${r} needs credentials (401 Unauthorized${suffix}): ${this.#noCredentials}`,
           401,
         );
       case 403:

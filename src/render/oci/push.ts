@@ -19,6 +19,8 @@ export type PushOptions = {
   readonly annotations?: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** What to tell a user who gave no credentials when the registry wants some. */
+  readonly noCredentialsHint?: string;
 };
 
 export type Pushed = {
@@ -43,6 +45,7 @@ export async function pushArtifact(
     maxManifestBytes: 4 * 1024 * 1024,
     maxTags: 0,
     ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+    ...(opts.noCredentialsHint === undefined ? {} : { noCredentialsHint: opts.noCredentialsHint }),
   });
   const layer = await client.pushBlob(await packTarGz(files), MEDIA.fluxContent);
   const config = await client.pushBlob(Buffer.from('{}'), MEDIA.fluxConfig);

@@ -8,7 +8,7 @@ import { SourceError } from '../errors.ts';
 import { newestMatching } from '../semver.ts';
 import type { Source } from '../source.ts';
 import type { CredentialData, OciSourceSpec, SourceFile, SourceOutput } from '../types.ts';
-import { caBundleOf, credentialsFor, type RegistryCredentials } from './auth.ts';
+import { caBundleOf, credentialsFor, DOCKER_CONFIG_KEY, type RegistryCredentials } from './auth.ts';
 import { type Descriptor, type Manifest, MEDIA, RegistryClient, RegistryError } from './client.ts';
 import { describeRef, type OciRef, type OciRepo, parseOciRef, parseOciUrl } from './reference.ts';
 import { ArchiveError, DEFAULT_EXTRACT_LIMITS, type ExtractLimits, extractTarGz } from './tar.ts';
@@ -47,7 +47,11 @@ export class OciSource implements Source<OciSourceSpec> {
     const repo = parseOciUrl(spec.url, `${FIELD}.url`);
     const creds = credentialsFor(credentials, repo.host, `${FIELD}.secretRef`);
     const caPem = caBundleOf(credentials, `${FIELD}.certSecretRef`);
-    return this.fetchWith(spec, creds, caPem, signal);
+    const hint =
+      creds.type === 'none' && credentials?.[DOCKER_CONFIG_KEY] !== undefined
+        ? `the Secret in secretRef has no entry for ${repo.host} in its ${DOCKER_CONFIG_KEY}`
+        : undefined;
+    return this.fetchWith(spec, creds, caPem, signal, hint);
   }
 
   /** The same fetch with credentials and CA already in hand (the CLI's flags). */
@@ -56,6 +60,7 @@ export class OciSource implements Source<OciSourceSpec> {
     creds: RegistryCredentials,
     caPem: string | undefined,
     signal?: AbortSignal,
+    noCredentialsHint?: string,
   ): Promise<SourceOutput> {
     const repo = parseOciUrl(spec.url, `${FIELD}.url`);
     const ref = parseOciRef(spec.ref, `${FIELD}.ref`);
@@ -69,6 +74,7 @@ export class OciSource implements Source<OciSourceSpec> {
       maxManifestBytes: MAX_MANIFEST_BYTES,
       maxTags: this.#o.maxTags ?? 10_000,
       ...(signal === undefined ? {} : { signal }),
+      ...(noCredentialsHint === undefined ? {} : { noCredentialsHint }),
     });
     // A credential's own cache line: what one Release read with credentials is not served to another without.
     const identity = createHash('sha256')
