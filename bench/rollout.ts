@@ -9,6 +9,7 @@
 // entry Healthy to Succeeded (the controller's share; the rest is the observer's recheck backoff, since it
 // does not watch target objects). Prints the medians of BENCH_RUNS runs (default 5).
 import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION, PLURAL_INVENTORIES } from '../src/api/constants.ts';
+import { errorMessage } from '../src/lib/errors.ts';
 import { makeRepo } from '../src/render/git/testsupport.ts';
 import type { KubeObject } from '../src/runtime/index.ts';
 import { Informer } from '../src/runtime/informer.ts';
@@ -174,7 +175,7 @@ try {
   );
 } catch (err) {
   // A failed run is reported with what both processes logged: the figures are void, the cause is not.
-  console.error(`${(err as Error).message}\n${env.logs()}`);
+  console.error(`${errorMessage(err)}\n${env.logs()}`);
   process.exitCode = 1;
 } finally {
   await env.stop();

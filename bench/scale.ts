@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { API_VERSION, PLURAL_RELEASES } from '../src/api/constants.ts';
 import type { Release } from '../src/api/types.ts';
 import { KubeClient } from '../src/kube/client.ts';
+import { errorMessage } from '../src/lib/errors.ts';
 import { installDefaultRules } from '../src/observer/health/loop/index.ts';
 import type { KubeObject } from '../src/runtime/index.ts';
 import { Informer } from '../src/runtime/informer.ts';
@@ -279,7 +280,7 @@ try {
     ),
   );
 } catch (err) {
-  console.error(`${(err as Error).message}`);
+  console.error(`${errorMessage(err)}`);
   console.error(
     `--- controller-manager ---\n${manager?.log().slice(-4000)}\n--- observer ---\n${observer?.log().slice(-3000)}`,
   );

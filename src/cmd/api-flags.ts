@@ -2,6 +2,7 @@
 // Pure. The controller-manager's other flags are parsed in controller-manager-flags.ts, which
 // rejects flags it does not know, so the entry point splits the --api-* ones off first (splitApiArgs).
 import { parseDuration } from '../api/duration.ts';
+import { errorMessage } from '../lib/errors.ts';
 
 export const API_FLAGS = {
   'api-bind-address': 'CONVOY_API_BIND_ADDRESS',
@@ -172,7 +173,7 @@ export function parseApiOptions(
     try {
       authCacheTtlMs = parseDuration(ttl);
     } catch (err) {
-      throw new Error(`--api-auth-cache-ttl (${API_FLAGS['api-auth-cache-ttl']}): ${(err as Error).message}`);
+      throw new Error(`--api-auth-cache-ttl (${API_FLAGS['api-auth-cache-ttl']}): ${errorMessage(err)}`);
     }
     if (authCacheTtlMs < 0) throw new Error('--api-auth-cache-ttl must not be negative');
   }

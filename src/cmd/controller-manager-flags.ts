@@ -1,6 +1,7 @@
 // convoy-controller-manager's command line: the shared flags (shared-flags.ts), its own, and the HTTP
 // API's --api-* flags (api-flags.ts, split off first). Pure; the entry point only wires the result.
 import { join } from 'node:path';
+import { errorMessage } from '../lib/errors.ts';
 import { API_FLAGS, type ApiOptions, parseApiOptions, splitApiArgs } from './api-flags.ts';
 import {
   describeFlag,
@@ -105,7 +106,7 @@ export function parseControllerManagerFlags(
   try {
     api = parseApiOptions(split.api, env);
   } catch (err) {
-    throw new FlagError((err as Error).message);
+    throw new FlagError(errorMessage(err));
   }
   return { kind: 'run', options, api };
 }

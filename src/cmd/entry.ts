@@ -1,6 +1,7 @@
 // What both entry points do around their wiring: report a bad command line as one line naming the flag
 // (exit 2) and anything else that stops the start (exit 1), and load the kubeconfig the same way.
 import { KubeConfig } from '@kubernetes/client-node';
+import { errorMessage } from '../lib/errors.ts';
 import { FlagError } from './flags.ts';
 
 /** Runs `start`; a failure is printed as `program: message` and sets the exit code. */
@@ -8,7 +9,7 @@ export async function runEntry(program: string, start: () => Promise<void>): Pro
   try {
     await start();
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (err instanceof FlagError) {
       process.stderr.write(`${program}: ${message}\nRun ${program} --help for its flags.\n`);
       process.exit(2);

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { KubeClient } from '../kube/client.ts';
+import { errorMessage } from '../lib/errors.ts';
 import { registerDriftController } from '../observer/drift/index.ts';
 import { describeSyncVia, HealthController, type SyncVia } from '../observer/health/loop/index.ts';
 import { Harness, newLogger } from '../runtime/index.ts';
@@ -75,6 +76,6 @@ async function syncVia(s: SyncSettings): Promise<SyncVia> {
   try {
     return { kind: 'direct', url: s.url, caPem: await readFile(s.caFile, 'utf8') };
   } catch (err) {
-    throw new FlagError(`--sync-api-ca-file ${s.caFile}: ${(err as Error).message}`);
+    throw new FlagError(`--sync-api-ca-file ${s.caFile}: ${errorMessage(err)}`);
   }
 }

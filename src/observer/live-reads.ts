@@ -5,6 +5,7 @@
 import { LABEL_RELEASE } from '../api/constants.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
+import { errorMessage } from '../lib/errors.ts';
 import type { KubeObject } from './health/types.ts';
 
 /** Entries of one apiVersion, kind and namespace from which one LIST replaces their GETs. */
@@ -101,7 +102,7 @@ export async function readLive(
   let unreachable: string | undefined;
   const failed = (err: unknown): string | undefined => {
     if (isKubeError(err)) return `read failed: ${err.apiMessage}`;
-    unreachable ??= `target cluster unreachable: ${err instanceof Error ? err.message : String(err)}`;
+    unreachable ??= `target cluster unreachable: ${errorMessage(err)}`;
     return undefined;
   };
   const selector = `${LABEL_RELEASE}=${opts.releaseLabel}`;

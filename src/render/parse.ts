@@ -1,6 +1,7 @@
 // Parsing one manifest file into objects: multi-document YAML or JSON, empty documents skipped,
 // `kind: List` flattened, every value checked to be plain JSON so the render can be hashed and sent.
 import { type Document, isPair, isScalar, parseAllDocuments, type Tags, visit } from 'yaml';
+import { errorMessage } from '../lib/errors.ts';
 import { formatOrigin, type Problem } from './errors.ts';
 import { type Checked, fail, ok } from './result.ts';
 import type { Manifest, Origin } from './types.ts';
@@ -58,7 +59,7 @@ export function parseManifests(text: string, file: string, format: ManifestForma
     try {
       value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (e) {
-      problems.push({ where: `${file} document ${document}`, message: (e as Error).message });
+      problems.push({ where: `${file} document ${document}`, message: errorMessage(e) });
       return;
     }
     if (value === null || value === undefined) return; // an empty document, or only comments

@@ -3,8 +3,8 @@
 // without talking: free shards go to the member holding fewest, and a member holding two more
 // than another gives one up. Every member ends within one shard of every other (so at most
 // ceil(N/M)), and a shard is released only for a member that is short, never left to nobody.
+import { assertNever } from '../lib/assert-never.ts';
 import { fnv1a32 } from './shard.ts';
-import { assertNever } from './workers.ts';
 
 /** One shard as this replica read its Lease. */
 export type ShardState =

@@ -4,6 +4,7 @@
 // never works one key twice at once, so without this one stuck reconcile would hold its key — and the
 // deletion or sync of that object — for as long as it is stuck. What the worker makes of the result
 // is decided here, purely.
+import { assertNever } from '../lib/assert-never.ts';
 import type { ReconcileResult } from './workers.ts';
 
 export type AbortCause = 'deadline' | 'superseded';
@@ -53,8 +54,4 @@ export function afterAbort(
     default:
       return assertNever(cause);
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected abort cause ${JSON.stringify(x)}`);
 }

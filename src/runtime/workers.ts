@@ -1,6 +1,7 @@
 // The bounded worker pool: N workers pull keys from the queue and reconcile them. The result
 // decides what happens to the key: error -> per-key backoff, requeueAfter -> plain delayed
 // re-add (no backoff), done -> forget its failures.
+import { assertNever } from '../lib/assert-never.ts';
 import type { WorkQueue } from './queue.ts';
 
 export type ReconcileResult =
@@ -14,9 +15,8 @@ export type WorkerHooks = {
   readonly onResult?: (key: string, result: ReconcileResult, seconds: number) => void;
 };
 
-export function assertNever(x: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(x)}`);
-}
+// Pending: src/cli imports assertNever from here (and through ./index.ts); it is src/lib's.
+export { assertNever };
 
 /** What the queue should do with a key after its reconcile. */
 export function settle(queue: WorkQueue, key: string, result: ReconcileResult): void {

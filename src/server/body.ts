@@ -1,5 +1,6 @@
 // Validation of the POST /sync body: strict JSON (unknown fields and wrong types are errors that name
 // the field), so a typo like {"aprove": true} fails loudly instead of silently syncing without approval.
+import { errorMessage } from '../lib/errors.ts';
 import { type ApiError, apiError, type ErrorCause } from './status.ts';
 
 export interface SyncRequest {
@@ -26,7 +27,7 @@ export function parseSyncBody(text: string): BodyResult<SyncRequest> {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    return { ok: false, error: apiError(400, `request body is not valid JSON: ${(err as Error).message}`) };
+    return { ok: false, error: apiError(400, `request body is not valid JSON: ${errorMessage(err)}`) };
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return {

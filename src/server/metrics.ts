@@ -2,6 +2,7 @@
 // (the controller-manager restarts the server when the front-proxy settings appear; the series must
 // survive that), on the registry its /metrics already serves.
 import { Counter, type Registry } from 'prom-client';
+import { assertNever } from '../lib/assert-never.ts';
 import type { RouteResult } from './routes.ts';
 
 export type RouteLabel = 'sync' | 'health' | 'history' | 'renders' | 'discovery' | 'healthz' | 'unmatched';
@@ -50,8 +51,4 @@ export function routeLabel(r: RouteResult): RouteLabel {
     default:
       return assertNever(r.route);
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected route: ${JSON.stringify(x)}`);
 }

@@ -4,7 +4,8 @@
 // files and acts on the decision.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
-import { assertNever } from './routes.ts';
+import { assertNever } from '../lib/assert-never.ts';
+import { errorMessage } from '../lib/errors.ts';
 
 export interface ServingPair {
   readonly cert: string;
@@ -48,7 +49,7 @@ export type ReloadDecision =
   /** Still the observation already refused: keep the old pair, say nothing new. */
   | { readonly kind: 'stillRefused' };
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const messageOf = (err: unknown): string => errorMessage(err);
 
 export function checkPair(pair: ServingPair): PairCheck {
   let cert: X509Certificate;

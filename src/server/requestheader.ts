@@ -4,6 +4,7 @@
 // polled by watch.ts) so a rotated front-proxy CA is followed.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../kube/client.ts';
+import { errorMessage } from '../lib/errors.ts';
 import { parseRequestHeaderConfigMap, type RequestHeaderConfig } from './credentials.ts';
 import type { TrustRead } from './trust.ts';
 
@@ -22,7 +23,7 @@ export async function readRequestHeaderConfigMap(client: KubeClient): Promise<Tr
       ...AUTH_CONFIGMAP,
     });
   } catch (err) {
-    return { kind: 'failed', message: err instanceof Error ? err.message : String(err) };
+    return { kind: 'failed', message: errorMessage(err) };
   }
   return { kind: 'read', parsed: parseRequestHeaderConfigMap(cm?.data) };
 }

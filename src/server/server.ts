@@ -3,7 +3,6 @@
 // the one Server-Side Apply a /sync needs. startApiServer is what the controller-manager calls. Rotated
 // serving certificates and front-proxy CAs are taken while it runs (watch.ts): new connections get the new
 // secure context, open ones keep theirs.
-
 import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -15,6 +14,7 @@ import type { Release, ReleaseInventory } from '../api/types.ts';
 import { applyObject } from '../kube/apply.ts';
 import { KubeClient } from '../kube/client.ts';
 import { isConflict, isKubeError } from '../kube/errors.ts';
+import { assertNever } from '../lib/assert-never.ts';
 import { RenderStoreCorruptError } from '../store/errors.ts';
 import { SecretRenderStore } from '../store/secrets.ts';
 import type { RenderStore } from '../store/types.ts';
@@ -26,7 +26,6 @@ import { type ApiMetrics, routeLabel } from './metrics.ts';
 import type { ServingPair } from './reload.ts';
 import {
   accessFor,
-  assertNever,
   forbiddenMessage,
   GROUP_VERSION,
   type Route,

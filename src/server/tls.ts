@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { errorMessage } from '../lib/errors.ts';
 
 export type TlsSource =
   | { readonly kind: 'files'; readonly certFile: string; readonly keyFile: string }
@@ -72,7 +73,7 @@ export async function selfSignedCert(hosts: readonly string[], days = 30): Promi
       ]);
     } catch (err) {
       throw new Error(
-        `creating a self-signed serving certificate with the openssl CLI failed (${(err as Error).message}); ` +
+        `creating a self-signed serving certificate with the openssl CLI failed (${errorMessage(err)}); ` +
           'install openssl or give a certificate and key file',
         { cause: err },
       );

@@ -4,8 +4,9 @@
 // being believed even if it stays open. Pure: reading the ConfigMap and installing the result happen
 // in watch.ts and server.ts.
 import { X509Certificate } from 'node:crypto';
+import { assertNever } from '../lib/assert-never.ts';
+import { errorMessage } from '../lib/errors.ts';
 import type { ParseResult, RequestHeaderConfig } from './credentials.ts';
-import { assertNever } from './routes.ts';
 
 /** A requestheader configuration with its CA bundle parsed, as the server checks proxies against it. */
 export interface Trust {
@@ -46,7 +47,7 @@ export function trustOf(config: RequestHeaderConfig): Trust | string {
   try {
     return { config, cas: parseCaBundle(config.clientCA) };
   } catch (err) {
-    return `requestheader-client-ca-file: ${err instanceof Error ? err.message : String(err)}`;
+    return `requestheader-client-ca-file: ${errorMessage(err)}`;
   }
 }
 

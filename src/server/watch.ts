@@ -6,6 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { KubeClient } from '../kube/client.ts';
+import { assertNever } from '../lib/assert-never.ts';
+import { errorMessage } from '../lib/errors.ts';
 import type { RequestHeaderConfig } from './credentials.ts';
 import type { ApiMetrics } from './metrics.ts';
 import {
@@ -17,7 +19,6 @@ import {
   type ServingPair,
 } from './reload.ts';
 import { AUTH_CONFIGMAP, readRequestHeaderConfigMap } from './requestheader.ts';
-import { assertNever } from './routes.ts';
 import { afterTrustDecision, decideTrust, type Trust, type TrustState } from './trust.ts';
 
 export const DEFAULT_CERT_POLL_MS = 5000;
@@ -69,7 +70,7 @@ async function readPair(files: ServingFiles): Promise<Observed | undefined> {
     try {
       return await readFile(file, 'utf8');
     } catch (err) {
-      return { kind: 'unreadable', file, message: err instanceof Error ? err.message : String(err) };
+      return { kind: 'unreadable', file, message: errorMessage(err) };
     }
   };
   const cert = await read(files.certFile);
@@ -121,11 +122,7 @@ export function watchServingFiles(
           try {
             deps.apply(decision.pair);
           } catch (err) {
-            refused(
-              observed,
-              files.certFile,
-              `installing it failed: ${err instanceof Error ? err.message : String(err)}`,
-            );
+            refused(observed, files.certFile, `installing it failed: ${errorMessage(err)}`);
             return;
           }
           state = afterDecision(state, observed, decision);
@@ -195,7 +192,7 @@ export function watchRequestHeader(
           try {
             deps.apply(decision.trust);
           } catch (err) {
-            kept(`installing them failed: ${err instanceof Error ? err.message : String(err)}`);
+            kept(`installing them failed: ${errorMessage(err)}`);
             return;
           }
           state = afterTrustDecision(state, decision);

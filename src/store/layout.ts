@@ -4,9 +4,10 @@
 // Commit protocol: chunk 0 is written last and is the commit marker. A render whose chunk 0
 // is absent is "not stored" (a put that died half-way); one whose chunk 0 is present but
 // whose other chunks are missing or from another write is corrupt.
-
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { assertNever } from '../lib/assert-never.ts';
+import { errorMessage } from '../lib/errors.ts';
 import { canonicalRenderJson, renderRef as renderRefOf } from '../render/canonical.ts';
 import { RenderStoreCorruptError } from './errors.ts';
 import type { OwnerRef, Render, StoredRenderMeta } from './types.ts';
@@ -270,7 +271,7 @@ export function assemble(renderRef: string, chunks: readonly Chunk[]): Render | 
   try {
     parsed = JSON.parse(gunzipSync(blob).toString('utf8'));
   } catch (err) {
-    throw new RenderStoreCorruptError(renderRef, `cannot decode: ${(err as Error).message}`);
+    throw new RenderStoreCorruptError(renderRef, `cannot decode: ${errorMessage(err)}`);
   }
   if (!isRenderShape(parsed)) throw new RenderStoreCorruptError(renderRef, 'not a {hooks, objects} render');
   const actual = renderRefOf(parsed);
@@ -308,8 +309,4 @@ export function summarize(chunks: readonly Chunk[]): StoredRenderMeta[] {
   return out.sort(
     (a, b) => (b.storedAt ?? '').localeCompare(a.storedAt ?? '') || a.renderRef.localeCompare(b.renderRef),
   );
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

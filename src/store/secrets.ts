@@ -6,6 +6,7 @@
 import type { ObjectHeader } from '../api/types.ts';
 import type { KubeClient, PartialObjectMetadata } from '../kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
+import { assertNever } from '../lib/assert-never.ts';
 import { renderRef as renderRefOf } from '../render/canonical.ts';
 import { RenderStoreCorruptError, RenderStoreError } from './errors.ts';
 import {
@@ -233,8 +234,4 @@ function asObject(body: SecretBody): ObjectHeader {
     kind: body.kind ?? 'Secret',
     metadata: body.metadata ?? {},
   };
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

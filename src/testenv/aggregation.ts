@@ -12,6 +12,7 @@ import {
   type V1Namespace,
   type V1Service,
 } from '@kubernetes/client-node';
+import { errorMessage } from '../lib/errors.ts';
 
 export interface ApiServiceRegistration {
   /** Port the aggregated apiserver listens on (on `host`). */
@@ -137,7 +138,7 @@ async function waitAvailable(
         ? `${available.status} ${available.reason ?? ''}: ${available.message ?? ''}`
         : 'no condition yet';
     } catch (err) {
-      last = `read failed: ${(err as Error).message}`;
+      last = `read failed: ${errorMessage(err)}`;
     }
     if (Date.now() > deadline) {
       throw new ApiServiceUnavailableError(

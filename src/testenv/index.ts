@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { errorMessage } from '../lib/errors.ts';
 import { ensureBinaries } from './build.ts';
 import {
   apiServerArgs,
@@ -177,7 +178,7 @@ export async function startControlPlane(opts: StartOptions = {}): Promise<Contro
     await registry?.stop();
     await env.stop(process.env.CONVOY_TESTENV_KEEP === '1');
     if (err instanceof ControlPlaneStartError || err instanceof ProcessExitedError) throw err;
-    throw new ControlPlaneStartError(`starting the control plane failed: ${(err as Error).message}`, {
+    throw new ControlPlaneStartError(`starting the control plane failed: ${errorMessage(err)}`, {
       cause: err,
     });
   }

@@ -5,6 +5,7 @@
 // with the reason — the invariants report it.
 import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
+import { errorMessage } from '../../src/lib/errors.ts';
 import { mergePatch, releaseRef } from '../support/release.ts';
 import { createNamespace } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
@@ -75,7 +76,7 @@ export async function driveRelease(ctx: DriveContext, ns: string): Promise<Drive
     result.doneAt = Date.now();
   } catch (err) {
     const last = ctx.watch.latest(ns, RELEASE_NAME);
-    result.failure = `${(err as Error).message}\nstatus: ${JSON.stringify(statusOf(last))}`;
+    result.failure = `${errorMessage(err)}\nstatus: ${JSON.stringify(statusOf(last))}`;
   }
   return result;
 }

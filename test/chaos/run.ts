@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReleaseInventory } from '../../src/api/types.ts';
 import { KubeClient } from '../../src/kube/client.ts';
+import { errorMessage } from '../../src/lib/errors.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
@@ -156,7 +157,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       hookJobsSeen: watch.hookRuns().reduce((n, h) => n + h.jobUids.size, 0),
     };
   } catch (err) {
-    throw new Error(`${(err as Error).message}\n${crew?.logs() ?? ''}`, { cause: err });
+    throw new Error(`${errorMessage(err)}\n${crew?.logs() ?? ''}`, { cause: err });
   } finally {
     await watch?.stop();
     await crew?.stop();

@@ -20,6 +20,7 @@ import type { KubeObject, Release, ReleaseInventory } from '../../src/api/types.
 import { BROKEN_PATCH, exampleRelease, git, initExampleRepo } from '../../src/cli/dev-example.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
+import { errorMessage } from '../../src/lib/errors.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
 import {
@@ -75,9 +76,7 @@ async function waitRollout(
     );
   } catch (err) {
     const tail = logs().split('\n').slice(-40).join('\n');
-    throw new Error(
-      `${(err as Error).message}\nstatus: ${JSON.stringify(last?.status, null, 1)}\nlogs:\n${tail}`,
-    );
+    throw new Error(`${errorMessage(err)}\nstatus: ${JSON.stringify(last?.status, null, 1)}\nlogs:\n${tail}`);
   }
 }
 

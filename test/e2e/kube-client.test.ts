@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import type { KubeObject, ObjectMeta } from '../../src/api/types.ts';
 import { KubeClient, type PartialObjectMetadata } from '../../src/kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../../src/kube/errors.ts';
+import { errorMessage } from '../../src/lib/errors.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 
 let cp: ControlPlane;
@@ -130,8 +131,7 @@ test('a kind the server does not serve is named, with a hint at the CRD (not "40
     await assert.rejects(
       client.pathOf({ apiVersion, kind, namespace: 'default', name: 'x' }),
       (e: unknown) =>
-        isNotFound(e) &&
-        (e as Error).message === `no such kind ${kind} in ${apiVersion}: is its CRD installed?`,
+        isNotFound(e) && errorMessage(e) === `no such kind ${kind} in ${apiVersion}: is its CRD installed?`,
       `${apiVersion} ${kind}`,
     );
   }

@@ -2,6 +2,7 @@
 // controller's write is a function of (cached Cluster, probe result, now); lastTransitionTime moves
 // only when Ready's status does, so a steady probe yields the cached status and writes nothing.
 import type { Cluster, ClusterCondition, ClusterStatus, Condition } from '../../api/types.ts';
+import { assertNever } from '../../lib/assert-never.ts';
 
 export type ProbeResult =
   | { readonly kind: 'reachable'; readonly version: string }
@@ -54,8 +55,4 @@ export function clusterStatus(cluster: Cluster, probe: ProbeResult, now: string)
     conditions: [condition],
     ...(probe.kind === 'reachable' ? { serverVersion: probe.version } : {}),
   };
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected probe result ${JSON.stringify(x)}`);
 }

@@ -7,10 +7,11 @@
 // `unknown` with why; a target that does not answer at all fails the whole check.
 import type { InventoryEntry } from '../../api/types.ts';
 import { labelled } from '../../controller/release/deployer.ts';
+import { assertNever } from '../../lib/assert-never.ts';
+import { errorMessage } from '../../lib/errors.ts';
 import { keyString, objectKey } from '../../render/keys.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import type { Target } from '../health/loop/target.ts';
-import { assertNever } from '../health/types.ts';
 import { type LiveRead, type LiveRef, readLive } from '../live-reads.ts';
 import { detectDrift } from './detect.ts';
 import type { CheckOutcome, EntryOutcome } from './plan.ts';
@@ -110,4 +111,4 @@ export async function checkDrift(entries: readonly InventoryEntry[], deps: Check
 }
 
 const keyOf = (e: InventoryEntry) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name });
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const messageOf = (err: unknown) => errorMessage(err);

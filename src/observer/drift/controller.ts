@@ -5,12 +5,12 @@
 // (each skipped when unchanged) → with selfHeal, ask the controller for a sync when drift appeared →
 // requeue at the drift interval. Heal bookkeeping and the memo of this process's writes live in memory.
 // Informers, shard gate, reads through own writes and the pass counters are ../loop.ts, shared with health.
-
 import { Counter } from 'prom-client';
 import { parseOptionalDuration } from '../../api/duration.ts';
 import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isConflict, isNotFound } from '../../kube/errors.ts';
+import { errorMessage } from '../../lib/errors.ts';
 import type { Render } from '../../render/types.ts';
 import type { Controller, Harness, Logger, ReconcileResult } from '../../runtime/index.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
@@ -198,10 +198,7 @@ export class DriftController {
           }
         } catch (err) {
           this.#heal.set(key, { ...heal.state, unsent: true });
-          log.warn(
-            { err: err instanceof Error ? err.message : String(err) },
-            'selfHeal sync request failed; kept',
-          );
+          log.warn({ err: errorMessage(err) }, 'selfHeal sync request failed; kept');
           return { kind: 'error', error: err };
         }
         this.#heal.set(key, heal.state);

@@ -5,6 +5,7 @@
 import { CelScalar, type CelValue, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import { errorMessage } from '../../lib/errors.ts';
 import {
   costFunc,
   type Exhausted,
@@ -186,7 +187,7 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
     meterComprehensions(parsed.expr);
     fn = plan(env, parsed);
   } catch (e) {
-    return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    return { ok: false, message: errorMessage(e) };
   }
   return {
     ok: true,
@@ -198,7 +199,7 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
         try {
           out = budget.run(() => fn({ object: object as Map<string, never> }));
         } catch (e) {
-          return { ok: false, message: e instanceof Error ? e.message : String(e) };
+          return { ok: false, message: errorMessage(e) };
         }
         // Checked first: the library turns a throw into an error value, which must not read as the rule's own.
         if (out.exhausted) {

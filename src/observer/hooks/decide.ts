@@ -1,6 +1,7 @@
 // pollHookWorkload's decision (docs/design.md#hook-polling) as a pure function over the Job or Pod read from
 // the target cluster, plus the rule for which hook entries are polled at all.
 import type { InventoryHook } from '../../api/types.ts';
+import { assertNever } from '../../lib/assert-never.ts';
 
 /** The workload as read: a Job, a Pod, or nothing under the recorded name. */
 export type Workload =
@@ -118,8 +119,4 @@ function podFailure(p: PodLike): string {
 
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(x)}`);
 }

@@ -1,4 +1,5 @@
 // How a bounded run failed, as data, and the one sentence each failure reads as. Pure.
+import { assertNever } from '../../lib/assert-never.ts';
 
 export type ExecFailure =
   /** The program is not on PATH. */
@@ -44,8 +45,4 @@ export function describeExecFailure(command: string, f: ExecFailure): string {
     default:
       return assertNever(f);
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected exec failure ${JSON.stringify(x)}`);
 }

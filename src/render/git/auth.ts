@@ -2,6 +2,7 @@
 // through environment variables and 0600 files, never through argv, where `ps` shows them to anyone.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { assertNever } from '../../lib/assert-never.ts';
 import { SourceError } from '../errors.ts';
 import type { CredentialData } from '../types.ts';
 import type { GitScheme } from './spec.ts';
@@ -52,10 +53,6 @@ export function checkAuthFitsUrl(auth: GitAuth, scheme: GitScheme): void {
     default:
       assertNever(auth);
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }
 
 /** The values to scrub from anything git prints before it reaches a message. */

@@ -5,6 +5,7 @@ import { mkdtemp, readdir, rename, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { errorMessage } from '../../lib/errors.ts';
 import { SourceError, SourceTimeoutError } from '../errors.ts';
 import { renderRelease } from '../release.ts';
 import type { SourceOutput } from '../types.ts';
@@ -429,7 +430,7 @@ describe('GitSource against a server that accepts and never answers', () => {
     const started = Date.now();
     await assert.rejects(source.fetch({ url: silent.url, ref: { branch: 'main' } }, undefined), (e) => {
       isTimeout(started, 20_000)(e);
-      assert.match((e as Error).message, /sent nothing for 1s/);
+      assert.match(errorMessage(e), /sent nothing for 1s/);
       return true;
     });
     assert.deepEqual(await processesMentioning(`127.0.0.1:${silent.port}`), []);
@@ -441,7 +442,7 @@ describe('GitSource against a server that accepts and never answers', () => {
     const started = Date.now();
     await assert.rejects(source.fetch({ url: silent.url, ref: { branch: 'main' } }, undefined), (e) => {
       isTimeout(started, 20_000)(e);
-      assert.match((e as Error).message, /timed out after 1.5s/);
+      assert.match(errorMessage(e), /timed out after 1.5s/);
       return true;
     });
     assert.deepEqual(await processesMentioning(`127.0.0.1:${silent.port}`), []);

@@ -5,6 +5,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { assertNever } from '../../lib/assert-never.ts';
+import { errorMessage } from '../../lib/errors.ts';
 import { SourceError, SourceTimeoutError } from '../errors.ts';
 import { isTimeout, seconds } from '../exec/failure.ts';
 import type { Source } from '../source.ts';
@@ -170,7 +172,7 @@ export class GitSource implements Source<GitSourceSpec> {
       const detail =
         e instanceof GitCommandError
           ? redact(tail(e.stderr), prepared.secrets) || e.message
-          : (e as Error).message;
+          : errorMessage(e);
       throw new SourceError(`reading ${req.url.display} failed: ${detail}`);
     } finally {
       await prepared.cleanup();
@@ -203,7 +205,7 @@ export class GitSource implements Source<GitSourceSpec> {
       await rename(tmp, dir);
     } catch (e) {
       await rm(tmp, { recursive: true, force: true });
-      throw new SourceError(`cannot create the git cache for ${url.display}: ${(e as Error).message}`);
+      throw new SourceError(`cannot create the git cache for ${url.display}: ${errorMessage(e)}`);
     }
     return dir;
   }
@@ -390,7 +392,7 @@ class GitRunner {
   }
 
   #error(what: string, e: unknown): SourceError {
-    if (!(e instanceof GitCommandError)) return new SourceError(`${what}: ${(e as Error).message}`);
+    if (!(e instanceof GitCommandError)) return new SourceError(`${what}: ${errorMessage(e)}`);
     const detail = redact(tail(e.stderr), this.#auth.secrets);
     const url = this.#url.display;
     if (isTimeout(e.failure)) {
@@ -479,8 +481,4 @@ async function readBlobs(
 function abortText(reason: unknown): string {
   if (reason instanceof Error) return reason.name === 'AbortError' ? 'aborted' : reason.message;
   return String(reason ?? 'aborted');
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

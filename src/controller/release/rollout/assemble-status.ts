@@ -2,17 +2,10 @@
 // (docs/design.md#status-assembly): lastAttempted, lastSuccessful, lastHealthy, rollout, the RolloutSucceeded
 // condition and lastHandledForceSyncAt. Times change only when what they describe changes, so a steady
 // reconcile yields a status equal to the prior one and the status writer has nothing to send.
+import { assertNever } from '../../../lib/assert-never.ts';
 import { setCondition } from './conditions.ts';
 import { formatTime } from './time.ts';
-import {
-  type Attempt,
-  assertNever,
-  type Condition,
-  type ConditionStatus,
-  type RenderStamp,
-  type Rollout,
-  type RolloutState,
-} from './types.ts';
+import type { Attempt, Condition, ConditionStatus, RenderStamp, Rollout, RolloutState } from './types.ts';
 import type { Verdict } from './verdict.ts';
 
 export const CONDITION_ROLLOUT_SUCCEEDED = 'RolloutSucceeded';

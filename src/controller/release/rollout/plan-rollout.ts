@@ -2,10 +2,11 @@
 // without side effects. It returns the next status.rollout and the action reconcile executes: apply the source's render
 // R, or re-apply the last healthy render.
 import { parseDuration } from '../../../api/duration.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
 import { RolloutReason, rollbackBlocker } from './reasons.ts';
 import { elapsedSince, formatDuration, formatTime } from './time.ts';
 import type { FailurePolicy, RenderId, RenderStamp, Rollout, RolloutState } from './types.ts';
-import { assertNever, shortRef } from './types.ts';
+import { shortRef } from './types.ts';
 import type { Verdict } from './verdict.ts';
 
 export type RolloutAction = { readonly kind: 'applySource' } | { readonly kind: 'applyLastHealthy' };

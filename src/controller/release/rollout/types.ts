@@ -65,7 +65,3 @@ export function shortRef(renderRef: string): string {
   const hex = renderRef.startsWith('sha256:') ? renderRef.slice('sha256:'.length) : renderRef;
   return hex.length > 12 ? `sha256:${hex.slice(0, 12)}…` : renderRef;
 }
-
-export function assertNever(x: never): never {
-  throw new Error(`unexpected value ${JSON.stringify(x)}`);
-}

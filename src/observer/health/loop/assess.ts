@@ -6,12 +6,14 @@
 import { parseOptionalDuration } from '../../../api/duration.ts';
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
+import { errorMessage } from '../../../lib/errors.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
 import { type LiveRead, readLive } from '../../live-reads.ts';
 import { renderAdvanced } from '../edges.ts';
 import { type Evaluator, newEvaluator } from '../evaluator.ts';
 import { deriveState, type Observation } from '../state.ts';
-import { assertNever, entryKey, type HealthRuleSetLike, type InventoryEntry } from '../types.ts';
+import { entryKey, type HealthRuleSetLike, type InventoryEntry } from '../types.ts';
 import { inventoryHealthItems, toHealthEntry } from './plan.ts';
 import type { Target } from './target.ts';
 import { writeInventoryHealth } from './writes.ts';
@@ -58,7 +60,7 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
   try {
     evaluator = (deps.compile ?? newEvaluator)(deps.ruleSets);
   } catch (err) {
-    throw new AssessError(err instanceof Error ? err.message : String(err));
+    throw new AssessError(errorMessage(err));
   }
   const inv = deps.inventory;
   const empty = {
@@ -75,7 +77,7 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
   try {
     target = await deps.resolveTarget();
   } catch (err) {
-    throw new AssessError(err instanceof Error ? err.message : String(err));
+    throw new AssessError(errorMessage(err));
   }
   // priorAndAnchors: state and firstUnhealthy as stored before this pass writes.
   const before = (inv.entries ?? []).map(toHealthEntry);

@@ -4,13 +4,13 @@
 // health, wake the controller on an edge, scheduleHealthRecheck. Attempt counts and unsent edges live in
 // memory. Informers, shard gate, reads through own writes and the pass counters are ../../loop.ts, shared
 // with drift.
-
 import { Counter } from 'prom-client';
 import { GROUP, VERSION } from '../../../api/constants.ts';
 import { parseOptionalDuration } from '../../../api/duration.ts';
 import type { GlobalHealthRuleSet, HealthRuleSet, Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { isConflict, isNotFound } from '../../../kube/errors.ts';
+import { errorMessage } from '../../../lib/errors.ts';
 import {
   type Controller,
   type Harness,
@@ -171,7 +171,7 @@ export class HealthController {
         outcome = { kind: 'assessed', entries: assessment.after };
       } catch (err) {
         if (isConflict(err)) return this.#c.conflict(log);
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         log.warn({ err: message }, 'assessment failed');
         outcome = { kind: 'failed', message };
       }
@@ -242,7 +242,7 @@ export class HealthController {
       return r;
     } catch (err) {
       if (isConflict(err)) return 'conflict';
-      log.warn({ err: err instanceof Error ? err.message : String(err) }, 'polling hooks failed');
+      log.warn({ err: errorMessage(err) }, 'polling hooks failed');
       // Still due: recheck them with the same backoff as Running ones.
       const running = (inventory?.hooks ?? []).filter(shouldPoll).map((h) => h.name);
       return { written: undefined, finished: [], running, polled: 0 };
@@ -282,10 +282,7 @@ export class HealthController {
       }
     } catch (err) {
       this.#syncFailures.inc();
-      log.warn(
-        { err: err instanceof Error ? err.message : String(err) },
-        'sync request failed; kept for the next pass',
-      );
+      log.warn({ err: errorMessage(err) }, 'sync request failed; kept for the next pass');
       return { kind: 'error', error: err };
     }
     this.#pendingSync.delete(key);

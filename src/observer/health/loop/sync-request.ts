@@ -8,6 +8,7 @@ import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION, FIELD_MANAGERS } from '../..
 import type { Release } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { isKubeError } from '../../../kube/errors.ts';
+import { errorMessage } from '../../../lib/errors.ts';
 import { GROUP_VERSION } from '../../../server/routes.ts';
 
 export type SyncVia =
@@ -206,4 +207,4 @@ function statusMessage(text: string): string {
   return text.trim().slice(0, 500);
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const message = (err: unknown): string => errorMessage(err);

@@ -5,6 +5,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, Release } from '../../../api/types.ts';
 import { KubeClient } from '../../../kube/client.ts';
+import { errorMessage } from '../../../lib/errors.ts';
 
 export class TargetError extends Error {
   override readonly name = 'TargetError';
@@ -57,9 +58,7 @@ export class TargetResolver {
     try {
       kc.loadFromString(Buffer.from(data, 'base64').toString('utf8'));
     } catch (err) {
-      throw new TargetError(
-        `cluster ${id}: invalid kubeconfig: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      throw new TargetError(`cluster ${id}: invalid kubeconfig: ${errorMessage(err)}`);
     }
     const client = new KubeClient(kc);
     this.#clients.set(id, { version, client });
