@@ -108,11 +108,14 @@ export async function runDev(opts: DevOptions): Promise<void> {
     const bin = await ensureBinaries({ log: say });
     const tools = await ensureTools({ log: say });
     // aggregation: kube-apiserver proxies /apis/api.convoy.kumodo.io to convoy's HTTP API, as installed.
-    cp = await startControlPlane({ workloads: true, nodes: opts.nodes, aggregation: true });
+    // registry: a plain-HTTP OCI registry on loopback for `convoy push artifact` and spec.source.oci.
+    cp = await startControlPlane({ workloads: true, nodes: opts.nodes, aggregation: true, registry: true });
     dir = await mkdtemp(join(tmpdir(), 'convoy-dev-'));
     say(`convoy dev: dev dir ${dir}`);
     say(`convoy dev: control plane up in ${cp.dir}`);
     for (const p of cp.processes()) say(`convoy dev: started ${p.name} (pid ${p.pid})`);
+    if (cp.registry)
+      say(`convoy dev: started an OCI registry at ${cp.registry.endpoint} (pid ${cp.registry.pid})`);
     if (stop.signal.aborted) return;
 
     const admin = new KubeClient(cp.kubeConfig);
@@ -174,6 +177,11 @@ export async function runDev(opts: DevOptions): Promise<void> {
       `  export KUBECONFIG=${cp.kubeconfigPath}`,
       `  alias kubectl=${kubectl}   # a kubectl of the same version, built with the control plane`,
       ...(opts.example === false ? [] : [`  export REPO=${repo}   # the example's git repository`]),
+      ...(cp.registry
+        ? [
+            `  export REGISTRY=oci://${cp.registry.host}   # an OCI registry (plain HTTP: --insecure, insecure: true)`,
+          ]
+        : []),
     ];
     if (opts.example === false) {
       say(

@@ -2,9 +2,9 @@
 // printed here is the one the controller computes for the same files: a directory for `render` and
 // `diff --dir`, and a Release's inline or git source when its current render is not stored yet (a
 // render held by the Manual gate is only persisted once approved).
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import type { Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { GitSource } from '../render/git/source.ts';
@@ -20,27 +20,12 @@ import type {
   OciSourceSpec,
   Render,
   RenderSpec,
-  SourceFile,
   SourceOutput,
 } from '../render/types.ts';
+import { readDir } from './read-dir.ts';
 import { localToolBinaries } from './tool-binaries.ts';
 
-/** Every regular file under `dir`, skipping dot-directories (.git); the Plain renderer picks the manifests. */
-export async function readDir(dir: string): Promise<SourceFile[]> {
-  const out: SourceFile[] = [];
-  const walk = async (d: string): Promise<void> => {
-    for (const ent of await readdir(d, { withFileTypes: true })) {
-      const full = join(d, ent.name);
-      if (ent.isDirectory()) {
-        if (!ent.name.startsWith('.')) await walk(full);
-      } else if (ent.isFile()) {
-        out.push({ path: relative(dir, full).split(sep).join('/'), data: await readFile(full) });
-      }
-    }
-  };
-  await walk(dir);
-  return out;
-}
+export { readDir } from './read-dir.ts';
 
 export interface Rendered {
   readonly renderRef: string;

@@ -11,7 +11,7 @@ import { type OciRepo, parseOciReference } from '../../render/oci/reference.ts';
 import type { RegistryFlags } from '../args.ts';
 import type { Io } from '../context.ts';
 import { readTextFile, UserError } from '../errors.ts';
-import { readDir } from '../local-render.ts';
+import { readDir } from '../read-dir.ts';
 
 /** What the CLI says when a registry wants credentials it was not given. */
 export const CLI_CREDENTIALS_HINT = 'give --creds USER:PASSWORD, set $CONVOY_REGISTRY_CREDS, or docker login';

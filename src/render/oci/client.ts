@@ -84,6 +84,7 @@ export class RegistryClient {
   }
   /** scope → Authorization header value. */
   readonly #tokens = new Map<string, string>();
+  #basic: string | undefined;
 
   constructor(repo: OciRepo, options: ClientOptions) {
     this.repo = repo;
@@ -259,11 +260,13 @@ export class RegistryClient {
     };
     // Read error bodies too: they are bounded by the larger of the two limits.
     const limit = Math.max(o.maxBodyBytes, MAX_ERROR_BODY);
-    let res = await send(this.#tokens.get(scope), limit);
+    // Basic credentials, once a registry asked for them, are sent for every scope without asking again.
+    let res = await send(this.#tokens.get(scope) ?? this.#basic, limit);
     if (res.status === 401) {
       const authorization = await this.#authorize(res, scope);
       if (authorization !== undefined) {
         this.#tokens.set(scope, authorization);
+        if (authorization.startsWith('Basic ')) this.#basic = authorization;
         res = await send(authorization, limit);
       }
     }
