@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
+import { WORKLOAD_DEADLINE_MARGIN_S } from '../../src/controller/release/hooks/workload.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
 import {
   annotate,
@@ -269,14 +270,27 @@ test('a hung hook times out at its timeout: Failed, reason Timeout', async () =>
   assert.equal(h?.timeout, '6s');
   const took = Date.parse(h?.finishedAt ?? '') - Date.parse(h?.createdAt ?? '');
   assert.ok(took >= 6000 && took <= 6000 + 15_000, `timed out after ${took} ms`);
-  // the Job itself is still running: convoy does not kill it, it only stops waiting
-  const job = await env.client.get<JobLike>({
+  // convoy's own timeout decided (the Job still runs at that moment: its deadline is a margin later),
+  // and the cluster then ends the Job at spec.activeDeadlineSeconds = timeout + margin, so a hook
+  // convoy counted as failed does not run on unseen
+  const jobRef = {
     apiVersion: 'batch/v1',
     kind: 'Job',
     namespace: ns,
     name: hookWorkloadName('wait', r.status?.lastAttempted?.renderRef ?? ''),
-  });
-  assert.ok(job !== undefined && !jobDone(job, 'Complete') && !jobDone(job, 'Failed'));
+  };
+  const job = await env.client.get<JobLike & { spec?: { activeDeadlineSeconds?: number } }>(jobRef);
+  assert.equal(job?.spec?.activeDeadlineSeconds, 6 + WORKLOAD_DEADLINE_MARGIN_S);
+  assert.ok(!jobDone(job, 'Complete'));
+  const ended = await waitFor(
+    'the Job controller ends the hung hook at its deadline',
+    async () => {
+      const j = await env.client.get<JobLike>(jobRef);
+      return jobDone(j, 'Failed') ? j : undefined;
+    },
+    { timeoutMs: 90_000 },
+  );
+  assert.ok(!jobDone(ended, 'Complete'));
   assert.equal(
     await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'a' }),
     undefined,

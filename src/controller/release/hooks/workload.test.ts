@@ -11,6 +11,8 @@ import {
   existingWorkloadAction,
   hookWorkloadObject,
   type LiveWorkload,
+  WORKLOAD_DEADLINE_MARGIN_S,
+  workloadDeadlineSeconds,
 } from './workload.ts';
 
 const LABEL = 'app.web';
@@ -49,12 +51,37 @@ describe('hookWorkloadObject', () => {
   it('gives a Pod restartPolicy Never unless it sets one', () => {
     const pod = (spec: object) => ({ ...hookObj('p', 'PreSync', { kind: 'Pod' }), spec });
     const never = hookWorkloadObject(armingOf([pod({ containers: [] })]), LABEL, 'x') as { spec?: object };
-    assert.deepEqual(never.spec, { containers: [], restartPolicy: 'Never' });
+    assert.deepEqual(never.spec, { containers: [], restartPolicy: 'Never', activeDeadlineSeconds: 310 });
     const own = hookWorkloadObject(armingOf([pod({ restartPolicy: 'OnFailure' })]), LABEL, 'x') as {
       spec?: object;
     };
-    assert.deepEqual(own.spec, { restartPolicy: 'OnFailure' });
+    assert.deepEqual(own.spec, { restartPolicy: 'OnFailure', activeDeadlineSeconds: 310 });
   });
+  it('gives the workload a deadline just after the hook timeout', () => {
+    const job = hookObj('m', 'PreSync', { timeout: '90s' });
+    const o = hookWorkloadObject(armingOf([job]), LABEL, 'x') as {
+      spec?: { activeDeadlineSeconds?: number };
+    };
+    assert.equal(o.spec?.activeDeadlineSeconds, 90 + WORKLOAD_DEADLINE_MARGIN_S);
+  });
+});
+
+describe('workloadDeadlineSeconds', () => {
+  const m = WORKLOAD_DEADLINE_MARGIN_S;
+  const rows: [unknown, number, number][] = [
+    [undefined, 300_000, 300 + m],
+    [undefined, 1500, 2 + m],
+    [undefined, 10, 1 + m],
+    [60, 300_000, 60],
+    [600, 300_000, 300 + m],
+    [0, 300_000, 300 + m],
+    ['60', 300_000, 300 + m],
+    [1.5, 300_000, 300 + m],
+  ];
+  for (const [own, ms, want] of rows) {
+    it(`own ${JSON.stringify(own)}, timeout ${ms} ms: ${want}s`, () =>
+      assert.equal(workloadDeadlineSeconds(own, ms), want));
+  }
 });
 
 describe('existingWorkloadAction', () => {

@@ -18,7 +18,9 @@ export { ANNOTATION_HOOK_CREATED_AT, ANNOTATION_HOOK_NAME, ANNOTATION_HOOK_RENDE
 /**
  * The render's Job or Pod renamed to the arming's workload name, labelled with its Release and
  * annotated with the arming. A Pod without restartPolicy gets Never: the default (Always) would restart
- * it forever and the hook could never finish.
+ * it forever and the hook could never finish. Both get spec.activeDeadlineSeconds shortly after the
+ * hook's timeout (workloadDeadlineSeconds), so a hook that convoy counted as failed also stops running
+ * in the cluster — the Job controller, or the kubelet for a Pod, ends it — instead of running on unseen.
  */
 export function hookWorkloadObject(arming: HookArming, releaseLabel: string, defaultNamespace: string): Obj {
   const src = arming.hook.object;
@@ -34,12 +36,26 @@ export function hookWorkloadObject(arming: HookArming, releaseLabel: string, def
       [ANNOTATION_HOOK_CREATED_AT]: arming.createdAt,
     },
   };
-  const obj: Obj = { ...src, metadata };
-  if (arming.hook.kind !== 'Pod') return obj;
-  const spec = (src as { spec?: Record<string, unknown> }).spec ?? {};
-  return spec.restartPolicy === undefined
-    ? ({ ...obj, spec: { ...spec, restartPolicy: 'Never' } } as Obj)
-    : obj;
+  const spec: Record<string, unknown> = { ...((src as { spec?: Record<string, unknown> }).spec ?? {}) };
+  spec.activeDeadlineSeconds = workloadDeadlineSeconds(spec.activeDeadlineSeconds, arming.hook.timeoutMs);
+  if (arming.hook.kind === 'Pod' && spec.restartPolicy === undefined) spec.restartPolicy = 'Never';
+  return { ...src, metadata, spec } as Obj;
+}
+
+/**
+ * Seconds past the hook's timeout before the cluster ends the workload. convoy's own timeout decides
+ * the hook's outcome (reason Timeout, counted from arming); the workload's deadline counts from its own
+ * start, a little later, so the margin keeps the cluster from ending it first and racing that verdict.
+ */
+export const WORKLOAD_DEADLINE_MARGIN_S = 10;
+
+/**
+ * The workload's activeDeadlineSeconds: the hook's timeout in whole seconds plus the margin, or the
+ * render's own when that is a positive integer and sooner. Pure.
+ */
+export function workloadDeadlineSeconds(own: unknown, timeoutMs: number): number {
+  const hook = Math.max(1, Math.ceil(timeoutMs / 1000)) + WORKLOAD_DEADLINE_MARGIN_S;
+  return typeof own === 'number' && Number.isInteger(own) && own > 0 && own < hook ? own : hook;
 }
 
 /** The parts of a live workload the decision reads. */
