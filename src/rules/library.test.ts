@@ -100,6 +100,23 @@ test('library rules: edge cases', () => {
       'cert-manager.io/ready',
     ],
     [
+      'Certificate Ready for the current generation',
+      obj('cert-manager.io/v1', 'Certificate', {
+        status: { conditions: [cond('Ready', 'True', { observedGeneration: 2 })] },
+      }),
+      'pass',
+      'cert-manager.io/ready',
+    ],
+    [
+      'Certificate Ready left from an older generation (spec changed since)',
+      obj('cert-manager.io/v1', 'Certificate', {
+        status: { conditions: [cond('Ready', 'True', { observedGeneration: 1 })] },
+      }),
+      'fail',
+      'cert-manager.io/ready',
+      /^Ready is stale: observed generation 1, the object is at 2$/,
+    ],
+    [
       'Rollout paused at a canary step',
       obj('argoproj.io/v1alpha1', 'Rollout', {
         spec: { replicas: 5, strategy: { canary: { steps: [{}, {}, {}, {}, {}, {}, {}, {}] } } },

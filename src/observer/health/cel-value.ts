@@ -8,14 +8,27 @@ export interface CelObject {
 }
 
 export function toCelObject(obj: object): CelObject {
-  const conv = (v: unknown): unknown => {
-    if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : v;
-    if (v === null || typeof v !== 'object') return v;
-    if (v instanceof Date) return v.toISOString().replace(/\.\d{3}Z$/, 'Z');
-    if (Array.isArray(v)) return v.map(conv);
-    const m = new Map<string, unknown>();
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) m.set(k, conv(x));
-    return m;
-  };
   return { value: conv(obj) as Map<string, unknown> };
+}
+
+// Runs once per judged object over the whole object, so it avoids per-key allocations
+// (Object.keys instead of Object.entries): it is a visible share of the observer's CPU.
+function conv(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : v;
+  if (v === null || typeof v !== 'object') return v;
+  if (v instanceof Date) return v.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = conv(v[i]);
+    return out;
+  }
+  const m = new Map<string, unknown>();
+  const rec = v as Record<string, unknown>;
+  const keys = Object.keys(rec);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    const x = rec[k];
+    if (x !== undefined) m.set(k, conv(x));
+  }
+  return m;
 }
