@@ -24,6 +24,13 @@ describe('afterFailedSend', () => {
   ];
   for (const [name, error, attempt, want] of rows)
     it(name, () => assert.deepEqual(afterFailedSend(error, attempt, opts), want));
+  const named: [string, unknown, SendDecision][] = [
+    ['409 for a fixed name: recorded before', status(409), { kind: 'recorded' }],
+    ['503 for a fixed name: retry', status(503), { kind: 'retry', afterMs: 100 }],
+    ['403 for a fixed name: drop', status(403), { kind: 'drop', reason: 'refused' }],
+  ];
+  for (const [name, error, want] of named)
+    it(name, () => assert.deepEqual(afterFailedSend(error, 1, opts, true), want));
 });
 
 /** A writer that fails the first `failures` creates with `error`, then stores. */
@@ -87,6 +94,23 @@ describe('EventRecorder', () => {
     r.stop();
     await r.flush();
     assert.equal(r.queued, 0);
+  });
+  it('counts a named Event that already exists as recorded, without retrying it', async () => {
+    const w = writer(1, status(409));
+    const dropped: DropReason[] = [];
+    let recorded = 0;
+    const r = new EventRecorder(w, {
+      baseDelayMs: 5,
+      onDropped: (reason) => dropped.push(reason),
+      onRecorded: () => recorded++,
+    });
+    r.record({ metadata: { name: 'app.rollout-1' }, message: 'a' });
+    r.record({ metadata: { generateName: 'app.' }, message: 'b' });
+    await r.flush();
+    assert.equal(w.calls, 2);
+    assert.deepEqual(w.stored, ['b']);
+    assert.equal(recorded, 2);
+    assert.deepEqual(dropped, []);
   });
   it('gives up an Event after maxAttempts', async () => {
     const w = writer(1_000_000, refused);

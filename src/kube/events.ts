@@ -3,7 +3,8 @@
 // so an Event recorded across an apiserver restart arrives afterwards. The queue is bounded: an Event
 // that finds it full, or that the server refuses for good (the namespace is gone, forbidden, invalid),
 // or that ran out of attempts is dropped and counted (onDropped) — a recorder can never hold memory or
-// a reconcile hostage.
+// a reconcile hostage. An Event with a fixed metadata.name (rather than generateName) is idempotent: a
+// 409 for it means an earlier attempt or an earlier process already recorded it, which counts as sent.
 import { isKubeError } from './errors.ts';
 
 export type DropReason = 'queueFull' | 'refused' | 'attempts';
@@ -26,18 +27,23 @@ export interface EventRecorderOptions {
 
 export type SendDecision =
   | { readonly kind: 'retry'; readonly afterMs: number }
-  | { readonly kind: 'drop'; readonly reason: DropReason };
+  | { readonly kind: 'drop'; readonly reason: DropReason }
+  /** A named Event that already exists: recorded before (by an earlier attempt or process). */
+  | { readonly kind: 'recorded' };
 
 /**
- * After the attempt-th failed send: retry when a later try may succeed — no answer (connection refused or
- * reset, a timeout), 429, 5xx, or 409 (a generated name that collided) — else drop. Pure.
+ * After the attempt-th failed send: a 409 for an Event with a fixed name is already recorded; retry when a
+ * later try may succeed — no answer (connection refused or reset, a timeout), 429, 5xx, or 409 (a
+ * generated name that collided) — else drop. Pure.
  */
 export function afterFailedSend(
   error: unknown,
   attempt: number,
   opts: { readonly maxAttempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number },
+  named = false,
 ): SendDecision {
   const code = isKubeError(error) ? error.code : undefined;
+  if (named && code === 409) return { kind: 'recorded' };
   const retriable = code === undefined || code === 429 || code === 409 || code >= 500;
   if (!retriable) return { kind: 'drop', reason: 'refused' };
   if (attempt >= opts.maxAttempts) return { kind: 'drop', reason: 'attempts' };
@@ -105,7 +111,11 @@ export class EventRecorder {
         } catch (error) {
           const d = this.#stopped
             ? ({ kind: 'drop', reason: 'attempts' } as const)
-            : afterFailedSend(error, attempt, this.#opts);
+            : afterFailedSend(error, attempt, this.#opts, hasFixedName(event));
+          if (d.kind === 'recorded') {
+            this.#opts.onRecorded?.();
+            break;
+          }
           if (d.kind === 'drop') {
             this.#opts.onDropped?.(d.reason, error);
             break;
@@ -125,4 +135,9 @@ export class EventRecorder {
       this.#queue.shift();
     }
   }
+}
+
+function hasFixedName(event: object): boolean {
+  const name = (event as { metadata?: { name?: unknown } }).metadata?.name;
+  return typeof name === 'string' && name !== '';
 }

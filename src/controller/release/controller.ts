@@ -161,6 +161,7 @@ export function registerReleaseController(
   });
   const deps: ReleaseDeps = {
     local: clusterClients.local,
+    eventedRollouts: new Map(),
     store: new SecretRenderStore(clusterClients.local),
     sources: {
       inline: InlineSource,

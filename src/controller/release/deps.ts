@@ -29,6 +29,11 @@ export interface ReleaseDeps {
   /** Where Events go (retried in the background); absent: sent at once, a failure logged. */
   readonly events?: { record(event: object): void };
   /**
+   * Release uid → the rollout transition (rolloutKey) whose Event this process recorded. A persisted
+   * transition missing here is one an earlier process may have died before announcing (events.ts).
+   */
+  readonly eventedRollouts?: Map<string, string>;
+  /**
    * Aborted when this reconcile passes its deadline or is superseded (the Release is being deleted, a
    * sync was requested): the source fetch stops waiting at once.
    */

@@ -1,14 +1,65 @@
 // Kubernetes Events (core/v1) about a Release: one per distinct (type, reason, message) in a reconcile,
 // and only for what changed (a new Ready state, a sync's notes), so a steady reconcile emits none. They
 // go through the process's EventRecorder, so an API server that is away for a moment loses none.
+// A rollout transition's Event has a name fixed by the transition, so the controller that comes up after
+// a kill -9 between the status write and the send can record it again without ever recording it twice
+// (see recoveredRolloutEvent).
+import { createHash } from 'node:crypto';
 import type { Condition, Release } from '../../api/types.ts';
 import type { ReleaseDeps } from './deps.ts';
+import { type RenderStamp, type Rollout, rolloutTransition } from './rollout/index.ts';
 import type { ReleaseWarning } from './warnings.ts';
 
 export interface ReleaseEvent {
   readonly type: 'Normal' | 'Warning';
   readonly reason: string;
   readonly message: string;
+  /** A fixed Event name (idempotent: a second create is a 409, counted as recorded); else generated. */
+  readonly name?: string;
+}
+
+/**
+ * How old a persisted rollout transition may be for a restarted controller to record its Event again
+ * (it may have died between writing the status and sending). Kept well under the API server's Event
+ * lifetime (one hour by default), so a routine restart does not re-announce long-settled rollouts.
+ */
+export const RECOVER_EVENT_WINDOW_MS = 15 * 60_000;
+
+/** What identifies one rollout transition: its state, render and clock. Pure. */
+export function rolloutKey(rollout: Rollout): string {
+  return [rollout.state, rollout.renderRef, rollout.startedAt ?? '', rollout.finishedAt ?? ''].join('|');
+}
+
+/** The Event name of the transition into `rollout`: the same in every process. Pure. */
+export function rolloutEventName(release: Release, rollout: Rollout): string {
+  const h = createHash('sha256')
+    .update(`${release.metadata.uid ?? ''}|${rolloutKey(rollout)}`)
+    .digest('hex')
+    .slice(0, 16);
+  return `${(release.metadata.name ?? '').slice(0, 200)}.rollout-${h}`;
+}
+
+/**
+ * The Event of a persisted transition this process has not recorded itself, when it is recent enough
+ * that an earlier process may have died before sending it; the fixed name makes it a no-op when that
+ * process did send it. The earlier state is not known any more, so the message starts at the arrow. Pure.
+ */
+export function recoveredRolloutEvent(
+  release: Release,
+  rollout: Rollout,
+  lastHealthy: RenderStamp | undefined,
+  now: number,
+): ReleaseEvent | undefined {
+  const at = Date.parse(rollout.finishedAt ?? rollout.startedAt ?? '');
+  if (!Number.isFinite(at) || now - at > RECOVER_EVENT_WINDOW_MS) return undefined;
+  const t = rolloutTransition(undefined, rollout, lastHealthy);
+  if (t === undefined) return undefined;
+  return {
+    type: t.eventType,
+    reason: t.eventReason,
+    message: `${t.message.replace(/^rollout None → /, 'rollout → ')} (recorded after a controller restart)`,
+    name: rolloutEventName(release, rollout),
+  };
 }
 
 /** Events for a reconcile: the Ready condition when it changed, and the sync's notes. Pure. */
@@ -56,7 +107,10 @@ export function eventObject(release: Release, e: ReleaseEvent, now: number): Rec
   return {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { generateName: `${release.metadata.name}.`, namespace: release.metadata.namespace },
+    metadata:
+      e.name === undefined
+        ? { generateName: `${release.metadata.name}.`, namespace: release.metadata.namespace }
+        : { name: e.name, namespace: release.metadata.namespace },
     involvedObject: {
       apiVersion: release.apiVersion,
       kind: release.kind,

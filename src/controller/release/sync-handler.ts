@@ -8,10 +8,18 @@ import { isSuperseded, type ReconcileResult } from '../../runtime/index.ts';
 import { rendersToKeep } from '../../store/keep.ts';
 import { addFinalizer, deletionHandler } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { eventsFor, newWarnings, recordEvents } from './events.ts';
+import {
+  eventsFor,
+  newWarnings,
+  type ReleaseEvent,
+  recordEvents,
+  recoveredRolloutEvent,
+  rolloutEventName,
+  rolloutKey,
+} from './events.ts';
 import { reconcile } from './reconcile.ts';
-import { nextWakeUp, rolloutTransition, waveTimeoutAt } from './rollout/index.ts';
-import { releaseStatus } from './status.ts';
+import { nextWakeUp, type RolloutTransition, rolloutTransition, waveTimeoutAt } from './rollout/index.ts';
+import { type ControllerStatus, releaseStatus } from './status.ts';
 import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
 
 export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps): Promise<ReconcileResult> {
@@ -57,9 +65,7 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
     deps,
     release,
     [
-      ...(transition === undefined
-        ? []
-        : [{ type: transition.eventType, reason: transition.eventReason, message: transition.message }]),
+      ...rolloutEvents(release, status, transition, deps.eventedRollouts, now),
       ...eventsFor(release.status?.conditions, status.conditions, outcome.notes),
       ...newWarnings(release.status?.message, outcome.warnings ?? []),
     ],
@@ -89,4 +95,35 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
     waveTimeoutAt: waveTimeoutAt(status.waves, release.spec.waves, status.rollout?.renderRef),
   });
   return wake.kind === 'requeue' ? { kind: 'requeueAfter', ms: wake.afterMs } : { kind: 'done' };
+}
+
+/**
+ * The rollout Events of a reconcile: the persisted transition again when this process has not recorded
+ * it (an earlier process may have died between its status write and the send; the fixed name keeps it
+ * from being recorded twice), then the transition this reconcile made.
+ */
+function rolloutEvents(
+  release: Release,
+  status: ControllerStatus,
+  transition: RolloutTransition | undefined,
+  evented: Map<string, string> | undefined,
+  now: number,
+): ReleaseEvent[] {
+  const out: ReleaseEvent[] = [];
+  const uid = release.metadata.uid ?? '';
+  const prior = release.status?.rollout;
+  if (evented !== undefined && prior !== undefined && evented.get(uid) !== rolloutKey(prior)) {
+    const e = recoveredRolloutEvent(release, prior, release.status?.lastHealthy, now);
+    if (e !== undefined) out.push(e);
+  }
+  if (transition !== undefined && status.rollout !== undefined) {
+    out.push({
+      type: transition.eventType,
+      reason: transition.eventReason,
+      message: transition.message,
+      name: rolloutEventName(release, status.rollout),
+    });
+  }
+  if (evented !== undefined && status.rollout !== undefined) evented.set(uid, rolloutKey(status.rollout));
+  return out;
 }
