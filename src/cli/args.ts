@@ -62,6 +62,12 @@ export type Command =
       readonly annotations: Readonly<Record<string, string>>;
       readonly registry: RegistryFlags;
     }
+  | {
+      readonly kind: 'import';
+      readonly global: Global;
+      readonly paths: readonly string[];
+      readonly namespace?: string;
+    }
   | (Named<'sync'> & {
       readonly force: boolean;
       readonly direct: boolean;
@@ -346,6 +352,18 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
       return {
         ok: true,
         command: { kind: 'pushArtifact', dir: name, reference, annotations, registry: registryFlags() },
+      };
+    }
+    case 'import': {
+      if (positionals.length === 0) return fail('import: expected FILE or DIR (or - for stdin)');
+      return {
+        ok: true,
+        command: {
+          kind: 'import',
+          global,
+          paths: positionals,
+          ...(global.namespace === undefined ? {} : { namespace: global.namespace }),
+        },
       };
     }
     case 'sync': {

@@ -44,6 +44,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
         return await (await import('./commands/push.ts')).pushArtifactCommand(io, c);
       case 'rulesEval':
         return await (await import('./commands/offline.ts')).rules(io, c);
+      case 'import':
+        return await (await import('./commands/import.ts')).importCommand(io, c);
       default:
         break;
     }

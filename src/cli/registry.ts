@@ -291,6 +291,34 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'import',
+    args: 'FILE|DIR...',
+    summary: 'turn Argo CD Applications and Flux Kustomizations/HelmReleases into Releases',
+    description:
+      'Reads YAML files (a directory: every *.yaml/*.yml in it) and prints a Release for each Argo CD Application, Flux Kustomization and Flux HelmRelease; Flux sources (GitRepository, OCIRepository, HelmRepository) are read from the same files. Every field that could not be carried over is listed on stderr. Exit 0 when at least one Release was written, 1 when none could be.',
+    cluster: false,
+    flags: [
+      {
+        name: 'namespace',
+        short: 'n',
+        type: 'string',
+        value: 'NS',
+        help: "namespace of every Release (default: an Application's destination namespace, a Flux object's own)",
+      },
+      OUTPUT_FLAG,
+    ],
+    examples: [
+      {
+        command: 'convoy import argocd-apps/ > releases.yaml',
+        comment: 'every Application in a directory',
+      },
+      {
+        command: 'kubectl get kustomizations,helmreleases,gitrepositories -A -o yaml | convoy import -',
+        comment: 'what a Flux cluster runs now (- reads stdin)',
+      },
+    ],
+  },
+  {
     name: 'sync',
     args: 'NAME',
     summary: 'ask the controller to reconcile now (and approve, in Manual mode)',

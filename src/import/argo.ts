@@ -1,0 +1,252 @@
+// An Argo CD Application (argoproj.io/v1alpha1) as a convoy Release. What maps: the git source (repoURL,
+// path, targetRevision), Helm and Kustomize settings convoy has, the destination, syncPolicy.automated
+// (prune, selfHeal) and the rest as notes. Argo CD judges health always and rolls back never; the
+// Release judges health with the default rules and the library, and gets no failurePolicy (say so).
+// Pure. See docs/migrating.md.
+import type { ReleaseSpec } from '../api/types.ts';
+import { argoRevision } from './git-ref.ts';
+import { chartRepositorySource } from './helm-chart.ts';
+import {
+  asRecord,
+  type Doc,
+  describeDoc,
+  IMPORTED_HEALTH,
+  type ImportedRelease,
+  type ImportNote,
+  list,
+  release,
+  str,
+} from './types.ts';
+
+const IN_CLUSTER = new Set(['https://kubernetes.default.svc', 'https://kubernetes.default.svc/']);
+
+/** Sync options convoy does anyway (Server-Side Apply is how convoy applies everything). */
+const BUILT_IN_OPTIONS = new Set(['ServerSideApply=true', 'ApplyOutOfSyncOnly=true']);
+
+export function isArgoApplication(d: Doc): boolean {
+  return d.kind === 'Application' && String(d.apiVersion ?? '').startsWith('argoproj.io/');
+}
+
+export function importArgoApplication(
+  d: Doc,
+  opts: { readonly namespace?: string } = {},
+): { readonly release?: ImportedRelease; readonly notes: readonly ImportNote[] } {
+  const object = describeDoc(d);
+  const notes: ImportNote[] = [];
+  const note = (field: string, message: string) => notes.push({ object, field, message });
+  const meta = asRecord(d.metadata);
+  const spec = asRecord(d.spec);
+  const name = str(meta.name);
+  if (name === undefined) {
+    note('metadata.name', 'missing; nothing imported');
+    return { notes };
+  }
+  const dest = asRecord(spec.destination);
+  const namespace = opts.namespace ?? str(dest.namespace) ?? str(meta.namespace) ?? 'default';
+
+  let src = asRecord(spec.source);
+  const sources = list(spec.sources);
+  if (sources.length > 0) {
+    src = asRecord(sources[0]);
+    if (sources.length > 1)
+      note(
+        'spec.sources',
+        `${sources.length} sources; convoy renders one source per Release: only the first was imported — make a Release for each of the others`,
+      );
+  }
+  const repoURL = str(src.repoURL);
+  if (repoURL === undefined) {
+    note('spec.source.repoURL', 'missing; nothing imported');
+    return { notes };
+  }
+
+  const out: { -readonly [K in keyof ReleaseSpec]: ReleaseSpec[K] } = {
+    source: {},
+    healthAssessment: IMPORTED_HEALTH,
+  };
+  const chart = str(src.chart);
+  const helm = asRecord(src.helm);
+  const kustomize = asRecord(src.kustomize);
+  const render: NonNullable<ReleaseSpec['render']> & {
+    -readonly [K in 'type']?: 'Plain' | 'Kustomize' | 'Helm';
+  } = {};
+  const renderType =
+    chart !== undefined || src.helm !== undefined
+      ? 'Helm'
+      : src.kustomize !== undefined
+        ? 'Kustomize'
+        : 'Plain';
+
+  if (chart !== undefined) {
+    const c = chartRepositorySource(repoURL, chart, str(src.targetRevision));
+    if (c.kind === 'unsupported') {
+      note('spec.source.chart', c.note);
+      return { notes };
+    }
+    out.source = c.source;
+  } else {
+    const ref = argoRevision(src.targetRevision);
+    if (ref.kind === 'unsupported') note('spec.source.targetRevision', ref.note);
+    else if (ref.note !== undefined) note('spec.source.targetRevision', ref.note);
+    const path = str(src.path);
+    out.source = {
+      git: {
+        url: repoURL,
+        ...(ref.kind === 'ok' && ref.ref !== undefined ? { ref: ref.ref } : {}),
+        ...(path === undefined || path === '.' ? {} : { path }),
+      },
+    };
+    note(
+      'spec.source.repoURL',
+      'credentials: Argo CD keeps them in repository Secrets; give the Release a Secret in its namespace (keys username/password, bearerToken or identity/known_hosts) and set source.git.secretRef',
+    );
+  }
+
+  if (renderType === 'Helm') {
+    render.type = 'Helm';
+    render.helm = helmSettings(helm, name, note);
+  } else if (renderType === 'Kustomize') {
+    render.type = 'Kustomize';
+    for (const k of Object.keys(kustomize))
+      note(
+        `spec.source.kustomize.${k}`,
+        'not carried over: put it in the kustomization.yaml in git (convoy runs kustomize build on it as it is)',
+      );
+  } else {
+    const dir = asRecord(src.directory);
+    if (dir.recurse !== true)
+      note(
+        'spec.source.directory.recurse',
+        'convoy reads every YAML file under the path, subdirectories included; Argo CD without recurse reads only the top level',
+      );
+    for (const k of ['include', 'exclude', 'jsonnet'])
+      if (dir[k] !== undefined)
+        note(`spec.source.directory.${k}`, 'not supported by convoy; not carried over');
+    note(
+      'spec.source',
+      'Argo CD detects Kustomize and Helm from the files; if the path holds a kustomization.yaml or a Chart.yaml, set render.type to Kustomize or Helm',
+    );
+  }
+
+  const destNs = str(dest.namespace);
+  if (destNs !== undefined && destNs !== namespace) render.targetNamespace = destNs;
+  else if (destNs !== undefined && renderType === 'Helm') render.targetNamespace = destNs;
+  if (Object.keys(render).length > 0) out.render = render;
+
+  const server = str(dest.server);
+  const destName = str(dest.name);
+  if (
+    (server !== undefined && !IN_CLUSTER.has(server)) ||
+    (destName !== undefined && destName !== 'in-cluster')
+  ) {
+    const cluster = (destName ?? hostName(server ?? ''))
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .slice(0, 63);
+    out.cluster = { name: cluster };
+    note(
+      'spec.destination',
+      `another cluster (${destName ?? server}): create a Cluster named ${cluster} in namespace ${namespace} with a kubeconfig Secret (docs/reference/cluster.md)`,
+    );
+  }
+
+  const sp = asRecord(spec.syncPolicy);
+  const automated = sp.automated === undefined ? undefined : asRecord(sp.automated);
+  out.syncPolicy = {
+    mode: automated === undefined ? 'Manual' : 'Auto',
+    prune: automated?.prune === true,
+    ...(automated?.selfHeal === true ? { selfHeal: true } : {}),
+    interval: '3m',
+  };
+  if (automated === undefined)
+    note(
+      'spec.syncPolicy.automated',
+      'absent: the Release is Manual — approve each new render with `convoy approve` (or set syncPolicy.mode: Auto)',
+    );
+  for (const o of list(sp.syncOptions)) {
+    const opt = String(o);
+    if (BUILT_IN_OPTIONS.has(opt)) continue;
+    if (opt === 'CreateNamespace=true')
+      note(
+        'spec.syncPolicy.syncOptions',
+        'CreateNamespace=true: put the Namespace object in the render (wave -1)',
+      );
+    else note('spec.syncPolicy.syncOptions', `${opt}: not carried over`);
+  }
+  if (sp.retry !== undefined)
+    note('spec.syncPolicy.retry', 'convoy retries failed syncs with backoff by itself; not carried over');
+  if (spec.ignoreDifferences !== undefined)
+    note(
+      'spec.ignoreDifferences',
+      'not carried over: convoy only owns the fields it applies (Server-Side Apply); fields other managers set are not drift',
+    );
+  const project = str(spec.project);
+  if (project !== undefined && project !== 'default')
+    note(
+      'spec.project',
+      `project ${project}: convoy scopes by namespace; set serviceAccountName to a ServiceAccount with the project's permissions`,
+    );
+  note(
+    'spec',
+    'Argo CD never rolls back by itself; to have convoy do it, add failurePolicy: {deadline: 5m, rollback: OnFailure}',
+  );
+  return { release: release(name, namespace, out), notes };
+}
+
+function helmSettings(
+  helm: Readonly<Record<string, unknown>>,
+  name: string,
+  note: (field: string, message: string) => void,
+): NonNullable<NonNullable<ReleaseSpec['render']>['helm']> {
+  const out: { -readonly [K in keyof NonNullable<NonNullable<ReleaseSpec['render']>['helm']>]: unknown } = {};
+  const releaseName = str(helm.releaseName);
+  if (releaseName !== undefined && releaseName !== name) out.releaseName = releaseName;
+  const files = list(helm.valueFiles).filter((f): f is string => typeof f === 'string');
+  if (files.length > 0) out.valuesFiles = files;
+  let values: Record<string, unknown> = {};
+  const obj = asRecord(helm.valuesObject);
+  if (Object.keys(obj).length > 0) values = { ...obj };
+  else if (str(helm.values) !== undefined)
+    note(
+      'spec.source.helm.values',
+      'a YAML string: copied into render.helm.values only if you paste it there as YAML',
+    );
+  for (const p of list(helm.parameters)) {
+    const pr = asRecord(p);
+    const key = str(pr.name);
+    if (key === undefined) continue;
+    if (pr.forceString !== true && /^(true|false|-?\d+)$/.test(String(pr.value ?? '')))
+      setPath(values, key, JSON.parse(String(pr.value)));
+    else setPath(values, key, String(pr.value ?? ''));
+  }
+  if (Object.keys(values).length > 0) out.values = values;
+  for (const k of ['fileParameters', 'passCredentials', 'skipCrds', 'version', 'kubeVersion', 'apiVersions'])
+    if (helm[k] !== undefined)
+      note(
+        `spec.source.helm.${k}`,
+        k === 'kubeVersion' || k === 'apiVersions'
+          ? 'convoy takes them from the target cluster; not carried over'
+          : 'not carried over',
+      );
+  return out as NonNullable<NonNullable<ReleaseSpec['render']>['helm']>;
+}
+
+/** Sets a Helm --set style dotted key ("image.tag") in values. */
+function setPath(values: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let at = values;
+  for (const p of parts.slice(0, -1)) {
+    const next = at[p];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) at[p] = {};
+    at = at[p] as Record<string, unknown>;
+  }
+  at[parts[parts.length - 1] as string] = value;
+}
+
+function hostName(url: string): string {
+  try {
+    return new URL(url).hostname.split('.')[0] ?? 'remote';
+  } catch {
+    return 'remote';
+  }
+}
