@@ -285,24 +285,29 @@ function sourceOf(
         return undefined;
       }
       const r = asRecord(s.ref);
-      const pinned = str(r.digest) ?? str(r.tag);
-      if (str(r.semver) !== undefined)
-        note(
-          `${field} → OCIRepository ${name}`,
-          `ref.semver ${String(r.semver)}: not carried over; pick a tag or digest`,
-        );
-      if (cleanPath !== undefined && cleanPath !== '' && cleanPath !== '.')
-        note(
-          field,
-          `path ${cleanPath} inside the artifact: convoy renders the artifact's root; not carried over`,
-        );
-      for (const k of ['layerSelector', 'verify', 'certSecretRef', 'insecure', 'provider'])
+      // Flux's ref has convoy's fields (digest beats semver beats tag, as in Flux).
+      const digest = str(r.digest);
+      const semver = str(r.semver);
+      const tag = str(r.tag);
+      const ref =
+        digest !== undefined
+          ? { digest }
+          : semver !== undefined
+            ? { semver }
+            : tag !== undefined
+              ? { tag }
+              : undefined;
+      const certSecret = str(asRecord(s.certSecretRef).name);
+      for (const k of ['layerSelector', 'verify', 'provider', 'ignore'])
         if (s[k] !== undefined) note(`OCIRepository ${name} spec.${k}`, 'not carried over');
       return {
         oci: {
           url,
-          ...(pinned === undefined ? {} : { ref: pinned }),
+          ...(ref === undefined ? {} : { ref }),
+          ...withPath,
           ...(secret === undefined ? {} : { secretRef: { name: secret } }),
+          ...(certSecret === undefined ? {} : { certSecretRef: { name: certSecret } }),
+          ...(s.insecure === true ? { insecure: true } : {}),
         },
       };
     }

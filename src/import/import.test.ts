@@ -121,7 +121,7 @@ describe('import Flux', () => {
     }));
   it('a Kustomization over an OCIRepository: the tag, suspend, prune off', () =>
     assert.deepEqual(byName(r, 'from-oci')?.spec, {
-      source: { oci: { url: 'oci://ghcr.io/example/manifests', ref: '1.0.0' } },
+      source: { oci: { url: 'oci://ghcr.io/example/manifests', ref: { tag: '1.0.0' } } },
       healthAssessment: HEALTH,
       render: { type: 'Kustomize' },
       syncPolicy: { mode: 'Auto', prune: false, interval: '5m' },
