@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SourceError } from './errors.ts';
 import { InlineSource } from './inline.ts';
-import { credentialsFromSecretData, fetchSource, type Source } from './source.ts';
+import { credentialsFromSecretData, fetchSource, type Source, sourceSecretNames } from './source.ts';
 import type { GitSourceSpec } from './types.ts';
 
 const fakeGit: Source<GitSourceSpec> = {
@@ -46,5 +46,24 @@ describe('credentialsFromSecretData', () => {
       token: 's3cret',
     });
     assert.deepEqual(credentialsFromSecretData(undefined), {});
+  });
+});
+
+describe('sourceSecretNames', () => {
+  it('names the Secrets a source reads, each once, in order', () => {
+    assert.deepEqual(sourceSecretNames({ inline: { manifests: 'x' } }), []);
+    assert.deepEqual(sourceSecretNames({ git: { url: 'u', secretRef: { name: 'g' } } }), ['g']);
+    assert.deepEqual(
+      sourceSecretNames({
+        oci: { url: 'oci://r/x', secretRef: { name: 'pull' }, certSecretRef: { name: 'ca' } },
+      }),
+      ['pull', 'ca'],
+    );
+    assert.deepEqual(
+      sourceSecretNames({
+        oci: { url: 'oci://r/x', secretRef: { name: 's' }, certSecretRef: { name: 's' } },
+      }),
+      ['s'],
+    );
   });
 });

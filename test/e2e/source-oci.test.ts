@@ -2,8 +2,8 @@
 // for both), the real control plane and both convoy processes. An artifact pushed under a tag rolls
 // out with its digest as the revision and the renderRef `convoy render oci://` computes; a new push
 // whose pods never get Ready rolls back; a semver range follows the newest matching tag; missing or
-// wrong credentials, an unknown tag, an unknown digest, a corrupted blob and a hostile layer are each
-// Ready=False with a message naming the field, an Event, and nothing applied.
+// wrong credentials, an unknown tag, an unknown digest, a corrupted blob, a hostile layer and an
+// oversized one are each Ready=False with a message naming the field, an Event, and nothing applied.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -204,6 +204,22 @@ describe('spec.source.oci', { concurrency: true }, () => {
       maxTags: 10,
     });
     await pushLayer(client, 'v1', rawTarGz({ name: 'link.yaml', type: '2', link: '/etc/passwd' }));
+    // An oversized artifact: its descriptor says 100 MiB, over the 64 MiB limit; nothing is downloaded.
+    const bigClient = new RegistryClient(repoOf('bad/big'), {
+      credentials: creds(),
+      caPem: registry.caPem ?? '',
+      insecure: false,
+      timeoutMs: 10_000,
+      idleMs: 5_000,
+      maxManifestBytes: 1 << 20,
+      maxTags: 10,
+    });
+    await pushLayer(
+      bigClient,
+      'v1',
+      rawTarGz({ name: 'cm.yaml', data: configMap('must-not-exist', 'big') }),
+      100 << 20,
+    );
 
     const missing = `sha256:${'0'.repeat(64)}`;
     const cases: [string, Record<string, unknown>, RegExp][] = [
@@ -236,6 +252,11 @@ describe('spec.source.oci', { concurrency: true }, () => {
         'hostile',
         { url: `oci://${registry.host}/bad/hostile`, ref: { tag: 'v1' } },
         /spec\.source\.oci: the artifact oci:\/\/127\.0\.0\.1:\d+\/bad\/hostile \(tag "v1"\) is refused: entry "link\.yaml": links to "\/etc\/passwd", outside the archive/,
+      ],
+      [
+        'oversized',
+        { url: `oci://${registry.host}/bad/big`, ref: { tag: 'v1' } },
+        /spec\.source\.oci: the layer of oci:\/\/127\.0\.0\.1:\d+\/bad\/big \(tag "v1", sha256:[0-9a-f]{64}\) is 104857600 bytes, over the limit of 67108864/,
       ],
     ];
     for (const [name, oci] of cases) await env.client.create(ociRelease(ns, name, oci));

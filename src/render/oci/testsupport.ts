@@ -40,9 +40,18 @@ export function rawEntry(e: RawEntry): Buffer {
 export const rawTarGz = (...entries: RawEntry[]): Buffer =>
   gzipSync(Buffer.concat([...entries.map(rawEntry), Buffer.alloc(1024)]));
 
-/** Pushes `layer` as a Flux artifact under `tag`; the manifest digest. */
-export async function pushLayer(client: RegistryClient, tag: string, layer: Buffer): Promise<string> {
-  const content = await client.pushBlob(layer, MEDIA.fluxContent);
+/**
+ * Pushes `layer` as a Flux artifact under `tag`; the manifest digest. `declaredSize` writes another
+ * size into the layer's descriptor (the registry does not check it): an artifact that claims to be huge.
+ */
+export async function pushLayer(
+  client: RegistryClient,
+  tag: string,
+  layer: Buffer,
+  declaredSize?: number,
+): Promise<string> {
+  const pushed = await client.pushBlob(layer, MEDIA.fluxContent);
+  const content = declaredSize === undefined ? pushed : { ...pushed, size: declaredSize };
   const config = await client.pushBlob(Buffer.from('{}'), MEDIA.fluxConfig);
   const manifest = { schemaVersion: 2, mediaType: MEDIA.ociManifest, config, layers: [content] };
   return client.pushManifest(tag, Buffer.from(JSON.stringify(manifest)), MEDIA.ociManifest);
