@@ -347,9 +347,11 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
   await env.namespace(ns);
   const rec = Recorder.forNamespace(env.cp.kubeConfig, ns, ['Job']);
   await rec.start();
-  const policy = (rollback: 'Never' | 'OnFailure') => ({
+  // 'rolled' gets a longer deadline: its first render must become healthy within it even on a loaded
+  // machine, or that render fails (and rightly runs SyncFail) before it ever succeeds.
+  const policy = (rollback: 'Never' | 'OnFailure', deadline = '5s') => ({
     healthAssessment: DEFAULT_HEALTH,
-    failurePolicy: { deadline: '5s', rollback },
+    failurePolicy: { deadline, rollback },
   });
   const hang = { [TEST_LABEL_NEVER_READY]: 'true' };
   try {
@@ -364,7 +366,7 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
     );
     // 'rolled': a healthy first render, then a second one that never becomes healthy and is rolled back
     const good = [deployment('web', 0), hookJob('alert', 'SyncFail')];
-    await env.client.create(inlineRelease(ns, 'rolled', good, policy('OnFailure')));
+    await env.client.create(inlineRelease(ns, 'rolled', good, policy('OnFailure', '20s')));
     // 'post': a PostSync hook that fails
     await env.client.create(
       inlineRelease(ns, 'post', [configMap('p0'), hookJob('smoke', 'PostSync', { fail: true })]),
