@@ -254,6 +254,24 @@ describe('OCI source on the real registry', () => {
     }
   });
 
+  it('an artifact read once by digest is served from memory; one over the cache bound is not kept', async () => {
+    const r = await startRegistry({});
+    const repo = parseOciUrl(`oci://${r.host}/cache/app`);
+    const pushed = await pushArtifact(files('c'), repo, 'v1', {
+      credentials: { type: 'none' },
+      insecure: true,
+    });
+    const spec = { url: repo.display, ref: { digest: pushed.digest }, insecure: true };
+    const kept = new OciSource();
+    const small = new OciSource({ cacheBytes: 8 });
+    await kept.fetch(spec, undefined);
+    await small.fetch(spec, undefined);
+    await r.stop();
+    const again = await kept.fetch(spec, undefined);
+    assert.equal(again.revision, pushed.digest, 'no request needed: the registry is gone');
+    await assert.rejects(small.fetch(spec, undefined), /cannot reach 127\.0\.0\.1:\d+/);
+  });
+
   it('stop() leaves no process and no directory', async () => {
     const r = await startRegistry({});
     assert.ok(isAlive(r.pid));

@@ -18,8 +18,9 @@ export type OciSourceOptions = {
   readonly timeoutMs?: number;
   readonly idleMs?: number;
   readonly limits?: Partial<ExtractLimits>;
-  /** Artifacts kept in memory (default 32). */
+  /** Artifacts kept in memory (default 32), and their unpacked bytes at most (default 128 MiB). */
   readonly cacheEntries?: number;
+  readonly cacheBytes?: number;
   /** Tags listed for a semver range at most (default 10000). */
   readonly maxTags?: number;
 };
@@ -32,6 +33,7 @@ export class OciSource implements Source<OciSourceSpec> {
   readonly #limits: ExtractLimits;
   /** cache key → files of the whole artifact; a Map in insertion order is the LRU. */
   readonly #cache = new Map<string, readonly SourceFile[]>();
+  #cacheBytes = 0;
 
   constructor(options: OciSourceOptions = {}) {
     this.#o = options;
@@ -171,15 +173,23 @@ export class OciSource implements Source<OciSourceSpec> {
   }
 
   #remember(key: string, files: readonly SourceFile[]): void {
+    const maxBytes = this.#o.cacheBytes ?? 128 * 1024 * 1024;
+    const size = bytesOf(files);
+    // An artifact larger than the whole cache is read again next time rather than evicting everything.
+    if (size > maxBytes) return;
     this.#cache.set(key, files);
+    this.#cacheBytes += size;
     const max = this.#o.cacheEntries ?? 32;
-    while (this.#cache.size > max) {
-      const oldest = this.#cache.keys().next().value;
+    while (this.#cache.size > max || this.#cacheBytes > maxBytes) {
+      const oldest = this.#cache.entries().next().value;
       if (oldest === undefined) break;
-      this.#cache.delete(oldest);
+      this.#cache.delete(oldest[0]);
+      this.#cacheBytes -= bytesOf(oldest[1]);
     }
   }
 }
+
+const bytesOf = (files: readonly SourceFile[]): number => files.reduce((n, f) => n + f.data.length, 0);
 
 /** Flux's content layer first; else the first tar+gzip layer (OCI or Docker media type, a Helm chart). */
 export function pickLayer(layers: readonly Descriptor[]): Descriptor | undefined {
