@@ -87,7 +87,14 @@ describe('rollout lifecycle', { concurrency: true }, () => {
       assert.equal(rb.status?.lastSuccessful?.renderRef, R1);
       assert.equal(rb.status?.lastHealthy?.renderRef, R1);
       assert.equal(rb.status?.conditions?.find((c) => c.type === 'RolloutSucceeded')?.status, 'False');
-      assert.deepEqual(rb.status?.history, p2.status?.history, 'a rollback adds no history entry');
+      assert.deepEqual(
+        rb.status?.history?.map((h) => h.renderRef),
+        p2.status?.history?.map((h) => h.renderRef),
+        'a rollback adds no history entry',
+      );
+      // ... and R2's entry says how its rollout ended (convoy history shows it)
+      const e2 = rb.status?.history?.findLast((h) => h.renderRef === R2);
+      assert.deepEqual([e2?.result, e2?.reason], ['RolledBack', 'DeadlineExceeded']);
 
       // Event and log line name from, to, the render refs and the reason. The Event is recorded after
       // the status write that showed RolledBack, so it may arrive a moment later.

@@ -393,7 +393,16 @@ const WaveStatusSchema = Type.Object({
   completedAt: Type.Optional(Time()),
 });
 
-const HistoryEntrySchema = Type.Object({ ...RenderPointer, appliedAt: Time() });
+const HistoryEntrySchema = Type.Object({
+  ...RenderPointer,
+  appliedAt: Time(),
+  result: Type.Optional(
+    StringEnum(['Succeeded', 'Failed', 'RolledBack'] as const, {
+      description: "How this render's rollout ended (unset while it runs, or without a rollout).",
+    }),
+  ),
+  reason: Type.Optional(Type.String({ maxLength: 1024, description: "The rollout's reason when it ended." })),
+});
 
 const count = () => Type.Integer({ format: 'int32', minimum: 0 });
 

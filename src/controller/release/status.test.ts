@@ -156,3 +156,36 @@ test('status.revision is the short revision of currentRender; status.message say
     'Warning: failurePolicy.deadline is 0; DryRunFailed (stalled: a retry cannot fix this; change the Release or its source): ConfigMap x: Invalid value',
   );
 });
+
+test("an ended rollout's state is kept on its history entry; a later reconcile keeps it unchanged", () => {
+  const policy = { healthAssessment: {}, failurePolicy: { deadline: '5m' } };
+  const prior: Release['status'] = {
+    history: [
+      { renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z' },
+      { renderRef: R2, revision: 'b', appliedAt: '2025-01-01T00:01:00Z' },
+    ],
+    rollout: { state: 'RolledBack', renderRef: R2, revision: 'b', reason: 'DeadlineExceeded' },
+  };
+  // the rollback re-applies R1: a new entry, and R2's entry says how its rollout ended
+  const s = releaseStatus(release(prior, policy), synced(R1, 'a', true), T1);
+  assert.deepEqual(
+    s.history?.map((h) => [h.renderRef, h.result, h.reason]),
+    [
+      [R1, undefined, undefined],
+      [R2, 'RolledBack', 'DeadlineExceeded'],
+      [R1, undefined, undefined],
+    ],
+  );
+  const again = releaseStatus(release(s, policy), synced(R1, 'a', true), T1 + 1000);
+  assert.deepEqual(again.history, s.history);
+  // a running rollout marks nothing
+  const running = releaseStatus(
+    release({ ...prior, rollout: { state: 'Progressing', renderRef: R2 } }, policy),
+    synced(R2, 'b', true),
+    T1,
+  );
+  assert.equal(
+    running.history?.some((h) => h.result !== undefined),
+    false,
+  );
+});

@@ -66,6 +66,7 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
       { renderRef: applied.renderRef, revision: applied.revision, appliedAt: formatTime(now) },
     ];
   }
+  history = withRolloutResult(history, rolled.rollout);
   const limit = release.spec.historyLimit ?? DEFAULT_HISTORY_LIMIT;
   if (history.length > limit) history = history.slice(history.length - limit);
 
@@ -90,6 +91,22 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
     revision: revision === undefined ? undefined : shortRevision(revision),
     message: message === '' ? undefined : message,
   });
+}
+
+/**
+ * The ended rollout's state on the newest history entry of its render (what `convoy history` shows
+ * for failed and rolled-back renders after the next rollout replaced status.rollout). Set once.
+ */
+function withRolloutResult(
+  history: NonNullable<ReleaseStatus['history']>,
+  rollout: ReleaseStatus['rollout'],
+): NonNullable<ReleaseStatus['history']> {
+  if (rollout === undefined || rollout.state === 'Progressing') return history;
+  const i = history.findLastIndex((h) => h.renderRef === rollout.renderRef);
+  const entry = history[i];
+  if (entry === undefined || entry.result !== undefined) return history;
+  const marked = { ...entry, result: rollout.state, ...(rollout.reason ? { reason: rollout.reason } : {}) };
+  return history.map((h, j) => (j === i ? marked : h));
 }
 
 /** Without undefined fields and empty lists: "absent" has one shape, so a steady status compares equal. */
