@@ -202,10 +202,76 @@ test('history: newest first, with what each render is now', () => {
     },
   ]);
   const lines = historyLines(h, web, o);
-  assert.match(lines[0] ?? '', /^RENDER +REVISION +APPLIED +STORED +NOTES$/);
-  assert.match(lines[1] ?? '', new RegExp(`^${R2} +abc123 +3m ago +yes +current, rollout Progressing$`));
-  assert.match(lines[2] ?? '', new RegExp(`^${R1} +old999 +25h ago +no +last healthy$`));
+  assert.match(lines[0] ?? '', /^RENDER +REVISION +APPLIED +RESULT +STORED +NOTES$/);
+  const short = (r: string) => r.slice(0, 'sha256:'.length + 12);
+  assert.match(lines[1] ?? '', new RegExp(`^${short(R2)} +abc123 +3m ago +Progressing +yes +current$`));
+  assert.match(lines[2] ?? '', new RegExp(`^${short(R1)} +old999 +25h ago +- +no +last healthy$`));
   assert.match(lines.join('\n'), /convoy pin web RENDER/);
+});
+
+test('history shows rolled-back renders and a failed attempt that applied nothing, newest first', () => {
+  const R3 = `sha256:${'3'.repeat(64)}`;
+  const r = rel('web', 'team', {
+    spec: web.spec,
+    status: {
+      observedGeneration: 1,
+      currentRender: { renderRef: R3, revision: 'c3' },
+      rollout: { state: 'RolledBack', renderRef: R2, revision: 'b2', reason: 'DeadlineExceeded' },
+      lastHealthy: { renderRef: R1, revision: 'a1', time: '2030-01-01T00:40:00Z' },
+      history: [
+        { renderRef: R1, revision: 'a1', appliedAt: '2030-01-01T00:30:00Z', result: 'Succeeded' },
+        {
+          renderRef: R2,
+          revision: 'b2',
+          appliedAt: '2030-01-01T00:45:00Z',
+          result: 'RolledBack',
+          reason: 'DeadlineExceeded',
+        },
+        { renderRef: R1, revision: 'a1', appliedAt: '2030-01-01T00:50:00Z' },
+      ],
+      conditions: [
+        cond('Ready', 'False', 'DryRunFailed', 'dry run failed: no such kind Widget\nmore'),
+        cond('Stalled', 'False', 'NotStalled'),
+      ],
+    },
+  });
+  const h = historyResult(r, []);
+  assert.deepEqual(h.failedAttempt, {
+    renderRef: R3,
+    revision: 'c3',
+    time: '2030-01-01T00:58:00Z',
+    reason: 'DryRunFailed',
+    message: 'dry run failed: no such kind Widget\nmore',
+  });
+  const short = (x: string) => x.slice(0, 'sha256:'.length + 12);
+  const lines = historyLines(h, r, o);
+  assert.match(
+    lines[1] ?? '',
+    new RegExp(
+      `^${short(R3)} +c3 +not applied +Failed \\(DryRunFailed\\) +no +2m ago: dry run failed: no such kind Widget; more$`,
+    ),
+  );
+  assert.match(lines[2] ?? '', new RegExp(`^${short(R1)} +a1 +10m ago +- +no +last healthy$`));
+  assert.match(
+    lines[3] ?? '',
+    new RegExp(`^${short(R2)} +b2 +15m ago +RolledBack \\(DeadlineExceeded\\) +no$`),
+  );
+  assert.match(lines[4] ?? '', new RegExp(`^${short(R1)} +a1 +30m ago +Succeeded +no +last healthy$`));
+  // a source failure has no render of its own
+  const source = historyResult(
+    rel('web', 'team', {
+      spec: web.spec,
+      status: { conditions: [cond('Ready', 'False', 'SourceFailed', 'git: repository not found')] },
+    }),
+    [],
+  );
+  assert.deepEqual(source.failedAttempt, {
+    time: '2030-01-01T00:58:00Z',
+    reason: 'SourceFailed',
+    message: 'git: repository not found',
+  });
+  // waiting is not a failure
+  assert.equal(historyResult(web, []).failedAttempt, undefined);
 });
 
 test('objectName', () => {

@@ -2,6 +2,7 @@
 // and the API's HealthResult/HistoryResult. Pure: a command reads, calls one of these, and writes.
 import { shortRevision } from '../api/revision.ts';
 import type { Condition, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
+import { oneLine } from '../controller/release/status-message.ts';
 import { progressSummary } from '../server/progress.ts';
 import type { HealthResult, HistoryResult } from '../server/views.ts';
 import type { StatusSelector } from './args.ts';
@@ -285,24 +286,41 @@ export function historyLines(h: HistoryResult, r: Release, o: ViewOptions): stri
   const notes = (ref: string): string => {
     const n: string[] = [];
     if (s?.currentRender?.renderRef === ref) n.push('current');
-    if (s?.rollout?.renderRef === ref) n.push(`rollout ${s.rollout.state}`);
     if (s?.lastHealthy?.renderRef === ref) n.push('last healthy');
     if (r.spec.pin?.renderRef === ref) n.push('pinned');
     return n.join(', ');
   };
-  const rows = [...h.history]
-    .reverse()
-    .map((e) => [
-      e.renderRef,
+  // The running rollout is on the newest entry of its render; ended ones are recorded on the entry.
+  const running = s?.rollout?.state === 'Progressing' ? s.rollout.renderRef : undefined;
+  const runningAt = h.history.findLastIndex((e) => e.renderRef === running);
+  const rows = h.history
+    .map((e, i) => [
+      shortRef(e.renderRef),
       e.revision,
       `${age(e.appliedAt, o.now)} ago`,
+      paintState(e.result ?? (i === runningAt ? 'Progressing' : '-'), o.colour) +
+        (e.reason === undefined ? '' : ` (${e.reason})`),
       e.stored ? 'yes' : 'no',
       notes(e.renderRef),
+    ])
+    .reverse();
+  const f = h.failedAttempt;
+  if (f !== undefined) {
+    const stored =
+      f.renderRef !== undefined && h.stored.some((m) => m.renderRef === f.renderRef && m.complete);
+    rows.unshift([
+      shortRef(f.renderRef),
+      dash(f.revision),
+      'not applied',
+      `${paintState('Failed', o.colour)} (${f.reason})`,
+      f.renderRef === undefined ? '-' : stored ? 'yes' : 'no',
+      `${f.time === undefined ? '' : `${age(f.time, o.now)} ago: `}${oneLine(f.message ?? '')}`,
     ]);
+  }
   const out =
     rows.length === 0
       ? ['No render applied yet.']
-      : table([['RENDER', 'REVISION', 'APPLIED', 'STORED', 'NOTES'], ...rows]);
+      : table([['RENDER', 'REVISION', 'APPLIED', 'RESULT', 'STORED', 'NOTES'], ...rows]);
   const inHistory = new Set(h.history.map((e) => e.renderRef));
   const others = h.stored.filter((m) => !inHistory.has(m.renderRef));
   if (others.length > 0) {
@@ -313,7 +331,7 @@ export function historyLines(h: HistoryResult, r: Release, o: ViewOptions): stri
         table([
           ['RENDER', 'REVISION', 'STORED', 'REFERENCED BY'],
           ...others.map((m) => [
-            m.renderRef,
+            shortRef(m.renderRef),
             dash(m.revision),
             m.storedAt === undefined ? '-' : `${age(m.storedAt, o.now)} ago`,
             m.referencedBy.join(', ') || '-',
@@ -322,7 +340,7 @@ export function historyLines(h: HistoryResult, r: Release, o: ViewOptions): stri
       ),
     );
   }
-  if (rows.length > 0) out.push('', `To apply one of these again: convoy pin ${h.metadata.name} RENDER`);
+  if (h.history.length > 0) out.push('', `To apply one of these again: convoy pin ${h.metadata.name} RENDER`);
   return out;
 }
 

@@ -1,7 +1,14 @@
 // The bodies of GET health, history and renders, built from what the cluster holds (ReleaseInventory,
 // Release status, the render store) without assessing anything. Pure.
 import { type HealthSummary, healthSummary } from '../api/health-summary.ts';
-import type { Condition, InventoryEntry, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
+import type {
+  Condition,
+  InventoryEntry,
+  InventoryHook,
+  ReadyReason,
+  Release,
+  ReleaseInventory,
+} from '../api/types.ts';
 import { maskSecret } from '../render/secret-mask.ts';
 import type { Render, StoredRenderMeta } from '../store/types.ts';
 import { RESPONSE_KINDS } from './discovery.ts';
@@ -113,6 +120,9 @@ export interface HistoryEntryView {
   readonly appliedAt: string;
   /** A complete copy is in the render store: it can be fetched, pinned or rolled back to. */
   readonly stored: boolean;
+  /** How its rollout ended: Succeeded, Failed or RolledBack (status.history[].result). */
+  readonly result?: string;
+  readonly reason?: string;
 }
 
 export interface StoredRenderView {
@@ -125,12 +135,25 @@ export interface StoredRenderView {
   readonly referencedBy: readonly string[];
 }
 
+/** The newest attempt, when it failed (Ready=False with a failure reason): what history shows first. */
+export interface FailedAttemptView {
+  /** The render it was about, when there was one (a source failure has none). */
+  readonly renderRef?: string;
+  readonly revision?: string;
+  /** When Ready turned False. */
+  readonly time?: string;
+  readonly reason: string;
+  readonly message?: string;
+}
+
 export interface HistoryResult {
   readonly apiVersion: typeof GROUP_VERSION;
   readonly kind: typeof RESPONSE_KINDS.history;
   readonly metadata: Meta;
   /** status.history in the order the controller wrote it. */
   readonly history: readonly HistoryEntryView[];
+  /** The newest attempt, when it failed (source, render, dry run, apply, hook, wave, prune). */
+  readonly failedAttempt?: FailedAttemptView;
   /** Every render the store holds for the Release, newest first. */
   readonly stored: readonly StoredRenderView[];
 }
@@ -160,12 +183,17 @@ export function historyResult(release: Release, stored: readonly StoredRenderMet
     apiVersion: GROUP_VERSION,
     kind: RESPONSE_KINDS.history,
     metadata: metaOf(release),
-    history: (release.status?.history ?? []).map((h) => ({
-      renderRef: h.renderRef,
-      revision: h.revision,
-      appliedAt: h.appliedAt,
-      stored: complete.has(h.renderRef),
-    })),
+    history: (release.status?.history ?? []).map((h) =>
+      definedOnly({
+        renderRef: h.renderRef,
+        revision: h.revision,
+        appliedAt: h.appliedAt,
+        stored: complete.has(h.renderRef),
+        result: h.result,
+        reason: h.reason,
+      }),
+    ),
+    ...failedAttemptOf(release),
     stored: stored.map((m) =>
       definedOnly({
         renderRef: m.renderRef,
@@ -176,6 +204,38 @@ export function historyResult(release: Release, stored: readonly StoredRenderMet
         referencedBy: refs.get(m.renderRef) ?? [],
       }),
     ),
+  };
+}
+
+/** Ready=False reasons that are a failed attempt (not waiting, progress, a gate or a pause). */
+const FAILED_ATTEMPT_REASONS: ReadonlySet<string> = new Set<ReadyReason>([
+  'SourceFailed',
+  'SourceTimeout',
+  'RenderFailed',
+  'PinNotFound',
+  'DryRunFailed',
+  'PersistFailed',
+  'ApplyFailed',
+  'HookFailed',
+  'WaveTimeout',
+  'PruneFailed',
+]);
+
+function failedAttemptOf(release: Release): { failedAttempt?: FailedAttemptView } {
+  const s = release.status;
+  const ready = s?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'False' || !FAILED_ATTEMPT_REASONS.has(ready.reason)) return {};
+  // Source and render failures have no render of their own: currentRender is the one before.
+  const noRender = ['SourceFailed', 'SourceTimeout', 'RenderFailed'].includes(ready.reason);
+  const render = noRender ? undefined : s?.currentRender;
+  return {
+    failedAttempt: definedOnly({
+      renderRef: render?.renderRef,
+      revision: render?.revision,
+      time: ready.lastTransitionTime,
+      reason: ready.reason,
+      message: ready.message === '' ? undefined : ready.message,
+    }),
   };
 }
 

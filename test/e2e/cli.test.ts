@@ -251,9 +251,9 @@ test('get, list -A, status, health and history print what the cluster holds', as
   const history = await convoy('history', 'web', '-n', ns);
   assert.equal(history.code, 0, history.stderr);
   const h = history.stdout.split('\n');
-  assert.match(h[0] ?? '', /^RENDER +REVISION +APPLIED +STORED +NOTES$/);
-  assert.match(h[1] ?? '', new RegExp(`^${R2} +rev-2 +1\\dm ago +yes +current, rollout Progressing$`));
-  assert.match(h[2] ?? '', new RegExp(`^${R1} +rev-1 +1\\dm ago +yes +last healthy$`));
+  assert.match(h[0] ?? '', /^RENDER +REVISION +APPLIED +RESULT +STORED +NOTES$/);
+  assert.match(h[1] ?? '', new RegExp(`^${R2.slice(0, 19)} +rev-2 +1\\dm ago +Progressing +yes +current$`));
+  assert.match(h[2] ?? '', new RegExp(`^${R1.slice(0, 19)} +rev-1 +1\\dm ago +- +yes +last healthy$`));
 });
 
 test('sync writes the annotations as convoy-api (directly, announced) and says a forced sync is consumed', async () => {
