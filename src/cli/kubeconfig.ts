@@ -15,6 +15,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { KubeAuth } from '../kube/transport.ts';
 import { UserError } from './errors.ts';
+import { parseSimpleYaml } from './kubeconfig-yaml.ts';
 
 export type KubeconfigSource =
   | { readonly kind: 'files'; readonly paths: readonly string[]; readonly from: string }
@@ -89,7 +90,8 @@ function namedList(doc: Fields, key: string, inner: string, dir: string, file: s
 export function parseKubeconfigText(text: string, file: string): KubeconfigDoc {
   let doc: unknown;
   try {
-    doc = parse(text);
+    // the block YAML kubectl writes is read without the yaml library's slower first parse
+    doc = parseSimpleYaml(text) ?? parse(text);
   } catch (err) {
     throw new UserError(`${file}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -3,17 +3,26 @@
 // ConfigMap) applies into the Release's namespace and kubectl get shows READY, ROLLOUT, a short
 // REVISION and a MESSAGE; an emptied render and a zero deadline are warned about (status.message and a
 // Warning Event); an unknown kind asks whether its CRD is installed, and such a Release that never
-// applied is Healthy=Unknown/Pending (the observer runs too).
+// applied is Healthy=Unknown/Pending (the observer runs too), and `convoy watch` ends on it at once
+// without calling it Stalled. The CLI on the same system: a suspended Release is not applied until
+// resumed, history keeps a rolled-back render and the failed attempt, and `convoy logs` prints a hook
+// Job's pod log through the API server (kwok runs no kubelet: a stand-in kubelet endpoint serves the
+// text; everything else — the Job, its pod, the node, the log subresource — is real).
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
+import { runConvoy } from '../../src/cli/testsupport.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
+import { makeTestCa } from '../../src/server/testsupport.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { hookJob } from '../support/hooks.ts';
 import {
   type ManagerProcess,
   type ObserverProcess,
@@ -21,7 +30,16 @@ import {
   startObserver,
   wakeupsTo,
 } from '../support/processes.ts';
-import { isReady, readyReason, waitForReady } from '../support/release.ts';
+import {
+  cm,
+  getInventory,
+  isReady,
+  mergePatch,
+  readyReason,
+  releaseRef,
+  waitForReady,
+} from '../support/release.ts';
+import { deployment } from '../support/rollout.ts';
 import { waitFor } from '../support/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -137,4 +155,176 @@ test('an unknown kind fails the dry run asking whether its CRD is installed; it 
   );
   const h = healthy.status?.conditions?.find((c) => c.type === 'Healthy');
   assert.deepEqual([h?.status, h?.reason, h?.message], ['Unknown', 'Pending', 'no render applied yet']);
+});
+
+const convoy = (...args: string[]) =>
+  runConvoy([...args, '-n', NS, '--kubeconfig', cluster?.cp.kubeconfigPath ?? '']);
+
+test('a client-side DryRunFailed is not Stalled: watch ends at once with exit 1 and says why; history lists it', async () => {
+  // `widget` (an unknown kind, found out by convoy's discovery before any request) from the test above
+  const r = await waitForReady(client, NS, 'widget', readyReason('DryRunFailed'), 'DryRunFailed');
+  assert.equal(r.status?.conditions?.find((c) => c.type === 'Stalled')?.status, 'False');
+  const watch = await convoy('watch', 'widget');
+  assert.equal(watch.code, 1, watch.stdout + watch.stderr);
+  assert.match(
+    watch.stdout,
+    /^needs attention: Ready is False \(DryRunFailed\): dry run failed: .*no such kind Widget/m,
+  );
+  assert.doesNotMatch(watch.stdout + watch.stderr, /Stalled|a retry cannot fix this/);
+  const history = await convoy('history', 'widget');
+  assert.equal(history.code, 0, history.stderr);
+  assert.match(history.stdout, /^RENDER +REVISION +APPLIED +RESULT +STORED +NOTES$/m);
+  assert.match(
+    history.stdout,
+    /^sha256:[0-9a-f]{12} +inline:[0-9a-f]{12} +not applied +Failed \(DryRunFailed\) +\S+ +\d+[sm] ago: dry run failed: .*no such kind Widget/m,
+  );
+});
+
+test('a suspended Release applies nothing until resumed; suspended again, a new source waits; get and watch say so', async () => {
+  const live = () =>
+    client.get<{ data?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: NS,
+      name: 'paused-cfg',
+    });
+  await client.create(inline('paused', cm('paused-cfg', { v: '1' }), { suspend: true }));
+  const held = await waitForReady(client, NS, 'paused', readyReason('Suspended'), 'Suspended');
+  assert.equal(await live(), undefined, 'nothing applied while suspended');
+  assert.match(held.status?.message ?? '', /spec\.suspend is true/);
+  const get = await convoy('get', 'paused');
+  assert.equal(get.code, 0, get.stderr);
+  assert.match(get.stdout, /^paused +False +\S+ +- +.*spec\.suspend is true/m);
+  const selected = await convoy('get', '--status-selector', 'suspended=true');
+  assert.match(selected.stdout, /^paused /m);
+  assert.doesNotMatch((await convoy('get', '--status-selector', 'suspended=false')).stdout, /^paused /m);
+  const watch = await convoy('watch', 'paused');
+  assert.equal(watch.code, 1, watch.stdout + watch.stderr);
+  assert.match(watch.stdout, /suspended \(spec\.suspend\).*convoy resume paused/);
+
+  const resumed = await convoy('resume', 'paused');
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /^resumed first\/paused/m);
+  await waitForReady(client, NS, 'paused', isReady, 'Ready after resume');
+  assert.equal((await live())?.data?.v, '1');
+
+  const suspended = await convoy('suspend', 'paused');
+  assert.equal(suspended.code, 0, suspended.stderr);
+  assert.match(suspended.stdout, /^suspended first\/paused/m);
+  const ref = releaseRef(NS, 'paused');
+  await mergePatch(client, ref, {
+    spec: { source: { inline: { manifests: cm('paused-cfg', { v: '2' }) } } },
+  });
+  // Once the controller has seen the new generation it stops at the suspend gate, and nothing else
+  // would apply it later: v stays 1.
+  await waitForReady(
+    client,
+    NS,
+    'paused',
+    (x) =>
+      readyReason('Suspended')(x) && (x.status?.observedGeneration ?? 0) === (x.metadata.generation ?? -1),
+    'the new generation observed, Suspended',
+  );
+  assert.equal((await live())?.data?.v, '1', 'a suspended Release is not synced');
+  assert.equal((await convoy('resume', 'paused')).code, 0);
+  await waitFor('v 2 applied after resume', async () => (await live())?.data?.v === '2', {
+    timeoutMs: 60_000,
+  });
+});
+
+test('history keeps a rolled-back render with its reason and the healthy render before it', async () => {
+  const spec = { healthAssessment: {}, failurePolicy: { deadline: '8s' } };
+  await client.create(inline('roll', deployment('roll', 'v1', 'healthy'), spec));
+  const rollout = (state: string) => (x: Release) => x.status?.rollout?.state === state;
+  const ok = await waitForReady(client, NS, 'roll', rollout('Succeeded'), 'Succeeded', 90_000);
+  const R1 = ok.status?.rollout?.renderRef ?? '';
+  await mergePatch(client, releaseRef(NS, 'roll'), {
+    spec: { source: { inline: { manifests: deployment('roll', 'v2', 'never-ready') } } },
+  });
+  const back = await waitForReady(client, NS, 'roll', rollout('RolledBack'), 'RolledBack', 90_000);
+  const R2 = back.status?.rollout?.renderRef ?? '';
+  assert.notEqual(R2, R1);
+  const entry = back.status?.history?.find((h) => h.renderRef === R2);
+  assert.deepEqual([entry?.result, entry?.reason], ['RolledBack', 'DeadlineExceeded']);
+  const history = await convoy('history', 'roll');
+  assert.equal(history.code, 0, history.stderr);
+  const rows = history.stdout.split('\n');
+  const short = (ref: string) => ref.slice(0, 'sha256:'.length + 12);
+  assert.match(rows[0] ?? '', /^RENDER +REVISION +APPLIED +RESULT +STORED +NOTES$/);
+  assert.match(
+    history.stdout,
+    new RegExp(`^${short(R2)} +\\S+ +\\d+[sm] ago +RolledBack \\(DeadlineExceeded\\) +yes`, 'm'),
+  );
+  assert.match(
+    history.stdout,
+    new RegExp(`^${short(R1)} +\\S+ +\\d+[sm] ago +Succeeded +yes +.*last healthy`, 'm'),
+  );
+  // newest first: the rolled-back render is listed above the healthy one it replaced
+  const at = (ref: string, result: string) =>
+    rows.findIndex((l) => l.startsWith(short(ref)) && l.includes(result));
+  assert.ok(at(R2, 'RolledBack') < at(R1, 'Succeeded'), history.stdout);
+});
+
+test("convoy logs prints a hook Job's pod log, read through the API server's pods/log", async () => {
+  const manifests = [stringify(hookJob('migrate', 'PreSync')), cm('hooked-cfg', { v: '1' })].join('---\n');
+  await client.create(inline('hooked', manifests));
+  await waitForReady(client, NS, 'hooked', isReady, 'Ready');
+  const hook = (await getInventory(client, NS, 'hooked'))?.hooks?.find((h) => h.name === 'migrate');
+  assert.ok(hook?.workloadName, 'the hook recorded its Job');
+  const pods = await client.list<{ metadata: { name: string }; spec?: { nodeName?: string } }>(
+    { apiVersion: 'v1', kind: 'Pod', namespace: NS },
+    { labelSelector: `batch.kubernetes.io/job-name=${hook.workloadName}` },
+  );
+  const pod = pods[0];
+  assert.ok(pod?.spec?.nodeName, 'the Job ran a pod on a node');
+
+  // kwok simulates the node but serves no kubelet API: stand one up for this node.
+  const ca = await makeTestCa('fake-kubelet-ca');
+  const serving = await ca.issue('127.0.0.1', { extendedKeyUsage: 'serverAuth' });
+  const asked: string[] = [];
+  const kubelet = createServer({ cert: serving.cert, key: serving.key }, (req, res) => {
+    asked.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('migrated 3 tables\n');
+  });
+  await new Promise<void>((resolve) => kubelet.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (kubelet.address() as AddressInfo).port;
+    await client.request({
+      method: 'PATCH',
+      path: `/api/v1/nodes/${pod.spec.nodeName}/status`,
+      contentType: 'application/merge-patch+json',
+      body: {
+        status: {
+          addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+          daemonEndpoints: { kubeletEndpoint: { Port: port } },
+        },
+      },
+    });
+    const logs = await waitFor(
+      'convoy logs to print the log',
+      async () => {
+        const r = await convoy('logs', 'hooked', 'migrate', '--tail', '5');
+        return r.code === 0 && r.stdout.includes('migrated 3 tables') ? r : false;
+      },
+      { timeoutMs: 30_000, intervalMs: 2000 },
+    );
+    assert.match(
+      logs.stdout,
+      new RegExp(`^==> pod ${NS}/${pod.metadata.name} container main <==\nmigrated 3 tables$`, 'm'),
+    );
+    assert.ok(
+      asked.some(
+        (u) => u.startsWith(`/containerLogs/${NS}/${pod.metadata.name}/main?`) && u.includes('tailLines=5'),
+      ),
+      asked.join('\n'),
+    );
+    // a hook that does not exist is named with the ones that do
+    const none = await convoy('logs', 'hooked', 'nope');
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /^convoy: release first\/hooked has no hook "nope"; its hooks: migrate$/m);
+  } finally {
+    kubelet.close();
+    await ca.dispose();
+  }
 });
