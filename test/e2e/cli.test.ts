@@ -151,7 +151,16 @@ test('get, list -A, status, health and history print what the cluster holds', as
       { renderRef: R2, wave: 1, startedAt: T0 },
     ],
     history: [
-      { renderRef: R1, revision: 'rev-1', appliedAt: T0 },
+      // an older render whose rollout was rolled back, then R1's that succeeded (the controller
+      // records how each ended on its entry)
+      {
+        renderRef: renderRefOf(cmRender(ns, 'zero')),
+        revision: 'rev-0',
+        appliedAt: T0,
+        result: 'RolledBack',
+        reason: 'DeadlineExceeded',
+      },
+      { renderRef: R1, revision: 'rev-1', appliedAt: T0, result: 'Succeeded', reason: 'Healthy' },
       { renderRef: R2, revision: 'rev-2', appliedAt: T0 },
     ],
     conditions: [
@@ -253,7 +262,11 @@ test('get, list -A, status, health and history print what the cluster holds', as
   const h = history.stdout.split('\n');
   assert.match(h[0] ?? '', /^RENDER +REVISION +APPLIED +RESULT +STORED +NOTES$/);
   assert.match(h[1] ?? '', new RegExp(`^${R2.slice(0, 19)} +rev-2 +1\\dm ago +Progressing +yes +current$`));
-  assert.match(h[2] ?? '', new RegExp(`^${R1.slice(0, 19)} +rev-1 +1\\dm ago +- +yes +last healthy$`));
+  assert.match(
+    h[2] ?? '',
+    new RegExp(`^${R1.slice(0, 19)} +rev-1 +1\\dm ago +Succeeded \\(Healthy\\) +yes +last healthy$`),
+  );
+  assert.match(h[3] ?? '', /^sha256:[0-9a-f]{12} +rev-0 +1\dm ago +RolledBack \(DeadlineExceeded\) +no$/);
 });
 
 test('sync writes the annotations as convoy-api (directly, announced) and says a forced sync is consumed', async () => {

@@ -104,7 +104,8 @@ export async function logs(ctx: Ctx, name: string, hook: string, tail?: number):
         method: 'GET',
         path: `${podsPath}/${encodeURIComponent(pod.metadata.name)}/log`,
         query: { container: c.name, ...(tail === undefined ? {} : { tailLines: String(tail) }) },
-        accept: 'text/plain',
+        // text/plain alone is refused (406) by the API server's content negotiation; kubectl sends this
+        accept: 'application/json, */*',
       });
       ctx.print(`==> pod ${ns}/${pod.metadata.name} container ${c.name} <==`);
       ctx.print(text);
