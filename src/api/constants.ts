@@ -42,6 +42,8 @@ const prefix = `${GROUP}/`;
 export const LABEL_RELEASE = `${prefix}release`;
 /** Label of the default GlobalHealthRuleSet (`default`). */
 export const LABEL_RULES = `${prefix}rules`;
+/** On a ConfigMap or Secret named by render.helm.valuesFrom (value "true"): a change wakes its Releases at once. */
+export const LABEL_WATCH = `${prefix}watch`;
 
 /** Annotations on objects of a render. */
 export const ANNOTATION_SYNC_WAVE = `${prefix}sync-wave`;

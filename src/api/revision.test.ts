@@ -11,6 +11,7 @@ test('shortRevision', () => {
     [`sha256:${'b'.repeat(64)}`, 'sha256:bbbbbbbbbbbb'],
     ['inline:0123456789ab', 'inline:0123456789ab'],
     ['v1.2.3', 'v1.2.3'],
+    [`1.4.2@sha256:${'c'.repeat(64)}`, '1.4.2@sha256:cccccccccccc'],
     ['x'.repeat(80), `${'x'.repeat(63)}…`],
     ['', ''],
   ];

@@ -54,6 +54,12 @@ export type Command =
       /** With an oci:// DIR: the directory inside the artifact and how to reach the registry. */
       readonly path?: string;
       readonly registry?: RegistryFlags;
+      /** --release FILE: the Release whose spec.render, name and namespace the render takes. */
+      readonly release?: string;
+      readonly type?: 'Plain' | 'Kustomize' | 'Helm';
+      /** Helm's .Capabilities offline: --kube-version, --api-versions (repeated). */
+      readonly kubeVersion?: string;
+      readonly apiVersions: readonly string[];
     }
   | {
       readonly kind: 'pushArtifact';
@@ -319,6 +325,11 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
       const path = str('path');
       if (path !== undefined && !name.startsWith('oci://'))
         return fail('render: --path is for oci:// references');
+      const type = str('type');
+      if (type !== undefined && type !== 'Plain' && type !== 'Kustomize' && type !== 'Helm')
+        return fail(`render: --type must be Plain, Kustomize or Helm, got "${type}"`);
+      const release = str('release');
+      const kubeVersion = str('kube-version');
       return {
         ok: true,
         command: {
@@ -327,9 +338,13 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
           dir: name,
           substitute,
           refOnly: bool('ref-only'),
+          apiVersions: (values['api-versions'] as string[] | undefined) ?? [],
           ...(tn === undefined ? {} : { targetNamespace: tn }),
           ...(path === undefined ? {} : { path }),
           ...(registryFlagsGiven() ? { registry: registryFlags() } : {}),
+          ...(type === undefined ? {} : { type }),
+          ...(release === undefined ? {} : { release }),
+          ...(kubeVersion === undefined ? {} : { kubeVersion }),
         },
       };
     }

@@ -1,12 +1,14 @@
 // The example app `convoy dev` rolls out: examples/<app>/ copied into a fresh git repository (the
 // user commits to it to try a broken change), and the Release that follows its main branch with the
-// default health rules and a rollback on failure. Tests build the same Release, so what they prove is
+// default health rules and a rollback on failure; and the Helm and Kustomize examples, each with the
+// Release of its release.yaml. Tests build the same Release, so what they prove is
 // what a new user runs.
 import { execFile as execFileCb } from 'node:child_process';
-import { cp } from 'node:fs/promises';
+import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { parse } from 'yaml';
 import { API_VERSION } from '../api/constants.ts';
 import type { Release } from '../api/types.ts';
 
@@ -48,6 +50,22 @@ export function exampleRelease(o: ExampleReleaseOptions): Release {
       },
       failurePolicy: { deadline: o.rolloutDeadline ?? '1m', rollback: 'OnFailure' },
     },
+  };
+}
+
+/** The examples rendered by a tool, each with the Release it needs in examples/<app>/release.yaml. */
+export const TOOL_EXAMPLES = ['helm', 'kustomize'] as const;
+export type ToolExample = (typeof TOOL_EXAMPLES)[number];
+
+/** examples/<app>/release.yaml following the repository at `url`, in `namespace`. */
+export async function toolExampleRelease(app: ToolExample, url: string, namespace: string): Promise<Release> {
+  const r = parse(await readFile(join(EXAMPLES_DIR, app, 'release.yaml'), 'utf8')) as Release;
+  const git = r.spec.source.git;
+  if (git === undefined) throw new Error(`examples/${app}/release.yaml has no spec.source.git`);
+  return {
+    ...r,
+    metadata: { ...r.metadata, namespace },
+    spec: { ...r.spec, source: { git: { ...git, url } } },
   };
 }
 

@@ -20,6 +20,8 @@ import {
   exampleRelease,
   git,
   initExampleRepo,
+  TOOL_EXAMPLES,
+  toolExampleRelease,
 } from './dev-example.ts';
 import { installConvoy } from './dev-install.ts';
 import { type ConvoyProcess, startConvoyProcess } from './dev-processes.ts';
@@ -214,6 +216,15 @@ export async function runDev(opts: DevOptions): Promise<void> {
     await admin.create(
       exampleRelease({ name: EXAMPLE_APP, namespace: RELEASE_NAMESPACE, url, targetNamespace: EXAMPLE_APP }),
     );
+    const toolReleases: string[] = [];
+    for (const app of TOOL_EXAMPLES) {
+      const appRepo = join(dir, app);
+      const release = await toolExampleRelease(app, await initExampleRepo(appRepo, app), RELEASE_NAMESPACE);
+      await admin.create(release);
+      toolReleases.push(
+        `  ${release.metadata.name} (examples/${app}/, ${release.spec.render?.type}; repository ${appRepo})`,
+      );
+    }
     say(`convoy dev: created Release ${RELEASE_NAMESPACE}/${EXAMPLE_APP}; its rollout:`);
     let tipsShown = false;
     const showTips = () => {
@@ -233,6 +244,9 @@ export async function runDev(opts: DevOptions): Promise<void> {
           `  npm run convoy -- watch ${EXAMPLE_APP}          # once REVISION shows it: exits 1 on RolledBack`,
           `(${BROKEN_PATCH} is in the repository; this terminal keeps showing the rollout too.)`,
           `Then fix it: git -C ${repo} revert --no-edit HEAD`,
+          '',
+          'Two more Releases render their examples with the real tools (docs/helm.md, docs/kustomize.md):',
+          ...toolReleases,
           '',
           `Logs: tail -f ${logs}/*.log`,
           'Press Ctrl-C to stop everything.',

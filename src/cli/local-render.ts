@@ -6,8 +6,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Release } from '../api/types.ts';
+import { clusterCapabilities } from '../kube/capabilities.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { RenderError } from '../render/errors.ts';
 import { GitSource } from '../render/git/source.ts';
+import { helmRenderInputs } from '../render/helm/inputs.ts';
+import { ChartRepoSource } from '../render/helm/repo-source.ts';
 import { InlineSource } from '../render/inline.ts';
 import type { RegistryCredentials } from '../render/oci/auth.ts';
 import { OciSource } from '../render/oci/source.ts';
@@ -15,6 +19,7 @@ import { assembleOutcome, renderManifests } from '../render/release.ts';
 import { credentialsFromSecretData, fetchSource, sourceSecretNames } from '../render/source.ts';
 import { toolRenderers } from '../render/tools/renderers.ts';
 import type {
+  Capabilities,
   CredentialData,
   IsNamespaced,
   OciSourceSpec,
@@ -33,19 +38,53 @@ export interface Rendered {
   readonly render: Render;
 }
 
+export type RenderFilesOptions = {
+  /** The target: discovery decides the scope of kinds it knows, and gives Helm's .Capabilities. */
+  readonly target?: KubeClient;
+  /** Where valuesFrom ConfigMaps and Secrets are read (with the user's rights); offline: none. */
+  readonly local?: KubeClient;
+  /** The Release's namespace and name (Helm's namespace and release name when not set otherwise). */
+  readonly namespace?: string;
+  readonly name?: string;
+  /** Helm's .Capabilities when there is no target (`--kube-version`, `--api-versions`). */
+  readonly capabilities?: Capabilities;
+};
+
 /**
  * Renders fetched files as the controller would (the tool of a Kustomize or Helm render runs once);
- * with a target, discovery decides the scope of kinds it knows, as in the controller. Throws the
- * RenderError naming every problem.
+ * with a target, discovery decides the scope of kinds it knows and Helm's capabilities, as in the
+ * controller. Throws the RenderError naming every problem.
  */
 export async function renderFiles(
   spec: { readonly render?: RenderSpec },
   source: SourceOutput,
-  opts: { readonly target?: KubeClient; readonly namespace?: string } = {},
+  opts: RenderFilesOptions = {},
 ): Promise<Rendered> {
+  const inputs = await helmRenderInputs(
+    spec.render,
+    opts.namespace ?? 'default',
+    async (kind, namespace, name) => {
+      if (opts.local === undefined) {
+        throw new Error('valuesFrom is read from the cluster; offline it is not available');
+      }
+      const obj = await opts.local.get<{ data?: Record<string, string> }>({
+        apiVersion: 'v1',
+        kind,
+        namespace,
+        name,
+      });
+      if (obj === undefined) return undefined;
+      return kind === 'Secret' ? credentialsFromSecretData(obj.data) : (obj.data ?? {});
+    },
+    async () =>
+      opts.capabilities ?? (opts.target === undefined ? undefined : clusterCapabilities(opts.target)),
+  );
+  if (!inputs.ok) throw new RenderError(inputs.problems);
   const manifests = await renderManifests(spec, source, {
     renderers: toolRenderers(localToolBinaries()),
+    inputs: inputs.value,
     ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
+    ...(opts.name === undefined ? {} : { name: opts.name }),
   });
   const releaseNamespace = opts.namespace;
   const scoped = releaseNamespace === undefined ? {} : { releaseNamespace };
@@ -64,7 +103,7 @@ export async function renderFiles(
 export async function renderDir(
   dir: string,
   spec: { readonly render?: RenderSpec },
-  opts: { readonly target?: KubeClient; readonly namespace?: string } = {},
+  opts: RenderFilesOptions = {},
 ) {
   return renderFiles(spec, { revision: `dir:${dir}`, files: await readDir(dir) }, opts);
 }
@@ -132,8 +171,14 @@ export async function renderReleaseSource(
       inline: InlineSource,
       git: new GitSource({ cacheDir, allowFileUrls: true }),
       oci: new OciSource(),
+      chart: new ChartRepoSource(),
     });
-    return await renderFiles(release.spec, source, { target, namespace: ns });
+    return await renderFiles(release.spec, source, {
+      target,
+      local,
+      namespace: ns,
+      name: release.metadata.name ?? '',
+    });
   } finally {
     await rm(cacheDir, { recursive: true, force: true });
   }

@@ -36,9 +36,14 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
           refOnly: c.refOnly,
           output: c.global.output,
           showSecrets: c.global.showSecrets === true,
+          apiVersions: c.apiVersions,
           ...(c.targetNamespace === undefined ? {} : { targetNamespace: c.targetNamespace }),
           ...(c.path === undefined ? {} : { path: c.path }),
           ...(c.registry === undefined ? {} : { registry: c.registry }),
+          ...(c.type === undefined ? {} : { type: c.type }),
+          ...(c.release === undefined ? {} : { release: c.release }),
+          ...(c.kubeVersion === undefined ? {} : { kubeVersion: c.kubeVersion }),
+          ...(c.global.namespace === undefined ? {} : { namespace: c.global.namespace }),
         });
       case 'pushArtifact':
         return await (await import('./commands/push.ts')).pushArtifactCommand(io, c);

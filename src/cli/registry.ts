@@ -236,6 +236,21 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: 'replace $NAME placeholders in the manifests',
       },
       { name: 'ref-only', type: 'boolean', help: 'print only the renderRef' },
+      {
+        name: 'release',
+        type: 'string',
+        value: 'FILE',
+        help: 'take spec.render, the name and the namespace of this Release manifest',
+      },
+      { name: 'type', type: 'string', value: 'TYPE', help: 'Plain (default), Kustomize or Helm' },
+      { name: 'kube-version', type: 'string', value: 'V', help: "Helm's .Capabilities.KubeVersion" },
+      {
+        name: 'api-versions',
+        type: 'string',
+        multiple: true,
+        value: 'GROUP/VERSION',
+        help: "Helm's .Capabilities.APIVersions",
+      },
       SHOW_SECRETS,
       OUTPUT_FLAG,
     ],
@@ -243,6 +258,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       {
         command: 'convoy render ./deploy/web --target-namespace shop',
         comment: 'the objects convoy would apply',
+      },
+      {
+        command: 'convoy render ./charts/web --release release.yaml --kube-version v1.36.0',
+        comment: 'a chart, as the Release in release.yaml renders it',
       },
       { command: 'convoy render ./deploy/web --ref-only', comment: 'the renderRef, e.g. for watch --render' },
       {

@@ -84,6 +84,8 @@ function sourceLine(r: Release): string {
     const at = r?.digest ?? (r?.semver === undefined ? (r?.tag ?? 'latest') : `semver ${r.semver}`);
     return `oci ${s.oci.url} @ ${at}`;
   }
+  if (s.chart !== undefined)
+    return `chart ${s.chart.name} ${s.chart.version ?? '(newest)'} from ${s.chart.url}`;
   if (s.inline !== undefined) return 'inline manifests';
   return '-';
 }

@@ -25,7 +25,7 @@ describe('fetchSource', () => {
     assert.equal(out.revision, 'u|t');
   });
   const bad: [Parameters<typeof fetchSource>[0], RegExp][] = [
-    [{}, /exactly one of git, oci, inline \(found none\)/],
+    [{}, /exactly one of git, oci, chart, inline \(found none\)/],
     [{ inline: { manifests: 'x' }, git: { url: 'u' } }, /found git, inline/],
     [{ oci: { url: 'oci://r/x' } }, /oci sources are not enabled/],
     [{ git: { url: 'u' } }, /git sources are not enabled/],

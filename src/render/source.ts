@@ -2,6 +2,7 @@
 // reads the Secret named by secretRef and passes its decoded data as credentials.
 import { SourceError } from './errors.ts';
 import type {
+  ChartSourceSpec,
   CredentialData,
   GitSourceSpec,
   InlineSourceSpec,
@@ -22,6 +23,7 @@ export type Sources = {
   readonly inline: Source<InlineSourceSpec>;
   readonly git?: Source<GitSourceSpec>;
   readonly oci?: Source<OciSourceSpec>;
+  readonly chart?: Source<ChartSourceSpec>;
 };
 
 /** Fetches whichever source the spec names; exactly one must be set. */
@@ -31,11 +33,11 @@ export function fetchSource(
   sources: Sources,
   signal?: AbortSignal,
 ): Promise<SourceOutput> {
-  const set = (['git', 'oci', 'inline'] as const).filter((k) => spec[k] !== undefined);
+  const set = (['git', 'oci', 'chart', 'inline'] as const).filter((k) => spec[k] !== undefined);
   if (set.length !== 1) {
     return Promise.reject(
       new SourceError(
-        `spec.source must set exactly one of git, oci, inline (found ${set.join(', ') || 'none'})`,
+        `spec.source must set exactly one of git, oci, chart, inline (found ${set.join(', ') || 'none'})`,
       ),
     );
   }
@@ -48,6 +50,10 @@ export function fetchSource(
     if (sources.oci === undefined) return Promise.reject(new SourceError('oci sources are not enabled'));
     return sources.oci.fetch(spec.oci, credentials, signal);
   }
+  if (spec.chart !== undefined) {
+    if (sources.chart === undefined) return Promise.reject(new SourceError('chart sources are not enabled'));
+    return sources.chart.fetch(spec.chart, credentials, signal);
+  }
   return Promise.reject(new SourceError('spec.source names no source'));
 }
 
@@ -57,7 +63,13 @@ export function fetchSource(
  * certSecretRef with ca.crt).
  */
 export function sourceSecretNames(spec: SourceSpec): string[] {
-  const names = [spec.git?.secretRef?.name, spec.oci?.secretRef?.name, spec.oci?.certSecretRef?.name];
+  const names = [
+    spec.git?.secretRef?.name,
+    spec.oci?.secretRef?.name,
+    spec.oci?.certSecretRef?.name,
+    spec.chart?.secretRef?.name,
+    spec.chart?.certSecretRef?.name,
+  ];
   return [...new Set(names.filter((n): n is string => n !== undefined))];
 }
 

@@ -83,9 +83,19 @@ export type OciSourceSpec = {
   readonly insecure?: boolean;
 };
 
+/** A chart in a Helm HTTP repository (its index.yaml), by version or semver range. */
+export type ChartSourceSpec = {
+  readonly url: string;
+  readonly name: string;
+  readonly version?: string;
+  readonly secretRef?: { readonly name: string };
+  readonly certSecretRef?: { readonly name: string };
+};
+
 export type SourceSpec = {
   readonly git?: GitSourceSpec;
   readonly oci?: OciSourceSpec;
+  readonly chart?: ChartSourceSpec;
   readonly inline?: InlineSourceSpec;
 };
 

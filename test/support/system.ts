@@ -79,6 +79,8 @@ export interface SystemOptions {
   readonly observerLeaseDuration?: string;
   /** Simulated nodes (default 2). */
   readonly nodes?: number;
+  /** More controller-manager flags, after the usual ones (a later flag wins: `--helm-binary X`). */
+  readonly managerArgs?: readonly string[];
 }
 
 export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySystem> {
@@ -104,6 +106,7 @@ export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySyst
       identity: opts.identity,
       leaseNamespace: LEASE_NS,
       gitCacheDir: join(work, 'git-cache'),
+      ...(opts.managerArgs === undefined ? {} : { args: opts.managerArgs }),
     });
     const wakeups = wakeupsTo(manager);
     observer = await startPairedObserver(wakeups);

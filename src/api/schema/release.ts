@@ -92,6 +92,33 @@ const OciSourceSchema = Type.Object({
   ),
 });
 
+const ChartSourceSchema = Type.Object({
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    pattern: '^https?://.+',
+    description: 'Helm chart repository (the URL its index.yaml is under), https:// or http://.',
+  }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 250,
+    pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+    description: 'The chart in the repository index.',
+  }),
+  version: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description:
+        'A version or a semver range ("1.2.3", "^1.2", ">=1 <2"); default: the newest without a pre-release.',
+    }),
+  ),
+  /** A Secret with username and password for HTTP basic auth. */
+  secretRef: Type.Optional(LocalSecretRefSchema),
+  /** A Secret whose ca.crt is the CA bundle the repository's certificate is checked against. */
+  certSecretRef: Type.Optional(LocalSecretRefSchema),
+});
+
 const InlineSourceSchema = Type.Object({
   manifests: Type.String({
     minLength: 1,
@@ -104,14 +131,15 @@ const SourceSchema = Type.Object(
   {
     git: Type.Optional(GitSourceSchema),
     oci: Type.Optional(OciSourceSchema),
+    chart: Type.Optional(ChartSourceSchema),
     inline: Type.Optional(InlineSourceSchema),
   },
   {
-    description: 'Where the manifests come from: exactly one of git, oci, inline.',
+    description: 'Where the manifests come from: exactly one of git, oci, chart, inline.',
     'x-kubernetes-validations': [
       {
-        rule: '[has(self.git), has(self.oci), has(self.inline)].filter(x, x).size() == 1',
-        message: 'set exactly one source: git, oci or inline',
+        rule: '[has(self.git), has(self.oci), has(self.chart), has(self.inline)].filter(x, x).size() == 1',
+        message: 'set exactly one source: git, oci, chart or inline',
       },
     ],
   },
@@ -351,6 +379,11 @@ export const ReleaseSpecSchema = Type.Object(
         message:
           'failurePolicy requires healthAssessment: without health rules the rollout verdict could never leave Pending',
         fieldPath: '.failurePolicy',
+      },
+      {
+        rule: "!has(self.source.chart) || (has(self.render) && has(self.render.type) && self.render.type == 'Helm')",
+        message: 'a chart source needs render.type Helm',
+        fieldPath: '.source.chart',
       },
     ],
   },

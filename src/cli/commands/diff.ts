@@ -40,6 +40,7 @@ export async function loadRender(
     case 'dir': {
       const r = await renderDir(from.dir, release.spec, {
         target,
+        name,
         ...(release.metadata.namespace === undefined ? {} : { namespace: release.metadata.namespace }),
       });
       return { renderRef: r.renderRef, render: r.render, from: `directory ${from.dir}` };

@@ -1,12 +1,12 @@
 // The commands that need no cluster: `render DIR` (the YAML and the renderRef the controller would
 // compute for the same files) and `rules eval` (health rules judged on local objects).
 import { stat } from 'node:fs/promises';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { loadLabelledDir } from '../../observer/health/conformance.ts';
 import { RenderError, SourceError } from '../../render/errors.ts';
 import { parseOciReference } from '../../render/oci/reference.ts';
 import { isSecret, maskSecret } from '../../render/secret-mask.ts';
-import type { Obj, OciSourceSpec, RenderSpec } from '../../render/types.ts';
+import type { Obj, OciSourceSpec, RenderSpec, RenderType } from '../../render/types.ts';
 import type { Command, RegistryFlags } from '../args.ts';
 import type { Io } from '../context.ts';
 import { describeError, readTextFile, UserError } from '../errors.ts';
@@ -24,18 +24,60 @@ export interface RenderArgs {
   /** With an oci:// dir: the directory inside the artifact, and how to reach the registry. */
   readonly path?: string;
   readonly registry?: RegistryFlags;
+  /** A Release manifest whose spec.render, name and namespace the render takes (flags override). */
+  readonly release?: string;
+  readonly type?: RenderType;
+  /** -n: the Release's namespace (Helm's namespace when targetNamespace is unset). */
+  readonly namespace?: string;
+  readonly kubeVersion?: string;
+  readonly apiVersions?: readonly string[];
+}
+
+type ReleaseFile = {
+  readonly metadata?: { readonly name?: string; readonly namespace?: string };
+  readonly spec?: { readonly render?: RenderSpec };
+};
+
+async function readReleaseFile(path: string): Promise<ReleaseFile> {
+  let doc: unknown;
+  try {
+    doc = parse(await readTextFile(path), { maxAliasCount: 100 });
+  } catch (err) {
+    throw new UserError(`render: --release ${path}: not YAML: ${describeError(err)}`);
+  }
+  const r = doc as { kind?: unknown } | null;
+  if (r === null || typeof r !== 'object' || r.kind !== 'Release') {
+    throw new UserError(`render: --release ${path}: not a Release manifest`);
+  }
+  return r as ReleaseFile;
 }
 
 export async function render(io: Io, a: RenderArgs): Promise<number> {
+  const release = a.release === undefined ? {} : await readReleaseFile(a.release);
   const spec = {
     render: {
+      ...release.spec?.render,
+      ...(a.type === undefined ? {} : { type: a.type }),
       ...(a.targetNamespace === undefined ? {} : { targetNamespace: a.targetNamespace }),
       ...(Object.keys(a.substitute).length === 0 ? {} : { substitute: a.substitute }),
     },
   };
+  const namespace = a.namespace ?? release.metadata?.namespace;
+  const name = release.metadata?.name;
+  const capabilities =
+    a.kubeVersion === undefined && (a.apiVersions ?? []).length === 0
+      ? undefined
+      : { kubeVersion: a.kubeVersion ?? '', apiVersions: a.apiVersions ?? [] };
   let out: Awaited<ReturnType<typeof renderDir>>;
   try {
-    out = a.dir.startsWith('oci://') ? await renderOciReference(io, a, spec) : await renderDir(a.dir, spec);
+    const opts = {
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(name === undefined ? {} : { name }),
+      ...(capabilities === undefined ? {} : { capabilities }),
+    };
+    out = a.dir.startsWith('oci://')
+      ? await renderOciReference(io, a, spec)
+      : await renderDir(a.dir, spec, opts);
   } catch (err) {
     if (err instanceof RenderError || err instanceof SourceError) {
       io.err.write(`convoy render: ${err.message}\n`);

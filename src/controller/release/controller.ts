@@ -1,6 +1,6 @@
 // The release controller on the harness: informers on Release (primary), ReleaseInventory (health
-// changes wake the Release up), Cluster (its Ready condition) and the observer's shard Leases (liveness
-// for the verdict); the event filters; the shard of a key; and the ReleaseDeps one reconcile uses.
+// changes wake the Release up), Cluster (its Ready condition), the observer's shard Leases (liveness
+// for the verdict) and labelled valuesFrom ConfigMaps and Secrets (values-watch.ts); the event filters; the shard of a key; and the ReleaseDeps one reconcile uses.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Counter } from 'prom-client';
 import {
@@ -15,6 +15,7 @@ import type { Cluster, Release, ReleaseInventory } from '../../api/types.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/events.ts';
 import { GitSource } from '../../render/git/source.ts';
+import { ChartRepoSource } from '../../render/helm/repo-source.ts';
 import { InlineSource } from '../../render/inline.ts';
 import { OciSource } from '../../render/oci/source.ts';
 import { toolRenderers } from '../../render/tools/renderers.ts';
@@ -43,6 +44,7 @@ import { healthChanged } from './rollout/index.ts';
 import { driftAppeared, sourceIdentity, type WavePeer } from './sync/index.ts';
 import { syncHandler } from './sync-handler.ts';
 import { resolveTarget } from './target.ts';
+import { watchValuesFrom } from './values-watch.ts';
 
 export interface ReleaseControllerOptions {
   readonly kubeConfig: KubeConfig;
@@ -172,6 +174,7 @@ export function registerReleaseController(
         ...(opts.gitStallMs === undefined ? {} : { stallMs: opts.gitStallMs }),
       }),
       oci: new OciSource(),
+      chart: new ChartRepoSource(),
     },
     renderers: toolRenderers({
       ...(opts.kustomizeBinary === undefined ? {} : { kustomize: opts.kustomizeBinary }),
@@ -297,5 +300,6 @@ export function registerReleaseController(
     updateFilter: changed((c: CCluster) => c.status?.conditions?.find((x) => x.type === 'Ready')?.status),
     keys: (c) => releases.cache.byIndex('cluster', keyOf(c)).map(keyOf),
   });
+  watchValuesFrom(harness, controller, (ns) => releases.cache.byIndex(BY_NAMESPACE, ns));
   return { controller, deps };
 }

@@ -4,7 +4,7 @@ import type { Release } from '../../api/types.ts';
 import { clusterCapabilities } from '../../kube/capabilities.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { RenderError, SourceError } from '../../render/errors.ts';
-import { describeRef, resolveValuesFrom } from '../../render/helm/values.ts';
+import { helmRenderInputs } from '../../render/helm/inputs.ts';
 import { assembleOutcome, renderManifests } from '../../render/release.ts';
 import { credentialsFromSecretData, fetchSource, sourceSecretNames } from '../../render/source.ts';
 import type { CredentialData, IsNamespaced, Render, RenderInputs } from '../../render/types.ts';
@@ -73,41 +73,30 @@ async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
 }
 
 /**
- * What a Helm render depends on besides its files: the valuesFrom ConfigMaps and Secrets (read with
- * the controller's own rights, in the Release's namespace) and the target's capabilities. Part of
- * the render cache's key, so a changed Secret is a new render.
+ * What a Helm render depends on besides its files (helm/inputs.ts): valuesFrom read with the
+ * controller's own rights in the Release's namespace, and the target's capabilities.
  */
 async function renderInputs(release: Release, deps: ReleaseDeps, target: Target): Promise<RenderInputs> {
-  if (release.spec.render?.type !== 'Helm') return {};
-  const ns = release.metadata.namespace ?? '';
-  const refs = release.spec.render.helm?.valuesFrom ?? [];
-  const data = await Promise.all(
-    refs.map(async (ref, i) => {
-      const obj = await deps.local
-        .get<{ data?: Record<string, string> }>({
-          apiVersion: 'v1',
-          kind: ref.kind,
-          namespace: ns,
-          name: ref.name,
-        })
-        .catch((err: unknown) => {
-          throw new RenderFailedError(`${describeRef(ref, i, ns)}: reading it: ${(err as Error).message}`);
-        });
+  const inputs = await helmRenderInputs(
+    release.spec.render,
+    release.metadata.namespace ?? '',
+    async (kind, namespace, name) => {
+      const obj = await deps.local.get<{ data?: Record<string, string> }>({
+        apiVersion: 'v1',
+        kind,
+        namespace,
+        name,
+      });
       if (obj === undefined) return undefined;
-      return ref.kind === 'Secret' ? credentialsFromSecretData(obj.data) : (obj.data ?? {});
-    }),
+      return kind === 'Secret' ? credentialsFromSecretData(obj.data) : (obj.data ?? {});
+    },
+    () => clusterCapabilities(target.readClient),
   );
-  const values = resolveValuesFrom(refs, ns, (_ref, i) => data[i]);
-  if (!values.ok) {
-    const error = new RenderError(values.problems);
+  if (!inputs.ok) {
+    const error = new RenderError(inputs.problems);
     throw new RenderFailedError(error.message, { cause: error });
   }
-  const capabilities = await clusterCapabilities(target.readClient).catch((err: unknown) => {
-    throw new RenderFailedError(
-      `reading the target cluster's version and APIs for Helm: ${(err as Error).message}`,
-    );
-  });
-  return { valuesFrom: values.value, capabilities };
+  return inputs.value;
 }
 
 async function scopeOf(client: KubeClient, apiVersions: ReadonlySet<string>): Promise<IsNamespaced> {

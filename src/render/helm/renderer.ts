@@ -7,19 +7,22 @@
 // cluster and no network here: `lookup` finds nothing, and dependencies must be vendored in charts/.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { ANNOTATION_SYNC_WAVE } from '../../api/constants.ts';
+import { RenderCache, renderKey } from '../cache.ts';
 import type { Problem } from '../errors.ts';
 import { parseWave } from '../keys.ts';
 import { toolEnv } from '../kustomize/renderer.ts';
 import type { Renderer, RendererOptions, RenderResult } from '../renderer.ts';
 import { fail, ok } from '../result.ts';
-import { RenderCache, renderKey } from '../tools/cache.ts';
 import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
 import { runTool, type ToolRunner } from '../tools/run.ts';
 import { unsafePath, withWorkDir } from '../tools/workdir.ts';
 import type { HelmRenderSpec, Manifest, SourceFile } from '../types.ts';
 import { mapHelmHook } from './hooks.ts';
 import { POST_RENDER_INPUT, postRenderKustomization } from './post-render.ts';
+import { isSchemaFailure, schemaProblems, type ValuesLayer } from './schema-error.ts';
+import { describeRef } from './values.ts';
 
 export type HelmRendererOptions = {
   readonly binary?: string;
@@ -62,6 +65,13 @@ export class HelmRenderer implements Renderer {
   }
 
   render(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
+    // A hit skips the checks too: they depend only on what the key covers.
+    return this.cache.getOrRender(renderKey('helm', files, options), () =>
+      this.#checkAndTemplate(files, options),
+    );
+  }
+
+  #checkAndTemplate(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
     if (!files.some((f) => f.path === 'Chart.yaml')) {
       return Promise.resolve(
         fail([{ where: '', message: 'no Chart.yaml at the source path: it must be a chart directory' }]),
@@ -81,9 +91,7 @@ export class HelmRenderer implements Renderer {
       }
     });
     if (problems.length > 0) return Promise.resolve(fail(problems));
-    return this.cache.getOrRender(renderKey('helm', files, options), () =>
-      this.#template(files, options, helm),
-    );
+    return this.#template(files, options, helm);
   }
 
   async #template(
@@ -129,7 +137,11 @@ export class HelmRenderer implements Renderer {
         HELM_OUTPUT,
         '.',
       );
-      if (!out.ok) return fail([out.problem]);
+      if (!out.ok) {
+        if (!isSchemaFailure(out.stderr)) return fail([out.problem]);
+        const problems = schemaProblems(out.stderr, valuesLayers(files, options, helm));
+        return fail(problems.length > 0 ? problems : [out.problem]);
+      }
       let text = out.stdout;
       const post = helm.postRenderers ?? [];
       for (const [i, pr] of post.entries()) {
@@ -158,6 +170,33 @@ export class HelmRenderer implements Renderer {
       return helmManifests(text, post.length > 0, options.substitute);
     });
   }
+}
+
+/** The values helm merged, lowest first, each named by the field that gave it (schema-error.ts). */
+function valuesLayers(
+  files: readonly SourceFile[],
+  options: RendererOptions,
+  helm: HelmRenderSpec,
+): ValuesLayer[] {
+  const layers: ValuesLayer[] = [];
+  (helm.valuesFiles ?? []).forEach((path, i) => {
+    const file = files.find((f) => f.path === path);
+    let values: unknown;
+    try {
+      values =
+        file === undefined ? undefined : parse(new TextDecoder().decode(file.data), { maxAliasCount: 1000 });
+    } catch {
+      values = undefined; // helm would have said so first
+    }
+    layers.push({ where: `spec.render.helm.valuesFiles[${i}] (${path})`, values });
+  });
+  const refs = helm.valuesFrom ?? [];
+  (options.inputs?.valuesFrom ?? []).forEach((values, i) => {
+    const ref = refs[i];
+    if (ref !== undefined) layers.push({ where: describeRef(ref, i, options.namespace ?? ''), values });
+  });
+  layers.push({ where: 'spec.render.helm.values', values: helm.values });
+  return layers;
 }
 
 /** Helm's output split by its `# Source:` comments, so each object's origin is its template file. */

@@ -2,9 +2,10 @@
 // and made explicit: files only from inside the source (load restrictor RootOnly), no exec or
 // container plugins (alpha plugins off), no helm inflation, and nothing fetched from the network
 // unless spec.render.kustomize.allowRemoteResources (then bounded by the same time limit).
+
+import { RenderCache, renderKey } from '../cache.ts';
 import type { Renderer, RendererOptions, RenderResult } from '../renderer.ts';
 import { fail } from '../result.ts';
-import { RenderCache, renderKey } from '../tools/cache.ts';
 import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
 import { runTool, type ToolRunner } from '../tools/run.ts';
 import { withWorkDir } from '../tools/workdir.ts';
@@ -42,6 +43,13 @@ export class KustomizeRenderer implements Renderer {
   }
 
   render(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
+    // A hit skips the checks too: they depend only on what the key covers.
+    return this.cache.getOrRender(renderKey('kustomize', files, options), () =>
+      this.#checkAndBuild(files, options),
+    );
+  }
+
+  #checkAndBuild(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
     const root = files.filter((f) => isKustomizationFile(f.path) && !f.path.includes('/'));
     if (root.length === 0) {
       return Promise.resolve(
@@ -58,9 +66,7 @@ export class KustomizeRenderer implements Renderer {
       const remote = remoteEntries(files);
       if (remote.length > 0) return Promise.resolve(fail(remote));
     }
-    return this.cache.getOrRender(renderKey('kustomize', files, options), () =>
-      this.#build(files, options, allowRemote),
-    );
+    return this.#build(files, options, allowRemote);
   }
 
   async #build(

@@ -40,7 +40,7 @@ export function toolMessage(stderr: string, workDir: string, shownAs = ''): stri
 
 export type RunResult =
   | { readonly ok: true; readonly stdout: string }
-  | { readonly ok: false; readonly problem: Problem };
+  | { readonly ok: false; readonly problem: Problem; readonly stderr: string };
 
 /**
  * Runs the tool, bounded; what it printed when it exited 0, or the problem (located at `where`) of a
@@ -64,7 +64,11 @@ export async function runToolFor(
     return { ok: true, stdout: out.stdout.toString('utf8') };
   } catch (err) {
     if (!(err instanceof ExecError)) throw err;
-    return { ok: false, problem: { where, message: failureMessage(tool, err, workDir, shownAs) } };
+    return {
+      ok: false,
+      problem: { where, message: failureMessage(tool, err, workDir, shownAs) },
+      stderr: err.stderr,
+    };
   }
 }
 

@@ -112,6 +112,7 @@ function unfinished(p: WavePeer, revision: string): string | undefined {
 export type SourceLike = {
   readonly git?: { readonly url: string; readonly path?: string | undefined } | undefined;
   readonly oci?: { readonly url: string } | undefined;
+  readonly chart?: { readonly url: string; readonly name: string } | undefined;
   readonly inline?: { readonly manifests: string } | undefined;
 };
 
@@ -122,6 +123,7 @@ export type SourceLike = {
 export function sourceIdentity(source: SourceLike): string {
   if (source.git) return `git:${source.git.url}#${normalizePath(source.git.path)}`;
   if (source.oci) return `oci:${source.oci.url}`;
+  if (source.chart) return `chart:${source.chart.url}#${source.chart.name}`;
   if (source.inline) return `inline:${createHash('sha256').update(source.inline.manifests).digest('hex')}`;
   return 'none';
 }
