@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { ensureBinaries } from '../../src/testenv/build.ts';
+import { ensureTools } from '../../src/testenv/tools.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { blockName, type DocBlock, extractAll, HOW_TO_MARK, LANGS } from '../support/doc-blocks.ts';
 import { runCommand } from '../support/run-command.ts';
@@ -92,11 +93,13 @@ describe('docs: every block of README.md and docs/ runs', () => {
 
   before(async () => {
     const bin = await ensureBinaries();
+    // helm and kustomize for `convoy render` of a chart or an overlay (docs/helm.md, docs/kustomize.md).
+    const tools = await ensureTools();
     kubectl = join(bin, 'kubectl');
     cluster = await startCrdCluster({ namespaces: [FRAGMENT_NAMESPACE] });
     home = await mkdtemp(join(tmpdir(), 'convoy-docs-home-'));
     env = {
-      PATH: [bin, join(ROOT, 'bin'), join(ROOT, 'node_modules', '.bin'), process.env.PATH ?? ''].join(
+      PATH: [bin, tools, join(ROOT, 'bin'), join(ROOT, 'node_modules', '.bin'), process.env.PATH ?? ''].join(
         delimiter,
       ),
       KUBECONFIG: cluster.cp.kubeconfigPath,
