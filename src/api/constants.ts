@@ -40,6 +40,11 @@ const prefix = `${GROUP}/`;
 
 /** Label on every applied object: `<namespace>.<name>` of its Release, so orphans can always be found. */
 export const LABEL_RELEASE = `${prefix}release`;
+/**
+ * Annotation on every applied object: the uid of the Release that applied it. Crash recovery and prune
+ * delete an object only when it names the Release's own uid: a label can be copied, a uid cannot.
+ */
+export const ANNOTATION_RELEASE_UID = `${prefix}release-uid`;
 /** Label of the default GlobalHealthRuleSet (`default`). */
 export const LABEL_RULES = `${prefix}rules`;
 /** On a ConfigMap or Secret named by render.helm.valuesFrom (value "true"): a change wakes its Releases at once. */

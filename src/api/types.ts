@@ -5,7 +5,7 @@ import type { API_VERSION } from './constants.ts';
 import type { ClusterSpecSchema, ClusterStatusSchema } from './schema/cluster.ts';
 import type { Condition, ObjectMeta } from './schema/common.ts';
 import type { HealthRuleSchema, HealthRuleSetSpecSchema } from './schema/healthruleset.ts';
-import type { InventoryEntrySchema, InventoryHookSchema } from './schema/inventory.ts';
+import type { InventoryEntrySchema, InventoryHookSchema, PendingEntrySchema } from './schema/inventory.ts';
 import type { ReleaseSpecSchema, ReleaseStatusSchema } from './schema/release.ts';
 
 export type {
@@ -22,6 +22,7 @@ export type ReleaseSpec = Static<typeof ReleaseSpecSchema>;
 export type ReleaseStatus = Static<typeof ReleaseStatusSchema>;
 export type InventoryEntry = Static<typeof InventoryEntrySchema>;
 export type InventoryHook = Static<typeof InventoryHookSchema>;
+export type PendingEntry = Static<typeof PendingEntrySchema>;
 export type ClusterSpec = Static<typeof ClusterSpecSchema>;
 export type ClusterStatus = Static<typeof ClusterStatusSchema>;
 export type HealthRule = Static<typeof HealthRuleSchema>;
@@ -55,6 +56,8 @@ export interface Release extends Envelope<'Release'> {
 /** Top-level `entries` and `hooks`, no spec/status (docs/design.md#field-ownership). */
 export interface ReleaseInventory extends Envelope<'ReleaseInventory'> {
   entries?: InventoryEntry[];
+  /** Keys of a wave being applied, not yet recorded (convoy-controller only). */
+  pending?: PendingEntry[];
   hooks?: InventoryHook[];
 }
 

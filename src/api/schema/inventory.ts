@@ -61,12 +61,35 @@ export const InventoryHookSchema = Type.Object({
 export type InventoryHook = Static<typeof InventoryHookSchema>;
 export type HookState = (typeof HOOK_STATES)[number];
 
+/**
+ * An object the controller is about to apply (or applied and could not record yet): written before a
+ * wave's apply and settled after it, so a crash or a failure in between never leaves a live object no
+ * inventory names. Only convoy-controller writes it; the observer never assesses it.
+ */
+export const PendingEntrySchema = Type.Object({
+  group: Type.String({ maxLength: 253 }),
+  kind: Type.String({ minLength: 1, maxLength: 63 }),
+  namespace: Type.String({ maxLength: 63 }),
+  name: Type.String({ minLength: 1, maxLength: 253 }),
+  version: Type.Optional(Type.String({ maxLength: 63 })),
+  wave: Type.Optional(Type.Integer({ format: 'int32' })),
+  renderRef: Type.Optional(RenderRef({ description: 'The render being applied.' })),
+});
+export type PendingEntry = Static<typeof PendingEntrySchema>;
+
 /** Top-level fields of a ReleaseInventory (beside apiVersion, kind, metadata). */
 export const InventoryBodySchema = Type.Object({
   entries: Type.Optional(
     ListMap(InventoryEntrySchema, ['group', 'kind', 'namespace', 'name'], {
       maxItems: 10000,
       description: 'Objects convoy applied for the Release.',
+    }),
+  ),
+  pending: Type.Optional(
+    ListMap(PendingEntrySchema, ['group', 'kind', 'namespace', 'name'], {
+      maxItems: 10000,
+      description:
+        'Objects of a wave being applied and not yet recorded in entries (convoy-controller only; not assessed).',
     }),
   ),
   hooks: Type.Optional(

@@ -105,7 +105,7 @@ export async function printDiff(
   let errors = 0;
   for (const obj of loaded.render.objects) {
     const what = objectName(objectKey(obj));
-    const result = await dryRun(target, obj, label);
+    const result = await dryRun(target, obj, label, release.metadata.uid);
     if (result.kind === 'error') {
       errors++;
       ctx.print(paint('red', `error: ${what}: ${result.message}`, ctx.colour));
@@ -160,7 +160,12 @@ type DryRun =
   | { readonly kind: 'ok'; readonly live: Obj | undefined; readonly merged: Obj }
   | { readonly kind: 'error'; readonly message: string };
 
-async function dryRun(client: KubeClient, obj: Obj, releaseLabel: string): Promise<DryRun> {
+async function dryRun(
+  client: KubeClient,
+  obj: Obj,
+  releaseLabel: string,
+  releaseUid: string | undefined,
+): Promise<DryRun> {
   try {
     const ref = {
       apiVersion: obj.apiVersion,
@@ -169,7 +174,7 @@ async function dryRun(client: KubeClient, obj: Obj, releaseLabel: string): Promi
       ...(obj.metadata.namespace === undefined ? {} : { namespace: obj.metadata.namespace }),
     };
     const live = await client.get<Obj>(ref);
-    const merged = await applyObject(client, labelled(obj, releaseLabel), {
+    const merged = await applyObject(client, labelled(obj, releaseLabel, releaseUid), {
       fieldManager: FIELD_MANAGERS.deployer,
       force: true,
       dryRun: true,

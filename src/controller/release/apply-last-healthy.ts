@@ -8,7 +8,7 @@ import { applyAll } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { formatTime, shortRef } from './rollout/index.ts';
-import { deleteEntry, pruneDisabled } from './stage-sync.ts';
+import { deleteInOrder, liveMarks } from './stage-sync.ts';
 import { entryKey, pruneSet, versionOf } from './sync/index.ts';
 import type { Target } from './target.ts';
 
@@ -35,28 +35,32 @@ export async function applyLastHealthy(
         message: `no rollback: render ${shortRef(healthy.renderRef)} is not in the render store`,
       };
     }
-    // 3. one pass
-    await applyAll(target.client, render.objects, { releaseLabel: releaseLabelValue(ns, name) });
-    // 4 + 6. record every applied object with the last healthy render
+    // 3. one pass, noted as pending first (so a crash in between leaves nothing untracked)
+    const uid = release.metadata.uid ?? '';
+    const entries = render.objects.map((o) => ({
+      ...objectKey(o),
+      version: versionOf(o.apiVersion),
+      wave: waveOf(o),
+      renderRef: healthy.renderRef,
+    }));
     const writer = new InventoryWriter(deps.local, release, await readInventory(deps.local, release));
-    await writer.record(
-      render.objects.map((o) => ({
-        ...objectKey(o),
-        version: versionOf(o.apiVersion),
-        wave: waveOf(o),
-        renderRef: healthy.renderRef,
-      })),
-    );
+    await writer.notePending(entries);
+    await applyAll(target.client, render.objects, {
+      releaseLabel: releaseLabelValue(ns, name),
+      releaseUid: uid,
+    });
+    // 4 + 6. record every applied object with the last healthy render
+    await writer.record(entries);
     // 5. prune with spec.syncPolicy.prune
     const keys = new Set(render.objects.map((o) => keyString(objectKey(o))));
     const leaving = writer.entries.filter((e) => !keys.has(entryKey(e)));
     if (leaving.length > 0) {
-      const disabled = await pruneDisabled(target.readClient, leaving);
+      const marks = await liveMarks(target.readClient, leaving, uid);
       const plan = pruneSet(leaving, keys, {
         prune: release.spec.syncPolicy?.prune ?? true,
-        isPruneDisabled: (k) => disabled.has(entryKey(k)),
+        isPruneDisabled: (k) => marks.disabled.has(entryKey(k)) || marks.foreign.has(entryKey(k)),
       });
-      for (const e of plan.toDelete) await deleteEntry(target.client, e);
+      await deleteInOrder(target.client, plan.toDelete);
       await writer.remove([...plan.toDelete, ...plan.toForget]);
     }
     const message = `re-applied the last healthy render ${shortRef(healthy.renderRef)} (revision ${healthy.revision})`;

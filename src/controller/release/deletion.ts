@@ -14,7 +14,7 @@ import {
   FINALIZER,
   INVENTORY_FINALIZER,
 } from '../../api/constants.ts';
-import type { ReadyReason, Release, ReleaseInventory } from '../../api/types.ts';
+import type { InventoryKey, ReadyReason, Release, ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { removeFinalizerOf } from '../../kube/finalizers.ts';
 import { removeInventoryItems } from '../../kube/inventory.ts';
@@ -35,7 +35,7 @@ import {
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { noAttempt, noRollout, type Outcome } from './outcome.ts';
 import { nextWakeUp } from './rollout/index.ts';
-import { deleteEntry, pruneDisabled } from './stage-sync.ts';
+import { deleteInOrder, liveMarks } from './stage-sync.ts';
 import { releaseStatus } from './status.ts';
 import { entryKey, pruneSet } from './sync/index.ts';
 import type { Target } from './target.ts';
@@ -88,7 +88,8 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
     const step = deletionPlan({
       render,
       hookEntries: inv?.hooks ?? [],
-      objectEntries: inv?.entries?.length ?? 0,
+      // pending: noted by a sync that never recorded them (crashed or failed): pruned all the same
+      objectEntries: (inv?.entries?.length ?? 0) + (inv?.pending?.length ?? 0),
       deletionPolicy: policy,
       forcedAt,
       now: deps.now(),
@@ -140,19 +141,37 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
           if (step.cleanup.length > 0)
             notes.push(...(await cleanUp(need(target).client, step.cleanup, opts)));
           const entries = inv?.entries ?? [];
-          const disabled =
-            policy === 'Delete' ? await pruneDisabled(need(target).readClient, entries) : new Set<string>();
-          const plan = pruneSet(entries, new Set(), {
+          const recorded = new Set(entries.map(entryKey));
+          const pending = (inv?.pending ?? []).filter((p) => !recorded.has(entryKey(p)));
+          const uid = release.metadata.uid ?? '';
+          const marks =
+            policy === 'Delete'
+              ? await liveMarks(need(target).readClient, [...entries, ...pending], uid)
+              : undefined;
+          // A recorded entry is convoy's unless another Release's uid is on it now; a pending one only
+          // when its own uid is (the apply may never have happened, the object may be someone else's).
+          const keep = (k: InventoryKey) => {
+            const key = entryKey(k);
+            if (marks === undefined) return false;
+            if (marks.disabled.has(key) || marks.foreign.has(key)) return true;
+            return !recorded.has(key) && !marks.ours.has(key);
+          };
+          const plan = pruneSet([...entries, ...pending], new Set(), {
             prune: true,
-            isPruneDisabled: (k) => disabled.has(entryKey(k)),
+            isPruneDisabled: keep,
             deletion: { deletionPolicy: policy },
           });
-          for (const e of plan.toDelete) await deleteEntry(need(target).client, e);
+          await deleteInOrder(need(target).client, plan.toDelete);
           deleted += plan.toDelete.length;
           // Every entry leaves, deleted or kept, so the next round sees an inventory with nothing to prune.
-          await removeInventoryItems(deps.local, { namespace: ns, name }, entries, [], {
+          const left = await removeInventoryItems(deps.local, { namespace: ns, name }, entries, [], {
             fieldManager: FIELD_MANAGERS.controller,
           });
+          if ((left.inventory?.pending ?? []).length > 0)
+            await new InventoryWriter(deps.local, release, left.inventory).record(
+              [],
+              left.inventory?.pending ?? [],
+            );
           continue;
         }
         case 'finalize': {

@@ -1,10 +1,11 @@
 // The deployer: Server-Side Apply of render objects to a target cluster under the field manager
 // `convoy` (force: convoy owns what it renders), each object labelled with its Release so orphans can
-// always be found. Namespaces and CRDs of a group go first; a CRD is waited for until Established
+// always be found, and annotated with the Release's uid so only that Release ever prunes or adopts it (a
+// label can be copied by anyone). Namespaces and CRDs of a group go first; a CRD is waited for until Established
 // before anything after it is applied. The dry run skips objects that cannot be checked yet because
 // their CRD or Namespace is in the same render and not installed (like Argo CD's
 // SkipDryRunOnMissingResource) and reports them as notes.
-import { FIELD_MANAGERS, LABEL_RELEASE } from '../../api/constants.ts';
+import { ANNOTATION_RELEASE_UID, FIELD_MANAGERS, LABEL_RELEASE } from '../../api/constants.ts';
 import { applyObject } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isKubeError } from '../../kube/errors.ts';
@@ -14,12 +15,17 @@ import type { Obj } from '../../render/types.ts';
 
 const CRD_GROUP = 'apiextensions.k8s.io';
 
-/** The object as convoy applies it: the render's object plus the release label. */
-export function labelled(obj: Obj, releaseLabel: string): Obj {
-  return {
-    ...obj,
-    metadata: { ...obj.metadata, labels: { ...obj.metadata.labels, [LABEL_RELEASE]: releaseLabel } },
-  };
+/** The object as convoy applies it: the render's object plus the release label (and uid annotation). */
+export function labelled(obj: Obj, releaseLabel: string, releaseUid?: string): Obj {
+  const metadata = { ...obj.metadata, labels: { ...obj.metadata.labels, [LABEL_RELEASE]: releaseLabel } };
+  if (releaseUid !== undefined && releaseUid !== '')
+    metadata.annotations = { ...obj.metadata.annotations, [ANNOTATION_RELEASE_UID]: releaseUid };
+  return { ...obj, metadata };
+}
+
+/** Whether the live object was applied by the Release of `releaseUid` (its uid annotation says so). */
+export function appliedBy(live: Obj | undefined, releaseUid: string): boolean {
+  return releaseUid !== '' && live?.metadata.annotations?.[ANNOTATION_RELEASE_UID] === releaseUid;
 }
 
 export function isCrd(obj: Obj): boolean {
@@ -57,6 +63,10 @@ export class ObjectApplyError extends Error {
 
 export interface DeployOptions {
   readonly releaseLabel: string;
+  /** metadata.uid of the Release, stamped as ANNOTATION_RELEASE_UID. */
+  readonly releaseUid?: string;
+  /** Told of each object the API accepted (so a failed wave can still record what it applied). */
+  readonly onApplied?: (obj: Obj) => void;
   /** How many applies run at once for objects of the same rank. */
   readonly parallel?: number;
   readonly crdTimeoutMs?: number;
@@ -72,13 +82,14 @@ export async function applyAll(
   for (const group of byRank(objects)) {
     await mapLimit(group, opts.parallel ?? 8, async (obj) => {
       try {
-        await applyObject(client, labelled(obj, opts.releaseLabel), {
+        await applyObject(client, labelled(obj, opts.releaseLabel, opts.releaseUid), {
           fieldManager: FIELD_MANAGERS.deployer,
           force: true,
         });
       } catch (err) {
         throw new ObjectApplyError(obj, err);
       }
+      opts.onApplied?.(obj);
     });
     const crds = group.filter(isCrd);
     for (const crd of crds) await waitEstablished(client, crd.metadata.name, opts.crdTimeoutMs ?? 60_000);
@@ -100,7 +111,7 @@ export async function dryRunAll(
   const failures: ObjectApplyError[] = [];
   await mapLimit(objects, opts.parallel ?? 8, async (obj) => {
     try {
-      await applyObject(client, labelled(obj, opts.releaseLabel), {
+      await applyObject(client, labelled(obj, opts.releaseLabel, opts.releaseUid), {
         fieldManager: FIELD_MANAGERS.deployer,
         force: true,
         dryRun: true,
@@ -131,17 +142,28 @@ function byRank(objects: readonly Obj[]): Obj[][] {
   return groups;
 }
 
-async function waitEstablished(client: KubeClient, name: string, timeoutMs: number): Promise<void> {
+type CrdStatus = { status?: { conditions?: { type: string; status: string; message?: string }[] } };
+
+/** Polls the CRD until Established, at most `timeoutMs`; the error names it and its last condition. */
+export async function waitEstablished(client: KubeClient, name: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const crd = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>({
+    const crd = await client.get<CrdStatus>({
       apiVersion: `${CRD_GROUP}/v1`,
       kind: 'CustomResourceDefinition',
       name,
     });
-    if (crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
-    if (Date.now() > deadline)
-      throw new Error(`CustomResourceDefinition ${name} not Established after ${timeoutMs} ms`);
+    const conditions = crd?.status?.conditions ?? [];
+    if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
+    if (Date.now() > deadline) {
+      const why = conditions
+        .filter((c) => c.status !== 'True' && c.message !== undefined)
+        .map((c) => `${c.type}: ${c.message}`)
+        .join('; ');
+      throw new Error(
+        `CustomResourceDefinition ${name} not Established after ${Math.round(timeoutMs / 1000)} s${why === '' ? '' : ` (${why})`}`,
+      );
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 }

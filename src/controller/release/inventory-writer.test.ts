@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InventoryHook } from '../../api/types.ts';
-import { controllerHookFields, mergeHooks } from './inventory-writer.ts';
+import { controllerHookFields, mergeHooks, mergePending } from './inventory-writer.ts';
 
 const R1 = `sha256:${'a'.repeat(64)}`;
 const R2 = `sha256:${'b'.repeat(64)}`;
@@ -46,5 +46,36 @@ describe('mergeHooks', () => {
     assert.deepEqual(mergeHooks([{ ...armed('a', R1, '2025-06-01T12:00:00Z'), state: 'Running' }], []), [
       armed('a', R1, '2025-06-01T12:00:00Z'),
     ]);
+  });
+});
+
+describe('mergePending', () => {
+  const p = (name: string, renderRef = R1) => ({
+    group: '',
+    kind: 'ConfigMap',
+    namespace: 'app',
+    name,
+    version: 'v1',
+    wave: 0,
+    renderRef,
+  });
+  const table: [string, Parameters<typeof mergePending>, string[]][] = [
+    ['adds new keys after the current ones', [[p('a')], [p('b'), p('c')]], ['a', 'b', 'c']],
+    ['a key noted again is replaced in place', [[p('a'), p('b')], [p('a', R2)]], ['a', 'b']],
+    ['settled keys leave', [[p('a'), p('b')], [], [p('a')]], ['b']],
+    ['a key added and settled in one call leaves', [[], [p('a')], [p('a')]], []],
+    ['settling a key that is not pending changes nothing', [[p('a')], [], [p('z')]], ['a']],
+  ];
+  for (const [name, args, want] of table) {
+    it(name, () =>
+      assert.deepEqual(
+        mergePending(...args).map((e) => e.name),
+        want,
+      ),
+    );
+  }
+  it('keeps only the pending fields', () => {
+    const extra = { ...p('a'), state: 'Healthy' } as ReturnType<typeof p>;
+    assert.deepEqual(mergePending([extra], []), [p('a')]);
   });
 });

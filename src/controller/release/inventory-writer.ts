@@ -2,12 +2,15 @@
 // version, wave and renderRef of every entry it keeps and the definitions of every hook it armed (an apply
 // that leaves an item out would drop the controller's fields of it), and the explicit removal patch for
 // entries and hooks that leave (docs/design.md#field-ownership: another manager's fields would keep the item
-// alive after a plain apply leaves it out).
+// alive after a plain apply leaves it out). `pending` holds the keys of a wave between the moment they are
+// noted (before the apply) and the moment they are recorded in `entries` (after it): only this writer owns
+// that list, so an apply that leaves an item out removes it.
 import { API_VERSION, FIELD_MANAGERS, INVENTORY_FINALIZER } from '../../api/constants.ts';
 import type {
   InventoryEntry,
   InventoryHook,
   InventoryKey,
+  PendingEntry,
   Release,
   ReleaseInventory,
 } from '../../api/types.ts';
@@ -42,6 +45,26 @@ export function mergeEntries(
   for (const e of current) byKey.set(entryKey(e), controllerFields(e));
   for (const e of changes) byKey.set(entryKey(e), controllerFields(e));
   return [...byKey.values()];
+}
+
+/** Pending entries of `current` plus `added` (same key: replaced) minus the keys in `settled`. */
+export function mergePending(
+  current: readonly PendingEntry[],
+  added: readonly PendingEntry[],
+  settled: readonly InventoryKey[] = [],
+): PendingEntry[] {
+  const byKey = new Map<string, PendingEntry>();
+  for (const e of [...current, ...added]) byKey.set(entryKey(e), pendingFields(e));
+  for (const k of settled) byKey.delete(entryKey(k));
+  return [...byKey.values()];
+}
+
+function pendingFields(e: PendingEntry): PendingEntry {
+  const out: PendingEntry = { group: e.group, kind: e.kind, namespace: e.namespace, name: e.name };
+  if (e.version !== undefined) out.version = e.version;
+  if (e.wave !== undefined) out.wave = e.wave;
+  if (e.renderRef !== undefined) out.renderRef = e.renderRef;
+  return out;
 }
 
 /** Hooks of `current` updated by `changes` (same name: replaced), in a stable order. */
@@ -85,10 +108,37 @@ export class InventoryWriter {
     return this.#current;
   }
 
-  /** Adds or updates `changes`, keeping every other entry the controller holds. */
-  async record(changes: readonly InventoryEntry[]): Promise<void> {
-    if (changes.length === 0) return;
-    await this.#apply(mergeEntries(this.#controllerEntries(), changes), this.#controllerHooks());
+  /** Keys noted before an apply and not settled since (a crash or a failure in between). */
+  get pending(): readonly PendingEntry[] {
+    return this.#current?.pending ?? [];
+  }
+
+  /**
+   * Notes `entries` as pending: call it before applying them, so whatever happens next (a crash, a
+   * failed apply) an inventory names every object convoy may have created.
+   */
+  async notePending(entries: readonly PendingEntry[]): Promise<void> {
+    const pending = mergePending(this.pending, entries);
+    if (pending.length === this.pending.length && entries.every((e) => this.#isPending(e))) return;
+    await this.#apply(mergeEntries(this.#controllerEntries(), []), this.#controllerHooks(), pending);
+  }
+
+  /**
+   * Adds or updates `changes`, keeping every other entry the controller holds; their keys leave
+   * `pending` in the same write, and so do the keys in `settled` (pending ones found not to exist).
+   */
+  async record(changes: readonly InventoryEntry[], settled: readonly InventoryKey[] = []): Promise<void> {
+    if (changes.length === 0 && !settled.some((k) => this.#isPending(k))) return;
+    await this.#apply(
+      mergeEntries(this.#controllerEntries(), changes),
+      this.#controllerHooks(),
+      mergePending(this.pending, [], [...changes, ...settled]),
+    );
+  }
+
+  #isPending(k: InventoryKey): boolean {
+    const key = entryKey(k);
+    return this.pending.some((p) => entryKey(p) === key);
   }
 
   /**
@@ -100,6 +150,7 @@ export class InventoryWriter {
     await this.#apply(
       mergeEntries(this.#controllerEntries(), []),
       mergeHooks(this.#controllerHooks(), changes),
+      mergePending(this.pending, []),
     );
   }
 
@@ -112,7 +163,7 @@ export class InventoryWriter {
     return (this.#current?.hooks ?? []).filter((h) => h.phase !== undefined).map(controllerHookFields);
   }
 
-  async #apply(entries: InventoryEntry[], hooks: InventoryHook[]): Promise<void> {
+  async #apply(entries: InventoryEntry[], hooks: InventoryHook[], pending: PendingEntry[]): Promise<void> {
     const { name = '', namespace = '', uid = '' } = this.#release.metadata;
     const body: ReleaseInventory = {
       apiVersion: API_VERSION,
@@ -133,6 +184,7 @@ export class InventoryWriter {
       entries,
     };
     if (hooks.length > 0) body.hooks = hooks;
+    if (pending.length > 0) body.pending = pending;
     this.#current = await applyObject(this.#client, body, {
       fieldManager: FIELD_MANAGERS.controller,
       force: true,

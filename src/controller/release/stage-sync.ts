@@ -1,8 +1,14 @@
-// stageSync: dry run of the whole render → persist (render store + the attempt) → [hooks slot] → waves
-// (apply, then record in the inventory and stamp status.waves) → prune. A render that is already
+// stageSync: dry run of the whole render → persist (render store + the attempt) → [hooks slot] → settle
+// what an interrupted sync left pending → waves (note the wave's keys as pending in the inventory, apply,
+// then record them and stamp status.waves) → prune. A render that is already
 // applied, recorded and pruned is not synced again unless a forced sync is pending (or, with selfHeal,
 // the drift loop flagged an entry), so a steady reconcile writes nothing.
-import { ANNOTATION_PRUNE, API_VERSION, LABEL_RELEASE, PRUNE_DISABLED } from '../../api/constants.ts';
+import {
+  ANNOTATION_PRUNE,
+  ANNOTATION_RELEASE_UID,
+  API_VERSION,
+  PRUNE_DISABLED,
+} from '../../api/constants.ts';
 import type {
   InventoryEntry,
   InventoryKey,
@@ -15,7 +21,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { keyString, objectKey } from '../../render/keys.ts';
 import type { Obj } from '../../render/types.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
-import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
+import { appliedBy, applyAll, dryRunAll, mapLimit, ObjectApplyError } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
 import {
   ApplyFailedError,
@@ -36,12 +42,11 @@ import { formatTime, type Rollout, type WaveGateDecision, waveHealthGate } from 
 import type { Rendered } from './stage-render.ts';
 import {
   entryKey,
+  entryKindRank,
   groupWaves,
   inventoryEntriesForWave,
-  orphanedObjects,
   pruneSet,
   recordWaveStart,
-  recoverOrphans,
   selfHealNote,
 } from './sync/index.ts';
 
@@ -102,6 +107,8 @@ export function upToDate(
   const st = release.status;
   if (st?.lastSuccessful?.renderRef !== R) return false;
   if (st.lastAttempted?.renderRef !== R || st.lastAttempted.applied !== true) return false;
+  // an interrupted sync left keys to settle
+  if ((inventory?.pending ?? []).length > 0) return false;
   const entries = inventory?.entries ?? [];
   const byKey = new Map(entries.map((e) => [entryKey(e), e]));
   const keys = new Set(rendered.render.objects.map((o) => keyString(objectKey(o))));
@@ -156,6 +163,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   const objects = rendered.render.objects;
   const client = rendered.target.client;
   const label = releaseLabelValue(ns, name);
+  const uid = release.metadata.uid ?? '';
   const notes: string[] = [];
   const heal = selfHealNote({
     selfHeal: release.spec.syncPolicy?.selfHeal === true,
@@ -168,7 +176,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
 
   // 1. dry run: any failure and nothing is written
   try {
-    const dry = await dryRunAll(client, objects, { releaseLabel: label });
+    const dry = await dryRunAll(client, objects, { releaseLabel: label, releaseUid: uid });
     if (dry.skipped.length > 0)
       notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
   } catch (err) {
@@ -218,7 +226,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   let writer: InventoryWriter;
   try {
     writer = new InventoryWriter(deps.local, release, await readInventory(deps.local, release));
-    notes.push(...(await recover(rendered, writer, label, release, client)));
+    notes.push(...(await settleInterrupted(rendered, writer, release, client)));
   } catch (err) {
     return failed(
       new ApplyFailedError(`recording the inventory: ${(err as Error).message}`, { cause: err }),
@@ -277,9 +285,30 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
           };
       }
     }
+    // Noted before the apply: a crash or a failure from here on leaves them tracked, never untracked.
+    const waveEntries = inventoryEntriesForWave(wave.objects, R, wave.wave);
     try {
-      await applyAll(client, wave.objects, { releaseLabel: label });
+      await writer.notePending(waveEntries);
     } catch (err) {
+      return failed(
+        new ApplyFailedError(`noting wave ${wave.wave} in the inventory: ${(err as Error).message}`, {
+          cause: err,
+        }),
+        waves,
+      );
+    }
+    const applied: Obj[] = [];
+    try {
+      await applyAll(client, wave.objects, {
+        releaseLabel: label,
+        releaseUid: uid,
+        onApplied: (o) => applied.push(o),
+      });
+    } catch (err) {
+      // What the API accepted is recorded; the rest stays pending for the next attempt to apply or prune.
+      await writer.record(inventoryEntriesForWave(applied, R, wave.wave)).catch((recordErr: unknown) => {
+        notes.push(`could not record the ${applied.length} objects applied: ${String(recordErr)}`);
+      });
       return failed(
         new ApplyFailedError(`apply of wave ${wave.wave} failed: ${(err as Error).message}`, { cause: err }),
         waves,
@@ -287,7 +316,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     }
     deps.afterWaveApplied?.(wave.wave);
     try {
-      await writer.record(inventoryEntriesForWave(wave.objects, R, wave.wave));
+      await writer.record(waveEntries);
     } catch (err) {
       return failed(
         new ApplyFailedError(`recording wave ${wave.wave}: ${(err as Error).message}`, { cause: err }),
@@ -365,52 +394,41 @@ function waveGate(
   });
 }
 
-type Live = Obj & { metadata: Obj['metadata'] & { ownerReferences?: { controller?: boolean }[] } };
-
 /**
- * Crash safety: objects labelled for this Release that the inventory does not hold (a controller killed
- * between applying a wave and recording it) are recorded when they are in R, deleted when they left it.
- * Looked for among the kinds of R and of the inventory.
+ * Crash and failure recovery: keys an earlier sync noted as pending and never recorded. Those in R stay
+ * pending (their wave applies and records them); those already recorded are the prune's to decide; the
+ * others left the render: each is deleted (prune allowing) when its live object names this Release's uid
+ * — never on the label alone — and leaves `pending` either way. Covers every kind convoy applied, since
+ * every applied object was noted first.
  */
-async function recover(
+async function settleInterrupted(
   rendered: Rendered,
   writer: InventoryWriter,
-  label: string,
   release: Release,
   client: KubeClient,
 ): Promise<string[]> {
-  const kinds = new Map<string, { apiVersion: string; kind: string }>();
-  for (const o of rendered.render.objects)
-    kinds.set(`${o.apiVersion}/${o.kind}`, { apiVersion: o.apiVersion, kind: o.kind });
-  for (const e of writer.entries) {
-    const apiVersion = e.group === '' ? (e.version ?? 'v1') : `${e.group}/${e.version ?? 'v1'}`;
-    kinds.set(`${apiVersion}/${e.kind}`, { apiVersion, kind: e.kind });
-  }
-  const read = rendered.target.readClient;
-  const live: Live[] = [];
-  for (const k of kinds.values()) {
-    const items = await read.list<Live>(k, { labelSelector: `${LABEL_RELEASE}=${label}` }).catch(() => []);
-    live.push(...items.map((o) => ({ ...o, apiVersion: k.apiVersion, kind: k.kind })));
-  }
-  const orphans = orphanedObjects(live, writer.entries, label);
-  if (orphans.length === 0) return [];
+  if (writer.pending.length === 0) return [];
   const renderKeys = new Set(rendered.render.objects.map((o) => keyString(objectKey(o))));
-  const disabled = new Set(
-    orphans
-      .filter((o) => o.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED)
-      .map((o) => keyString(objectKey(o))),
-  );
-  const plan = recoverOrphans(orphans, renderKeys, {
+  const recorded = new Set(writer.entries.filter((e) => e.renderRef !== undefined).map(entryKey));
+  const leaving = writer.pending.filter((p) => !renderKeys.has(entryKey(p)));
+  if (leaving.length === 0) return [];
+  const toSettle = leaving.filter((p) => !recorded.has(entryKey(p)));
+  const marks = await liveMarks(rendered.target.readClient, toSettle, release.metadata.uid ?? '');
+  const ours = toSettle.filter((p) => marks.ours.has(entryKey(p)));
+  const plan = pruneSet(ours, renderKeys, {
     prune: release.spec.syncPolicy?.prune ?? true,
-    isPruneDisabled: (k) => disabled.has(entryKey(k)),
+    isPruneDisabled: (k) => marks.disabled.has(entryKey(k)),
   });
-  await writer.record(plan.record);
-  for (const e of plan.toDelete) await deleteEntry(client, e);
+  await deleteInOrder(client, plan.toDelete);
+  await writer.record([], leaving);
   const notes: string[] = [];
-  if (plan.record.length > 0)
-    notes.push(`recorded ${plan.record.length} unrecorded objects found by their label`);
   if (plan.toDelete.length > 0)
-    notes.push(`deleted ${plan.toDelete.length} orphaned objects found by their label`);
+    notes.push(`pruned ${plan.toDelete.length} objects an interrupted sync applied and left the render`);
+  const foreign = toSettle.length - ours.length - marks.absent;
+  if (foreign > 0)
+    notes.push(
+      `left ${foreign} objects an interrupted sync noted: their ${ANNOTATION_RELEASE_UID} is not this Release's`,
+    );
   return notes;
 }
 
@@ -425,17 +443,17 @@ async function prune(
   const renderKeys = new Set(rendered.render.objects.map((o) => keyString(objectKey(o))));
   const leaving = writer.entries.filter((e) => !renderKeys.has(entryKey(e)));
   if (leaving.length === 0) return 0;
-  const disabled = await pruneDisabled(read, leaving);
+  const marks = await liveMarks(read, leaving, release.metadata.uid ?? '');
   const plan = pruneSet(leaving, renderKeys, {
     prune: release.spec.syncPolicy?.prune ?? true,
-    isPruneDisabled: (k) => disabled.has(entryKey(k)),
+    isPruneDisabled: (k) => marks.disabled.has(entryKey(k)) || marks.foreign.has(entryKey(k)),
   });
-  for (const e of plan.toDelete) await deleteEntry(client, e);
+  await deleteInOrder(client, plan.toDelete);
   await writer.remove([...plan.toDelete, ...plan.toForget]);
   return plan.toDelete.length;
 }
 
-export function entryRef(e: InventoryEntry) {
+export function entryRef(e: InventoryKey & { version?: string }) {
   const apiVersion = e.group === '' ? (e.version ?? 'v1') : `${e.group}/${e.version ?? 'v1'}`;
   return {
     apiVersion,
@@ -445,21 +463,82 @@ export function entryRef(e: InventoryEntry) {
   };
 }
 
-/** Keys of the entries whose live object carries convoy.kumodo.io/prune: disabled. */
-export async function pruneDisabled(
+export interface LiveMarks {
+  /** Keys whose live object carries convoy.kumodo.io/prune: disabled. */
+  readonly disabled: Set<string>;
+  /** Keys whose live object names this Release's uid (ANNOTATION_RELEASE_UID). */
+  readonly ours: Set<string>;
+  /** Keys whose live object names another uid: another Release applied it since; never deleted. */
+  readonly foreign: Set<string>;
+  /** How many have no live object. */
+  readonly absent: number;
+}
+
+/** Reads the live object of each entry (16 at once) for what prune must know before deleting it. */
+export async function liveMarks(
   read: KubeClient,
-  entries: readonly InventoryEntry[],
-): Promise<Set<string>> {
-  const out = new Set<string>();
-  for (const e of entries) {
-    const live = await read.get<Obj>(entryRef(e)).catch((err: unknown) => {
-      // a kind no longer served has no object left to keep
-      if ((err as { code?: number }).code === 404) return undefined;
-      throw err;
-    });
-    if (live?.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) out.add(entryKey(e));
+  entries: readonly (InventoryKey & { version?: string })[],
+  releaseUid: string,
+): Promise<LiveMarks> {
+  const marks = {
+    disabled: new Set<string>(),
+    ours: new Set<string>(),
+    foreign: new Set<string>(),
+    absent: 0,
+  };
+  await mapLimit(entries, 16, async (e) => {
+    const live = await liveObject(read, e);
+    const key = entryKey(e);
+    if (live === undefined) {
+      marks.absent++;
+      return;
+    }
+    if (live.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) marks.disabled.add(key);
+    const owner = live.metadata.annotations?.[ANNOTATION_RELEASE_UID];
+    if (appliedBy(live, releaseUid)) marks.ours.add(key);
+    else if (owner !== undefined) marks.foreign.add(key);
+  });
+  return marks;
+}
+
+/**
+ * The live object of an entry; undefined when there is none: also when its kind is no longer served, or
+ * it is namespaced and the entry names no namespace (an apply of it was rejected, so none can exist).
+ */
+async function liveObject(
+  read: KubeClient,
+  e: InventoryKey & { version?: string },
+): Promise<Obj | undefined> {
+  const ref = entryRef(e);
+  try {
+    if (e.namespace === '' && (await read.resourceFor(ref.apiVersion, ref.kind)).namespaced) return undefined;
+    return await read.get<Obj>(ref);
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return undefined;
+    throw err;
   }
-  return out;
+}
+
+/**
+ * Deletes entries in the order given (pruneSet's: highest wave first, Namespaces and CRDs last in a
+ * wave), 8 at once among neighbours of the same wave and kind rank, which may go in any order.
+ */
+export async function deleteInOrder(
+  client: KubeClient,
+  entries: readonly (InventoryKey & { version?: string; wave?: number })[],
+): Promise<void> {
+  let start = 0;
+  while (start < entries.length) {
+    const first = entries[start] as InventoryKey & { wave?: number };
+    let end = start + 1;
+    while (end < entries.length) {
+      const e = entries[end] as InventoryKey & { wave?: number };
+      if ((e.wave ?? 0) !== (first.wave ?? 0) || entryKindRank(e) !== entryKindRank(first)) break;
+      end++;
+    }
+    await mapLimit(entries.slice(start, end), 8, (e) => deleteEntry(client, e));
+    start = end;
+  }
 }
 
 export async function deleteEntry(client: KubeClient, e: InventoryKey & { version?: string }): Promise<void> {

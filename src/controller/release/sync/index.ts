@@ -22,7 +22,6 @@ export {
   type WavePeer,
 } from './gates.ts';
 export { entryKey, inventoryEntriesForWave, inventoryRemovals, versionOf } from './inventory.ts';
-export { type OrphanRecovery, orphanedObjects, recoverOrphans, releaseLabelValue } from './orphans.ts';
-export { type PruneOptions, type PrunePlan, pruneSet } from './prune.ts';
+export { entryKindRank, type PruneOptions, type PrunePlan, pruneSet } from './prune.ts';
 export { recordWaveStart } from './wave-records.ts';
-export { groupWaves, type Wave } from './waves.ts';
+export { applyWaveOf, groupWaves, servedKind, type Wave } from './waves.ts';

@@ -40,7 +40,7 @@ export function pruneSet(
 }
 
 /** Namespaces and CRDs last inside a wave: deleting them first would take their contents along. */
-function kindRank(e: InventoryKey): number {
+export function entryKindRank(e: InventoryKey): number {
   if (e.group === '' && e.kind === 'Namespace') return 0;
   if (e.group === 'apiextensions.k8s.io' && e.kind === 'CustomResourceDefinition') return 1;
   return 2;
@@ -49,5 +49,7 @@ function kindRank(e: InventoryKey): number {
 function deletionOrder(a: InventoryEntry, b: InventoryEntry): number {
   const ka = entryKey(a);
   const kb = entryKey(b);
-  return (b.wave ?? 0) - (a.wave ?? 0) || kindRank(b) - kindRank(a) || (ka < kb ? 1 : ka > kb ? -1 : 0);
+  return (
+    (b.wave ?? 0) - (a.wave ?? 0) || entryKindRank(b) - entryKindRank(a) || (ka < kb ? 1 : ka > kb ? -1 : 0)
+  );
 }

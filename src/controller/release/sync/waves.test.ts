@@ -13,8 +13,11 @@ function o(kind: string, name: string, wave?: string, apiVersion = 'v1'): Obj {
     },
   };
 }
-const crd = (name: string, wave?: string) =>
-  o('CustomResourceDefinition', name, wave, 'apiextensions.k8s.io/v1');
+const crd = (name: string, wave?: string, serves?: { group: string; kind: string }): Obj => ({
+  ...o('CustomResourceDefinition', name, wave, 'apiextensions.k8s.io/v1'),
+  ...(serves === undefined ? {} : { spec: { group: serves.group, names: { kind: serves.kind } } }),
+});
+const widget = { group: 'example.com', kind: 'Widget' };
 const names = (waves: ReturnType<typeof groupWaves>) =>
   waves.map((w) => [w.wave, w.objects.map((x) => x.metadata.name)]);
 
@@ -58,6 +61,36 @@ const cases: { name: string; objects: Obj[]; want: [number, string[]][] }[] = [
       [-1, ['early']],
       [0, ['cm']],
       [1, ['late']],
+    ],
+  },
+  {
+    name: 'a CRD goes to the earliest wave of its custom resources, first in it after Namespaces',
+    objects: [
+      o('Widget', 'w2', '2', 'example.com/v1'),
+      o('ConfigMap', 'cm', '-1'),
+      o('Widget', 'w0', undefined, 'example.com/v1'),
+      crd('widgets', '3', widget),
+    ],
+    want: [
+      [-1, ['cm']],
+      [0, ['widgets', 'w0']],
+      [2, ['w2']],
+    ],
+  },
+  {
+    name: 'a CRD earlier than its custom resources stays in its own wave',
+    objects: [o('Widget', 'w', '1', 'example.com/v1'), crd('widgets', '0', widget)],
+    want: [
+      [0, ['widgets']],
+      [1, ['w']],
+    ],
+  },
+  {
+    name: 'a CRD serving a kind of another group is not moved',
+    objects: [o('Widget', 'w', '0', 'other.io/v1'), crd('widgets', '1', widget)],
+    want: [
+      [0, ['w']],
+      [1, ['widgets']],
     ],
   },
   {

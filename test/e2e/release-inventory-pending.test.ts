@@ -1,0 +1,312 @@
+// Nothing untracked (issue 20, finding 4), end to end against a real kube-apiserver with the
+// convoy-controller-manager process: a wave's keys are noted as `pending` in the ReleaseInventory before
+// its apply and settled after, so a failure (a custom resource the API rejects after its CRD went in) or a
+// crash between apply and record never leaves a live object that no inventory names; the next process
+// records or prunes what was pending — any kind, and only objects that carry the Release's own uid. CRDs
+// go before their custom resources, even those of an earlier wave, and are waited for until Established.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { API_VERSION } from '../../src/api/constants.ts';
+import type { Release } from '../../src/api/types.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
+import {
+  cm,
+  condition,
+  getInventory,
+  getRelease,
+  mergePatch,
+  readyReason,
+  readyWith,
+  releaseRef,
+  waitForReady,
+  wave,
+} from '../support/release.ts';
+import { waitFor } from '../support/wait.ts';
+
+let cluster: CrdCluster | undefined;
+let cp: ControlPlane;
+let client: KubeClient;
+let work: string;
+let manager: ManagerProcess | undefined;
+
+before(async () => {
+  cluster = await startCrdCluster({ scratch: 'convoy-inventory-pending-e2e-' });
+  ({ cp, client, work } = cluster);
+});
+
+after(async () => {
+  await manager?.stop();
+  await cluster?.stop();
+});
+
+function startManager(identity: string, env: Record<string, string> = {}) {
+  return startControllerManager({
+    kubeconfigPath: cp.kubeconfigPath,
+    identity,
+    gitCacheDir: join(work, `cache-${identity}`),
+    env,
+  });
+}
+
+async function namespace(name: string) {
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+function inlineRelease(ns: string, name: string, manifests: string): Release {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name, namespace: ns },
+    spec: { source: { inline: { manifests } }, syncPolicy: { interval: '1s' } },
+  };
+}
+
+const crd = (
+  plural: string,
+  kind: string,
+  annotations: Record<string, string> = {},
+) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.example.com
+  annotations: ${JSON.stringify(annotations)}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: ${plural}, singular: ${kind.toLowerCase()}, kind: ${kind}, listKind: ${kind}List}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`;
+
+const cr = (kind: string, name: string, ns: string | undefined, annotations: Record<string, string> = {}) =>
+  `apiVersion: example.com/v1
+kind: ${kind}
+metadata:
+  name: ${name}
+${ns === undefined ? '' : `  namespace: ${ns}\n`}  annotations: ${JSON.stringify(annotations)}
+spec: {size: 1}
+`;
+
+const inNs = (ns: string, doc: string) => doc.replace('metadata:\n', `metadata:\n  namespace: ${ns}\n`);
+const docs = (...d: string[]) => d.join('---\n');
+const crdRef = (name: string) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  name,
+});
+type Meta = {
+  metadata: { uid?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+};
+
+async function eventsOf(ns: string, name: string) {
+  return client.list<{
+    reason?: string;
+    type?: string;
+    message?: string;
+    involvedObject?: { name?: string };
+  }>({ apiVersion: 'v1', kind: 'Event', namespace: ns }, { fieldSelector: `involvedObject.name=${name}` });
+}
+
+test('a CRD applied and its custom resource rejected: the CRD is recorded, the resource stays pending, the condition names it; deletion takes both', async () => {
+  manager ??= await startManager('main');
+  const ns = 'pending-crd';
+  await namespace(ns);
+  // The Gadget names no namespace and there is no targetNamespace: the dry run cannot check it (its CRD
+  // is not installed yet), the apply of the CRD succeeds, the apply of the Gadget fails.
+  await client.create(inlineRelease(ns, 'app', docs(crd('gadgets', 'Gadget'), cr('Gadget', 'g', undefined))));
+  // ApplyFailed first; the retries then fail their dry run (the CRD is in now, so the Gadget is checked)
+  const r = await waitForReady(
+    client,
+    ns,
+    'app',
+    (x) => readyReason('ApplyFailed')(x) || readyReason('DryRunFailed')(x),
+    'ApplyFailed or DryRunFailed',
+  );
+  const ready = condition(r, 'Ready');
+  assert.equal(ready?.status, 'False');
+  assert.match(ready?.message ?? '', /Gadget/, ready?.message);
+  assert.match(ready?.message ?? '', /Gadget g: a namespace is required/, ready?.message);
+  const R = r.status?.lastAttempted?.renderRef;
+  const inv = await getInventory(client, ns, 'app');
+  assert.deepEqual(
+    inv?.entries?.map((e) => [e.kind, e.name, e.renderRef]),
+    [['CustomResourceDefinition', 'gadgets.example.com', R]],
+    'the CRD that went in is recorded',
+  );
+  assert.deepEqual(
+    inv?.pending?.map((e) => [e.kind, e.name]),
+    [['Gadget', 'g']],
+    'the resource the API rejected stays pending',
+  );
+  const live = await client.get<Meta>(crdRef('gadgets.example.com'));
+  assert.equal(live?.metadata.annotations?.['convoy.kumodo.io/release-uid'], r.metadata.uid);
+  const events = await eventsOf(ns, 'app');
+  assert.ok(
+    events.some((e) => e.type === 'Warning' && /Gadget/.test(e.message ?? '')),
+    JSON.stringify(events.map((e) => [e.reason, e.message])),
+  );
+
+  await client.delete(releaseRef(ns, 'app'));
+  await waitFor('the Release gone', async () => (await getRelease(client, ns, 'app')) === undefined, {
+    timeoutMs: 60_000,
+  });
+  await waitFor(
+    'the CRD deleted with it',
+    async () => (await client.get(crdRef('gadgets.example.com'))) === undefined,
+    { timeoutMs: 60_000 },
+  );
+});
+
+test('a CRD of a later wave than its custom resource applies first, in one go', async () => {
+  manager ??= await startManager('main');
+  const ns = 'pending-crd-order';
+  await namespace(ns);
+  await client.create(
+    inlineRelease(
+      ns,
+      'app',
+      docs(
+        cr('Sprocket', 's', ns, wave(0)),
+        crd('sprockets', 'Sprocket', wave(2)),
+        inNs(ns, cm('c', { v: '1' }, wave(1))),
+      ),
+    ),
+  );
+  const r = await waitForReady(client, ns, 'app', readyWith(), 'Ready');
+  assert.equal(r.status?.lastAttempted?.applied, true);
+  const events = await eventsOf(ns, 'app');
+  assert.ok(
+    !events.some((e) => e.type === 'Warning'),
+    `no failed attempt before: ${JSON.stringify(events.map((e) => [e.reason, e.message]))}`,
+  );
+  const inv = await getInventory(client, ns, 'app');
+  assert.deepEqual(
+    inv?.entries?.map((e) => [e.kind, e.wave]).sort(),
+    [
+      ['ConfigMap', 1],
+      ['CustomResourceDefinition', 0],
+      ['Sprocket', 0],
+    ],
+    'the CRD is applied (and recorded) in the wave of its custom resource',
+  );
+  assert.equal(inv?.pending, undefined);
+  assert.ok(await client.get({ apiVersion: 'example.com/v1', kind: 'Sprocket', namespace: ns, name: 's' }));
+  await client.delete(releaseRef(ns, 'app'));
+  await waitFor('the Release gone', async () => (await getRelease(client, ns, 'app')) === undefined, {
+    timeoutMs: 60_000,
+  });
+});
+
+test('killed between applying a wave and recording it: the next process records what stays and prunes what left, any kind, never on the label alone', async () => {
+  await manager?.stop();
+  manager = undefined;
+  const ns = 'pending-crash';
+  await namespace(ns);
+  const secret = (name: string, annotations: Record<string, string>) => `apiVersion: v1
+kind: Secret
+metadata:
+  name: ${name}
+  namespace: ${ns}
+  annotations: ${JSON.stringify(annotations)}
+stringData: {k: v}
+`;
+  const sa = (name: string, annotations: Record<string, string>) => `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: ${name}
+  namespace: ${ns}
+  annotations: ${JSON.stringify(annotations)}
+`;
+  const a = inNs(ns, cm('a', { v: '1' }, wave(0)));
+  const b = inNs(ns, cm('b', { v: '1' }, wave(1)));
+  await client.create(inlineRelease(ns, 'app', docs(a, b, secret('s', wave(1)), sa('taken', wave(1)))));
+  const crashing = await startManager('crash', { CONVOY_TEST_CRASH_AFTER_WAVE_APPLY: '1' });
+  try {
+    let exitCode: number | string | undefined;
+    void crashing.exited.then((c) => {
+      exitCode = c;
+    });
+    const code = await waitFor(
+      'the controller to exit after applying wave 1',
+      async () => exitCode ?? false,
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    assert.equal(code, 137, crashing.log().slice(-3000));
+  } finally {
+    await crashing.stop();
+  }
+  const release = await getRelease(client, ns, 'app');
+  const uid = release?.metadata.uid ?? '';
+  // wave 1 is live and named by the inventory: pending, not yet recorded
+  const inv = await getInventory(client, ns, 'app');
+  assert.deepEqual(
+    inv?.entries?.map((e) => e.name),
+    ['a'],
+  );
+  assert.deepEqual(inv?.pending?.map((e) => `${e.kind}/${e.name}`).sort(), [
+    'ConfigMap/b',
+    'Secret/s',
+    'ServiceAccount/taken',
+  ]);
+  const liveSecret = await client.get<Meta>({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 's' });
+  assert.equal(liveSecret?.metadata.annotations?.['convoy.kumodo.io/release-uid'], uid);
+  // Someone else's now: another Release (another uid) applied the ServiceAccount since. The label still
+  // says this Release; the uid says otherwise, and the uid is what counts.
+  const saRef = { apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: 'taken' };
+  await mergePatch(client, saRef, {
+    metadata: { annotations: { 'convoy.kumodo.io/release-uid': 'another-release-uid' } },
+  });
+
+  // The Secret and the ServiceAccount leave the render (no object of either kind stays in it) while the
+  // controller is down.
+  await mergePatch(client, releaseRef(ns, 'app'), {
+    spec: { source: { inline: { manifests: docs(a, b) } } },
+  });
+  manager = await startManager('main');
+  const r = await waitForReady(
+    client,
+    ns,
+    'app',
+    (x) =>
+      readyWith()(x) && x.status?.lastSuccessful?.renderRef !== release?.status?.lastAttempted?.renderRef,
+    'Ready with the new render',
+  );
+  const R2 = r.status?.lastSuccessful?.renderRef;
+  await waitFor(
+    'the pending Secret pruned',
+    async () =>
+      (await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 's' })) === undefined,
+  );
+  const inv2 = await getInventory(client, ns, 'app');
+  assert.deepEqual(inv2?.entries?.map((e) => [e.name, e.renderRef]).sort(), [
+    ['a', R2],
+    ['b', R2],
+  ]);
+  assert.equal(inv2?.pending, undefined, 'nothing left pending');
+  const taken = await client.get<Meta>(saRef);
+  assert.equal(taken?.metadata.annotations?.['convoy.kumodo.io/release-uid'], 'another-release-uid');
+  const events = await eventsOf(ns, 'app');
+  const messages = events.map((e) => e.message ?? '');
+  assert.ok(
+    messages.some((m) => /pruned 1 objects an interrupted sync applied/.test(m)),
+    JSON.stringify(messages),
+  );
+  assert.ok(
+    messages.some((m) =>
+      /left 1 objects an interrupted sync noted: their convoy.kumodo.io\/release-uid/.test(m),
+    ),
+    JSON.stringify(messages),
+  );
+});
