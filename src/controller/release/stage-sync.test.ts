@@ -1,0 +1,161 @@
+// stageSync's order of writes over an injected recording client (an in-memory cluster): each wave's keys
+// are noted as pending in the inventory before the first object of the wave is applied, and leave
+// pending in the write that records them; a wave that fails part-way records what the API accepted and
+// leaves the rest pending; the next sync deletes what an interrupted one left pending and the render left,
+// only when the live object carries the Release's uid. The real apiserver runs the same in
+// test/e2e/release-inventory-pending.test.ts.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { API_VERSION } from '../../api/constants.ts';
+import type { Release, ReleaseInventory } from '../../api/types.ts';
+import type { KubeClient, RawRequest } from '../../kube/client.ts';
+import { renderRef } from '../../render/canonical.ts';
+import { InlineSource } from '../../render/inline.ts';
+import type { Obj } from '../../render/types.ts';
+import type { ReleaseDeps } from './deps.ts';
+import { stageSync } from './stage-sync.ts';
+
+const UID = 'uid-web';
+
+type Stored = Obj & { pending?: { name: string }[]; entries?: { name: string }[] };
+
+/** An in-memory cluster: objects by "kind/namespace/name", and a log of what was written, in order. */
+function fakeCluster(opts: { failApplyOf?: string; live?: Stored[] } = {}) {
+  const objects = new Map<string, Stored>();
+  const log: string[] = [];
+  const id = (ref: { kind: string; namespace?: string | undefined; name: string }) =>
+    `${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+  for (const o of opts.live ?? []) objects.set(id({ ...o.metadata, kind: o.kind }), o);
+  const client = {
+    pathOf: async (ref: { kind: string; namespace?: string; name: string }) => id(ref),
+    resourceFor: async () => ({ namespaced: true }),
+    get: async (ref: { kind: string; namespace?: string; name: string }) => objects.get(id(ref)),
+    delete: async (ref: { kind: string; namespace?: string; name: string }) => {
+      log.push(`delete ${ref.name}`);
+      objects.delete(id(ref));
+    },
+    request: async (req: RawRequest) => {
+      const body = req.body as Stored;
+      if (req.method !== 'PATCH') throw new Error(`unexpected ${req.method} ${req.path}`);
+      if (req.query?.dryRun === 'All') return body;
+      if (body.kind === 'ReleaseInventory') {
+        const names = (l?: { name: string }[]) => (l ?? []).map((e) => e.name).join(',');
+        log.push(`inventory entries=[${names(body.entries)}] pending=[${names(body.pending)}]`);
+      } else {
+        if (body.metadata.name === opts.failApplyOf) throw new Error(`${body.metadata.name}: refused`);
+        log.push(`apply ${body.metadata.name}`);
+      }
+      objects.set(req.path, body);
+      return body;
+    },
+  };
+  return { client: client as unknown as KubeClient, objects, log };
+}
+
+const cm = (name: string, wave: number): Obj => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'app', annotations: { 'convoy.kumodo.io/sync-wave': String(wave) } },
+  data: { k: 'v' },
+});
+
+const release: Release = {
+  apiVersion: API_VERSION,
+  kind: 'Release',
+  metadata: { name: 'web', namespace: 'app', uid: UID, generation: 1 },
+  spec: { source: { inline: { manifests: 'unused: the render is given' } } },
+};
+
+async function sync(objects: Obj[], cluster: ReturnType<typeof fakeCluster>) {
+  const render = { hooks: [], objects };
+  const client = cluster.client;
+  const deps = {
+    local: client,
+    store: { put: () => Promise.resolve() } as unknown as ReleaseDeps['store'],
+    sources: { inline: InlineSource },
+    resolveTarget: () => Promise.reject(new Error('not used')),
+    observerLive: () => true,
+    cachedInventory: () => undefined,
+    now: () => Date.UTC(2026, 0, 1),
+    log: { info() {}, warn() {}, error() {}, debug() {} } as unknown as ReleaseDeps['log'],
+  } as ReleaseDeps;
+  const inventory = (await client.get<ReleaseInventory>({
+    apiVersion: API_VERSION,
+    kind: 'ReleaseInventory',
+    namespace: 'app',
+    name: 'web',
+  })) as ReleaseInventory | undefined;
+  return stageSync(
+    {
+      release,
+      rendered: {
+        renderRef: renderRef(render),
+        revision: 'inline:x',
+        render,
+        target: { name: 'local', kubeConfig: {} as never, client, readClient: client },
+        pinned: false,
+      },
+      forced: false,
+      observed: { inventory, observerLive: true },
+    },
+    deps,
+  );
+}
+
+describe('stageSync: nothing untracked', () => {
+  it('notes each wave as pending before applying it and settles it in the write that records it', async () => {
+    const cluster = fakeCluster();
+    const result = await sync([cm('a', 0), cm('b', 1), cm('c', 1)], cluster);
+    assert.equal(result.kind, 'synced');
+    assert.deepEqual(cluster.log, [
+      'inventory entries=[] pending=[a]',
+      'apply a',
+      'inventory entries=[a] pending=[]',
+      'inventory entries=[a] pending=[b,c]',
+      'apply b',
+      'apply c',
+      'inventory entries=[a,b,c] pending=[]',
+    ]);
+    const live = cluster.objects.get('ConfigMap/app/b');
+    assert.equal(live?.metadata.annotations?.['convoy.kumodo.io/release-uid'], UID);
+  });
+
+  it('a wave that fails part-way records what the API took and keeps the rest pending', async () => {
+    const cluster = fakeCluster({ failApplyOf: 'c' });
+    const result = await sync([cm('a', 0), cm('b', 1), cm('c', 1)], cluster);
+    assert.equal(result.kind, 'failed');
+    assert.match(result.kind === 'failed' ? result.error.message : '', /apply of wave 1 failed: .*c/);
+    assert.deepEqual(cluster.log.slice(-2), ['apply b', 'inventory entries=[a,b] pending=[c]']);
+  });
+
+  it('the next sync deletes what was left pending and left the render only when it carries this uid', async () => {
+    const mine = (name: string, uid: string): Stored => ({
+      ...cm(name, 1),
+      metadata: { name, namespace: 'app', annotations: { 'convoy.kumodo.io/release-uid': uid } },
+    });
+    const key = (name: string) => ({ group: '', kind: 'ConfigMap', namespace: 'app', name, version: 'v1' });
+    const inventory: Stored = {
+      apiVersion: API_VERSION,
+      kind: 'ReleaseInventory',
+      metadata: { name: 'web', namespace: 'app' },
+      entries: [],
+      pending: [key('gone'), key('foreign'), key('never-created'), key('a')],
+    };
+    const cluster = fakeCluster({
+      live: [inventory, mine('gone', UID), mine('foreign', 'another-uid')],
+    });
+    const result = await sync([cm('a', 0)], cluster);
+    assert.equal(result.kind, 'synced');
+    assert.deepEqual(cluster.log, [
+      'delete gone',
+      // `a` is in the render: it stays pending until its wave records it
+      'inventory entries=[] pending=[a]',
+      'apply a',
+      'inventory entries=[a] pending=[]',
+    ]);
+    assert.ok(cluster.objects.has('ConfigMap/app/foreign'), 'another Release’s object is left alone');
+    const notes = result.kind === 'synced' ? result.notes.join('\n') : '';
+    assert.match(notes, /pruned 1 objects an interrupted sync applied/);
+    assert.match(notes, /left 1 objects an interrupted sync noted/);
+  });
+});
