@@ -8,7 +8,7 @@ import { applyAll } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { formatTime, shortRef } from './rollout/index.ts';
-import { deleteInOrder, liveMarks } from './stage-sync.ts';
+import { deleteInOrder, liveMarks, settleInterrupted } from './stage-sync.ts';
 import { entryKey, pruneSet, versionOf } from './sync/index.ts';
 import type { Target } from './target.ts';
 
@@ -49,8 +49,10 @@ export async function applyLastHealthy(
       releaseLabel: releaseLabelValue(ns, name),
       releaseUid: uid,
     });
-    // 4 + 6. record every applied object with the last healthy render
+    // 4 + 6. record every applied object with the last healthy render; objects a failed or interrupted
+    // sync of the bad render left pending go as its recorded ones do
     await writer.record(entries);
+    await settleInterrupted(render.objects, writer, release, target);
     // 5. prune with spec.syncPolicy.prune
     const keys = new Set(render.objects.map((o) => keyString(objectKey(o))));
     const leaving = writer.entries.filter((e) => !keys.has(entryKey(e)));

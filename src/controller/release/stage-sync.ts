@@ -226,7 +226,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   let writer: InventoryWriter;
   try {
     writer = new InventoryWriter(deps.local, release, await readInventory(deps.local, release));
-    notes.push(...(await settleInterrupted(rendered, writer, release, client)));
+    notes.push(...(await settleInterrupted(rendered.render.objects, writer, release, rendered.target)));
   } catch (err) {
     return failed(
       new ApplyFailedError(`recording the inventory: ${(err as Error).message}`, { cause: err }),
@@ -401,25 +401,25 @@ function waveGate(
  * — never on the label alone — and leaves `pending` either way. Covers every kind convoy applied, since
  * every applied object was noted first.
  */
-async function settleInterrupted(
-  rendered: Rendered,
+export async function settleInterrupted(
+  objects: readonly Obj[],
   writer: InventoryWriter,
   release: Release,
-  client: KubeClient,
+  target: Pick<Rendered['target'], 'client' | 'readClient'>,
 ): Promise<string[]> {
   if (writer.pending.length === 0) return [];
-  const renderKeys = new Set(rendered.render.objects.map((o) => keyString(objectKey(o))));
+  const renderKeys = new Set(objects.map((o) => keyString(objectKey(o))));
   const recorded = new Set(writer.entries.filter((e) => e.renderRef !== undefined).map(entryKey));
   const leaving = writer.pending.filter((p) => !renderKeys.has(entryKey(p)));
   if (leaving.length === 0) return [];
   const toSettle = leaving.filter((p) => !recorded.has(entryKey(p)));
-  const marks = await liveMarks(rendered.target.readClient, toSettle, release.metadata.uid ?? '');
+  const marks = await liveMarks(target.readClient, toSettle, release.metadata.uid ?? '');
   const ours = toSettle.filter((p) => marks.ours.has(entryKey(p)));
   const plan = pruneSet(ours, renderKeys, {
     prune: release.spec.syncPolicy?.prune ?? true,
     isPruneDisabled: (k) => marks.disabled.has(entryKey(k)),
   });
-  await deleteInOrder(client, plan.toDelete);
+  await deleteInOrder(target.client, plan.toDelete);
   await writer.record([], leaving);
   const notes: string[] = [];
   if (plan.toDelete.length > 0)
