@@ -19,7 +19,6 @@ import {
   getInventory,
   getRelease,
   mergePatch,
-  readyReason,
   readyWith,
   releaseRef,
   waitForReady,
@@ -34,7 +33,10 @@ let work: string;
 let manager: ManagerProcess | undefined;
 
 before(async () => {
-  cluster = await startCrdCluster({ scratch: 'convoy-inventory-pending-e2e-' });
+  cluster = await startCrdCluster({
+    namespaces: ['convoy-system'],
+    scratch: 'convoy-inventory-pending-e2e-',
+  });
   ({ cp, client, work } = cluster);
 });
 
@@ -65,11 +67,13 @@ function inlineRelease(ns: string, name: string, manifests: string): Release {
   };
 }
 
-const crd = (
-  plural: string,
-  kind: string,
-  annotations: Record<string, string> = {},
-) => `apiVersion: apiextensions.k8s.io/v1
+const OPEN_SCHEMA = '{type: object, x-kubernetes-preserve-unknown-fields: true}';
+/** spec.size must be an integer. */
+const STRICT_SCHEMA =
+  '{type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}';
+
+const crd = (plural: string, kind: string, annotations: Record<string, string> = {}, schema = OPEN_SCHEMA) =>
+  `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
   name: ${plural}.example.com
@@ -83,18 +87,17 @@ spec:
     served: true
     storage: true
     schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
+      openAPIV3Schema: ${schema}
 `;
 
-const cr = (kind: string, name: string, ns: string | undefined, annotations: Record<string, string> = {}) =>
+const cr = (kind: string, name: string, ns: string, annotations: Record<string, string> = {}, size = '1') =>
   `apiVersion: example.com/v1
 kind: ${kind}
 metadata:
   name: ${name}
-${ns === undefined ? '' : `  namespace: ${ns}\n`}  annotations: ${JSON.stringify(annotations)}
-spec: {size: 1}
+  namespace: ${ns}
+  annotations: ${JSON.stringify(annotations)}
+spec: {size: ${size}}
 `;
 
 const inNs = (ns: string, doc: string) => doc.replace('metadata:\n', `metadata:\n  namespace: ${ns}\n`);
@@ -121,21 +124,28 @@ test('a CRD applied and its custom resource rejected: the CRD is recorded, the r
   manager ??= await startManager('main');
   const ns = 'pending-crd';
   await namespace(ns);
-  // The Gadget names no namespace and there is no targetNamespace: the dry run cannot check it (its CRD
-  // is not installed yet), the apply of the CRD succeeds, the apply of the Gadget fails.
-  await client.create(inlineRelease(ns, 'app', docs(crd('gadgets', 'Gadget'), cr('Gadget', 'g', undefined))));
+  // The Gadget's spec.size is not the integer its CRD asks for: the dry run cannot check it (its CRD is
+  // not installed yet), the apply of the CRD succeeds, the apply of the Gadget fails.
+  await client.create(
+    inlineRelease(
+      ns,
+      'app',
+      docs(crd('gadgets', 'Gadget', {}, STRICT_SCHEMA), cr('Gadget', 'g', ns, {}, 'big')),
+    ),
+  );
   // ApplyFailed first; the retries then fail their dry run (the CRD is in now, so the Gadget is checked)
   const r = await waitForReady(
     client,
     ns,
     'app',
-    (x) => readyReason('ApplyFailed')(x) || readyReason('DryRunFailed')(x),
-    'ApplyFailed or DryRunFailed',
+    (x) => condition(x, 'Ready')?.status === 'False',
+    'Ready=False',
   );
+  assert.match(condition(r, 'Ready')?.reason ?? '', /^(ApplyFailed|DryRunFailed)$/, JSON.stringify(r.status));
   const ready = condition(r, 'Ready');
   assert.equal(ready?.status, 'False');
   assert.match(ready?.message ?? '', /Gadget/, ready?.message);
-  assert.match(ready?.message ?? '', /Gadget g: a namespace is required/, ready?.message);
+  assert.match(ready?.message ?? '', /Gadget.*\bg\b.*spec\.size/, ready?.message);
   const R = r.status?.lastAttempted?.renderRef;
   const inv = await getInventory(client, ns, 'app');
   assert.deepEqual(
@@ -150,10 +160,8 @@ test('a CRD applied and its custom resource rejected: the CRD is recorded, the r
   );
   const live = await client.get<Meta>(crdRef('gadgets.example.com'));
   assert.equal(live?.metadata.annotations?.['convoy.kumodo.io/release-uid'], r.metadata.uid);
-  const events = await eventsOf(ns, 'app');
-  assert.ok(
-    events.some((e) => e.type === 'Warning' && /Gadget/.test(e.message ?? '')),
-    JSON.stringify(events.map((e) => [e.reason, e.message])),
+  await waitFor('a Warning Event naming the Gadget', async () =>
+    (await eventsOf(ns, 'app')).some((e) => e.type === 'Warning' && /Gadget/.test(e.message ?? '')),
   );
 
   await client.delete(releaseRef(ns, 'app'));
@@ -297,16 +305,12 @@ metadata:
   assert.equal(inv2?.pending, undefined, 'nothing left pending');
   const taken = await client.get<Meta>(saRef);
   assert.equal(taken?.metadata.annotations?.['convoy.kumodo.io/release-uid'], 'another-release-uid');
-  const events = await eventsOf(ns, 'app');
-  const messages = events.map((e) => e.message ?? '');
-  assert.ok(
-    messages.some((m) => /pruned 1 objects an interrupted sync applied/.test(m)),
-    JSON.stringify(messages),
-  );
-  assert.ok(
-    messages.some((m) =>
-      /left 1 objects an interrupted sync noted: their convoy.kumodo.io\/release-uid/.test(m),
-    ),
-    JSON.stringify(messages),
-  );
+  for (const want of [
+    /pruned 1 objects an interrupted sync applied/,
+    /left 1 objects an interrupted sync noted: their convoy.kumodo.io\/release-uid/,
+  ]) {
+    await waitFor(`an Event: ${want}`, async () =>
+      (await eventsOf(ns, 'app')).some((e) => want.test(e.message ?? '')),
+    );
+  }
 });
