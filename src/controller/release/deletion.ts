@@ -161,7 +161,8 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
             isPruneDisabled: keep,
             deletion: { deletionPolicy: policy },
           });
-          await deleteInOrder(need(target).client, plan.toDelete);
+          // the target is resolved only when something is deleted (Orphan needs none)
+          if (plan.toDelete.length > 0) await deleteInOrder(need(target).client, plan.toDelete);
           deleted += plan.toDelete.length;
           // Every entry leaves, deleted or kept, so the next round sees an inventory with nothing to prune.
           const left = await removeInventoryItems(deps.local, { namespace: ns, name }, entries, [], {
