@@ -252,3 +252,31 @@ test('metadata alone (a metadata-only list) summarizes as the full chunks do', (
     (e: unknown) => !(e instanceof RenderStoreCorruptError) && /read without its data/.test(String(e)),
   );
 });
+
+test('a render of 10,000 objects and 20 MiB: every chunk Secret under the 1 MiB data and 3 MiB request limits, reassembled whole', () => {
+  const objects = Array.from({ length: 10_000 }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `cm-${String(i).padStart(5, '0')}`, namespace: 'ns' },
+    // random, so gzip cannot shrink it away: ~2 KiB per object, ~20 MiB in all
+    data: { payload: randomBytes(1536).toString('base64') },
+  }));
+  const render: Render = { hooks: [], objects };
+  const json = Buffer.byteLength(JSON.stringify(objects));
+  assert.ok(json >= 20 * 1024 * 1024, String(json));
+  const renderRef = renderRefOf(render);
+  const enc = encodeRender(render);
+  const meta = { ns: 'ns', release: 'web', renderRef, revision: 'r', storedAt: 't', owner: undefined };
+  const secrets = enc.chunks.map((_, i) => chunkSecret(meta, enc, i));
+  assert.ok(secrets.length >= 16, `${secrets.length} chunks`);
+  for (const s of secrets) {
+    assert.ok(Buffer.from(s.data?.chunk ?? '', 'base64').length <= 1024 * 1024);
+    assert.ok(Buffer.byteLength(JSON.stringify(s)) < 3 * 1024 * 1024);
+  }
+  const back = assemble(
+    renderRef,
+    secrets.map((s) => parseChunk('ns', 'web', s) as Chunk),
+  );
+  assert.equal(back?.objects.length, 10_000);
+  assert.deepEqual(back?.objects[9_999], objects[9_999]);
+});
