@@ -84,6 +84,10 @@ export function importArgoApplication(
       return { notes };
     }
     out.source = c.source;
+    note(
+      'spec.source.repoURL',
+      'credentials: Argo CD keeps them in repository Secrets; give the Release a Secret in its namespace (keys username, password) and set source.chart.secretRef',
+    );
   } else {
     const ref = argoRevision(src.targetRevision);
     if (ref.kind === 'unsupported') note('spec.source.targetRevision', ref.note);

@@ -133,7 +133,13 @@ export function importFluxHelmRelease(
         );
         return { notes };
       }
-      const c = chartRepositorySource(url, chart, str(chartSpec.version));
+      const rs = asRecord(repo.spec);
+      const secretRef = str(asRecord(rs.secretRef).name);
+      const certSecretRef = str(asRecord(rs.certSecretRef).name);
+      const c = chartRepositorySource(url, chart, str(chartSpec.version), {
+        ...(secretRef === undefined ? {} : { secretRef }),
+        ...(certSecretRef === undefined ? {} : { certSecretRef }),
+      });
       if (c.kind === 'unsupported') {
         note('spec.chart.spec', c.note);
         return { notes };

@@ -30,7 +30,7 @@ describe('import Argo CD Applications', () => {
   it('imports each Application as a Release in its destination namespace', () =>
     assert.deepEqual(
       r.releases.map((x) => `${x.metadata.namespace}/${x.metadata.name}`),
-      ['guestbook/guestbook', 'shop/shop-web', 'ops/overlay'],
+      ['guestbook/guestbook', 'shop/shop-web', 'ops/overlay', 'ingress/ingress'],
     ));
   it('a plain directory: git source at the default branch, automated sync → Auto with prune and selfHeal', () =>
     assert.deepEqual(byName(r, 'guestbook')?.spec, {
@@ -82,6 +82,35 @@ describe('import Argo CD Applications', () => {
       notesOf(r, 'Application argocd/overlay').some((x) => x.startsWith('spec.source.kustomize.namePrefix')),
     );
   });
+  it('a chart from a Helm repository: source.chart with the version range, values, automated → Auto', () =>
+    assert.deepEqual(byName(r, 'ingress')?.spec, {
+      source: {
+        chart: {
+          url: 'https://kubernetes.github.io/ingress-nginx',
+          name: 'ingress-nginx',
+          version: '4.11.*',
+        },
+      },
+      healthAssessment: HEALTH,
+      render: {
+        type: 'Helm',
+        helm: { values: { controller: { replicaCount: 2 } } },
+        targetNamespace: 'ingress',
+      },
+      syncPolicy: { mode: 'Auto', prune: false, interval: '3m' },
+    }));
+  it('an OCI chart repository is not carried over and says what to do', () => {
+    const oci = importDocs([
+      {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name: 'x', namespace: 'argocd' },
+        spec: { source: { repoURL: 'registry-1.docker.io/bitnamicharts', chart: 'redis' }, destination: {} },
+      },
+    ]);
+    assert.deepEqual(oci.releases, []);
+    assert.match(oci.notes[0]?.message ?? '', /OCI chart repository is not carried over/);
+  });
   it('every imported spec is a valid Release spec', () => {
     for (const x of r.releases) assert.deepEqual(validateReleaseSpec(x.spec), [], x.metadata.name);
   });
@@ -90,7 +119,7 @@ describe('import Argo CD Applications', () => {
       importDocs([...docs('argocd-applications.yaml'), ...docs('flux.yaml')], {
         namespace: 'apps',
       }).releases.map((x) => x.metadata.namespace),
-      ['apps', 'apps', 'apps', 'apps', 'apps', 'apps'],
+      ['apps', 'apps', 'apps', 'apps', 'apps', 'apps', 'apps', 'apps'],
     ));
 });
 
@@ -99,7 +128,7 @@ describe('import Flux', () => {
   it('imports Kustomizations and HelmReleases, reading their sources among the documents', () =>
     assert.deepEqual(
       r.releases.map((x) => `${x.metadata.namespace}/${x.metadata.name}`),
-      ['apps/podinfo', 'apps/from-oci', 'apps/podinfo-chart'],
+      ['apps/podinfo', 'apps/from-oci', 'apps/podinfo-chart', 'apps/redis'],
     ));
   it('a Kustomization over a GitRepository: branch, path, secret, interval, prune, targetNamespace, substitute', () =>
     assert.deepEqual(byName(r, 'podinfo')?.spec, {
@@ -154,6 +183,15 @@ describe('import Flux', () => {
     assert.deepEqual(spec?.failurePolicy, { deadline: '4m', rollback: 'OnFailure' });
     assert.deepEqual(spec?.syncPolicy, { mode: 'Auto', prune: true, interval: '15m' });
   });
+  it('a HelmRelease from a HelmRepository: source.chart with the range and the repository Secret', () =>
+    assert.deepEqual(byName(r, 'redis')?.spec.source, {
+      chart: {
+        url: 'https://charts.example.com/stable',
+        name: 'redis',
+        version: '>=18.0.0 <19.0.0',
+        secretRef: { name: 'chart-creds' },
+      },
+    }));
   it('every imported spec is a valid Release spec', () => {
     for (const x of r.releases) assert.deepEqual(validateReleaseSpec(x.spec), [], x.metadata.name);
   });
