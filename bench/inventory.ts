@@ -1,0 +1,210 @@
+// npm run bench:inventory — how big convoy's records of one large Release get, against the apiserver's
+// limits (a request body of 3 MiB; etcd stores at most 1.5 MiB per object), on one local control plane:
+//  1. a ReleaseInventory in one object, as the controller (keys, version, wave, renderRef) and then the
+//     health loop (state, message, assessedRenderRef) write it, for 1,000 … 10,000 entries: the request
+//     body of each write, the stored object (managedFields included), and whether the API took it;
+//  2. the same 10,000 entries in parts (src/kube/inventory-parts.ts): the biggest part's requests;
+//  3. the render store (Secrets, gzip, chunked) with a render of 10,000 ConfigMaps, ~20 MiB of
+//     manifests: chunks, the biggest request, put and get times;
+//  4. the time to dry-run, apply and record 10,000 ConfigMaps (the deployer and the inventory writer).
+// BENCH_INVENTORY_OBJECTS changes the 10,000.
+import { randomBytes } from 'node:crypto';
+import { API_VERSION, FIELD_MANAGERS } from '../src/api/constants.ts';
+import type { InventoryEntry, Release, ReleaseInventory } from '../src/api/types.ts';
+import { applyAll, dryRunAll } from '../src/controller/release/deployer.ts';
+import { InventoryWriter } from '../src/controller/release/inventory-writer.ts';
+import { applyObject } from '../src/kube/apply.ts';
+import { KubeClient, type RawRequest } from '../src/kube/client.ts';
+import { isKubeError } from '../src/kube/errors.ts';
+import { assignParts, partName, splitByPart } from '../src/kube/inventory-parts.ts';
+import { renderRef } from '../src/render/canonical.ts';
+import type { Obj } from '../src/render/types.ts';
+import { SecretRenderStore } from '../src/store/secrets.ts';
+import { startControlPlane } from '../src/testenv/index.ts';
+import { installCrds } from '../test/support/crds.ts';
+
+const OBJECTS = Number(process.env.BENCH_INVENTORY_OBJECTS ?? 10_000);
+const NS = 'bench-inv';
+const REQUEST_LIMIT = 3 * 1024 * 1024;
+const ETCD_LIMIT = 1.5 * 1024 * 1024;
+const R = `sha256:${'a'.repeat(64)}`;
+
+/** Remembers the body size of the last write request. */
+class SizingClient extends KubeClient {
+  lastBody = 0;
+  override async request<T = unknown>(req: RawRequest): Promise<T> {
+    if (req.method !== 'GET')
+      this.lastBody = req.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(req.body));
+    return super.request<T>(req);
+  }
+}
+
+const mib = (n: number) => `${(n / 1024 / 1024).toFixed(2)} MiB`;
+const pct = (n: number, of: number) => `${Math.round((100 * n) / of)}%`;
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+const key = (i: number) => ({
+  group: '',
+  kind: 'ConfigMap',
+  namespace: NS,
+  name: `cm-${String(i).padStart(5, '0')}`,
+});
+const controllerEntry = (i: number): InventoryEntry => ({
+  ...key(i),
+  version: 'v1',
+  wave: i % 3,
+  renderRef: R,
+});
+const healthEntry = (i: number): InventoryEntry => ({
+  ...key(i),
+  state: 'Healthy',
+  message: 'exists',
+  assessedRenderRef: R,
+});
+const inventory = (name: string, entries: InventoryEntry[]): ReleaseInventory => ({
+  apiVersion: API_VERSION,
+  kind: 'ReleaseInventory',
+  metadata: { name, namespace: NS },
+  entries,
+});
+
+async function write(client: SizingClient, body: ReleaseInventory, fieldManager: string) {
+  try {
+    await applyObject(client, body, { fieldManager: fieldManager as never, force: true });
+    return { bytes: client.lastBody, error: undefined };
+  } catch (err) {
+    return { bytes: client.lastBody, error: isKubeError(err) ? err.apiMessage : String(err) };
+  }
+}
+
+async function storedBytes(client: KubeClient, name: string): Promise<number> {
+  const o = await client.get({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: NS, name });
+  return o === undefined ? 0 : Buffer.byteLength(JSON.stringify(o));
+}
+
+function configMaps(n: number, dataBytes: number): Obj[] {
+  return Array.from({ length: n }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: key(i).name, namespace: NS },
+    // random data, so gzip cannot make the render small: the store must really chunk ~20 MiB
+    data: {
+      payload: randomBytes(Math.ceil((dataBytes * 3) / 4))
+        .toString('base64')
+        .slice(0, dataBytes),
+    },
+  }));
+}
+
+const cp = await startControlPlane({});
+try {
+  const client = new SizingClient(cp.kubeConfig);
+  await installCrds(cp.kubeConfig);
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  print(`limits: request body ${mib(REQUEST_LIMIT)}, etcd object ${mib(ETCD_LIMIT)}`);
+
+  print('\n1. one ReleaseInventory object (today’s layout)');
+  for (const n of [1_000, 2_500, 5_000, OBJECTS]) {
+    const name = `single-${n}`;
+    const idx = Array.from({ length: n }, (_, i) => i);
+    const c = await write(client, inventory(name, idx.map(controllerEntry)), FIELD_MANAGERS.controller);
+    const h =
+      c.error === undefined
+        ? await write(client, inventory(name, idx.map(healthEntry)), FIELD_MANAGERS.healthInventory)
+        : undefined;
+    const stored = await storedBytes(client, name);
+    print(
+      `  ${String(n).padStart(6)} entries: controller write ${mib(c.bytes)} (${pct(c.bytes, REQUEST_LIMIT)} of the request limit)` +
+        `${c.error === undefined ? '' : ` REFUSED: ${c.error}`}` +
+        (h === undefined
+          ? ''
+          : `; health write ${mib(h.bytes)}${h.error === undefined ? '' : ` REFUSED: ${h.error}`}`) +
+        `; stored ${mib(stored)} (${pct(stored, ETCD_LIMIT)} of etcd's)`,
+    );
+  }
+
+  print(`\n2. ${OBJECTS} entries in parts (≤ 1,000 entries, ≤ 1 MiB estimated each)`);
+  const keys = Array.from({ length: OBJECTS }, (_, i) => key(i));
+  const parts = assignParts(new Map(), keys);
+  const byPart = splitByPart(keys, parts);
+  let maxC = 0;
+  let maxH = 0;
+  let maxStored = 0;
+  let refused = 0;
+  const t0 = Date.now();
+  for (const [index, list] of byPart) {
+    const name = partName('parted', index);
+    const idx = list.map((k) => Number(k.name.slice(3)));
+    const c = await write(client, inventory(name, idx.map(controllerEntry)), FIELD_MANAGERS.controller);
+    const h = await write(client, inventory(name, idx.map(healthEntry)), FIELD_MANAGERS.healthInventory);
+    if (c.error !== undefined || h.error !== undefined) refused++;
+    maxC = Math.max(maxC, c.bytes);
+    maxH = Math.max(maxH, h.bytes);
+    maxStored = Math.max(maxStored, await storedBytes(client, name));
+  }
+  print(
+    `  ${byPart.size} parts; biggest controller write ${mib(maxC)} (${pct(maxC, REQUEST_LIMIT)}), health write ${mib(maxH)}, ` +
+      `stored ${mib(maxStored)} (${pct(maxStored, ETCD_LIMIT)} of etcd's); refused ${refused}; all parts written by both in ${secs(Date.now() - t0)}`,
+  );
+
+  print(`\n3. render store: a render of ${OBJECTS} ConfigMaps`);
+  const objects = configMaps(OBJECTS, 2048);
+  const render = { hooks: [], objects };
+  const manifestBytes = objects.reduce((s, o) => s + Buffer.byteLength(JSON.stringify(o)), 0);
+  const ref = renderRef(render);
+  const sizes: number[] = [];
+  class ChunkSizing extends KubeClient {
+    override async request<T = unknown>(req: RawRequest): Promise<T> {
+      if (req.method !== 'GET' && req.body !== undefined)
+        sizes.push(Buffer.byteLength(JSON.stringify(req.body)));
+      return super.request<T>(req);
+    }
+  }
+  const store = new SecretRenderStore(new ChunkSizing(cp.kubeConfig));
+  let t = Date.now();
+  await store.put(NS, 'big', ref, render, {
+    revision: 'bench',
+    owner: { apiVersion: API_VERSION, kind: 'Release', name: 'big', uid: 'bench-uid' },
+  });
+  const putMs = Date.now() - t;
+  t = Date.now();
+  const back = await store.get(NS, 'big', ref);
+  const getMs = Date.now() - t;
+  if (back?.objects.length !== OBJECTS)
+    throw new Error(`render store gave back ${back?.objects.length} objects`);
+  const biggest = Math.max(...sizes);
+  print(
+    `  manifests ${mib(manifestBytes)} → ${sizes.length} chunk writes, biggest request ${mib(biggest)} (${pct(biggest, REQUEST_LIMIT)}); put ${secs(putMs)}, get ${secs(getMs)}`,
+  );
+
+  print(`\n4. dry run, apply and record ${OBJECTS} ConfigMaps (8 requests at once)`);
+  const small = configMaps(OBJECTS, 16);
+  t = Date.now();
+  await dryRunAll(client, small, { releaseLabel: `${NS}.big`, releaseUid: 'bench-uid' });
+  const dryMs = Date.now() - t;
+  t = Date.now();
+  await applyAll(client, small, { releaseLabel: `${NS}.big`, releaseUid: 'bench-uid' });
+  const applyMs = Date.now() - t;
+  const release = {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name: 'big', namespace: NS, uid: 'bench-uid' },
+    spec: { source: { inline: { manifests: 'x' } } },
+  } as Release;
+  const writer = new InventoryWriter(client, release, undefined);
+  t = Date.now();
+  let recordError: string | undefined;
+  try {
+    await writer.record(small.map((_, i) => controllerEntry(i)));
+  } catch (err) {
+    recordError = isKubeError(err) ? err.apiMessage : String(err);
+  }
+  const recordMs = Date.now() - t;
+  print(
+    `  dry run ${secs(dryMs)}, apply ${secs(applyMs)} (${Math.round(OBJECTS / (applyMs / 1000))} objects/s); ` +
+      `record (one object, ${mib(client.lastBody)}) ${secs(recordMs)}${recordError === undefined ? '' : ` REFUSED: ${recordError}`}`,
+  );
+} finally {
+  await cp.stop();
+}
