@@ -27,6 +27,9 @@ export const RESOURCES = {
     listKind: 'GlobalHealthRuleSetList',
     namespaced: false,
   },
+  Provider: { plural: 'providers', singular: 'provider', listKind: 'ProviderList', namespaced: true },
+  Alert: { plural: 'alerts', singular: 'alert', listKind: 'AlertList', namespaced: true },
+  Receiver: { plural: 'receivers', singular: 'receiver', listKind: 'ReceiverList', namespaced: true },
 } as const;
 export type ConvoyKind = keyof typeof RESOURCES;
 
@@ -35,6 +38,9 @@ export const PLURAL_INVENTORIES = RESOURCES.ReleaseInventory.plural;
 export const PLURAL_CLUSTERS = RESOURCES.Cluster.plural;
 export const PLURAL_HEALTH_RULE_SETS = RESOURCES.HealthRuleSet.plural;
 export const PLURAL_GLOBAL_HEALTH_RULE_SETS = RESOURCES.GlobalHealthRuleSet.plural;
+export const PLURAL_PROVIDERS = RESOURCES.Provider.plural;
+export const PLURAL_ALERTS = RESOURCES.Alert.plural;
+export const PLURAL_RECEIVERS = RESOURCES.Receiver.plural;
 
 const prefix = `${GROUP}/`;
 
@@ -100,9 +106,16 @@ export const FIELD_MANAGERS = {
   api: 'convoy-api',
   /** Objects in target clusters. */
   deployer: 'convoy',
+  /** Provider, Alert and Receiver status (the notification controller). */
+  notify: 'convoy-notify',
 } as const;
 export type FieldManager = (typeof FIELD_MANAGERS)[keyof typeof FIELD_MANAGERS];
 
 /** Hook phases accepted in ANNOTATION_HOOK. */
 export const HOOK_PHASES = ['PreSync', 'PostSync', 'SyncFail', 'PreDelete', 'PostDelete'] as const;
 export type HookPhase = (typeof HOOK_PHASES)[number];
+
+/** The path of a Receiver on convoy's HTTP API: what a git host's webhook is pointed at. */
+export function receiverPath(namespace: string, name: string): string {
+  return `/hook/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+}

@@ -19,7 +19,7 @@ test('deploy/crds matches the schemas (run npm run gen:crds)', async () => {
   }
 });
 
-test('five CRDs in group convoy.kumodo.io v1alpha1, status subresource on Release and Cluster only', () => {
+test('eight CRDs in group convoy.kumodo.io v1alpha1, status subresource on Release, Cluster and the notification kinds', () => {
   const crds = buildCrds();
   const summary = crds.map((c) => {
     const spec = c.spec as {
@@ -42,6 +42,9 @@ test('five CRDs in group convoy.kumodo.io v1alpha1, status subresource on Releas
     ['Cluster', 'convoy.kumodo.io', 'Namespaced', 'v1alpha1', true],
     ['HealthRuleSet', 'convoy.kumodo.io', 'Namespaced', 'v1alpha1', false],
     ['GlobalHealthRuleSet', 'convoy.kumodo.io', 'Cluster', 'v1alpha1', false],
+    ['Provider', 'convoy.kumodo.io', 'Namespaced', 'v1alpha1', true],
+    ['Alert', 'convoy.kumodo.io', 'Namespaced', 'v1alpha1', true],
+    ['Receiver', 'convoy.kumodo.io', 'Namespaced', 'v1alpha1', true],
   ]);
 });
 
@@ -84,6 +87,8 @@ test('list-map keys: inventory entries, hooks, conditions, waves', () => {
   assert.deepEqual(keysAt(0, ['status', 'conditions']), ['map', ['type']]);
   assert.deepEqual(keysAt(2, ['status', 'conditions']), ['map', ['type']]);
   assert.deepEqual(keysAt(0, ['spec', 'waves']), ['map', ['wave']]);
+  assert.deepEqual(keysAt(6, ['status', 'notified']), ['map', ['release', 'event']]);
+  assert.deepEqual(keysAt(6, ['spec', 'events']), ['set', undefined]);
 });
 
 test('toStructural refuses what the apiserver would reject', () => {

@@ -1,9 +1,17 @@
-// The five CustomResourceDefinitions, built from the TypeBox schemas in ./schema (the one source of
+// The eight CustomResourceDefinitions, built from the TypeBox schemas in ./schema (the one source of
 // truth). generate.ts writes them to deploy/crds; crds.test.ts fails when the committed YAML drifts.
 import { GROUP, RESOURCES, VERSION } from './constants.ts';
 import { ClusterSpecSchema, ClusterStatusSchema } from './schema/cluster.ts';
 import { HealthRuleSetSpecSchema } from './schema/healthruleset.ts';
 import { InventoryBodySchema } from './schema/inventory.ts';
+import {
+  AlertSpecSchema,
+  AlertStatusSchema,
+  ProviderSpecSchema,
+  ProviderStatusSchema,
+  ReceiverSpecSchema,
+  ReceiverStatusSchema,
+} from './schema/notification.ts';
 import { ReleaseSpecSchema, ReleaseStatusSchema } from './schema/release.ts';
 import { type JsonSchema, toStructural } from './structural.ts';
 
@@ -93,6 +101,50 @@ const INPUTS: readonly CrdInput[] = [
     required: ['spec'],
     statusSubresource: false,
     columns: [AGE],
+  },
+  {
+    kind: 'Provider',
+    shortNames: ['cprov'],
+    description:
+      'Where notifications go: a webhook, a Slack-compatible webhook, GitHub or GitLab commit statuses.',
+    body: { spec: ProviderSpecSchema, status: ProviderStatusSchema },
+    required: ['spec'],
+    statusSubresource: true,
+    columns: [
+      { name: 'Type', type: 'string', jsonPath: '.spec.type' },
+      { name: 'Ready', type: 'string', jsonPath: condition('Ready') },
+      AGE,
+      { name: 'Message', type: 'string', jsonPath: `.status.conditions[?(@.type=="Ready")].message` },
+    ],
+  },
+  {
+    kind: 'Alert',
+    shortNames: ['calert'],
+    description: 'Which Releases and rollout events of its namespace are sent to a Provider.',
+    body: { spec: AlertSpecSchema, status: AlertStatusSchema },
+    required: ['spec'],
+    statusSubresource: true,
+    columns: [
+      { name: 'Provider', type: 'string', jsonPath: '.spec.providerRef.name' },
+      { name: 'Severity', type: 'string', jsonPath: '.spec.severity' },
+      { name: 'Ready', type: 'string', jsonPath: condition('Ready') },
+      AGE,
+    ],
+  },
+  {
+    kind: 'Receiver',
+    shortNames: ['crcv'],
+    description:
+      'A push webhook (GitHub, GitLab, generic) that requests a sync of the Releases following the pushed branch.',
+    body: { spec: ReceiverSpecSchema, status: ReceiverStatusSchema },
+    required: ['spec'],
+    statusSubresource: true,
+    columns: [
+      { name: 'Type', type: 'string', jsonPath: '.spec.type' },
+      { name: 'Ready', type: 'string', jsonPath: condition('Ready') },
+      { name: 'Path', type: 'string', jsonPath: '.status.webhookPath' },
+      AGE,
+    ],
   },
 ];
 

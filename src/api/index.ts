@@ -11,5 +11,14 @@ export {
   InventoryEntrySchema,
   InventoryHookSchema,
 } from './schema/inventory.ts';
+export {
+  ALERT_EVENTS,
+  AlertSpecSchema,
+  PROVIDER_TYPES,
+  ProviderSpecSchema,
+  RECEIVER_TYPES,
+  ReceiverSpecSchema,
+  SEVERITIES,
+} from './schema/notification.ts';
 export { RENDER_TYPES, ReleaseSpecSchema, ReleaseStatusSchema, ROLLOUT_STATES } from './schema/release.ts';
 export * from './types.ts';

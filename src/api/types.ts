@@ -6,6 +6,14 @@ import type { ClusterSpecSchema, ClusterStatusSchema } from './schema/cluster.ts
 import type { Condition, ObjectMeta } from './schema/common.ts';
 import type { HealthRuleSchema, HealthRuleSetSpecSchema } from './schema/healthruleset.ts';
 import type { InventoryEntrySchema, InventoryHookSchema, PendingEntrySchema } from './schema/inventory.ts';
+import type {
+  AlertSpec,
+  AlertStatus,
+  ProviderSpec,
+  ProviderStatus,
+  ReceiverSpec,
+  ReceiverStatus,
+} from './schema/notification.ts';
 import type { ReleaseSpecSchema, ReleaseStatusSchema } from './schema/release.ts';
 
 export type {
@@ -74,7 +82,44 @@ export interface GlobalHealthRuleSet extends Envelope<'GlobalHealthRuleSet'> {
   spec: HealthRuleSetSpec;
 }
 
-export type ConvoyObject = Release | ReleaseInventory | Cluster | HealthRuleSet | GlobalHealthRuleSet;
+export interface Provider extends Envelope<'Provider'> {
+  spec: ProviderSpec;
+  status?: ProviderStatus;
+}
+
+export interface Alert extends Envelope<'Alert'> {
+  spec: AlertSpec;
+  status?: AlertStatus;
+}
+
+export interface Receiver extends Envelope<'Receiver'> {
+  spec: ReceiverSpec;
+  status?: ReceiverStatus;
+}
+
+export type {
+  AlertEvent,
+  AlertSpec,
+  AlertStatus,
+  NotifiedEntry,
+  ProviderSpec,
+  ProviderStatus,
+  ProviderType,
+  ReceiverSpec,
+  ReceiverStatus,
+  ReceiverType,
+  Severity,
+} from './schema/notification.ts';
+
+export type ConvoyObject =
+  | Release
+  | ReleaseInventory
+  | Cluster
+  | HealthRuleSet
+  | GlobalHealthRuleSet
+  | Provider
+  | Alert
+  | Receiver;
 
 /** The keys of an inventory entry (its list-map keys). */
 export type InventoryKey = Pick<InventoryEntry, 'group' | 'kind' | 'namespace' | 'name'>;
