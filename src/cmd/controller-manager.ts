@@ -2,7 +2,10 @@
 // leases (or one static shard with --shard-index), the probe/metrics server, the HTTP API (docs/http-api.md;
 // --api-* flags, see api-flags.ts) and graceful shutdown. Flags: controller-manager-flags.ts.
 import { hostname, tmpdir } from 'node:os';
+import { FIELD_MANAGERS } from '../api/constants.ts';
 import { registerReleaseController } from '../controller/release/controller.ts';
+import { KubeClient } from '../kube/client.ts';
+import { registerNotifyController } from '../notify/controller.ts';
 import { Harness, newLogger } from '../runtime/index.ts';
 import { newApiMetrics } from '../server/index.ts';
 import { type RunningApi, startApi } from './api-server.ts';
@@ -43,7 +46,7 @@ await runEntry(CONTROLLER_MANAGER, async () => {
   });
 
   const crashWave = opts.crashAfterWave;
-  registerReleaseController(harness, {
+  const release = registerReleaseController(harness, {
     kubeConfig,
     leaseNamespace: opts.leaseNamespace,
     gitCacheDir: opts.gitCacheDir,
@@ -66,6 +69,18 @@ await runEntry(CONTROLLER_MANAGER, async () => {
         }),
   });
 
+  // Alerts: deliveries for the Releases of the shards this replica works, never inside a reconcile.
+  const sharded = opts.shardIndex === undefined && opts.shardCount > 1;
+  const notify = registerNotifyController(harness, {
+    client: new KubeClient(kubeConfig),
+    log: log.child({ controller: 'notify' }),
+    ...(opts.shardIndex === undefined
+      ? { shardOfKey: release.shardOfKey }
+      : { owns: (key: string) => release.shardOfKey(key) === opts.shardIndex }),
+    // One ledger writer per replica when several share the Releases (see src/notify/controller.ts).
+    ...(sharded ? { fieldManager: `${FIELD_MANAGERS.notify}-${opts.identity}`.slice(0, 128) } : {}),
+  });
+
   // The API starts next to the harness, not before it: reading the front-proxy settings may take a
   // moment and must not hold the controllers back.
   const api: Promise<RunningApi | undefined> =
@@ -78,7 +93,7 @@ await runEntry(CONTROLLER_MANAGER, async () => {
       : Promise.resolve(undefined);
   const stopApi = async () => (await api.catch(() => undefined))?.stop();
   harness.stopOnSignals((code) => {
-    void stopApi().finally(() => process.exit(code));
+    void Promise.allSettled([stopApi(), notify.stop()]).finally(() => process.exit(code));
   });
   // A misconfigured API (port taken, unreadable certificate) stops the process at once: running the
   // controllers without the API would leave every observer's wake-up failing.

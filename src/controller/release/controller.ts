@@ -94,7 +94,12 @@ const WATCHED_ANNOTATIONS = [
 export function registerReleaseController(
   harness: Harness,
   opts: ReleaseControllerOptions,
-): { controller: Controller<CRelease>; deps: ReleaseDeps } {
+): {
+  controller: Controller<CRelease>;
+  deps: ReleaseDeps;
+  /** The shard of a Release key (the notification controller works the same keys on the same shards). */
+  shardOfKey: (key: string) => number;
+} {
   const releases = harness.informer<CRelease>({
     path: `${base}/${PLURAL_RELEASES}`,
     // the status writer compares against the managedFields of the cached Release
@@ -301,5 +306,5 @@ export function registerReleaseController(
     keys: (c) => releases.cache.byIndex('cluster', keyOf(c)).map(keyOf),
   });
   watchValuesFrom(harness, controller, (ns) => releases.cache.byIndex(BY_NAMESPACE, ns));
-  return { controller, deps };
+  return { controller, deps, shardOfKey: (key) => shardOfRelease(releases.cache.get(key), key) };
 }

@@ -1,0 +1,297 @@
+// The notification controller on the controller-manager's harness: the Release informer it shares with
+// the release controller (plus informers on Alerts, Providers and Receivers) feeds the Notifier, which
+// queues deliveries without waiting; a background loop writes what changed to the status of Alerts (the
+// ledger: status.notified), Providers (Ready: delivering or failing, and why) and Receivers (the webhook
+// path). Watch events are captured as they arrive, so a Progressing that turns Succeeded before the key
+// is worked still gets its own message. Keys are worked only on shards this replica holds.
+import type { Logger } from 'pino';
+import {
+  API_VERSION,
+  FIELD_MANAGERS,
+  PLURAL_ALERTS,
+  PLURAL_PROVIDERS,
+  PLURAL_RECEIVERS,
+  PLURAL_RELEASES,
+} from '../api/constants.ts';
+import type { Alert, Condition, Provider, Receiver, Release } from '../api/types.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { writeStatus } from '../kube/status.ts';
+import { formatTime, nextCondition } from '../observer/status-condition.ts';
+import {
+  type Controller,
+  changed,
+  generationChanged,
+  type Harness,
+  type KubeObject,
+  keyOf,
+  splitKey,
+} from '../runtime/index.ts';
+import { type Fact, factsOf } from './facts.ts';
+import { newNotifyMetrics } from './metrics.ts';
+import { Notifier, type NotifierDeps } from './notifier.ts';
+import { fetchSender, type Sender } from './send.ts';
+import {
+  alertStatusValue,
+  type ConditionValueOf,
+  providerStatusValue,
+  receiverStatusValue,
+} from './status.ts';
+
+type Cached<T> = T & KubeObject;
+const base = `/apis/${API_VERSION}`;
+const BY_NAMESPACE = 'notify-namespace';
+/** Facts kept per Release between two passes of its key (a bound, not an expected number). */
+const MAX_CAPTURED = 8;
+const SECRET_TTL_MS = 10_000;
+
+export interface NotifyControllerOptions {
+  readonly client: KubeClient;
+  readonly log: Logger;
+  /** The release controller's shard of a key; undefined: every key is this replica's. */
+  readonly shardOfKey?: (key: string) => number | undefined;
+  /** Static sharding: only these keys are this replica's. */
+  readonly owns?: (key: string) => boolean;
+  /** Field manager of the status writes (default convoy-notify; one per replica when sharded). */
+  readonly fieldManager?: string;
+  readonly sender?: Sender;
+  readonly queue?: NotifierDeps['queue'];
+  /** How often changed statuses are written (default 1 s). */
+  readonly flushMs?: number;
+  readonly now?: () => number;
+  readonly workers?: number;
+}
+
+export interface NotifyController {
+  readonly controller: Controller<Cached<Release>>;
+  readonly notifier: Notifier;
+  /** Writes what is pending, stops the queue (waiting deliveries are planned again after a restart). */
+  stop(): Promise<void>;
+}
+
+export function registerNotifyController(harness: Harness, opts: NotifyControllerOptions): NotifyController {
+  const now = opts.now ?? Date.now;
+  const log = opts.log;
+  const fieldManager = opts.fieldManager ?? FIELD_MANAGERS.notify;
+  const releases = harness.informer<Cached<Release>>({
+    path: `${base}/${PLURAL_RELEASES}`,
+    stripManagedFields: false,
+  });
+  const alerts = harness.informer<Cached<Alert>>({
+    path: `${base}/${PLURAL_ALERTS}`,
+    stripManagedFields: true,
+  });
+  const providers = harness.informer<Cached<Provider>>({
+    path: `${base}/${PLURAL_PROVIDERS}`,
+    stripManagedFields: true,
+  });
+  const receivers = harness.informer<Cached<Receiver>>({
+    path: `${base}/${PLURAL_RECEIVERS}`,
+    stripManagedFields: true,
+  });
+  const nsOf = (o: KubeObject) => (o.metadata?.namespace ? [o.metadata?.namespace] : []);
+  releases.addIndex(BY_NAMESPACE, nsOf);
+  alerts.addIndex(BY_NAMESPACE, nsOf);
+
+  const secrets = new Map<string, { at: number; data: Record<string, string> | undefined }>();
+  const readSecret = async (ns: string, name: string) => {
+    const k = `${ns}/${name}`;
+    const hit = secrets.get(k);
+    if (hit !== undefined && now() - hit.at < SECRET_TTL_MS) return hit.data;
+    const s = await opts.client.get<{ data?: Record<string, string> }>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace: ns,
+      name,
+    });
+    const data =
+      s === undefined
+        ? undefined
+        : Object.fromEntries(
+            Object.entries(s.data ?? {}).map(([key, v]) => [key, Buffer.from(v, 'base64').toString('utf8')]),
+          );
+    secrets.set(k, { at: now(), data });
+    return data;
+  };
+
+  const dirtyProviders = new Set<string>();
+  const notifier = new Notifier({
+    alerts: (ns) => alerts.cache.byIndex(BY_NAMESPACE, ns),
+    provider: (ns, name) => providers.cache.get(`${ns}/${name}`),
+    secret: readSecret,
+    sender: opts.sender ?? fetchSender,
+    now,
+    metrics: newNotifyMetrics(harness.metrics.registry),
+    ...(opts.queue === undefined ? {} : { queue: opts.queue }),
+    onProviderHealth: (k) => dirtyProviders.add(k),
+    onFailure: (d, final, why) =>
+      log.warn(
+        {
+          alert: d.alertKey,
+          provider: d.providerKey,
+          release: `${d.release.namespace}/${d.release.name}`,
+          event: d.fact.event,
+          final,
+          why,
+        },
+        'notification not delivered',
+      ),
+  });
+
+  // Facts seen in watch events, kept until the key is worked (a bounded list per Release).
+  const captured = new Map<string, Fact[]>();
+  const factKeys = (r: Release) =>
+    factsOf(r)
+      .map((f) => f.key)
+      .join(',');
+  releases.addHandlers({
+    update: (o, n) => {
+      if (o === n) return;
+      const before = new Set(factsOf(o).map((f) => f.key));
+      const fresh = factsOf(n).filter((f) => !before.has(f.key));
+      if (fresh.length === 0) return;
+      const k = keyOf(n);
+      const list = captured.get(k) ?? [];
+      list.push(...fresh);
+      captured.set(k, list.slice(-MAX_CAPTURED));
+    },
+    delete: (o) => captured.delete(keyOf(o)),
+  });
+
+  const controller = harness.controller<Cached<Release>>({
+    name: 'notify',
+    primary: releases,
+    workers: opts.workers ?? 2,
+    updateFilter: changed(factKeys),
+    ...(opts.shardOfKey === undefined ? {} : { shardOfKey: opts.shardOfKey }),
+    reconcile: async (key) => {
+      const seen = captured.get(key) ?? [];
+      captured.delete(key);
+      if (opts.owns !== undefined && !opts.owns(key)) return { kind: 'done' };
+      const release = releases.cache.get(key);
+      const { namespace = '', name } = splitKey(key);
+      if (release === undefined) notifier.forget(namespace, name);
+      else notifier.observe(release, seen);
+      return { kind: 'done' };
+    },
+  });
+  const releasesOfNamespace = (o: KubeObject) =>
+    releases.cache.byIndex(BY_NAMESPACE, o.metadata?.namespace ?? '').map(keyOf);
+  controller.watch({ informer: alerts, updateFilter: generationChanged, keys: releasesOfNamespace });
+  controller.watch({ informer: providers, updateFilter: generationChanged, keys: releasesOfNamespace });
+  alerts.addHandlers({ delete: (a) => notifier.ledger.forgetAlert(keyOf(a)) });
+
+  // --- status writes ----------------------------------------------------------------------------------
+  const stamp = () => formatTime(new Date(now()));
+  const write = async (
+    kind: 'Alert' | 'Provider' | 'Receiver',
+    obj: KubeObject,
+    status: Record<string, unknown>,
+  ) => {
+    await writeStatus(
+      opts.client,
+      { kind, namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' },
+      status,
+      {
+        fieldManager,
+      },
+    );
+  };
+  const conditionOf = (
+    prior: { conditions?: Condition[] } | undefined,
+    v: ConditionValueOf,
+    generation: number | undefined,
+  ) => nextCondition('Ready', v, { conditions: prior?.conditions ?? [] }, generation, stamp());
+  const conditionDiffers = (prior: { conditions?: Condition[] } | undefined, v: ConditionValueOf) => {
+    const c = prior?.conditions?.find((x) => x.type === 'Ready');
+    return c === undefined || c.status !== v.status || c.reason !== v.reason || c.message !== v.message;
+  };
+
+  let flushing: Promise<void> | undefined;
+  const flush = async () => {
+    const dirtyAlerts = new Set(notifier.ledger.dirty());
+    for (const a of alerts.cache.list()) {
+      const k = keyOf(a);
+      const v = alertStatusValue(
+        a,
+        providers.cache.get(`${a.metadata.namespace}/${a.spec.providerRef.name}`),
+      );
+      const stale = a.status?.observedGeneration !== a.metadata.generation || conditionDiffers(a.status, v);
+      if (!stale && !dirtyAlerts.has(k)) continue;
+      notifier.ledger.seed(k, a);
+      notifier.ledger.markClean(k);
+      try {
+        await write('Alert', a, {
+          observedGeneration: a.metadata.generation,
+          conditions: [conditionOf(a.status, v, a.metadata.generation)],
+          notified: notifier.ledger.entries(k),
+        });
+      } catch (err) {
+        notifier.ledger.markDirty(k);
+        log.warn({ alert: k, err: String(err) }, 'Alert status not written; retrying');
+      }
+    }
+    for (const p of providers.cache.list()) {
+      const k = keyOf(p);
+      const v = providerStatusValue(p, notifier.health(k));
+      const stale =
+        p.status?.observedGeneration !== p.metadata.generation || conditionDiffers(p.status, v.condition);
+      const lastDelivery = v.lastDeliveryTime;
+      const deliveryStale =
+        lastDelivery !== undefined &&
+        Date.parse(lastDelivery) - Date.parse(p.status?.lastDeliveryTime ?? '1970-01-01T00:00:00Z') >= 60_000;
+      if (!stale && !deliveryStale && !dirtyProviders.has(k)) continue;
+      dirtyProviders.delete(k);
+      try {
+        await write('Provider', p, {
+          observedGeneration: p.metadata.generation,
+          conditions: [conditionOf(p.status, v.condition, p.metadata.generation)],
+          ...(lastDelivery === undefined ? {} : { lastDeliveryTime: formatTime(new Date(lastDelivery)) }),
+        });
+      } catch (err) {
+        dirtyProviders.add(k);
+        log.warn({ provider: k, err: String(err) }, 'Provider status not written; retrying');
+      }
+    }
+    for (const r of receivers.cache.list()) {
+      const v = receiverStatusValue(r);
+      if (
+        r.status?.observedGeneration === r.metadata.generation &&
+        r.status?.webhookPath === v.webhookPath &&
+        !conditionDiffers(r.status, v.condition)
+      )
+        continue;
+      try {
+        await write('Receiver', r, {
+          observedGeneration: r.metadata.generation,
+          conditions: [conditionOf(r.status, v.condition, r.metadata.generation)],
+          webhookPath: v.webhookPath,
+        });
+      } catch (err) {
+        log.warn({ receiver: keyOf(r), err: String(err) }, 'Receiver status not written; retrying');
+      }
+    }
+  };
+  const runFlush = () => {
+    flushing ??= flush()
+      .catch((err: unknown) => log.error({ err: String(err) }, 'notification status pass failed'))
+      .finally(() => {
+        flushing = undefined;
+      });
+    return flushing;
+  };
+  const timer = setInterval(() => {
+    if (harness.notReady().length === 0) void runFlush();
+  }, opts.flushMs ?? 1000);
+  timer.unref();
+
+  return {
+    controller,
+    notifier,
+    async stop() {
+      clearInterval(timer);
+      notifier.stop();
+      await flushing;
+      await runFlush();
+    },
+  };
+}
