@@ -6,12 +6,17 @@ import type { Alert, Release } from '../api/types.ts';
 import { selectorMatches } from '../observer/health/selector.ts';
 import { atLeast, type Fact, type FactClass } from './facts.ts';
 
-/** Whether the Alert's spec.releases selects the Release (same namespace assumed). */
-export function alertSelects(alert: Pick<Alert, 'spec'>, release: Pick<Release, 'metadata'>): boolean {
-  const sel = alert.spec.releases;
+export type ReleaseSelection = Alert['spec']['releases'];
+
+/** Whether spec.releases of an Alert or a Receiver selects the Release (same namespace assumed). */
+export function selectsRelease(sel: ReleaseSelection, release: Pick<Release, 'metadata'>): boolean {
   if (sel === undefined) return true;
   if (sel.names !== undefined && !sel.names.includes(release.metadata.name ?? '')) return false;
   return selectorMatches(sel.selector, release.metadata.labels);
+}
+
+export function alertSelects(alert: Pick<Alert, 'spec'>, release: Pick<Release, 'metadata'>): boolean {
+  return selectsRelease(alert.spec.releases, release);
 }
 
 /** Whether the Alert forwards this kind of fact at all (events and minimum severity). */

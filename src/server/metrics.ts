@@ -5,7 +5,15 @@ import { Counter, type Registry } from 'prom-client';
 import { assertNever } from '../lib/assert-never.ts';
 import type { RouteResult } from './routes.ts';
 
-export type RouteLabel = 'sync' | 'health' | 'history' | 'renders' | 'discovery' | 'healthz' | 'unmatched';
+export type RouteLabel =
+  | 'sync'
+  | 'health'
+  | 'history'
+  | 'renders'
+  | 'discovery'
+  | 'healthz'
+  | 'hook'
+  | 'unmatched';
 
 export interface ApiMetrics {
   readonly requests: Counter<'route' | 'code'>;

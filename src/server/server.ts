@@ -9,11 +9,10 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { API_VERSION as CRD_API_VERSION, FIELD_MANAGERS } from '../api/constants.ts';
+import { API_VERSION as CRD_API_VERSION } from '../api/constants.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
-import { applyObject } from '../kube/apply.ts';
 import { KubeClient } from '../kube/client.ts';
-import { isConflict, isKubeError } from '../kube/errors.ts';
+import { isKubeError } from '../kube/errors.ts';
 import { assertNever } from '../lib/assert-never.ts';
 import { RenderStoreCorruptError } from '../store/errors.ts';
 import { SecretRenderStore } from '../store/secrets.ts';
@@ -22,6 +21,7 @@ import { DelegatingAuth } from './auth.ts';
 import { parseSyncBody } from './body.ts';
 import type { RequestHeaderConfig } from './credentials.ts';
 import { apiGroup, apiGroupList, apiResourceList, RESPONSE_KINDS } from './discovery.ts';
+import { HookHandler } from './hooks.ts';
 import { type ApiMetrics, routeLabel } from './metrics.ts';
 import type { ServingPair } from './reload.ts';
 import {
@@ -34,7 +34,7 @@ import {
   secretsAccessFor,
 } from './routes.ts';
 import { type ApiError, apiError, isApiError, statusBody } from './status.ts';
-import { planSync } from './sync.ts';
+import { getRelease, writeSync } from './sync-write.ts';
 import { loadServingCert, type TlsSource } from './tls.ts';
 import { type Trust, trustOf } from './trust.ts';
 import { healthResult, historyResult, renderResult } from './views.ts';
@@ -86,7 +86,6 @@ export interface ApiServer {
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
-const SYNC_ATTEMPTS = 5;
 
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   let serving: ServingPair = await loadServingCert(opts.tls);
@@ -202,11 +201,20 @@ type Reply = { readonly code: 200; readonly body: unknown } | ApiError;
 
 class Handler {
   readonly #d: Deps;
+  readonly #hooks: HookHandler;
   constructor(deps: Deps) {
     this.#d = deps;
+    this.#hooks = new HookHandler({
+      client: deps.client,
+      now: deps.now,
+      log: deps.log,
+      count: (code) => deps.metrics?.requests.inc({ route: 'hook', code: String(code) }),
+    });
   }
 
   async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Push webhooks carry no Kubernetes credentials: the Receiver's token authenticates them (hooks.ts).
+    if (HookHandler.matches(req.url)) return this.#hooks.serve(req, res);
     const r = route(req.method ?? 'GET', req.url ?? '/');
     let reply: Reply;
     try {
@@ -298,64 +306,22 @@ class Handler {
     if (isApiError(text)) return text;
     const body = parseSyncBody(text);
     if (!body.ok) return body.error;
-    // Retried on 409: the apply carries the resourceVersion it planned from, so a concurrent /sync can
-    // never lose an annotation to a stale carry-over.
-    for (let attempt = 1; ; attempt++) {
-      const release = await this.#release(rt);
-      if (isApiError(release)) return release;
-      const decision = planSync(release, body.value, this.#d.now());
-      if (!decision.ok) return decision.error;
-      try {
-        await applyObject(
-          this.#d.client,
-          {
-            apiVersion: CRD_API_VERSION,
-            kind: 'Release',
-            metadata: {
-              namespace: rt.namespace,
-              name: rt.name,
-              annotations: { ...decision.plan.annotations },
-            },
-          },
-          {
-            fieldManager: FIELD_MANAGERS.api,
-            // These annotations are convoy-api's (docs/design.md#field-ownership), whoever touched them last.
-            force: true,
-            uidPrecondition: release.metadata.uid,
-            resourceVersionPrecondition: release.metadata.resourceVersion,
-          },
-        );
-      } catch (err) {
-        if (isConflict(err) && attempt < SYNC_ATTEMPTS) continue;
-        throw err;
-      }
-      this.#d.log?.info({ release: `${rt.namespace}/${rt.name}`, ...decision.plan.set }, 'sync requested');
-      return {
-        code: 200,
-        body: {
-          apiVersion: GROUP_VERSION,
-          kind: RESPONSE_KINDS.sync,
-          metadata: { namespace: rt.namespace, name: rt.name },
-          ...decision.plan.set,
-        },
-      };
-    }
+    const done = await writeSync(this.#d.client, rt, body.value, this.#d.now);
+    if (!done.ok) return done.error;
+    this.#d.log?.info({ release: `${rt.namespace}/${rt.name}`, ...done.set }, 'sync requested');
+    return {
+      code: 200,
+      body: {
+        apiVersion: GROUP_VERSION,
+        kind: RESPONSE_KINDS.sync,
+        metadata: { namespace: rt.namespace, name: rt.name },
+        ...done.set,
+      },
+    };
   }
 
   async #release(ref: { readonly namespace: string; readonly name: string }): Promise<Release | ApiError> {
-    const release = await this.#d.client.get<Release>({
-      apiVersion: CRD_API_VERSION,
-      kind: 'Release',
-      namespace: ref.namespace,
-      name: ref.name,
-    });
-    return (
-      release ??
-      apiError(
-        404,
-        `release ${JSON.stringify(ref.name)} not found in namespace ${JSON.stringify(ref.namespace)}`,
-      )
-    );
+    return getRelease(this.#d.client, ref);
   }
 }
 

@@ -1,0 +1,75 @@
+// The one write a sync request makes, shared by POST …/sync and the push Receivers: read the Release,
+// plan the convoy-api annotations (sync.ts) and apply them with Server-Side Apply, retried on 409 (the
+// apply carries the resourceVersion it planned from, so a concurrent request can never lose an
+// annotation to a stale carry-over).
+import { API_VERSION as CRD_API_VERSION, FIELD_MANAGERS } from '../api/constants.ts';
+import type { Release } from '../api/types.ts';
+import { applyObject } from '../kube/apply.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isConflict } from '../kube/errors.ts';
+import type { SyncRequest } from './body.ts';
+import { type ApiError, apiError, isApiError } from './status.ts';
+import { planSync, type SyncSet } from './sync.ts';
+
+const SYNC_ATTEMPTS = 5;
+
+export interface ReleaseRef {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export async function getRelease(client: KubeClient, ref: ReleaseRef): Promise<Release | ApiError> {
+  const release = await client.get<Release>({
+    apiVersion: CRD_API_VERSION,
+    kind: 'Release',
+    namespace: ref.namespace,
+    name: ref.name,
+  });
+  return (
+    release ??
+    apiError(
+      404,
+      `release ${JSON.stringify(ref.name)} not found in namespace ${JSON.stringify(ref.namespace)}`,
+    )
+  );
+}
+
+/** Requests a sync of the Release; the annotations set, or the error the client gets. Throws API failures. */
+export async function writeSync(
+  client: KubeClient,
+  ref: ReleaseRef,
+  req: SyncRequest,
+  now: () => Date,
+): Promise<{ readonly ok: true; readonly set: SyncSet } | { readonly ok: false; readonly error: ApiError }> {
+  for (let attempt = 1; ; attempt++) {
+    const release = await getRelease(client, ref);
+    if (isApiError(release)) return { ok: false, error: release };
+    const decision = planSync(release, req, now());
+    if (!decision.ok) return decision;
+    try {
+      await applyObject(
+        client,
+        {
+          apiVersion: CRD_API_VERSION,
+          kind: 'Release',
+          metadata: {
+            namespace: ref.namespace,
+            name: ref.name,
+            annotations: { ...decision.plan.annotations },
+          },
+        },
+        {
+          fieldManager: FIELD_MANAGERS.api,
+          // These annotations are convoy-api's (docs/design.md#field-ownership), whoever touched them last.
+          force: true,
+          uidPrecondition: release.metadata.uid,
+          resourceVersionPrecondition: release.metadata.resourceVersion,
+        },
+      );
+      return { ok: true, set: decision.plan.set };
+    } catch (err) {
+      if (isConflict(err) && attempt < SYNC_ATTEMPTS) continue;
+      throw err;
+    }
+  }
+}
