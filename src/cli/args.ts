@@ -28,11 +28,27 @@ export interface StatusSelector {
 
 type Named<K extends string> = { readonly kind: K; readonly global: Global; readonly name: string };
 
+export type NotifyResource = 'alerts' | 'providers' | 'receivers';
+
+/** The words `get` takes before NAME for the notification kinds (kubectl's plural, singular, short). */
+export const GET_RESOURCES: Readonly<Record<string, NotifyResource | 'releases'>> = {
+  alerts: 'alerts',
+  alert: 'alerts',
+  providers: 'providers',
+  provider: 'providers',
+  receivers: 'receivers',
+  receiver: 'receivers',
+  releases: 'releases',
+  release: 'releases',
+};
+
 export type Command =
   | { readonly kind: 'help'; readonly topic?: string }
   | {
       readonly kind: 'get';
       readonly global: Global;
+      /** `get alerts|providers|receivers`; absent: Releases. */
+      readonly resource?: NotifyResource;
       readonly name?: string;
       readonly labelSelector?: string;
       readonly statusSelector?: StatusSelector;
@@ -234,9 +250,15 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
       : `${cmd}: ${flag} must be a render id (sha256:… or its first 7+ hex digits), got "${v}"`;
   switch (cmd) {
     case 'get': {
-      if (positionals.length > 1) return fail(`get: expected at most one NAME, got ${positionals.join(' ')}`);
-      if (global.allNamespaces && positionals.length === 1) return fail('get: a NAME cannot be used with -A');
+      const word = positionals[0] === undefined ? undefined : GET_RESOURCES[positionals[0]];
+      const names = word === undefined ? positionals : positionals.slice(1);
+      if (names.length > 1) return fail(`get: expected at most one NAME, got ${names.join(' ')}`);
+      if (global.allNamespaces && names.length === 1) return fail('get: a NAME cannot be used with -A');
+      const getName = names[0];
       const sel = str('status-selector');
+      if (sel !== undefined && word !== undefined && word !== 'releases') {
+        return fail(`get ${positionals[0]}: --status-selector applies to Releases only`);
+      }
       let statusSelector: StatusSelector | undefined;
       if (sel !== undefined) {
         const s = parseStatusSelector(sel);
@@ -248,7 +270,8 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
         command: {
           kind: 'get',
           global,
-          ...(positionals[0] ? { name } : {}),
+          ...(word === undefined || word === 'releases' ? {} : { resource: word }),
+          ...(getName ? { name: getName } : {}),
           ...(str('selector') === undefined ? {} : { labelSelector: str('selector') }),
           ...(statusSelector === undefined ? {} : { statusSelector }),
         },

@@ -57,6 +57,12 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     const ctx = await (await import('./context.ts')).makeCtx(c.global, io);
     switch (c.kind) {
       case 'get':
+        if (c.resource !== undefined) {
+          return await (await import('./commands/notify.ts')).getNotify(ctx, c.resource, {
+            ...(c.name === undefined ? {} : { name: c.name }),
+            ...(c.labelSelector === undefined ? {} : { labelSelector: c.labelSelector }),
+          });
+        }
         return await (await import('./commands/read.ts')).get(ctx, {
           ...(c.name === undefined ? {} : { name: c.name }),
           ...(c.labelSelector === undefined ? {} : { labelSelector: c.labelSelector }),

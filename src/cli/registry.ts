@@ -103,10 +103,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'get',
     aliases: ['list'],
-    args: '[NAME]',
-    summary: 'list Releases: ready, healthy, rollout, revision and message',
+    args: '[alerts|providers|receivers] [NAME]',
+    summary: 'list Releases (or Alerts, Providers, Receivers): ready, healthy, rollout, revision and message',
     description:
-      'One row per Release. READY and HEALTHY are the status of those conditions; ROLLOUT is the state of the rollout (Suspended while suspended, (pinned) under a pin); MESSAGE says what is wrong or what it waits for.',
+      'One row per Release. READY and HEALTHY are the status of those conditions; ROLLOUT is the state of the rollout (Suspended while suspended, (pinned) under a pin); MESSAGE says what is wrong or what it waits for. With alerts, providers or receivers first: those objects (docs/notifications.md), READY and MESSAGE from their Ready condition; `get release NAME` reads a Release whose name is one of those words.',
     cluster: true,
     flags: [
       {
@@ -133,6 +133,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       { command: 'convoy get -A', comment: 'every Release of the cluster' },
       { command: 'convoy get -A --status-selector ready=false', comment: 'what needs attention' },
       { command: 'convoy get web -n shop -o yaml', comment: 'the Release object' },
+      { command: 'convoy get providers -n shop', comment: 'where notifications go, and whether they arrive' },
     ],
   },
   {
