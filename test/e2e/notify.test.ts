@@ -1,0 +1,472 @@
+// Notifications and push receivers end to end: convoy-controller-manager and convoy-observer on the real
+// control plane, git sources, and local HTTP servers on loopback that capture what convoy sends (a
+// generic webhook, GitHub's commit status API) and play GitHub's side of a push webhook. A rollback
+// sends exactly one RolledBack message with both render ids and the reason; the commit statuses go
+// pending → success for a healthy revision and pending → failure for a rolled-back one; a provider that
+// is down shows it (condition, metric) and gets the message once it is back; a signed push starts the
+// rollout within 2 s; bad signatures, unknown repositories, oversized bodies and floods are refused
+// and change nothing. One control plane for the file.
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { request } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../../src/api/constants.ts';
+import type { Alert, Condition, Provider, Receiver } from '../../src/api/types.ts';
+import { makeRepo } from '../../src/render/git/testsupport.ts';
+import { startControllerManager } from '../support/processes.ts';
+import { getRelease } from '../support/release.ts';
+import { deployment, gitRelease, inRolloutScenario, reached, waitForRollout } from '../support/rollout.ts';
+import { convoySystemPerFile, LEASE_NS } from '../support/system.ts';
+import { waitFor } from '../support/wait.ts';
+
+const env = convoySystemPerFile({ identity: 'notify' });
+
+interface Captured {
+  readonly at: number;
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** An HTTP server on loopback that records every request and answers 201; stop()/start() keep the port. */
+async function captureServer() {
+  const seen: Captured[] = [];
+  let server: Server | undefined;
+  let port = 0;
+  const start = async () => {
+    const s = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({
+          at: Date.now(),
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        res.writeHead(201, { 'Content-Type': 'application/json' });
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => resolve());
+    });
+    port = (s.address() as AddressInfo).port;
+    server = s;
+  };
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (server === undefined) return resolve();
+      server.closeAllConnections();
+      server.close(() => resolve());
+      server = undefined;
+    });
+  await start();
+  return {
+    seen,
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
+    start,
+    stop,
+  };
+}
+
+const sign = (key: string, body: string) => `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
+
+async function secret(ns: string, name: string, data: Record<string, string>) {
+  await env.client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { namespace: ns, name },
+    stringData: data,
+  } as never);
+}
+
+function provider(ns: string, name: string, spec: Provider['spec']): Provider {
+  return { apiVersion: API_VERSION, kind: 'Provider', metadata: { namespace: ns, name }, spec };
+}
+
+function alert(ns: string, name: string, spec: Alert['spec']): Alert {
+  return { apiVersion: API_VERSION, kind: 'Alert', metadata: { namespace: ns, name }, spec };
+}
+
+type Notification = {
+  release: { namespace: string; name: string };
+  event: string;
+  renderRef?: string;
+  targetRenderRef?: string;
+  reason: string;
+  message: string;
+};
+
+const messages = (seen: readonly Captured[], ns: string) =>
+  seen
+    .filter((c) => c.url === '/hook')
+    .map((c) => JSON.parse(c.body) as Notification)
+    .filter((n) => n.release.namespace === ns);
+
+/** The Ready condition of a Provider, once `ok` holds for it (30 s). */
+function providerReady(
+  ns: string,
+  name: string,
+  what: string,
+  ok: (c: Condition) => boolean,
+): Promise<Condition> {
+  return waitFor(
+    `Provider ${ns}/${name}: ${what}`,
+    async () => {
+      const p = await env.client.get<Provider>({
+        apiVersion: API_VERSION,
+        kind: 'Provider',
+        namespace: ns,
+        name,
+      });
+      const c = p?.status?.conditions?.find((x) => x.type === 'Ready');
+      return c !== undefined && ok(c) ? c : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
+}
+
+/** POST to the controller-manager's HTTP API (self-signed: its certificate is the CA). */
+function postApi(
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+): Promise<{ code: number; body: string }> {
+  const api = env.manager.api;
+  if (api === undefined) throw new Error('the controller-manager runs without its API');
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${api.url}${path}`,
+      {
+        method: 'POST',
+        ca: api.caPem,
+        headers: { 'Content-Type': 'application/json', ...headers },
+        timeout: 30_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ code: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('notifications', { concurrency: true }, () => {
+  test('a rollback sends exactly one RolledBack message (render ids, reason); commit statuses pending → success, pending → failure', () =>
+    inRolloutScenario(env, 'nt-rollback', 'main', async ({ ns, repo, waitForRollout: waitRollout }) => {
+      const { client } = env;
+      const hook = await captureServer();
+      try {
+        await secret(ns, 'hmac', { token: 'hm4c-key' });
+        await secret(ns, 'github', { token: 'ghp_t0ken' });
+        await client.create(
+          provider(ns, 'webhook', {
+            type: 'generic',
+            address: `${hook.url}/hook`,
+            secretRef: { name: 'hmac' },
+          }),
+        );
+        await client.create(
+          provider(ns, 'github', {
+            type: 'github',
+            address: `${hook.url}/api`,
+            repository: 'acme/web',
+            secretRef: { name: 'github' },
+          }),
+        );
+        await client.create(alert(ns, 'all', { providerRef: { name: 'webhook' } }));
+        await client.create(alert(ns, 'commits', { providerRef: { name: 'github' } }));
+
+        const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
+        await client.create(gitRelease(ns, 'app', repo));
+        const r1 = await waitRollout('Succeeded(commit 1)', reached('Succeeded', sha1));
+        const R1 = r1.status?.rollout?.renderRef ?? '';
+        const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', 'never-ready') });
+        const rb = await waitRollout('RolledBack(commit 2)', (r) => r.state === 'RolledBack', 90_000);
+        const R2 = rb.status?.rollout?.renderRef ?? '';
+        assert.notEqual(R1, R2);
+
+        await waitFor(
+          'the RolledBack message',
+          async () => messages(hook.seen, ns).some((m) => m.event === 'RolledBack'),
+          { timeoutMs: 30_000 },
+        ).catch((err: Error) =>
+          assert.fail(`${err.message}\n${JSON.stringify(messages(hook.seen, ns))}\n${env.logs()}`),
+        );
+        // The rollback is held by later reconciles (interval 1s): none of them sends it again.
+        await env.manager.moreReconciles(6);
+        const rolledBack = messages(hook.seen, ns).filter((m) => m.event === 'RolledBack');
+        assert.equal(rolledBack.length, 1, JSON.stringify(rolledBack));
+        const m = rolledBack[0] as Notification;
+        assert.equal(m.renderRef, R2);
+        assert.equal(m.targetRenderRef, R1);
+        assert.equal(m.reason, 'DeadlineExceeded');
+        assert.ok(m.message.includes(R2) && m.message.includes(R1), m.message);
+        // Signed over the body with the Secret's token.
+        const raw = hook.seen.find((c) => c.url === '/hook' && c.body.includes('"RolledBack"'));
+        assert.equal(raw?.headers['x-convoy-signature'], sign('hm4c-key', raw?.body ?? ''));
+        assert.deepEqual(
+          messages(hook.seen, ns).map((x) => `${x.event}:${x.renderRef === R1 ? 'R1' : 'R2'}`),
+          ['Progressing:R1', 'Succeeded:R1', 'Progressing:R2', 'RolledBack:R2'],
+        );
+
+        // GitHub's side: one status per transition, per commit, in order.
+        const statuses = (sha: string) =>
+          hook.seen
+            .filter((c) => c.url === `/api/repos/acme/web/statuses/${sha}`)
+            .map((c) => {
+              assert.equal(c.headers.authorization, 'Bearer ghp_t0ken');
+              const b = JSON.parse(c.body) as { state: string; context: string };
+              assert.equal(b.context, `convoy/${ns}/app`);
+              return b.state;
+            });
+        await waitFor('commit 2 failure status', async () => statuses(sha2).includes('failure'), {
+          timeoutMs: 30_000,
+        });
+        assert.deepEqual(statuses(sha1), ['pending', 'success']);
+        assert.deepEqual(statuses(sha2), ['pending', 'failure']);
+
+        // The ledger is in the Alert's status; the providers are Ready; nothing printed the secrets.
+        const a = await client.get<Alert>({
+          apiVersion: API_VERSION,
+          kind: 'Alert',
+          namespace: ns,
+          name: 'all',
+        });
+        assert.ok((a?.status?.notified ?? []).some((e) => e.release === 'app' && e.event === 'rollout'));
+        await providerReady(ns, 'webhook', 'Ready', (c) => c.status === 'True');
+        assert.ok(!env.manager.log().includes('hm4c-key') && !env.manager.log().includes('ghp_t0ken'));
+      } finally {
+        await hook.stop();
+      }
+    }));
+
+  test('a provider that is down shows it (condition, metric) and receives the message once it is back', () =>
+    inRolloutScenario(env, 'nt-down', 'main', async ({ ns, repo, waitForRollout: waitRollout }) => {
+      const { client } = env;
+      const hook = await captureServer();
+      try {
+        await hook.stop();
+        await client.create(
+          provider(ns, 'webhook', { type: 'generic', address: `${hook.url}/hook`, timeout: '2s' }),
+        );
+        await client.create(
+          alert(ns, 'succeeded', { providerRef: { name: 'webhook' }, events: ['Succeeded'] }),
+        );
+        const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
+        await client.create(gitRelease(ns, 'app', repo));
+        await waitRollout('Succeeded(commit 1)', reached('Succeeded', sha1));
+        const failing = await providerReady(
+          ns,
+          'webhook',
+          'Ready=False DeliveryFailed',
+          (c) => c.status === 'False' && c.reason === 'DeliveryFailed',
+        );
+        assert.match(failing.message, /no answer \(ECONNREFUSED\)/);
+        assert.ok(!failing.message.includes('127.0.0.1'), 'the condition does not quote the address');
+        assert.equal(
+          await env.manager.metric('convoy_notify_provider_failing', { provider: `${ns}/webhook` }),
+          1,
+        );
+        assert.equal(messages(hook.seen, ns).length, 0);
+
+        await hook.start();
+        await waitFor(
+          'the Succeeded message after the provider came back',
+          async () => messages(hook.seen, ns).length > 0,
+          {
+            timeoutMs: 90_000,
+          },
+        );
+        const got = messages(hook.seen, ns);
+        assert.deepEqual(
+          got.map((m) => m.event),
+          ['Succeeded'],
+        );
+        await providerReady(ns, 'webhook', 'Ready again', (c) => c.status === 'True');
+        assert.equal(
+          await env.manager.metric('convoy_notify_provider_failing', { provider: `${ns}/webhook` }),
+          0,
+        );
+      } finally {
+        await hook.stop();
+      }
+    }));
+
+  test('a signed GitHub push starts the rollout within 2 s; bad signature, unknown repository, oversized body and floods change nothing', async () => {
+    const { client } = env;
+    const ns = 'nt-receiver';
+    await env.namespace(ns);
+    const repo = await makeRepo('pushed');
+    try {
+      await secret(ns, 'gh-hook', { token: 'wh-s3cret' });
+      const receiver: Receiver = {
+        apiVersion: API_VERSION,
+        kind: 'Receiver',
+        metadata: { namespace: ns, name: 'github' },
+        spec: { type: 'github', secretRef: { name: 'gh-hook' } },
+      };
+      await client.create(receiver);
+      const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
+      // No polling: only a push (or a reconcile for another reason) reads the branch again.
+      await client.create(gitRelease(ns, 'app', repo, { syncPolicy: { interval: '1h' } }));
+      await waitForRollout(client, ns, 'app', 'Succeeded(commit 1)', reached('Succeeded', sha1), 90_000);
+      const path = await waitFor('the receiver path in its status', async () => {
+        const r = await client.get<Receiver>({
+          apiVersion: API_VERSION,
+          kind: 'Receiver',
+          namespace: ns,
+          name: 'github',
+        });
+        return r?.status?.webhookPath;
+      });
+      assert.equal(path, `/hook/${ns}/github`);
+      const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', 'healthy') });
+      const push = (url: string, branch = 'main') =>
+        JSON.stringify({
+          ref: `refs/heads/${branch}`,
+          after: sha2,
+          repository: { clone_url: url, default_branch: 'main' },
+        });
+      const ghHeaders = (body: string, key = 'wh-s3cret') => ({
+        'X-GitHub-Event': 'push',
+        'X-GitHub-Delivery': 'd-1',
+        'X-Hub-Signature-256': sign(key, body),
+      });
+      const requested = async () =>
+        (await getRelease(client, ns, 'app'))?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT];
+
+      // Refused: nothing written.
+      const good = push(repo.url);
+      const bad = await postApi(path, good, ghHeaders(good, 'wrong-key'));
+      assert.equal(bad.code, 401, bad.body);
+      const unsigned = await postApi(path, good, { 'X-GitHub-Event': 'push' });
+      assert.equal(unsigned.code, 401, unsigned.body);
+      const tooBig = Buffer.alloc(2 * 1024 * 1024, 0x20);
+      const big = await postApi(path, tooBig, {
+        'X-GitHub-Event': 'push',
+        'X-Hub-Signature-256': sign('wh-s3cret', tooBig.toString()),
+      });
+      assert.equal(big.code, 413, big.body);
+      const unknownRepo = push('https://github.com/acme/unknown.git');
+      const other = await postApi(path, unknownRepo, ghHeaders(unknownRepo));
+      assert.equal(other.code, 200, other.body);
+      assert.deepEqual((JSON.parse(other.body) as { releases: string[] }).releases, []);
+      const otherBranch = push(repo.url, 'feature');
+      const feature = await postApi(path, otherBranch, ghHeaders(otherBranch));
+      assert.deepEqual((JSON.parse(feature.body) as { releases: string[] }).releases, []);
+      const nobody = await postApi(`/hook/${ns}/nobody`, good, ghHeaders(good));
+      assert.equal(nobody.code, 404, nobody.body);
+      assert.equal(await requested(), undefined, 'no refused push requested a sync');
+      const live = await getRelease(client, ns, 'app');
+      assert.equal(live?.status?.rollout?.revision, sha1, 'and nothing rolled out');
+
+      // The signed push: 202 naming the Release, and the rollout of commit 2 within 2 s.
+      const t0 = Date.now();
+      const ok = await postApi(path, good, ghHeaders(good));
+      assert.equal(ok.code, 202, ok.body);
+      assert.deepEqual((JSON.parse(ok.body) as { releases: string[] }).releases, ['app']);
+      await waitForRollout(client, ns, 'app', 'rollout of commit 2', (r) => r.revision === sha2, 10_000);
+      const took = Date.now() - t0;
+      assert.ok(took <= 2000, `the rollout of commit 2 started ${took} ms after the push`);
+
+      // A flood: the bucket of this receiver runs dry (429) before any Secret read or signature check.
+      const codes = await Promise.all(
+        Array.from({ length: 40 }, () => postApi(path, '{}', { 'X-GitHub-Event': 'push' })),
+      );
+      assert.ok(
+        codes.some((c) => c.code === 429),
+        JSON.stringify(codes.map((c) => c.code)),
+      );
+      assert.ok(codes.every((c) => c.code === 429 || c.code === 401));
+      assert.ok((await env.manager.apiRequests('hook', 202)) >= 1);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
+// Last, on its own: it kills the file's controller-manager (the observer is not needed after it).
+describe('notifications across kill -9', () => {
+  test('a transition seen before a kill -9 is sent after the restart; one delivered before it is not sent again', () =>
+    inRolloutScenario(env, 'nt-restart', 'main', async ({ ns, repo, waitForRollout: waitRollout }) => {
+      const { client } = env;
+      const down = await captureServer();
+      const up = await captureServer();
+      let manager2: Awaited<ReturnType<typeof startControllerManager>> | undefined;
+      try {
+        await down.stop();
+        await client.create(provider(ns, 'down', { type: 'generic', address: `${down.url}/hook` }));
+        await client.create(provider(ns, 'up', { type: 'generic', address: `${up.url}/hook` }));
+        await client.create(alert(ns, 'succeeded', { providerRef: { name: 'down' }, events: ['Succeeded'] }));
+        await client.create(
+          alert(ns, 'progressing', { providerRef: { name: 'up' }, events: ['Progressing'] }),
+        );
+        const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
+        await client.create(gitRelease(ns, 'app', repo));
+        await waitRollout('Succeeded(commit 1)', reached('Succeeded', sha1));
+        // Progressing went out and is in the ledger; Succeeded is seen but waits for the provider.
+        await waitFor(
+          'Alert progressing records its delivery',
+          async () =>
+            (
+              await client.get<Alert>({
+                apiVersion: API_VERSION,
+                kind: 'Alert',
+                namespace: ns,
+                name: 'progressing',
+              })
+            )?.status?.notified?.some((e) => e.release === 'app' && e.event === 'rollout'),
+          { timeoutMs: 30_000 },
+        );
+        await providerReady(ns, 'down', 'failing', (c) => c.reason === 'DeliveryFailed');
+        assert.equal(messages(up.seen, ns).length, 1);
+
+        await env.manager.kill();
+        await down.start();
+        manager2 = await startControllerManager({
+          kubeconfigPath: env.cp.kubeconfigPath,
+          identity: 'notify-restarted',
+          leaseNamespace: LEASE_NS,
+          gitCacheDir: join(env.work, 'git-cache-restarted'),
+          api: { kind: 'off' },
+        });
+        await waitFor(
+          'the Succeeded message from the restarted process',
+          async () => messages(down.seen, ns).length > 0,
+          {
+            timeoutMs: 60_000,
+          },
+        );
+        const m2 = manager2;
+        await m2.moreReconciles(3, { timeoutMs: 60_000 });
+        assert.deepEqual(
+          messages(down.seen, ns).map((x) => x.event),
+          ['Succeeded'],
+        );
+        assert.deepEqual(
+          messages(up.seen, ns).map((x) => x.event),
+          ['Progressing'],
+          'the message delivered before the kill was not sent again',
+        );
+      } finally {
+        await manager2?.stop();
+        await down.stop();
+        await up.stop();
+      }
+    }));
+});
