@@ -223,7 +223,7 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
         await write('Alert', a, {
           observedGeneration: a.metadata.generation,
           conditions: [conditionOf(a.status, v, a.metadata.generation)],
-          notified: notifier.ledger.entries(k),
+          notified: notifier.ledger.entries(k, fieldManager !== FIELD_MANAGERS.notify),
         });
       } catch (err) {
         notifier.ledger.markDirty(k);

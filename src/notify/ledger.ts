@@ -10,6 +10,8 @@ interface AlertBook {
   readonly uid: string;
   /** `${release}\0${class}` → the entry last delivered (or recorded as known). */
   readonly delivered: Map<string, NotifiedEntry>;
+  /** Slots this process delivered (not only seeded from the status). */
+  readonly mine: Set<string>;
   /** `${release}\0${class}` → the key last planned (queued, or delivered). */
   readonly planned: Map<string, string>;
   dirty: boolean;
@@ -32,7 +34,7 @@ export class Ledger {
       delivered.set(s, e);
       planned.set(s, e.key);
     }
-    this.#books.set(alertKey, { uid, delivered, planned, dirty: false });
+    this.#books.set(alertKey, { uid, delivered, planned, mine: new Set(), dirty: false });
   }
 
   lastPlanned(alertKey: string, release: string, cls: FactClass): string | undefined {
@@ -54,6 +56,7 @@ export class Ledger {
     const s = slot(release, cls);
     if (book.delivered.get(s)?.key === key) return;
     book.delivered.set(s, { release, event: cls, key, time });
+    book.mine.add(s);
     book.dirty = true;
   }
 
@@ -74,6 +77,7 @@ export class Ledger {
       for (const s of [...book.delivered.keys()]) {
         if (s.startsWith(`${release}\0`)) {
           book.delivered.delete(s);
+          book.mine.delete(s);
           book.dirty = true;
         }
       }
@@ -85,13 +89,20 @@ export class Ledger {
     this.#books.delete(alertKey);
   }
 
-  /** status.notified of the Alert, in a stable order. */
-  entries(alertKey: string): NotifiedEntry[] {
+  /**
+   * status.notified of the Alert, in a stable order. `mineOnly`: only what this process delivered — for a
+   * replica that writes under its own field manager, which must not put back another replica's older
+   * entries it was seeded with.
+   */
+  entries(alertKey: string, mineOnly = false): NotifiedEntry[] {
     const book = this.#books.get(alertKey);
     if (book === undefined) return [];
-    return [...book.delivered.values()].sort((a, b) =>
-      a.release === b.release ? a.event.localeCompare(b.event) : a.release.localeCompare(b.release),
-    );
+    return [...book.delivered]
+      .filter(([s]) => !mineOnly || book.mine.has(s))
+      .map(([, e]) => e)
+      .sort((a, b) =>
+        a.release === b.release ? a.event.localeCompare(b.event) : a.release.localeCompare(b.release),
+      );
   }
 
   /** Alerts whose book changed since their last write. */
