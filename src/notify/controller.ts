@@ -16,7 +16,6 @@ import {
 import type { Alert, Condition, Provider, Receiver, Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { writeStatus } from '../kube/status.ts';
-import { formatTime, nextCondition } from '../observer/status-condition.ts';
 import {
   type Controller,
   changed,
@@ -181,7 +180,8 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
   alerts.addHandlers({ delete: (a) => notifier.ledger.forgetAlert(keyOf(a)) });
 
   // --- status writes ----------------------------------------------------------------------------------
-  const stamp = () => formatTime(new Date(now()));
+  /** metav1.Time: whole seconds, UTC. */
+  const stamp = (t = now()) => `${new Date(t).toISOString().slice(0, 19)}Z`;
   const write = async (
     kind: 'Alert' | 'Provider' | 'Receiver',
     obj: KubeObject,
@@ -200,7 +200,17 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
     prior: { conditions?: Condition[] } | undefined,
     v: ConditionValueOf,
     generation: number | undefined,
-  ) => nextCondition('Ready', v, { conditions: prior?.conditions ?? [] }, generation, stamp());
+  ): Condition => {
+    // lastTransitionTime moves only when the status does (metav1.Condition).
+    const old = prior?.conditions?.find((c) => c.type === 'Ready');
+    const since = old !== undefined && old.status === v.status ? old.lastTransitionTime : stamp();
+    return {
+      type: 'Ready',
+      ...v,
+      lastTransitionTime: since,
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+    };
+  };
   const conditionDiffers = (prior: { conditions?: Condition[] } | undefined, v: ConditionValueOf) => {
     const c = prior?.conditions?.find((x) => x.type === 'Ready');
     return c === undefined || c.status !== v.status || c.reason !== v.reason || c.message !== v.message;
@@ -245,7 +255,7 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
         await write('Provider', p, {
           observedGeneration: p.metadata.generation,
           conditions: [conditionOf(p.status, v.condition, p.metadata.generation)],
-          ...(lastDelivery === undefined ? {} : { lastDeliveryTime: formatTime(new Date(lastDelivery)) }),
+          ...(lastDelivery === undefined ? {} : { lastDeliveryTime: stamp(Date.parse(lastDelivery)) }),
         });
       } catch (err) {
         dirtyProviders.add(k);

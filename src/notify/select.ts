@@ -3,20 +3,12 @@
 // A fact older than the Alert itself is taken as known (recorded, not sent), so creating an Alert does
 // not replay the current state of every Release it selects. Pure.
 import type { Alert, Release } from '../api/types.ts';
-import { selectorMatches } from '../observer/health/selector.ts';
+import { selectionMatches } from '../lib/selector.ts';
 import { atLeast, type Fact, type FactClass } from './facts.ts';
 
-export type ReleaseSelection = Alert['spec']['releases'];
-
-/** Whether spec.releases of an Alert or a Receiver selects the Release (same namespace assumed). */
-export function selectsRelease(sel: ReleaseSelection, release: Pick<Release, 'metadata'>): boolean {
-  if (sel === undefined) return true;
-  if (sel.names !== undefined && !sel.names.includes(release.metadata.name ?? '')) return false;
-  return selectorMatches(sel.selector, release.metadata.labels);
-}
-
+/** Whether the Alert's spec.releases selects the Release (same namespace assumed). */
 export function alertSelects(alert: Pick<Alert, 'spec'>, release: Pick<Release, 'metadata'>): boolean {
-  return selectsRelease(alert.spec.releases, release);
+  return selectionMatches(alert.spec.releases, release.metadata.name, release.metadata.labels);
 }
 
 /** Whether the Alert forwards this kind of fact at all (events and minimum severity). */

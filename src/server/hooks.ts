@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { API_VERSION as CRD_API_VERSION } from '../api/constants.ts';
 import type { Receiver, Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { selectsRelease } from '../notify/select.ts';
+import { selectionMatches } from '../lib/selector.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { followsPush, verifyPush } from './receiver.ts';
 import { writeSync } from './sync-write.ts';
@@ -148,7 +148,7 @@ export class HookHandler {
     const following = releases
       .filter((r) => r.metadata.deletionTimestamp === undefined)
       .filter((r) => followsPush(r, v))
-      .filter((r) => selectsRelease(receiver.spec.releases, r))
+      .filter((r) => selectionMatches(receiver.spec.releases, r.metadata.name, r.metadata.labels))
       .map((r) => r.metadata.name ?? '');
     const synced: string[] = [];
     for (const rel of following) {
