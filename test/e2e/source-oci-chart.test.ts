@@ -1,7 +1,8 @@
 // A Helm chart from an OCI registry, as teams publish them: `helm package` and `helm push` (the real
 // helm, built from its Go module) into the real registry, and a Release with source.oci (a semver range
 // over the chart's version tags, path = the chart's directory in the archive) and render.type Helm.
-// The first version rolls out; pushing a newer one rolls it out too, picked by the range.
+// The first version rolls out with revision <version>@<digest>; pushing a newer one rolls it out
+// too, picked by the range.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -102,15 +103,23 @@ test('a chart pushed with helm push rolls out from source.oci; a newer version m
     ns,
     'web',
     'Succeeded(0.1.0)',
-    reached('Succeeded', one),
+    // The revision is the chart version (the tag the range picked) and the digest helm push printed.
+    reached('Succeeded', `0.1.0@${one}`),
     90_000,
   );
-  assert.equal(r1.status?.lastSuccessful?.revision, one);
+  assert.equal(r1.status?.lastSuccessful?.revision, `0.1.0@${one}`);
   assert.deepEqual(await configValue(ns), { v: 'one', chart: '0.1.0' });
 
   const two = await publish('0.2.0', 'two');
   assert.notEqual(two, one);
-  await waitForRollout(env.client, ns, 'web', 'Succeeded(0.2.0)', reached('Succeeded', two), 90_000);
+  await waitForRollout(
+    env.client,
+    ns,
+    'web',
+    'Succeeded(0.2.0)',
+    reached('Succeeded', `0.2.0@${two}`),
+    90_000,
+  );
   await waitFor('the ConfigMap of chart 0.2.0', async () => (await configValue(ns))?.chart === '0.2.0');
   assert.deepEqual(await configValue(ns), { v: 'two', chart: '0.2.0' });
 });

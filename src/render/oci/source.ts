@@ -91,6 +91,7 @@ export class OciSource implements Source<OciSourceSpec> {
           return { revision: ref.digest, files: under(cached, path, repo, ref.digest) };
       }
       const reference = await this.#resolve(client, repo, ref);
+      const tagged = ref.type === 'digest' ? undefined : reference;
       const manifest = await client.manifest(reference);
       const key = keyOf(manifest.digest);
       let files = this.#cached(key);
@@ -98,7 +99,7 @@ export class OciSource implements Source<OciSourceSpec> {
         files = await this.#read(client, repo, ref, manifest);
         this.#remember(key, files);
       }
-      return { revision: manifest.digest, files: under(files, path, repo, manifest.digest) };
+      return { revision: revisionOf(manifest, tagged), files: under(files, path, repo, manifest.digest) };
     } catch (e) {
       if (e instanceof ArchiveError) {
         throw new SourceError(
@@ -232,4 +233,21 @@ function under(files: readonly SourceFile[], path: string, repo: OciRepo, digest
     );
   }
   return out;
+}
+
+/** The config media type `helm push` gives a chart (Helm's OCI support). */
+export const HELM_CHART_CONFIG = 'application/vnd.cncf.helm.config.v1+json';
+
+/**
+ * The revision of an artifact: its manifest digest; for a Helm chart found by tag or range, the tag
+ * (the chart's version, as `helm push` names it) in front, `<version>@sha256:…`, as for a chart from
+ * a chart repository. A chart pinned by digest keeps the digest alone (no tag names it). Pure.
+ */
+export function revisionOf(
+  manifest: { readonly digest: string; readonly config?: { readonly mediaType: string } },
+  tag: string | undefined,
+): string {
+  return manifest.config?.mediaType === HELM_CHART_CONFIG && tag !== undefined
+    ? `${tag}@${manifest.digest}`
+    : manifest.digest;
 }
