@@ -43,17 +43,8 @@ export function importFluxKustomization(
   lookup: SourceLookup,
   opts: { readonly namespace?: string } = {},
 ): { readonly release?: ImportedRelease; readonly notes: readonly ImportNote[] } {
-  const object = describeDoc(d);
-  const notes: ImportNote[] = [];
-  const note: Note = (field, message) => notes.push({ object, field, message });
-  const meta = asRecord(d.metadata);
-  const spec = asRecord(d.spec);
-  const name = str(meta.name);
-  const namespace = str(meta.namespace) ?? 'flux-system';
-  if (name === undefined) {
-    note('metadata.name', 'missing; nothing imported');
-    return { notes };
-  }
+  const { notes, note, spec, name, namespace } = begin(d);
+  if (name === undefined) return { notes };
   const src = sourceOf(asRecord(spec.sourceRef), namespace, str(spec.path), lookup, note, 'spec.sourceRef');
   if (src === undefined) return { notes };
   const out: Spec = { source: src, healthAssessment: IMPORTED_HEALTH };
@@ -100,17 +91,8 @@ export function importFluxHelmRelease(
   lookup: SourceLookup,
   opts: { readonly namespace?: string } = {},
 ): { readonly release?: ImportedRelease; readonly notes: readonly ImportNote[] } {
-  const object = describeDoc(d);
-  const notes: ImportNote[] = [];
-  const note: Note = (field, message) => notes.push({ object, field, message });
-  const meta = asRecord(d.metadata);
-  const spec = asRecord(d.spec);
-  const name = str(meta.name);
-  const namespace = str(meta.namespace) ?? 'flux-system';
-  if (name === undefined) {
-    note('metadata.name', 'missing; nothing imported');
-    return { notes };
-  }
+  const { notes, note, spec, name, namespace } = begin(d);
+  if (name === undefined) return { notes };
   let src: ReleaseSpec['source'] | undefined;
   const chartRef = asRecord(spec.chartRef);
   if (Object.keys(chartRef).length > 0) {
@@ -216,6 +198,17 @@ export function importFluxHelmRelease(
     if (spec[k] !== undefined && !(k === 'install' && Object.keys(asRecord(spec.install)).length === 0))
       note(`spec.${k}`, k === 'maxHistory' ? 'use historyLimit; not carried over' : 'not carried over');
   return { release: release(name, opts.namespace ?? namespace, out), notes };
+}
+
+/** What both kinds start from: notes about this object, its spec, name and namespace (a missing name is noted). */
+function begin(d: Doc) {
+  const object = describeDoc(d);
+  const notes: ImportNote[] = [];
+  const note: Note = (field, message) => notes.push({ object, field, message });
+  const meta = asRecord(d.metadata);
+  const name = str(meta.name);
+  if (name === undefined) note('metadata.name', 'missing; nothing imported');
+  return { notes, note, spec: asRecord(d.spec), name, namespace: str(meta.namespace) ?? 'flux-system' };
 }
 
 /** interval, suspend, serviceAccountName, kubeConfig, dependsOn: shared by both kinds. */

@@ -3,7 +3,7 @@
 // and their managedFields come to about 6 MiB in one object. Part 0 is the ReleaseInventory named like
 // its Release (hooks, pending and the first entries); parts 1…N are ReleaseInventories named
 // `<name>-part-<i>`, labelled with the Release's name, holding entries only. Every manager keeps its
-// fields of an entry in whichever part holds it (DESIGN 4.7 unchanged). A key stays in its part for as
+// fields of an entry in whichever part holds it (field ownership unchanged: docs/design.md#field-ownership). A key stays in its part for as
 // long as it is recorded, so a write touches only the parts whose entries changed, and new keys fill the
 // lowest part with room. Pure; the writers and readers do the I/O.
 import { createHash } from 'node:crypto';

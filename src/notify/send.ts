@@ -49,6 +49,12 @@ export const fetchSender: Sender = async (req, timeoutMs) => {
   } catch (err) {
     return networkFailure(err);
   }
-  await res.body?.cancel().catch(() => undefined);
+  // The status is the answer; the unread body is released, and a failure to release it is reported
+  // like any other network failure rather than dropped.
+  try {
+    await res.body?.cancel();
+  } catch (err) {
+    return networkFailure(err);
+  }
   return classifyStatus(res.status);
 };

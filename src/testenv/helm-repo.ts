@@ -62,7 +62,7 @@ export async function startHelmRepo(opts: HelmRepoOptions = {}): Promise<HelmRep
       }
       const body = await readFile(join(served, name));
       res.writeHead(200, { 'content-length': body.length }).end(body);
-    })().catch(() => res.writeHead(500).end());
+    })().catch((err: unknown) => res.writeHead(500).end(`helm repo: ${String(err)}`));
   };
   let caPem: string | undefined;
   let server: http.Server;

@@ -133,7 +133,7 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
         const retry =
           err instanceof ProcessExitedError &&
           attempt < PORT_ATTEMPTS &&
-          isAddressInUse(await readFile(logPath, 'utf8').catch(() => ''));
+          isAddressInUse(await readLog(logPath));
         if (!retry) throw err;
         continue;
       }
@@ -274,4 +274,13 @@ async function writeServingCert(dir: string): Promise<{ caPem: string; certFile:
     f('ext.cnf'),
   ]);
   return { caPem: await readFile(f('ca.crt'), 'utf8'), certFile: f('tls.crt'), keyFile: f('tls.key') };
+}
+
+/** The registry's log, or why it could not be read (so a retry decision never hides the reason). */
+async function readLog(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    return `(the registry log ${path} could not be read: ${String(err)})`;
+  }
 }
