@@ -50,13 +50,6 @@ const FOLDERS = LAYERS.map(([name]) => name);
  */
 const PENDING = [
   {
-    // pending: GROUP_VERSION of the aggregated API belongs in src/api/constants.ts, imported from there
-    // by src/server/routes.ts and by the observer's wake-up.
-    layer: 'observer',
-    from: '^src/observer/health/loop/sync-request\\.ts$',
-    to: '^src/server/routes\\.ts$',
-  },
-  {
     // pending: the release label the deployer adds (labelled) belongs below both processes, in
     // src/render, so the drift loop compares with the same function without importing the controller.
     layer: 'observer',

@@ -5,6 +5,12 @@ export const GROUP = 'convoy.kumodo.io';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
+/** The aggregated API convoy's server serves: distinct from the CRDs' convoy.kumodo.io, which the CRDs
+ * already serve. Both processes and the CLI spell its URLs with it (docs/design.md#layers). */
+export const AGGREGATED_API_GROUP = 'api.convoy.kumodo.io';
+export const AGGREGATED_API_VERSION = 'v1alpha1';
+export const AGGREGATED_GROUP_VERSION = `${AGGREGATED_API_GROUP}/${AGGREGATED_API_VERSION}`;
+
 /** Kind → plural resource name and scope of every convoy resource. */
 export const RESOURCES = {
   Release: { plural: 'releases', singular: 'release', listKind: 'ReleaseList', namespaced: true },

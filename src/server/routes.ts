@@ -1,13 +1,16 @@
 // The HTTP API's URL space as a pure function: method + path → the route it names, or the error the
 // client gets (404 unknown path, 405 wrong method, 400 malformed name), plus the Kubernetes access
 // each route needs. The handlers in server.ts only run what this file decided.
+import {
+  AGGREGATED_API_GROUP as API_GROUP,
+  AGGREGATED_API_VERSION as API_VERSION,
+  AGGREGATED_GROUP_VERSION as GROUP_VERSION,
+} from '../api/constants.ts';
 import { isRenderRef } from '../store/layout.ts';
 import { type ApiError, apiError } from './status.ts';
 
-/** The aggregated API group: distinct from the CRDs' convoy.kumodo.io, which the CRDs already serve. */
-export const API_GROUP = 'api.convoy.kumodo.io';
-export const API_VERSION = 'v1alpha1';
-export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
+/** The aggregated API group/version, defined with the other names in src/api/constants.ts. */
+export { API_GROUP, API_VERSION, GROUP_VERSION };
 
 export const SUBRESOURCES = ['sync', 'health', 'history', 'renders'] as const;
 export type Subresource = (typeof SUBRESOURCES)[number];

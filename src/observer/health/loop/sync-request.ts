@@ -4,12 +4,16 @@
 // Writing the annotation here instead is a degraded mode for clusters without the aggregated API, chosen only
 // explicitly. Any failure throws: the caller keeps the edge and the queue retries the pass.
 import { request as httpsRequest } from 'node:https';
-import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION, FIELD_MANAGERS } from '../../../api/constants.ts';
+import {
+  ANNOTATION_SYNC_REQUESTED_AT,
+  API_VERSION,
+  FIELD_MANAGERS,
+  AGGREGATED_GROUP_VERSION as GROUP_VERSION,
+} from '../../../api/constants.ts';
 import type { Release } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import { errorMessage } from '../../../lib/errors.ts';
-import { GROUP_VERSION } from '../../../server/routes.ts';
 
 export type SyncVia =
   /** POST through kube-apiserver: the kubeconfig's server + /apis/api.convoy.kumodo.io/v1alpha1/…, its auth. */
