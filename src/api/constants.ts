@@ -36,6 +36,7 @@ export const RESOURCES = {
   Provider: { plural: 'providers', singular: 'provider', listKind: 'ProviderList', namespaced: true },
   Alert: { plural: 'alerts', singular: 'alert', listKind: 'AlertList', namespaced: true },
   Receiver: { plural: 'receivers', singular: 'receiver', listKind: 'ReceiverList', namespaced: true },
+  ReleaseSet: { plural: 'releasesets', singular: 'releaseset', listKind: 'ReleaseSetList', namespaced: true },
 } as const;
 export type ConvoyKind = keyof typeof RESOURCES;
 
@@ -47,8 +48,15 @@ export const PLURAL_GLOBAL_HEALTH_RULE_SETS = RESOURCES.GlobalHealthRuleSet.plur
 export const PLURAL_PROVIDERS = RESOURCES.Provider.plural;
 export const PLURAL_ALERTS = RESOURCES.Alert.plural;
 export const PLURAL_RECEIVERS = RESOURCES.Receiver.plural;
+export const PLURAL_RELEASE_SETS = RESOURCES.ReleaseSet.plural;
 
 const prefix = `${GROUP}/`;
+
+/** On a Release a ReleaseSet owns: the set's name, the member cluster, the fleet revision and train it runs. */
+export const LABEL_RELEASE_SET = `${prefix}releaseset`;
+export const LABEL_FLEET_CLUSTER = `${prefix}fleet-cluster`;
+export const ANNOTATION_FLEET_REVISION = `${prefix}fleet-revision`;
+export const ANNOTATION_FLEET_TRAIN = `${prefix}fleet-train`;
 
 /** Label on every applied object: `<namespace>.<name>` of its Release, so orphans can always be found. */
 export const LABEL_RELEASE = `${prefix}release`;
@@ -114,6 +122,8 @@ export const FIELD_MANAGERS = {
   deployer: 'convoy',
   /** Provider, Alert and Receiver status (the notification controller). */
   notify: 'convoy-notify',
+  /** ReleaseSet status and the spec of the Releases a ReleaseSet owns (the fleet controller). */
+  fleet: 'convoy-fleet',
 } as const;
 export type FieldManager = (typeof FIELD_MANAGERS)[keyof typeof FIELD_MANAGERS];
 

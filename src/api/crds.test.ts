@@ -19,7 +19,7 @@ test('deploy/crds matches the schemas (run npm run gen:crds)', async () => {
   }
 });
 
-test('eight CRDs in group convoy.kumodo.io v1alpha1, status subresource on Release, Cluster and the notification kinds', () => {
+test('nine CRDs in group convoy.kumodo.io v1alpha1, status subresource on Release, Cluster, ReleaseSet and the notification kinds', () => {
   const crds = buildCrds();
   const summary = crds.map((c) => {
     const spec = c.spec as {
@@ -45,6 +45,7 @@ test('eight CRDs in group convoy.kumodo.io v1alpha1, status subresource on Relea
     ['Provider', 'convoy.kumodo.io', 'Namespaced', 'v1alpha1', true],
     ['Alert', 'convoy.kumodo.io', 'Namespaced', 'v1alpha1', true],
     ['Receiver', 'convoy.kumodo.io', 'Namespaced', 'v1alpha1', true],
+    ['ReleaseSet', 'convoy.kumodo.io', 'Namespaced', 'v1alpha1', true],
   ]);
 });
 

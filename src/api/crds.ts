@@ -1,4 +1,4 @@
-// The eight CustomResourceDefinitions, built from the TypeBox schemas in ./schema (the one source of
+// The nine CustomResourceDefinitions, built from the TypeBox schemas in ./schema (the one source of
 // truth). generate.ts writes them to deploy/crds; crds.test.ts fails when the committed YAML drifts.
 import { GROUP, RESOURCES, VERSION } from './constants.ts';
 import { ClusterSpecSchema, ClusterStatusSchema } from './schema/cluster.ts';
@@ -13,6 +13,7 @@ import {
   ReceiverStatusSchema,
 } from './schema/notification.ts';
 import { ReleaseSpecSchema, ReleaseStatusSchema } from './schema/release.ts';
+import { ReleaseSetSpecSchema, ReleaseSetStatusSchema } from './schema/releaseset.ts';
 import { type JsonSchema, toStructural } from './structural.ts';
 
 interface PrinterColumn {
@@ -144,6 +145,25 @@ const INPUTS: readonly CrdInput[] = [
       { name: 'Ready', type: 'string', jsonPath: condition('Ready') },
       { name: 'Path', type: 'string', jsonPath: '.status.webhookPath' },
       AGE,
+    ],
+  },
+  {
+    kind: 'ReleaseSet',
+    shortNames: ['rset'],
+    description:
+      'One Release template rolled out to many Clusters in waves gated on health, with a fleet-wide rollback.',
+    body: { spec: ReleaseSetSpecSchema, status: ReleaseSetStatusSchema },
+    required: ['spec'],
+    statusSubresource: true,
+    columns: [
+      { name: 'Revision', type: 'string', jsonPath: '.status.revision' },
+      { name: 'Train', type: 'string', jsonPath: '.status.train.state' },
+      { name: 'Wave', type: 'integer', jsonPath: '.status.train.wave' },
+      { name: 'Ready', type: 'string', jsonPath: '.status.summary.ready' },
+      { name: 'Good', type: 'string', jsonPath: '.status.good.revision' },
+      AGE,
+      { name: 'Message', type: 'string', jsonPath: '.status.message' },
+      { name: 'Failed', type: 'string', jsonPath: '.status.train.failedCluster', priority: 1 },
     ],
   },
 ];

@@ -21,4 +21,10 @@ export {
   SEVERITIES,
 } from './schema/notification.ts';
 export { RENDER_TYPES, ReleaseSpecSchema, ReleaseStatusSchema, ROLLOUT_STATES } from './schema/release.ts';
+export {
+  MEMBER_STATES,
+  ReleaseSetSpecSchema,
+  ReleaseSetStatusSchema,
+  TRAIN_STATES,
+} from './schema/releaseset.ts';
 export * from './types.ts';

@@ -15,6 +15,7 @@ import type {
   ReceiverStatus,
 } from './schema/notification.ts';
 import type { ReleaseSpecSchema, ReleaseStatusSchema } from './schema/release.ts';
+import type { ReleaseSetSpec, ReleaseSetStatus } from './schema/releaseset.ts';
 
 export type {
   Condition,
@@ -25,6 +26,7 @@ export type {
   ObjectMeta,
 } from './schema/common.ts';
 export type { EntryState, HookState } from './schema/inventory.ts';
+export type { ReleaseSetSpec, ReleaseSetStatus } from './schema/releaseset.ts';
 
 export type ReleaseSpec = Static<typeof ReleaseSpecSchema>;
 export type ReleaseStatus = Static<typeof ReleaseStatusSchema>;
@@ -97,6 +99,14 @@ export interface Receiver extends Envelope<'Receiver'> {
   status?: ReceiverStatus;
 }
 
+export interface ReleaseSet extends Envelope<'ReleaseSet'> {
+  spec: ReleaseSetSpec;
+  status?: ReleaseSetStatus;
+}
+export type FleetMemberStatus = NonNullable<ReleaseSetStatus['clusters']>[number];
+export type FleetTrain = NonNullable<ReleaseSetStatus['train']>;
+export type FleetMemberState = FleetMemberStatus['state'];
+
 export type {
   AlertEvent,
   AlertSpec,
@@ -119,7 +129,8 @@ export type ConvoyObject =
   | GlobalHealthRuleSet
   | Provider
   | Alert
-  | Receiver;
+  | Receiver
+  | ReleaseSet;
 
 /** The keys of an inventory entry (its list-map keys). */
 export type InventoryKey = Pick<InventoryEntry, 'group' | 'kind' | 'namespace' | 'name'>;

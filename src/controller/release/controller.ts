@@ -8,6 +8,7 @@ import {
   ANNOTATION_FORCE_SYNC_AT,
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
+  LABEL_RELEASE_SET,
   PLURAL_INVENTORIES,
   PLURAL_RELEASES,
 } from '../../api/constants.ts';
@@ -197,14 +198,16 @@ export function registerReleaseController(
         const c = r.spec.cluster?.name;
         return c === undefined ? undefined : clusters.cache.get(`${ns}/${c}`)?.spec.wave;
       };
-      const wave = waveOf(release);
+      // A ReleaseSet's Release is gated by its set (docs/design.md#fleets), never by a hand-made train.
+      const fleet = (r: Release) => r.metadata.labels?.[LABEL_RELEASE_SET] !== undefined;
+      const wave = fleet(release) ? undefined : waveOf(release);
       // Without a wave the gate is open whoever the peers are (clusterWaveGate): none are looked up.
       if (wave === undefined) return { wave, revision: _revision, peers: [] };
       const identity = sourceIdentity(release.spec.source);
       const peers: WavePeer[] = releases.cache
         .byIndex(BY_NAMESPACE, ns)
         .filter((r) => r.metadata.name !== release.metadata.name)
-        .filter((r) => waveOf(r) !== undefined && sourceIdentity(r.spec.source) === identity)
+        .filter((r) => !fleet(r) && waveOf(r) !== undefined && sourceIdentity(r.spec.source) === identity)
         .map((r) => ({
           release: r.metadata.name ?? '',
           cluster: r.spec.cluster?.name ?? '',

@@ -1,0 +1,122 @@
+// The Release a member cluster of a ReleaseSet gets, as a pure function of a revision's template and
+// inputs and of the Cluster: the template's spec with spec.cluster set, substitutions and Helm values
+// taken from the Cluster's labels and annotations and the per-cluster list (docs/design.md#fleets).
+// A label or annotation the inputs name that the Cluster lacks is an error naming both: that member gets
+// nothing rather than a Release with a hole in it.
+import { createHash } from 'node:crypto';
+import type { ReleaseSetSpec, ReleaseSpec } from '../../api/types.ts';
+import { canonicalJson } from '../../render/canonical.ts';
+
+/** The member name of the cluster convoy runs in (spec.local). */
+export const LOCAL_MEMBER = 'local';
+
+export type Template = ReleaseSetSpec['template'];
+export type Inputs = NonNullable<ReleaseSetSpec['inputs']>;
+
+/** What member-spec needs of a Cluster (or of the local member). */
+export type MemberCluster = {
+  readonly name: string;
+  readonly local: boolean;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+};
+
+export type MemberSpec =
+  | { readonly kind: 'ok'; readonly spec: ReleaseSpec }
+  | { readonly kind: 'error'; readonly message: string };
+
+/** The fleet revision: a short hash of the template and the inputs (what a train carries). */
+export function fleetRevision(template: Template, inputs: Inputs | undefined): string {
+  return createHash('sha256')
+    .update(canonicalJson({ template, inputs: inputs ?? {} }))
+    .digest('hex')
+    .slice(0, 12);
+}
+
+/** A train is a revision, and the forced sync that restarted it (if any). */
+export function trainId(revision: string, forceToken: string | undefined): string {
+  if (forceToken === undefined || forceToken === '') return revision;
+  return `${revision}.${createHash('sha256').update(forceToken).digest('hex').slice(0, 8)}`;
+}
+
+export function memberSpec(
+  template: Template,
+  inputs: Inputs | undefined,
+  cluster: MemberCluster,
+): MemberSpec {
+  const substitute: Record<string, string> = { ...(template.spec.render?.substitute ?? {}) };
+  const values: Record<string, unknown> = structuredClone(template.spec.render?.helm?.values ?? {});
+  const from = (
+    map: Readonly<Record<string, string>> | undefined,
+    source: Readonly<Record<string, string>>,
+    what: 'label' | 'annotation',
+    field: string,
+    set: (key: string, value: string) => void,
+  ): string | undefined => {
+    for (const [key, sourceKey] of Object.entries(map ?? {})) {
+      const value = source[sourceKey];
+      if (value === undefined)
+        return `Cluster ${cluster.name} has no ${what} ${sourceKey} (spec.inputs.${field}.${key})`;
+      set(key, value);
+    }
+    return undefined;
+  };
+  const problem =
+    from(inputs?.substituteFromLabels, cluster.labels, 'label', 'substituteFromLabels', (k, v) => {
+      substitute[k] = v;
+    }) ??
+    from(
+      inputs?.substituteFromAnnotations,
+      cluster.annotations,
+      'annotation',
+      'substituteFromAnnotations',
+      (k, v) => {
+        substitute[k] = v;
+      },
+    ) ??
+    from(inputs?.valuesFromLabels, cluster.labels, 'label', 'valuesFromLabels', (k, v) =>
+      setPath(values, k, v),
+    );
+  if (problem !== undefined) return { kind: 'error', message: problem };
+  const own = inputs?.clusters?.find((c) => c.cluster === cluster.name);
+  Object.assign(substitute, own?.substitute ?? {});
+  if (own?.values !== undefined) deepMerge(values, own.values);
+
+  const { cluster: _ignored, ...rest } = structuredClone(template.spec);
+  const spec: ReleaseSpec = { ...rest, ...(cluster.local ? {} : { cluster: { name: cluster.name } }) };
+  const render = { ...(spec.render ?? {}) };
+  if (Object.keys(substitute).length > 0) render.substitute = substitute;
+  if (Object.keys(values).length > 0) {
+    if (render.type !== 'Helm')
+      return {
+        kind: 'error',
+        message: `Helm values for Cluster ${cluster.name} need spec.template.spec.render.type Helm`,
+      };
+    render.helm = { ...(render.helm ?? {}), values };
+  }
+  if (Object.keys(render).length > 0) spec.render = render;
+  return { kind: 'ok', spec };
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: string): void {
+  const parts = path.split('.');
+  let at = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = at[part];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) at[part] = {};
+    at = at[part] as Record<string, unknown>;
+  }
+  at[parts[parts.length - 1] ?? path] = value;
+}
+
+function deepMerge(target: Record<string, unknown>, source: Readonly<Record<string, unknown>>): void {
+  for (const [key, value] of Object.entries(source)) {
+    const have = target[key];
+    if (isPlain(value) && isPlain(have)) deepMerge(have, value);
+    else target[key] = structuredClone(value);
+  }
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,110 @@
+// What a member's Release says about the train it was given, read so that a stale status can never pass
+// for a new revision (docs/design.md#fleets): the Release's status must have observed its generation and
+// any forced sync the set asked for, and a rollout counts only for the render of that reconcile.
+import {
+  ANNOTATION_FLEET_REVISION,
+  ANNOTATION_FLEET_TRAIN,
+  ANNOTATION_FORCE_SYNC_AT,
+} from '../../api/constants.ts';
+import type { Release } from '../../api/types.ts';
+
+export type ReleaseView = {
+  readonly name: string;
+  /** The fleet-train annotation: the train it was last given. */
+  readonly train: string | undefined;
+  readonly revision: string | undefined;
+  readonly pending: boolean;
+  readonly rollout:
+    | {
+        readonly state: 'Progressing' | 'Succeeded' | 'Failed' | 'RolledBack';
+        readonly current: boolean;
+        readonly finishedAt?: string | undefined;
+        readonly reason?: string | undefined;
+        readonly message?: string | undefined;
+      }
+    | undefined;
+  readonly hasFailurePolicy: boolean;
+  /** lastSuccessful is the current render and Healthy is True (for a Release without a failurePolicy). */
+  readonly appliedHealthy: boolean;
+  readonly lastHealthyRenderRef: string | undefined;
+  readonly lastSuccessfulRenderRef: string | undefined;
+  /**
+   * The newest healthy render other than the current one: what a fleet rollback re-applies when the
+   * set recorded none (a crash between its apply and its status write).
+   */
+  readonly healthyBefore: string | undefined;
+  readonly pin: string | undefined;
+  readonly health: string | undefined;
+};
+
+export type Outcome =
+  | { readonly kind: 'Pending' }
+  | { readonly kind: 'Progressing' }
+  | { readonly kind: 'Succeeded'; readonly at: string | undefined }
+  | {
+      readonly kind: 'Failed' | 'RolledBack';
+      readonly reason: string | undefined;
+      readonly message: string | undefined;
+    };
+
+export function viewOf(release: Release): ReleaseView {
+  const a = release.metadata.annotations ?? {};
+  const s = release.status;
+  const force = a[ANNOTATION_FORCE_SYNC_AT];
+  const generation = release.metadata.generation ?? 0;
+  const pending =
+    (s?.observedGeneration ?? -1) < generation ||
+    (force !== undefined && s?.lastHandledForceSyncAt !== force);
+  const current = s?.currentRender?.renderRef;
+  const healthy = s?.conditions?.find((c) => c.type === 'Healthy')?.status;
+  return {
+    name: release.metadata.name ?? '',
+    train: a[ANNOTATION_FLEET_TRAIN],
+    revision: a[ANNOTATION_FLEET_REVISION],
+    pending,
+    rollout:
+      s?.rollout === undefined
+        ? undefined
+        : {
+            state: s.rollout.state,
+            current: current !== undefined && s.rollout.renderRef === current,
+            finishedAt: s.rollout.finishedAt,
+            reason: s.rollout.reason,
+            message: s.rollout.message,
+          },
+    hasFailurePolicy: release.spec.failurePolicy !== undefined,
+    appliedHealthy: current !== undefined && s?.lastSuccessful?.renderRef === current && healthy === 'True',
+    lastHealthyRenderRef: s?.lastHealthy?.renderRef,
+    lastSuccessfulRenderRef: s?.lastSuccessful?.renderRef,
+    healthyBefore:
+      s?.lastHealthy !== undefined && s.lastHealthy.renderRef !== current
+        ? s.lastHealthy.renderRef
+        : [...(s?.history ?? [])].reverse().find((h) => h.renderRef !== current && h.result === 'Succeeded')
+            ?.renderRef,
+    pin: release.spec.pin?.renderRef,
+    health: healthy,
+  };
+}
+
+/** How the train a Release was given is going on it. */
+export function outcomeOf(v: ReleaseView): Outcome {
+  if (v.pending) return { kind: 'Pending' };
+  if (v.pin !== undefined) {
+    return v.lastSuccessfulRenderRef === v.pin
+      ? { kind: 'Succeeded', at: undefined }
+      : { kind: 'Progressing' };
+  }
+  if (!v.hasFailurePolicy)
+    return v.appliedHealthy ? { kind: 'Succeeded', at: undefined } : { kind: 'Progressing' };
+  const r = v.rollout;
+  if (r === undefined || !r.current) return { kind: 'Progressing' };
+  switch (r.state) {
+    case 'Progressing':
+      return { kind: 'Progressing' };
+    case 'Succeeded':
+      return { kind: 'Succeeded', at: r.finishedAt };
+    case 'Failed':
+    case 'RolledBack':
+      return { kind: r.state, reason: r.reason, message: r.message };
+  }
+}

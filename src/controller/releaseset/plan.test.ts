@@ -1,0 +1,302 @@
+// planFleet by tables: wave order, maxParallel, soak, the failure policy, pauses, joins and strays.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { FleetMemberStatus, FleetTrain } from '../../api/types.ts';
+import type { ReleaseView } from './observe.ts';
+import { type FleetAction, type PlanInput, type PlanMember, planFleet } from './plan.ts';
+
+const NOW = '2026-12-02T05:00:00Z';
+const R = 'rev2';
+const ref = (c: string) => `sha256:${c.repeat(64).slice(0, 64)}`;
+
+function release(
+  train: string | undefined,
+  state: 'Progressing' | 'Succeeded' | 'Failed' | 'RolledBack' | 'Pending',
+  extra: Partial<ReleaseView> = {},
+): ReleaseView {
+  return {
+    name: 'x',
+    train,
+    revision: train?.split('.')[0],
+    pending: state === 'Pending',
+    rollout:
+      state === 'Pending'
+        ? undefined
+        : {
+            state,
+            current: true,
+            finishedAt: state === 'Succeeded' ? '2026-12-02T04:59:50Z' : undefined,
+            reason: state === 'Failed' ? 'DeadlineExceeded' : undefined,
+          },
+    hasFailurePolicy: true,
+    appliedHealthy: false,
+    lastHealthyRenderRef: ref('a'),
+    lastSuccessfulRenderRef: ref('b'),
+    healthyBefore: ref('a'),
+    pin: undefined,
+    health: 'True',
+    ...extra,
+  };
+}
+
+function member(
+  cluster: string,
+  wave: number,
+  rel: ReleaseView | undefined,
+  extra: Partial<PlanMember> = {},
+): PlanMember {
+  return {
+    cluster,
+    wave,
+    paused: false,
+    inputError: undefined,
+    release: rel === undefined ? undefined : { ...rel, name: `set-${cluster}` },
+    prior: undefined,
+    ...extra,
+  };
+}
+
+function input(members: PlanMember[], extra: Partial<PlanInput> = {}): PlanInput {
+  return {
+    now: NOW,
+    nowMs: Date.parse(NOW),
+    revision: R,
+    trainId: R,
+    priorTrain: undefined,
+    goodRevision: 'rev1',
+    maxParallel: undefined,
+    soakMs: 0,
+    fleetRollback: true,
+    members,
+    strays: [],
+    ...extra,
+  };
+}
+
+const old = (state: 'Succeeded' = 'Succeeded') => release('rev1', state);
+const states = (ms: readonly FleetMemberStatus[]) => Object.fromEntries(ms.map((m) => [m.cluster, m.state]));
+
+type Row = {
+  name: string;
+  in: PlanInput;
+  actions: FleetAction[];
+  train: FleetTrain['state'];
+  states?: Record<string, string>;
+  good?: boolean;
+};
+
+const progressing: FleetTrain = { revision: R, id: R, state: 'Progressing', startedAt: NOW };
+
+const rows: Row[] = [
+  {
+    name: 'a new train starts with wave 1 only',
+    in: input([member('c1', 1, old()), member('c2', 2, old()), member('c3', 3, old())]),
+    actions: [{ kind: 'apply', cluster: 'c1', which: 'train' }],
+    train: 'Progressing',
+    states: { c1: 'Progressing', c2: 'Succeeded', c3: 'Succeeded' },
+  },
+  {
+    name: 'wave 2 starts when wave 1 Succeeded the train',
+    in: input([member('c1', 1, release(R, 'Succeeded')), member('c2', 2, old()), member('c3', 3, old())], {
+      priorTrain: progressing,
+    }),
+    actions: [{ kind: 'apply', cluster: 'c2', which: 'train' }],
+    train: 'Progressing',
+  },
+  {
+    name: 'a stale status (generation not observed) is not Succeeded: wave 2 waits',
+    in: input([member('c1', 1, release(R, 'Pending')), member('c2', 2, old())], { priorTrain: progressing }),
+    actions: [],
+    train: 'Progressing',
+    states: { c1: 'Progressing', c2: 'Succeeded' },
+  },
+  {
+    name: 'a Succeeded rollout of another render is not this one',
+    in: input(
+      [
+        member('c1', 1, release(R, 'Succeeded', { rollout: { state: 'Succeeded', current: false } })),
+        member('c2', 2, old()),
+      ],
+      { priorTrain: progressing },
+    ),
+    actions: [],
+    train: 'Progressing',
+  },
+  {
+    name: 'maxParallel 1: one member of the wave at a time',
+    in: input([member('a', 1, old()), member('b', 1, old()), member('c', 1, old())], { maxParallel: 1 }),
+    actions: [{ kind: 'apply', cluster: 'a', which: 'train' }],
+    train: 'Progressing',
+    states: { a: 'Progressing', b: 'Waiting', c: 'Waiting' },
+  },
+  {
+    name: 'maxParallel 2 with one in flight: one more',
+    in: input([member('a', 1, release(R, 'Progressing')), member('b', 1, old()), member('c', 1, old())], {
+      maxParallel: 2,
+      priorTrain: progressing,
+    }),
+    actions: [{ kind: 'apply', cluster: 'b', which: 'train' }],
+    train: 'Progressing',
+  },
+  {
+    name: 'failure on wave 2 with fleetRollback: stop before wave 3, pin waves 1 and 2 back',
+    in: input(
+      [
+        member('c1', 1, release(R, 'Succeeded')),
+        member('c2', 2, release(R, 'Failed')),
+        member('c3', 3, old()),
+      ],
+      { priorTrain: progressing },
+    ),
+    actions: [
+      { kind: 'pin', cluster: 'c1', renderRef: ref('a') },
+      { kind: 'pin', cluster: 'c2', renderRef: ref('a') },
+    ],
+    train: 'RolledBack',
+    states: { c1: 'RolledBack', c2: 'RolledBack', c3: 'Succeeded' },
+  },
+  {
+    name: 'failure without fleetRollback: the train stops, nothing pinned',
+    in: input(
+      [
+        member('c1', 1, release(R, 'Succeeded')),
+        member('c2', 2, release(R, 'RolledBack')),
+        member('c3', 3, old()),
+      ],
+      { priorTrain: progressing, fleetRollback: false },
+    ),
+    actions: [],
+    train: 'Stopped',
+    states: { c1: 'Succeeded', c2: 'RolledBack', c3: 'Succeeded' },
+  },
+  {
+    name: 'a rolled back train pins only what is not pinned yet, and uses the recorded rollbackTo',
+    in: input(
+      [
+        member('c1', 1, release(R, 'Succeeded', { pin: ref('c') }), {
+          prior: { cluster: 'c1', wave: 1, state: 'RolledBack', revision: R, rollbackTo: ref('c') },
+        }),
+        member('c2', 2, release(R, 'Failed'), {
+          prior: { cluster: 'c2', wave: 2, state: 'Failed', revision: R, rollbackTo: ref('d') },
+        }),
+      ],
+      { priorTrain: { ...progressing, state: 'RolledBack', failedCluster: 'c2' } },
+    ),
+    actions: [{ kind: 'pin', cluster: 'c2', renderRef: ref('d') }],
+    train: 'RolledBack',
+  },
+  {
+    name: 'a paused cluster holds, and so do the waves above it',
+    in: input(
+      [
+        member('c1', 1, release(R, 'Succeeded')),
+        member('c2', 2, old(), { paused: true }),
+        member('c3', 3, old()),
+      ],
+      { priorTrain: progressing },
+    ),
+    actions: [],
+    train: 'Progressing',
+    states: { c1: 'Succeeded', c2: 'Paused', c3: 'Succeeded' },
+  },
+  {
+    name: 'a member with no Release gets the good revision first, whatever its wave',
+    in: input([member('c1', 1, release(R, 'Progressing')), member('c4', 3, undefined)], {
+      priorTrain: progressing,
+    }),
+    actions: [{ kind: 'apply', cluster: 'c4', which: 'good' }],
+    train: 'Progressing',
+  },
+  {
+    name: 'the first train (no good revision): a member with no Release waits for its wave',
+    in: input([member('c1', 1, undefined), member('c2', 2, undefined)], { goodRevision: undefined }),
+    actions: [{ kind: 'apply', cluster: 'c1', which: 'train' }],
+    train: 'Progressing',
+    states: { c1: 'Progressing', c2: 'Waiting' },
+  },
+  {
+    name: 'every member Succeeded: the train Succeeded and becomes the good revision',
+    in: input([member('c1', 1, release(R, 'Succeeded')), member('c2', 2, release(R, 'Succeeded'))], {
+      priorTrain: progressing,
+    }),
+    actions: [],
+    train: 'Succeeded',
+    good: true,
+  },
+  {
+    name: 'soak: wave 2 waits until wave 1 was Succeeded long enough',
+    in: input([member('c1', 1, release(R, 'Succeeded')), member('c2', 2, old())], {
+      priorTrain: progressing,
+      soakMs: 60_000,
+    }),
+    actions: [],
+    train: 'Progressing',
+  },
+  {
+    name: 'soak passed: wave 2 starts',
+    in: input([member('c1', 1, release(R, 'Succeeded')), member('c2', 2, old())], {
+      priorTrain: progressing,
+      soakMs: 5_000,
+    }),
+    actions: [{ kind: 'apply', cluster: 'c2', which: 'train' }],
+    train: 'Progressing',
+  },
+  {
+    name: 'a forced sync is a new train: a member on the old one is given it again',
+    in: input([member('c1', 1, release(R, 'RolledBack'))], {
+      trainId: `${R}.f00`,
+      priorTrain: { ...progressing, state: 'RolledBack' },
+    }),
+    actions: [{ kind: 'apply', cluster: 'c1', which: 'train' }],
+    train: 'Progressing',
+  },
+  {
+    name: 'inputs a cluster cannot fill: Error, nothing applied, the wave does not finish',
+    in: input([
+      member('c1', 1, old(), { inputError: 'Cluster c1 has no label region' }),
+      member('c2', 2, old()),
+    ]),
+    actions: [],
+    train: 'Progressing',
+    states: { c1: 'Error', c2: 'Succeeded' },
+  },
+  {
+    name: 'a Release whose cluster left the selector is deleted',
+    in: input([member('c1', 1, release(R, 'Succeeded'))], { priorTrain: progressing, strays: ['set-gone'] }),
+    actions: [{ kind: 'delete', release: 'set-gone' }],
+    train: 'Succeeded',
+    good: true,
+  },
+];
+
+for (const row of rows) {
+  test(`planFleet: ${row.name}`, () => {
+    const plan = planFleet(row.in);
+    assert.deepEqual(plan.actions, row.actions);
+    assert.equal(plan.train.state, row.train);
+    if (row.states !== undefined) assert.deepEqual(states(plan.members), row.states);
+    assert.equal(plan.good, row.good ?? false);
+  });
+}
+
+test('planFleet: a fleet rollback says which cluster failed, why, and what was rolled back', () => {
+  const plan = planFleet(rows[6]?.in as PlanInput);
+  assert.equal(plan.train.failedCluster, 'c2');
+  assert.equal(plan.train.reason, 'DeadlineExceeded');
+  assert.deepEqual(plan.train.rolledBack, ['c1', 'c2']);
+  assert.match(plan.message, /revision rev2 failed on cluster c2 \(wave 2\)/);
+});
+
+test('planFleet: soak asks for a requeue when the soak ends', () => {
+  const plan = planFleet(rows[13]?.in as PlanInput);
+  assert.equal(plan.requeueAfterMs, 50_000);
+  assert.match(plan.message, /wave 1 soaks until 2026-12-02T05:00:50/);
+});
+
+test('planFleet: giving the train records the healthy render to go back to', () => {
+  const plan = planFleet(rows[1]?.in as PlanInput);
+  const c2 = plan.members.find((m) => m.cluster === 'c2');
+  assert.equal(c2?.rollbackTo, ref('a'));
+  assert.equal(c2?.startedAt, NOW);
+  assert.equal(plan.train.wave, 2);
+});
