@@ -1,7 +1,7 @@
 // GitSource against real repositories: file:// origins made in temp dirs, and a smart-HTTP server
 // (git http-backend) for credentials and for counting what goes over the network.
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rename, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -86,6 +86,43 @@ describe('GitSource over file://', () => {
     const old = await source.fetch({ url: repo.url, ref: { commit: first }, path: 'apps/web' }, undefined);
     assert.equal(text(old)['a.yaml'], cm('a'));
     await repo.commit({ 'apps/web/a.yaml': cm('a') }); // back to the first content for the tests below
+  });
+
+  it('a poll of an unchanged ref asks the server (ls-remote) and fetches nothing; a moved ref is fetched', async () => {
+    const dir = await mkdtemp(join(repo.root, 'wrap-'));
+    const log = join(dir, 'log');
+    const wrapper = join(dir, 'git');
+    // Records which network commands run, then runs git itself.
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in fetch|ls-remote) echo "$a" >> '${log}';; esac; done\nexec git "$@"\n`,
+      { mode: 0o755 },
+    );
+    const counted = new GitSource({
+      cacheDir: await mkdtemp(join(repo.root, 'cache-')),
+      allowFileUrls: true,
+      git: wrapper,
+    });
+    const commands = async () => {
+      const out = await readFile(log, 'utf8').catch(() => '');
+      await writeFile(log, '');
+      return out.split('\n').filter((l) => l !== '');
+    };
+    for (const ref of [{ branch: 'main' }, {}] as const) {
+      const spec = { url: repo.url, ...('branch' in ref ? { ref } : {}) };
+      const a = await counted.fetch(spec, undefined);
+      assert.deepEqual(await commands(), ['ls-remote', 'fetch'], 'first poll: nothing cached');
+      const b = await counted.fetch(spec, undefined);
+      assert.equal(b.revision, a.revision);
+      assert.deepEqual(await commands(), ['ls-remote'], 'steady poll: no fetch');
+    }
+    const moved = await repo.commit({ 'moved.yaml': cm('m') });
+    assert.equal(
+      (await counted.fetch({ url: repo.url, ref: { branch: 'main' } }, undefined)).revision,
+      moved,
+    );
+    assert.deepEqual(await commands(), ['ls-remote', 'fetch']);
+    await repo.commit({ 'moved.yaml': null });
   });
 
   it('fetches an annotated tag as the commit it points at, and follows a moved tag', async () => {

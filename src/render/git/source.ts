@@ -1,6 +1,6 @@
-// The git source: one cached bare clone per repository URL, fetched on each poll for the ref the
-// Release follows, files read straight from git's object store at the resolved commit (no checkout).
-// The commit SHA is the revision.
+// The git source: one cached bare clone per repository URL; each poll asks the server where the ref the
+// Release follows points (git ls-remote) and fetches only when it moved; files are read straight from
+// git's object store at the resolved commit (no checkout). The commit SHA is the revision.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -214,14 +214,16 @@ export class GitSource implements Source<GitSourceSpec> {
     const { ref } = req;
     switch (ref.type) {
       case 'branch':
-        await git.fetch([`+refs/heads/${ref.name}:refs/heads/${ref.name}`], `branch ${ref.name}`, signal);
-        return git.mustResolve(`refs/heads/${ref.name}`, `branch ${ref.name}`, signal);
+        return git.fetchMoved(
+          `refs/heads/${ref.name}`,
+          `refs/heads/${ref.name}`,
+          `branch ${ref.name}`,
+          signal,
+        );
       case 'tag':
-        await git.fetch([`+refs/tags/${ref.name}:refs/tags/${ref.name}`], `tag ${ref.name}`, signal);
-        return git.mustResolve(`refs/tags/${ref.name}`, `tag ${ref.name}`, signal);
+        return git.fetchMoved(`refs/tags/${ref.name}`, `refs/tags/${ref.name}`, `tag ${ref.name}`, signal);
       case 'default':
-        await git.fetch(['+HEAD:refs/convoy/HEAD'], 'the default branch', signal);
-        return git.mustResolve('refs/convoy/HEAD', 'the default branch', signal);
+        return git.fetchMoved('HEAD', 'refs/convoy/HEAD', 'the default branch', signal);
       case 'commit': {
         const cached = await git.resolveLocal(ref.sha, signal);
         if (cached !== undefined) return cached;
@@ -339,6 +341,59 @@ class GitRunner {
       );
     } catch (e) {
       throw this.#error(`fetching ${what} from ${this.#url.display} failed`, e);
+    }
+  }
+
+  /**
+   * Fetches `remote` into `local` only when the server's ref (git ls-remote, one round trip and no pack)
+   * differs from the cached one; returns the commit `local` names. A steady poll then runs no fetch.
+   */
+  async fetchMoved(
+    remote: string,
+    local: string,
+    what: string,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    const at = await this.lsRemote(remote, what, signal);
+    const cached = await this.#refValue(local, signal);
+    if (at === undefined || cached !== at) await this.fetch([`+${remote}:${local}`], what, signal);
+    return this.mustResolve(local, what, signal);
+  }
+
+  /** The object a ref names on the server, or undefined when the server has no such ref. */
+  async lsRemote(ref: string, what: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+    let out: Buffer;
+    try {
+      out = await this.#run(
+        ['ls-remote', '--end-of-options', this.#url.url, ref],
+        this.#options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
+        signal,
+      );
+    } catch (e) {
+      throw this.#error(`fetching ${what} from ${this.#url.display} failed`, e);
+    }
+    for (const line of out.toString().split('\n')) {
+      const [sha, name] = line.split('\t');
+      if (name === ref && sha !== undefined && sha !== '') return sha;
+    }
+    return undefined;
+  }
+
+  /** The object a cached ref names as is (a tag object is not peeled), or undefined. */
+  async #refValue(ref: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+    try {
+      return (
+        await this.#run(
+          ['rev-parse', '--verify', '--quiet', '--end-of-options', ref],
+          LOCAL_TIMEOUT_MS,
+          signal,
+        )
+      )
+        .toString()
+        .trim();
+    } catch (e) {
+      if (e instanceof GitCommandError && /exit status 1$/.test(e.message)) return undefined;
+      throw this.#error(`reading ${ref} in the cache of ${this.#url.display} failed`, e);
     }
   }
 
