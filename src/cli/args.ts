@@ -111,6 +111,8 @@ export type Command =
       readonly output: 'table' | 'json';
     }
   | (Named<'watch'> & { readonly timeoutMs?: number; readonly renderRef?: string })
+  | Named<'fleetStatus'>
+  | (Named<'fleetWatch'> & { readonly timeoutMs?: number })
   | { readonly kind: 'dev'; readonly args: readonly string[] };
 
 /** --creds, --ca-file, --insecure of the commands that talk to a registry. */
@@ -185,6 +187,8 @@ export function parseCommand(argv: readonly string[]): Parsed {
   const spec = findCommand(argv);
   if (spec === undefined) {
     if (verb === 'rules') return fail(`rules: unknown subcommand "${rest[0] ?? ''}" (try: rules eval)`);
+    if (verb === 'fleet')
+      return fail(`fleet: unknown subcommand "${rest[0] ?? ''}" (try: fleet status, fleet watch)`);
     return fail(`unknown command "${verb}"`);
   }
   const args = spec.name.includes(' ') ? rest.slice(1) : rest;
@@ -456,6 +460,31 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
           ...(r === undefined ? {} : { renderRef: r }),
         },
+      };
+    }
+    case 'fleet status': {
+      const e = want(1, 'NAME');
+      if (e !== undefined) return fail(e);
+      return { ok: true, command: { kind: 'fleetStatus', global, name } };
+    }
+    case 'fleet watch': {
+      const e = want(1, 'NAME');
+      if (e !== undefined) return fail(e);
+      const t = str('timeout');
+      let timeoutMs: number | undefined;
+      if (t !== undefined) {
+        let d = Number.NaN;
+        try {
+          d = parseDuration(t);
+        } catch {
+          // not a duration: reported below
+        }
+        if (!(d > 0)) return fail(`fleet watch: --timeout must be a duration like 10m, got "${t}"`);
+        timeoutMs = d;
+      }
+      return {
+        ok: true,
+        command: { kind: 'fleetWatch', global, name, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
       };
     }
     case 'rules eval': {

@@ -102,6 +102,10 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
         return await (await import('./commands/suspend.ts')).setSuspended(ctx, c.name, false);
       case 'watch':
         return await (await import('./commands/watch.ts')).watch(ctx, c.name, c.timeoutMs, c.renderRef);
+      case 'fleetStatus':
+        return await (await import('./commands/fleet.ts')).fleetStatus(ctx, c.name);
+      case 'fleetWatch':
+        return await (await import('./commands/fleet.ts')).fleetWatch(ctx, c.name, c.timeoutMs);
       default:
         return assertNever(c);
     }

@@ -437,6 +437,32 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'fleet status',
+    args: 'NAME',
+    summary: "a ReleaseSet's train and its per-cluster table (revision, state, health)",
+    cluster: true,
+    flags: [OUTPUT_FLAG],
+    examples: [{ command: 'convoy fleet status web -n shop', comment: 'where the revision is in the fleet' }],
+  },
+  {
+    name: 'fleet watch',
+    args: 'NAME',
+    summary:
+      "follow a ReleaseSet's train: exit 0 when the revision reached every cluster, 1 on a stopped train or a fleet rollback, 2 error or timeout",
+    cluster: true,
+    flags: [
+      {
+        name: 'timeout',
+        type: 'string',
+        value: 'DURATION',
+        help: 'give up (exit 2) after this long (default 30m)',
+      },
+    ],
+    examples: [
+      { command: 'convoy fleet watch web -n shop --timeout 20m', comment: 'CI: wait for the fleet' },
+    ],
+  },
+  {
     name: 'rules eval',
     args: 'OBJECT.yaml... | --expect DIR',
     summary: 'judge objects with health rules offline, or score labelled fixtures',

@@ -65,6 +65,11 @@ export interface StartOptions {
   /** A second kube-apiserver on the same etcd under another prefix: an independent cluster. */
   readonly secondCluster?: boolean;
   /**
+   * More kube-apiservers on the same etcd, each under a prefix of its own (`/extra-<i>/registry`):
+   * independent clusters for fleet tests (ControlPlane.extra, in order). No workloads run in them.
+   */
+  readonly extraClusters?: number;
+  /**
    * Run the main kube-apiserver as an aggregation layer that can proxy to aggregated apiservers
    * (registerApiService): a front-proxy CA and client cert, the --requestheader-* and
    * --proxy-client-* flags, and a start that returns only once kube-apiserver has published
@@ -96,6 +101,8 @@ export interface ProcessInfo {
 
 export interface ControlPlane extends ClusterAccess {
   readonly second?: ClusterAccess;
+  /** With `extraClusters`: one access per extra kube-apiserver. */
+  readonly extra: readonly ClusterAccess[];
   /** http://127.0.0.1:<port> */
   readonly etcdEndpoint: string;
   /** The temp dir holding data, certs, kubeconfigs and logs; removed by stop(). */
@@ -249,9 +256,13 @@ class Env {
         serviceAccountKeyFile: saKeyFile,
         ...(proxy ? { frontProxy: proxy } : {}),
       });
-    const [main, second] = await Promise.all([
+    const extraCount = opts.extraClusters ?? 0;
+    const [main, second, ...extras] = await Promise.all([
       apiServer('kube-apiserver', MAIN_PREFIX, frontProxy),
       opts.secondCluster ? apiServer('kube-apiserver-second', SECOND_PREFIX) : undefined,
+      ...Array.from({ length: extraCount }, (_, i) =>
+        apiServer(`kube-apiserver-extra-${i}`, `/extra-${i}/registry`),
+      ),
     ]);
     this.phase('kube-apiserver ready');
     const mainAccess = await this.writeAccess('main', main, token);
@@ -260,6 +271,10 @@ class Env {
       this.phase('requestheader settings published');
     }
     const secondAccess = second ? await this.writeAccess('second', second, token) : undefined;
+    const extra: ClusterAccess[] = [];
+    for (const [i, api] of extras.entries()) {
+      if (api !== undefined) extra.push(await this.writeAccess(`extra-${i}`, api, token));
+    }
 
     let nodeNames: string[] = [];
     if (opts.workloads) {
@@ -288,6 +303,7 @@ class Env {
     return {
       ...mainAccess,
       ...(secondAccess ? { second: secondAccess } : {}),
+      extra,
       etcdEndpoint,
       dir: this.dir,
       nodeNames,
@@ -312,7 +328,11 @@ class Env {
       // Clients first, so nothing logs a storm of connection errors while etcd goes away.
       const tiers = [
         ['kwok', 'kube-scheduler', 'kube-controller-manager'],
-        ['kube-apiserver', 'kube-apiserver-second'],
+        [
+          'kube-apiserver',
+          'kube-apiserver-second',
+          ...[...this.procs].map((p) => p.name).filter((n) => n.startsWith('kube-apiserver-extra-')),
+        ],
         ['etcd'],
       ];
       for (const tier of tiers) {

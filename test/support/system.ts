@@ -81,10 +81,16 @@ export interface SystemOptions {
   readonly nodes?: number;
   /** More controller-manager flags, after the usual ones (a later flag wins: `--helm-binary X`). */
   readonly managerArgs?: readonly string[];
+  /** Extra kube-apiservers as target clusters (ControlPlane.extra). */
+  readonly extraClusters?: number;
 }
 
 export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySystem> {
-  const cp = await startControlPlane({ workloads: true, nodes: opts.nodes ?? 2 });
+  const cp = await startControlPlane({
+    workloads: true,
+    nodes: opts.nodes ?? 2,
+    ...(opts.extraClusters === undefined ? {} : { extraClusters: opts.extraClusters }),
+  });
   const client = new KubeClient(cp.kubeConfig);
   const work = await mkdtemp(join(tmpdir(), `convoy-${opts.identity}-e2e-`));
   let manager: ManagerProcess | undefined;

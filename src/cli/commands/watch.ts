@@ -24,9 +24,9 @@ interface ListOf<T> {
  * event; a watch that ends (the apiserver's timeout, an idle connection, 410 Gone) is re-listed and
  * re-opened, so no change between the two is missed.
  */
-async function follow<T>(
+export async function follow<T>(
   ctx: Ctx,
-  kind: 'Release' | 'ReleaseInventory',
+  kind: 'Release' | 'ReleaseInventory' | 'ReleaseSet',
   name: string,
   onChange: (obj: T | undefined) => void,
   signal: AbortSignal,

@@ -42,18 +42,11 @@ function release(
 function member(
   cluster: string,
   wave: number,
-  rel: ReleaseView | undefined,
+  rel?: ReleaseView,
   extra: Partial<PlanMember> = {},
 ): PlanMember {
-  return {
-    cluster,
-    wave,
-    paused: false,
-    inputError: undefined,
-    release: rel === undefined ? undefined : { ...rel, name: `set-${cluster}` },
-    prior: undefined,
-    ...extra,
-  };
+  const release = rel === undefined ? undefined : { ...rel, name: `set-${cluster}` };
+  return { cluster, wave, paused: false, inputError: undefined, release, prior: undefined, ...extra };
 }
 
 function input(members: PlanMember[], extra: Partial<PlanInput> = {}): PlanInput {

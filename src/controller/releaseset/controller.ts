@@ -1,0 +1,235 @@
+// The fleet controller (controller-manager): for each ReleaseSet, gather its members (the Clusters its
+// selector matches, and the local cluster), their Releases and the set's last status, let planFleet
+// decide, and have the executor write (docs/design.md#fleets). Woken by the set, by any change of a Release
+// it owns and by the Clusters of its namespace; sharded by namespace, while its Releases are worked by the
+// shards of their Clusters.
+import {
+  ANNOTATION_FORCE_SYNC_AT,
+  API_VERSION,
+  LABEL_FLEET_CLUSTER,
+  LABEL_RELEASE_SET,
+  PLURAL_RELEASE_SETS,
+  PLURAL_RELEASES,
+} from '../../api/constants.ts';
+import { parseOptionalDuration } from '../../api/duration.ts';
+import type { Release, ReleaseSet } from '../../api/types.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { errorMessage } from '../../lib/errors.ts';
+import { selectorMatches, selectorProblem } from '../../lib/selector.ts';
+import {
+  anyOf,
+  byNamespace,
+  type Controller,
+  changed,
+  deletionStarted,
+  generationChanged,
+  type Harness,
+  type KubeObject,
+  keyOf,
+  type ReconcileResult,
+  shardOf,
+  splitKey,
+} from '../../runtime/index.ts';
+import { type CachedCluster, clusterInformer } from '../cluster/controller.ts';
+import { formatTime } from '../release/rollout/time.ts';
+import { executeFleetPlan, memberReleaseName } from './executor.ts';
+import { fleetRevision, LOCAL_MEMBER, type MemberCluster, memberSpec, trainId } from './member-spec.ts';
+import { viewOf } from './observe.ts';
+import { type PlanMember, planFleet } from './plan.ts';
+
+type CSet = ReleaseSet & KubeObject;
+type CRelease = Release & KubeObject;
+
+export const FLEET_CONTROLLER = 'releaseset';
+const BY_SET = 'releaseset-owner';
+const SETS_BY_NAMESPACE = 'releaseset-namespace';
+const CLUSTERS_BY_NAMESPACE = 'releaseset-cluster-namespace';
+/** A train in flight is re-planned at least this often, whatever the watches say. */
+const PROGRESS_RECHECK_MS = 30_000;
+
+export type FleetControllerOptions = {
+  readonly client: KubeClient;
+  readonly workers?: number;
+  readonly shardCount?: number;
+  /** Work only this shard (static sharding, no leader election). */
+  readonly shardIndex?: number;
+  readonly now?: () => number;
+};
+
+export function registerFleetController(harness: Harness, opts: FleetControllerOptions): Controller<CSet> {
+  const base = `/apis/${API_VERSION}`;
+  const sets = harness.informer<CSet>({ path: `${base}/${PLURAL_RELEASE_SETS}`, stripManagedFields: false });
+  // Shared by path with the release controller: the same options it asks for.
+  const releases = harness.informer<CRelease>({
+    path: `${base}/${PLURAL_RELEASES}`,
+    stripManagedFields: false,
+    resyncMs: 600_000,
+  });
+  const clusters = clusterInformer(harness);
+  const now = opts.now ?? Date.now;
+  const count = opts.shardCount ?? harness.shardCount;
+  releases.addIndex(BY_SET, (r) => {
+    const set = r.metadata.labels?.[LABEL_RELEASE_SET];
+    return set === undefined ? [] : [`${r.metadata.namespace}/${set}`];
+  });
+  sets.addIndex(SETS_BY_NAMESPACE, byNamespace);
+  clusters.addIndex(CLUSTERS_BY_NAMESPACE, byNamespace);
+
+  const shardOfKey = (key: string) =>
+    shardOf({ kind: 'namespace', namespace: splitKey(key).namespace ?? '' }, count);
+  const reconcile = async (key: string): Promise<ReconcileResult> => {
+    const set = sets.cache.get(key);
+    if (set === undefined || set.metadata.deletionTimestamp !== undefined) return { kind: 'done' };
+    const { namespace = '' } = splitKey(key);
+    if (opts.shardIndex !== undefined && shardOfKey(key) !== opts.shardIndex) return { kind: 'done' };
+    const name = set.metadata.name ?? '';
+    const spec = set.spec;
+    const nowMs = now();
+    const problem = selectorProblem(spec.clusterSelector);
+    let soakMs = 0;
+    try {
+      soakMs = parseOptionalDuration(spec.strategy?.soak) ?? 0;
+    } catch (err) {
+      return {
+        kind: 'error',
+        error: new Error(`ReleaseSet ${key}: spec.strategy.soak: ${errorMessage(err)}`),
+      };
+    }
+    if (problem !== undefined)
+      return { kind: 'error', error: new Error(`ReleaseSet ${key}: spec.clusterSelector: ${problem}`) };
+
+    const revision = fleetRevision(spec.template, spec.inputs);
+    const train = trainId(revision, set.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT]);
+    const owned = new Map(
+      releases.cache
+        .byIndex(BY_SET, key)
+        .filter((r) => r.metadata.ownerReferences?.some((o) => o.uid === set.metadata.uid) === true)
+        .map((r) => [r.metadata.labels?.[LABEL_FLEET_CLUSTER] ?? '', r]),
+    );
+    const selected: { cluster: MemberCluster; wave: number | string; paused: boolean }[] = [];
+    if (spec.clusterSelector !== undefined) {
+      for (const c of clusters.cache.byIndex(CLUSTERS_BY_NAMESPACE, namespace)) {
+        if (!selectorMatches(spec.clusterSelector, c.metadata.labels)) continue;
+        selected.push({
+          cluster: memberOf(c),
+          wave: waveOf(c, spec.strategy?.waveLabel),
+          paused: c.spec.paused === true,
+        });
+      }
+    }
+    if (spec.local !== undefined)
+      selected.push({
+        cluster: { name: LOCAL_MEMBER, local: true, labels: {}, annotations: {} },
+        wave: spec.local.wave ?? 0,
+        paused: false,
+      });
+
+    const prior = new Map((set.status?.clusters ?? []).map((m) => [m.cluster, m]));
+    const members: PlanMember[] = selected.map(({ cluster, wave, paused }) => {
+      const release = owned.get(cluster.name);
+      const foreign =
+        release === undefined
+          ? releases.cache.get(`${namespace}/${memberReleaseName(name, cluster.name)}`)
+          : undefined;
+      const filled = memberSpec(spec.template, spec.inputs, cluster);
+      const inputError =
+        typeof wave === 'string'
+          ? wave
+          : foreign !== undefined
+            ? `Release ${namespace}/${foreign.metadata.name} exists and is not owned by ReleaseSet ${name}`
+            : filled.kind === 'error'
+              ? filled.message
+              : undefined;
+      return {
+        cluster: cluster.name,
+        wave: typeof wave === 'number' ? wave : 0,
+        paused,
+        inputError,
+        release: release === undefined ? undefined : viewOf(release),
+        prior: prior.get(cluster.name),
+      };
+    });
+    const names = new Set(selected.map((s) => s.cluster.name));
+    const strays = [...owned].filter(([c]) => !names.has(c)).map(([, r]) => r.metadata.name ?? '');
+    const plan = planFleet({
+      now: formatTime(nowMs),
+      nowMs,
+      revision,
+      trainId: train,
+      priorTrain: set.status?.train,
+      goodRevision: set.status?.good?.revision,
+      maxParallel: spec.strategy?.maxParallel,
+      soakMs,
+      fleetRollback: spec.strategy?.fleetRollback === true,
+      members,
+      strays,
+    });
+    try {
+      const failures = await executeFleetPlan(
+        {
+          set,
+          plan,
+          revision,
+          trainId: train,
+          clusters: new Map(selected.map((s) => [s.cluster.name, s.cluster])),
+        },
+        { client: opts.client, nowMs },
+      );
+      if (failures.length > 0) return { kind: 'error', error: new Error(failures.join('; ')) };
+    } catch (error) {
+      return { kind: 'error', error };
+    }
+    if (plan.requeueAfterMs !== undefined) return { kind: 'requeueAfter', ms: plan.requeueAfterMs };
+    return plan.train.state === 'Progressing'
+      ? { kind: 'requeueAfter', ms: PROGRESS_RECHECK_MS }
+      : { kind: 'done' };
+  };
+
+  const controller = harness.controller<CSet>({
+    name: FLEET_CONTROLLER,
+    primary: sets,
+    reconcile,
+    workers: opts.workers ?? 2,
+    updateFilter: anyOf(
+      generationChanged,
+      deletionStarted,
+      changed((s: CSet) => [s.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT]]),
+    ),
+    ...(opts.shardIndex === undefined ? { shardOfKey } : {}),
+  });
+  controller.watch({
+    informer: releases,
+    keys: (r) => {
+      const set = r.metadata.labels?.[LABEL_RELEASE_SET];
+      return set === undefined ? [] : [`${r.metadata.namespace}/${set}`];
+    },
+  });
+  controller.watch({
+    informer: clusters,
+    updateFilter: (o, n) =>
+      o.metadata.generation !== n.metadata.generation ||
+      JSON.stringify(o.metadata.labels) !== JSON.stringify(n.metadata.labels) ||
+      JSON.stringify(o.metadata.annotations) !== JSON.stringify(n.metadata.annotations),
+    keys: (c) => sets.cache.byIndex(SETS_BY_NAMESPACE, c.metadata.namespace ?? '').map(keyOf),
+  });
+  return controller;
+}
+
+function memberOf(c: CachedCluster): MemberCluster {
+  return {
+    name: c.metadata.name ?? '',
+    local: false,
+    labels: c.metadata.labels ?? {},
+    annotations: c.metadata.annotations ?? {},
+  };
+}
+
+/** The wave of a Cluster, or why its wave label is not an integer. */
+function waveOf(c: CachedCluster, label: string | undefined): number | string {
+  if (label === undefined) return c.spec.wave ?? 0;
+  const v = c.metadata.labels?.[label];
+  if (v === undefined) return 0;
+  return /^-?[0-9]+$/.test(v)
+    ? Number(v)
+    : `Cluster ${c.metadata.name}: label ${label} (spec.strategy.waveLabel) is ${JSON.stringify(v)}, not an integer`;
+}

@@ -1,0 +1,203 @@
+// The fleet controller's I/O (docs/design.md#fleets): writes the status planFleet decided, then its
+// actions — apply a member's Release for the train or the good revision, pin it for a fleet rollback,
+// delete a stray. Status first: a crash after it redoes the same actions from the status, so a fleet
+// rollback once decided is never forgotten.
+import {
+  ANNOTATION_FLEET_REVISION,
+  ANNOTATION_FLEET_TRAIN,
+  ANNOTATION_FORCE_SYNC_AT,
+  API_VERSION,
+  FIELD_MANAGERS,
+  LABEL_FLEET_CLUSTER,
+  LABEL_RELEASE_SET,
+} from '../../api/constants.ts';
+import type { Condition, Release, ReleaseSet, ReleaseSetStatus } from '../../api/types.ts';
+import { applyObject } from '../../kube/apply.ts';
+import type { KubeClient } from '../../kube/client.ts';
+import { writeStatus } from '../../kube/status.ts';
+import { errorMessage } from '../../lib/errors.ts';
+import { setCondition } from '../release/rollout/conditions.ts';
+import { type Inputs, type MemberCluster, memberSpec, type Template } from './member-spec.ts';
+import type { FleetAction, FleetPlan } from './plan.ts';
+
+export type FleetExecutorDeps = {
+  readonly client: KubeClient;
+  readonly nowMs: number;
+};
+
+/** The Release name of a member: `<set>-<cluster>`. */
+export function memberReleaseName(set: string, cluster: string): string {
+  return `${set}-${cluster}`;
+}
+
+export function statusOf(
+  set: ReleaseSet,
+  plan: FleetPlan,
+  revision: string,
+  nowMs: number,
+): ReleaseSetStatus {
+  const prior = set.status;
+  const m = plan.members;
+  const n = (s: string) => m.filter((r) => r.state === s).length;
+  const succeeded = m.filter((r) => r.state === 'Succeeded' && r.revision === plan.train.revision).length;
+  const ready: Omit<Condition, 'lastTransitionTime'> = {
+    type: 'Ready',
+    status:
+      plan.train.state === 'Succeeded' ? 'True' : plan.train.state === 'Progressing' ? 'Unknown' : 'False',
+    reason: plan.train.state === 'Succeeded' ? 'Succeeded' : plan.train.state,
+    message: plan.message,
+    observedGeneration: set.metadata.generation ?? 0,
+  };
+  const good = plan.good
+    ? {
+        revision: plan.train.revision,
+        template: set.spec.template as unknown as Record<string, unknown>,
+        ...(set.spec.inputs === undefined ? {} : { inputs: set.spec.inputs as Record<string, unknown> }),
+      }
+    : prior?.good;
+  const force = set.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT];
+  return {
+    observedGeneration: set.metadata.generation ?? 0,
+    conditions: [...setCondition(prior?.conditions ?? [], ready, nowMs)],
+    revision,
+    train: plan.train,
+    ...(good === undefined ? {} : { good }),
+    clusters: [...m],
+    summary: {
+      total: m.length,
+      succeeded,
+      progressing: n('Progressing'),
+      waiting: n('Waiting'),
+      failed: n('Failed') + n('RolledBack') + n('Error'),
+      paused: n('Paused'),
+      ready: `${succeeded}/${m.length}`,
+    },
+    ...(force === undefined ? {} : { lastHandledForceSyncAt: force }),
+    message: plan.message,
+  };
+}
+
+/** The Release a member gets for a revision (its template and inputs), or why it cannot. */
+export function memberRelease(
+  set: ReleaseSet,
+  cluster: MemberCluster,
+  rev: {
+    readonly revision: string;
+    readonly train: string;
+    readonly template: Template;
+    readonly inputs: Inputs | undefined;
+  },
+  pin: string | undefined,
+): Release | string {
+  const spec = memberSpec(rev.template, rev.inputs, cluster);
+  if (spec.kind === 'error') return spec.message;
+  const name = set.metadata.name ?? '';
+  const force = set.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT];
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: {
+      name: memberReleaseName(name, cluster.name),
+      namespace: set.metadata.namespace ?? '',
+      labels: {
+        ...(rev.template.metadata?.labels ?? {}),
+        [LABEL_RELEASE_SET]: name,
+        [LABEL_FLEET_CLUSTER]: cluster.name,
+      },
+      annotations: {
+        ...(rev.template.metadata?.annotations ?? {}),
+        [ANNOTATION_FLEET_REVISION]: rev.revision,
+        [ANNOTATION_FLEET_TRAIN]: rev.train,
+        ...(force === undefined || rev.train === rev.revision ? {} : { [ANNOTATION_FORCE_SYNC_AT]: force }),
+      },
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: 'ReleaseSet',
+          name,
+          uid: set.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: pin === undefined ? spec.spec : { ...spec.spec, pin: { renderRef: pin } },
+  };
+}
+
+export type ExecuteInput = {
+  readonly set: ReleaseSet;
+  readonly plan: FleetPlan;
+  readonly revision: string;
+  readonly trainId: string;
+  readonly clusters: ReadonlyMap<string, MemberCluster>;
+};
+
+/** Writes the status, then every action; returns the failures (each names its member and step). */
+export async function executeFleetPlan(input: ExecuteInput, deps: FleetExecutorDeps): Promise<string[]> {
+  const { set, plan } = input;
+  const ns = set.metadata.namespace ?? '';
+  await writeStatus(
+    deps.client,
+    { kind: 'ReleaseSet', namespace: ns, name: set.metadata.name ?? '' },
+    statusOf(set, plan, input.revision, deps.nowMs),
+    { fieldManager: FIELD_MANAGERS.fleet, cached: set },
+  );
+  const failures: string[] = [];
+  for (const action of plan.actions) {
+    try {
+      await run(action, input, deps);
+    } catch (err) {
+      failures.push(`${describe(action)}: ${errorMessage(err)}`);
+    }
+  }
+  return failures;
+}
+
+async function run(action: FleetAction, input: ExecuteInput, deps: FleetExecutorDeps): Promise<void> {
+  const { set } = input;
+  const ns = set.metadata.namespace ?? '';
+  if (action.kind === 'delete') {
+    await deps.client.delete({
+      apiVersion: API_VERSION,
+      kind: 'Release',
+      namespace: ns,
+      name: action.release,
+    });
+    return;
+  }
+  const cluster = input.clusters.get(action.cluster);
+  if (cluster === undefined) throw new Error(`no member ${action.cluster}`);
+  const good = set.status?.good;
+  const rev =
+    action.kind === 'apply' && action.which === 'good'
+      ? good === undefined
+        ? undefined
+        : {
+            revision: good.revision,
+            train: good.revision,
+            template: good.template as unknown as Template,
+            inputs: good.inputs as Inputs | undefined,
+          }
+      : {
+          revision: input.revision,
+          train: input.trainId,
+          template: set.spec.template,
+          inputs: set.spec.inputs,
+        };
+  if (rev === undefined) throw new Error('no good revision recorded');
+  const release = memberRelease(set, cluster, rev, action.kind === 'pin' ? action.renderRef : undefined);
+  if (typeof release === 'string') throw new Error(release);
+  await applyObject(deps.client, release, { fieldManager: FIELD_MANAGERS.fleet, force: true });
+}
+
+function describe(a: FleetAction): string {
+  switch (a.kind) {
+    case 'apply':
+      return `apply the ${a.which === 'good' ? 'good' : 'train'} revision to cluster ${a.cluster}`;
+    case 'pin':
+      return `pin cluster ${a.cluster} to ${a.renderRef}`;
+    case 'delete':
+      return `delete Release ${a.release}`;
+  }
+}

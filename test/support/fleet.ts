@@ -1,0 +1,162 @@
+// Fleet fixtures for test/e2e/fleet.test.ts and bench/fleet.ts: a Cluster (with its kubeconfig Secret and
+// its target namespace) for a kube-apiserver of the control plane, the ReleaseSet `web` whose template is
+// one ConfigMap carrying a version (bad where the Cluster's label `bad` names that version, by the
+// HealthRuleSet `fleet`), and reads of the set and of what runs in a target.
+import { readFile } from 'node:fs/promises';
+import { API_VERSION } from '../../src/api/constants.ts';
+import type { ReleaseSet } from '../../src/api/types.ts';
+import { applyObject } from '../../src/kube/apply.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import type { ClusterAccess } from '../../src/testenv/index.ts';
+import { waitFor } from './wait.ts';
+
+const FM = { fieldManager: 'convoy-test', force: true } as const;
+export const SET = 'web';
+
+const MANIFEST = [
+  'apiVersion: v1',
+  'kind: ConfigMap',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder the inputs fill
+  'metadata: {name: web, namespace: "${NS}"}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholders the inputs fill
+  'data: {version: "${VERSION}", bad: "${BAD}"}',
+].join('\n');
+
+/** The rule that makes a ConfigMap whose version is its `bad` value unhealthy. */
+export async function applyFleetRule(client: KubeClient, ns: string): Promise<void> {
+  await applyObject(
+    client,
+    {
+      apiVersion: API_VERSION,
+      kind: 'HealthRuleSet',
+      metadata: { name: 'fleet', namespace: ns, labels: { rules: 'fleet' } },
+      spec: {
+        rules: [
+          {
+            name: 'not-bad',
+            match: { group: '', kinds: ['ConfigMap'] },
+            healthy: '!has(object.data.bad) || object.data.version != object.data.bad',
+            message: "'version ' + object.data.version + ' is bad here'",
+          },
+        ],
+      },
+    },
+    FM,
+  );
+}
+
+export type FleetCluster = {
+  readonly name: string;
+  readonly access: ClusterAccess;
+  /** The namespace of the target its objects go to. */
+  readonly targetNs: string;
+  readonly wave: number;
+  /** The version that is unhealthy on it ('none': no such version). */
+  readonly bad: string;
+  readonly paused?: boolean;
+};
+
+export async function addFleetCluster(client: KubeClient, ns: string, c: FleetCluster): Promise<void> {
+  await new KubeClient(c.access.kubeConfig)
+    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: c.targetNs } })
+    .catch((err: { code?: number }) => {
+      if (err.code !== 409) throw err;
+    });
+  const kubeconfig = await readFile(c.access.kubeconfigPath, 'utf8');
+  await applyObject(
+    client,
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${c.name}-kubeconfig`, namespace: ns },
+      data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
+    },
+    FM,
+  );
+  await applyObject(
+    client,
+    {
+      apiVersion: API_VERSION,
+      kind: 'Cluster',
+      metadata: { name: c.name, namespace: ns, labels: { fleet: SET, bad: c.bad, ns: c.targetNs } },
+      spec: {
+        kubeconfigSecretRef: { name: `${c.name}-kubeconfig` },
+        wave: c.wave,
+        paused: c.paused === true,
+      },
+    },
+    FM,
+  );
+}
+
+/** The ReleaseSet `web` at `version`, with fleetRollback. */
+export async function applyFleetSet(client: KubeClient, ns: string, version: string): Promise<void> {
+  const set: ReleaseSet = {
+    apiVersion: API_VERSION,
+    kind: 'ReleaseSet',
+    metadata: { name: SET, namespace: ns },
+    spec: {
+      clusterSelector: { matchLabels: { fleet: SET } },
+      template: {
+        spec: {
+          source: { inline: { manifests: MANIFEST } },
+          render: { substitute: { VERSION: version } },
+          healthAssessment: { deadline: '5s', localRuleSetSelector: { matchLabels: { rules: 'fleet' } } },
+          failurePolicy: { deadline: '20s' },
+          syncPolicy: { interval: '10s' },
+        },
+      },
+      inputs: { substituteFromLabels: { BAD: 'bad', NS: 'ns' } },
+      strategy: { fleetRollback: true },
+    },
+  };
+  await applyObject(client, set, FM);
+}
+
+export async function getFleetSet(client: KubeClient, ns: string): Promise<ReleaseSet> {
+  const s = await client.get<ReleaseSet>({
+    apiVersion: API_VERSION,
+    kind: 'ReleaseSet',
+    namespace: ns,
+    name: SET,
+  });
+  if (s === undefined) throw new Error(`ReleaseSet ${ns}/${SET} not found`);
+  return s;
+}
+
+/** The version the ConfigMap `web` of a target namespace carries. */
+export async function liveVersion(c: FleetCluster): Promise<string | undefined> {
+  const cm = await new KubeClient(c.access.kubeConfig).get<{ data?: Record<string, string> }>({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: c.targetNs,
+    name: 'web',
+  });
+  return cm?.data?.version;
+}
+
+/** The train of the set's current revision ended in `state`. */
+export const trainEnded = (state: string) => (s: ReleaseSet) =>
+  s.status?.observedGeneration === s.metadata.generation &&
+  s.status?.train?.revision === s.status?.revision &&
+  s.status?.train?.state === state;
+
+export async function waitForSet(
+  client: KubeClient,
+  ns: string,
+  what: string,
+  ok: (s: ReleaseSet) => boolean,
+  opts: { timeoutMs?: number; context?: () => string } = {},
+): Promise<ReleaseSet> {
+  return await waitFor(
+    what,
+    async () => {
+      const s = await getFleetSet(client, ns);
+      return ok(s) && s;
+    },
+    { timeoutMs: opts.timeoutMs ?? 180_000, intervalMs: 500 },
+  ).catch(async (err: Error) => {
+    const status = JSON.stringify((await getFleetSet(client, ns)).status, null, 1);
+    throw new Error(`${err.message}\nstatus: ${status}\n${opts.context?.() ?? ''}`);
+  });
+}
