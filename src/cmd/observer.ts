@@ -6,6 +6,7 @@ import { KubeClient } from '../kube/client.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { registerDriftController } from '../observer/drift/index.ts';
 import { describeSyncVia, HealthController, type SyncVia } from '../observer/health/loop/index.ts';
+import { TargetWatches } from '../observer/target-watches.ts';
 import { Harness, newLogger } from '../runtime/index.ts';
 import { loadKubeConfig, runEntry } from './entry.ts';
 import { FlagError } from './flags.ts';
@@ -40,17 +41,23 @@ await runEntry(OBSERVER, async () => {
       leaseDurationSeconds: opts.leaseDurationSeconds,
     },
   });
+  // One client and one set of target watches for both loops, so a kind is watched once.
+  const client = new KubeClient(kc);
+  const watches = new TargetWatches({ registry: harness.metrics.registry, log });
+  harness.onStop(() => watches.stop());
   new HealthController(harness, {
-    client: new KubeClient(kc),
+    client,
     workers: opts.concurrency,
     resyncMs: opts.resyncMs,
     sync,
+    watches,
   });
   registerDriftController(harness, opts.driftInterval, {
-    client: new KubeClient(kc),
+    client,
     workers: opts.concurrency,
     resyncMs: opts.resyncMs,
     sync,
+    watches,
   });
   if (sync.kind === 'annotation') {
     log.warn(

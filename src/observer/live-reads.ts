@@ -19,7 +19,16 @@ export interface LiveRef {
   /** Absent or "" for a cluster-scoped object. */
   readonly namespace?: string;
   readonly name: string;
+  /** The renderRef of the inventory entry recording it (readLive ignores it; ./target-watches.ts does not). */
+  readonly renderRef?: string;
 }
+
+/** How a loop reads live objects: readLive, or through the watch caches (./target-watches.ts). */
+export type ReadLive = (
+  client: KubeClient,
+  refs: readonly LiveRef[],
+  opts: ReadOptions,
+) => Promise<LiveReads>;
 
 /** One group to LIST: `entries` are indices into the refs given to planReads. */
 export interface ListGroup {

@@ -47,6 +47,7 @@ export class Harness {
   readonly #opts: HarnessOptions;
   readonly #informers = new Map<string, Informer<KubeObject>>();
   readonly #controllers: Controller<KubeObject>[] = [];
+  readonly #onStop: Array<() => Promise<void>> = [];
   readonly #elector: ShardElector | undefined;
   #server: ProbeServer | undefined;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
@@ -168,11 +169,17 @@ export class Harness {
     return this.#server?.address;
   }
 
+  /** Runs fn on stop(), after the controllers drained (e.g. to stop watches the harness does not own). */
+  onStop(fn: () => Promise<void>): void {
+    this.#onStop.push(fn);
+  }
+
   /** Graceful: stop taking keys, finish in-flight reconciles, release leases, stop informers. */
   async stop(): Promise<void> {
     if (this.#state === 'stopping' || this.#state === 'stopped') return;
     this.#state = 'stopping';
     await Promise.all(this.#controllers.map((c) => c.drain()));
+    await Promise.all(this.#onStop.map((fn) => fn()));
     await this.#elector?.stop(true);
     await Promise.all([...this.#informers.values()].map((i) => i.stop()));
     await this.#server?.close();

@@ -18,7 +18,7 @@ export type EventHandlers<T> = {
   readonly delete?: (obj: T) => void;
 };
 
-export type InformerOptions = {
+export type InformerOptions<T extends KubeObject = KubeObject> = {
   /** Collection path, e.g. /api/v1/configmaps or /apis/convoy.kumodo.io/v1alpha1/namespaces/x/releases. */
   readonly path: string;
   readonly labelSelector?: string;
@@ -29,6 +29,8 @@ export type InformerOptions = {
   readonly pageSize?: number;
   /** Drop metadata.managedFields before caching (they are often the larger half of an object). */
   readonly stripManagedFields?: boolean;
+  /** Applied to every object before it is cached (after stripManagedFields), e.g. to drop more fields. */
+  readonly transform?: (obj: T) => T;
   readonly backoffBaseMs?: number;
   readonly backoffMaxMs?: number;
   /** Upper bound of a single watch; the server ends it after a random part of this. */
@@ -66,7 +68,7 @@ type ListResult = { metadata?: { resourceVersion?: string; continue?: string }; 
 
 export class Informer<T extends KubeObject = KubeObject> {
   readonly #transport: Transport;
-  readonly #opts: InformerOptions;
+  readonly #opts: InformerOptions<T>;
   readonly #cache = new Cache<T>();
   readonly #handlers: EventHandlers<T>[] = [];
   readonly #clock: Clock;
@@ -79,7 +81,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   #resyncTimer: TimerHandle | undefined;
   #sleepTimer: { handle: TimerHandle; wake: () => void } | undefined;
 
-  constructor(transport: Transport, opts: InformerOptions) {
+  constructor(transport: Transport, opts: InformerOptions<T>) {
     this.#transport = transport;
     this.#opts = opts;
     this.#clock = opts.clock ?? realClock;
@@ -272,11 +274,12 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   #prepare(obj: T): T {
+    let out = obj;
     if (this.#opts.stripManagedFields !== false && obj.metadata && 'managedFields' in obj.metadata) {
       const { managedFields: _mf, ...meta } = obj.metadata;
-      return { ...obj, metadata: meta } as T;
+      out = { ...obj, metadata: meta } as T;
     }
-    return obj;
+    return this.#opts.transform === undefined ? out : this.#opts.transform(out);
   }
 
   #emit(kind: 'add' | 'update' | 'delete', obj: T, old?: T): void {

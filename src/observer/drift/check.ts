@@ -12,7 +12,7 @@ import { errorMessage } from '../../lib/errors.ts';
 import { keyString, objectKey } from '../../render/keys.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import type { Target } from '../health/loop/target.ts';
-import { type LiveRead, type LiveRef, readLive } from '../live-reads.ts';
+import { type LiveRead, type LiveRef, type ReadLive, readLive } from '../live-reads.ts';
 import { detectDrift } from './detect.ts';
 import type { CheckOutcome, EntryOutcome } from './plan.ts';
 
@@ -26,6 +26,8 @@ export interface CheckDeps {
   readonly listThreshold?: number;
   /** Parallel reads (default 16). */
   readonly concurrency?: number;
+  /** How live objects are read (default readLive: from the API; the observer reads its watch caches). */
+  readonly read?: ReadLive;
 }
 
 export interface Check {
@@ -72,10 +74,11 @@ export async function checkDrift(entries: readonly InventoryEntry[], deps: Check
       out[i] = { kind: 'unknown', entry: key, reason: desired ?? 'not in its render' };
     else wanted.push({ at: i, want: labelled(desired, deps.releaseLabel) });
   });
-  const live = await readLive(
+  const live = await (deps.read ?? readLive)(
     target.client,
     wanted.map(
-      ({ want }): LiveRef => ({
+      ({ at, want }): LiveRef => ({
+        renderRef: (toCheck[at] as InventoryEntry).renderRef as string,
         apiVersion: want.apiVersion,
         kind: want.kind,
         ...(want.metadata.namespace ? { namespace: want.metadata.namespace } : {}),

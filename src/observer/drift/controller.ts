@@ -20,6 +20,7 @@ import { requestSync, type SyncVia } from '../health/loop/sync-request.ts';
 import { TargetResolver } from '../health/loop/target.ts';
 import { type K, LoopCounters, ReleaseLoop } from '../loop.ts';
 import { formatTime } from '../status-condition.ts';
+import type { TargetWatches } from '../target-watches.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import type { DriftInterval } from './options.ts';
@@ -51,6 +52,8 @@ export interface DriftControllerOptions {
   readonly random?: () => number;
   /** Entries of one kind and namespace from which one LIST replaces their GETs (default 20; 0: never list). */
   readonly listThreshold?: number;
+  /** Watch caches of the target clusters, shared with health (default: every read goes to the API). */
+  readonly watches?: TargetWatches;
 }
 
 type PassResult = 'inSync' | 'drifted' | 'unknown' | 'failed' | 'deleting' | 'conflict' | 'gone';
@@ -128,6 +131,7 @@ export class DriftController {
       render: (ref) => this.#render(ns, name, ref),
       releaseLabel: releaseLabelValue(ns, name),
       ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
+      ...(this.#o.watches ? { read: this.#o.watches.readerOf('drift', key) } : {}),
     });
     this.stats.reads += check.reads;
     this.stats.lists += check.lists;
@@ -245,6 +249,7 @@ export class DriftController {
     this.#heal.delete(key);
     this.#urgent.delete(key);
     this.#loop.forget(key);
+    this.#o.watches?.forget('drift', key);
   }
 }
 

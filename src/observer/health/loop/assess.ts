@@ -9,7 +9,7 @@ import type { KubeClient } from '../../../kube/client.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import { errorMessage } from '../../../lib/errors.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
-import { type LiveRead, readLive } from '../../live-reads.ts';
+import { type LiveRead, type ReadLive, readLive } from '../../live-reads.ts';
 import { renderAdvanced } from '../edges.ts';
 import { type Evaluator, newEvaluator } from '../evaluator.ts';
 import { deriveState, type Observation } from '../state.ts';
@@ -39,6 +39,8 @@ export interface AssessDeps {
   readonly concurrency?: number;
   /** Compiles the rule sets (default newEvaluator; the controller shares compilations, ../evaluator-memo.ts). */
   readonly compile?: (ruleSets: readonly HealthRuleSetLike[]) => Evaluator;
+  /** How live objects are read (default readLive: from the API; the observer reads its watch caches). */
+  readonly read?: ReadLive;
 }
 
 export interface Assessment {
@@ -83,13 +85,14 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
   const before = (inv.entries ?? []).map(toHealthEntry);
   const deadlineMs = parseOptionalDuration(release.spec.healthAssessment?.deadline);
   const toAssess = before.filter((e) => e.renderRef !== undefined);
-  const live = await readLive(
+  const live = await (deps.read ?? readLive)(
     target.client,
     toAssess.map((e) => ({
       apiVersion: apiVersionOf(e),
       kind: e.kind,
       ...(e.namespace ? { namespace: e.namespace } : {}),
       name: e.name,
+      ...(e.renderRef !== undefined ? { renderRef: e.renderRef } : {}),
     })),
     {
       releaseLabel: releaseLabelValue(release.metadata.namespace ?? '', release.metadata.name ?? ''),

@@ -23,6 +23,7 @@ import { shouldPoll } from '../../hooks/decide.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
 import { type K, LoopCounters, ReleaseLoop } from '../../loop.ts';
 import { formatTime } from '../../status-condition.ts';
+import type { TargetWatches } from '../../target-watches.ts';
 import { planRecheck } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
 import { frontierWaveCompleted } from '../edges.ts';
@@ -46,6 +47,8 @@ export interface HealthControllerOptions {
   readonly listThreshold?: number;
   /** Where wake-ups go (default: POST /sync through kube-apiserver's aggregation layer). */
   readonly sync?: SyncVia;
+  /** Watch caches of the target clusters, shared with drift (default: every read goes to the API). */
+  readonly watches?: TargetWatches;
 }
 
 const base = `/apis/${GROUP}/${VERSION}`;
@@ -88,6 +91,7 @@ export class HealthController {
       reconcile: (key, log) => this.syncHandler(key, log),
     });
     this.controller = this.#loop.controller;
+    opts.watches?.onChange('health', (key) => this.controller.queue.add(key));
     this.#ruleSets = harness.informer<K<HealthRuleSet>>({ path: `${base}/healthrulesets` });
     this.#globalRuleSets = harness.informer<K<GlobalHealthRuleSet>>({ path: `${base}/globalhealthrulesets` });
     const releases = this.#loop.releases;
@@ -161,7 +165,7 @@ export class HealthController {
       outcome = { kind: 'notConfigured' };
     } else {
       try {
-        assessment = await this.#assess(release, inventory);
+        assessment = await this.#assess(key, release, inventory);
         this.stats.reads += assessment.reads;
         this.#reads.inc(assessment.reads);
         if (assessment.wroteInventory && assessment.inventory !== undefined) {
@@ -209,7 +213,7 @@ export class HealthController {
     return this.#schedule(key, release, pending, outcome.kind === 'failed' ? 'failed' : outcome.kind);
   }
 
-  async #assess(release: Release, inventory: ReleaseInventory | undefined): Promise<Assessment> {
+  async #assess(key: string, release: Release, inventory: ReleaseInventory | undefined): Promise<Assessment> {
     const ruleSets = collectRules(release, this.#globalRuleSets.cache.list(), this.#ruleSets.cache.list());
     return assess(release, {
       ruleSets,
@@ -219,6 +223,7 @@ export class HealthController {
       local: this.#o.client,
       now: this.#now,
       ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
+      ...(this.#o.watches ? { read: this.#o.watches.readerOf('health', key) } : {}),
     });
   }
 
@@ -305,6 +310,7 @@ export class HealthController {
     this.#counts.delete(key);
     this.#pendingSync.delete(key);
     this.#loop.forget(key);
+    this.#o.watches?.forget('health', key);
   }
 }
 

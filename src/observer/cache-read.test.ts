@@ -1,0 +1,66 @@
+// Table tests of when the observer may read a live object from its watch cache (docs/design.md#watched-reads),
+// and of what a watch caches.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { atLeast, type CacheReadInput, decideCacheRead } from './cache-read.ts';
+import { stripped } from './target-watch.ts';
+
+const R1 = 'sha256:1';
+const R2 = 'sha256:2';
+const synced = (extra: Partial<CacheReadInput>): CacheReadInput => ({
+  watch: 'synced',
+  renderRef: R1,
+  floor: { renderRef: R1, resourceVersion: '100' },
+  cachedResourceVersion: '100',
+  ...extra,
+});
+
+describe('decideCacheRead', () => {
+  const cases: [string, CacheReadInput, string][] = [
+    ['cache at the floor', synced({}), 'cache'],
+    ['cache past the floor (a later event)', synced({ cachedResourceVersion: '250' }), 'cache'],
+    ['cache behind the fresh read', synced({ cachedResourceVersion: '99' }), 'api:stale'],
+    ['watch still listing', synced({ watch: 'starting' }), 'api:noWatch'],
+    ['watch given up (LIST forbidden)', synced({ watch: 'fallback' }), 'api:noWatch'],
+    ['no fresh read yet', synced({ floor: undefined }), 'api:unconfirmed'],
+    ['fresh read was for the previous render', synced({ renderRef: R2 }), 'api:unconfirmed'],
+    ['an entry without renderRef', synced({ renderRef: undefined }), 'api:unconfirmed'],
+    ['not cached: deleted or unlabelled', synced({ cachedResourceVersion: undefined }), 'api:missing'],
+    ['a resourceVersion that is not a number', synced({ cachedResourceVersion: 'abc' }), 'api:stale'],
+  ];
+  for (const [name, input, want] of cases) {
+    it(name, () => {
+      const d = decideCacheRead(input);
+      assert.equal(d.kind === 'cache' ? 'cache' : `api:${d.why}`, want);
+    });
+  }
+});
+
+describe('atLeast', () => {
+  it('compares as integers, not strings', () => {
+    assert.equal(atLeast('1000', '999'), true);
+    assert.equal(atLeast('999', '1000'), false);
+    assert.equal(atLeast('18446744073709551617', '18446744073709551616'), true);
+    assert.equal(atLeast('', '1'), false);
+  });
+});
+
+describe('stripped', () => {
+  it('drops the last-applied annotation, keeps the others, sets apiVersion and kind', () => {
+    const o = stripped(
+      {
+        metadata: {
+          name: 'a',
+          annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', keep: 'x' },
+        },
+      },
+      'v1',
+      'ConfigMap',
+    );
+    assert.deepEqual(o, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', annotations: { keep: 'x' } },
+    });
+  });
+});
