@@ -4,6 +4,7 @@
 import { hostname, tmpdir } from 'node:os';
 import { FIELD_MANAGERS } from '../api/constants.ts';
 import { registerReleaseController } from '../controller/release/controller.ts';
+import { registerFleetController } from '../controller/releaseset/controller.ts';
 import { KubeClient } from '../kube/client.ts';
 import { registerNotifyController } from '../notify/controller.ts';
 import { Harness, newLogger } from '../runtime/index.ts';
@@ -67,6 +68,13 @@ await runEntry(CONTROLLER_MANAGER, async () => {
             process.exit(137);
           },
         }),
+  });
+
+  // ReleaseSets: one Release per member cluster, given each revision in waves (docs/fleets.md).
+  registerFleetController(harness, {
+    client: new KubeClient(kubeConfig),
+    shardCount: opts.shardCount,
+    ...(opts.shardIndex === undefined ? {} : { shardIndex: opts.shardIndex }),
   });
 
   // Alerts: deliveries for the Releases of the shards this replica works, never inside a reconcile.

@@ -144,12 +144,28 @@ export async function executeFleetPlan(input: ExecuteInput, deps: FleetExecutorD
     { fieldManager: FIELD_MANAGERS.fleet, cached: set },
   );
   const failures: string[] = [];
+  const failed = new Map<string, string>();
   for (const action of plan.actions) {
     try {
       await run(action, input, deps);
     } catch (err) {
-      failures.push(`${describe(action)}: ${errorMessage(err)}`);
+      const text = `${describe(action)}: ${errorMessage(err)}`;
+      failures.push(text);
+      if (action.kind !== 'delete') failed.set(action.cluster, text.slice(0, 1024));
     }
+  }
+  if (failed.size > 0) {
+    // The rows of the members whose write failed say why (the API's refusal names the field).
+    const members = plan.members.map((m) => {
+      const why = failed.get(m.cluster);
+      return why === undefined ? m : { ...m, state: 'Error' as const, message: why };
+    });
+    await writeStatus(
+      deps.client,
+      { kind: 'ReleaseSet', namespace: ns, name: set.metadata.name ?? '' },
+      statusOf(set, { ...plan, members }, input.revision, deps.nowMs),
+      { fieldManager: FIELD_MANAGERS.fleet },
+    );
   }
   return failures;
 }

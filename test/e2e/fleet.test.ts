@@ -1,0 +1,244 @@
+// ReleaseSets on the real control plane with three target clusters (extra kube-apiservers, each on its
+// own etcd prefix) in waves 1–2–3, and a fourth Cluster on the first apiserver in another namespace:
+// a healthy revision reaches them in wave order (the Releases' rollout timestamps); a paused cluster
+// holds the waves above it and a cluster added meanwhile gets the good revision; a revision failing on
+// wave 2 never reaches wave 3 and wave 1 is rolled back (its ConfigMap included); a controller-manager
+// killed mid-train resumes it. `convoy fleet watch` exits 1 on the fleet rollback and 0 on success.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { API_VERSION } from '../../src/api/constants.ts';
+import type { Release, ReleaseSet } from '../../src/api/types.ts';
+import { runConvoy } from '../../src/cli/testsupport.ts';
+import { Informer, type KubeObject, Transport } from '../../src/runtime/index.ts';
+import {
+  addFleetCluster,
+  applyFleetRule,
+  applyFleetSet,
+  type FleetCluster,
+  getFleetSet,
+  liveVersion,
+  trainEnded,
+  waitForSet,
+} from '../support/fleet.ts';
+import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
+import { mergePatch } from '../support/release.ts';
+import { convoySystemPerFile, LEASE_NS } from '../support/system.ts';
+import { waitFor } from '../support/wait.ts';
+
+const NS = 'fleet';
+const sys = convoySystemPerFile({ identity: 'fleet', nodes: 1, extraClusters: 3 });
+let manager: ManagerProcess | undefined;
+after(async () => {
+  await manager?.stop();
+});
+
+/** Members: three apiservers in waves 1–2–3, and c4 on the first one in another namespace (wave 3). */
+const SPEC: Record<string, [number, string, number, string]> = {
+  c1: [0, 'web-a', 1, 'none'],
+  c2: [1, 'web-a', 2, 'v3'],
+  c3: [2, 'web-a', 3, 'none'],
+  c4: [0, 'web-b', 3, 'none'],
+};
+function member(name: string): FleetCluster {
+  const [i, targetNs, wave, bad] = SPEC[name] ?? [0, '', 0, ''];
+  const access = sys.cp.extra[i];
+  if (access === undefined) throw new Error(`no extra cluster ${i}`);
+  return { name, access, targetNs, wave, bad };
+}
+const live = (c: string) => liveVersion(member(c));
+const getRelease = (cluster: string) =>
+  sys.client.get<Release>({
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    namespace: NS,
+    name: `web-${cluster}`,
+  });
+const logs = () => `${sys.logs()}\n${manager?.log().slice(-4000) ?? ''}`;
+const waitSet = (what: string, ok: (s: ReleaseSet) => boolean) =>
+  waitForSet(sys.client, NS, what, ok, { context: logs });
+const getSet = () => getFleetSet(sys.client, NS);
+const row = (s: ReleaseSet, c: string) => s.status?.clusters?.find((m) => m.cluster === c);
+const cli = (...args: string[]) => runConvoy([...args, '-n', NS, '--kubeconfig', sys.cp.kubeconfigPath]);
+const paused = (c: string, p: boolean) =>
+  mergePatch(
+    sys.client,
+    { apiVersion: API_VERSION, kind: 'Cluster', namespace: NS, name: c },
+    { spec: { paused: p } },
+  );
+const revisionOf = async (c: string) =>
+  (await getRelease(c))?.metadata.annotations?.['convoy.kumodo.io/fleet-revision'];
+
+/**
+ * For each train, the order (one watch of the namespace's Releases: the API's order) and local time at
+ * which each member's Release was given it and was first seen Succeeded on it.
+ */
+function recordTrain() {
+  const informer = new Informer<Release & KubeObject>(new Transport(sys.cp.kubeConfig), {
+    path: `/apis/${API_VERSION}/namespaces/${NS}/releases`,
+  });
+  let seq = 0;
+  const given = new Map<string, { seq: number; at: number }>();
+  const done = new Map<string, { seq: number; at: number }>();
+  const see = (r: Release) => {
+    seq++;
+    const train = r.metadata.annotations?.['convoy.kumodo.io/fleet-train'];
+    const c = `${train}/${r.metadata.labels?.['convoy.kumodo.io/fleet-cluster'] ?? ''}`;
+    if (!given.has(c)) given.set(c, { seq, at: Date.now() });
+    const s = r.status;
+    const ok =
+      s?.observedGeneration === r.metadata.generation &&
+      s?.rollout?.state === 'Succeeded' &&
+      s.rollout.renderRef === s.currentRender?.renderRef;
+    if (ok && !done.has(c)) done.set(c, { seq, at: Date.now() });
+  };
+  informer.addHandlers({ add: see, update: (_o, n) => see(n) });
+  return {
+    start: async () => {
+      informer.start();
+      await informer.waitForSync();
+    },
+    given,
+    done,
+    stop: () => informer.stop(),
+  };
+}
+
+describe('ReleaseSet over three clusters in waves 1–2–3', () => {
+  it('sets up the rule, the clusters and the first revision, which reaches the waves in order', async (t) => {
+    await sys.namespace(NS);
+    await applyFleetRule(sys.client, NS);
+    for (const c of ['c1', 'c2', 'c3']) await addFleetCluster(sys.client, NS, member(c));
+    const rec = recordTrain();
+    await rec.start();
+    await applyFleetSet(sys.client, NS, 'v1');
+    const set = await waitSet('v1 on every cluster', trainEnded('Succeeded'));
+    await rec.stop();
+    const id = set.status?.train?.id;
+    assert.equal(set.status?.good?.revision, set.status?.revision);
+    for (const c of ['c1', 'c2', 'c3']) assert.equal(await live(c), 'v1', c);
+    const at = (m: Map<string, { at: number }>, c: string) => (m.get(`${id}/${c}`)?.at ?? Number.NaN) - t0;
+    const t0 = rec.given.get(`${id}/c1`)?.at ?? 0;
+    const shown = ['c1', 'c2', 'c3'].map(
+      (c) => `${c}: given +${at(rec.given, c)} ms, Succeeded +${at(rec.done, c)} ms`,
+    );
+    t.diagnostic(shown.join('; '));
+    for (const [lower, higher] of [
+      ['c1', 'c2'],
+      ['c2', 'c3'],
+    ] as const) {
+      const g = rec.given.get(`${id}/${higher}`);
+      const d = rec.done.get(`${id}/${lower}`);
+      assert.ok(
+        g !== undefined && d !== undefined && g.seq > d.seq,
+        `${higher} given after ${lower} Succeeded: ${shown}`,
+      );
+    }
+    // The Releases' own rollout times say the same (second precision).
+    const times = await Promise.all(
+      ['c1', 'c2', 'c3'].map(async (c) => (await getRelease(c))?.status?.rollout),
+    );
+    for (let i = 1; i < times.length; i++) {
+      assert.ok(Date.parse(times[i]?.startedAt ?? '') >= Date.parse(times[i - 1]?.finishedAt ?? ''));
+    }
+    const release = await getRelease('c1');
+    assert.equal(release?.metadata.ownerReferences?.[0]?.kind, 'ReleaseSet');
+    assert.deepEqual(release?.spec.cluster, { name: 'c1' });
+  });
+
+  it('a paused cluster holds the waves above it; a cluster added meanwhile gets the good revision', async () => {
+    const good = (await getSet()).status?.revision;
+    await paused('c2', true);
+    await applyFleetSet(sys.client, NS, 'v2');
+    const held = await waitSet('c1 on v2, c2 paused', (s) => {
+      const c1 = row(s, 'c1');
+      return (
+        c1?.state === 'Succeeded' && c1.revision === s.status?.revision && row(s, 'c2')?.state === 'Paused'
+      );
+    });
+    assert.match(row(held, 'c2')?.message ?? '', /Cluster c2 has spec.paused true/);
+    assert.notEqual(
+      row(held, 'c3')?.revision,
+      held.status?.revision,
+      'wave 3 waits behind the paused wave 2',
+    );
+    await addFleetCluster(sys.client, NS, member('c4'));
+    await waitFor('c4 on the good revision', async () => (await live('c4')) === 'v1', {
+      timeoutMs: 120_000,
+    });
+    assert.equal(await revisionOf('c4'), good);
+    assert.equal(await live('c3'), 'v1');
+    await paused('c2', false);
+    await waitSet('v2 on every cluster', trainEnded('Succeeded'));
+    for (const c of ['c1', 'c2', 'c3', 'c4']) assert.equal(await live(c), 'v2', c);
+  });
+
+  it('a revision failing on wave 2 stops before wave 3 and rolls wave 1 back; fleet watch exits 1', async () => {
+    await applyFleetSet(sys.client, NS, 'v3');
+    const watch = cli('fleet', 'watch', 'web', '--timeout', '5m');
+    const set = await waitSet('fleet rollback of v3', trainEnded('RolledBack'));
+    assert.equal(set.status?.train?.failedCluster, 'c2');
+    assert.deepEqual([...(set.status?.train?.rolledBack ?? [])].sort(), ['c1', 'c2']);
+    await waitFor('c1 back on v2', async () => (await live('c1')) === 'v2', { timeoutMs: 120_000 });
+    assert.equal(await live('c2'), 'v2');
+    for (const c of ['c3', 'c4']) {
+      assert.equal(await live(c), 'v2', `${c} never got v3`);
+      assert.notEqual(
+        (await getRelease(c))?.metadata.annotations?.['convoy.kumodo.io/fleet-revision'],
+        set.status?.revision,
+      );
+    }
+    const done = await watch;
+    assert.equal(done.code, 1, done.stdout + done.stderr);
+    assert.match(done.stdout, /fleet rollback: revision \w+ failed on c2; rolled back c1, c2/);
+    const status = await cli('fleet', 'status', 'web');
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /failed on c2/);
+    assert.match(status.stdout, /c3 +3 +\w+ +Succeeded/);
+  });
+
+  it('a controller-manager killed mid-train: the next one resumes the train; fleet watch exits 0', async () => {
+    const rec = recordTrain();
+    await rec.start();
+    await applyFleetSet(sys.client, NS, 'v4');
+    await waitSet('v4 given to wave 2', (s) => {
+      const c2 = row(s, 'c2');
+      return (
+        row(s, 'c1')?.state === 'Succeeded' &&
+        c2?.revision === s.status?.revision &&
+        s.status?.train?.revision === s.status?.revision
+      );
+    });
+    await sys.manager.kill();
+    manager = await startControllerManager({
+      kubeconfigPath: sys.cp.kubeconfigPath,
+      identity: 'fleet-2',
+      leaseNamespace: LEASE_NS,
+      leaseDuration: '5s',
+      gitCacheDir: `${sys.work}/git-cache-2`,
+    });
+    const watch = await cli('fleet', 'watch', 'web', '--timeout', '5m');
+    assert.equal(watch.code, 0, `${watch.stdout}${watch.stderr}\n${logs()}`);
+    const set = await waitSet('v4 on every cluster', trainEnded('Succeeded'));
+    await rec.stop();
+    assert.equal(set.status?.good?.revision, set.status?.revision);
+    const id = set.status?.train?.id;
+    for (const [lower, higher] of [
+      ['c1', 'c2'],
+      ['c2', 'c3'],
+      ['c2', 'c4'],
+    ] as const) {
+      const g = rec.given.get(`${id}/${higher}`);
+      const d = rec.done.get(`${id}/${lower}`);
+      assert.ok(
+        g !== undefined && d !== undefined && g.seq > d.seq,
+        `${higher} given after ${lower} Succeeded`,
+      );
+    }
+    for (const c of ['c1', 'c2', 'c3', 'c4']) assert.equal(await live(c), 'v4', c);
+    assert.equal(
+      (await getRelease('c1'))?.spec.pin,
+      undefined,
+      'the new train unpinned the rolled back cluster',
+    );
+  });
+});
