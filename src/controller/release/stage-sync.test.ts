@@ -13,6 +13,7 @@ import { renderRef } from '../../render/canonical.ts';
 import { InlineSource } from '../../render/inline.ts';
 import type { Obj } from '../../render/types.ts';
 import type { ReleaseDeps } from './deps.ts';
+import { hookWorkloadName } from './hooks/index.ts';
 import { stageSync } from './stage-sync.ts';
 
 const UID = 'uid-web';
@@ -66,8 +67,12 @@ const release: Release = {
   spec: { source: { inline: { manifests: 'unused: the render is given' } } },
 };
 
-async function sync(objects: Obj[], cluster: ReturnType<typeof fakeCluster>) {
-  const render = { hooks: [], objects };
+async function sync(
+  objects: Obj[],
+  cluster: ReturnType<typeof fakeCluster>,
+  opts: { hooks?: Obj[]; release?: Release } = {},
+) {
+  const render = { hooks: opts.hooks ?? [], objects };
   const client = cluster.client;
   const deps = {
     local: client,
@@ -87,7 +92,7 @@ async function sync(objects: Obj[], cluster: ReturnType<typeof fakeCluster>) {
   })) as ReleaseInventory | undefined;
   return stageSync(
     {
-      release,
+      release: opts.release ?? release,
       rendered: {
         renderRef: renderRef(render),
         revision: 'inline:x',
@@ -157,5 +162,80 @@ describe('stageSync: nothing untracked', () => {
     const notes = result.kind === 'synced' ? result.notes.join('\n') : '';
     assert.match(notes, /pruned 1 objects an interrupted sync applied/);
     assert.match(notes, /left 1 objects an interrupted sync noted/);
+  });
+});
+
+describe('stageSync: held for PostSync hooks', () => {
+  const smoke: Obj = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'smoke', namespace: 'app', annotations: { 'convoy.kumodo.io/hook': 'PostSync' } },
+    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } },
+  };
+  const objects = [cm('a', 0), cm('b', 1)];
+  const R = renderRef({ hooks: [smoke], objects });
+  const entry = (name: string, wave: number) => ({
+    group: '',
+    kind: 'ConfigMap',
+    namespace: 'app',
+    name,
+    version: 'v1',
+    wave,
+    renderRef: R,
+  });
+  const armed = {
+    name: 'smoke',
+    phase: 'PostSync' as const,
+    kind: 'Job' as const,
+    renderRef: R,
+    workloadName: hookWorkloadName('smoke', R),
+    namespace: 'app',
+    createdAt: '2026-01-01T00:00:00Z',
+  };
+  const held: Release = {
+    ...release,
+    status: {
+      lastAttempted: {
+        renderRef: R,
+        revision: 'inline:x',
+        time: '2026-01-01T00:00:00Z',
+        applied: false,
+        reason: 'WaitingForHook',
+      },
+    },
+  };
+  const inventory = (hook: Record<string, unknown>, extra: Partial<Stored> = {}): Stored =>
+    ({
+      apiVersion: API_VERSION,
+      kind: 'ReleaseInventory',
+      metadata: { name: 'web', namespace: 'app' },
+      entries: [entry('a', 0), entry('b', 1)],
+      hooks: [hook],
+      ...extra,
+    }) as Stored;
+
+  it('applies and writes nothing while the hook runs: the observer records its result in an inventory left alone', async () => {
+    const cluster = fakeCluster({ live: [inventory(armed)] });
+    const result = await sync(objects, cluster, { hooks: [smoke], release: held });
+    assert.equal(result.kind, 'held');
+    assert.match(result.kind === 'held' ? result.message : '', /waiting for PostSync hooks: smoke/);
+    assert.deepEqual(cluster.log, []);
+  });
+
+  it('the hook Succeeded: the sync of R ends applied, without applying its waves again', async () => {
+    const done = { ...armed, state: 'Succeeded', reason: 'Succeeded', finishedAt: '2026-01-01T00:00:05Z' };
+    const cluster = fakeCluster({ live: [inventory(done)] });
+    const result = await sync(objects, cluster, { hooks: [smoke], release: held });
+    assert.equal(result.kind, 'synced');
+    assert.equal(result.kind === 'synced' ? result.attempt.applied : undefined, true);
+    assert.deepEqual(cluster.log, []);
+  });
+
+  it('an interrupted sync left keys pending: the waves run again in full', async () => {
+    const cluster = fakeCluster({ live: [inventory(armed, { pending: [entry('b', 1)] })] });
+    const result = await sync(objects, cluster, { hooks: [smoke], release: held });
+    assert.equal(result.kind, 'held');
+    assert.ok(cluster.log.includes('apply a'), cluster.log.join('\n'));
+    assert.ok(cluster.log.includes('apply b'), cluster.log.join('\n'));
   });
 });

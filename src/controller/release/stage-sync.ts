@@ -2,7 +2,8 @@
 // what an interrupted sync left pending → waves (note the wave's keys as pending in the inventory, apply,
 // then record them and stamp status.waves) → prune. A render that is already
 // applied, recorded and pruned is not synced again unless a forced sync is pending (or, with selfHeal,
-// the drift loop flagged an entry), so a steady reconcile writes nothing.
+// the drift loop flagged an entry), so a steady reconcile writes nothing; nor are its waves applied again
+// while the sync of R holds for its PostSync hooks after applying all of R.
 import {
   ANNOTATION_PRUNE,
   ANNOTATION_RELEASE_UID,
@@ -32,6 +33,7 @@ import {
 } from './errors.ts';
 import {
   forcedAtOf,
+  postSyncAfterApply,
   postSyncStep,
   preSyncStep,
   pruneDepartedHooks,
@@ -47,6 +49,7 @@ import {
   inventoryEntriesForWave,
   pruneSet,
   recordWaveStart,
+  renderApplied,
   selfHealNote,
 } from './sync/index.ts';
 
@@ -107,21 +110,15 @@ export function upToDate(
   const st = release.status;
   if (st?.lastSuccessful?.renderRef !== R) return false;
   if (st.lastAttempted?.renderRef !== R || st.lastAttempted.applied !== true) return false;
-  // an interrupted sync left keys to settle
-  if ((inventory?.pending ?? []).length > 0) return false;
+  const objects = rendered.render.objects.map(objectKey);
+  const selfHeal = release.spec.syncPolicy?.selfHeal === true;
+  if (!renderApplied({ renderRef: R, objects, inventory, selfHeal })) return false;
   const entries = inventory?.entries ?? [];
-  const byKey = new Map(entries.map((e) => [entryKey(e), e]));
-  const keys = new Set(rendered.render.objects.map((o) => keyString(objectKey(o))));
-  if (rendered.render.objects.some((o) => byKey.get(keyString(objectKey(o)))?.renderRef !== R)) return false;
-  // leftovers of an earlier render still recorded: a prune is due
-  if (entries.some((e) => !keys.has(entryKey(e)) && (e.renderRef !== undefined || e.wave !== undefined)))
-    return false;
-  if (release.spec.syncPolicy?.selfHeal === true && entries.some((e) => e.drifted === true)) return false;
   // HOOKS (docs/design.md#hooks): a PostSync still to run, or a PreSync re-armed by a forced sync: work.
   return syncHooksSettled({
     renderRef: R,
     hooks: rendered.render.hooks,
-    objects: rendered.render.objects.map(objectKey),
+    objects,
     entries,
     hookEntries: inventory?.hooks ?? [],
     healthAssessed: release.spec.healthAssessment !== undefined,
@@ -174,6 +171,42 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   });
   if (heal !== undefined) notes.push(heal);
 
+  const attemptBase = { renderRef: R, revision: rendered.revision, time: formatTime(deps.now()) };
+  const failed = (error: ReleaseError, waves: readonly WaveStatus[]): SyncResult => ({
+    kind: 'failed',
+    error,
+    attempt: { ...attemptBase, applied: false, reason: error.reason, message: error.message },
+    waves,
+    notes,
+  });
+  const hookInput = {
+    release,
+    renderRef: R,
+    render: rendered.render,
+    client,
+    local: deps.local,
+    now: deps.now(),
+  };
+
+  // HOOKS (docs/design.md#hooks): held for R's PostSync hooks (or for health before them) after an earlier
+  // pass applied, recorded and pruned all of R: only the PostSync step is left. Applying the waves again on
+  // every reconcile would rewrite the inventory meanwhile, and the observer's hook and health results,
+  // written against the inventory it read, would keep losing to those writes (409).
+  const last = release.status?.lastAttempted;
+  if (!forced && last?.renderRef === R && last.reason === 'WaitingForHook') {
+    let post: Awaited<ReturnType<typeof postSyncAfterApply>>;
+    try {
+      post = await postSyncAfterApply(hookInput, release.spec.syncPolicy?.selfHeal === true);
+    } catch (err) {
+      return failed(
+        new ApplyFailedError(`reading the inventory: ${(err as Error).message}`, { cause: err }),
+        release.status?.waves ?? [],
+      );
+    }
+    if (post !== undefined)
+      return afterPostSync(post, attemptBase, release.status?.waves ?? [], notes, failed);
+  }
+
   // 1. dry run: any failure and nothing is written
   try {
     const dry = await dryRunAll(client, objects, { releaseLabel: label, releaseUid: uid });
@@ -189,7 +222,6 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   }
 
   // 2. persist
-  const attemptBase = { renderRef: R, revision: rendered.revision, time: formatTime(deps.now()) };
   try {
     await deps.store.put(ns, name, R, rendered.render, {
       revision: rendered.revision,
@@ -199,23 +231,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     const error = new PersistFailedError(`storing render ${R}: ${(err as Error).message}`, { cause: err });
     return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
   }
-  const failed = (error: ReleaseError, waves: readonly WaveStatus[]): SyncResult => ({
-    kind: 'failed',
-    error,
-    attempt: { ...attemptBase, applied: false, reason: error.reason, message: error.message },
-    waves,
-    notes,
-  });
-
   // 3. HOOKS (docs/design.md#hooks): PreSync hooks of R run here, before wave 0, and gate the waves.
-  const hookInput = {
-    release,
-    renderRef: R,
-    render: rendered.render,
-    client,
-    local: deps.local,
-    now: deps.now(),
-  };
   const pre = await preSyncStep(hookInput);
   notes.push(...pre.notes);
   if (pre.kind === 'fail') return failed(pre.error, release.status?.waves ?? []);
@@ -339,6 +355,17 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
 
   // 6. HOOKS (docs/design.md#hooks): PostSync hooks of R, once every object of R is applied (and Healthy).
   const post = await postSyncStep({ ...hookInput, now: deps.now() }, writer);
+  return afterPostSync(post, attemptBase, waves, notes, failed);
+}
+
+/** The sync's result once the PostSync step of R has run: synced, held for its hooks, or failed. */
+function afterPostSync(
+  post: Awaited<ReturnType<typeof postSyncStep>>,
+  attemptBase: Omit<LastAttempted, 'applied'>,
+  waves: readonly WaveStatus[],
+  notes: string[],
+  failed: (error: ReleaseError, waves: readonly WaveStatus[]) => SyncResult,
+): SyncResult {
   notes.push(...post.notes);
   if (post.kind === 'fail') return failed(post.error, waves);
   if (post.kind === 'hold') return waitingForHook(post.message, attemptBase, waves, notes);

@@ -53,6 +53,7 @@ export {
   cleanUp,
   forcedAtOf,
   hookWorkloadOptions,
+  postSyncAfterApply,
   postSyncStep,
   preSyncStep,
   pruneDepartedHooks,

@@ -11,7 +11,7 @@ import { releaseLabelValue } from '../../../store/layout.ts';
 import type { ReleaseDeps } from '../deps.ts';
 import { HookFailedError } from '../errors.ts';
 import { InventoryWriter, readInventory } from '../inventory-writer.ts';
-import { forcedSyncPending } from '../sync/index.ts';
+import { forcedSyncPending, renderApplied } from '../sync/index.ts';
 import type { HookWorkloadRef } from './cleanup.ts';
 import { departedHooks } from './cleanup.ts';
 import { hookDefs } from './defs.ts';
@@ -146,6 +146,33 @@ export async function postSyncStep(input: SyncHookInput, writer: InventoryWriter
   } catch (err) {
     return { kind: 'fail', error: asHookError('PostSync', err), notes: [] };
   }
+}
+
+/**
+ * PostSync of R when an earlier pass of this attempt applied, recorded and pruned all of R and its PreSync
+ * hooks are settled (a sync held for its PostSync hooks, or for health before them): only the PostSync step
+ * is left, and the waves are not applied again (docs/design.md#hooks). Undefined when the inventory, read
+ * now, says otherwise: the caller syncs in full.
+ */
+export async function postSyncAfterApply(
+  input: SyncHookInput,
+  selfHeal: boolean,
+): Promise<SyncHookStep | undefined> {
+  const inventory = await readInventory(input.local, input.release);
+  const entries = inventory?.hooks ?? [];
+  const objects = input.render.objects.map(objectKey);
+  if (!renderApplied({ renderRef: input.renderRef, objects, inventory, selfHeal })) return undefined;
+  if (departedHooks(entries, hookDefs(input.render.hooks)).names.length > 0) return undefined;
+  const pre = planHookPhase({
+    phase: 'PreSync',
+    hooks: input.render.hooks,
+    renderRef: input.renderRef,
+    entries,
+    forcedAt: forcedAtOf(input.release),
+    now: input.now,
+  });
+  if (pre.kind !== 'none' && pre.kind !== 'succeeded') return undefined;
+  return postSyncStep(input, new InventoryWriter(input.local, input.release, inventory));
 }
 
 /** With the prune: hooks R no longer has leave the inventory, and their last workloads are deleted. */

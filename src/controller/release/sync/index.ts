@@ -1,5 +1,7 @@
 // Pure planning for stageGates and stageSync: what to apply in which order, what to prune or
 // forget, what to record, and whether a gate holds. No I/O here.
+
+export { type RenderAppliedInput, renderApplied } from './applied.ts';
 export {
   type ConditionFields,
   conditionsFor,
