@@ -4,6 +4,8 @@
 // process's Lease identity (a container restarted in place: it takes its own Lease back at once) or takes
 // a new one (a new pod: it waits for the old holder's Lease to expire). Any exit the suite did not cause
 // is recorded — "no process exit except the kills" — and the process is started again so the run goes on.
+// On two cores shared with a loaded control plane a start (Node loading convoy and its modules) takes
+// 15–40 s; a start that does not reach its ready line within START_TIMEOUT_MS is recorded and tried again.
 import { freePort } from '../../src/testenv/ports.ts';
 import {
   type ConvoyChild,
@@ -15,6 +17,9 @@ import {
 import { makeServingCert, type ServingCert } from '../support/serving-cert.ts';
 
 export type Role = 'controller-manager' | 'observer';
+
+const START_TIMEOUT_MS = 180_000;
+const START_ATTEMPTS = 3;
 
 export interface UnexpectedExit {
   readonly role: Role;
@@ -95,7 +100,34 @@ export class Crew {
       slot.generation++;
       slot.identity = `${role === 'observer' ? 'chaos-observer' : 'chaos-manager'}-${slot.generation}`;
     }
-    await this.#start(role);
+    if (!(await this.#startRetried(role)))
+      throw new Error(`${role} did not start in ${START_ATTEMPTS} attempts: ${this.#lastStartFailure(role)}`);
+  }
+
+  /**
+   * #start, again after a start that failed, up to START_ATTEMPTS; every failed start is recorded as an
+   * unexpected exit. False when none succeeded.
+   */
+  async #startRetried(role: Role): Promise<boolean> {
+    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+      try {
+        await this.#start(role);
+        return true;
+      } catch (err) {
+        this.unexpectedExits.push({
+          role,
+          identity: this.#slots[role].identity,
+          code: `start failed: ${(err as Error).message}`,
+          at: Date.now(),
+          logTail: '',
+        });
+      }
+    }
+    return false;
+  }
+
+  #lastStartFailure(role: Role): string {
+    return this.unexpectedExits.findLast((x) => x.role === role)?.code.toString() ?? '';
   }
 
   logs(): string {
@@ -123,6 +155,7 @@ export class Crew {
       leaseNamespace: this.#o.leaseNamespace,
       leaseDuration: this.#o.leaseDuration,
       identity: slot.identity,
+      readyTimeoutMs: START_TIMEOUT_MS,
     };
     const child =
       role === 'controller-manager'
@@ -148,15 +181,8 @@ export class Crew {
         logTail: child.log().slice(-4000),
       });
       slot.child = undefined;
-      await this.#start(role).catch((err: Error) => {
-        this.unexpectedExits.push({
-          role,
-          identity: slot.identity,
-          code: `restart failed: ${err.message}`,
-          at: Date.now(),
-          logTail: '',
-        });
-      });
+      // Every failed start is recorded by #startRetried.
+      await this.#startRetried(role);
     });
   }
 }

@@ -217,7 +217,13 @@ async function runFaults(
     await crew.kill(f.target);
     kills++;
     await sleep(f.downMs);
-    await crew.restart(f.target, f.newIdentity);
+    try {
+      await crew.restart(f.target, f.newIdentity);
+    } catch (err) {
+      // Recorded by the crew as unexpected exits (a "process exits" violation); the run goes on.
+      log(`chaos: ${f.target} did not start again: ${errorMessage(err)}`);
+      continue;
+    }
     log(`chaos: ${f.target} started again (${f.newIdentity ? 'new' : 'same'} identity)`);
   }
   return { kills, restarts, lastFaultAt };

@@ -33,6 +33,8 @@ export interface CommonOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** More flags, after the ones set here. */
   readonly args?: readonly string[];
+  /** How long the process may take to log its ready line (default 60 s). */
+  readonly readyTimeoutMs?: number;
 }
 
 export interface ConvoyChild {
@@ -107,7 +109,7 @@ async function startChild(
         if (ended) throw new Error(`${script} exited early:\n${out.slice(-4000)}`);
         return out.includes(ready);
       },
-      { timeoutMs: 60_000 },
+      { timeoutMs: opts.readyTimeoutMs ?? 60_000 },
     );
   } catch (err) {
     await end('SIGKILL');
