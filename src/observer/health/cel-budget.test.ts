@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hostileRules } from '../../../test/support/hostile-rules.ts';
 import { compileExpr } from './cel.ts';
-import { defaultBudget, ObjectBudget, replaceStrings } from './cel-budget.ts';
+import { charge, defaultBudget, ObjectBudget, replaceStrings } from './cel-budget.ts';
 import { budgetCooldownMs, newEvaluator } from './evaluator.ts';
 import type { HealthRule, HealthRuleSetLike, KubeObject } from './types.ts';
 
@@ -174,4 +174,22 @@ test('replaceStrings: linear, with the strings extension semantics', () => {
     'b'.repeat(200_000),
     '200,000 matches (the library took minutes)',
   );
+});
+
+test('ObjectBudget: the time budget is CPU time, so waiting for a core does not spend it', () => {
+  const budget = { expression: { cost: 1e12, ms: 30 }, object: { cost: 1e12, ms: 1000 } };
+  // The thread blocked for 100 ms of wall time (as when the node is busy) uses no CPU meanwhile.
+  const blocked = new ObjectBudget(budget).run(() => {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    for (let i = 0; i < 200; i++) charge(1);
+    return true;
+  });
+  assert.deepEqual(blocked, { value: true, exhausted: undefined, ran: true });
+  // The same wall time spent computing is stopped at 30 ms of CPU.
+  const busy = new ObjectBudget(budget).run(() => {
+    const end = performance.now() + 2000;
+    while (performance.now() < end) charge(1);
+    return true;
+  });
+  assert.deepEqual(busy.exhausted, { kind: 'time', ms: 30, of: 'expression' });
 });

@@ -1,5 +1,5 @@
 // The runtime budget of a CEL evaluation: a cost meter that every function call and every macro
-// iteration charges, checked against a cost limit and a wall-clock deadline. Why in-process and not a
+// iteration charges, checked against a cost limit and a CPU-time limit. Why in-process and not a
 // worker thread: a rule is evaluated ~100,000 times a second on the common path, and a worker round
 // trip (structured clone of the object) costs more than the evaluation itself; the meter costs a few
 // percent (bench:health-rules prints both). The meter throws out of the evaluation when the budget is
@@ -11,9 +11,21 @@ export interface Budget {
   /** Cost units: 1 per function call, per expression node of a macro body per iteration, per list or
    * map element and per 10 characters of every argument and result of a function call. */
   readonly cost: number;
-  /** Wall-clock milliseconds. */
+  /** Milliseconds of this thread's CPU time. Not wall time: on a loaded node the thread can wait for a
+   * core longer than any budget while doing nothing, and an ordinary rule must not fail for that. */
   readonly ms: number;
 }
+
+/** This thread's CPU time in milliseconds. A system call, ~20× the cost of performance.now(): it is
+ * read only when the wall clock says a budget may be spent (CPU time never runs ahead of wall time). */
+function cpuMs(): number {
+  const t = process.threadCpuUsage();
+  return (t.user + t.system) / 1000;
+}
+
+/** An expression starting within this wall time of its object's first shares the object's CPU reading
+ * instead of taking its own. */
+const sampleAfterMs = 1;
 
 /** One expression (a rule's healthy or message), and all the rules that judge one object together. */
 export const defaultBudget: { readonly expression: Budget; readonly object: Budget } = {
@@ -42,9 +54,12 @@ interface Meter {
   limit: number;
   limitReported: number;
   limitOf: 'expression' | 'object';
+  /** Wall time at which to read the CPU clock: the earliest moment a time budget can be spent. */
   deadline: number;
-  deadlineMs: number;
-  deadlineOf: 'expression' | 'object';
+  /** The expression's and the object's CPU budgets: where they started and how much they hold. */
+  readonly exprCpuStart: number;
+  readonly exprMs: number;
+  readonly object: ObjectBudget;
   nextClock: number;
   charges: number;
   exhausted: Exhausted | undefined;
@@ -67,9 +82,19 @@ export function charge(units: number): void {
   if (m.used >= m.nextClock || ++m.charges >= clockEveryCharges) {
     m.nextClock = m.used + clockEvery;
     m.charges = 0;
-    if (performance.now() > m.deadline) {
-      m.exhausted = { kind: 'time', ms: m.deadlineMs, of: m.deadlineOf };
-      throw spent;
+    const now = performance.now();
+    if (now > m.deadline) {
+      const cpu = cpuMs();
+      const exprLeft = m.exprMs - (cpu - m.exprCpuStart);
+      const objectLeft = m.object.cpuLeft(cpu);
+      if (exprLeft <= 0 || objectLeft <= 0) {
+        m.exhausted =
+          exprLeft <= 0 && exprLeft <= objectLeft
+            ? { kind: 'time', ms: m.exprMs, of: 'expression' }
+            : { kind: 'time', ms: m.object.ms, of: 'object' };
+        throw spent;
+      }
+      m.deadline = now + Math.min(exprLeft, objectLeft);
     }
   }
 }
@@ -77,17 +102,29 @@ export function charge(units: number): void {
 /** The budget left to one object's rules; each expression runs under the smaller of both. */
 export class ObjectBudget {
   readonly #budget: { readonly expression: Budget; readonly object: Budget };
-  readonly #deadline: number;
+  readonly #wallStart: number;
+  readonly #cpuStart: number;
   #used = 0;
 
   constructor(budget: { readonly expression: Budget; readonly object: Budget } = defaultBudget) {
     this.#budget = budget;
-    this.#deadline = performance.now() + budget.object.ms;
+    this.#wallStart = performance.now();
+    this.#cpuStart = cpuMs();
   }
 
   /** Units used so far by this object's rules. */
   get used(): number {
     return this.#used;
+  }
+
+  /** The object's CPU budget in milliseconds. */
+  get ms(): number {
+    return this.#budget.object.ms;
+  }
+
+  /** CPU milliseconds left to the object's rules at the CPU reading `cpu`. */
+  cpuLeft(cpu: number): number {
+    return this.#budget.object.ms - (cpu - this.#cpuStart);
   }
 
   /**
@@ -106,18 +143,28 @@ export class ObjectBudget {
     if (left <= 0) {
       return { value: undefined, exhausted: { kind: 'cost', limit: o.cost, of: 'object' }, ran: false };
     }
-    if (now > this.#deadline) {
-      return { value: undefined, exhausted: { kind: 'time', ms: o.ms, of: 'object' }, ran: false };
+    // Most objects are judged within a millisecond: an expression starting that early counts from the
+    // object's CPU reading (its own use is at most that much less) and reads no clock of its own.
+    const elapsed = now - this.#wallStart;
+    let exprCpuStart = this.#cpuStart;
+    // CPU time never runs ahead of wall time, so this is the least the object has left.
+    let objectLeft = o.ms - elapsed;
+    if (elapsed > sampleAfterMs || objectLeft <= 0) {
+      exprCpuStart = cpuMs();
+      objectLeft = this.cpuLeft(exprCpuStart);
+      if (objectLeft <= 0) {
+        return { value: undefined, exhausted: { kind: 'time', ms: o.ms, of: 'object' }, ran: false };
+      }
     }
-    const exprFirst = now + e.ms <= this.#deadline;
     const m: Meter = {
       used: 0,
       limit: Math.min(e.cost, left),
       limitReported: e.cost <= left ? e.cost : o.cost,
       limitOf: e.cost <= left ? 'expression' : 'object',
-      deadline: exprFirst ? now + e.ms : this.#deadline,
-      deadlineMs: exprFirst ? e.ms : o.ms,
-      deadlineOf: exprFirst ? 'expression' : 'object',
+      deadline: now + Math.min(e.ms, objectLeft),
+      exprCpuStart,
+      exprMs: e.ms,
+      object: this,
       nextClock: 0,
       charges: 0,
       exhausted: undefined,
