@@ -5,7 +5,11 @@
 // release label per kind and namespace with many entries, a GET for the rest and for what a LIST missed
 // (an object whose label someone removed is drift, not deleted). An entry that cannot be compared is
 // `unknown` with why; a target that does not answer at all fails the whole check.
-import type { InventoryEntry } from '../../api/types.ts';
+// An entry whose key the controller noted in `pending` for another render is being applied right now
+// (docs/design.md#reconcile-order: noted, applied, then recorded): its live object may already be the
+// new render's while the entry still names the old one, so either render's object counts as in sync.
+// Without that, a pass landing between the apply and the record reported every ordinary rollout as drift.
+import type { InventoryEntry, PendingEntry } from '../../api/types.ts';
 import { labelled } from '../../controller/release/deployer.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
@@ -13,7 +17,7 @@ import { keyString, objectKey } from '../../render/keys.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import type { Target } from '../health/loop/target.ts';
 import { type LiveRead, type LiveRef, type ReadLive, readLive } from '../live-reads.ts';
-import { detectDrift } from './detect.ts';
+import { type DriftResult, detectDrift } from './detect.ts';
 import type { CheckOutcome, EntryOutcome } from './plan.ts';
 
 export interface CheckDeps {
@@ -40,8 +44,39 @@ export interface Check {
 
 const NO_READS = { reads: 0, lists: 0, gets: 0 };
 
-export async function checkDrift(entries: readonly InventoryEntry[], deps: CheckDeps): Promise<Check> {
+/** The render each entry's key is being applied for, where it differs from the one the entry records. */
+export function inFlightRenders(
+  entries: readonly InventoryEntry[],
+  pending: readonly PendingEntry[],
+): Map<string, string> {
+  const recorded = new Map(entries.map((e) => [keyString(keyOf(e)), e.renderRef]));
+  const out = new Map<string, string>();
+  for (const p of pending) {
+    const k = keyString(keyOf(p));
+    if (p.renderRef !== undefined && recorded.has(k) && recorded.get(k) !== p.renderRef)
+      out.set(k, p.renderRef);
+  }
+  return out;
+}
+
+/** The entry's verdict: against its recorded render, else against the render being applied (if any). */
+export function judgeEntry(
+  recorded: Parameters<typeof detectDrift>[0],
+  applying: Parameters<typeof detectDrift>[0] | undefined,
+  live: Parameters<typeof detectDrift>[1],
+): DriftResult {
+  const result = detectDrift(recorded, live);
+  if (result.kind !== 'drifted' || applying === undefined) return result;
+  return detectDrift(applying, live).kind === 'inSync' ? { kind: 'inSync' } : result;
+}
+
+export async function checkDrift(
+  entries: readonly InventoryEntry[],
+  deps: CheckDeps,
+  pending: readonly PendingEntry[] = [],
+): Promise<Check> {
   const toCheck = entries.filter((e) => e.renderRef !== undefined);
+  const applying = inFlightRenders(toCheck, pending);
   if (toCheck.length === 0) return { outcome: { kind: 'checked', entries: [] }, ...NO_READS };
   let target: Target;
   try {
@@ -50,7 +85,7 @@ export async function checkDrift(entries: readonly InventoryEntry[], deps: Check
     return { outcome: { kind: 'failed', message: messageOf(err) }, ...NO_READS };
   }
   const renders = new Map<string, Map<string, Obj> | string>();
-  for (const ref of new Set(toCheck.map((e) => e.renderRef as string))) {
+  for (const ref of new Set([...toCheck.map((e) => e.renderRef as string), ...applying.values()])) {
     try {
       const r = await deps.render(ref);
       renders.set(
@@ -65,14 +100,20 @@ export async function checkDrift(entries: readonly InventoryEntry[], deps: Check
   }
   const out: EntryOutcome[] = new Array(toCheck.length);
   // The entries with a desired object, compared once their live objects are read.
-  const wanted: { readonly at: number; readonly want: Obj }[] = [];
+  const wanted: { readonly at: number; readonly want: Obj; readonly alt: Obj | undefined }[] = [];
+  const objectOf = (ref: string | undefined, key: string) => {
+    const objects = ref === undefined ? undefined : renders.get(ref);
+    return typeof objects === 'string' ? objects : objects?.get(key);
+  };
   toCheck.forEach((e, i) => {
     const key = keyOf(e);
-    const objects = renders.get(e.renderRef as string);
-    const desired = typeof objects === 'string' ? objects : objects?.get(keyString(key));
+    const k = keyString(key);
+    const desired = objectOf(e.renderRef, k);
+    const next = objectOf(applying.get(k), k);
+    const alt = typeof next === 'object' ? labelled(next, deps.releaseLabel) : undefined;
     if (typeof desired === 'string' || desired === undefined)
       out[i] = { kind: 'unknown', entry: key, reason: desired ?? 'not in its render' };
-    else wanted.push({ at: i, want: labelled(desired, deps.releaseLabel) });
+    else wanted.push({ at: i, want: labelled(desired, deps.releaseLabel), alt });
   });
   const live = await (deps.read ?? readLive)(
     target.client,
@@ -93,12 +134,12 @@ export async function checkDrift(entries: readonly InventoryEntry[], deps: Check
   );
   const reads = { reads: live.lists + live.gets, lists: live.lists, gets: live.gets };
   if (live.kind === 'unreachable') return { outcome: { kind: 'failed', message: live.message }, ...reads };
-  wanted.forEach(({ at, want }, j) => {
+  wanted.forEach(({ at, want, alt }, j) => {
     const key = keyOf(toCheck[at] as InventoryEntry);
     const read = live.reads[j] as LiveRead;
     switch (read.kind) {
       case 'found':
-        out[at] = { kind: 'checked', entry: key, result: detectDrift(want, read.object) };
+        out[at] = { kind: 'checked', entry: key, result: judgeEntry(want, alt, read.object) };
         break;
       case 'absent':
         out[at] = { kind: 'checked', entry: key, result: detectDrift(want, undefined) };
@@ -113,5 +154,10 @@ export async function checkDrift(entries: readonly InventoryEntry[], deps: Check
   return { outcome: { kind: 'checked', entries: out }, ...reads };
 }
 
-const keyOf = (e: InventoryEntry) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name });
+const keyOf = (e: InventoryEntry | PendingEntry) => ({
+  group: e.group,
+  kind: e.kind,
+  namespace: e.namespace,
+  name: e.name,
+});
 const messageOf = (err: unknown) => errorMessage(err);

@@ -126,13 +126,17 @@ export class DriftController {
     const entries = inventory?.entries ?? [];
     const ns = release.metadata.namespace ?? '';
     const name = release.metadata.name ?? '';
-    const check = await checkDrift(entries, {
-      resolveTarget: () => this.#targets.resolve(release, this.#loop.clusterOf(release)),
-      render: (ref) => this.#render(ns, name, ref),
-      releaseLabel: releaseLabelValue(ns, name),
-      ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
-      ...(this.#o.watches ? { read: this.#o.watches.readerOf('drift', key) } : {}),
-    });
+    const check = await checkDrift(
+      entries,
+      {
+        resolveTarget: () => this.#targets.resolve(release, this.#loop.clusterOf(release)),
+        render: (ref) => this.#render(ns, name, ref),
+        releaseLabel: releaseLabelValue(ns, name),
+        ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
+        ...(this.#o.watches ? { read: this.#o.watches.readerOf('drift', key) } : {}),
+      },
+      inventory?.pending ?? [],
+    );
     this.stats.reads += check.reads;
     this.stats.lists += check.lists;
     this.#reads.inc({ verb: 'get' }, check.gets);
