@@ -139,6 +139,7 @@ try {
   await installDefaultRules(admin);
   // Production's Lease duration (15 s), so Lease renewals cost what they cost in a cluster.
   manager = await startControllerManager({
+    tenancy: { mode: 'cluster' },
     kubeconfigPath: cp.kubeconfigPath,
     identity: 'bench-scale',
     leaseNamespace: LEASE_NS,

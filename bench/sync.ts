@@ -52,6 +52,7 @@ async function controller(): Promise<void> {
     shards: { count: 1, namespace: LEASE_NS, role: 'controller', identity: 'bench' },
   });
   const { controller } = registerReleaseController(harness, {
+    tenancy: { mode: 'cluster' },
     kubeConfig: kc,
     leaseNamespace: LEASE_NS,
     gitCacheDir: '/tmp/convoy-bench-git',

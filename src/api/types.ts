@@ -157,6 +157,7 @@ export const READY_REASONS = [
   'ClusterNotFound',
   'ClusterNotReady',
   'ClusterPaused',
+  'ServiceAccountRequired',
   'Suspended',
   'WaitingForApproval',
   'WaitingForClusterWave',

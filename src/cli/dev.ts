@@ -151,6 +151,10 @@ export async function runDev(opts: DevOptions): Promise<void> {
         '--git-cache-dir',
         join(dir, 'git-cache'),
         '--allow-file-urls',
+        // A local playground for one person: cluster mode, so a Release needs no ServiceAccount
+        // (docs/tenancy.md#convoy-dev).
+        '--tenancy',
+        'cluster',
         '--kustomize-binary',
         join(tools, 'kustomize'),
         '--helm-binary',

@@ -2,7 +2,6 @@
 // (shared with the release controller's resolveTarget, so a remote client and its discovery cache are
 // built once), the shared Cluster informer, and the controller on the harness. Call before harness.start().
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Release } from '../api/types.ts';
 import {
   type CachedCluster,
   ClusterClients,
@@ -10,7 +9,6 @@ import {
   type ProbeResult,
   registerClusterController,
 } from '../controller/cluster/index.ts';
-import { resolveTarget, type Target } from '../controller/release/target.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { Controller, Harness, Informer } from '../runtime/index.ts';
 
@@ -32,8 +30,6 @@ export type ClusterWiring = {
   readonly clients: ClusterClients;
   /** The shared Cluster informer: watch it (with clusterChangeWakesReleases) to wake Releases. */
   readonly clusters: Informer<CachedCluster>;
-  /** For ReleaseDeps.resolveTarget. */
-  readonly resolveTarget: (release: Release) => Promise<Target>;
 };
 
 export function startClusterController(harness: Harness, deps: ClusterControllerDeps): ClusterWiring {
@@ -53,6 +49,5 @@ export function startClusterController(harness: Harness, deps: ClusterController
     controller,
     clients,
     clusters,
-    resolveTarget: (release) => resolveTarget(release, { clients, clusters: clusters.cache }),
   };
 }

@@ -1,6 +1,7 @@
 // convoy-controller-manager's command line: the shared flags (shared-flags.ts), its own, and the HTTP
 // API's --api-* flags (api-flags.ts, split off first). Pure; the entry point only wires the result.
 import { join } from 'node:path';
+import type { Tenancy } from '../controller/release/target.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { API_FLAGS, type ApiOptions, parseApiOptions, splitApiArgs } from './api-flags.ts';
 import {
@@ -43,7 +44,42 @@ export const CONTROLLER_MANAGER_FLAGS: FlagTable = {
     help: 'the kustomize CLI for render.type Kustomize',
   },
   'helm-binary': { arg: 'PATH', default: 'helm', help: 'the helm CLI (v4) for render.type Helm' },
+  tenancy: {
+    arg: 'MODE',
+    default: 'tenant',
+    help:
+      "tenant: every local write impersonates a ServiceAccount of the Release's namespace; " +
+      'cluster: a Release without spec.serviceAccountName writes as convoy itself (docs/tenancy.md)',
+  },
+  'default-service-account': {
+    arg: 'NAME',
+    help: 'tenant mode: the ServiceAccount of its namespace a Release without spec.serviceAccountName impersonates; unset: such a Release is refused',
+  },
 };
+
+const SERVICE_ACCOUNT_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/** --tenancy and --default-service-account; pure. */
+export function parseTenancy(mode: string, defaultServiceAccount: string | undefined): Tenancy {
+  if (defaultServiceAccount !== undefined && !SERVICE_ACCOUNT_NAME.test(defaultServiceAccount)) {
+    throw new FlagError(
+      `--default-service-account ${JSON.stringify(defaultServiceAccount)}: not a ServiceAccount name (lowercase letters, digits, '-', '.')`,
+    );
+  }
+  switch (mode) {
+    case 'tenant':
+      return defaultServiceAccount === undefined ? { mode } : { mode, defaultServiceAccount };
+    case 'cluster':
+      if (defaultServiceAccount !== undefined) {
+        throw new FlagError(
+          '--default-service-account needs --tenancy=tenant: in cluster mode a Release without spec.serviceAccountName writes as convoy',
+        );
+      }
+      return { mode };
+    default:
+      throw new FlagError(`--tenancy ${JSON.stringify(mode)}: must be tenant or cluster`);
+  }
+}
 
 export interface ControllerManagerOptions extends SharedOptions {
   /** Static sharding: this shard only, no Lease. */
@@ -54,6 +90,7 @@ export interface ControllerManagerOptions extends SharedOptions {
   readonly gitStallMs: number;
   readonly kustomizeBinary: string;
   readonly helmBinary: string;
+  readonly tenancy: Tenancy;
   /** Test seam (CONVOY_TEST_CRASH_AFTER_WAVE_APPLY): exit(137) right after applying this wave. */
   readonly crashAfterWave: number | undefined;
 }
@@ -99,6 +136,7 @@ export function parseControllerManagerFlags(
     gitStallMs: positiveMs(describeFlag(table, 'git-stall-timeout'), get('git-stall-timeout') ?? '30s'),
     kustomizeBinary: get('kustomize-binary') ?? 'kustomize',
     helmBinary: get('helm-binary') ?? 'helm',
+    tenancy: parseTenancy(get('tenancy') ?? 'tenant', get('default-service-account')),
     crashAfterWave:
       crash === undefined || crash === '' ? undefined : toInt('CONVOY_TEST_CRASH_AFTER_WAVE_APPLY', crash, 0),
   };

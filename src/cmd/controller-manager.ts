@@ -56,6 +56,7 @@ await runEntry(CONTROLLER_MANAGER, async () => {
     gitStallMs: opts.gitStallMs,
     kustomizeBinary: opts.kustomizeBinary,
     helmBinary: opts.helmBinary,
+    tenancy: opts.tenancy,
     workers: opts.concurrency,
     shardCount: opts.shardCount,
     ...(opts.shardIndex === undefined ? {} : { shardIndex: opts.shardIndex }),

@@ -161,6 +161,38 @@ test('controller-manager: its own flags and the --api-* ones', () => {
   }
 });
 
+test('controller-manager: --tenancy (tenant by default) and --default-service-account', () => {
+  const rows: ReadonlyArray<{ argv: string[]; env?: Env; want: unknown }> = [
+    { argv: [], want: { mode: 'tenant' } },
+    { argv: ['--tenancy=tenant'], want: { mode: 'tenant' } },
+    {
+      argv: ['--default-service-account', 'deployer'],
+      want: { mode: 'tenant', defaultServiceAccount: 'deployer' },
+    },
+    {
+      argv: [],
+      env: { CONVOY_DEFAULT_SERVICE_ACCOUNT: 'd' },
+      want: { mode: 'tenant', defaultServiceAccount: 'd' },
+    },
+    { argv: ['--tenancy', 'cluster'], want: { mode: 'cluster' } },
+    { argv: [], env: { CONVOY_TENANCY: 'cluster' }, want: { mode: 'cluster' } },
+  ];
+  for (const { argv, env, want } of rows) assert.deepEqual(manager(argv, env).tenancy, want, argv.join(' '));
+  for (const [argv, re] of [
+    [['--tenancy', 'open'], /--tenancy "open": must be tenant or cluster/],
+    [
+      ['--tenancy=cluster', '--default-service-account=d'],
+      /--default-service-account needs --tenancy=tenant/,
+    ],
+    [
+      ['--default-service-account', 'Deployer!'],
+      /--default-service-account "Deployer!": not a ServiceAccount name/,
+    ],
+  ] as const) {
+    assert.throws(() => manager([...argv]), re, argv.join(' '));
+  }
+});
+
 test('observer: resync and wake-ups', () => {
   const d = observer([]);
   assert.equal(d.resyncMs, 600_000);

@@ -160,6 +160,7 @@ export class Crew {
     const child =
       role === 'controller-manager'
         ? await startControllerManager({
+            tenancy: { mode: 'cluster' },
             ...common,
             gitCacheDir: this.#o.gitCacheDir,
             api: { kind: 'serve', tls: this.#cert, port: this.#port },

@@ -24,6 +24,7 @@ before(async () => {
   cluster = await startCrdCluster({ namespaces: ['convoy-system'], scratch: 'convoy-cli-ctl-' });
   ({ cp, client } = cluster);
   manager = await startControllerManager({
+    tenancy: { mode: 'cluster' },
     kubeconfigPath: cp.kubeconfigPath,
     identity: 'cli',
     gitCacheDir: join(cluster.work, 'git-cache'),

@@ -100,7 +100,11 @@ describe('resolveTarget', () => {
     });
     informer.start();
     await informer.waitForSync();
-    deps = { clients: new ClusterClients({ kubeConfig: cp.kubeConfig }), clusters: informer.cache };
+    deps = {
+      clients: new ClusterClients({ kubeConfig: cp.kubeConfig }),
+      clusters: informer.cache,
+      tenancy: { mode: 'cluster' },
+    };
   });
 
   after(async () => {

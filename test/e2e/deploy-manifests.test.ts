@@ -1,4 +1,4 @@
-// deploy/ stays installable: kustomization.yaml lists every manifest (the tenant RBAC file is the
+// deploy/ stays installable: kustomization.yaml lists every manifest (the cluster-mode RBAC file is the
 // documented alternative), the default rules there are src/rules/default-rules.yaml byte for byte, the
 // Deployments run entry points that exist with flags they accept (the shared ones equal on both) and
 // ServiceAccounts deploy/ declares, probed with httpGet on a probe server that listens on the pod IP,
@@ -21,8 +21,8 @@ import { installCrds } from '../support/crds.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEPLOY = join(ROOT, 'deploy');
-/** In deploy/ but deliberately not in kustomization.yaml: the alternative RBAC mode. */
-const ALTERNATIVES = ['controller-manager/rbac-tenant.yaml'];
+/** In deploy/ but deliberately not in kustomization.yaml: the alternative RBAC mode (cluster, opt-in). */
+const ALTERNATIVES = ['controller-manager/rbac-apply.yaml'];
 
 async function yamlFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -120,6 +120,11 @@ describe('deploy/ manifests, offline', () => {
       'the controller-manager serves the HTTP API behind api/service.yaml',
     );
     assert.equal(manager.options.allowFileUrls, false, 'file:// sources are for convoy dev only');
+    // Secure by default (docs/tenancy.md): tenant mode, with the RBAC that cannot write a render itself.
+    assert.deepEqual(manager.options.tenancy, { mode: 'tenant' });
+    const roles = all.filter((o) => o.kind === 'ClusterRole').map((o) => o.metadata.name);
+    assert.ok(roles.includes('convoy-controller-manager-tenant'), 'rbac-tenant.yaml is installed');
+    assert.ok(!roles.includes('convoy-controller-manager-apply'), 'rbac-apply.yaml is not');
     const ob = container('convoy-observer');
     const observer = parseObserverFlags(ob.args, {}, host);
     assert.equal(observer.kind, 'run');
@@ -162,7 +167,7 @@ describe('deploy/ manifests against the API server', () => {
     await cp?.stop();
   });
 
-  test('every object of kustomization.yaml and the tenant RBAC passes a server-side dry run', async () => {
+  test('every object of kustomization.yaml and the cluster-mode RBAC passes a server-side dry run', async () => {
     const files = [...(await kustomized()), ...ALTERNATIVES].filter(
       (f) => !f.startsWith('crds/') && f !== 'namespace.yaml',
     );

@@ -1,21 +1,19 @@
 // deploy/'s RBAC is enough, with nothing to spare that a rollout needs: convoy-controller-manager and
 // convoy-observer run as child processes with kubeconfigs holding their ServiceAccounts' tokens
 // (TokenRequest) and nothing else, bound by exactly the ServiceAccounts, ClusterRoles and bindings of
-// deploy/ (default "apply" mode); the observer wakes the controller through its HTTP API with its own
+// deploy/ (the cluster-mode opt-in first, then the default tenant mode); the observer wakes the controller through its HTTP API with its own
 // token. They roll out the guestbook example from a git repository (waves, a
 // PostSync hook, default health rules), roll back a broken commit, and delete it; every 401/403 any of
 // their requests got — also those the code swallows — is reported by a preload on Node's diagnostics
 // channels, and there must be none.
 import assert from 'node:assert/strict';
 import { execFile as execFileCb } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
 import type { KubeObject, Release, ReleaseInventory } from '../../src/api/types.ts';
 import { BROKEN_PATCH, exampleRelease, git, initExampleRepo } from '../../src/cli/dev-example.ts';
 import { applyObject } from '../../src/kube/apply.ts';
@@ -23,6 +21,7 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { errorMessage } from '../../src/lib/errors.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
+import { DENIAL_PRELOAD, denials, deployedTenancy, installAs } from '../support/deploy-install.ts';
 import {
   type ManagerProcess,
   type ObserverProcess,
@@ -30,32 +29,14 @@ import {
   startObserver,
   wakeupsTo,
 } from '../support/processes.ts';
-import { waitForAccess } from '../support/rbac.ts';
 import { getInventory, getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
 const execFile = promisify(execFileCb);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PRELOAD = new URL('../support/deploy-denials.preload.ts', import.meta.url).href;
 const NS = 'shop';
 const APP_NS = 'guestbook';
 const NAME = 'guestbook';
-/** deploy/ files that make up the two identities, apart from the mode's RBAC file (rbac-apply or rbac-tenant). */
-const RBAC_FILES = [
-  'namespace.yaml',
-  'api/rbac.yaml',
-  'controller-manager/rbac.yaml',
-  'observer/serviceaccount.yaml',
-  'observer/rbac.yaml',
-];
-
-async function deployDocs(file: string): Promise<KubeObject[]> {
-  const text = await readFile(join(ROOT, 'deploy', file), 'utf8');
-  return parseAllDocuments(text)
-    .map((d) => d.toJSON() as KubeObject | null)
-    .filter((o): o is KubeObject => o !== null);
-}
-
 /** Waits for a rollout state of a commit; on timeout says where the Release stood and what the processes logged. */
 async function waitRollout(
   admin: KubeClient,
@@ -81,59 +62,6 @@ async function waitRollout(
 }
 
 /**
- * Installs the default rules and deploy/'s identities with the RBAC file of one mode, and writes a
- * kubeconfig per ServiceAccount holding a TokenRequest token and nothing else.
- */
-async function installAs(
-  admin: KubeClient,
-  cp: ControlPlane,
-  dir: string,
-  mode: string,
-  kubeconfigs: Record<string, string>,
-): Promise<void> {
-  for (const obj of await deployDocs('rules/default-rules.yaml'))
-    await applyObject(admin, obj, { fieldManager: 'convoy-install', force: true });
-  for (const file of [...RBAC_FILES, mode])
-    for (const obj of await deployDocs(file))
-      await applyObject(admin, obj, { fieldManager: 'convoy-install', force: true });
-
-  const cluster = cp.kubeConfig.getCurrentCluster();
-  assert.ok(cluster);
-  for (const sa of ['convoy-controller-manager', 'convoy-observer']) {
-    const tr = await admin.request<{ status: { token: string } }>({
-      method: 'POST',
-      path: `/api/v1/namespaces/convoy-system/serviceaccounts/${sa}/token`,
-      body: {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 3600 },
-      },
-    });
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [cluster],
-      users: [{ name: sa, token: tr.status.token }],
-      contexts: [{ name: sa, cluster: cluster.name, user: sa }],
-      currentContext: sa,
-    });
-    kubeconfigs[sa] = join(dir, `${sa}.kubeconfig`);
-    await writeFile(kubeconfigs[sa], kc.exportConfig(), { mode: 0o600 });
-    // The RBAC authorizer learns new bindings from a watch: wait until it has them.
-    await waitForAccess(admin, `RBAC knows ${sa}`, {
-      user: `system:serviceaccount:convoy-system:${sa}`,
-      resourceAttributes: {
-        verb: 'create',
-        group: 'coordination.k8s.io',
-        resource: 'leases',
-        namespace: 'convoy-system',
-      },
-    });
-  }
-}
-
-const denials = (log: string): string[] => log.split('\n').filter((l) => l.startsWith('CONVOY-DENIED'));
-
-/**
  * The observer woke the controller through the HTTP API (RBAC: create releases/sync in
  * api.convoy.kumodo.io, deploy/api/rbac.yaml): the API answered POST /sync with 200 and never 401/403
  * (the preload sees the observer's side of it).
@@ -153,7 +81,7 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
   let repo: string;
   let controller: ManagerProcess | undefined;
   let observer: ObserverProcess | undefined;
-  const kubeconfigs: Record<string, string> = {};
+  let kubeconfigs: Record<string, string> = {};
   const logs = () => `${controller?.log() ?? ''}\n${observer?.log() ?? ''}`;
 
   before(async () => {
@@ -161,12 +89,13 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
     admin = new KubeClient(cp.kubeConfig);
     dir = await mkdtemp(join(tmpdir(), 'convoy-deploy-rbac-'));
     await installCrds(cp.kubeConfig);
-    await installAs(admin, cp, dir, 'controller-manager/rbac-apply.yaml', kubeconfigs);
+    kubeconfigs = await installAs(admin, cp, dir, 'controller-manager/rbac-apply.yaml');
     await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     repo = join(dir, 'repo');
     const url = await initExampleRepo(repo);
-    const env = { NODE_OPTIONS: `--import=${PRELOAD}` };
+    const env = { NODE_OPTIONS: DENIAL_PRELOAD };
     controller = await startControllerManager({
+      tenancy: { mode: 'cluster' },
       kubeconfigPath: kubeconfigs['convoy-controller-manager'] ?? '',
       identity: 'controller-rbac',
       gitCacheDir: join(dir, 'git-cache'),
@@ -206,7 +135,7 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
     `;
     const { stderr } = await execFile(
       process.execPath,
-      [`--import=${PRELOAD}`, '--input-type=module', '-e', script],
+      [DENIAL_PRELOAD, '--input-type=module', '-e', script],
       { cwd: ROOT },
     );
     const seen = denials(stderr);
@@ -294,14 +223,14 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
   });
 });
 
-describe("deploy/ RBAC, tenant mode: convoy writes only as the Release's serviceAccountName", () => {
+describe("deploy/ as installed (tenant mode): convoy writes only as the Release's serviceAccountName", () => {
   const TEAM = 'team';
   let cp: ControlPlane;
   let admin: KubeClient;
   let dir: string;
   let controller: ManagerProcess | undefined;
   let observer: ObserverProcess | undefined;
-  const kubeconfigs: Record<string, string> = {};
+  let kubeconfigs: Record<string, string> = {};
   const manifests = `apiVersion: v1
 kind: ConfigMap
 metadata: {name: web-config}
@@ -338,7 +267,7 @@ spec:
     admin = new KubeClient(cp.kubeConfig);
     dir = await mkdtemp(join(tmpdir(), 'convoy-deploy-tenant-'));
     await installCrds(cp.kubeConfig);
-    await installAs(admin, cp, dir, 'controller-manager/rbac-tenant.yaml', kubeconfigs);
+    kubeconfigs = await installAs(admin, cp, dir, 'controller-manager/rbac-tenant.yaml');
     // The team's own deployer: it may write what its renders hold, in its namespace only.
     for (const obj of [
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } },
@@ -364,8 +293,9 @@ spec:
       },
     ] as KubeObject[])
       await applyObject(admin, obj, { fieldManager: 'convoy-test', force: true });
-    const env = { NODE_OPTIONS: `--import=${PRELOAD}` };
+    const env = { NODE_OPTIONS: DENIAL_PRELOAD };
     controller = await startControllerManager({
+      tenancy: await deployedTenancy(),
       kubeconfigPath: kubeconfigs['convoy-controller-manager'] ?? '',
       identity: 'controller-tenant',
       gitCacheDir: join(dir, 'git-cache'),
@@ -409,23 +339,32 @@ spec:
     await assertWakeupsServed(controller, observer);
   });
 
-  test('a Release without serviceAccountName may write nothing: Ready=False naming the refusal', async () => {
+  test('the default install refuses a Release without serviceAccountName: a condition, an Event, nothing tried', async () => {
     const before = denials(controller?.log() ?? '').length;
     await admin.create(release('rogue'));
     const ready = await waitFor(
-      'Ready=False',
+      'Ready=False ServiceAccountRequired',
       async () => {
         const c = (await getRelease(admin, TEAM, 'rogue'))?.status?.conditions?.find(
           (x) => x.type === 'Ready',
         );
-        return c?.status === 'False' ? c : false;
+        return c?.reason === 'ServiceAccountRequired' ? c : false;
       },
       { timeoutMs: 60_000, intervalMs: 500 },
     );
-    assert.match(ready.message ?? '', /forbidden|cannot/i, JSON.stringify(ready));
-    const refused = denials(controller?.log() ?? '').slice(before);
-    assert.ok(refused.length > 0, 'the refusal came from the API server');
-    for (const d of refused) assert.match(d, new RegExp(`/namespaces/${TEAM}/(configmaps|deployments)`), d);
+    assert.equal(ready.status, 'False');
+    assert.match(ready.message, /no spec\.serviceAccountName/);
+    assert.match(ready.message, /--default-service-account/);
+    assert.match(ready.message, /set spec\.serviceAccountName to a ServiceAccount of namespace "team"/);
+    const event = await waitFor('a Warning Event', async () => {
+      const events = await admin.list<KubeObject & { reason?: string; type?: string }>(
+        { apiVersion: 'v1', kind: 'Event', namespace: TEAM },
+        { fieldSelector: 'involvedObject.name=rogue' },
+      );
+      return events.find((e) => e.reason === 'ServiceAccountRequired') ?? false;
+    });
+    assert.equal(event.type, 'Warning');
+    assert.deepEqual(denials(controller?.log() ?? '').slice(before), [], 'no write was even tried');
     assert.equal(
       await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: TEAM, name: 'web-config' }),
       undefined,

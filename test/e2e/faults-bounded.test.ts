@@ -46,6 +46,7 @@ before(async () => {
   ({ cp, client } = cluster);
   silent = await silentListener();
   manager = await startControllerManager({
+    tenancy: { mode: 'cluster' },
     kubeconfigPath: cp.kubeconfigPath,
     identity: 'faults',
     gitCacheDir: join(cluster.work, 'git-cache'),

@@ -59,6 +59,7 @@ before(async () => {
   });
   client = cluster.client;
   manager = await startControllerManager({
+    tenancy: { mode: 'cluster' },
     kubeconfigPath: cluster.cp.kubeconfigPath,
     identity: 'first',
     gitCacheDir: join(cluster.work, 'git-cache'),

@@ -467,6 +467,7 @@ describe('notifications across kill -9', () => {
         await env.manager.kill();
         await down.start();
         manager2 = await startControllerManager({
+          tenancy: { mode: 'cluster' },
           kubeconfigPath: env.cp.kubeconfigPath,
           identity: 'notify-restarted',
           leaseNamespace: LEASE_NS,

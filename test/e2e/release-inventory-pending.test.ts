@@ -47,6 +47,7 @@ after(async () => {
 
 function startManager(identity: string, env: Record<string, string> = {}) {
   return startControllerManager({
+    tenancy: { mode: 'cluster' },
     kubeconfigPath: cp.kubeconfigPath,
     identity,
     gitCacheDir: join(work, `cache-${identity}`),

@@ -53,6 +53,7 @@ async function namespace(name: string) {
 
 async function startManager(identity: string, env: Record<string, string> = {}) {
   return startControllerManager({
+    tenancy: { mode: 'cluster' },
     kubeconfigPath: cp.kubeconfigPath,
     identity,
     gitCacheDir: join(work, `cache-${identity}`),

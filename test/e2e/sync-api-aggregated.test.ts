@@ -57,6 +57,7 @@ before(async () => {
   ({ cp, client, work } = cluster);
   await installDefaultRules(client);
   manager = await startControllerManager({
+    tenancy: { mode: 'cluster' },
     kubeconfigPath: cp.kubeconfigPath,
     identity: 'sync-agg',
     gitCacheDir: join(work, 'git-cache'),

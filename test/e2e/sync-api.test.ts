@@ -40,6 +40,7 @@ const logs = () => tailLogs(manager, observer);
 
 const startManager = (port = 0) =>
   startControllerManager({
+    tenancy: { mode: 'cluster' },
     kubeconfigPath: cp.kubeconfigPath,
     identity: 'sync-api',
     gitCacheDir: join(work, 'git-cache'),

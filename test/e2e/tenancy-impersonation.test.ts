@@ -52,6 +52,7 @@ describe('impersonation of spec.serviceAccountName', () => {
     target = await resolveTarget(release(SA), {
       clients: new ClusterClients({ kubeConfig: cp.kubeConfig }),
       clusters: { get: () => undefined },
+      tenancy: { mode: 'tenant' },
     });
   });
 
@@ -114,10 +115,11 @@ describe('impersonation of spec.serviceAccountName', () => {
     );
   });
 
-  it('without serviceAccountName, writes go as convoy itself', async () => {
+  it('without serviceAccountName, in cluster mode, writes go as convoy itself', async () => {
     const own = await resolveTarget(release(), {
       clients: new ClusterClients({ kubeConfig: cp.kubeConfig }),
       clusters: { get: () => undefined },
+      tenancy: { mode: 'cluster' },
     });
     assert.equal(own.client, own.readClient);
     await applyObject(own.client, configMap(B, 'as-convoy'), { fieldManager: 'convoy', force: true });

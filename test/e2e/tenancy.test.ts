@@ -89,6 +89,7 @@ describe('tenancy: Releases', () => {
     // The cluster controller first: it owns the shared Cluster informer's options.
     startClusterController(harness, { kubeConfig: cp.kubeConfig, probeIntervalMs: 2_000 });
     registerReleaseController(harness, {
+      tenancy: { mode: 'cluster' },
       kubeConfig: cp.kubeConfig,
       leaseNamespace: 'convoy-system',
       gitCacheDir: gitCache,

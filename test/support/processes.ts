@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Tenancy } from '../../src/controller/release/target.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
 import { metricValue, probePortOf, scrape } from './metrics.ts';
 import { makeServingCert, presentedCert, type ServingCert } from './serving-cert.ts';
@@ -162,6 +163,8 @@ export type ApiSetup =
 
 export interface ManagerOptions extends CommonOptions {
   readonly gitCacheDir: string;
+  /** --tenancy (and --default-service-account): always passed, so no test leans on the default. */
+  readonly tenancy: Tenancy;
   /** Default: served, see ApiSetup. */
   readonly api?: ApiSetup;
 }
@@ -223,7 +226,15 @@ export async function startControllerManager(opts: ManagerOptions): Promise<Mana
   }
   const child = await startChild(
     'src/cmd/controller-manager.ts',
-    [...commonArgs(opts), '--git-cache-dir', opts.gitCacheDir, '--allow-file-urls', ...toolArgs, ...apiArgs],
+    [
+      ...commonArgs(opts),
+      '--git-cache-dir',
+      opts.gitCacheDir,
+      '--allow-file-urls',
+      ...tenancyArgs(opts.tenancy),
+      ...toolArgs,
+      ...apiArgs,
+    ],
     opts,
     MANAGER_READY,
     cleanup,
@@ -248,6 +259,13 @@ export async function startControllerManager(opts: ManagerOptions): Promise<Mana
     },
     apiRequests: (route, code) => child.metric('convoy_api_requests_total', { route, code: String(code) }),
   };
+}
+
+function tenancyArgs(t: Tenancy): string[] {
+  const args = ['--tenancy', t.mode];
+  if (t.mode === 'tenant' && t.defaultServiceAccount !== undefined)
+    args.push('--default-service-account', t.defaultServiceAccount);
+  return args;
 }
 
 async function apiOf(

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { Release } from '../../src/api/types.ts';
+import type { Tenancy } from '../../src/controller/release/target.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { isLeaseLive, type Lease, observerLeaseName } from '../../src/runtime/index.ts';
@@ -79,6 +80,8 @@ export interface SystemOptions {
   readonly observerLeaseDuration?: string;
   /** Simulated nodes (default 2). */
   readonly nodes?: number;
+  /** The controller-manager's --tenancy; default cluster (the Releases of most tests name no account). */
+  readonly tenancy?: Tenancy;
   /** More controller-manager flags, after the usual ones (a later flag wins: `--helm-binary X`). */
   readonly managerArgs?: readonly string[];
   /** Extra kube-apiservers as target clusters (ControlPlane.extra). */
@@ -108,6 +111,7 @@ export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySyst
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEASE_NS } });
     await installDefaultRules(client);
     manager = await startControllerManager({
+      tenancy: opts.tenancy ?? { mode: 'cluster' },
       kubeconfigPath: cp.kubeconfigPath,
       identity: opts.identity,
       leaseNamespace: LEASE_NS,

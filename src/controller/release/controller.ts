@@ -44,11 +44,13 @@ import type { ReleaseDeps } from './deps.ts';
 import { healthChanged } from './rollout/index.ts';
 import { driftAppeared, sourceIdentity, type WavePeer } from './sync/index.ts';
 import { syncHandler } from './sync-handler.ts';
-import { resolveTarget } from './target.ts';
+import { resolveTarget, type Tenancy } from './target.ts';
 import { watchValuesFrom } from './values-watch.ts';
 
 export interface ReleaseControllerOptions {
   readonly kubeConfig: KubeConfig;
+  /** As whom a Release without spec.serviceAccountName writes locally; no default: say which. */
+  readonly tenancy: Tenancy;
   /** Namespace of the shard Leases (the observer's liveness). */
   readonly leaseNamespace: string;
   readonly gitCacheDir: string;
@@ -186,7 +188,8 @@ export function registerReleaseController(
       ...(opts.kustomizeBinary === undefined ? {} : { kustomize: opts.kustomizeBinary }),
       ...(opts.helmBinary === undefined ? {} : { helm: opts.helmBinary }),
     }),
-    resolveTarget: (release) => resolveTarget(release, { clients: clusterClients, clusters: clusters.cache }),
+    resolveTarget: (release) =>
+      resolveTarget(release, { clients: clusterClients, clusters: clusters.cache, tenancy: opts.tenancy }),
     observerLive: (release) => {
       const shard = shardOfRelease(release, `${release.metadata.namespace}/${release.metadata.name}`);
       return isLeaseLive(leases.cache.get(`${opts.leaseNamespace}/${observerLeaseName(shard)}`), now());

@@ -23,10 +23,29 @@ export function labelled(obj: Obj, releaseLabel: string, releaseUid?: string): O
   return { ...obj, metadata };
 }
 
-/** Whether the live object was applied by the Release of `releaseUid` (its uid annotation says so). */
+/**
+ * Whether the live object was applied by the Release of `releaseUid`: its uid annotation says so AND
+ * convoy's field manager set that annotation by Server-Side Apply (managedFields). Anyone who may
+ * label or annotate an object can copy the annotation, but then their own manager owns it
+ * (docs/design.md#tenancy-and-impersonation). Pure.
+ */
 export function appliedBy(live: Obj | undefined, releaseUid: string): boolean {
-  return releaseUid !== '' && live?.metadata.annotations?.[ANNOTATION_RELEASE_UID] === releaseUid;
+  if (releaseUid === '' || live?.metadata.annotations?.[ANNOTATION_RELEASE_UID] !== releaseUid) return false;
+  const managed = live.metadata.managedFields;
+  if (!Array.isArray(managed)) return false;
+  return managed.some((m: ManagedFieldsEntry) => {
+    if (m.manager !== FIELD_MANAGERS.deployer || m.operation !== 'Apply') return false;
+    return m.fieldsV1?.['f:metadata']?.['f:annotations']?.[`f:${ANNOTATION_RELEASE_UID}`] !== undefined;
+  });
 }
+
+type ManagedFieldsEntry = {
+  readonly manager?: string;
+  readonly operation?: string;
+  readonly fieldsV1?: {
+    readonly 'f:metadata'?: { readonly 'f:annotations'?: Readonly<Record<string, unknown>> };
+  };
+};
 
 export function isCrd(obj: Obj): boolean {
   return groupOf(obj.apiVersion) === CRD_GROUP && obj.kind === 'CustomResourceDefinition';

@@ -50,6 +50,17 @@ export class ClusterUnavailableError extends ReleaseError {
 }
 
 /**
+ * Tenant mode and a Release that names no ServiceAccount, with no --default-service-account: convoy will
+ * not write with its own identity (docs/design.md#tenancy-and-impersonation). Only a spec change (or the
+ * flag) fixes it.
+ */
+export class ServiceAccountRequiredError extends ReleaseError {
+  override name = 'ServiceAccountRequiredError';
+  readonly reason = 'ServiceAccountRequired';
+  override readonly stalled = true;
+}
+
+/**
  * The server-side dry run rejected an object. `invalid` (the API said 400 BadRequest or 422
  * Invalid: schema, validation, admission) stalls; anything else — a missing CRD, a webhook
  * that is down, a permission — may pass on a later try.

@@ -133,10 +133,21 @@ describe('stageSync: nothing untracked', () => {
     assert.deepEqual(cluster.log.slice(-2), ['apply b', 'inventory entries=[a,b] pending=[c]']);
   });
 
-  it('the next sync deletes what was left pending and left the render only when it carries this uid', async () => {
-    const mine = (name: string, uid: string): Stored => ({
+  it('the next sync deletes what was left pending and left the render only when convoy set this uid on it', async () => {
+    const mine = (name: string, uid: string, manager = 'convoy'): Stored => ({
       ...cm(name, 1),
-      metadata: { name, namespace: 'app', annotations: { 'convoy.kumodo.io/release-uid': uid } },
+      metadata: {
+        name,
+        namespace: 'app',
+        annotations: { 'convoy.kumodo.io/release-uid': uid },
+        managedFields: [
+          {
+            manager,
+            operation: manager === 'convoy' ? 'Apply' : 'Update',
+            fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:convoy.kumodo.io/release-uid': {} } } },
+          },
+        ],
+      },
     });
     const key = (name: string) => ({ group: '', kind: 'ConfigMap', namespace: 'app', name, version: 'v1' });
     const inventory: Stored = {
@@ -144,10 +155,16 @@ describe('stageSync: nothing untracked', () => {
       kind: 'ReleaseInventory',
       metadata: { name: 'web', namespace: 'app' },
       entries: [],
-      pending: [key('gone'), key('foreign'), key('never-created'), key('a')],
+      pending: [key('gone'), key('foreign'), key('forged'), key('never-created'), key('a')],
     };
     const cluster = fakeCluster({
-      live: [inventory, mine('gone', UID), mine('foreign', 'another-uid')],
+      // forged: this Release's uid, annotated by someone else (kubectl annotate)
+      live: [
+        inventory,
+        mine('gone', UID),
+        mine('foreign', 'another-uid'),
+        mine('forged', UID, 'kubectl-annotate'),
+      ],
     });
     const result = await sync([cm('a', 0)], cluster);
     assert.equal(result.kind, 'synced');
@@ -159,9 +176,13 @@ describe('stageSync: nothing untracked', () => {
       'inventory entries=[a] pending=[]',
     ]);
     assert.ok(cluster.objects.has('ConfigMap/app/foreign'), 'another Release’s object is left alone');
+    assert.ok(cluster.objects.has('ConfigMap/app/forged'), 'a copied annotation proves nothing');
     const notes = result.kind === 'synced' ? result.notes.join('\n') : '';
     assert.match(notes, /pruned 1 objects an interrupted sync applied/);
-    assert.match(notes, /left 1 objects an interrupted sync noted/);
+    assert.match(
+      notes,
+      /left 2 objects that an interrupted sync noted in place: convoy's field manager did not set/,
+    );
   });
 });
 

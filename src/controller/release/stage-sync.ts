@@ -345,7 +345,8 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   // 5. prune, highest wave first
   try {
     const pruned = await prune(release, rendered, writer, client, rendered.target.readClient);
-    if (pruned > 0) notes.push(`pruned ${pruned} objects that left the render`);
+    if (pruned.deleted > 0) notes.push(`pruned ${pruned.deleted} objects that left the render`);
+    if (pruned.foreign > 0) notes.push(foreignNote(pruned.foreign, 'left the render'));
     // HOOKS (docs/design.md#hooks): hooks that left the render go with the prune, their workloads too.
     const departed = await pruneDepartedHooks(hookInput, writer);
     if (departed > 0) notes.push(`removed ${departed} hooks that left the render`);
@@ -452,11 +453,16 @@ export async function settleInterrupted(
   if (plan.toDelete.length > 0)
     notes.push(`pruned ${plan.toDelete.length} objects an interrupted sync applied and left the render`);
   const foreign = toSettle.length - ours.length - marks.absent;
-  if (foreign > 0)
-    notes.push(
-      `left ${foreign} objects an interrupted sync noted: their ${ANNOTATION_RELEASE_UID} is not this Release's`,
-    );
+  if (foreign > 0) notes.push(foreignNote(foreign, 'an interrupted sync noted'));
   return notes;
+}
+
+/** The note (and so the Event) for objects convoy will not delete because nothing proves they are its. */
+export function foreignNote(n: number, which: string): string {
+  return (
+    `left ${n} objects that ${which} in place: convoy's field manager did not set their ` +
+    `${ANNOTATION_RELEASE_UID} to this Release's uid (another Release's, or written by someone else)`
+  );
 }
 
 /** Deletes what left R (unless prune is off or the object opts out) and drops all of it from the inventory. */
@@ -466,10 +472,10 @@ async function prune(
   writer: InventoryWriter,
   client: KubeClient,
   read: KubeClient,
-): Promise<number> {
+): Promise<{ readonly deleted: number; readonly foreign: number }> {
   const renderKeys = new Set(rendered.render.objects.map((o) => keyString(objectKey(o))));
   const leaving = writer.entries.filter((e) => !renderKeys.has(entryKey(e)));
-  if (leaving.length === 0) return 0;
+  if (leaving.length === 0) return { deleted: 0, foreign: 0 };
   const marks = await liveMarks(read, leaving, release.metadata.uid ?? '');
   const plan = pruneSet(leaving, renderKeys, {
     prune: release.spec.syncPolicy?.prune ?? true,
@@ -477,7 +483,10 @@ async function prune(
   });
   await deleteInOrder(client, plan.toDelete);
   await writer.remove([...plan.toDelete, ...plan.toForget]);
-  return plan.toDelete.length;
+  return {
+    deleted: plan.toDelete.length,
+    foreign: leaving.filter((e) => marks.foreign.has(entryKey(e))).length,
+  };
 }
 
 export function entryRef(e: InventoryKey & { version?: string }) {
@@ -495,7 +504,10 @@ export interface LiveMarks {
   readonly disabled: Set<string>;
   /** Keys whose live object names this Release's uid (ANNOTATION_RELEASE_UID). */
   readonly ours: Set<string>;
-  /** Keys whose live object names another uid: another Release applied it since; never deleted. */
+  /**
+   * Keys whose live object names another uid (another Release applied it since), or names this one
+   * without convoy's field manager having set it (a forgery): never deleted.
+   */
   readonly foreign: Set<string>;
   /** How many have no live object. */
   readonly absent: number;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Cluster, ClusterSpec, Condition, Release } from '../../api/types.ts';
-import { decideTarget, type TargetDecision } from './target.ts';
+import { decideTarget, type TargetDecision, type Tenancy } from './target.ts';
 
 function release(spec: { cluster?: string; sa?: string } = {}): Release {
   return {
@@ -45,7 +45,9 @@ function cluster(spec: ClusterSpec, ready?: Partial<Condition>, generation = 2):
 const secretRef = { name: 'prod-kubeconfig', key: 'kubeconfig' };
 const SA_USER = 'system:serviceaccount:team-a:deployer';
 
-describe('decideTarget', () => {
+const CLUSTER: Tenancy = { mode: 'cluster' };
+
+describe('decideTarget (cluster mode)', () => {
   const remote = cluster({ kubeconfigSecretRef: secretRef }, {});
   const table: [string, Release, Cluster | undefined, TargetDecision][] = [
     [
@@ -122,6 +124,78 @@ describe('decideTarget', () => {
     ],
   ];
   for (const [name, r, c, want] of table) {
-    it(name, () => assert.deepEqual(decideTarget(r, c), want));
+    it(name, () => assert.deepEqual(decideTarget(r, c, CLUSTER), want));
+  }
+});
+
+describe('decideTarget: as whom a Release writes, by tenancy mode', () => {
+  const TENANT: Tenancy = { mode: 'tenant' };
+  const WITH_DEFAULT: Tenancy = { mode: 'tenant', defaultServiceAccount: 'convoy-deployer' };
+  const refused: TargetDecision = {
+    kind: 'refused',
+    message:
+      'Release team-a/web has no spec.serviceAccountName, and convoy runs in tenant mode without ' +
+      '--default-service-account: set spec.serviceAccountName to a ServiceAccount of namespace "team-a" ' +
+      'allowed to write the render (or target a Cluster with a kubeconfig); nothing was applied',
+  };
+  const remote = cluster({ kubeconfigSecretRef: secretRef }, {});
+  const table: [string, Release, Cluster | undefined, Tenancy, TargetDecision][] = [
+    ['tenant, no account, no default: refused', release(), undefined, TENANT, refused],
+    [
+      'tenant, no account, a default: the default of its own namespace',
+      release(),
+      undefined,
+      WITH_DEFAULT,
+      { kind: 'local', name: 'local', impersonate: 'system:serviceaccount:team-a:convoy-deployer' },
+    ],
+    [
+      'tenant, an account: that account, whatever the default',
+      release({ sa: 'deployer' }),
+      undefined,
+      WITH_DEFAULT,
+      { kind: 'local', name: 'local', impersonate: SA_USER },
+    ],
+    [
+      'tenant, an account, no default',
+      release({ sa: 'deployer' }),
+      undefined,
+      TENANT,
+      {
+        kind: 'local',
+        name: 'local',
+        impersonate: SA_USER,
+      },
+    ],
+    [
+      'tenant, a local Cluster (no kubeconfig), no account: refused too',
+      release({ cluster: 'prod' }),
+      cluster({}, {}),
+      TENANT,
+      refused,
+    ],
+    [
+      'tenant, a remote Cluster, no account: its kubeconfig is the identity',
+      release({ cluster: 'prod' }),
+      remote,
+      TENANT,
+      { kind: 'remote', name: 'prod', cluster: remote, secretRef },
+    ],
+    [
+      'cluster, no account: convoy itself',
+      release(),
+      undefined,
+      CLUSTER,
+      { kind: 'local', name: 'local', impersonate: undefined },
+    ],
+    [
+      'cluster, an account: still impersonated',
+      release({ sa: 'deployer' }),
+      undefined,
+      CLUSTER,
+      { kind: 'local', name: 'local', impersonate: SA_USER },
+    ],
+  ];
+  for (const [name, r, c, t, want] of table) {
+    it(name, () => assert.deepEqual(decideTarget(r, c, t), want));
   }
 });

@@ -3,12 +3,22 @@
 // is no namespace field, so a tenant can never borrow another namespace's cluster credentials. Writes to the
 // local cluster impersonate spec.serviceAccountName (the local RBAC of that account is the tenant's
 // boundary); writes to a remote cluster use the Cluster's kubeconfig as is (its credentials are the boundary
-// there: the account does not exist on that cluster).
+// there: the account does not exist on that cluster). In tenant mode (the default) a local write is never
+// convoy's own: a Release naming no account impersonates --default-service-account, or is refused.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { type ClusterClients, readyOf, type SecretKeyRef, serviceAccountUser } from '../cluster/index.ts';
-import { ClusterUnavailableError, ReleaseError } from './errors.ts';
+import { ClusterUnavailableError, ReleaseError, ServiceAccountRequiredError } from './errors.ts';
+
+/**
+ * As whom a Release without spec.serviceAccountName writes to the local cluster
+ * (docs/design.md#tenancy-and-impersonation): tenant mode impersonates the default ServiceAccount of the
+ * Release's namespace, or refuses the Release when there is none; cluster mode writes as convoy itself.
+ */
+export type Tenancy =
+  | { readonly mode: 'tenant'; readonly defaultServiceAccount?: string }
+  | { readonly mode: 'cluster' };
 
 export interface Target {
   /** "local", or the name of the Cluster. */
@@ -37,6 +47,7 @@ export type TargetDeps = {
   readonly clients: ClusterClients;
   /** The Cluster cache (keys `namespace/name`). */
   readonly clusters: ClusterReader;
+  readonly tenancy: Tenancy;
 };
 
 export type TargetDecision =
@@ -48,19 +59,45 @@ export type TargetDecision =
       readonly secretRef: SecretKeyRef;
     }
   | { readonly kind: 'paused'; readonly message: string }
+  /** Tenant mode, no spec.serviceAccountName and no default: nothing is written. */
+  | { readonly kind: 'refused'; readonly message: string }
   | {
       readonly kind: 'unavailable';
       readonly reason: 'ClusterNotFound' | 'ClusterNotReady';
       readonly message: string;
     };
 
-/** Pure: which target a Release gets, given the Cluster its spec names (looked up in its namespace). */
-export function decideTarget(release: Release, cluster: Cluster | undefined): TargetDecision {
+/** The local write identity: the ServiceAccount user to impersonate, convoy itself, or a refusal. */
+function localWriter(
+  release: Release,
+  tenancy: Tenancy,
+): { readonly impersonate: string | undefined } | { readonly refused: string } {
   const ns = release.metadata.namespace ?? '';
-  const sa = release.spec.serviceAccountName;
-  const impersonate = sa === undefined || sa === '' ? undefined : serviceAccountUser(ns, sa);
+  const named = release.spec.serviceAccountName;
+  if (named !== undefined && named !== '') return { impersonate: serviceAccountUser(ns, named) };
+  if (tenancy.mode === 'cluster') return { impersonate: undefined };
+  const fallback = tenancy.defaultServiceAccount;
+  if (fallback !== undefined && fallback !== '') return { impersonate: serviceAccountUser(ns, fallback) };
+  return {
+    refused:
+      `Release ${ns}/${release.metadata.name ?? ''} has no spec.serviceAccountName, and convoy runs in tenant mode ` +
+      'without --default-service-account: set spec.serviceAccountName to a ServiceAccount of namespace ' +
+      `"${ns}" allowed to write the render (or target a Cluster with a kubeconfig); nothing was applied`,
+  };
+}
+
+/** Pure: which target a Release gets, given the Cluster its spec names (looked up in its namespace). */
+export function decideTarget(
+  release: Release,
+  cluster: Cluster | undefined,
+  tenancy: Tenancy,
+): TargetDecision {
+  const ns = release.metadata.namespace ?? '';
+  const writer = localWriter(release, tenancy);
+  const local = (name: string): TargetDecision =>
+    'refused' in writer ? { kind: 'refused', message: writer.refused } : { kind: 'local', name, ...writer };
   const name = release.spec.cluster?.name;
-  if (name === undefined) return { kind: 'local', name: 'local', impersonate };
+  if (name === undefined) return local('local');
   if (cluster === undefined) {
     return {
       kind: 'unavailable',
@@ -84,9 +121,7 @@ export function decideTarget(release: Release, cluster: Cluster | undefined): Ta
     };
   }
   const ref = cluster.spec.kubeconfigSecretRef;
-  return ref === undefined
-    ? { kind: 'local', name, impersonate }
-    : { kind: 'remote', name, cluster, secretRef: ref };
+  return ref === undefined ? local(name) : { kind: 'remote', name, cluster, secretRef: ref };
 }
 
 /**
@@ -97,7 +132,7 @@ export async function resolveTarget(release: Release, deps: TargetDeps): Promise
   const ns = release.metadata.namespace ?? '';
   const clusterName = release.spec.cluster?.name;
   const cluster = clusterName === undefined ? undefined : deps.clusters.get(`${ns}/${clusterName}`);
-  const decision = decideTarget(release, cluster);
+  const decision = decideTarget(release, cluster, deps.tenancy);
   const { clients } = deps;
   switch (decision.kind) {
     case 'local': {
@@ -129,6 +164,8 @@ export async function resolveTarget(release: Release, deps: TargetDeps): Promise
     }
     case 'paused':
       throw new ClusterPausedError(decision.message);
+    case 'refused':
+      throw new ServiceAccountRequiredError(decision.message);
     case 'unavailable':
       throw new ClusterUnavailableError(decision.reason, decision.message);
     default:
