@@ -308,7 +308,7 @@ metadata:
   assert.equal(taken?.metadata.annotations?.['convoy.kumodo.io/release-uid'], 'another-release-uid');
   for (const want of [
     /pruned 1 objects an interrupted sync applied/,
-    /left 1 objects an interrupted sync noted: their convoy.kumodo.io\/release-uid/,
+    /left 1 objects that an interrupted sync noted in place: convoy's field manager did not set their convoy.kumodo.io\/release-uid/,
   ]) {
     await waitFor(`an Event: ${want}`, async () =>
       (await eventsOf(ns, 'app')).some((e) => want.test(e.message ?? '')),
