@@ -210,6 +210,7 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
     });
     await sys.manager.kill();
     manager = await startControllerManager({
+      tenancy: { mode: 'cluster' },
       kubeconfigPath: sys.cp.kubeconfigPath,
       identity: 'fleet-2',
       leaseNamespace: LEASE_NS,
