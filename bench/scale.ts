@@ -8,7 +8,7 @@
 // CONVOY_BENCH_OBJECTS (5), CONVOY_BENCH_NAMESPACES (20), CONVOY_BENCH_IDLE_SECONDS (120),
 // CONVOY_BENCH_INTERVAL (syncPolicy.interval of every Release, unset: none), CONVOY_BENCH_CPU_PROF (a
 // directory: both processes run with --cpu-prof and write their profiles there when stopped).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { API_VERSION, PLURAL_RELEASES } from '../src/api/constants.ts';
@@ -29,6 +29,7 @@ import {
 } from '../test/support/processes.ts';
 import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
 import { configMapManifests } from './fixtures.ts';
+import { figures, parseMetrics, proc, rates, type Sample, sample } from './procs.ts';
 
 const RELEASES = Number(process.env.CONVOY_BENCH_RELEASES ?? 2000);
 const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 5);
@@ -40,81 +41,6 @@ const PROF = process.env.CONVOY_BENCH_CPU_PROF;
 const CONCURRENCY = process.env.CONVOY_BENCH_CONCURRENCY;
 const CREATE_PARALLEL = 16;
 const TIMEOUT_MS = 30 * 60_000;
-
-type Sample = {
-  readonly at: number;
-  readonly rssMiB: number;
-  readonly hwmMiB: number;
-  readonly cpuSeconds: number;
-  readonly requests: Readonly<Record<string, number>>;
-  readonly reconciles: Readonly<Record<string, number>>;
-};
-
-const CLK_TCK = 100;
-async function proc(pid: number): Promise<{ rssMiB: number; hwmMiB: number; cpuSeconds: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = (f: string) => Number(new RegExp(`^${f}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  // utime and stime are fields 14 and 15; the command name (field 2) may hold spaces, so count after ')'
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(f[11]) + Number(f[12]);
-  return {
-    rssMiB: +(kib('VmRSS') / 1024).toFixed(1),
-    hwmMiB: +(kib('VmHWM') / 1024).toFixed(1),
-    cpuSeconds: +(ticks / CLK_TCK).toFixed(2),
-  };
-}
-
-/** Sums of samples by one label (`requests`: by "method resource"). */
-function parseMetrics(text: string) {
-  const requests: Record<string, number> = {};
-  const reconciles: Record<string, number> = {};
-  let depth = 0;
-  for (const line of text.split('\n')) {
-    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    const label = (n: string) => new RegExp(`${n}="([^"]*)"`).exec(line)?.[1] ?? '';
-    if (line.startsWith('convoy_kube_requests_total{')) {
-      const k = `${label('method')} ${label('resource')}`;
-      requests[k] = (requests[k] ?? 0) + value;
-    } else if (line.startsWith('convoy_reconcile_duration_seconds_count{')) {
-      const c = label('controller');
-      reconciles[c] = (reconciles[c] ?? 0) + value;
-    } else if (line.startsWith('convoy_workqueue_depth{')) depth += value;
-  }
-  return { requests, reconciles, depth };
-}
-
-async function sample(child: ConvoyChild): Promise<Sample> {
-  const m = parseMetrics(await child.metrics());
-  return { at: performance.now(), ...(await proc(child.proc.pid ?? 0)), ...m };
-}
-
-const total = (r: Readonly<Record<string, number>>) => Object.values(r).reduce((a, b) => a + b, 0);
-
-/** Per minute between two samples: requests in all and by resource (largest first), reconciles. */
-function rates(a: Sample, b: Sample) {
-  const minutes = (b.at - a.at) / 60_000;
-  const per = (x: number) => +(x / minutes).toFixed(1);
-  const delta = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) =>
-    Object.entries(y)
-      .map(([k, v]) => [k, v - (x[k] ?? 0)] as const)
-      .filter(([, d]) => d > 0)
-      .sort((p, q) => q[1] - p[1]);
-  const req = delta(a.requests, b.requests);
-  return {
-    requestsPerMinute: per(req.reduce((s, [, d]) => s + d, 0)),
-    requestsPerMinuteByResource: Object.fromEntries(req.map(([k, d]) => [k, per(d)])),
-    reconcilesPerMinute: Object.fromEntries(delta(a.reconciles, b.reconciles).map(([k, d]) => [k, per(d)])),
-    cpuSecondsPerMinute: +((b.cpuSeconds - a.cpuSeconds) / minutes).toFixed(2),
-  };
-}
-
-const figures = (s: Sample) => ({
-  rssMiB: s.rssMiB,
-  peakRssMiB: s.hwmMiB,
-  cpuSeconds: s.cpuSeconds,
-  requests: total(s.requests),
-});
 
 const secs = (ms: number) => +(ms / 1000).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

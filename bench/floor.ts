@@ -1,0 +1,320 @@
+// npm run bench:floor — convoy against the floor, on one fresh control plane: (a) the workload's
+// ConfigMaps applied server-side by kubectl (8 in parallel), then (b) the same workload as Releases
+// (inline sources, a healthAssessment) worked by convoy-controller-manager and convoy-observer as child
+// processes. Prints for each: seconds to all applied (Ready and Healthy for convoy), convoy's ratio to
+// the floor, kube-apiserver's requests by verb and resource (its /metrics) and per object, CPU seconds of
+// kube-apiserver and of each convoy process, their peak RSS; then a steady window (requests per minute,
+// CPU %), and from a pod turning Ready to its Release's rollout Succeeded (median of 5 Deployments).
+// Default 200 Releases × 10 ConfigMaps in 20 namespaces, 60 s steady; `--full`: 1,000 × 10, 300 s.
+// Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_VERSION, PLURAL_RELEASES } from '../src/api/constants.ts';
+import type { Release } from '../src/api/types.ts';
+import { KubeClient } from '../src/kube/client.ts';
+import { errorMessage } from '../src/lib/errors.ts';
+import { installDefaultRules } from '../src/observer/health/loop/index.ts';
+import { Informer, type KubeObject, Transport } from '../src/runtime/index.ts';
+import { binaryPath, ensureBinaries } from '../src/testenv/build.ts';
+import { startControlPlane, TEST_ANNOTATION_READY_DELAY, TEST_LABEL_DELAY } from '../src/testenv/index.ts';
+import { installCrds } from '../test/support/crds.ts';
+import { startControllerManager, startObserver, wakeupsTo } from '../test/support/processes.ts';
+import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
+import { configMapManifests } from './fixtures.ts';
+import { parseMetrics, proc, rates, type Sample, sample } from './procs.ts';
+
+const FULL = process.argv.includes('--full');
+const RELEASES = Number(process.env.CONVOY_BENCH_RELEASES ?? (FULL ? 1000 : 200));
+const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 10);
+const NAMESPACES = 20;
+const STEADY_SECONDS = Number(process.env.CONVOY_BENCH_STEADY_SECONDS ?? (FULL ? 300 : 60));
+const KUBECTL_PARALLEL = 8;
+const PODS = 5;
+const TIMEOUT_MS = 60 * 60_000;
+
+const secs = (ms: number) => +(ms / 1000).toFixed(1);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+const cp = await startControlPlane({ workloads: true, nodes: 1 });
+const work = await mkdtemp(join(tmpdir(), 'convoy-bench-floor-'));
+const admin = new KubeClient(cp.kubeConfig);
+const children: { stop: () => Promise<unknown> }[] = [];
+const informers: Informer<KubeObject>[] = [];
+
+/** kube-apiserver's requests so far by "VERB resource" (apiserver_request_total). */
+async function apiserverRequests(): Promise<Record<string, number>> {
+  const text = await admin.transport.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const label = (n: string) => new RegExp(`[{,]${n}="([^"]*)"`).exec(line)?.[1] ?? '';
+    const sub = label('subresource');
+    const k = `${label('verb')} ${label('resource')}${sub ? `/${sub}` : ''}`;
+    out[k] = (out[k] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return out;
+}
+const apiserverCpu = async () =>
+  (await proc(cp.processes().find((p) => p.name === 'kube-apiserver')?.pid ?? 0)).cpuSeconds;
+
+/** Requests between two snapshots: by verb and resource (largest first), in all, and without WATCH. */
+function delta(a: Record<string, number>, b: Record<string, number>) {
+  const by = Object.entries(b)
+    .map(([k, v]) => [k, v - (a[k] ?? 0)] as const)
+    .filter(([, d]) => d > 0)
+    .sort((p, q) => q[1] - p[1]);
+  return { total: by.reduce((s, [, d]) => s + d, 0), byVerbAndResource: Object.fromEntries(by) };
+}
+
+function run(cmd: string, args: string[], timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += String(d);
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${cmd} ${args.join(' ')}: ${code ?? signal}: ${err.slice(-2000)}`)),
+    );
+  });
+}
+
+const namespaces = (prefix: string) => Array.from({ length: NAMESPACES }, (_, i) => `${prefix}-${i}`);
+async function createNamespaces(names: readonly string[]) {
+  for (const name of names) await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+/** (a) kubectl apply --server-side of RELEASES × OBJECTS ConfigMaps: KUBECTL_PARALLEL files, one kubectl each. */
+async function floor() {
+  await createNamespaces(namespaces('floor'));
+  const kubectl = binaryPath(await ensureBinaries(), 'kubectl');
+  const files: string[] = [];
+  for (let f = 0; f < KUBECTL_PARALLEL; f++) {
+    const docs: string[] = [];
+    for (let r = f; r < RELEASES; r += KUBECTL_PARALLEL)
+      docs.push(
+        configMapManifests(r, OBJECTS).replaceAll(
+          'metadata:\n',
+          `metadata:\n  namespace: floor-${r % NAMESPACES}\n`,
+        ),
+      );
+    const file = join(work, `floor-${f}.yaml`);
+    await writeFile(file, docs.join('---\n'));
+    files.push(file);
+  }
+  const [req0, cpu0, t0] = [await apiserverRequests(), await apiserverCpu(), performance.now()];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: KUBECTL_PARALLEL }, async () => {
+      for (let i = next++; i < files.length; i = next++) {
+        const args = [
+          '--kubeconfig',
+          cp.kubeconfigPath,
+          'apply',
+          '--server-side',
+          '--field-manager',
+          'floor',
+          '-f',
+        ];
+        await run(kubectl, [...args, files[i] as string], 30 * 60_000);
+      }
+    }),
+  );
+  const seconds = secs(performance.now() - t0);
+  const requests = delta(req0, await apiserverRequests());
+  return { seconds, apiserverCpuSeconds: +((await apiserverCpu()) - cpu0).toFixed(2), requests };
+}
+
+try {
+  const floorFigures = await floor();
+  console.error(`floor: ${floorFigures.seconds} s for ${RELEASES * OBJECTS} objects`);
+  await installCrds(cp.kubeConfig);
+  await createNamespaces([LEASE_NS, ...namespaces('convoy')]);
+  await installDefaultRules(admin);
+  const manager = await startControllerManager({
+    kubeconfigPath: cp.kubeconfigPath,
+    identity: 'bench-floor',
+    leaseNamespace: LEASE_NS,
+    leaseDuration: '15s',
+    gitCacheDir: join(work, 'git-cache'),
+  });
+  children.push(manager);
+  const observer = await startObserver({
+    kubeconfigPath: cp.kubeconfigPath,
+    leaseNamespace: LEASE_NS,
+    leaseDuration: '15s',
+    wakeups: wakeupsTo(manager),
+  });
+  children.push(observer);
+
+  // The bench's view of the Releases: one watch, not a LIST every poll.
+  const ready = new Map<string, number>();
+  const healthy = new Map<string, number>();
+  const succeeded = new Map<string, number>();
+  type R = KubeObject & Release;
+  const releases = new Informer<R>(new Transport(cp.kubeConfig), {
+    path: `/apis/${API_VERSION}/${PLURAL_RELEASES}`,
+  });
+  const condTrue = (r: R, type: string, reason?: string) =>
+    r.status?.conditions?.some(
+      (c) => c.type === type && c.status === 'True' && (reason === undefined || c.reason === reason),
+    ) === true;
+  const see = (r: R) => {
+    const k = `${r.metadata.namespace}/${r.metadata.name}`;
+    const t = performance.now();
+    if (!ready.has(k) && condTrue(r, 'Ready')) ready.set(k, t);
+    if (!healthy.has(k) && condTrue(r, 'Healthy', 'Healthy') && r.status?.lastAttempted !== undefined)
+      healthy.set(k, t);
+    if (!succeeded.has(k) && r.status?.rollout?.state === 'Succeeded') succeeded.set(k, t);
+  };
+  releases.addHandlers({ add: see, update: (_o, n) => see(n) });
+  informers.push(releases as unknown as Informer<KubeObject>);
+  releases.start();
+  await releases.waitForSync();
+
+  const snap = async () => ({
+    manager: await sample(manager),
+    observer: await sample(observer),
+    apiserver: await apiserverRequests(),
+    apiserverCpu: await apiserverCpu(),
+  });
+  const before = await snap();
+  const t0 = performance.now();
+  let nextRelease = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let r = nextRelease++; r < RELEASES; r = nextRelease++) {
+        const ns = `convoy-${r % NAMESPACES}`;
+        await admin.create<Release>({
+          apiVersion: API_VERSION,
+          kind: 'Release',
+          metadata: { name: `r${r}`, namespace: ns },
+          spec: {
+            source: { inline: { manifests: configMapManifests(r, OBJECTS) } },
+            render: { targetNamespace: ns },
+            healthAssessment: DEFAULT_HEALTH,
+          },
+        } as Release);
+      }
+    }),
+  );
+  for (let lastLog = 0; ready.size < RELEASES || healthy.size < RELEASES; await sleep(250)) {
+    const now = performance.now();
+    if (now - t0 > TIMEOUT_MS) throw new Error(`${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`);
+    if (now - lastLog > 15_000) {
+      lastLog = now;
+      console.error(`${secs(now - t0)} s: ${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`);
+    }
+  }
+  const tAll = Math.max(...ready.values(), ...healthy.values()) - t0;
+  // The burst is over once both work queues are empty (timed rechecks may still be pending).
+  while (parseMetrics(await manager.metrics()).depth + parseMetrics(await observer.metrics()).depth > 0)
+    await sleep(500);
+  const burst = await snap();
+  console.error(`all Ready and Healthy after ${secs(tAll)} s; steady window of ${STEADY_SECONDS} s`);
+  await sleep(STEADY_SECONDS * 1000);
+  const steady = await snap();
+
+  const perProcess = (a: Sample, b: Sample, c: Sample) => ({
+    cpuSecondsBurst: +(b.cpuSeconds - a.cpuSeconds).toFixed(2),
+    peakRssMiB: c.hwmMiB,
+    requestsBurst:
+      Object.values(b.requests).reduce((s, v) => s + v, 0) -
+      Object.values(a.requests).reduce((s, v) => s + v, 0),
+    steady: rates(b, c),
+  });
+  const convoyRequests = delta(before.apiserver, burst.apiserver);
+  const steadyRequests = delta(burst.apiserver, steady.apiserver);
+  const objects = RELEASES * OBJECTS;
+  console.log(
+    JSON.stringify(
+      {
+        releases: RELEASES,
+        objectsPerRelease: OBJECTS,
+        namespaces: NAMESPACES,
+        floor: { ...floorFigures, requestsPerObject: +(floorFigures.requests.total / objects).toFixed(2) },
+        convoy: {
+          secondsToAllReadyAndHealthy: secs(tAll),
+          ratioToFloor: +(secs(tAll) / floorFigures.seconds).toFixed(2),
+          apiserverCpuSeconds: +(burst.apiserverCpu - before.apiserverCpu).toFixed(2),
+          requests: convoyRequests,
+          requestsPerObject: +(convoyRequests.total / objects).toFixed(2),
+          manager: perProcess(before.manager, burst.manager, steady.manager),
+          observer: perProcess(before.observer, burst.observer, steady.observer),
+        },
+        steady: {
+          seconds: STEADY_SECONDS,
+          apiserverRequestsPerMinute: +((steadyRequests.total * 60) / STEADY_SECONDS).toFixed(1),
+          apiserverByVerbAndResource: steadyRequests.byVerbAndResource,
+          apiserverCpuPercent: +(((steady.apiserverCpu - burst.apiserverCpu) * 100) / STEADY_SECONDS).toFixed(
+            1,
+          ),
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  // (c) last pod Ready → Succeeded: one Deployment per Release, its pod Ready after a delay.
+  const podReady = new Map<string, number>();
+  const pods = new Informer<KubeObject>(new Transport(cp.kubeConfig), {
+    path: '/api/v1/namespaces/convoy-0/pods',
+  });
+  pods.addHandlers({
+    update: (_o, p) => {
+      const rel = (p.metadata?.labels as Record<string, string> | undefined)?.app;
+      const st = (p as { status?: { conditions?: { type: string; status: string }[] } }).status;
+      if (rel && !podReady.has(rel) && st?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+        podReady.set(rel, performance.now());
+    },
+  });
+  informers.push(pods);
+  pods.start();
+  await pods.waitForSync();
+  const deployment = (name: string) =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: ${name}}}\n  template:\n    metadata:\n      labels: {app: ${name}, ${TEST_LABEL_DELAY}: "true"}\n      annotations: {${TEST_ANNOTATION_READY_DELAY}: 3s}\n    spec:\n      containers: [{name: main, image: registry.invalid/noop:1}]\n`;
+  const lags: number[] = [];
+  for (let i = 0; i < PODS; i++) {
+    const name = `pod-${i}`;
+    await admin.create<Release>({
+      apiVersion: API_VERSION,
+      kind: 'Release',
+      metadata: { name, namespace: 'convoy-0' },
+      spec: {
+        source: { inline: { manifests: deployment(name) } },
+        render: { targetNamespace: 'convoy-0' },
+        healthAssessment: DEFAULT_HEALTH,
+        // status.rollout (and its Succeeded) exists only with a failurePolicy.
+        failurePolicy: { deadline: '5m' },
+      },
+    } as Release);
+    const k = `convoy-0/${name}`;
+    for (const t = performance.now(); !succeeded.has(k) || !podReady.has(name); await sleep(100)) {
+      if (performance.now() - t > 120_000) throw new Error(`${name}: no Succeeded rollout after 120 s`);
+    }
+    lags.push((succeeded.get(k) as number) - (podReady.get(name) as number));
+  }
+
+  console.log(
+    JSON.stringify({ lastPodReadyToSucceededSeconds: { median: secs(median(lags)), all: lags.map(secs) } }),
+  );
+} catch (err) {
+  console.error(errorMessage(err));
+  process.exitCode = 1;
+} finally {
+  for (const i of informers) await i.stop();
+  for (const c of children.reverse())
+    await c.stop().catch((err: unknown) => console.error(`stopping: ${errorMessage(err)}`));
+  await cp.stop();
+  await rm(work, { recursive: true, force: true });
+}

@@ -1,0 +1,79 @@
+// Figures of convoy's child processes for the benches (bench/scale.ts, bench/floor.ts): RSS, peak RSS and
+// CPU seconds from /proc, and the API requests, reconciles and queue depth from their /metrics.
+import { readFile } from 'node:fs/promises';
+import type { ConvoyChild } from '../test/support/processes.ts';
+
+export type Sample = {
+  readonly at: number;
+  readonly rssMiB: number;
+  readonly hwmMiB: number;
+  readonly cpuSeconds: number;
+  readonly requests: Readonly<Record<string, number>>;
+  readonly reconciles: Readonly<Record<string, number>>;
+};
+
+const CLK_TCK = 100;
+export async function proc(pid: number): Promise<{ rssMiB: number; hwmMiB: number; cpuSeconds: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (f: string) => Number(new RegExp(`^${f}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  // utime and stime are fields 14 and 15; the command name (field 2) may hold spaces, so count after ')'
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(f[11]) + Number(f[12]);
+  return {
+    rssMiB: +(kib('VmRSS') / 1024).toFixed(1),
+    hwmMiB: +(kib('VmHWM') / 1024).toFixed(1),
+    cpuSeconds: +(ticks / CLK_TCK).toFixed(2),
+  };
+}
+
+/** Sums of samples by one label (`requests`: by "method resource"). */
+export function parseMetrics(text: string) {
+  const requests: Record<string, number> = {};
+  const reconciles: Record<string, number> = {};
+  let depth = 0;
+  for (const line of text.split('\n')) {
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    const label = (n: string) => new RegExp(`${n}="([^"]*)"`).exec(line)?.[1] ?? '';
+    if (line.startsWith('convoy_kube_requests_total{')) {
+      const k = `${label('method')} ${label('resource')}`;
+      requests[k] = (requests[k] ?? 0) + value;
+    } else if (line.startsWith('convoy_reconcile_duration_seconds_count{')) {
+      const c = label('controller');
+      reconciles[c] = (reconciles[c] ?? 0) + value;
+    } else if (line.startsWith('convoy_workqueue_depth{')) depth += value;
+  }
+  return { requests, reconciles, depth };
+}
+
+export async function sample(child: ConvoyChild): Promise<Sample> {
+  const m = parseMetrics(await child.metrics());
+  return { at: performance.now(), ...(await proc(child.proc.pid ?? 0)), ...m };
+}
+
+export const total = (r: Readonly<Record<string, number>>) => Object.values(r).reduce((a, b) => a + b, 0);
+
+/** Per minute between two samples: requests in all and by resource (largest first), reconciles. */
+export function rates(a: Sample, b: Sample) {
+  const minutes = (b.at - a.at) / 60_000;
+  const per = (x: number) => +(x / minutes).toFixed(1);
+  const delta = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>) =>
+    Object.entries(y)
+      .map(([k, v]) => [k, v - (x[k] ?? 0)] as const)
+      .filter(([, d]) => d > 0)
+      .sort((p, q) => q[1] - p[1]);
+  const req = delta(a.requests, b.requests);
+  return {
+    requestsPerMinute: per(req.reduce((s, [, d]) => s + d, 0)),
+    requestsPerMinuteByResource: Object.fromEntries(req.map(([k, d]) => [k, per(d)])),
+    reconcilesPerMinute: Object.fromEntries(delta(a.reconciles, b.reconciles).map(([k, d]) => [k, per(d)])),
+    cpuSecondsPerMinute: +((b.cpuSeconds - a.cpuSeconds) / minutes).toFixed(2),
+  };
+}
+
+export const figures = (s: Sample) => ({
+  rssMiB: s.rssMiB,
+  peakRssMiB: s.hwmMiB,
+  cpuSeconds: s.cpuSeconds,
+  requests: total(s.requests),
+});
