@@ -147,6 +147,7 @@ try {
     leaseNamespace: LEASE_NS,
     leaseDuration: '15s',
     gitCacheDir: join(work, 'git-cache'),
+    tenancy: { mode: 'cluster' },
   });
   children.push(manager);
   const observer = await startObserver({
