@@ -1,12 +1,13 @@
 // Builds the CLI bundle bin/convoy runs: src/cmd/convoy.ts and everything it imports as plain ESM
 // chunks (one per lazily imported command), so a command starts without Node stripping the types of
 // dozens of .ts files and loading libraries file by file (help and get: ~0.1 CPU-s instead of ~0.4).
-// Run by `npm ci` (the prepare script) and `npm run build:cli`; bin/convoy falls back to the sources
-// when a .ts file is newer than the bundle.
-import { mkdir, readFile, rm } from 'node:fs/promises';
+// Run by `npm ci` (the prepare script) and `npm run build:cli`; the bundle runs the sources instead
+// when one it was built from changed since (bundled.ts, by the inputs.json written here).
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { type BundleInputs, INPUTS_FILE } from './bundled.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** In the checkout, not node_modules: each git worktree (which may share node_modules) has its own. */
@@ -43,11 +44,40 @@ const lazyBuiltins: Plugin = {
   setup(b) {
     b.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'builtin' }));
     b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
-      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+      contents: builtinShim(args.path),
       loader: 'js',
     }));
   },
 };
+
+/** Builtins Node has loaded before any user code runs: taking them at once costs nothing. */
+const PRELOADED = new Set(['node:fs', 'node:path', 'node:url', 'node:util', 'node:buffer']);
+
+/**
+ * A builtin as a CommonJS object. A plain-object module (node:crypto, node:zlib, node:readline, …) is
+ * loaded on the first use of one of its members, not when a chunk importing it is evaluated: `convoy
+ * get` imports the render store, whose gzip and hashing it never calls. The member names are this
+ * Node's (the build runs on the Node that runs the bundle). Function modules (events, stream) and
+ * the process object are taken as they are.
+ */
+function builtinShim(name: string): string {
+  const id = JSON.stringify(name);
+  const m: unknown = process.getBuiltinModule(name);
+  if (
+    PRELOADED.has(name) ||
+    typeof m !== 'object' ||
+    m === null ||
+    Object.getPrototypeOf(m) !== Object.prototype
+  )
+    return `module.exports = process.getBuiltinModule(${id});`;
+  const props = Object.keys(m)
+    .map((k) => {
+      const key = JSON.stringify(k);
+      return `${key}: { enumerable: true, get: () => load()[${key}], set: (v) => { load()[${key}] = v; } }`;
+    })
+    .join(',\n  ');
+  return `let m;\nconst load = () => (m ??= process.getBuiltinModule(${id}));\nmodule.exports = Object.defineProperties({}, {\n  ${props}\n});`;
+}
 
 /**
  * yaml's Node entry is CommonJS, which esbuild must keep whole and wrap; its ESM build (the package's
@@ -61,10 +91,14 @@ const yamlEsm: Plugin = {
 };
 
 export async function bundleCli(): Promise<void> {
+  const builtAt = Date.now();
   await rm(BUNDLE_DIR, { recursive: true, force: true });
   await mkdir(dirname(BUNDLE_DIR), { recursive: true });
-  await build({
-    entryPoints: { convoy: `${ROOT}src/cmd/convoy.ts` },
+  const result = await build({
+    // bundled.ts runs the bundled src/cmd/convoy.ts, or the sources when one changed since this build
+    entryPoints: { convoy: `${ROOT}src/cli/bundled.ts` },
+    absWorkingDir: ROOT,
+    metafile: true,
     outdir: BUNDLE_DIR,
     bundle: true,
     splitting: true,
@@ -80,6 +114,13 @@ export async function bundleCli(): Promise<void> {
       js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
     },
   });
+  // The sources bin/convoy compares with the build time (node_modules changes only with npm ci, which
+  // builds again).
+  const inputs: BundleInputs = {
+    builtAt,
+    inputs: Object.keys(result.metafile.inputs).filter((p) => p.startsWith('src/')),
+  };
+  await writeFile(`${ROOT}${INPUTS_FILE}`, `${JSON.stringify(inputs)}\n`);
 }
 
 if (import.meta.main) {
