@@ -8,6 +8,10 @@
 // renewDeadline stops working the shard before its lease can expire for others
 // (renewDeadline < duration). stop() releases held leases (the member Lease first) so a
 // graceful shutdown hands shards over at once; a crash hands them over after the duration.
+// Held shard Leases are renewed on their own cadence (every retryMs, one PUT each), apart from the
+// round that reads members and Leases to acquire or balance: behind the round's four sequential requests
+// a renewal on a slow API came later than renewDeadline, and the holder stopped working its own shard
+// (and an observer looked not live to the controller) every round although nobody else wanted it.
 import type { Logger } from 'pino';
 import { isConflict } from '../kube/errors.ts';
 import { type BalanceDecision, decideBalance, type ShardState } from './balance.ts';
@@ -64,6 +68,8 @@ export class ShardElector implements ShardGate {
   readonly #freeSince = new Map<number, number>();
   #timer: TimerHandle | undefined;
   #running: Promise<void> | undefined;
+  #renewTimer: TimerHandle | undefined;
+  #renewing: Promise<void> | undefined;
   #stopped = false;
 
   constructor(o: ElectorOptions) {
@@ -98,13 +104,16 @@ export class ShardElector implements ShardGate {
   start(): void {
     if (this.#running !== undefined || this.#stopped) return;
     this.#running = this.#round();
+    this.#scheduleRenewals(this.#retryMs);
   }
 
   /** Stops competing; with release, gives up held leases so another replica takes them at once. */
   async stop(release = true): Promise<void> {
     this.#stopped = true;
     if (this.#timer) this.#clock.clearTimeout(this.#timer);
+    if (this.#renewTimer) this.#clock.clearTimeout(this.#renewTimer);
     await this.#running;
+    await this.#renewing;
     const held = [...this.#held.keys()];
     this.#held.clear();
     for (const shard of held) this.#o.onLost?.(shard);
@@ -144,6 +153,43 @@ export class ShardElector implements ShardGate {
     this.#timer = this.#clock.setTimeout(() => {
       this.#running = this.#round();
     }, this.#retryMs);
+  }
+
+  #scheduleRenewals(afterMs: number): void {
+    if (this.#stopped) return;
+    this.#renewTimer = this.#clock.setTimeout(() => {
+      const started = this.#clock.now();
+      this.#renewing = this.#renewHeld().then(() =>
+        this.#scheduleRenewals(Math.max(0, this.#retryMs - (this.#clock.now() - started))),
+      );
+    }, afterMs);
+  }
+
+  /** Renews every shard Lease this replica holds, from the Lease it last wrote (a 409: the round wrote since). */
+  async #renewHeld(): Promise<void> {
+    await Promise.all(
+      [...this.#held].map(async ([shard, h]) => {
+        const started = this.#clock.now();
+        const d = decideLease(h.lease, this.#o.identity, started, this.#duration);
+        if (d.kind !== 'renew') return;
+        try {
+          const written = await this.#write('PUT', leasePath(this.#o.namespace, this.#o.leaseName(shard)), {
+            ...h.lease,
+            spec: d.spec,
+          });
+          // Still held (the round did not drop it meanwhile) and not renewed later by the round.
+          const now = this.#held.get(shard);
+          if (now !== undefined && !this.#stopped && now.validUntil < started + this.#renewDeadlineMs)
+            this.#held.set(shard, { validUntil: started + this.#renewDeadlineMs, lease: written });
+        } catch (e) {
+          const level = isConflict(e) ? 'debug' : 'warn';
+          this.#o.log?.[level](
+            { shard, lease: this.#o.leaseName(shard), err: String(e) },
+            'lease renewal failed',
+          );
+        }
+      }),
+    );
   }
 
   async #tick(): Promise<void> {
