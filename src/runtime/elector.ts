@@ -255,15 +255,19 @@ export class ShardElector implements ShardGate {
     const current = r.value;
     const holder = current?.spec?.holderIdentity;
     if (d.release.includes(shard) && current !== undefined) {
+      // Released from the Lease we last wrote: the renewals may have written since the round read it.
+      const mine = this.#held.get(shard)?.lease ?? current;
       // Stop working it before anyone else can take it.
       if (this.#held.delete(shard)) this.#o.onLost?.(shard);
-      await this.#putReleased(current);
+      await this.#putReleased(mine);
       this.#o.log?.info(
         { shard, lease: this.#o.leaseName(shard), identity: this.#o.identity, members, share: d.share },
         'released shard lease for balance',
       );
       return;
     }
+    // A shard we hold and still own is renewed by #renewHeld, not here.
+    if (this.owns(shard) && holder === this.#o.identity) return;
     if (
       d.acquire.includes(shard) ||
       (holder === this.#o.identity && isLeaseLive(current, this.#clock.now()))
