@@ -19,9 +19,24 @@ const LAYERS = [
   ['observer', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules']],
   ['server', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
   ['notify', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
+  // The web UI's server: the API's pure views (one progress summary), the CLI's writes injected.
+  ['ui', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'server']],
   [
     'cli',
-    ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules', 'testenv', 'controller', 'observer', 'server'],
+    [
+      'lib',
+      'api',
+      'kube',
+      'runtime',
+      'render',
+      'store',
+      'rules',
+      'testenv',
+      'controller',
+      'observer',
+      'server',
+      'ui',
+    ],
   ],
   [
     'cmd',
@@ -38,6 +53,7 @@ const LAYERS = [
       'observer',
       'server',
       'notify',
+      'ui',
       'cli',
     ],
   ],

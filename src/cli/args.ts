@@ -113,6 +113,7 @@ export type Command =
   | (Named<'watch'> & { readonly timeoutMs?: number; readonly renderRef?: string })
   | Named<'fleetStatus'>
   | (Named<'fleetWatch'> & { readonly timeoutMs?: number })
+  | { readonly kind: 'ui'; readonly global: Global; readonly port: number }
   | { readonly kind: 'dev'; readonly args: readonly string[] };
 
 /** --creds, --ca-file, --insecure of the commands that talk to a registry. */
@@ -486,6 +487,15 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
         ok: true,
         command: { kind: 'fleetWatch', global, name, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
       };
+    }
+    case 'ui': {
+      const e = want(0, 'no arguments');
+      if (e !== undefined) return fail(e);
+      const p = str('port') ?? '0';
+      if (!/^[0-9]{1,5}$/.test(p) || Number(p) > 65535) {
+        return fail(`ui: --port must be a port number (0: any free port), got "${p}"`);
+      }
+      return { ok: true, command: { kind: 'ui', global, port: Number(p) } };
     }
     case 'rules eval': {
       const rules = (values.rules as string[] | undefined) ?? ['default', 'library'];

@@ -105,6 +105,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
   let cp: ControlPlane | undefined;
   let dir: string | undefined;
   const procs: ConvoyProcess[] = [];
+  let ui: { readonly url: string; close(): Promise<void> } | undefined;
   try {
     say(`convoy dev: starting a local control plane with ${opts.nodes} simulated nodes …`);
     const bin = await ensureBinaries({ log: say });
@@ -176,6 +177,23 @@ export async function runDev(opts: DevOptions): Promise<void> {
     say(`convoy dev: registered the HTTP API (${apiUrl}) as ${API_GROUP_PATH} in kube-apiserver`);
     if (stop.signal.aborted) return;
     await start('observer', 'src/cmd/observer.ts', [...common, '--identity', 'dev'], 'convoy-observer ready');
+    // The web UI of `convoy ui`, with the admin kubeconfig (docs/ui.md).
+    const { makeCtx } = await import('./context.ts');
+    const { serveUi } = await import('./commands/ui.ts');
+    const uiCtx = await makeCtx(
+      { kubeconfig: cp.kubeconfigPath, allNamespaces: true, output: 'table' },
+      {
+        out,
+        err: out,
+        get stdin() {
+          return process.stdin;
+        },
+        env: process.env,
+        now: () => new Date(),
+      },
+    );
+    ui = await serveUi(uiCtx, 0);
+    say(`convoy dev: the web UI (open it in a browser on this machine): ${ui.url}`);
 
     const kubectl = join(bin, 'kubectl');
     const repo = join(dir, EXAMPLE_APP);
@@ -253,6 +271,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
           ...toolReleases,
           '',
           `Logs: tail -f ${logs}/*.log`,
+          `The web UI: ${ui?.url ?? '-'}`,
           'Press Ctrl-C to stop everything.',
           '',
         ].join('\n'),
@@ -269,6 +288,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
   } finally {
     clearInterval(keepAlive);
     say('\nconvoy dev: stopping …');
+    await ui?.close();
     for (const p of [...procs].reverse()) await p.stop();
     await cp?.stop();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });

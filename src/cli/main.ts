@@ -106,6 +106,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
         return await (await import('./commands/fleet.ts')).fleetStatus(ctx, c.name);
       case 'fleetWatch':
         return await (await import('./commands/fleet.ts')).fleetWatch(ctx, c.name, c.timeoutMs);
+      case 'ui':
+        return await (await import('./commands/ui.ts')).ui(ctx, c.port);
       default:
         return assertNever(c);
     }

@@ -463,6 +463,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'ui',
+    args: '',
+    summary: 'a web UI on 127.0.0.1 that acts with your kubeconfig: Releases, rollouts, diffs, actions',
+    description:
+      "Serves the convoy web UI on 127.0.0.1 and prints its address (with a session token; open it in a browser on this machine). It watches Releases with your credentials — every namespace when you may list them, else the context namespace — and its actions (sync, approve, pin, rollback, unpin, suspend, resume) are the CLI's, so it can do exactly what you may. Ctrl-C stops it.",
+    cluster: true,
+    flags: [
+      { name: 'port', type: 'string', value: 'PORT', help: 'port on 127.0.0.1 (default: any free one)' },
+    ],
+    examples: [{ command: 'convoy ui --context prod', comment: 'look at the rollouts of prod in a browser' }],
+  },
+  {
     name: 'rules eval',
     args: 'OBJECT.yaml... | --expect DIR',
     summary: 'judge objects with health rules offline, or score labelled fixtures',

@@ -109,6 +109,23 @@ describe('convoy dev', () => {
     assert.match(stdout, /^guestbook\s+True\s+True\s+Succeeded\s+[0-9a-f]{12}\s/m, stdout);
     assert.match(out, /registered the HTTP API/, 'the aggregated API is registered');
 
+    // The web UI it serves (docs/ui.md): its address sets the session, then the Releases show.
+    const ui = printed(
+      out,
+      /^convoy dev: the web UI \(open it in a browser on this machine\): (\S+)$/m,
+      'web UI address',
+    );
+    const login = await fetch(ui, { redirect: 'manual' });
+    assert.equal(login.status, 303, 'the address sets the session cookie');
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const rows = (await (await fetch(new URL('/api/releases', ui), { headers: { cookie } })).json()) as {
+      rows: { key: string }[];
+    };
+    assert.ok(
+      rows.rows.some((r) => r.key === 'default/guestbook'),
+      JSON.stringify(rows),
+    );
+
     // The getting-started blocks that need this running convoy dev, in the order of the page.
     const repo = printed(out, /^ {2}export REPO=(\S+)/m, 'REPO');
     const blockEnv = {

@@ -1,0 +1,167 @@
+// What the UI server knows of the cluster, kept current by watches with the user's credentials:
+// Releases, their ReleaseInventories and Clusters, in informers (LIST then WATCH, resumed after any
+// failure). Every change of a Release or of its inventory is told to the listeners by the Release's
+// key, so the pages see it as soon as the API does. A watch that keeps failing (no permission, API
+// server away) is reported with its reason, never shown as an empty list.
+import { API_VERSION } from '../api/constants.ts';
+import type { Cluster, Release, ReleaseInventory, ReleaseSet } from '../api/types.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isKubeError } from '../kube/errors.ts';
+import { errorMessage } from '../lib/errors.ts';
+import type { KubeObject } from '../runtime/filters.ts';
+import { Informer } from '../runtime/informer.ts';
+import { Transport } from '../runtime/transport.ts';
+
+export type Scope = { readonly kind: 'all' } | { readonly kind: 'namespace'; readonly namespace: string };
+
+type Kind = 'Release' | 'ReleaseInventory' | 'Cluster' | 'ReleaseSet';
+type K<T> = T & KubeObject;
+
+export interface WatchProblem {
+  readonly kind: Kind;
+  readonly message: string;
+  readonly since: string;
+}
+
+export type Listener = (change: { readonly kind: Kind; readonly key: string }) => void;
+
+export class LiveState {
+  readonly scope: Scope;
+  readonly releases: Informer<K<Release>>;
+  readonly inventories: Informer<K<ReleaseInventory>>;
+  readonly clusters: Informer<K<Cluster>>;
+  /** Undefined when the cluster's convoy has no ReleaseSet CRD (an older install); a problem says so. */
+  readonly releaseSets: Informer<K<ReleaseSet>> | undefined;
+  readonly #listeners = new Set<Listener>();
+  readonly #problems = new Map<Kind, WatchProblem>();
+
+  private constructor(client: KubeClient, scope: Scope, paths: Record<Kind, string | undefined>) {
+    this.scope = scope;
+    const transport = new Transport(client.transport);
+    const make = <T extends K<Release | ReleaseInventory | Cluster | ReleaseSet>>(
+      kind: Kind,
+      path: string,
+    ) => {
+      const inf = new Informer<T>(transport, {
+        path,
+        stripManagedFields: true,
+        backoffMaxMs: 5000,
+        hooks: {
+          onError: (err) => {
+            const was = this.#problems.get(kind);
+            this.#problems.set(kind, {
+              kind,
+              message: errorMessage(err),
+              since: was?.since ?? new Date().toISOString(),
+            });
+            this.#emit({ kind, key: '' });
+          },
+        },
+      });
+      const changed = (obj: T) => {
+        if (this.#problems.delete(kind)) this.#emit({ kind, key: '' });
+        this.#emit({ kind, key: `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}` });
+      };
+      inf.addHandlers({ add: changed, update: (_o, n) => changed(n), delete: changed });
+      return inf;
+    };
+    const need = (kind: Kind) => {
+      const path = paths[kind];
+      if (path === undefined) throw new Error(`no path for ${kind}`);
+      return path;
+    };
+    this.releases = make<K<Release>>('Release', need('Release'));
+    this.inventories = make<K<ReleaseInventory>>('ReleaseInventory', need('ReleaseInventory'));
+    this.clusters = make<K<Cluster>>('Cluster', need('Cluster'));
+    const sets = paths.ReleaseSet;
+    this.releaseSets = sets === undefined ? undefined : make<K<ReleaseSet>>('ReleaseSet', sets);
+    if (sets === undefined) {
+      this.#problems.set('ReleaseSet', {
+        kind: 'ReleaseSet',
+        message: 'the ReleaseSet CRD is not installed in this cluster (kubectl apply -f deploy/crds)',
+        since: new Date().toISOString(),
+      });
+    }
+  }
+
+  /**
+   * Watches every namespace when the user may list Releases cluster-wide, else only `namespace` (the
+   * kubeconfig context's), as kubectl without -A would.
+   */
+  static async start(client: KubeClient, namespace: string, allNamespaces: boolean): Promise<LiveState> {
+    let scope: Scope = { kind: 'namespace', namespace };
+    if (allNamespaces) {
+      const all = await client.pathOf({ apiVersion: API_VERSION, kind: 'Release' });
+      try {
+        await client.request({ method: 'GET', path: all, query: { limit: '1' } });
+        scope = { kind: 'all' };
+      } catch (err) {
+        if (!(isKubeError(err) && err.code === 403)) throw err;
+      }
+    }
+    const ns = scope.kind === 'all' ? undefined : scope.namespace;
+    const path = (kind: Kind) => client.pathOf({ apiVersion: API_VERSION, kind, namespace: ns });
+    let releaseSets: string | undefined;
+    try {
+      releaseSets = await path('ReleaseSet');
+    } catch (err) {
+      // An install from before ReleaseSets: the page says so (a problem), the rest works.
+      if (!(isKubeError(err) && err.code === 404)) throw err;
+    }
+    const state = new LiveState(client, scope, {
+      Release: await path('Release'),
+      ReleaseInventory: await path('ReleaseInventory'),
+      Cluster: await path('Cluster'),
+      ReleaseSet: releaseSets,
+    });
+    state.releases.start();
+    state.inventories.start();
+    state.clusters.start();
+    state.releaseSets?.start();
+    return state;
+  }
+
+  /** Resolves once the first LIST of Releases and inventories has landed (or `ms` passed). */
+  async synced(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((r) => {
+      timer = setTimeout(() => r(false), ms);
+    });
+    const both = Promise.all([this.releases.waitForSync(), this.inventories.waitForSync()]).then(() => true);
+    try {
+      return await Promise.race([both, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  problems(): WatchProblem[] {
+    return [...this.#problems.values()];
+  }
+
+  release(key: string): Release | undefined {
+    return this.releases.cache.get(key);
+  }
+
+  inventory(key: string): ReleaseInventory | undefined {
+    return this.inventories.cache.get(key);
+  }
+
+  on(l: Listener): () => void {
+    this.#listeners.add(l);
+    return () => this.#listeners.delete(l);
+  }
+
+  #emit(change: { kind: Kind; key: string }): void {
+    for (const l of this.#listeners) l(change);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([
+      this.releases.stop(),
+      this.inventories.stop(),
+      this.clusters.stop(),
+      this.releaseSets?.stop(),
+    ]);
+  }
+}

@@ -1,0 +1,190 @@
+// The rows and Release views of the UI: the rollout figures are progressSummary's (the same as watch,
+// status and the API), a rollback shows its reason and its deadline, a Manual render not applied yet
+// awaits approval, drift lists the drifted objects with their message.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
+import { progressSummary } from '../server/progress.ts';
+import { driftView, releaseDetail, releaseRow, releaseSetRow, timeline } from './model.ts';
+
+const R1 = `sha256:${'1'.repeat(64)}`;
+const R2 = `sha256:${'2'.repeat(64)}`;
+const T0 = '2030-01-01T00:00:00.000Z';
+const T1 = '2030-01-01T00:01:00.000Z';
+
+const release = (status: ReleaseStatus, spec: Partial<Release['spec']> = {}): Release => ({
+  apiVersion: 'convoy.kumodo.io/v1alpha1',
+  kind: 'Release',
+  metadata: { name: 'web', namespace: 'ns', creationTimestamp: T0 },
+  spec: { source: { inline: { manifests: 'x' } }, failurePolicy: { deadline: '5m' }, ...spec },
+  status,
+});
+
+const inv: ReleaseInventory = {
+  apiVersion: 'convoy.kumodo.io/v1alpha1',
+  kind: 'ReleaseInventory',
+  metadata: { name: 'web', namespace: 'ns' },
+  entries: [
+    {
+      group: '',
+      kind: 'ConfigMap',
+      namespace: 'ns',
+      name: 'a',
+      wave: 0,
+      renderRef: R2,
+      state: 'Healthy',
+      assessedRenderRef: R2,
+    },
+    {
+      group: 'apps',
+      kind: 'Deployment',
+      namespace: 'ns',
+      name: 'b',
+      wave: 1,
+      renderRef: R2,
+      state: 'Progressing',
+      message: 'available 0 of 1',
+      drifted: true,
+      driftMessage: 'spec.replicas: 3 in the render, 1 live',
+    },
+  ],
+  hooks: [],
+};
+
+const rolledBack = release({
+  currentRender: { renderRef: R2, revision: 'bad' },
+  lastHealthy: { renderRef: R1, revision: 'good', time: T0 },
+  rollout: {
+    state: 'RolledBack',
+    renderRef: R2,
+    startedAt: T0,
+    finishedAt: T1,
+    reason: 'DeadlineExceeded',
+    message: 'Deployment b not healthy',
+  },
+  history: [
+    { renderRef: R1, revision: 'good', appliedAt: '2029-12-31T00:00:00.000Z', result: 'Succeeded' },
+    { renderRef: R2, revision: 'bad', appliedAt: T0, result: 'RolledBack', reason: 'DeadlineExceeded' },
+  ],
+  conditions: [
+    { type: 'Ready', status: 'False', reason: 'RolledBack', message: 'rolled back', lastTransitionTime: T1 },
+  ],
+});
+
+test('a row carries the figures of progressSummary, READY, HEALTHY and the REVISION column', () => {
+  const r = release({
+    currentRender: { renderRef: R2, revision: 'abcdef0123456789abcdef0123456789abcdef01' },
+    rollout: { state: 'Progressing', renderRef: R2, startedAt: T0 },
+    waves: [
+      { renderRef: R2, wave: 0, startedAt: T0, completedAt: T0 },
+      { renderRef: R2, wave: 1, startedAt: T0 },
+    ],
+    conditions: [{ type: 'Ready', status: 'True', reason: 'Synced', message: '', lastTransitionTime: T0 }],
+  });
+  const p = progressSummary(r, inv);
+  const row = releaseRow(r, inv);
+  assert.equal(row.key, 'ns/web');
+  assert.equal(row.state, p.state);
+  assert.deepEqual(row.waves, { done: p.waves.done, total: p.waves.total });
+  assert.deepEqual(row.objects, { healthy: 1, total: 2 });
+  assert.equal(row.ready, 'True');
+  assert.equal(row.healthy, '-');
+  assert.equal(row.revision, 'abcdef012345');
+  assert.equal(releaseRow({ ...r, status: { ...r.status, revision: 'main@abc' } }, inv).revision, 'main@abc');
+});
+
+test('a rollback is in the timeline with its reason, message and deadline (startedAt + failurePolicy.deadline)', () => {
+  const items = timeline(rolledBack);
+  const ro = items.find((t) => t.kind === 'rollout');
+  assert.equal(ro?.title, 'rolled back');
+  assert.equal(ro?.reason, 'DeadlineExceeded');
+  assert.equal(ro?.message, 'Deployment b not healthy');
+  assert.equal(ro?.deadline, '2030-01-01T00:05:00.000Z');
+  assert.deepEqual(
+    items.filter((t) => t.kind === 'render').map((t) => [t.revision, t.result]),
+    [
+      ['bad', 'RolledBack'],
+      ['good', 'Succeeded'],
+    ],
+    'newest first',
+  );
+  assert.equal(
+    timeline(release({ ...rolledBack.status }, { failurePolicy: { deadline: 'soon' } })).find(
+      (t) => t.kind === 'rollout',
+    )?.deadline,
+    undefined,
+  );
+});
+
+test('a Manual render not applied awaits approval; once applied it does not', () => {
+  const waiting = release(
+    {
+      currentRender: { renderRef: R2, revision: 'b' },
+      lastSuccessful: { renderRef: R1, revision: 'a', time: T0 },
+    },
+    { syncPolicy: { mode: 'Manual' } },
+  );
+  assert.equal(releaseDetail(waiting, undefined).awaitingApproval, true);
+  const applied = release(
+    {
+      currentRender: { renderRef: R2, revision: 'b' },
+      lastSuccessful: { renderRef: R2, revision: 'b', time: T0 },
+    },
+    { syncPolicy: { mode: 'Manual' } },
+  );
+  assert.equal(releaseDetail(applied, undefined).awaitingApproval, false);
+  assert.equal(
+    releaseDetail({ ...waiting, spec: { ...waiting.spec, syncPolicy: { mode: 'Auto' } } }, undefined)
+      .awaitingApproval,
+    false,
+  );
+});
+
+test('the detail shows the objects with their health and message, and the drifted ones', () => {
+  const d = releaseDetail(rolledBack, inv);
+  assert.deepEqual(
+    d.health.entries.map((e) => [e.kind, e.state, e.message]),
+    [
+      ['ConfigMap', 'Healthy', ''],
+      ['Deployment', 'Progressing', 'available 0 of 1'],
+    ],
+  );
+  assert.equal(d.lastHealthy?.renderRef, R1);
+  assert.deepEqual(driftView(rolledBack, inv).objects, [
+    { object: 'Deployment.apps ns/b', message: 'spec.replicas: 3 in the render, 1 live' },
+  ]);
+});
+
+test('a ReleaseSet row: READY from its summary, the train with where it stopped, each member', () => {
+  const row = releaseSetRow({
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'ReleaseSet',
+    metadata: { name: 'fleet', namespace: 'ns' },
+    spec: { template: { spec: { source: { inline: { manifests: 'x' } } } } } as never,
+    status: {
+      revision: 'r2',
+      train: {
+        revision: 'r2',
+        id: 'r2',
+        state: 'Stopped',
+        wave: 1,
+        startedAt: T0,
+        failedCluster: 'eu',
+        reason: 'MemberFailed',
+      },
+      clusters: [{ cluster: 'eu', wave: 1, state: 'RolledBack', release: 'fleet-eu', message: 'deadline' }],
+      summary: { total: 2, succeeded: 1, progressing: 0, waiting: 0, failed: 1, paused: 0, ready: '1/2' },
+    },
+  });
+  assert.equal(row.ready, '1/2');
+  assert.deepEqual(row.train, {
+    state: 'Stopped',
+    revision: 'r2',
+    wave: 1,
+    reason: 'MemberFailed',
+    failedCluster: 'eu',
+  });
+  assert.deepEqual(row.members, [
+    { cluster: 'eu', wave: 1, state: 'RolledBack', health: '-', release: 'fleet-eu', message: 'deadline' },
+  ]);
+});

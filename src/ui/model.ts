@@ -1,0 +1,362 @@
+// What the web UI shows of a Release, as plain JSON built from the Release and its ReleaseInventory: a
+// row of the Releases page and the body of a Release page. The rollout figures come from
+// progressSummary and the object tree from healthResult — the derivations `convoy watch`, `status`,
+// `get` and the HTTP API use — so the page cannot disagree with them (docs/design.md#status-assembly).
+// Pure.
+import {
+  ANNOTATION_APPROVED_RENDER,
+  ANNOTATION_FORCE_SYNC_AT,
+  ANNOTATION_SYNC_REQUESTED_AT,
+} from '../api/constants.ts';
+import { parseOptionalDuration } from '../api/duration.ts';
+import { shortRevision } from '../api/revision.ts';
+import type { Cluster, Condition, Release, ReleaseInventory, ReleaseSet } from '../api/types.ts';
+import { type ProgressSummary, progressSummary } from '../server/progress.ts';
+import { type HealthResult, healthResult } from '../server/views.ts';
+
+export interface ReleaseRow {
+  /** "namespace/name" */
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** The Ready and Healthy conditions' status ("-" before the controller or observer wrote one). */
+  readonly ready: string;
+  readonly readyReason: string;
+  readonly healthy: string;
+  readonly healthyReason: string;
+  /** progressSummary's state: a rollout state, Synced, a Ready reason, Pending or Suspended. */
+  readonly state: string;
+  readonly pinned: boolean;
+  readonly mode: string;
+  readonly waves: { readonly done: number; readonly total: number };
+  readonly objects: { readonly healthy: number; readonly total: number };
+  /** status.revision (the REVISION column of kubectl get), else the shortened current revision. */
+  readonly revision: string;
+  readonly cluster: string;
+  readonly message: string;
+  readonly createdAt: string;
+}
+
+const cond = (r: Release, type: string): Condition | undefined =>
+  r.status?.conditions?.find((c) => c.type === type);
+
+function revisionOf(r: Release): string {
+  const full = r.status?.currentRender?.revision ?? r.status?.lastAttempted?.revision;
+  return r.status?.revision ?? (full === undefined ? '-' : shortRevision(full));
+}
+
+export function releaseKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+export function releaseRow(r: Release, inv: ReleaseInventory | undefined, p?: ProgressSummary): ReleaseRow {
+  const progress = p ?? progressSummary(r, inv);
+  const ready = cond(r, 'Ready');
+  const healthy = cond(r, 'Healthy');
+  const namespace = r.metadata.namespace ?? '';
+  const name = r.metadata.name ?? '';
+  return {
+    key: releaseKey(namespace, name),
+    namespace,
+    name,
+    ready: ready?.status ?? '-',
+    readyReason: ready?.reason ?? '',
+    healthy: healthy?.status ?? '-',
+    healthyReason: healthy?.reason ?? '',
+    state: progress.state,
+    pinned: r.spec.pin !== undefined,
+    mode: r.spec.syncPolicy?.mode ?? 'Auto',
+    waves: { done: progress.waves.done, total: progress.waves.total },
+    objects: { healthy: progress.objects.healthy, total: progress.objects.total },
+    revision: revisionOf(r),
+    cluster: r.spec.cluster?.name ?? 'in-cluster',
+    message: r.status?.message ?? progress.message,
+    createdAt: r.metadata.creationTimestamp ?? '',
+  };
+}
+
+/** One step of the rollout timeline, newest first. */
+export interface TimelineItem {
+  readonly time: string;
+  /** render: a render applied (history); rollout: the current rollout; attempt: a failed attempt; trigger: a person's or a push's request. */
+  readonly kind: 'render' | 'rollout' | 'attempt' | 'trigger';
+  readonly title: string;
+  readonly renderRef?: string;
+  readonly revision?: string;
+  readonly result?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  /** When the rollout is judged (startedAt + failurePolicy.deadline). */
+  readonly deadline?: string;
+}
+
+const plus = (time: string | undefined, ms: number | undefined): string | undefined => {
+  if (time === undefined || ms === undefined) return undefined;
+  const t = Date.parse(time);
+  return Number.isNaN(t) ? undefined : new Date(t + ms).toISOString();
+};
+
+function deadlineMs(r: Release): number | undefined {
+  try {
+    return parseOptionalDuration(r.spec.failurePolicy?.deadline);
+  } catch {
+    // An invalid deadline is the controller's InvalidSpec to report (its Ready condition says so); the
+    // timeline shows none rather than a made-up time.
+    return undefined;
+  }
+}
+
+/** The rollout timeline: each render applied with its result, the current rollout, a failed attempt, the requests that triggered them. */
+export function timeline(r: Release): TimelineItem[] {
+  const s = r.status;
+  const items: TimelineItem[] = [];
+  const ms = deadlineMs(r);
+  for (const h of s?.history ?? []) {
+    items.push({
+      time: h.appliedAt,
+      kind: 'render',
+      title: `applied revision ${shortRevision(h.revision)}`,
+      renderRef: h.renderRef,
+      revision: h.revision,
+      ...(h.result === undefined ? {} : { result: h.result }),
+      ...(h.reason === undefined ? {} : { reason: h.reason }),
+    });
+  }
+  const ro = s?.rollout;
+  if (ro !== undefined) {
+    const deadline = plus(ro.startedAt, ms);
+    items.push({
+      time: ro.finishedAt ?? ro.startedAt ?? '',
+      kind: 'rollout',
+      title: ro.state === 'RolledBack' ? 'rolled back' : `rollout ${ro.state}`,
+      renderRef: ro.renderRef,
+      ...(ro.revision === undefined ? {} : { revision: ro.revision }),
+      result: ro.state,
+      ...(ro.reason === undefined ? {} : { reason: ro.reason }),
+      ...(ro.message === undefined ? {} : { message: ro.message }),
+      ...(deadline === undefined ? {} : { deadline }),
+    });
+  }
+  const la = s?.lastAttempted;
+  const ready = cond(r, 'Ready');
+  if (la !== undefined && !la.applied) {
+    items.push({
+      time: la.time,
+      kind: 'attempt',
+      title: 'attempt not applied',
+      renderRef: la.renderRef,
+      revision: la.revision,
+      ...(la.reason === undefined ? {} : { reason: la.reason }),
+      ...(la.message === undefined ? {} : { message: la.message }),
+    });
+  } else if (ready?.status === 'False' && ready.lastTransitionTime !== undefined) {
+    items.push({
+      time: ready.lastTransitionTime,
+      kind: 'attempt',
+      title: 'not ready',
+      ...(ready.reason === undefined ? {} : { reason: ready.reason }),
+      ...(ready.message === undefined ? {} : { message: ready.message }),
+    });
+  }
+  const a = r.metadata.annotations ?? {};
+  const triggers: [string, string][] = [
+    [ANNOTATION_SYNC_REQUESTED_AT, 'sync requested'],
+    [ANNOTATION_FORCE_SYNC_AT, 'forced sync requested'],
+  ];
+  for (const [key, title] of triggers) {
+    const t = a[key];
+    if (t !== undefined && t !== '') items.push({ time: t, kind: 'trigger', title });
+  }
+  const approved = a[ANNOTATION_APPROVED_RENDER];
+  if (approved !== undefined && approved !== '') {
+    items.push({
+      time: a[ANNOTATION_SYNC_REQUESTED_AT] ?? '',
+      kind: 'trigger',
+      title: 'render approved',
+      renderRef: approved,
+    });
+  }
+  return items.sort((x, y) => y.time.localeCompare(x.time));
+}
+
+export interface DriftView {
+  readonly drifted: number;
+  readonly total: number;
+  readonly objects: readonly { readonly object: string; readonly message: string }[];
+}
+
+export function driftView(r: Release, inv: ReleaseInventory | undefined): DriftView {
+  const objects = (inv?.entries ?? [])
+    .filter((e) => e.drifted === true)
+    .map((e) => ({
+      object: `${e.kind}${e.group === '' ? '' : `.${e.group}`} ${e.namespace === '' ? '' : `${e.namespace}/`}${e.name}`,
+      message: e.driftMessage ?? '',
+    }));
+  return {
+    drifted: r.status?.driftSummary?.drifted ?? objects.length,
+    total: r.status?.driftSummary?.total ?? inv?.entries?.length ?? 0,
+    objects,
+  };
+}
+
+export interface ReleaseDetail {
+  readonly row: ReleaseRow;
+  readonly source: string;
+  readonly policy: {
+    readonly mode: string;
+    readonly suspend: boolean;
+    readonly pin?: string;
+    readonly deadline?: string;
+    readonly rollback?: string;
+  };
+  readonly currentRender?: { readonly renderRef: string; readonly revision: string };
+  readonly lastHealthy?: { readonly renderRef: string; readonly revision: string; readonly time: string };
+  /** A Manual-mode Release whose current render is not the one applied: approve would apply it. */
+  readonly awaitingApproval: boolean;
+  readonly conditions: readonly Condition[];
+  readonly progress: ProgressSummary;
+  readonly health: HealthResult;
+  readonly timeline: readonly TimelineItem[];
+  readonly drift: DriftView;
+}
+
+function sourceLine(r: Release): string {
+  const s = r.spec.source;
+  if (s.git !== undefined) {
+    const ref = s.git.ref?.branch ?? s.git.ref?.tag ?? s.git.ref?.commit ?? 'default branch';
+    return `git ${s.git.url} @ ${ref}${s.git.path ? ` path ${s.git.path}` : ''}`;
+  }
+  if (s.oci !== undefined) return `oci ${s.oci.url}`;
+  if (s.chart !== undefined) return `chart ${s.chart.name} from ${s.chart.url}`;
+  if (s.inline !== undefined) return 'inline manifests';
+  return '-';
+}
+
+export function releaseDetail(r: Release, inv: ReleaseInventory | undefined): ReleaseDetail {
+  const health = healthResult(r, inv);
+  const s = r.status;
+  const mode = r.spec.syncPolicy?.mode ?? 'Auto';
+  const current = s?.currentRender;
+  return {
+    row: releaseRow(r, inv, health.progress),
+    source: sourceLine(r),
+    policy: {
+      mode,
+      suspend: r.spec.suspend === true,
+      ...(r.spec.pin === undefined ? {} : { pin: r.spec.pin.renderRef }),
+      ...(r.spec.failurePolicy === undefined
+        ? {}
+        : {
+            deadline: r.spec.failurePolicy.deadline,
+            rollback: r.spec.failurePolicy.rollback ?? 'OnFailure',
+          }),
+    },
+    ...(current === undefined
+      ? {}
+      : { currentRender: { renderRef: current.renderRef, revision: current.revision } }),
+    ...(s?.lastHealthy === undefined
+      ? {}
+      : {
+          lastHealthy: {
+            renderRef: s.lastHealthy.renderRef,
+            revision: s.lastHealthy.revision,
+            time: s.lastHealthy.time,
+          },
+        }),
+    awaitingApproval:
+      mode === 'Manual' && current !== undefined && current.renderRef !== s?.lastSuccessful?.renderRef,
+    conditions: s?.conditions ?? [],
+    progress: health.progress,
+    health,
+    timeline: timeline(r),
+    drift: driftView(r, inv),
+  };
+}
+
+export interface ClusterRow {
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly ready: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly wave: string;
+  readonly paused: boolean;
+  readonly serverVersion: string;
+}
+
+export function clusterRow(c: Cluster): ClusterRow {
+  const ready = c.status?.conditions?.find((x) => x.type === 'Ready');
+  return {
+    key: releaseKey(c.metadata.namespace ?? '', c.metadata.name ?? ''),
+    namespace: c.metadata.namespace ?? '',
+    name: c.metadata.name ?? '',
+    ready: ready?.status ?? '-',
+    reason: ready?.reason ?? '',
+    message: ready?.message ?? '',
+    wave: c.spec.wave === undefined ? '-' : String(c.spec.wave),
+    paused: c.spec.paused === true,
+    serverVersion: c.status?.serverVersion ?? '',
+  };
+}
+
+export interface ReleaseSetRow {
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** summary.ready: succeeded/total clusters (the READY column). */
+  readonly ready: string;
+  readonly readyCondition: string;
+  readonly revision: string;
+  readonly train?: {
+    readonly state: string;
+    readonly revision: string;
+    readonly wave?: number;
+    readonly reason?: string;
+    readonly message?: string;
+    readonly failedCluster?: string;
+  };
+  readonly message: string;
+  readonly members: readonly {
+    readonly cluster: string;
+    readonly wave: number;
+    readonly state: string;
+    readonly health: string;
+    readonly release?: string;
+    readonly message: string;
+  }[];
+}
+
+export function releaseSetRow(s: ReleaseSet): ReleaseSetRow {
+  const st = s.status;
+  const t = st?.train;
+  return {
+    key: releaseKey(s.metadata.namespace ?? '', s.metadata.name ?? ''),
+    namespace: s.metadata.namespace ?? '',
+    name: s.metadata.name ?? '',
+    ready: st?.summary?.ready ?? '-',
+    readyCondition: st?.conditions?.find((c) => c.type === 'Ready')?.status ?? '-',
+    revision: st?.revision ?? '-',
+    ...(t === undefined
+      ? {}
+      : {
+          train: {
+            state: t.state,
+            revision: t.revision,
+            ...(t.wave === undefined ? {} : { wave: t.wave }),
+            ...(t.reason === undefined ? {} : { reason: t.reason }),
+            ...(t.message === undefined ? {} : { message: t.message }),
+            ...(t.failedCluster === undefined ? {} : { failedCluster: t.failedCluster }),
+          },
+        }),
+    message: st?.message ?? '',
+    members: (st?.clusters ?? []).map((m) => ({
+      cluster: m.cluster,
+      wave: m.wave,
+      state: m.state,
+      health: m.health ?? '-',
+      ...(m.release === undefined ? {} : { release: m.release }),
+      message: m.message ?? '',
+    })),
+  };
+}

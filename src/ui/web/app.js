@@ -1,0 +1,674 @@
+// The convoy UI in the browser: Preact components written with htm tagged templates, loaded as ES modules
+// (no build step). The server derives everything shown (rows, progress, the object tree) with the same
+// functions as the CLI; this file only lays it out, follows the server-sent events and sends actions.
+import htm from 'htm';
+import { h, render } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+
+const html = htm.bind(h);
+
+// --- data -----------------------------------------------------------------------------------------
+
+const store = {
+  rows: new Map(),
+  problems: [],
+  scope: undefined,
+  detail: undefined,
+  fleetVersion: 0,
+  listeners: new Set(),
+  emit() {
+    for (const l of this.listeners) l();
+  },
+};
+
+function useStore() {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const l = () => setTick((t) => t + 1);
+    store.listeners.add(l);
+    return () => store.listeners.delete(l);
+  }, []);
+  return store;
+}
+
+async function getJson(path) {
+  const res = await fetch(path, { headers: { accept: 'application/json' } });
+  const body = await res.json();
+  if (!res.ok) throw Object.assign(new Error(body.error ?? `${res.status}`), { status: res.status, body });
+  return body;
+}
+
+let events;
+/** One event stream per page; it carries the rows that changed and, on a Release page, that Release. */
+function follow(releaseKey) {
+  events?.close();
+  events = new EventSource(
+    `/api/events${releaseKey === undefined ? '' : `?release=${encodeURIComponent(releaseKey)}`}`,
+  );
+  events.addEventListener('rows', (e) => {
+    const { rows, removed } = JSON.parse(e.data);
+    for (const r of rows) store.rows.set(r.key, r);
+    for (const k of removed) store.rows.delete(k);
+    store.emit();
+  });
+  events.addEventListener('detail', (e) => {
+    store.detail = JSON.parse(e.data) ?? undefined;
+    store.emit();
+  });
+  events.addEventListener('problems', (e) => {
+    store.problems = JSON.parse(e.data);
+    store.emit();
+  });
+  events.addEventListener('fleet', () => {
+    store.fleetVersion++;
+    store.emit();
+  });
+}
+
+async function loadRows() {
+  const body = await getJson('/api/releases');
+  store.rows = new Map(body.rows.map((r) => [r.key, r]));
+  store.problems = body.problems;
+  store.scope = body.scope;
+  store.emit();
+}
+
+// --- routing --------------------------------------------------------------------------------------
+
+function parseRoute(path) {
+  const m = /^\/releases\/([^/]+)\/([^/]+)\/?$/.exec(path);
+  if (m) return { page: 'release', namespace: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]) };
+  if (path === '/clusters') return { page: 'clusters' };
+  if (path === '/releasesets') return { page: 'releasesets' };
+  return { page: 'releases' };
+}
+
+function useRoute() {
+  const [route, setRoute] = useState(() => parseRoute(location.pathname));
+  useEffect(() => {
+    const on = () => setRoute(parseRoute(location.pathname));
+    addEventListener('popstate', on);
+    return () => removeEventListener('popstate', on);
+  }, []);
+  return route;
+}
+
+function go(e) {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const a = e.target.closest('a');
+  if (a === null || a.origin !== location.origin || a.target || a.getAttribute('href').startsWith('#'))
+    return;
+  e.preventDefault();
+  history.pushState(null, '', a.pathname + a.search);
+  dispatchEvent(new PopStateEvent('popstate'));
+}
+
+// --- small pieces ---------------------------------------------------------------------------------
+
+const GOOD = new Set(['done', 'True', 'Succeeded', 'Synced', 'Healthy', 'InSync']);
+const BAD = new Set(['False', 'Failed', 'RolledBack', 'Degraded', 'Drifted']);
+const WAIT = new Set([
+  'waiting',
+  'Progressing',
+  'Pending',
+  'Running',
+  'Suspended',
+  'Unknown',
+  'AwaitingApproval',
+]);
+
+function tone(word) {
+  if (GOOD.has(word)) return 's-ok';
+  if (BAD.has(word)) return 's-bad';
+  if (WAIT.has(word)) return 's-info';
+  if (word === '-' || word === '' || word === undefined) return 's-none';
+  return 's-warn';
+}
+
+const Badge = ({ word, title }) =>
+  html`<span class="badge ${tone(word)}" title=${title}>${word || '-'}</span>`;
+const short = (ref) => (ref === undefined ? '-' : ref.replace(/^sha256:/, '').slice(0, 12));
+const when = (t) => (t ? new Date(t).toLocaleString() : '-');
+
+function Problems({ problems }) {
+  if (problems.length === 0) return null;
+  return html`<div class="banner error" role="alert">
+    ${problems.map((p) => html`<p>Cannot watch ${p.kind}s (since ${when(p.since)}): ${p.message}</p>`)}
+  </div>`;
+}
+
+// --- Releases -------------------------------------------------------------------------------------
+
+function ReleasesPage() {
+  const s = useStore();
+  const [ns, setNs] = useState('');
+  const [state, setState] = useState('');
+  const [text, setText] = useState('');
+  useEffect(() => {
+    follow(undefined);
+    loadRows().catch((err) => {
+      store.problems = [{ kind: 'Release', message: err.message, since: new Date().toISOString() }];
+      store.emit();
+    });
+  }, []);
+  const rows = [...s.rows.values()];
+  const namespaces = useMemo(() => [...new Set(rows.map((r) => r.namespace))].sort(), [rows.length]);
+  const states = [...new Set(rows.map((r) => r.state))].sort();
+  const needle = text.trim().toLowerCase();
+  const shown = rows
+    .filter(
+      (r) =>
+        (ns === '' || r.namespace === ns) &&
+        (state === '' || r.state === state) &&
+        (needle === '' ||
+          r.key.toLowerCase().includes(needle) ||
+          r.message.toLowerCase().includes(needle) ||
+          r.revision.toLowerCase().includes(needle)),
+    )
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return html`<h1>Releases</h1>
+    <${Problems} problems=${s.problems.filter((p) => p.kind === 'Release' || p.kind === 'ReleaseInventory')} />
+    <form class="filters" role="search" onSubmit=${(e) => e.preventDefault()}>
+      <label>Namespace
+        <select value=${ns} onChange=${(e) => setNs(e.currentTarget.value)}>
+          <option value="">all</option>
+          ${namespaces.map((n) => html`<option value=${n}>${n}</option>`)}
+        </select>
+      </label>
+      <label>State
+        <select value=${state} onChange=${(e) => setState(e.currentTarget.value)}>
+          <option value="">all</option>
+          ${states.map((n) => html`<option value=${n}>${n}</option>`)}
+        </select>
+      </label>
+      <label>Search
+        <input type="search" value=${text} placeholder="name, revision, message"
+          onInput=${(e) => setText(e.currentTarget.value)} />
+      </label>
+      <span class="count" role="status" aria-live="polite">${shown.length} of ${rows.length} Releases</span>
+    </form>
+    <div class="table-wrap">
+      <table>
+        <caption class="visually-hidden">Releases with their readiness, health, rollout and revision</caption>
+        <thead><tr>
+          <th scope="col">Namespace</th><th scope="col">Name</th><th scope="col">Ready</th>
+          <th scope="col">Healthy</th><th scope="col">Rollout</th><th scope="col" class="col-opt">Waves</th>
+          <th scope="col" class="col-opt">Objects</th><th scope="col">Revision</th>
+          <th scope="col" class="col-opt">Message</th>
+        </tr></thead>
+        <tbody>
+          ${shown.map((r) => html`<${ReleaseRow} key=${r.key} r=${r} />`)}
+        </tbody>
+      </table>
+    </div>`;
+}
+
+function ReleaseRow({ r }) {
+  return html`<tr data-release=${r.key}>
+    <td>${r.namespace}</td>
+    <td><a href=${`/releases/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`}>${r.name}</a></td>
+    <td><${Badge} word=${r.ready} title=${r.readyReason} /></td>
+    <td><${Badge} word=${r.healthy} title=${r.healthyReason} /></td>
+    <td data-col="state"><${Badge} word=${r.state} />${r.pinned ? html` <span class="badge s-warn">pinned</span>` : null}</td>
+    <td class="col-opt">${r.waves.done}/${r.waves.total}</td>
+    <td class="col-opt">${r.objects.healthy}/${r.objects.total}</td>
+    <td class="mono">${r.revision}</td>
+    <td class="msg col-opt">${r.message}</td>
+  </tr>`;
+}
+
+// --- Release --------------------------------------------------------------------------------------
+
+function ReleasePage({ namespace, name }) {
+  const s = useStore();
+  const key = `${namespace}/${name}`;
+  const [error, setError] = useState(undefined);
+  const [history, setHistory] = useState(undefined);
+  const [outcome, setOutcome] = useState(undefined);
+  const [confirm, setConfirm] = useState(undefined);
+  const base = `/api/releases/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+  const loadHistory = () =>
+    getJson(`${base}/history`).then(setHistory, (err) => setHistory({ error: err.message }));
+  useEffect(() => {
+    store.detail = undefined;
+    follow(key);
+    getJson(base).then(
+      (d) => {
+        store.detail = d;
+        store.emit();
+      },
+      (err) => setError(err.message),
+    );
+    loadHistory();
+  }, [key]);
+  const d = s.detail?.row.key === key ? s.detail : undefined;
+  const historyLength = d?.timeline.filter((t) => t.kind === 'render').length;
+  useEffect(() => {
+    if (historyLength !== undefined) loadHistory();
+  }, [historyLength]);
+  if (error !== undefined) return html`<h1>${key}</h1><div class="banner error" role="alert">${error}</div>`;
+  if (d === undefined) return html`<h1>${key}</h1><p class="loading">Loading…</p>`;
+
+  const ask = (c) => {
+    setOutcome(undefined);
+    setConfirm(c);
+  };
+  const run = async (action) => {
+    setConfirm(undefined);
+    setOutcome({ kind: 'running', action });
+    const res = await fetch(`${base}/actions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-convoy-ui': '1' },
+      body: JSON.stringify(action),
+    });
+    const body = await res.json();
+    setOutcome(body.kind === undefined ? { kind: 'failed', message: body.error } : body);
+  };
+  return html`<h1>Release ${key}</h1>
+    <p><${Badge} word=${d.row.state} /> ${d.row.pinned ? html`<span class="badge s-warn">pinned</span> ` : null}
+      ${d.progress.message || d.row.message}</p>
+    <${Actions} d=${d} ask=${ask} />
+    <${Outcome} outcome=${outcome} />
+    ${confirm === undefined ? null : html`<${Confirm} c=${confirm} base=${base} run=${run} cancel=${() => setConfirm(undefined)} />`}
+    <${Overview} d=${d} />
+    <${Rollout} d=${d} />
+    <${Timeline} items=${d.timeline} />
+    <${Objects} entries=${d.health.entries} />
+    <${Hooks} hooks=${d.health.hooks} base=${base} />
+    <${Drift} drift=${d.drift} />
+    <${DiffSection} base=${base} d=${d} />
+    <${History} h=${history} d=${d} ask=${ask} base=${base} />`;
+}
+
+function Actions({ d, ask }) {
+  const p = d.policy;
+  const cur = d.currentRender?.renderRef;
+  return html`<div class="actions" role="group" aria-label="Actions">
+    <button type="button" onClick=${() => ask({ action: { kind: 'sync' }, text: 'Request a sync now?' })}>Sync</button>
+    <button type="button" onClick=${() =>
+      ask({
+        action: { kind: 'forceSync' },
+        text: 'Force a sync? The next reconcile opens the manual gate once, re-applies, re-arms hooks and retries a Failed or RolledBack render once.',
+      })}>Forced sync</button>
+    ${
+      p.mode === 'Manual' && cur !== undefined
+        ? html`<button type="button" class="primary" onClick=${() =>
+            ask({
+              action: { kind: 'approve', renderRef: cur },
+              text: `Approve render ${short(cur)}?`,
+              diff: cur,
+            })}>
+            Approve…</button>`
+        : null
+    }
+    ${
+      d.lastHealthy !== undefined && p.pin !== d.lastHealthy.renderRef
+        ? html`<button type="button" class="danger" onClick=${() =>
+            ask({
+              action: { kind: 'rollback' },
+              text: `Roll back to the last healthy render ${short(d.lastHealthy.renderRef)} (revision ${d.lastHealthy.revision})? It pins it: convoy stops following the source until you unpin.`,
+            })}>Rollback</button>`
+        : null
+    }
+    ${
+      p.pin !== undefined
+        ? html`<button type="button" onClick=${() =>
+            ask({
+              action: { kind: 'unpin' },
+              text: `Unpin (pinned to ${short(p.pin)})? convoy follows the source again.`,
+            })}>Unpin</button>`
+        : null
+    }
+    ${
+      p.suspend
+        ? html`<button type="button" onClick=${() =>
+            ask({
+              action: { kind: 'resume' },
+              text: 'Resume? convoy syncs this Release again.',
+            })}>Resume</button>`
+        : html`<button type="button" onClick=${() =>
+            ask({
+              action: { kind: 'suspend' },
+              text: 'Suspend? convoy neither syncs nor rolls it back until resumed.',
+            })}>Suspend</button>`
+    }
+  </div>`;
+}
+
+function Confirm({ c, base, run, cancel }) {
+  const ref = useRef(null);
+  const [diff, setDiff] = useState(c.diff === undefined ? undefined : { loading: true });
+  useEffect(() => {
+    ref.current?.showModal();
+    if (c.diff !== undefined) {
+      getJson(`${base}/diff?render=${encodeURIComponent(c.diff)}`).then(setDiff, (err) =>
+        setDiff({ error: err.message }),
+      );
+    }
+  }, []);
+  const ready = diff === undefined || diff.lines !== undefined;
+  return html`<dialog ref=${ref} aria-labelledby="confirm-title" onCancel=${cancel} onClose=${cancel}>
+    <h2 id="confirm-title">Confirm</h2>
+    <p>${c.text}</p>
+    ${diff === undefined ? null : html`<${DiffView} diff=${diff} />`}
+    <div class="actions">
+      <button type="button" class="primary" disabled=${!ready} onClick=${() => run(c.action)}>Confirm</button>
+      <button type="button" onClick=${cancel}>Cancel</button>
+    </div>
+  </dialog>`;
+}
+
+function Outcome({ outcome }) {
+  if (outcome === undefined) return html`<div role="status" aria-live="polite"></div>`;
+  switch (outcome.kind) {
+    case 'running':
+      return html`<div role="status" aria-live="polite">Working on ${outcome.action.kind}…</div>`;
+    case 'done':
+      return html`<div class="banner ok" role="status" aria-live="polite"><pre>${outcome.lines.join('\n')}</pre></div>`;
+    case 'forbidden':
+      return html`<div class="banner error" role="alert" data-outcome="forbidden">
+        <strong>Permission denied:</strong> you may not <code>${outcome.verb}</code> <code>${outcome.resource}</code>
+        ${outcome.group ? html` (API group <code>${outcome.group}</code>)` : null} in namespace <code>${outcome.namespace}</code>.
+        <pre>${outcome.message}</pre></div>`;
+    default:
+      return html`<div class="banner error" role="alert"><pre>${outcome.message}</pre></div>`;
+  }
+}
+
+function Overview({ d }) {
+  const p = d.policy;
+  return html`<section aria-labelledby="h-overview"><h2 id="h-overview">Overview</h2>
+    <dl class="facts">
+      <dt>Ready</dt><dd><${Badge} word=${d.row.ready} /> ${d.row.readyReason}</dd>
+      <dt>Healthy</dt><dd><${Badge} word=${d.row.healthy} /> ${d.row.healthyReason}</dd>
+      <dt>Revision</dt><dd class="mono">${d.row.revision}</dd>
+      <dt>Source</dt><dd>${d.source}</dd>
+      <dt>Cluster</dt><dd>${d.row.cluster}</dd>
+      <dt>Sync policy</dt><dd>${p.mode}${p.suspend ? ', suspended' : ''}${p.pin ? `, pinned to ${short(p.pin)}` : ''}</dd>
+      <dt>Failure policy</dt><dd>${p.deadline === undefined ? 'none (no rollout)' : `deadline ${p.deadline}, rollback ${p.rollback}`}</dd>
+      <dt>Current render</dt><dd class="mono">${short(d.currentRender?.renderRef)}${d.awaitingApproval ? ' (awaiting approval)' : ''}</dd>
+      <dt>Last healthy</dt><dd class="mono">${d.lastHealthy ? `${short(d.lastHealthy.renderRef)} since ${when(d.lastHealthy.time)}` : '-'}</dd>
+    </dl></section>`;
+}
+
+function Rollout({ d }) {
+  const p = d.progress;
+  return html`<section aria-labelledby="h-rollout"><h2 id="h-rollout">Rollout</h2>
+    <p data-testid="progress">State <${Badge} word=${p.state} />, waves ${p.waves.done}/${p.waves.total}${
+      p.waves.current === undefined ? '' : ` (at wave ${p.waves.current})`
+    }, objects ${p.objects.healthy}/${p.objects.total} healthy${
+      p.objects.renderRef ? ` (of ${short(p.objects.renderRef)})` : ''
+    }, hooks ${p.hooks.succeeded} succeeded, ${p.hooks.running} running, ${p.hooks.failed} failed</p>
+    <ul class="waves">
+      ${p.waves.list.map(
+        (w) => html`<li data-wave=${w.wave}>
+          <span>Wave ${w.wave}</span>
+          <progress max=${Math.max(1, w.objects)} value=${w.healthy} aria-label=${`wave ${w.wave}: ${w.healthy} of ${w.objects} healthy`}></progress>
+          <span>${w.healthy}/${w.objects} healthy</span> <${Badge} word=${w.done ? 'done' : 'waiting'} />
+        </li>`,
+      )}
+    </ul></section>`;
+}
+
+function Timeline({ items }) {
+  return html`<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>
+    ${items.length === 0 ? html`<p>Nothing yet.</p>` : null}
+    <ol class="timeline">
+      ${items.map(
+        (t) => html`<li data-kind=${t.kind}>
+          <span class="time">${when(t.time)}</span> <strong>${t.title}</strong>
+          ${t.result ? html` <${Badge} word=${t.result} />` : null}
+          ${t.revision ? html` revision <span class="mono">${t.revision}</span>` : null}
+          ${t.renderRef ? html` render <span class="mono">${short(t.renderRef)}</span>` : null}
+          ${t.reason ? html`<div>reason: <strong>${t.reason}</strong></div>` : null}
+          ${t.deadline ? html`<div>deadline: ${when(t.deadline)}</div>` : null}
+          ${t.message ? html`<div class="msg">${t.message}</div>` : null}
+        </li>`,
+      )}
+    </ol></section>`;
+}
+
+function Objects({ entries }) {
+  return html`<section aria-labelledby="h-objects"><h2 id="h-objects">Objects</h2>
+    <div class="table-wrap"><table>
+      <thead><tr><th scope="col">Wave</th><th scope="col">Object</th><th scope="col">Health</th>
+        <th scope="col" class="col-opt">Rule</th><th scope="col">Message</th></tr></thead>
+      <tbody>${entries.map(
+        (e) => html`<tr data-object=${`${e.kind}/${e.name}`}>
+          <td>${e.wave}</td>
+          <td>${e.kind}${e.group ? `.${e.group}` : ''} <span class="mono">${e.namespace ? `${e.namespace}/` : ''}${e.name}</span></td>
+          <td><${Badge} word=${e.state} /></td>
+          <td class="col-opt mono">${e.rule ?? '-'}</td>
+          <td class="msg">${e.message}</td>
+        </tr>`,
+      )}</tbody>
+    </table></div></section>`;
+}
+
+function Hooks({ hooks, base }) {
+  const [logs, setLogs] = useState({});
+  if (hooks.length === 0) return null;
+  const load = (name) =>
+    getJson(`${base}/hooks/${encodeURIComponent(name)}/logs`).then(
+      (b) => setLogs((l) => ({ ...l, [name]: b.lines.join('\n') })),
+      (err) => setLogs((l) => ({ ...l, [name]: `cannot read the logs: ${err.message}` })),
+    );
+  return html`<section aria-labelledby="h-hooks"><h2 id="h-hooks">Hooks</h2>
+    <div class="table-wrap"><table>
+      <thead><tr><th scope="col">Hook</th><th scope="col">Phase</th><th scope="col">State</th>
+        <th scope="col">Message</th><th scope="col">Logs</th></tr></thead>
+      <tbody>${hooks.map(
+        (k) => html`<tr>
+          <td>${k.name}</td><td>${k.phase ?? '-'}</td><td><${Badge} word=${k.state ?? 'Running'} /></td>
+          <td class="msg">${[k.reason, k.message].filter(Boolean).join(': ')}</td>
+          <td><button type="button" onClick=${() => load(k.name)}>Show logs of ${k.name}</button>
+            ${logs[k.name] === undefined ? null : html`<pre class="diff" tabindex="0" role="region" aria-label=${`logs of ${k.name}`}>${logs[k.name]}</pre>`}</td>
+        </tr>`,
+      )}</tbody>
+    </table></div></section>`;
+}
+
+function Drift({ drift }) {
+  return html`<section aria-labelledby="h-drift"><h2 id="h-drift">Drift</h2>
+    <p>${drift.drifted} of ${drift.total} objects drifted from the applied render.</p>
+    ${drift.objects.length === 0 ? null : html`<ul>${drift.objects.map((o) => html`<li><span class="mono">${o.object}</span>: ${o.message}</li>`)}</ul>`}
+  </section>`;
+}
+
+function lineClass(l) {
+  if (l.startsWith('+++') || l.startsWith('---') || l.startsWith('@@')) return 'd-head';
+  if (l.startsWith('+')) return 'd-add';
+  if (l.startsWith('-')) return 'd-del';
+  return undefined;
+}
+
+function DiffView({ diff }) {
+  if (diff.loading) return html`<p role="status">Computing the diff…</p>`;
+  if (diff.error !== undefined)
+    return html`<div class="banner error" role="alert">Cannot show the diff: ${diff.error}</div>`;
+  return html`<pre class="diff" data-testid="diff" tabindex="0" role="region" aria-label="diff">${diff.lines.map(
+    (l) => html`<span class=${lineClass(l)}>${l}\n</span>`,
+  )}</pre>`;
+}
+
+function DiffSection({ base, d }) {
+  const [diff, setDiff] = useState(undefined);
+  const show = (ref) => {
+    setDiff({ loading: true });
+    getJson(`${base}/diff${ref ? `?render=${encodeURIComponent(ref)}` : ''}`).then(setDiff, (err) =>
+      setDiff({ error: err.message }),
+    );
+  };
+  const current = d.currentRender?.renderRef;
+  // The current render, and the renders of the rollout and a failed attempt when they differ from it.
+  const refs = [
+    ...new Set(
+      [
+        current,
+        ...d.timeline.filter((t) => t.kind === 'rollout' || t.kind === 'attempt').map((t) => t.renderRef),
+      ].filter((r) => r !== undefined),
+    ),
+  ];
+  return html`<section aria-labelledby="h-diff"><h2 id="h-diff">Diff against live objects</h2>
+    <div class="actions">
+      ${refs.map(
+        (ref) => html`<button type="button" onClick=${() => show(ref === current ? undefined : ref)}>
+          Diff render ${short(ref)}${ref === current ? ' (current)' : ''}</button>`,
+      )}
+    </div>
+    ${diff === undefined ? null : html`<${DiffView} diff=${diff} />`}</section>`;
+}
+
+function History({ h, d, ask, base }) {
+  const [shown, setShown] = useState(undefined);
+  if (h === undefined) return html`<section><h2>History</h2><p class="loading">Loading…</p></section>`;
+  if (h.error !== undefined) {
+    return html`<section><h2>History</h2><div class="banner error" role="alert">${h.error}</div></section>`;
+  }
+  const view = (ref) =>
+    getJson(`${base}/renders/${encodeURIComponent(ref)}`).then(
+      (r) => setShown({ ref, text: JSON.stringify(r.objects ?? r, null, 2) }),
+      (err) => setShown({ ref, text: `cannot read the render: ${err.message}` }),
+    );
+  return html`<section aria-labelledby="h-history"><h2 id="h-history">History</h2>
+    ${h.failedAttempt ? html`<p class="banner error">Newest attempt failed: ${h.failedAttempt.reason}: ${h.failedAttempt.message}</p>` : null}
+    <div class="table-wrap"><table>
+      <thead><tr><th scope="col">Applied</th><th scope="col">Revision</th><th scope="col">Render</th>
+        <th scope="col">Result</th><th scope="col">Stored</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${(h.history ?? []).map(
+        (e) => html`<tr>
+          <td class="time">${when(e.appliedAt)}</td><td class="mono">${e.revision}</td>
+          <td class="mono">${short(e.renderRef)}</td>
+          <td>${e.result ? html`<${Badge} word=${e.result} /> ${e.reason ?? ''}` : '-'}</td>
+          <td>${e.stored ? 'yes' : 'no'}</td>
+          <td>${
+            e.stored
+              ? html`<button type="button" onClick=${() => view(e.renderRef)}>View ${short(e.renderRef)}</button>
+                ${
+                  d.policy.pin === e.renderRef
+                    ? null
+                    : html` <button type="button" onClick=${() =>
+                        ask({
+                          action: { kind: 'pin', renderRef: e.renderRef },
+                          text: `Pin render ${short(e.renderRef)} (revision ${e.revision})? convoy applies it and stops following the source.`,
+                        })}>Pin ${short(e.renderRef)}</button>`
+                }`
+              : null
+          }</td>
+        </tr>`,
+      )}</tbody>
+    </table></div>
+    ${shown === undefined ? null : html`<h3>Render ${short(shown.ref)}</h3><pre class="diff" tabindex="0" role="region" aria-label=${`render ${short(shown.ref)}`}>${shown.text}</pre>`}
+  </section>`;
+}
+
+// --- Clusters -------------------------------------------------------------------------------------
+
+function ClustersPage() {
+  const s = useStore();
+  const [body, setBody] = useState(undefined);
+  useEffect(() => follow(undefined), []);
+  useEffect(() => {
+    getJson('/api/clusters').then(setBody, (err) => setBody({ error: err.message }));
+  }, [s.fleetVersion]);
+  if (body === undefined) return html`<h1>Clusters</h1><p class="loading">Loading…</p>`;
+  if (body.error) return html`<h1>Clusters</h1><div class="banner error" role="alert">${body.error}</div>`;
+  return html`<h1>Clusters</h1>
+    <${Problems} problems=${body.problems} />
+    ${body.clusters.length === 0 ? html`<p>No Cluster objects: every Release deploys to the cluster convoy runs in.</p>` : null}
+    <div class="table-wrap"><table>
+      <thead><tr><th scope="col">Namespace</th><th scope="col">Name</th><th scope="col">Ready</th>
+        <th scope="col">Wave</th><th scope="col">Version</th><th scope="col">Message</th></tr></thead>
+      <tbody>${body.clusters.map(
+        (c) => html`<tr key=${c.key}><td>${c.namespace}</td><td>${c.name}${c.paused ? ' (paused)' : ''}</td>
+          <td><${Badge} word=${c.ready} title=${c.reason} /></td><td>${c.wave}</td>
+          <td>${c.serverVersion || '-'}</td><td class="msg">${c.reason}${c.message ? `: ${c.message}` : ''}</td></tr>`,
+      )}</tbody>
+    </table></div>`;
+}
+
+// --- ReleaseSets ----------------------------------------------------------------------------------
+
+function ReleaseSetsPage() {
+  const s = useStore();
+  const [body, setBody] = useState(undefined);
+  useEffect(() => follow(undefined), []);
+  useEffect(() => {
+    getJson('/api/releasesets').then(setBody, (err) => setBody({ error: err.message }));
+  }, [s.fleetVersion]);
+  if (body === undefined) return html`<h1>Release sets</h1><p class="loading">Loading…</p>`;
+  if (body.error)
+    return html`<h1>Release sets</h1><div class="banner error" role="alert">${body.error}</div>`;
+  const link = (ns, name) => `/releases/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`;
+  return html`<h1>Release sets</h1>
+    <${Problems} problems=${body.problems} />
+    ${body.sets.length === 0 ? html`<p>No ReleaseSets.</p>` : null}
+    ${body.sets.map(
+      (set) => html`<section key=${set.key} aria-labelledby=${`set-${set.key}`} data-releaseset=${set.key}>
+        <h2 id=${`set-${set.key}`}>${set.key}</h2>
+        <p>Ready ${set.ready} <${Badge} word=${set.readyCondition} />, revision <span class="mono">${set.revision}</span>
+          ${
+            set.train
+              ? html`, train <${Badge} word=${set.train.state} /> ${set.train.wave === undefined ? '' : `at wave ${set.train.wave}`}
+            ${set.train.reason ? ` ${set.train.reason}` : ''}${set.train.failedCluster ? ` (failed on ${set.train.failedCluster})` : ''}`
+              : null
+          }
+        </p>
+        ${set.message ? html`<p class="msg">${set.message}</p>` : null}
+        <div class="table-wrap"><table>
+          <thead><tr><th scope="col">Cluster</th><th scope="col">Wave</th><th scope="col">State</th>
+            <th scope="col">Health</th><th scope="col">Release</th><th scope="col">Message</th></tr></thead>
+          <tbody>${set.members.map(
+            (m) => html`<tr><td>${m.cluster}</td><td>${m.wave}</td><td><${Badge} word=${m.state} /></td>
+              <td><${Badge} word=${m.health} /></td>
+              <td>${m.release ? html`<a href=${link(set.namespace, m.release)}>${m.release}</a>` : '-'}</td>
+              <td class="msg">${m.message}</td></tr>`,
+          )}</tbody>
+        </table></div>
+      </section>`,
+    )}`;
+}
+
+// --- shell ----------------------------------------------------------------------------------------
+
+function App() {
+  const route = useRoute();
+  useEffect(() => {
+    document.title =
+      route.page === 'release'
+        ? `${route.namespace}/${route.name} · convoy`
+        : route.page === 'clusters'
+          ? 'Clusters · convoy'
+          : route.page === 'releasesets'
+            ? 'Release sets · convoy'
+            : 'Releases · convoy';
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [route.page, route.namespace, route.name]);
+  const cur = (p) => (route.page === p ? 'page' : undefined);
+  return html`<div onClick=${go}>
+    <a class="skip" href="#main">Skip to content</a>
+    <header class="top">
+      <p class="brand">convoy</p>
+      <nav aria-label="Main"><ul>
+        <li><a href="/" aria-current=${cur('releases')}>Releases</a></li>
+        <li><a href="/clusters" aria-current=${cur('clusters')}>Clusters</a></li>
+        <li><a href="/releasesets" aria-current=${cur('releasesets')}>Release sets</a></li>
+      </ul></nav>
+    </header>
+    <main id="main" tabindex="-1">
+      ${
+        route.page === 'release'
+          ? html`<${ReleasePage} key=${`${route.namespace}/${route.name}`} namespace=${route.namespace} name=${route.name} />`
+          : route.page === 'clusters'
+            ? html`<${ClustersPage} />`
+            : route.page === 'releasesets'
+              ? html`<${ReleaseSetsPage} />`
+              : html`<${ReleasesPage} />`
+      }
+    </main>
+  </div>`;
+}
+
+const root = document.getElementById('app');
+root.textContent = ''; // the "Loading" line the HTML shows until this module runs
+render(html`<${App} />`, root);

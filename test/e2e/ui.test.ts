@@ -1,0 +1,323 @@
+// The web UI in a real browser (Debian's Chromium driven by playwright-core) against the real control
+// plane with both convoy processes and the aggregated API: `convoy ui` run with a kubeconfig, as a user
+// would. The list shows a new Release without a reload; a rollout's waves and objects advance live on
+// its page; a broken change rolls back and the page shows RolledBack with its reason and the ConfigMap
+// diff; a Manual Release is approved after its diff; a user without create releases/sync is told which
+// permission is missing. Screenshots go to test-output/ui/; axe-core finds no serious violations.
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { Release } from '../../src/api/types.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
+import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
+import { type ControlPlane, registerApiService } from '../../src/testenv/index.ts';
+import { renderKubeconfig } from '../../src/testenv/kubeconfig.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { configMap, deployment, inlineRelease, manifests } from '../support/hooks.ts';
+import {
+  type ManagerProcess,
+  type ObserverProcess,
+  startControllerManager,
+  startObserver,
+} from '../support/processes.ts';
+import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { getRelease, mergePatch, releaseRef } from '../support/release.ts';
+import { DEFAULT_HEALTH } from '../support/system.ts';
+import { launchBrowser, screenshot, seriousViolations, startUi, type UiProcess } from '../support/ui.ts';
+import { waitFor } from '../support/wait.ts';
+
+const NS = 'ui';
+const UI_WAIT_MS = 60_000;
+
+let cluster: CrdCluster | undefined;
+let cp: ControlPlane;
+let client: KubeClient;
+let manager: ManagerProcess | undefined;
+let observer: ObserverProcess | undefined;
+let ui: UiProcess | undefined;
+let browser: Browser | undefined;
+let page: Page;
+
+const spec = (extra: Partial<Release['spec']> = {}): Partial<Release['spec']> => ({
+  healthAssessment: DEFAULT_HEALTH,
+  failurePolicy: { deadline: '2m' },
+  ...extra,
+});
+
+before(async () => {
+  cluster = await startCrdCluster({
+    aggregation: true,
+    namespaces: ['convoy-system', NS],
+    scratch: 'convoy-ui-e2e-',
+  });
+  ({ cp, client } = cluster);
+  await installDefaultRules(client);
+  manager = await startControllerManager({
+    kubeconfigPath: cp.kubeconfigPath,
+    identity: 'ui',
+    tenancy: { mode: 'cluster' },
+    gitCacheDir: join(cluster.work, 'git-cache'),
+    api: { kind: 'serve', tls: 'dev-self-signed' },
+  });
+  assert.ok(manager.api, 'the controller-manager serves its API');
+  await registerApiService(cp.kubeConfig, { port: manager.api.port, caPem: manager.api.caPem });
+  observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: { kind: 'aggregated' } });
+  ui = await startUi(['--kubeconfig', cp.kubeconfigPath]);
+  browser = await launchBrowser();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await page.goto(ui.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await ui?.stop();
+  await observer?.stop();
+  await manager?.stop();
+  await cluster?.stop();
+});
+
+const row = (p: Page, name: string) => p.locator(`tr[data-release="${NS}/${name}"]`);
+const openRelease = async (p: Page, name: string) => {
+  await p.locator(`tr[data-release="${NS}/${name}"] a`).click();
+  await p.getByRole('heading', { level: 1, name: `Release ${NS}/${name}` }).waitFor({ timeout: UI_WAIT_MS });
+};
+const home = async (p: Page) => {
+  await p.getByRole('link', { name: 'Releases' }).click();
+  await p.getByRole('heading', { level: 1, name: 'Releases' }).waitFor();
+};
+
+test('the Releases list shows a new Release without a reload, with READY and its revision', async () => {
+  await page.getByRole('heading', { level: 1, name: 'Releases' }).waitFor({ timeout: UI_WAIT_MS });
+  await page.evaluate(() => {
+    (globalThis as { notReloaded?: boolean }).notReloaded = true;
+  });
+  await client.create(inlineRelease(NS, 'hello', [configMap('hello')], spec()));
+  const r = row(page, 'hello');
+  await r.waitFor({ timeout: UI_WAIT_MS });
+  await r.locator('td[data-col=state]', { hasText: 'Succeeded' }).waitFor({ timeout: UI_WAIT_MS });
+  const release = await getRelease(client, NS, 'hello');
+  assert.match(await r.innerText(), new RegExp(release?.status?.revision ?? 'inline:'));
+  assert.equal(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded), true);
+  await screenshot(page, 'releases');
+  const serious = await seriousViolations(page);
+  assert.deepEqual(serious, [], `axe: ${JSON.stringify(serious, null, 2)}`);
+});
+
+test("a rollout's waves and objects advance live on the Release page", async () => {
+  await client.create(inlineRelease(NS, 'waves', [configMap('w0', 0)], spec()));
+  await row(page, 'waves')
+    .locator('td[data-col=state]', { hasText: 'Succeeded' })
+    .waitFor({ timeout: UI_WAIT_MS });
+  await openRelease(page, 'waves');
+  // Every text the progress line shows from now on, recorded in the page as it changes.
+  // (a string: the test is compiled without the DOM's types)
+  await page.evaluate(`(() => {
+    const el = document.querySelector('[data-testid="progress"]');
+    if (el === null) throw new Error('no progress line');
+    globalThis.seen = [];
+    globalThis.notReloaded = true;
+    new MutationObserver(() => globalThis.seen.push(el.textContent)).observe(document.body, {
+      subtree: true, childList: true, characterData: true,
+    });
+  })()`);
+  await mergePatch(client, releaseRef(NS, 'waves'), {
+    spec: {
+      source: {
+        inline: { manifests: manifests([configMap('w0', 0), configMap('w1', 1), configMap('w2', 2)]) },
+      },
+    },
+  });
+  const progress = page.getByTestId('progress');
+  await waitFor(
+    'the page to show the 3-wave rollout Succeeded',
+    async () => /Succeeded.*waves 3\/3.*objects 3\/3 healthy/.test(await progress.innerText()),
+    { timeoutMs: UI_WAIT_MS },
+  );
+  const seen = await page.evaluate(() => (globalThis as { seen?: string[] }).seen ?? []);
+  assert.ok(
+    seen.some((s) => /Progressing/.test(s)),
+    `the page showed the rollout while it progressed: ${JSON.stringify([...new Set(seen)])}`,
+  );
+  assert.equal(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded), true);
+  assert.equal(await page.locator('li[data-wave]').count(), 3);
+  assert.equal(await page.locator('tr[data-object^="ConfigMap/"]').count(), 3);
+  await screenshot(page, 'release-waves');
+  const serious = await seriousViolations(page);
+  assert.deepEqual(serious, [], `axe: ${JSON.stringify(serious, null, 2)}`);
+  await home(page);
+});
+
+test('a broken change rolls back: RolledBack with its reason on the page, and the ConfigMap diff of the bad render', async () => {
+  await client.create(
+    inlineRelease(
+      NS,
+      'broken',
+      [configMap('settings', 0, { color: 'blue' })],
+      spec({ failurePolicy: { deadline: '5s' } }),
+    ),
+  );
+  await row(page, 'broken')
+    .locator('td[data-col=state]', { hasText: 'Succeeded' })
+    .waitFor({ timeout: UI_WAIT_MS });
+  // No kube-controller-manager runs here: the Deployment never becomes available.
+  await mergePatch(client, releaseRef(NS, 'broken'), {
+    spec: {
+      source: {
+        inline: { manifests: manifests([configMap('settings', 0, { color: 'red' }), deployment('web', 1)]) },
+      },
+    },
+  });
+  await row(page, 'broken')
+    .locator('td[data-col=state]', { hasText: 'RolledBack' })
+    .waitFor({ timeout: UI_WAIT_MS });
+  await openRelease(page, 'broken');
+  const rolledBack = page.locator('ol.timeline li[data-kind="rollout"]');
+  await rolledBack.waitFor({ timeout: UI_WAIT_MS });
+  const text = await rolledBack.innerText();
+  const ro = (await getRelease(client, NS, 'broken'))?.status?.rollout;
+  assert.equal(ro?.state, 'RolledBack');
+  assert.match(text, /rolled back/);
+  assert.match(text, new RegExp(`reason: ${ro?.reason ?? '?'}`));
+  assert.match(text, /deadline:/);
+  await page.getByRole('button', { name: `Diff render ${(ro?.renderRef ?? '').slice(7, 19)}` }).click();
+  const diff = page.getByTestId('diff');
+  await diff.waitFor({ timeout: UI_WAIT_MS });
+  const lines = await diff.innerText();
+  assert.match(lines, /ConfigMap.*settings/);
+  assert.match(lines, /-\s+color: blue/);
+  assert.match(lines, /\+\s+color: red/);
+  await screenshot(page, 'release-rolled-back');
+  await home(page);
+});
+
+test('approve in Manual mode: the diff first, then the render is applied', async () => {
+  await client.create(
+    inlineRelease(
+      NS,
+      'manual',
+      [configMap('gated', 0, { v: '1' })],
+      spec({ syncPolicy: { mode: 'Manual' } }),
+    ),
+  );
+  await row(page, 'manual').waitFor({ timeout: UI_WAIT_MS });
+  await waitFor('the controller to render the Manual Release', async () => {
+    const r = await getRelease(client, NS, 'manual');
+    return r?.status?.currentRender !== undefined;
+  });
+  await openRelease(page, 'manual');
+  await page.getByRole('button', { name: 'Approve…' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByTestId('diff').waitFor({ timeout: UI_WAIT_MS });
+  assert.match(await dialog.getByTestId('diff').innerText(), /ConfigMap.*gated/);
+  await screenshot(page, 'approve-diff');
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByText(/approved render sha256:/).waitFor({ timeout: UI_WAIT_MS });
+  await waitFor(
+    'the approved render applied',
+    async () =>
+      (await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'gated' })) !== undefined,
+    { timeoutMs: UI_WAIT_MS },
+  );
+  await home(page);
+});
+
+test('a user without create releases/sync is told which permission is missing', async () => {
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: 'viewer', namespace: NS },
+  });
+  const tr = await client.request<{ status: { token: string } }>({
+    method: 'POST',
+    path: `/api/v1/namespaces/${NS}/serviceaccounts/viewer/token`,
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+  });
+  const viewer = `system:serviceaccount:${NS}:viewer`;
+  await bindRole(
+    client,
+    NS,
+    'ui-viewer',
+    [
+      {
+        apiGroups: ['convoy.kumodo.io'],
+        resources: ['releases', 'releaseinventories', 'clusters'],
+        verbs: ['get', 'list', 'watch'],
+      },
+      {
+        apiGroups: ['api.convoy.kumodo.io'],
+        resources: ['releases/health', 'releases/history'],
+        verbs: ['get'],
+      },
+    ],
+    [{ kind: 'ServiceAccount', name: 'viewer', namespace: NS }],
+  );
+  await waitForAccess(client, 'the viewer may list Releases', {
+    user: viewer,
+    resourceAttributes: { verb: 'list', group: 'convoy.kumodo.io', resource: 'releases', namespace: NS },
+  });
+  const kubeconfig = join(cluster?.work ?? '', 'viewer.kubeconfig');
+  await writeFile(
+    kubeconfig,
+    renderKubeconfig('viewer', { server: cp.server, caPem: cp.caPem, token: tr.status.token }),
+  );
+  const limited = await startUi(['--kubeconfig', kubeconfig, '-n', NS]);
+  try {
+    const p = await browser?.newPage({ viewport: { width: 420, height: 900 } });
+    assert.ok(p);
+    await p.goto(limited.url);
+    await openRelease(p, 'hello');
+    await p.getByRole('button', { name: 'Sync', exact: true }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    const denied = p.locator('[data-outcome="forbidden"]');
+    await denied.waitFor({ timeout: UI_WAIT_MS });
+    const text = await denied.innerText();
+    assert.match(text, /Permission denied/);
+    assert.match(text, /create\s+releases\/sync\s+\(API group api\.convoy\.kumodo\.io\) in namespace ui/);
+    await screenshot(p, 'permission-denied-narrow');
+    const serious = await seriousViolations(p);
+    assert.deepEqual(serious, [], `axe: ${JSON.stringify(serious, null, 2)}`);
+    await p.close();
+  } finally {
+    await limited.stop();
+  }
+});
+
+test('only the session may use the server: no cookie 401, a write without X-Convoy-UI 403, a foreign Host 421', async () => {
+  assert.ok(ui);
+  const base = ui.origin;
+  assert.equal((await fetch(`${base}/api/releases`)).status, 401);
+  const login = await fetch(ui.url, { redirect: 'manual' });
+  assert.equal(login.status, 303);
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  assert.match(cookie, /^convoy-ui=/);
+  assert.match(login.headers.get('set-cookie') ?? '', /HttpOnly; SameSite=Strict/);
+  const list = await fetch(`${base}/api/releases`, { headers: { cookie } });
+  assert.equal(list.status, 200);
+  assert.ok(((await list.json()) as { rows: unknown[] }).rows.length > 0);
+  const write = await fetch(`${base}/api/releases/${NS}/hello/actions`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json' },
+    body: '{"kind":"sync"}',
+  });
+  assert.equal(write.status, 403);
+  const bad = await fetch(`${base}/api/releases/${NS}/hello/actions`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json', 'x-convoy-ui': '1' },
+    body: '{"kind":"sync","force":true}',
+  });
+  assert.equal(bad.status, 400);
+  assert.deepEqual(await bad.json(), { error: 'force: unknown field' });
+  // fetch cannot forge Host; a raw request can
+  const { request } = await import('node:http');
+  const status = await new Promise<number | undefined>((resolve, reject) => {
+    const req = request(`${base}/api/releases`, { headers: { host: 'evil.example:80', cookie } }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.once('error', reject);
+    req.end();
+  });
+  assert.equal(status, 421);
+});
