@@ -79,16 +79,20 @@ await runEntry(CONTROLLER_MANAGER, async () => {
   });
 
   // Alerts: deliveries for the Releases of the shards this replica works, never inside a reconcile.
-  const sharded = opts.shardIndex === undefined && opts.shardCount > 1;
+  const sharded = opts.shardCount > 1;
   const notify = registerNotifyController(harness, {
     client: new KubeClient(kubeConfig),
     log: log.child({ controller: 'notify' }),
     ...(opts.shardIndex === undefined
       ? { shardOfKey: release.shardOfKey }
       : { owns: (key: string) => release.shardOfKey(key) === opts.shardIndex }),
+    heldShards: opts.shardIndex === undefined ? () => harness.heldShards() : () => [opts.shardIndex ?? 0],
     // One ledger writer per replica when several share the Releases (see src/notify/controller.ts).
     ...(sharded ? { fieldManager: `${FIELD_MANAGERS.notify}-${opts.identity}`.slice(0, 128) } : {}),
   });
+
+  // Deliveries in flight end and the ledger is written before the shard Leases go to another replica.
+  harness.onStop(() => notify.stop());
 
   // The API starts next to the harness, not before it: reading the front-proxy settings may take a
   // moment and must not hold the controllers back.
@@ -102,7 +106,7 @@ await runEntry(CONTROLLER_MANAGER, async () => {
       : Promise.resolve(undefined);
   const stopApi = async () => (await api.catch(() => undefined))?.stop();
   harness.stopOnSignals((code) => {
-    void Promise.allSettled([stopApi(), notify.stop()]).finally(() => process.exit(code));
+    void Promise.allSettled([stopApi()]).finally(() => process.exit(code));
   });
   // A misconfigured API (port taken, unreadable certificate) stops the process at once: running the
   // controllers without the API would leave every observer's wake-up failing.

@@ -3,7 +3,10 @@
 // queues deliveries without waiting; a background loop writes what changed to the status of Alerts (the
 // ledger: status.notified), Providers (Ready: delivering or failing, and why) and Receivers (the webhook
 // path). Watch events are captured as they arrive, so a Progressing that turns Succeeded before the key
-// is worked still gets its own message. Keys are worked only on shards this replica holds.
+// is worked still gets its own message. Keys are worked only on shards this replica holds; statuses are
+// written only while it holds one (Providers and Receivers: by the holder of shard 0), so a standby
+// replica never writes a ledger it does not keep; a replica that gains a shard reads the Alerts' ledgers
+// again before it works that shard's keys, so a failover sends nothing the previous holder delivered.
 import type { Logger } from 'pino';
 import {
   API_VERSION,
@@ -42,6 +45,8 @@ const BY_NAMESPACE = 'notify-namespace';
 /** Facts kept per Release between two passes of its key (a bound, not an expected number). */
 const MAX_CAPTURED = 8;
 const SECRET_TTL_MS = 10_000;
+/** How long a stopping replica waits for the sends in flight, so each one ends recorded. */
+const STOP_IN_FLIGHT_MS = 15_000;
 
 export interface NotifyControllerOptions {
   readonly client: KubeClient;
@@ -50,6 +55,8 @@ export interface NotifyControllerOptions {
   readonly shardOfKey?: (key: string) => number | undefined;
   /** Static sharding: only these keys are this replica's. */
   readonly owns?: (key: string) => boolean;
+  /** The shards this replica holds now (elected, or its static one); undefined: it works everything. */
+  readonly heldShards?: () => readonly number[];
   /** Field manager of the status writes (default convoy-notify; one per replica when sharded). */
   readonly fieldManager?: string;
   readonly sender?: Sender;
@@ -156,6 +163,28 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
     delete: (o) => captured.delete(keyOf(o)),
   });
 
+  // A gained shard: its Releases were another replica's until now, and so was what the ledger says of them.
+  let held = new Set<number>();
+  let ledgersRead: Promise<void> = Promise.resolve();
+  const readLedgersOnGain = (): Promise<void> => {
+    if (opts.heldShards === undefined) return ledgersRead;
+    const now = opts.heldShards();
+    const gained = now.some((s) => !held.has(s));
+    held = new Set(now);
+    if (gained) {
+      ledgersRead = opts.client.list<Alert>({ apiVersion: API_VERSION, kind: 'Alert' }).then(
+        (list) => {
+          for (const a of list) notifier.ledger.reseed(keyOf(a as Cached<Alert>), a);
+        },
+        (err: unknown) => {
+          held = new Set();
+          throw err;
+        },
+      );
+    }
+    return ledgersRead;
+  };
+
   const controller = harness.controller<Cached<Release>>({
     name: 'notify',
     primary: releases,
@@ -166,6 +195,12 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
       const seen = captured.get(key) ?? [];
       captured.delete(key);
       if (opts.owns !== undefined && !opts.owns(key)) return { kind: 'done' };
+      try {
+        await readLedgersOnGain();
+      } catch (error) {
+        captured.set(key, [...seen, ...(captured.get(key) ?? [])].slice(-MAX_CAPTURED));
+        return { kind: 'error', error };
+      }
       const release = releases.cache.get(key);
       const { namespace = '', name } = splitKey(key);
       if (release === undefined) notifier.forget(namespace, name);
@@ -218,6 +253,8 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
 
   let flushing: Promise<void> | undefined;
   const flush = async () => {
+    const shards = opts.heldShards?.();
+    if (shards !== undefined && shards.length === 0) return;
     const dirtyAlerts = new Set(notifier.ledger.dirty());
     for (const a of alerts.cache.list()) {
       const k = keyOf(a);
@@ -240,6 +277,8 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
         log.warn({ alert: k, err: String(err) }, 'Alert status not written; retrying');
       }
     }
+    // One writer of what deliveries learnt about Providers and of the Receivers' paths.
+    if (shards !== undefined && !shards.includes(0)) return;
     for (const p of providers.cache.list()) {
       const k = keyOf(p);
       const v = providerStatusValue(p, notifier.health(k));
@@ -300,6 +339,7 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
     async stop() {
       clearInterval(timer);
       notifier.stop();
+      await notifier.idle(STOP_IN_FLIGHT_MS);
       await flushing;
       await runFlush();
     },

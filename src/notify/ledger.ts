@@ -37,6 +37,26 @@ export class Ledger {
     this.#books.set(alertKey, { uid, delivered, planned, mine: new Set(), dirty: false });
   }
 
+  /**
+   * Takes the Alert's status again, for a replica that just gained shards: what another replica delivered
+   * for those Releases while this one was standing by is known only there. Slots this process delivered
+   * itself keep its memory (they are at least as new); every other slot takes the status.
+   */
+  reseed(alertKey: string, alert: Pick<Alert, 'metadata' | 'status'>): void {
+    const book = this.#books.get(alertKey);
+    if (book === undefined || book.uid !== (alert.metadata.uid ?? '')) {
+      this.#books.delete(alertKey);
+      this.seed(alertKey, alert);
+      return;
+    }
+    for (const e of alert.status?.notified ?? []) {
+      const s = slot(e.release, e.event as FactClass);
+      if (book.mine.has(s)) continue;
+      book.delivered.set(s, e);
+      book.planned.set(s, e.key);
+    }
+  }
+
   lastPlanned(alertKey: string, release: string, cls: FactClass): string | undefined {
     return this.#books.get(alertKey)?.planned.get(slot(release, cls));
   }

@@ -183,6 +183,60 @@ test('observed but not delivered before a stop: planned again by the next proces
   assert.equal(next.n.observe(r), 1);
 });
 
+test('a send in flight when the queue stops ends with its own outcome: delivered is recorded, not sent again', async () => {
+  let answer: () => void = () => undefined;
+  const answered = new Promise<void>((r) => {
+    answer = r;
+  });
+  const { n, sent } = harness({
+    deps: {
+      sender: async (req) => {
+        sent.push(req);
+        await answered;
+        return { kind: 'delivered', status: 200 };
+      },
+    },
+  });
+  const r = release('web', { state: 'RolledBack', renderRef: R2, revision: SHA });
+  assert.equal(n.observe(r), 1);
+  await new Promise((res) => setTimeout(res, 10));
+  assert.equal(sent.length, 1, 'in flight');
+  n.stop();
+  answer();
+  await n.idle(5000);
+  assert.deepEqual(
+    n.ledger.entries('ns/a').map((e) => e.event),
+    ['rollout'],
+  );
+  // The replica taking over starts from that ledger and sends nothing.
+  const next = harness({ alerts: [alert({}, { notified: n.ledger.entries('ns/a') })] });
+  assert.equal(next.n.observe(r), 0);
+});
+
+test('ledger: a replica that gains shards takes what the status says of slots it did not deliver itself', () => {
+  const { n } = harness({});
+  const stale = alert({}, { notified: [] });
+  n.ledger.seed('ns/a', stale);
+  n.ledger.delivered('ns/a', 'mine', 'rollout', 'k-mine-2', '2026-01-01T00:00:02Z');
+  n.ledger.reseed(
+    'ns/a',
+    alert(
+      {},
+      {
+        notified: [
+          { release: 'other', event: 'rollout', key: 'k-other', time: '2026-01-01T00:00:01Z' },
+          { release: 'mine', event: 'rollout', key: 'k-mine-1', time: '2026-01-01T00:00:01Z' },
+        ],
+      },
+    ),
+  );
+  assert.equal(n.ledger.lastPlanned('ns/a', 'other', 'rollout'), 'k-other');
+  assert.equal(n.ledger.lastDelivered('ns/a', 'mine', 'rollout'), 'k-mine-2');
+  // A recreated Alert (another uid) starts from its own status.
+  n.ledger.reseed('ns/a', { ...alert({}, { notified: [] }), metadata: { ...stale.metadata, uid: 'a2' } });
+  assert.equal(n.ledger.lastPlanned('ns/a', 'other', 'rollout'), undefined);
+});
+
 test('a refused message (4xx) is not retried and shows as failing; observe never waits for a send', async () => {
   let release1: () => void = () => undefined;
   const gate = new Promise<void>((r) => {

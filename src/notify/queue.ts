@@ -102,7 +102,11 @@ export class DeliveryQueue<T> {
     clearTimeout(timer);
   }
 
-  /** Stops sending: waiting items end as 'stopped' (a restart plans them again from the ledger). */
+  /**
+   * Stops sending: waiting items end as 'stopped' (a restart plans them again from the ledger). A send in
+   * flight ends with its own outcome when it returns — a delivery made must be recorded, or the replica
+   * that takes over sends it again; idle() resolves once none is left.
+   */
   stop(): void {
     this.#stopped = true;
     for (const t of this.#timers) clearTimeout(t);
@@ -138,7 +142,8 @@ export class DeliveryQueue<T> {
     }
     this.#sending.delete(e);
     if (this.#stopped) {
-      this.#finish(e, 'stopped', undefined);
+      if (out.kind === 'retry') this.#finish(e, 'stopped', undefined);
+      else this.#finish(e, out.kind, out.kind === 'delivered' ? undefined : out.why);
       this.#settle();
       return;
     }

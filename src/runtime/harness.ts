@@ -169,7 +169,10 @@ export class Harness {
     return this.#server?.address;
   }
 
-  /** Runs fn on stop(), after the controllers drained (e.g. to stop watches the harness does not own). */
+  /**
+   * Runs fn on stop(), after the controllers drained and before the Leases are released (e.g. to stop
+   * watches the harness does not own, or to write what the replica taking over must read).
+   */
   onStop(fn: () => Promise<void>): void {
     this.#onStop.push(fn);
   }

@@ -8,14 +8,13 @@
 // and change nothing. One control plane for the file.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { request } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Alert, Condition, Provider, Receiver } from '../../src/api/types.ts';
 import { makeRepo } from '../../src/render/git/testsupport.ts';
+import { alert, captureServer, messages, type Notification, provider } from '../support/notify.ts';
 import { startControllerManager } from '../support/processes.ts';
 import { getRelease } from '../support/release.ts';
 import { deployment, gitRelease, inRolloutScenario, reached, waitForRollout } from '../support/rollout.ts';
@@ -23,60 +22,6 @@ import { convoySystemPerFile, LEASE_NS } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const env = convoySystemPerFile({ identity: 'notify' });
-
-interface Captured {
-  readonly at: number;
-  readonly method: string;
-  readonly url: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** An HTTP server on loopback that records every request and answers 201; stop()/start() keep the port. */
-async function captureServer() {
-  const seen: Captured[] = [];
-  let server: Server | undefined;
-  let port = 0;
-  const start = async () => {
-    const s = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        seen.push({
-          at: Date.now(),
-          method: req.method ?? '',
-          url: req.url ?? '',
-          headers: req.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        });
-        res.writeHead(201, { 'Content-Type': 'application/json' });
-        res.end('{}');
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      s.once('error', reject);
-      s.listen(port, '127.0.0.1', () => resolve());
-    });
-    port = (s.address() as AddressInfo).port;
-    server = s;
-  };
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (server === undefined) return resolve();
-      server.closeAllConnections();
-      server.close(() => resolve());
-      server = undefined;
-    });
-  await start();
-  return {
-    seen,
-    get url() {
-      return `http://127.0.0.1:${port}`;
-    },
-    start,
-    stop,
-  };
-}
 
 const sign = (key: string, body: string) => `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
 
@@ -88,29 +33,6 @@ async function secret(ns: string, name: string, data: Record<string, string>) {
     stringData: data,
   } as never);
 }
-
-function provider(ns: string, name: string, spec: Provider['spec']): Provider {
-  return { apiVersion: API_VERSION, kind: 'Provider', metadata: { namespace: ns, name }, spec };
-}
-
-function alert(ns: string, name: string, spec: Alert['spec']): Alert {
-  return { apiVersion: API_VERSION, kind: 'Alert', metadata: { namespace: ns, name }, spec };
-}
-
-type Notification = {
-  release: { namespace: string; name: string };
-  event: string;
-  renderRef?: string;
-  targetRenderRef?: string;
-  reason: string;
-  message: string;
-};
-
-const messages = (seen: readonly Captured[], ns: string) =>
-  seen
-    .filter((c) => c.url === '/hook')
-    .map((c) => JSON.parse(c.body) as Notification)
-    .filter((n) => n.release.namespace === ns);
 
 /** The Ready condition of a Provider, once `ok` holds for it (30 s). */
 function providerReady(
@@ -188,8 +110,28 @@ describe('notifications', { concurrency: true }, () => {
             secretRef: { name: 'github' },
           }),
         );
+        await secret(ns, 'gitlab', { token: 'glpat-t0ken' });
+        await secret(ns, 'slack', { address: `${hook.url}/services/T0/B0/sl4ck` });
+        await client.create(
+          provider(ns, 'gitlab', {
+            type: 'gitlab',
+            address: `${hook.url}/gitlab/api/v4`,
+            repository: 'acme/platform/web',
+            secretRef: { name: 'gitlab' },
+          }),
+        );
+        // The Slack URL is the secret: it comes from the Secret's key "address".
+        await client.create(provider(ns, 'slack', { type: 'slack', secretRef: { name: 'slack' } }));
         await client.create(alert(ns, 'all', { providerRef: { name: 'webhook' } }));
         await client.create(alert(ns, 'commits', { providerRef: { name: 'github' } }));
+        await client.create(alert(ns, 'gitlab-commits', { providerRef: { name: 'gitlab' } }));
+        await client.create(
+          alert(ns, 'chat', {
+            providerRef: { name: 'slack' },
+            events: ['RolledBack', 'Failed'],
+            severity: 'warning',
+          }),
+        );
 
         const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
         await client.create(gitRelease(ns, 'app', repo));
@@ -243,6 +185,37 @@ describe('notifications', { concurrency: true }, () => {
         assert.deepEqual(statuses(sha1), ['pending', 'success']);
         assert.deepEqual(statuses(sha2), ['pending', 'failure']);
 
+        // GitLab's side: the project path URL-encoded, its token header, states pending → success / failed.
+        const gitlab = (sha: string) =>
+          hook.seen
+            .filter((c) => c.url === `/gitlab/api/v4/projects/acme%2Fplatform%2Fweb/statuses/${sha}`)
+            .map((c) => {
+              assert.equal(c.headers['private-token'], 'glpat-t0ken');
+              const b = JSON.parse(c.body) as { state: string; name: string; description: string };
+              assert.equal(b.name, `convoy/${ns}/app`);
+              return b.state;
+            });
+        await waitFor('commit 2 failed status on GitLab', async () => gitlab(sha2).includes('failed'), {
+          timeoutMs: 30_000,
+        });
+        assert.deepEqual(gitlab(sha1), ['pending', 'success']);
+        assert.deepEqual(gitlab(sha2), ['pending', 'failed']);
+
+        // Slack: one message for the rollback (the Alert wants RolledBack and Failed only), naming both
+        // renders and the reason.
+        await waitFor(
+          'the Slack message',
+          async () => hook.seen.some((c) => c.url.startsWith('/services/')),
+          {
+            timeoutMs: 30_000,
+          },
+        );
+        const slack = hook.seen.filter((c) => c.url === '/services/T0/B0/sl4ck');
+        assert.equal(slack.length, 1, JSON.stringify(slack.map((c) => c.body)));
+        const text = (JSON.parse(slack[0]?.body ?? '{}') as { text?: string }).text ?? '';
+        assert.ok(text.includes('RolledBack') && text.includes(R2) && text.includes(R1), text);
+        assert.ok(text.includes('reason DeadlineExceeded'), text);
+
         // The ledger is in the Alert's status; the providers are Ready; nothing printed the secrets.
         const a = await client.get<Alert>({
           apiVersion: API_VERSION,
@@ -252,7 +225,8 @@ describe('notifications', { concurrency: true }, () => {
         });
         assert.ok((a?.status?.notified ?? []).some((e) => e.release === 'app' && e.event === 'rollout'));
         await providerReady(ns, 'webhook', 'Ready', (c) => c.status === 'True');
-        assert.ok(!env.manager.log().includes('hm4c-key') && !env.manager.log().includes('ghp_t0ken'));
+        for (const secretValue of ['hm4c-key', 'ghp_t0ken', 'glpat-t0ken', 'sl4ck'])
+          assert.ok(!env.manager.log().includes(secretValue), `the log holds no ${secretValue}`);
       } finally {
         await hook.stop();
       }
