@@ -6,7 +6,8 @@
 // events as this process receives them, of the sync-requested-at annotation, the render's Secret in the
 // render store (fetch, render, dry run done), the Deployment of the new commit (the first apply), the
 // status naming the new revision Progressing, and Succeeded. Prints the medians of BENCH_RUNS runs
-// (default 7) and every run.
+// (default 7) and every run, and how many of these ordinary rollouts showed Drifted=True at any moment
+// (the drift loop judging an object mid-apply; it should be none).
 import { createHmac } from 'node:crypto';
 import { request } from 'node:https';
 import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../src/api/constants.ts';
@@ -65,6 +66,7 @@ const figures: Record<Step, number[]> = {
   succeeded: [],
 };
 const repos: { cleanup(): Promise<void> }[] = [];
+let drifted = 0;
 try {
   const { client, cp } = env;
   const ns = 'bench-receiver';
@@ -153,6 +155,12 @@ try {
         }),
       };
       for (const s of steps) figures[s].push(at[s] - t0);
+      if (
+        rec.events
+          .slice(from)
+          .some((s) => rel(s)?.status?.conditions?.some((c) => c.type === 'Drifted' && c.status === 'True'))
+      )
+        drifted++;
       console.error(`run ${run}: ${steps.map((s) => `${s} ${secs(at[s] - t0)} s`).join(', ')}`);
     }
   } finally {
@@ -167,6 +175,7 @@ try {
         maxSecondsFromPush: Object.fromEntries(steps.map((s) => [s, secs(Math.max(...figures[s]))])),
         allSecondsPushToProgressing: figures.progressing.map(secs),
         allSecondsPushToSucceeded: figures.succeeded.map(secs),
+        rolloutsShowingDrifted: drifted,
       },
       null,
       2,

@@ -1,10 +1,10 @@
 // Notifications and push receivers end to end: convoy-controller-manager and convoy-observer on the real
 // control plane, git sources, and local HTTP servers on loopback that capture what convoy sends (a
-// generic webhook, GitHub's commit status API) and play GitHub's side of a push webhook. A rollback
+// generic webhook, Slack, GitHub's and GitLab's commit status APIs) and play GitHub's side of a push webhook. A rollback
 // sends exactly one RolledBack message with both render ids and the reason; the commit statuses go
 // pending → success for a healthy revision and pending → failure for a rolled-back one; a provider that
 // is down shows it (condition, metric) and gets the message once it is back; a signed push starts the
-// rollout (2 s is the goal; the figure is printed); bad signatures, unknown repositories, oversized bodies and floods are refused
+// rollout (the figure is printed; npm run bench:receiver measures it); bad signatures, unknown repositories, oversized bodies and floods are refused
 // and change nothing. One control plane for the file.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -312,11 +312,10 @@ describe('notifications', { concurrency: true }, () => {
         return r?.status?.webhookPath;
       });
       assert.equal(path, `/hook/${ns}/github`);
-      const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', 'healthy') });
-      const push = (url: string, branch = 'main') =>
+      const push = (url: string, branch = 'main', after = sha1) =>
         JSON.stringify({
           ref: `refs/heads/${branch}`,
-          after: sha2,
+          after,
           repository: { clone_url: url, default_branch: 'main' },
         });
       const ghHeaders = (body: string, key = 'wh-s3cret') => ({
@@ -359,9 +358,12 @@ describe('notifications', { concurrency: true }, () => {
       const live = await getRelease(client, ns, 'app');
       assert.equal(live?.status?.rollout?.revision, sha1, 'and nothing rolled out');
 
-      // The signed push: 202 naming the Release, and the rollout of commit 2 within 2 s.
+      // A new commit and its signed push: 202 naming the Release, and the rollout of commit 2. (The commit
+      // comes only now: an observer's wake-up after the refused pushes would have rolled it out already.)
+      const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', 'healthy') });
+      const pushed = push(repo.url, 'main', sha2);
       const t0 = Date.now();
-      const ok = await postApi(path, good, ghHeaders(good));
+      const ok = await postApi(path, pushed, ghHeaders(pushed));
       assert.equal(ok.code, 202, ok.body);
       assert.deepEqual((JSON.parse(ok.body) as { releases: string[] }).releases, ['app']);
       await waitForRollout(
@@ -370,7 +372,7 @@ describe('notifications', { concurrency: true }, () => {
         'app',
         'rollout of commit 2',
         (r) => r.revision === sha2,
-        20_000,
+        15_000,
       ).catch((err: Error) => {
         const mine = env.manager
           .log()
@@ -380,11 +382,13 @@ describe('notifications', { concurrency: true }, () => {
         throw new Error(`${err.message}\n${mine.join('\n')}`);
       });
       const took = Date.now() - t0;
-      // The goal is 2 s; on the shared 2-core test machine, with the other tests of this file rolling out
-      // at the same time, a whole sync (fetch, render, dry run, apply, status) has taken up to 12 s. The
-      // bound says the push started it: the 1h interval never would.
+      // The figure is npm run bench:receiver's. No wait sits on the way (the push's annotation reaches the
+      // queue at once, no debounce, no resync); the time is the sync itself — git processes, dry run,
+      // apply, status — on the shared 2-core machine, where push → Progressing took 6–13 s at load 13–19
+      // with the other tests of this file rolling out beside it. The bound is the safety net that says the
+      // push started it: the 1h interval never would.
       t.diagnostic(`push → rollout of commit 2: ${took} ms`);
-      assert.ok(took <= 20_000, `the rollout of commit 2 started ${took} ms after the push`);
+      assert.ok(took <= 15_000, `the rollout of commit 2 started ${took} ms after the push`);
 
       // A flood: the bucket of this receiver runs dry (429) before any Secret read or signature check.
       const codes = await Promise.all(
