@@ -372,7 +372,7 @@ describe('notifications', { concurrency: true }, () => {
         'app',
         'rollout of commit 2',
         (r) => r.revision === sha2,
-        15_000,
+        20_000,
       ).catch((err: Error) => {
         const mine = env.manager
           .log()
@@ -385,10 +385,10 @@ describe('notifications', { concurrency: true }, () => {
       // The figure is npm run bench:receiver's. No wait sits on the way (the push's annotation reaches the
       // queue at once, no debounce, no resync); the time is the sync itself — git processes, dry run,
       // apply, status — on the shared 2-core machine, where push → Progressing took 6–13 s at load 13–19
-      // with the other tests of this file rolling out beside it. The bound is the safety net that says the
-      // push started it: the 1h interval never would.
+      // and over 15 s at load 28, with the other tests of this file rolling out beside it. The bound is
+      // the safety net that says the push started it: the 1h interval never would.
       t.diagnostic(`push → rollout of commit 2: ${took} ms`);
-      assert.ok(took <= 15_000, `the rollout of commit 2 started ${took} ms after the push`);
+      assert.ok(took <= 20_000, `the rollout of commit 2 started ${took} ms after the push`);
 
       // A flood: the bucket of this receiver runs dry (429) before any Secret read or signature check.
       const codes = await Promise.all(
