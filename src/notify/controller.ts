@@ -149,9 +149,17 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
     factsOf(r)
       .map((f) => f.key)
       .join(',');
+  // Only while the key is this replica's: a standby's captures would replay, after a failover, the
+  // transitions the previous holder delivered.
+  const mine = (k: string) => {
+    if (opts.owns !== undefined) return opts.owns(k);
+    const shard = opts.shardOfKey?.(k);
+    const held = opts.heldShards?.();
+    return shard === undefined || held === undefined || held.includes(shard);
+  };
   releases.addHandlers({
     update: (o, n) => {
-      if (o === n) return;
+      if (o === n || !mine(keyOf(n))) return;
       const before = new Set(factsOf(o).map((f) => f.key));
       const fresh = factsOf(n).filter((f) => !before.has(f.key));
       if (fresh.length === 0) return;
