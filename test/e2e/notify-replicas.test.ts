@@ -35,6 +35,7 @@ test('two replicas: every transition is delivered once, by the holder of the sha
         leaseNamespace: LEASE_NS,
         gitCacheDir: join(env.work, 'git-cache-b'),
         api: { kind: 'off' },
+        tenancy: { mode: 'cluster' },
       });
       const standby = b;
       await waitFor('replica a holds the shard', () => holds(env.manager));
