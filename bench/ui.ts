@@ -1,0 +1,143 @@
+// npm run bench:ui — the web UI with 1,000 Releases on a local control plane (statuses written through
+// the status subresource, as the controller would; no convoy process needed for the list): the time
+// from navigation to the Releases page showing all 1,000 rows (first render, median of BENCH_RUNS loads,
+// default 5), and the delay from a status change in the API (the PUT's answer) to the page showing it
+// (BENCH_CHANGES changes, default 20: median, p95, max). `convoy ui` runs in this process with the
+// admin kubeconfig; the browser is Debian's Chromium driven by playwright-core.
+import { API_VERSION } from '../src/api/constants.ts';
+import type { Release } from '../src/api/types.ts';
+import { serveUi } from '../src/cli/commands/ui.ts';
+import { makeCtx } from '../src/cli/context.ts';
+import { KubeClient } from '../src/kube/client.ts';
+import { startControlPlane } from '../src/testenv/index.ts';
+import { installCrds } from '../test/support/crds.ts';
+import { launchBrowser } from '../test/support/ui.ts';
+
+const N = Number(process.env.BENCH_RELEASES ?? 1000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
+const NS = 'bench';
+const REF = `sha256:${'a'.repeat(64)}`;
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const pct = (xs: readonly number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
+
+async function pool<T>(items: readonly T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (i < items.length) await fn(items[i++] as T);
+    }),
+  );
+}
+
+const status = (i: number, message: string): Release['status'] => ({
+  observedGeneration: 1,
+  currentRender: { renderRef: REF, revision: `inline:${String(i).padStart(12, '0')}` },
+  revision: `inline:${String(i).padStart(12, '0')}`,
+  rollout: { state: 'Succeeded', renderRef: REF, startedAt: '2030-01-01T00:00:00Z' },
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'True',
+      reason: 'Synced',
+      message: '',
+      lastTransitionTime: '2030-01-01T00:00:00Z',
+    },
+  ],
+  message,
+});
+
+const cp = await startControlPlane({});
+try {
+  await installCrds(cp.kubeConfig);
+  const client = new KubeClient(cp.kubeConfig);
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  const names = Array.from({ length: N }, (_, i) => `r${String(i).padStart(4, '0')}`);
+  const t0 = performance.now();
+  await pool(names, 16, async (name) => {
+    const created = await client.create<Release>({
+      apiVersion: API_VERSION,
+      kind: 'Release',
+      metadata: { name, namespace: NS },
+      spec: { source: { inline: { manifests: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n' } } },
+    } as Release);
+    await client.request({
+      method: 'PUT',
+      path: `${await client.pathOf({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name })}/status`,
+      body: { ...created, status: status(names.indexOf(name), 'applied') },
+    });
+  });
+  process.stdout.write(
+    `bench:ui: ${N} Releases with statuses created in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+  );
+
+  const ctx = await makeCtx(
+    { kubeconfig: cp.kubeconfigPath, allNamespaces: true, output: 'table' },
+    {
+      out: process.stdout,
+      err: process.stderr,
+      stdin: process.stdin,
+      env: process.env,
+      now: () => new Date(),
+    },
+  );
+  const ui = await serveUi(ctx, 0);
+  await ui.live.synced(60_000);
+  const browser = await launchBrowser();
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    const loads: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const start = performance.now();
+      await page.goto(run === 0 ? ui.url : `${new URL(ui.url).origin}/`);
+      await page.waitForFunction(`document.querySelectorAll('tr[data-release]').length >= ${N}`, undefined, {
+        timeout: 60_000,
+        polling: 'raf',
+      });
+      loads.push(performance.now() - start);
+    }
+    // Status changes: the page stamps the time a row shows the new message; the bench the time the API
+    // answered the write. Both clocks are this machine's (performance.timeOrigin + now in the page).
+    await page.evaluate(`(() => {
+      globalThis.shown = {};
+      new MutationObserver(() => {
+        for (const td of document.querySelectorAll('td.msg')) {
+          const m = /^change (\\d+)$/.exec(td.textContent);
+          if (m && globalThis.shown[m[1]] === undefined) globalThis.shown[m[1]] = performance.timeOrigin + performance.now();
+        }
+      }).observe(document.querySelector('tbody'), { subtree: true, childList: true, characterData: true });
+    })()`);
+    const delays: number[] = [];
+    for (let c = 0; c < CHANGES; c++) {
+      const i = (c * 37) % N;
+      const name = names[i] ?? 'r0000';
+      const ref = { apiVersion: API_VERSION, kind: 'Release', namespace: NS, name };
+      const r = await client.get<Release>(ref);
+      if (r === undefined) throw new Error(`${name} is gone`);
+      await client.request({
+        method: 'PUT',
+        path: `${await client.pathOf(ref)}/status`,
+        body: { ...r, status: status(i, `change ${c}`) },
+      });
+      const written = performance.timeOrigin + performance.now();
+      await page.waitForFunction(`globalThis.shown[${c}] !== undefined`, undefined, { timeout: 10_000 });
+      const shown = (await page.evaluate(`globalThis.shown[${c}]`)) as number;
+      delays.push(Math.max(0, shown - written));
+    }
+    const f = (ms: number) => `${ms.toFixed(0)} ms`;
+    process.stdout.write(
+      [
+        `bench:ui: Releases page, first render of ${N} rows: median ${f(median(loads))}, max ${f(Math.max(...loads))} (${RUNS} loads; the first includes the session redirect)`,
+        `bench:ui: status change in the API → shown on the page: median ${f(median(delays))}, p95 ${f(pct(delays, 0.95))}, max ${f(Math.max(...delays))} (${CHANGES} changes; target < 1000 ms)`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await browser.close();
+    await ui.close();
+  }
+} finally {
+  await cp.stop();
+}
