@@ -6,7 +6,10 @@
 //  2. the same 10,000 entries in parts (src/kube/inventory-parts.ts): the biggest part's requests;
 //  3. the render store (Secrets, gzip, chunked) with a render of 10,000 ConfigMaps, ~20 MiB of
 //     manifests: chunks, the biggest request, put and get times;
-//  4. the time to dry-run, apply and record 10,000 ConfigMaps (the deployer and the inventory writer).
+//  4. the time to dry-run, apply, note and record 10,000 ConfigMaps (the deployer and the inventory
+//     writer, which splits the inventory in parts);
+//  5. the parts as convoy uses them: the read of all parts, the health loop's write part by part (the
+//     biggest request and stored part against the limits), and the removal of two thirds (a prune).
 // BENCH_INVENTORY_OBJECTS changes the 10,000.
 import { randomBytes } from 'node:crypto';
 import { API_VERSION, FIELD_MANAGERS } from '../src/api/constants.ts';
@@ -17,6 +20,9 @@ import { applyObject } from '../src/kube/apply.ts';
 import { KubeClient, type RawRequest } from '../src/kube/client.ts';
 import { isKubeError } from '../src/kube/errors.ts';
 import { assignParts, partName, splitByPart } from '../src/kube/inventory-parts.ts';
+import { readInventoryParts } from '../src/kube/inventory-read.ts';
+import type { InventoryHealthItem } from '../src/observer/health/loop/plan.ts';
+import { writeInventoryHealth } from '../src/observer/health/loop/writes.ts';
 import { renderRef } from '../src/render/canonical.ts';
 import type { Obj } from '../src/render/types.ts';
 import { SecretRenderStore } from '../src/store/secrets.ts';
@@ -32,9 +38,19 @@ const R = `sha256:${'a'.repeat(64)}`;
 /** Remembers the body size of the last write request. */
 class SizingClient extends KubeClient {
   lastBody = 0;
+  /** The biggest write body and the count of writes since reset(). */
+  maxBody = 0;
+  writes = 0;
+  reset() {
+    this.maxBody = 0;
+    this.writes = 0;
+  }
   override async request<T = unknown>(req: RawRequest): Promise<T> {
-    if (req.method !== 'GET')
+    if (req.method !== 'GET') {
       this.lastBody = req.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(req.body));
+      this.maxBody = Math.max(this.maxBody, this.lastBody);
+      this.writes++;
+    }
     return super.request<T>(req);
   }
 }
@@ -193,17 +209,56 @@ try {
     spec: { source: { inline: { manifests: 'x' } } },
   } as Release;
   const writer = new InventoryWriter(client, release, undefined);
+  const all = small.map((_, i) => controllerEntry(i));
+  client.reset();
   t = Date.now();
-  let recordError: string | undefined;
-  try {
-    await writer.record(small.map((_, i) => controllerEntry(i)));
-  } catch (err) {
-    recordError = isKubeError(err) ? err.apiMessage : String(err);
-  }
+  await writer.notePending(all);
+  const noteMs = Date.now() - t;
+  const noteWrites = client.writes;
+  const noteMax = client.maxBody;
+  client.reset();
+  t = Date.now();
+  await writer.record(all);
   const recordMs = Date.now() - t;
   print(
     `  dry run ${secs(dryMs)}, apply ${secs(applyMs)} (${Math.round(OBJECTS / (applyMs / 1000))} objects/s); ` +
-      `record (one object, ${mib(client.lastBody)}) ${secs(recordMs)}${recordError === undefined ? '' : ` REFUSED: ${recordError}`}`,
+      `note pending ${secs(noteMs)} (${noteWrites} requests, biggest ${mib(noteMax)}); ` +
+      `record ${secs(recordMs)} (${client.writes} requests, biggest ${mib(client.maxBody)})`,
+  );
+
+  print(`\n5. the inventory of ${OBJECTS} in parts, as the controller and the observer use it`);
+  t = Date.now();
+  const read = await readInventoryParts(client, { namespace: NS, name: 'big' });
+  const readMs = Date.now() - t;
+  if (read?.inventory.entries?.length !== OBJECTS)
+    throw new Error(`read back ${read?.inventory.entries?.length} entries`);
+  client.reset();
+  t = Date.now();
+  await writeInventoryHealth(
+    client,
+    read,
+    all.map((e) => ({ ...healthEntry(Number(e.name.slice(3))) }) as InventoryHealthItem),
+  );
+  const healthMs = Date.now() - t;
+  const healthWrites = client.writes;
+  const healthMax = client.maxBody;
+  const afterHealth = await readInventoryParts(client, { namespace: NS, name: 'big' });
+  const stored = [...(afterHealth?.objects.values() ?? [])].map((o) => Buffer.byteLength(JSON.stringify(o)));
+  print(
+    `  ${afterHealth?.objects.size} parts; read (GET + LIST) ${secs(readMs)}; health write ${secs(healthMs)} ` +
+      `(${healthWrites} requests, biggest ${mib(healthMax)}, ${pct(healthMax, REQUEST_LIMIT)} of the request limit); ` +
+      `biggest part stored ${mib(Math.max(...stored))} (${pct(Math.max(...stored), ETCD_LIMIT)} of etcd's)`,
+  );
+  const pruneWriter = new InventoryWriter(client, release, afterHealth);
+  const keep = Math.ceil(OBJECTS / 3);
+  client.reset();
+  t = Date.now();
+  await pruneWriter.remove(all.slice(keep));
+  const removeMs = Date.now() - t;
+  const left = await readInventoryParts(client, { namespace: NS, name: 'big' });
+  print(
+    `  removing ${OBJECTS - keep} entries: ${secs(removeMs)} (${client.writes} requests); ` +
+      `${left?.inventory.entries?.length} entries left in ${left?.objects.size} parts`,
   );
 } finally {
   await cp.stop();

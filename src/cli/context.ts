@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { API_VERSION } from '../api/constants.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
+import { readInventoryParts } from '../kube/inventory-read.ts';
 import { assertNever } from '../runtime/workers.ts';
 import { SecretRenderStore } from '../store/secrets.ts';
 import type { Global } from './args.ts';
@@ -96,13 +97,9 @@ export async function mustGetRelease(ctx: Ctx, name: string): Promise<Release> {
   return r;
 }
 
-export function getInventory(ctx: Ctx, name: string): Promise<ReleaseInventory | undefined> {
-  return ctx.client.get<ReleaseInventory>({
-    apiVersion: API_VERSION,
-    kind: 'ReleaseInventory',
-    namespace: ctx.namespace,
-    name,
-  });
+/** The Release's inventory, every part merged (docs/design.md#inventory-parts). */
+export async function getInventory(ctx: Ctx, name: string): Promise<ReleaseInventory | undefined> {
+  return (await readInventoryParts(ctx.client, { namespace: ctx.namespace, name }))?.inventory;
 }
 
 /** An object without managedFields, as kubectl prints it by default. */

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { API_VERSION } from '../api/constants.ts';
-import type { Release, ReleaseInventory } from '../api/types.ts';
+import type { Release } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
+import { readInventoryParts } from '../kube/inventory-read.ts';
 import { ensureBinaries } from '../testenv/build.ts';
 import { type ControlPlane, registerApiService, startControlPlane } from '../testenv/index.ts';
 import { ensureTools } from '../testenv/tools.ts';
@@ -320,7 +321,9 @@ async function follow(
     try {
       const release = await client.get<Release>(ref('Release'));
       if (release !== undefined) {
-        const inventory = await client.get<ReleaseInventory>(ref('ReleaseInventory'));
+        const inventory = (
+          await readInventoryParts(client, { namespace: RELEASE_NAMESPACE, name: EXAMPLE_APP })
+        )?.inventory;
         const line = progressLine(progress(release, inventory), false);
         if (line !== lastLine) say(`  ${new Date().toISOString().slice(11, 19)} ${line}`);
         lastLine = line;

@@ -4,11 +4,15 @@ import type { InventoryKey, ReleaseInventory } from '../api/types.ts';
 import {
   assignParts,
   DEFAULT_PART_LIMITS,
+  emptyParts,
   entryBytes,
+  inventoryLabelValue,
   keyOf,
+  LABEL_INVENTORY_OF,
   mergeParts,
   partIndexOf,
   partName,
+  releaseNameOf,
   splitByPart,
 } from './inventory-parts.ts';
 
@@ -107,7 +111,13 @@ describe('mergeParts', () => {
   const inv = (name: string, names: string[], extra: Partial<ReleaseInventory> = {}): ReleaseInventory => ({
     apiVersion: 'convoy.kumodo.io/v1alpha1',
     kind: 'ReleaseInventory',
-    metadata: { name, namespace: 'app' },
+    metadata: {
+      name,
+      namespace: 'app',
+      ...(name.includes('-part-')
+        ? { labels: { [LABEL_INVENTORY_OF]: name.replace(/-part-\d+$/, '') } }
+        : {}),
+    },
     entries: names.map((n) => ({ ...k(n), renderRef: `sha256:${'1'.repeat(64)}` })),
     ...extra,
   });
@@ -124,7 +134,7 @@ describe('mergeParts', () => {
     );
     assert.deepEqual(merged.inventory.hooks, [{ name: 'h' }]);
     assert.deepEqual(merged.inventory.pending, [k('p')]);
-    assert.deepEqual([...merged.parts.values()], [0, 1, 2]);
+    assert.deepEqual([...merged.parts.values()], [0, 0, 1, 2]);
     assert.deepEqual([...merged.objects.keys()].sort(), [0, 1, 2]);
   });
   it('an entry in two parts counts once, in the lowest', () => {
@@ -137,4 +147,77 @@ describe('mergeParts', () => {
       ],
     );
   });
+});
+
+describe('mergeParts: pending and the layout around it', () => {
+  const R = `sha256:${'1'.repeat(64)}`;
+  const part = (name: string, entries: string[], pending: string[]): ReleaseInventory => ({
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'ReleaseInventory',
+    metadata: {
+      name,
+      namespace: 'app',
+      ...(name === 'shop' ? {} : { labels: { [LABEL_INVENTORY_OF]: 'shop' } }),
+    },
+    entries: entries.map((n) => ({ ...k(n), renderRef: R })),
+    ...(pending.length > 0 ? { pending: pending.map((n) => ({ ...k(n), renderRef: R })) } : {}),
+  });
+  it('pending notes of every part are merged, each key placed in its part', () => {
+    const m = mergeParts(part('shop', ['a'], ['a', 'p0']), [part('shop-part-1', ['b'], ['p1'])]);
+    assert.deepEqual(
+      m.inventory.pending?.map((p) => p.name),
+      ['a', 'p0', 'p1'],
+    );
+    assert.deepEqual(
+      ['a', 'p0', 'b', 'p1'].map((n) => m.parts.get(keyOf(k(n)))),
+      [0, 0, 1, 1],
+    );
+  });
+  it('an object named like a part but not labelled for this Release is not a part', () => {
+    const foreign = {
+      ...part('shop-part-1', ['x'], []),
+      metadata: { name: 'shop-part-1', namespace: 'app' },
+    };
+    const m = mergeParts(part('shop', ['a'], []), [foreign]);
+    assert.deepEqual([...m.objects.keys()], [0]);
+  });
+  it('without part 0: a shell named like the Release still carries the parts', () => {
+    const m = mergeParts(undefined, [part('shop-part-1', ['b'], [])], { namespace: 'app', name: 'shop' });
+    assert.equal(m.inventory.metadata.name, 'shop');
+    assert.deepEqual(
+      m.inventory.entries?.map((e) => e.name),
+      ['b'],
+    );
+    assert.equal(m.objects.has(0), false);
+  });
+  it('emptyParts: parts 1…N with neither entries nor pending', () => {
+    const m = mergeParts(part('shop', [], []), [
+      part('shop-part-1', [], []),
+      part('shop-part-2', [], ['p']),
+      part('shop-part-3', ['c'], []),
+    ]);
+    assert.deepEqual(emptyParts(m), [1]);
+  });
+});
+
+describe('inventoryLabelValue / releaseNameOf', () => {
+  it('a short name is its own label; a long one a hash within 63 characters', () => {
+    assert.equal(inventoryLabelValue('shop'), 'shop');
+    const long = 'l'.repeat(200);
+    assert.ok(inventoryLabelValue(long).length <= 63);
+    assert.notEqual(inventoryLabelValue(long), inventoryLabelValue(`${long}x`));
+  });
+  const obj = (name: string, label?: string): ReleaseInventory => ({
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'ReleaseInventory',
+    metadata: { name, ...(label === undefined ? {} : { labels: { [LABEL_INVENTORY_OF]: label } }) },
+  });
+  const table: [string, ReleaseInventory, string | undefined][] = [
+    ['part 0', obj('shop'), 'shop'],
+    ['part 0 named like a part', obj('shop-part-1'), 'shop-part-1'],
+    ['a part', obj('shop-part-3', 'shop'), 'shop'],
+    ['a release named with -part- inside', obj('a-part-1-part-2', 'a-part-1'), 'a-part-1'],
+    ['a label that does not match the name', obj('shop-part-3', 'other'), undefined],
+  ];
+  for (const [what, o, want] of table) it(what, () => assert.equal(releaseNameOf(o), want));
 });

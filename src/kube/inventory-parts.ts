@@ -1,13 +1,16 @@
-// The layout of a large ReleaseInventory: one object per part, so no write ever nears the apiserver's
-// request limits (3 MiB body, etcd's 1.5 MiB value) — 10,000 entries with the fields of three managers
-// and their managedFields come to about 6 MiB in one object. Part 0 is the ReleaseInventory named like
-// its Release (hooks, pending and the first entries); parts 1…N are ReleaseInventories named
-// `<name>-part-<i>`, labelled with the Release's name, holding entries only. Every manager keeps its
-// fields of an entry in whichever part holds it (field ownership unchanged: docs/design.md#field-ownership). A key stays in its part for as
-// long as it is recorded, so a write touches only the parts whose entries changed, and new keys fill the
-// lowest part with room. Pure; the writers and readers do the I/O.
+// The layout of a large ReleaseInventory (docs/design.md#inventory-parts): one object per part, so no
+// write ever nears the apiserver's request limits (3 MiB body, etcd's 1.5 MiB value) — 10,000 entries
+// with the fields of three managers and their managedFields come to about 6 MiB in one object. Part 0
+// is the ReleaseInventory named like its Release (hooks and the first entries); parts 1…N are
+// ReleaseInventories named `<name>-part-<i>`, labelled with the Release's name. A key's entry and its
+// `pending` note live in the same part, so recording a key (pending → entries) is one write of one
+// object. Every manager keeps its fields of an entry in whichever part holds it (field ownership
+// unchanged: docs/design.md#field-ownership). A key stays in its part for as long as it is recorded or
+// pending, so a write touches only the parts whose entries changed, and new keys fill the lowest part
+// with room. Pure; the writers and readers (inventory-read.ts) do the I/O.
 import { createHash } from 'node:crypto';
-import type { InventoryEntry, InventoryKey, ReleaseInventory } from '../api/types.ts';
+import { API_VERSION } from '../api/constants.ts';
+import type { InventoryEntry, InventoryKey, PendingEntry, ReleaseInventory } from '../api/types.ts';
 
 /** At most this many entries per part. */
 export const PART_MAX_ENTRIES = 1000;
@@ -17,6 +20,41 @@ export const PART_MAX_BYTES = 1024 * 1024;
 export const LABEL_INVENTORY_OF = 'convoy.kumodo.io/inventory-of';
 
 const MAX_NAME = 253;
+const MAX_LABEL = 63;
+
+/** The value of LABEL_INVENTORY_OF on the parts of Release `release` (a hash when the name is too long). */
+export function inventoryLabelValue(release: string): string {
+  if (release.length <= MAX_LABEL) return release;
+  return `h-${createHash('sha256').update(release).digest('hex').slice(0, 40)}`;
+}
+
+/** Whether `o` is a part (1…N) of some Release's inventory, not a part 0. */
+export function isPartObject(o: Pick<ReleaseInventory, 'metadata'>): boolean {
+  return o.metadata.labels?.[LABEL_INVENTORY_OF] !== undefined;
+}
+
+/**
+ * The name of the Release an inventory object belongs to, from the object alone: its own name for a
+ * part 0; for a part, its owner Release, or else the name without its `-part-<i>` suffix when that gives
+ * the label back; undefined when neither fits.
+ */
+export function releaseNameOf(o: Pick<ReleaseInventory, 'metadata'>): string | undefined {
+  const name = o.metadata.name ?? '';
+  const label = o.metadata.labels?.[LABEL_INVENTORY_OF];
+  if (label === undefined) return name;
+  const owner = o.metadata.ownerReferences?.find((r) => r.kind === 'Release')?.name;
+  if (owner !== undefined && inventoryLabelValue(owner) === label && partIndexOf(owner, name) !== undefined)
+    return owner;
+  const m = /^(.*)-part-[1-9][0-9]{0,4}$/.exec(name);
+  const release = m?.[1];
+  if (
+    release !== undefined &&
+    inventoryLabelValue(release) === label &&
+    partIndexOf(release, name) !== undefined
+  )
+    return release;
+  return undefined;
+}
 
 export function keyOf(k: InventoryKey): string {
   return JSON.stringify([k.group, k.kind, k.namespace, k.name]);
@@ -115,9 +153,9 @@ export function splitByPart<T extends InventoryKey>(
 }
 
 export interface MergedInventory {
-  /** Part 0 with the entries of every part, in part order. */
+  /** Part 0 with the entries and pending notes of every part, in part order. */
   readonly inventory: ReleaseInventory;
-  /** The part index of each entry's key. */
+  /** The part index of each key, in entries or in pending. */
   readonly parts: Map<string, number>;
   /** Each part object by index (part 0 included), as read. */
   readonly objects: Map<number, ReleaseInventory>;
@@ -125,25 +163,59 @@ export interface MergedInventory {
 
 /**
  * One logical inventory from part 0 and the other parts read beside it (any order; objects that are
- * not parts of `head` are ignored). An entry present in two parts (a write that moved it died
- * half-way) counts in the lowest.
+ * not labelled parts of `head`'s Release are ignored). An entry or pending note present in two parts
+ * (never written so; a part edited by hand) counts in the lowest. `head` undefined: part 0 is missing
+ * (a deletion that stopped between the parts and part 0), the merged head is an empty shell named
+ * `release` — undefined when there is no part at all.
  */
-export function mergeParts(head: ReleaseInventory, others: readonly ReleaseInventory[]): MergedInventory {
-  const release = head.metadata.name ?? '';
-  const objects = new Map<number, ReleaseInventory>([[0, head]]);
+export function mergeParts(
+  head: ReleaseInventory | undefined,
+  others: readonly ReleaseInventory[],
+  ref?: { readonly namespace: string; readonly name: string },
+): MergedInventory {
+  const release = head?.metadata.name ?? ref?.name ?? '';
+  const label = inventoryLabelValue(release);
+  const objects = new Map<number, ReleaseInventory>();
+  if (head !== undefined) objects.set(0, head);
   for (const o of others) {
+    if (o.metadata.labels?.[LABEL_INVENTORY_OF] !== label) continue;
     const index = partIndexOf(release, o.metadata.name ?? '');
     if (index !== undefined && index > 0) objects.set(index, o);
   }
   const parts = new Map<string, number>();
   const entries: InventoryEntry[] = [];
+  const pending: PendingEntry[] = [];
+  const seenPending = new Set<string>();
   for (const index of [...objects.keys()].sort((a, b) => a - b)) {
-    for (const e of objects.get(index)?.entries ?? []) {
+    const o = objects.get(index);
+    for (const e of o?.entries ?? []) {
       const key = keyOf(e);
-      if (parts.has(key)) continue;
+      if (parts.has(key) && parts.get(key) !== index) continue;
       parts.set(key, index);
       entries.push(e);
     }
+    for (const p of o?.pending ?? []) {
+      const key = keyOf(p);
+      if (seenPending.has(key) || (parts.has(key) && parts.get(key) !== index)) continue;
+      seenPending.add(key);
+      parts.set(key, index);
+      pending.push(p);
+    }
   }
-  return { inventory: { ...head, entries }, parts, objects };
+  const shell: ReleaseInventory = head ?? {
+    apiVersion: API_VERSION,
+    kind: 'ReleaseInventory',
+    metadata: { name: release, namespace: ref?.namespace ?? others[0]?.metadata.namespace ?? '' },
+  };
+  const { pending: _p, entries: _e, ...rest } = shell;
+  const inventory: ReleaseInventory = { ...rest, entries };
+  if (pending.length > 0) inventory.pending = pending;
+  return { inventory, parts, objects };
+}
+
+/** The part objects of `merged` other than part 0 whose entries and pending notes are both empty. */
+export function emptyParts(merged: Pick<MergedInventory, 'objects'>): number[] {
+  return [...merged.objects.entries()]
+    .filter(([i, o]) => i > 0 && (o.entries ?? []).length === 0 && (o.pending ?? []).length === 0)
+    .map(([i]) => i);
 }

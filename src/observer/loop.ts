@@ -6,6 +6,14 @@
 import { Counter, type Registry } from 'prom-client';
 import { GROUP, VERSION } from '../api/constants.ts';
 import type { Cluster, Release, ReleaseInventory } from '../api/types.ts';
+import type { MergedInventory } from '../kube/inventory-parts.ts';
+import {
+  assembleInventory,
+  BY_INVENTORY_OF,
+  inventoryOfIndex,
+  partsIndexKey,
+  releaseKeyOfInventory,
+} from '../kube/inventory-read.ts';
 import {
   type Controller,
   type Harness,
@@ -57,12 +65,16 @@ export class ReleaseLoop {
   readonly #harness: Harness;
   readonly #writtenRelease = new OwnWrites<Release>();
   readonly #writtenInventory = new OwnWrites<ReleaseInventory>();
+  /** The index of the parts of each Release's inventory (docs/design.md#inventory-parts), one per loop. */
+  readonly #byParts: string;
 
   constructor(harness: Harness, spec: ReleaseLoopSpec) {
     this.#harness = harness;
     this.releases = harness.informer<K<Release>>({ path: `${base}/releases`, resyncMs: spec.resyncMs ?? 0 });
     this.inventories = harness.informer<K<ReleaseInventory>>({ path: `${base}/releaseinventories` });
     this.clusters = harness.informer<K<Cluster>>({ path: `${base}/clusters` });
+    this.#byParts = `${spec.name}:${BY_INVENTORY_OF}`;
+    this.inventories.addIndex(this.#byParts, inventoryOfIndex);
     const releases = this.releases;
     releases.addIndex(spec.byClusterIndex, (r) =>
       r.spec?.cluster?.name ? [`${r.metadata.namespace}/${r.spec.cluster.name}`] : [],
@@ -80,7 +92,11 @@ export class ReleaseLoop {
       .watch<K<ReleaseInventory>>({
         informer: this.inventories,
         updateFilter: spec.inventoryUpdateMatters,
-        keys: (inv) => [keyOf(inv)],
+        // a part wakes its Release
+        keys: (inv) => {
+          const key = releaseKeyOfInventory(inv);
+          return key === undefined ? [] : [key];
+        },
       })
       .watch<K<Cluster>>({
         informer: this.clusters,
@@ -106,26 +122,45 @@ export class ReleaseLoop {
     return this.#writtenRelease.fresh(key, this.releases.cache.get(key));
   }
 
-  /** The cached inventory, or this loop's own newer write of it. */
-  inventory(key: string): ReleaseInventory | undefined {
-    return this.#writtenInventory.fresh(key, this.inventories.cache.get(key));
+  /** The cached inventory of Release `key`, every part, each part as cached or as this loop last wrote it. */
+  inventory(key: string): MergedInventory | undefined {
+    const [namespace = '', name = ''] = key.split('/');
+    const head = this.#writtenInventory.fresh(key, this.inventories.cache.get(key));
+    const parts = this.inventories.cache
+      .byIndex(this.#byParts, partsIndexKey(namespace, name))
+      .map((o) => this.#writtenInventory.fresh(keyOf(o), o) ?? o);
+    return assembleInventory({ namespace, name }, head, parts);
   }
 
   wroteRelease(key: string, replaced: Release | undefined, written: Release): Release {
     return this.#writtenRelease.remember(key, replaced, written);
   }
 
-  wroteInventory(
-    key: string,
-    replaced: ReleaseInventory | undefined,
-    written: ReleaseInventory,
-  ): ReleaseInventory {
-    return this.#writtenInventory.remember(key, replaced, written);
+  /** Remembers one inventory object (any part) this loop wrote over `replaced` (what it read). */
+  wroteInventoryObject(replaced: ReleaseInventory | undefined, written: ReleaseInventory): void {
+    const key = `${written.metadata.namespace ?? ''}/${written.metadata.name ?? ''}`;
+    this.#writtenInventory.remember(key, replaced, written);
+  }
+
+  /** Remembers the parts this loop wrote; the inventory `read` with them in place of what they replaced. */
+  wroteInventory(read: MergedInventory, written: readonly ReleaseInventory[]): MergedInventory {
+    const objects = new Map(read.objects);
+    for (const w of written) {
+      const index = [...objects].find(([, o]) => o.metadata.name === w.metadata.name)?.[0];
+      this.wroteInventoryObject(index === undefined ? undefined : objects.get(index), w);
+      if (index !== undefined) objects.set(index, w);
+    }
+    const namespace = read.inventory.metadata.namespace ?? '';
+    const name = read.inventory.metadata.name ?? '';
+    return assembleInventory({ namespace, name }, objects.get(0), [...objects.values()]) ?? read;
   }
 
   /** Drops the memo of a Release that is gone or being deleted. */
   forget(key: string): void {
     this.#writtenInventory.forget(key);
+    const [namespace = '', name = ''] = key.split('/');
+    for (const o of this.inventories.cache.byIndex(this.#byParts, partsIndexKey(namespace, name)))
+      this.#writtenInventory.forget(keyOf(o));
     this.#writtenRelease.forget(key);
   }
 }

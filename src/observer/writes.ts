@@ -1,9 +1,12 @@
 // The observer's two kinds of write, shared by the health, drift and hook loops: its own fields of a
-// ReleaseInventory and its own fields of a Release's status, each under the loop's field manager.
+// ReleaseInventory and its own fields of a Release's status, each under the loop's field manager. An
+// inventory in parts (docs/design.md#inventory-parts) gets one apply per part whose entries change, each
+// with that part's own preconditions.
 import { API_VERSION, type FieldManager } from '../api/constants.ts';
-import type { Release, ReleaseInventory } from '../api/types.ts';
+import type { InventoryEntry, InventoryKey, Release, ReleaseInventory } from '../api/types.ts';
 import { applyObject, preconditionsOf } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { keyOf, type MergedInventory } from '../kube/inventory-parts.ts';
 import { writeStatus } from '../kube/status.ts';
 
 /**
@@ -28,6 +31,40 @@ export function applyInventoryFields(
     force: true,
     ...preconditionsOf(inventory),
   });
+}
+
+/**
+ * SSA of this manager's fields of entries, split by the part that holds each key: a part is written only
+ * when `changed` says its cached entries differ from its items (a key in no part is not written: it left
+ * the inventory). `onWritten` gets each stored part as it lands, so a failure in a later part keeps the
+ * earlier writes known. Returns the stored parts.
+ */
+export async function applyEntryFieldsByPart<T extends InventoryKey>(
+  client: KubeClient,
+  inventory: MergedInventory,
+  fieldManager: FieldManager,
+  items: readonly T[],
+  changed: (cached: readonly InventoryEntry[], items: readonly T[]) => boolean,
+  onWritten: (replaced: ReleaseInventory, written: ReleaseInventory) => void = () => {},
+): Promise<ReleaseInventory[]> {
+  const byPart = new Map<number, T[]>();
+  for (const item of items) {
+    const index = inventory.parts.get(keyOf(item));
+    if (index === undefined) continue;
+    const list = byPart.get(index);
+    if (list === undefined) byPart.set(index, [item]);
+    else list.push(item);
+  }
+  const written: ReleaseInventory[] = [];
+  for (const index of [...byPart.keys()].sort((a, b) => a - b)) {
+    const part = inventory.objects.get(index);
+    const list = byPart.get(index) ?? [];
+    if (part === undefined || !changed(part.entries ?? [], list)) continue;
+    const stored = await applyInventoryFields(client, part, fieldManager, { entries: list });
+    onWritten(part, stored);
+    written.push(stored);
+  }
+  return written;
 }
 
 /** SSA of this manager's fields of the Release status; the stored Release, or undefined when unchanged. */

@@ -9,10 +9,10 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { API_VERSION as CRD_API_VERSION } from '../api/constants.ts';
-import type { Release, ReleaseInventory } from '../api/types.ts';
+import type { Release } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
+import { readInventoryParts } from '../kube/inventory-read.ts';
 import { assertNever } from '../lib/assert-never.ts';
 import { RenderStoreCorruptError } from '../store/errors.ts';
 import { SecretRenderStore } from '../store/secrets.ts';
@@ -267,12 +267,9 @@ class Handler {
       case 'health': {
         const release = await this.#release(rt);
         if (isApiError(release)) return release;
-        const inventory = await this.#d.client.get<ReleaseInventory>({
-          apiVersion: CRD_API_VERSION,
-          kind: 'ReleaseInventory',
-          namespace: rt.namespace,
-          name: rt.name,
-        });
+        const inventory = (
+          await readInventoryParts(this.#d.client, { namespace: rt.namespace, name: rt.name })
+        )?.inventory;
         return { code: 200, body: healthResult(release, inventory) };
       }
       case 'history': {

@@ -15,6 +15,13 @@ import {
 import type { Cluster, Release, ReleaseInventory } from '../../api/types.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/events.ts';
+import {
+  assembleInventory,
+  BY_INVENTORY_OF,
+  inventoryOfIndex,
+  partsIndexKey,
+  releaseKeyOfInventory,
+} from '../../kube/inventory-read.ts';
 import { GitSource } from '../../render/git/source.ts';
 import { ChartRepoSource } from '../../render/helm/repo-source.ts';
 import { InlineSource } from '../../render/inline.ts';
@@ -113,6 +120,12 @@ export function registerReleaseController(
     path: `${base}/${PLURAL_INVENTORIES}`,
     stripManagedFields: true,
   });
+  // a large inventory is split in parts (docs/design.md#inventory-parts): found by their label
+  inventories.addIndex(BY_INVENTORY_OF, inventoryOfIndex);
+  const releaseKeys = (inv: CInventory) => {
+    const key = releaseKeyOfInventory(inv);
+    return key === undefined ? [] : [key];
+  };
   // the cluster controller's informer (shared by path), which keeps managedFields for its status writer
   const clusters = clusterInformer(harness);
   const leases = harness.informer<Cached<Lease>>({
@@ -194,7 +207,12 @@ export function registerReleaseController(
       const shard = shardOfRelease(release, `${release.metadata.namespace}/${release.metadata.name}`);
       return isLeaseLive(leases.cache.get(`${opts.leaseNamespace}/${observerLeaseName(shard)}`), now());
     },
-    cachedInventory: (ns, name) => inventories.cache.get(`${ns}/${name}`),
+    cachedInventory: (ns, name) =>
+      assembleInventory(
+        { namespace: ns, name },
+        inventories.cache.get(`${ns}/${name}`),
+        inventories.cache.byIndex(BY_INVENTORY_OF, partsIndexKey(ns, name)),
+      ),
     clusterWave: (release, _revision) => {
       const ns = release.metadata.namespace ?? '';
       const waveOf = (r: Release) => {
@@ -271,24 +289,26 @@ export function registerReleaseController(
   controller.watch({
     informer: inventories,
     updateFilter: (o, n) => healthChanged(o, n),
-    keys: (inv) => {
-      const r = releases.cache.get(keyOf(inv));
-      const state = r?.spec?.failurePolicy === undefined ? undefined : r.status?.rollout?.state;
-      return state === 'Failed' || state === 'RolledBack' ? [] : [keyOf(inv)];
-    },
+    keys: (inv) =>
+      releaseKeys(inv).filter((key) => {
+        const r = releases.cache.get(key);
+        const state = r?.spec?.failurePolicy === undefined ? undefined : r.status?.rollout?.state;
+        return state !== 'Failed' && state !== 'RolledBack';
+      }),
   });
   // An inventory the garbage collector started deleting: its Release may be gone (see deletion.ts).
   controller.watch({
     informer: inventories,
     updateFilter: deletionStarted,
-    keys: (inv) => [keyOf(inv)],
+    keys: releaseKeys,
   });
   // selfHeal: an entry the drift loop flags wakes its Release, whatever the order of the observer's /sync
   // and the inventory update reaching this process.
   controller.watch({
     informer: inventories,
     updateFilter: (o, n) => driftAppeared(o, n),
-    keys: (inv) => (releases.cache.get(keyOf(inv))?.spec?.syncPolicy?.selfHeal === true ? [keyOf(inv)] : []),
+    keys: (inv) =>
+      releaseKeys(inv).filter((key) => releases.cache.get(key)?.spec?.syncPolicy?.selfHeal === true),
   });
   // An observer that comes back (a new holder or acquire time on its shard Lease) may find no health change
   // to report; its Releases are reconciled so a verdict that was Pending while it was away is read again.

@@ -10,14 +10,14 @@ import {
   ANNOTATION_DELETION_POLICY,
   API_VERSION,
   DELETION_POLICY_ORPHAN,
-  FIELD_MANAGERS,
   FINALIZER,
   INVENTORY_FINALIZER,
 } from '../../api/constants.ts';
-import type { InventoryKey, ReadyReason, Release, ReleaseInventory } from '../../api/types.ts';
+import type { InventoryKey, ReadyReason, Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { removeFinalizerOf } from '../../kube/finalizers.ts';
-import { removeInventoryItems } from '../../kube/inventory.ts';
+import { type MergedInventory, partName } from '../../kube/inventory-parts.ts';
+import { deleteInventoryObject } from '../../kube/inventory-read.ts';
 import type { Render } from '../../render/types.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import { decideUnreachable, stepNeedsTarget } from './deletion-target.ts';
@@ -73,8 +73,8 @@ export class DeletionBlockedError extends ReleaseError {
 }
 
 export async function finalize(release: Release, deps: ReleaseDeps): Promise<FinalizeResult> {
-  const ns = release.metadata.namespace ?? '';
-  const name = release.metadata.name ?? '';
+  const _ns = release.metadata.namespace ?? '';
+  const _name = release.metadata.name ?? '';
   const policy = release.spec.deletionPolicy ?? 'Delete';
   const render = await deletionRender(release, deps);
   const forcedAt = forcedAtOf(release);
@@ -84,7 +84,8 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
   let resolved: Target | undefined;
   // A prune empties the inventory's entries, so the plan moves past it: two rounds suffice, three is slack.
   for (let round = 0; round < 3; round++) {
-    const inv = await readInventory(deps.local, release);
+    const parts = await readInventory(deps.local, release);
+    const inv = parts?.inventory;
     const step = deletionPlan({
       render,
       hookEntries: inv?.hooks ?? [],
@@ -100,7 +101,7 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
       return await orphan(
         release,
         deps,
-        inv,
+        parts,
         'annotation convoy.kumodo.io/deletion-policy=orphan',
         undefined,
       );
@@ -110,7 +111,7 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
         target = await deps.resolveTarget(release);
         resolved = target;
       } catch (err) {
-        return await unreachable(release, deps, inv, err);
+        return await unreachable(release, deps, parts, err);
       }
     }
     try {
@@ -118,7 +119,7 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
         case 'armHooks': {
           await armHooks(
             need(target).client,
-            new InventoryWriter(deps.local, release, inv),
+            new InventoryWriter(deps.local, release, parts),
             step.hooks,
             opts,
           );
@@ -165,14 +166,9 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
           if (plan.toDelete.length > 0) await deleteInOrder(need(target).client, plan.toDelete);
           deleted += plan.toDelete.length;
           // Every entry leaves, deleted or kept, so the next round sees an inventory with nothing to prune.
-          const left = await removeInventoryItems(deps.local, { namespace: ns, name }, entries, [], {
-            fieldManager: FIELD_MANAGERS.controller,
-          });
-          if ((left.inventory?.pending ?? []).length > 0)
-            await new InventoryWriter(deps.local, release, left.inventory).record(
-              [],
-              left.inventory?.pending ?? [],
-            );
+          const writer = new InventoryWriter(deps.local, release, parts);
+          await writer.remove(entries);
+          if (writer.pending.length > 0) await writer.record([], writer.pending);
           continue;
         }
         case 'finalize': {
@@ -185,7 +181,7 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
             );
             if (errors[0] !== undefined) throw errors[0];
           }
-          await dropRecords(release, deps, inv);
+          await dropRecords(release, deps, parts);
           return { kind: 'finalized', deleted };
         }
         default:
@@ -194,7 +190,7 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
     } catch (err) {
       // The target answered, but not as a deletion needs (forbidden, unreachable midway, a webhook).
       if (target === undefined || err instanceof DeletionBlockedError) throw err;
-      return await unreachable(release, deps, inv, err, 'PruneFailed', target.name);
+      return await unreachable(release, deps, parts, err, 'PruneFailed', target.name);
     }
   }
   throw new Error('deletion: the inventory still has entries after pruning them');
@@ -205,15 +201,15 @@ function need(target: Target | undefined): Target {
   return target;
 }
 
-/** The inventory, the render Secrets and the finalizer: what convoy keeps about a Release, dropped. */
-async function dropRecords(release: Release, deps: ReleaseDeps, inv: ReleaseInventory | undefined) {
+/**
+ * The inventory (parts 1…N first, part 0 last, so a crash in between leaves part 0 to find the rest by),
+ * the render Secrets and the finalizer: what convoy keeps about a Release, dropped.
+ */
+async function dropRecords(release: Release, deps: ReleaseDeps, inv: MergedInventory | undefined) {
   const ns = release.metadata.namespace ?? '';
   const name = release.metadata.name ?? '';
-  if (inv !== undefined) {
-    const ref = { apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: ns, name };
-    await deps.local.delete(ref);
-    await removeFinalizerOf(deps.local, ref, INVENTORY_FINALIZER);
-  }
+  const parts = [...(inv?.objects.keys() ?? [])].sort((a, b) => b - a);
+  for (const index of parts) await deleteInventoryObject(deps.local, ns, partName(name, index));
   await deps.store.deleteAll(ns, name);
   await removeFinalizer(deps.local, release);
 }
@@ -221,13 +217,13 @@ async function dropRecords(release: Release, deps: ReleaseDeps, inv: ReleaseInve
 async function orphan(
   release: Release,
   deps: ReleaseDeps,
-  inv: ReleaseInventory | undefined,
+  parts: MergedInventory | undefined,
   why: string,
   message: string | undefined,
 ): Promise<FinalizeResult> {
-  await dropRecords(release, deps, inv);
-  const objects = inv?.entries?.length ?? 0;
-  const hooks = inv?.hooks?.length ?? 0;
+  await dropRecords(release, deps, parts);
+  const objects = parts?.inventory.entries?.length ?? 0;
+  const hooks = parts?.inventory.hooks?.length ?? 0;
   return {
     kind: 'finalized',
     deleted: 0,
@@ -239,7 +235,7 @@ async function orphan(
 async function unreachable(
   release: Release,
   deps: ReleaseDeps,
-  inv: ReleaseInventory | undefined,
+  parts: MergedInventory | undefined,
   err: unknown,
   fallbackReason: ReadyReason = 'ClusterNotReady',
   targetName = release.spec.cluster?.name ?? 'local',
@@ -258,10 +254,10 @@ async function unreachable(
       message: err instanceof Error ? err.message : String(err),
     },
     target: targetName,
-    objects: inv?.entries?.length ?? 0,
-    hookWorkloads: inv?.hooks?.length ?? 0,
+    objects: parts?.inventory.entries?.length ?? 0,
+    hookWorkloads: parts?.inventory.hooks?.length ?? 0,
   });
-  if (decision.kind === 'orphan') return await orphan(release, deps, inv, '', decision.message);
+  if (decision.kind === 'orphan') return await orphan(release, deps, parts, '', decision.message);
   return { kind: 'waiting', reason: decision.reason, message: decision.message };
 }
 
@@ -362,15 +358,23 @@ export async function releaseInventoryOfGoneRelease(
   release: Release | undefined,
   deps: Pick<ReleaseDeps, 'local' | 'cachedInventory' | 'log'>,
 ): Promise<void> {
-  const inv = deps.cachedInventory(namespace, name);
-  if (inv?.metadata.deletionTimestamp === undefined) return;
-  if (!inv.metadata.finalizers?.includes(INVENTORY_FINALIZER)) return;
-  const owner = inv.metadata.ownerReferences?.find((o) => o.kind === 'Release')?.uid;
-  if (release !== undefined && release.metadata.uid === owner) return;
-  // The cache may lag behind the API: only the API saying the owner is gone gives up the inventory.
-  const live = await deps.local.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace, name });
-  if (live !== undefined && live.metadata.uid === owner) return;
-  const ref = { apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace, name };
-  if (await removeFinalizerOf(deps.local, ref, INVENTORY_FINALIZER))
-    deps.log.info({ inventory: `${namespace}/${name}` }, 'released the inventory of a Release that is gone');
+  const dying = [...(deps.cachedInventory(namespace, name)?.objects.values() ?? [])].filter(
+    (o) => o.metadata.deletionTimestamp !== undefined && o.metadata.finalizers?.includes(INVENTORY_FINALIZER),
+  );
+  let live: Release | undefined | 'unread' = 'unread';
+  for (const inv of dying) {
+    const owner = inv.metadata.ownerReferences?.find((o) => o.kind === 'Release')?.uid;
+    if (release !== undefined && release.metadata.uid === owner) continue;
+    // The cache may lag behind the API: only the API saying the owner is gone gives up the inventory.
+    if (live === 'unread')
+      live = await deps.local.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace, name });
+    if (live !== undefined && live.metadata.uid === owner) continue;
+    const part = inv.metadata.name ?? name;
+    const ref = { apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace, name: part };
+    if (await removeFinalizerOf(deps.local, ref, INVENTORY_FINALIZER))
+      deps.log.info(
+        { inventory: `${namespace}/${part}` },
+        'released the inventory of a Release that is gone',
+      );
+  }
 }

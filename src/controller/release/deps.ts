@@ -1,8 +1,9 @@
 // What one reconcile needs from the process around it: clients, the render store, sources, the caches
 // it reads instead of the API, and the clock. Built once by controller.ts; tests build their own.
 import type { Logger } from 'pino';
-import type { Release, ReleaseInventory } from '../../api/types.ts';
+import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import type { MergedInventory } from '../../kube/inventory-parts.ts';
 import type { Renderer } from '../../render/renderer.ts';
 import type { Sources } from '../../render/source.ts';
 import type { RenderType } from '../../render/types.ts';
@@ -20,8 +21,8 @@ export interface ReleaseDeps {
   readonly resolveTarget: (release: Release) => Promise<Target>;
   /** Whether the observer of the Release's shard is live (docs/design.md#verdict). */
   readonly observerLive: (release: Release) => boolean;
-  /** The ReleaseInventory as the informer cache has it. */
-  readonly cachedInventory: (namespace: string, name: string) => ReleaseInventory | undefined;
+  /** The ReleaseInventory of a Release, every part, as the informer cache has it. */
+  readonly cachedInventory: (namespace: string, name: string) => MergedInventory | undefined;
   /** The cluster wave gate's view of the Release's train; absent: no train (gate open). */
   readonly clusterWave?: (release: Release, revision: string) => ClusterWaveInput;
   readonly now: () => number;

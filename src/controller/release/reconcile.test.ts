@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { API_VERSION } from '../../api/constants.ts';
 import type { InventoryEntry, Release, ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { mergeParts } from '../../kube/inventory-parts.ts';
 import { InlineSource } from '../../render/inline.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { reconcile } from './reconcile.ts';
@@ -75,7 +76,7 @@ function deps(
       Promise.resolve({ name: 'local', kubeConfig: {} as never, client, readClient: client }),
     // Each reading takes the next value: a Lease that lapses (or comes back) between two readings.
     observerLive: () => liveness[reading++ % liveness.length] ?? true,
-    cachedInventory: () => inventory,
+    cachedInventory: () => (inventory === undefined ? undefined : mergeParts(inventory, [])),
     now: () => T0,
     log: { info() {}, warn() {}, error() {}, debug() {} } as unknown as ReleaseDeps['log'],
   };

@@ -55,7 +55,7 @@ export function observe(
   deps: Pick<ReleaseDeps, 'cachedInventory' | 'observerLive'>,
 ): Observed {
   return {
-    inventory: deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? ''),
+    inventory: deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '')?.inventory,
     observerLive: deps.observerLive(release),
   };
 }

@@ -123,7 +123,7 @@ export class DriftController {
       return this.#c.done('deleting');
     }
     const inventory = this.#loop.inventory(key);
-    const entries = inventory?.entries ?? [];
+    const entries = inventory?.inventory.entries ?? [];
     const ns = release.metadata.namespace ?? '';
     const name = release.metadata.name ?? '';
     const check = await checkDrift(
@@ -151,11 +151,10 @@ export class DriftController {
       edge = newlyDrifted(entries, items).length;
       drifted = items.filter((i) => i.drifted).length;
       try {
-        const written = await writeInventoryDrift(this.#o.client, inventory, items);
-        if (written !== undefined) {
-          this.#c.wrote('inventory');
-          this.#loop.wroteInventory(key, inventory, written);
-        }
+        const written = await writeInventoryDrift(this.#o.client, inventory, items, (replaced, stored) =>
+          this.#loop.wroteInventoryObject(replaced, stored),
+        );
+        if (written.length > 0) this.#c.wrote('inventory');
       } catch (err) {
         if (isConflict(err)) return this.#c.conflict(log);
         throw err;

@@ -5,7 +5,8 @@
 import { FIELD_MANAGERS } from '../../api/constants.ts';
 import type { Release, ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
-import { applyInventoryFields, applyReleaseStatus } from '../writes.ts';
+import type { MergedInventory } from '../../kube/inventory-parts.ts';
+import { applyEntryFieldsByPart, applyReleaseStatus } from '../writes.ts';
 import {
   type DriftStatusBody,
   driftStatusUpToDate,
@@ -13,14 +14,21 @@ import {
   inventoryDriftChanged,
 } from './plan.ts';
 
-/** Returns the stored inventory when it wrote, undefined when there was nothing to write. */
-export async function writeInventoryDrift(
+/** Writes the parts whose drift changed; returns the stored parts ([] when nothing was written). */
+export function writeInventoryDrift(
   client: KubeClient,
-  inventory: ReleaseInventory,
+  inventory: MergedInventory,
   items: readonly InventoryDriftItem[],
-): Promise<ReleaseInventory | undefined> {
-  if (!inventoryDriftChanged(inventory.entries ?? [], items)) return undefined;
-  return applyInventoryFields(client, inventory, FIELD_MANAGERS.drift, { entries: items });
+  onWritten?: (replaced: ReleaseInventory, written: ReleaseInventory) => void,
+): Promise<ReleaseInventory[]> {
+  return applyEntryFieldsByPart(
+    client,
+    inventory,
+    FIELD_MANAGERS.drift,
+    items,
+    inventoryDriftChanged,
+    onWritten,
+  );
 }
 
 /** Returns the stored Release when it wrote, undefined when the cached status was already up to date. */

@@ -118,7 +118,7 @@ export async function preSyncStep(input: SyncHookInput): Promise<SyncHookStep> {
       phase: 'PreSync',
       hooks: input.render.hooks,
       renderRef: input.renderRef,
-      entries: inventory?.hooks ?? [],
+      entries: inventory?.inventory.hooks ?? [],
       forcedAt: forcedAtOf(input.release),
       now: input.now,
     });
@@ -208,7 +208,7 @@ export async function syncFailStep(
       trigger,
       renderRef: rendered.renderRef,
       hooks: rendered.render.hooks,
-      entries: inventory?.hooks ?? [],
+      entries: inventory?.inventory.hooks ?? [],
       forcedAt: forcedAtOf(release),
       now: deps.now(),
     });

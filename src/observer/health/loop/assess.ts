@@ -6,6 +6,7 @@
 import { parseOptionalDuration } from '../../../api/duration.ts';
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
+import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import { errorMessage } from '../../../lib/errors.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
@@ -27,8 +28,10 @@ export class AssessError extends Error {
 
 export interface AssessDeps {
   readonly ruleSets: readonly HealthRuleSetLike[];
-  /** The inventory as this pass sees it (cache, or the object a write of this pass returned). */
-  readonly inventory: ReleaseInventory | undefined;
+  /** The inventory, every part, as this pass sees it (cache, or the objects a write of this pass returned). */
+  readonly inventory: MergedInventory | undefined;
+  /** Called with each part as its write lands (the loop's memo of its own writes). */
+  readonly onWritten?: (replaced: ReleaseInventory, written: ReleaseInventory) => void;
   readonly resolveTarget: () => Promise<Target>;
   /** The cluster convoy runs in: where the inventory lives. */
   readonly local: KubeClient;
@@ -51,9 +54,8 @@ export interface Assessment {
   /** The entries assessed (those with a renderRef). */
   readonly assessed: readonly InventoryEntry[];
   readonly renderAdvanced: boolean;
-  /** The inventory after the write (or as read when nothing was written). */
-  readonly inventory: ReleaseInventory | undefined;
-  readonly wroteInventory: boolean;
+  /** The parts this pass wrote ([] when nothing changed). */
+  readonly written: readonly ReleaseInventory[];
   readonly reads: number;
 }
 
@@ -70,11 +72,10 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
     after: [],
     assessed: [],
     renderAdvanced: false,
-    inventory: inv,
-    wroteInventory: false,
+    written: [],
     reads: 0,
   };
-  if (inv === undefined || (inv.entries ?? []).length === 0) return empty;
+  if (inv === undefined || (inv.inventory.entries ?? []).length === 0) return empty;
   let target: Target;
   try {
     target = await deps.resolveTarget();
@@ -82,7 +83,7 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
     throw new AssessError(errorMessage(err));
   }
   // priorAndAnchors: state and firstUnhealthy as stored before this pass writes.
-  const before = (inv.entries ?? []).map(toHealthEntry);
+  const before = (inv.inventory.entries ?? []).map(toHealthEntry);
   const deadlineMs = parseOptionalDuration(release.spec.healthAssessment?.deadline);
   const toAssess = before.filter((e) => e.renderRef !== undefined);
   const live = await (deps.read ?? readLive)(
@@ -141,16 +142,8 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
   }
   const after = before.map((e) => judged.get(entryKey(e)) ?? e);
   const assessed = after.filter((e) => e.renderRef !== undefined);
-  const written = await writeInventoryHealth(deps.local, inv, inventoryHealthItems(assessed));
-  return {
-    before,
-    after,
-    assessed,
-    renderAdvanced: renderAdvanced(before),
-    inventory: written ?? inv,
-    wroteInventory: written !== undefined,
-    reads,
-  };
+  const written = await writeInventoryHealth(deps.local, inv, inventoryHealthItems(assessed), deps.onWritten);
+  return { before, after, assessed, renderAdvanced: renderAdvanced(before), written, reads };
 }
 
 function apiVersionOf(e: Pick<InventoryEntry, 'group' | 'version'>): string {

@@ -10,6 +10,7 @@ import { parseOptionalDuration } from '../../../api/duration.ts';
 import type { GlobalHealthRuleSet, HealthRuleSet, Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { isConflict, isNotFound } from '../../../kube/errors.ts';
+import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { errorMessage } from '../../../lib/errors.ts';
 import {
   type Controller,
@@ -140,9 +141,10 @@ export class HealthController {
     let inventory = this.#loop.inventory(key);
     // 3. Deletion: hooks only; Healthy is not written.
     if (release.metadata.deletionTimestamp !== undefined) {
-      const hooks = await this.#pollHooks(release, inventory, log);
+      const hooks = await this.#pollHooks(release, inventory?.inventory, log);
       if (isConflictResult(hooks)) return this.#c.conflict(log);
-      if (hooks.written !== undefined) this.#loop.wroteInventory(key, inventory, hooks.written);
+      if (hooks.written !== undefined)
+        this.#loop.wroteInventoryObject(inventory?.objects.get(0), hooks.written);
       const edge = hooks.finished.length > 0;
       const sent = await this.#wake(key, release, edge, log);
       if (sent !== undefined) return sent;
@@ -155,9 +157,10 @@ export class HealthController {
       return this.#schedule(key, release, pending, 'deleting');
     }
     // 4. Hooks; a polling error is logged, not returned.
-    const hooks = await this.#pollHooks(release, inventory, log);
+    const hooks = await this.#pollHooks(release, inventory?.inventory, log);
     if (isConflictResult(hooks)) return this.#c.conflict(log);
-    if (hooks.written !== undefined) inventory = this.#loop.wroteInventory(key, inventory, hooks.written);
+    if (hooks.written !== undefined && inventory !== undefined)
+      inventory = this.#loop.wroteInventory(inventory, [hooks.written]);
     // 5. Health.
     let outcome: AssessOutcome;
     let assessment: Assessment | undefined;
@@ -168,10 +171,7 @@ export class HealthController {
         assessment = await this.#assess(key, release, inventory);
         this.stats.reads += assessment.reads;
         this.#reads.inc(assessment.reads);
-        if (assessment.wroteInventory && assessment.inventory !== undefined) {
-          this.#c.wrote('inventory');
-          this.#loop.wroteInventory(key, inventory, assessment.inventory);
-        }
+        if (assessment.written.length > 0) this.#c.wrote('inventory');
         outcome = { kind: 'assessed', entries: assessment.after };
       } catch (err) {
         if (isConflict(err)) return this.#c.conflict(log);
@@ -213,12 +213,13 @@ export class HealthController {
     return this.#schedule(key, release, pending, outcome.kind === 'failed' ? 'failed' : outcome.kind);
   }
 
-  async #assess(key: string, release: Release, inventory: ReleaseInventory | undefined): Promise<Assessment> {
+  async #assess(key: string, release: Release, inventory: MergedInventory | undefined): Promise<Assessment> {
     const ruleSets = collectRules(release, this.#globalRuleSets.cache.list(), this.#ruleSets.cache.list());
     return assess(release, {
       ruleSets,
       compile: (sets) => this.#evaluators.get(sets),
       inventory,
+      onWritten: (replaced, written) => this.#loop.wroteInventoryObject(replaced, written),
       resolveTarget: () => this.#resolveTarget(release),
       local: this.#o.client,
       now: this.#now,

@@ -5,7 +5,8 @@
 import { FIELD_MANAGERS } from '../../../api/constants.ts';
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
-import { applyInventoryFields, applyReleaseStatus } from '../../writes.ts';
+import type { MergedInventory } from '../../../kube/inventory-parts.ts';
+import { applyEntryFieldsByPart, applyReleaseStatus } from '../../writes.ts';
 import {
   type HealthStatusBody,
   healthStatusUpToDate,
@@ -13,15 +14,22 @@ import {
   inventoryHealthChanged,
 } from './plan.ts';
 
-/** Returns the stored inventory when it wrote, undefined when there was nothing to write. */
+/** Writes the parts whose health changed; returns the stored parts ([] when nothing was written). */
 export async function writeInventoryHealth(
   client: KubeClient,
-  inventory: ReleaseInventory,
+  inventory: MergedInventory,
   items: readonly InventoryHealthItem[],
-): Promise<ReleaseInventory | undefined> {
-  if (items.length === 0) return undefined;
-  if (!inventoryHealthChanged(inventory.entries ?? [], items)) return undefined;
-  return applyInventoryFields(client, inventory, FIELD_MANAGERS.healthInventory, { entries: items });
+  onWritten?: (replaced: ReleaseInventory, written: ReleaseInventory) => void,
+): Promise<ReleaseInventory[]> {
+  if (items.length === 0) return [];
+  return applyEntryFieldsByPart(
+    client,
+    inventory,
+    FIELD_MANAGERS.healthInventory,
+    items,
+    inventoryHealthChanged,
+    onWritten,
+  );
 }
 
 /** Returns the stored Release when it wrote, undefined when the cached status was already up to date. */
