@@ -8,7 +8,7 @@
 // (docs/design.md#inventory-parts): each write goes to the parts whose controller fields change, a key's
 // entry and pending note share a part (recording is one write per part), part 0 is written first, and a
 // part left with neither entries nor pending notes is deleted.
-import { API_VERSION, FIELD_MANAGERS, INVENTORY_FINALIZER } from '../../api/constants.ts';
+import { API_VERSION, FIELD_MANAGERS } from '../../api/constants.ts';
 import type {
   InventoryEntry,
   InventoryHook,
@@ -19,15 +19,12 @@ import type {
 } from '../../api/types.ts';
 import { applyObject, existingOnly } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
-import { isAlreadyExists } from '../../kube/errors.ts';
 import { removeInventoryItems } from '../../kube/inventory.ts';
 import {
   assignParts,
   DEFAULT_PART_LIMITS,
   emptyParts,
-  inventoryLabelValue,
   keyOf,
-  LABEL_INVENTORY_OF,
   type MergedInventory,
   mergeParts,
   type PartLimits,
@@ -35,66 +32,27 @@ import {
   splitByPart,
 } from '../../kube/inventory-parts.ts';
 import { deleteInventoryObject, readInventoryParts } from '../../kube/inventory-read.ts';
+import {
+  contentOf,
+  controllerFields,
+  controllerHookFields,
+  isControllerEntry,
+  mergeEntries,
+  mergeHooks,
+  mergePending,
+  pendingFields,
+} from './inventory-fields.ts';
+import { createPart, partMetadata } from './inventory-part-create.ts';
 import { entryKey } from './sync/index.ts';
 
-/** The fields of an entry convoy-controller owns (docs/design.md#field-ownership). */
-export function controllerFields(e: InventoryEntry): InventoryEntry {
-  const out: InventoryEntry = { group: e.group, kind: e.kind, namespace: e.namespace, name: e.name };
-  if (e.version !== undefined) out.version = e.version;
-  if (e.wave !== undefined) out.wave = e.wave;
-  if (e.renderRef !== undefined) out.renderRef = e.renderRef;
-  return out;
-}
-
-/**
- * The fields of a hook entry convoy-controller owns (docs/design.md#field-ownership): all but the observer's.
- */
-export function controllerHookFields(h: InventoryHook): InventoryHook {
-  const { state: _s, reason: _r, message: _m, finishedAt: _f, ...mine } = h;
-  return mine;
-}
-
-/** Entries of `current` updated by `changes` (same key: replaced), in a stable order. */
-export function mergeEntries(
-  current: readonly InventoryEntry[],
-  changes: readonly InventoryEntry[],
-): InventoryEntry[] {
-  const byKey = new Map<string, InventoryEntry>();
-  for (const e of current) byKey.set(entryKey(e), controllerFields(e));
-  for (const e of changes) byKey.set(entryKey(e), controllerFields(e));
-  return [...byKey.values()];
-}
-
-/** Pending entries of `current` plus `added` (same key: replaced) minus the keys in `settled`. */
-export function mergePending(
-  current: readonly PendingEntry[],
-  added: readonly PendingEntry[],
-  settled: readonly InventoryKey[] = [],
-): PendingEntry[] {
-  const byKey = new Map<string, PendingEntry>();
-  for (const e of [...current, ...added]) byKey.set(entryKey(e), pendingFields(e));
-  for (const k of settled) byKey.delete(entryKey(k));
-  return [...byKey.values()];
-}
-
-function pendingFields(e: PendingEntry): PendingEntry {
-  const out: PendingEntry = { group: e.group, kind: e.kind, namespace: e.namespace, name: e.name };
-  if (e.version !== undefined) out.version = e.version;
-  if (e.wave !== undefined) out.wave = e.wave;
-  if (e.renderRef !== undefined) out.renderRef = e.renderRef;
-  return out;
-}
-
-/** Hooks of `current` updated by `changes` (same name: replaced), in a stable order. */
-export function mergeHooks(
-  current: readonly InventoryHook[],
-  changes: readonly InventoryHook[],
-): InventoryHook[] {
-  const byName = new Map<string, InventoryHook>();
-  for (const h of current) byName.set(h.name, controllerHookFields(h));
-  for (const h of changes) byName.set(h.name, controllerHookFields(h));
-  return [...byName.values()];
-}
+export {
+  controllerFields,
+  controllerHookFields,
+  mergeEntries,
+  mergeHooks,
+  mergePending,
+} from './inventory-fields.ts';
+export { InventoryNameTakenError } from './inventory-part-create.ts';
 
 /** The ReleaseInventory, every part, as the API has it now (not the cache): what a writer must start from. */
 export function readInventory(local: KubeClient, release: Release): Promise<MergedInventory | undefined> {
@@ -102,21 +60,6 @@ export function readInventory(local: KubeClient, release: Release): Promise<Merg
     namespace: release.metadata.namespace ?? '',
     name: release.metadata.name ?? '',
   });
-}
-
-/** A part's controller-owned content, order-insensitive, to tell whether a write would change it. */
-function contentOf(
-  entries: readonly InventoryEntry[],
-  pending: readonly PendingEntry[],
-  hooks: readonly InventoryHook[],
-) {
-  const sorted = (xs: readonly object[]) => xs.map((x) => JSON.stringify(x)).sort();
-  return JSON.stringify([sorted(entries), sorted(pending), sorted(hooks)]);
-}
-
-/** An inventory object of the same name that belongs to another Release (or to nothing convoy wrote). */
-export class InventoryNameTakenError extends Error {
-  override name = 'InventoryNameTakenError';
 }
 
 export class InventoryWriter {
@@ -247,25 +190,6 @@ export class InventoryWriter {
     return { namespace: this.#release.metadata.namespace ?? '', name: this.#release.metadata.name ?? '' };
   }
 
-  /** Metadata every part carries: the protection finalizer, the Release as owner, the label on 1…N. */
-  #metadata(index: number, stored: ReleaseInventory | undefined): ReleaseInventory['metadata'] {
-    const { name = '', namespace = '', uid = '' } = this.#release.metadata;
-    return {
-      name: partName(name, index),
-      namespace,
-      ...(index > 0 ? { labels: { [LABEL_INVENTORY_OF]: inventoryLabelValue(name) } } : {}),
-      // No finalizer can be added to an object being deleted: an inventory the garbage collector is
-      // already deleting without it (written before convoy set it) is applied without it.
-      ...(stored?.metadata.deletionTimestamp === undefined ||
-      stored.metadata.finalizers?.includes(INVENTORY_FINALIZER)
-        ? { finalizers: [INVENTORY_FINALIZER] }
-        : {}),
-      ownerReferences: [
-        { apiVersion: API_VERSION, kind: 'Release', name, uid, controller: true, blockOwnerDeletion: true },
-      ],
-    };
-  }
-
   async #applyPart(
     index: number,
     stored: ReleaseInventory | undefined,
@@ -273,11 +197,11 @@ export class InventoryWriter {
     hooks: InventoryHook[],
     pending: PendingEntry[],
   ): Promise<ReleaseInventory> {
-    const existing = stored ?? (await this.#create(index));
+    const existing = stored ?? (await createPart(this.#client, this.#release, index));
     const body: ReleaseInventory = {
       apiVersion: API_VERSION,
       kind: 'ReleaseInventory',
-      metadata: this.#metadata(index, existing),
+      metadata: partMetadata(this.#release, index, existing),
       entries,
     };
     if (hooks.length > 0) body.hooks = hooks;
@@ -288,34 +212,6 @@ export class InventoryWriter {
       force: true,
       ...existingOnly(existing),
     });
-  }
-
-  /**
-   * Creates a part that the last read did not find, with its metadata only (the apply fills it). An
-   * object already there is taken only when it is this Release's: a Release named like another's part
-   * (`shop-part-1`) must never write into that part, nor the other way round.
-   */
-  async #create(index: number): Promise<ReleaseInventory> {
-    const metadata = this.#metadata(index, undefined);
-    try {
-      return await this.#client.create<ReleaseInventory>(
-        { apiVersion: API_VERSION, kind: 'ReleaseInventory', metadata },
-        { fieldManager: FIELD_MANAGERS.controller },
-      );
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-    }
-    const ref = { apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: metadata.namespace ?? '' };
-    const live = await this.#client.get<ReleaseInventory>({ ...ref, name: metadata.name ?? '' });
-    const owner = live?.metadata.ownerReferences?.find((o) => o.kind === 'Release')?.uid;
-    const label = live?.metadata.labels?.[LABEL_INVENTORY_OF];
-    const ours = owner === this.#release.metadata.uid && label === metadata.labels?.[LABEL_INVENTORY_OF];
-    if (live === undefined || !ours)
-      throw new InventoryNameTakenError(
-        `ReleaseInventory ${metadata.namespace}/${metadata.name} (part ${index} of the inventory of Release ` +
-          `${this.#release.metadata.name}) exists and belongs to ${label === undefined ? `Release ${metadata.name}` : `the inventory of another Release (${LABEL_INVENTORY_OF}=${label})`}; rename one of the Releases`,
-      );
-    return live;
   }
 
   /**
@@ -394,8 +290,4 @@ export class InventoryWriter {
       splitByPart(left.inventory.pending ?? [], left.parts),
     );
   }
-}
-
-function isControllerEntry(e: InventoryEntry): boolean {
-  return e.renderRef !== undefined || e.wave !== undefined;
 }
