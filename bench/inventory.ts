@@ -202,12 +202,13 @@ try {
   t = Date.now();
   await applyAll(client, small, { releaseLabel: `${NS}.big`, releaseUid: 'bench-uid' });
   const applyMs = Date.now() - t;
-  const release = {
+  // a real Release (no controller runs here), so the garbage collector keeps the parts it owns
+  const release = await client.create<Release>({
     apiVersion: API_VERSION,
     kind: 'Release',
-    metadata: { name: 'big', namespace: NS, uid: 'bench-uid' },
+    metadata: { name: 'big', namespace: NS },
     spec: { source: { inline: { manifests: 'x' } } },
-  } as Release;
+  } as Release);
   const writer = new InventoryWriter(client, release, undefined);
   const all = small.map((_, i) => controllerEntry(i));
   client.reset();

@@ -51,11 +51,13 @@ describe(`a Release of ${OBJECTS} objects`, () => {
       const sha1 = await repo.commit({ 'app/cms.yaml': configMaps(OBJECTS) });
       await client.create(
         gitRelease(ns, 'app', repo, {
+          // ConfigMaps are never unhealthy, so a short deadline cannot fail the big render while it is
+          // being applied (Pending waits); the bad render's Deployment is Degraded after 10 s
           healthAssessment: {
-            deadline: '20s',
+            deadline: '10s',
             globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } },
           },
-          failurePolicy: { deadline: '5m', rollback: 'OnFailure' },
+          failurePolicy: { deadline: '20s', rollback: 'OnFailure' },
         } satisfies Partial<Release['spec']>),
       );
 

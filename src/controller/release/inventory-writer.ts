@@ -269,7 +269,9 @@ export class InventoryWriter {
     for (const k of keys) {
       const index = merged.parts.get(keyOf(k));
       if (index === undefined) continue;
-      byPart.set(index, [...(byPart.get(index) ?? []), k]);
+      const list = byPart.get(index);
+      if (list === undefined) byPart.set(index, [k]);
+      else list.push(k);
     }
     if (hookNames.length > 0 && !byPart.has(0)) byPart.set(0, []);
     const objects = new Map(merged.objects);
