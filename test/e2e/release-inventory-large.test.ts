@@ -19,7 +19,17 @@ import { waitFor } from '../support/wait.ts';
 
 const OBJECTS = Number(process.env.CONVOY_E2E_INVENTORY_OBJECTS ?? 3_000);
 const PER_PART = 1_000;
-const env = convoySystemPerFile({ identity: 'inventory-large', nodes: 1 });
+// Longer Leases than the tests' 5 s: on a loaded machine a renewal that comes late drops the shard, which
+// stops the controller's reconcile of thousands of objects half-way (retried from the start) and makes
+// every verdict Pending while the observer's is lapsed — waits, not failures, but without an end.
+const env = convoySystemPerFile({
+  identity: 'inventory-large',
+  nodes: 1,
+  observerLeaseDuration: '60s',
+  managerArgs: ['--lease-duration', '60s'],
+});
+/** Each step's bound: generous, for a shared machine (about 30 s each on an idle one). */
+const STEP_MS = 900_000;
 
 /** `n` ConfigMaps in one multi-document file. */
 function configMaps(n: number): string {
@@ -62,7 +72,7 @@ describe(`a Release of ${OBJECTS} objects`, () => {
       );
 
       // 1. every object applied, recorded in ⌈N/1000⌉ parts, assessed Healthy
-      const r1 = await waitForRollout('Succeeded(commit 1)', reached('Succeeded', sha1), 400_000);
+      const r1 = await waitForRollout('Succeeded(commit 1)', reached('Succeeded', sha1), STEP_MS);
       const R1 = r1.status?.rollout?.renderRef ?? '';
       assert.equal(r1.status?.lastHealthy?.renderRef, R1);
       const applied = Date.now();
@@ -100,13 +110,13 @@ describe(`a Release of ${OBJECTS} objects`, () => {
             ? inv
             : false;
         },
-        { timeoutMs: 300_000, intervalMs: 1_000 },
+        { timeoutMs: STEP_MS, intervalMs: 2_000 },
       );
       assert.equal(pruned.objects.size, Math.ceil((kept + 1) / PER_PART), 'the emptied parts are deleted');
       assert.equal(await liveConfigMaps(client, ns), kept);
 
       // 3. … then rolled back at the Deployment's health deadline: all of commit 1 live and recorded again
-      const rb = await waitForRollout('RolledBack(commit 2)', reached('RolledBack', sha2), 300_000);
+      const rb = await waitForRollout('RolledBack(commit 2)', reached('RolledBack', sha2), STEP_MS);
       assert.equal(rb.status?.lastHealthy?.renderRef, R1);
       const back = await waitFor(
         'every object of R1 recorded and Healthy again',
@@ -119,7 +129,7 @@ describe(`a Release of ${OBJECTS} objects`, () => {
             ? inv
             : false;
         },
-        { timeoutMs: 300_000, intervalMs: 1_000 },
+        { timeoutMs: STEP_MS, intervalMs: 2_000 },
       );
       assert.equal(back.objects.size, Math.ceil(OBJECTS / PER_PART));
       assert.equal(await liveConfigMaps(client, ns), OBJECTS);
