@@ -135,7 +135,7 @@ export class DriftController {
         ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
         ...(this.#o.watches ? { read: this.#o.watches.readerOf('drift', key) } : {}),
       },
-      inventory?.pending ?? [],
+      inventory?.inventory.pending ?? [],
     );
     this.stats.reads += check.reads;
     this.stats.lists += check.lists;

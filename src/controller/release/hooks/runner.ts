@@ -158,7 +158,8 @@ export async function postSyncAfterApply(
   input: SyncHookInput,
   selfHeal: boolean,
 ): Promise<SyncHookStep | undefined> {
-  const inventory = await readInventory(input.local, input.release);
+  const parts = await readInventory(input.local, input.release);
+  const inventory = parts?.inventory;
   const entries = inventory?.hooks ?? [];
   const objects = input.render.objects.map(objectKey);
   if (!renderApplied({ renderRef: input.renderRef, objects, inventory, selfHeal })) return undefined;
@@ -172,7 +173,7 @@ export async function postSyncAfterApply(
     now: input.now,
   });
   if (pre.kind !== 'none' && pre.kind !== 'succeeded') return undefined;
-  return postSyncStep(input, new InventoryWriter(input.local, input.release, inventory));
+  return postSyncStep(input, new InventoryWriter(input.local, input.release, parts));
 }
 
 /** With the prune: hooks R no longer has leave the inventory, and their last workloads are deleted. */
