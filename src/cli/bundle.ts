@@ -95,8 +95,8 @@ export async function bundleCli(): Promise<void> {
   await rm(BUNDLE_DIR, { recursive: true, force: true });
   await mkdir(dirname(BUNDLE_DIR), { recursive: true });
   const result = await build({
-    // bundled.ts runs the bundled src/cmd/convoy.ts, or the sources when one changed since this build
-    entryPoints: { convoy: `${ROOT}src/cli/bundled.ts` },
+    // convoy-bundled.ts runs the bundled src/cmd/convoy.ts, or the sources when one changed since this build
+    entryPoints: { convoy: `${ROOT}src/cmd/convoy-bundled.ts` },
     absWorkingDir: ROOT,
     metafile: true,
     outdir: BUNDLE_DIR,

@@ -1,10 +1,10 @@
-// Entry of the CLI bundle (.convoy/cli/convoy.mjs, built by bundle.ts; bin/convoy runs it): runs the
-// bundled CLI, unless a source file it was built from changed or went away since the build (you are
-// changing convoy), then src/cmd/convoy.ts itself, so what runs is always what is checked out. The
-// check is a stat of each input the build recorded (~1 ms), where a `find` over src/ in the launcher
-// cost more than the whole of `convoy help` beyond Node's own start.
+// Whether the CLI bundle (.convoy/cli/convoy.mjs, built by bundle.ts) still stands for the sources:
+// not when a source file it was built from changed or went away since the build (you are changing
+// convoy). The bundle's entry, src/cmd/convoy-bundled.ts, then runs src/cmd/convoy.ts itself, so what
+// runs is always what is checked out. The check is a stat of each input the build recorded (~1 ms),
+// where a `find` over src/ in the launcher cost more than the whole of `convoy help` beyond Node's own
+// start.
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 
 /** What bundle.ts writes beside the bundle: when the build started and the files it read. */
 export interface BundleInputs {
@@ -27,15 +27,4 @@ export function staleBecause(root: string): string | undefined {
     if (st.mtimeMs > m.builtAt) return `${p} changed`;
   }
   return undefined;
-}
-
-if (import.meta.main) {
-  // In the bundle import.meta.url names this source file (bundle.ts points it back), so the root is
-  // the checkout the bundle was built from.
-  const root = fileURLToPath(new URL('../../', import.meta.url));
-  if (staleBecause(root) === undefined) await import('../cmd/convoy.ts');
-  else {
-    const sources = new URL('../cmd/convoy.ts', import.meta.url).href;
-    await import(sources);
-  }
 }
