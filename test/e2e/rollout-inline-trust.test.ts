@@ -129,6 +129,12 @@ async function cycle(ns: string): Promise<void> {
         120_000,
       );
       const ro = rolledBack.status?.rollout;
+      // The poll above can see the new state before the recorder's watch delivers it.
+      await waitFor(
+        `${ns}: the watch delivered ${bad}'s ${ro?.state}`,
+        async () => rolloutsOf(rec).some((r) => r.renderRef === badRef && r.state === ro?.state),
+        { timeoutMs: 30_000 },
+      );
       const seen = rolloutsOf(rec).filter((r) => r.renderRef === badRef);
       assert.deepEqual(
         [...new Set(seen.map((r) => r.state))],

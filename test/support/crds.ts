@@ -1,5 +1,5 @@
 // installCrds(kubeConfig): applies deploy/crds/*.yaml (convoy's five CRDs) with Server-Side Apply and
-// waits until each is Established, so e2e tests can create convoy objects right after.
+// waits until each is Established and listable, so e2e tests can create convoy objects right after.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,5 +51,15 @@ export async function installCrds(
     await waitFor(`${spec.names.kind} in discovery`, () => client.resourceFor(apiVersion, spec.names.kind), {
       timeoutMs,
     });
+    // Established does not mean listable: for a moment after it the apiserver answers a LIST of a new
+    // kind with 500 "storage is (re)initializing" (its watch cache is still starting).
+    await waitFor(
+      `${spec.names.kind} listable`,
+      async () => {
+        await client.list({ apiVersion, kind: spec.names.kind });
+        return true;
+      },
+      { timeoutMs },
+    );
   }
 }
