@@ -91,6 +91,7 @@ describe('GitSource over file://', () => {
   it('a poll of an unchanged ref asks the server (ls-remote) and fetches nothing; a moved ref is fetched', async () => {
     const dir = await mkdtemp(join(repo.root, 'wrap-'));
     const log = join(dir, 'log');
+    await writeFile(log, '');
     const wrapper = join(dir, 'git');
     // Records which network commands run, then runs git itself.
     await writeFile(
@@ -104,7 +105,7 @@ describe('GitSource over file://', () => {
       git: wrapper,
     });
     const commands = async () => {
-      const out = await readFile(log, 'utf8').catch(() => '');
+      const out = await readFile(log, 'utf8');
       await writeFile(log, '');
       return out.split('\n').filter((l) => l !== '');
     };
