@@ -513,9 +513,12 @@ describe('convoy-observer health loop', () => {
         new RegExp(`^rule ${TENANT}/hostile/hostile-${i} exceeded its budget \\(healthy: `),
       );
     }
-    const cond = healthy(await getRelease('hostile', TENANT));
+    // The Release's condition is written after the inventory's entries: wait for it, not only for them.
+    const cond = await waitFor('hostile Release condition names the budget', async () => {
+      const c = healthy(await getRelease('hostile', TENANT));
+      return /exceeded its budget/.test(c?.message ?? '') && c;
+    });
     assert.equal(cond?.status, 'Unknown');
-    assert.match(cond?.message ?? '', /exceeded its budget/);
 
     // The neighbour is Healthy and keeps being assessed while the hostile Release is re-assessed every second.
     await waitFor('neighbour Healthy', async () => healthy(await getRelease('neighbour'))?.status === 'True');
