@@ -25,9 +25,18 @@ export function mergeEntries(
   current: readonly InventoryEntry[],
   changes: readonly InventoryEntry[],
 ): InventoryEntry[] {
-  const byKey = new Map<string, InventoryEntry>();
-  for (const e of current) byKey.set(entryKey(e), controllerFields(e));
-  for (const e of changes) byKey.set(entryKey(e), controllerFields(e));
+  return mergeBy(current, changes, entryKey, controllerFields);
+}
+
+/** `current` updated by `changes` (same key: replaced, first position kept), each through `fields`. */
+function mergeBy<T>(
+  current: readonly T[],
+  changes: readonly T[],
+  keyOf: (t: T) => string,
+  fields: (t: T) => T,
+): T[] {
+  const byKey = new Map<string, T>();
+  for (const t of [...current, ...changes]) byKey.set(keyOf(t), fields(t));
   return [...byKey.values()];
 }
 
@@ -56,10 +65,7 @@ export function mergeHooks(
   current: readonly InventoryHook[],
   changes: readonly InventoryHook[],
 ): InventoryHook[] {
-  const byName = new Map<string, InventoryHook>();
-  for (const h of current) byName.set(h.name, controllerHookFields(h));
-  for (const h of changes) byName.set(h.name, controllerHookFields(h));
-  return [...byName.values()];
+  return mergeBy(current, changes, (h) => h.name, controllerHookFields);
 }
 
 /** A part's controller-owned content, order-insensitive, to tell whether a write would change it. */
