@@ -4,11 +4,11 @@
 // Exit codes as kubectl diff: 0 no differences, 1 differences, 2 error.
 import { ANNOTATION_PRUNE, FIELD_MANAGERS, PRUNE_DISABLED } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
-import { labelled } from '../../controller/release/deployer.ts';
 import { applyObject } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { objectKey } from '../../render/keys.ts';
+import { labelled } from '../../render/labelled.ts';
 import { maskSecretPair } from '../../render/secret-mask.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import { assertNever } from '../../runtime/workers.ts';

@@ -5,23 +5,16 @@
 // before anything after it is applied. The dry run skips objects that cannot be checked yet because
 // their CRD or Namespace is in the same render and not installed (like Argo CD's
 // SkipDryRunOnMissingResource) and reports them as notes.
-import { ANNOTATION_RELEASE_UID, FIELD_MANAGERS, LABEL_RELEASE } from '../../api/constants.ts';
+import { ANNOTATION_RELEASE_UID, FIELD_MANAGERS } from '../../api/constants.ts';
 import { applyObject } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { kindRank } from '../../render/canonical.ts';
 import { describeKey, groupOf, objectKey } from '../../render/keys.ts';
+import { labelled } from '../../render/labelled.ts';
 import type { Obj } from '../../render/types.ts';
 
 const CRD_GROUP = 'apiextensions.k8s.io';
-
-/** The object as convoy applies it: the render's object plus the release label (and uid annotation). */
-export function labelled(obj: Obj, releaseLabel: string, releaseUid?: string): Obj {
-  const metadata = { ...obj.metadata, labels: { ...obj.metadata.labels, [LABEL_RELEASE]: releaseLabel } };
-  if (releaseUid !== undefined && releaseUid !== '')
-    metadata.annotations = { ...obj.metadata.annotations, [ANNOTATION_RELEASE_UID]: releaseUid };
-  return { ...obj, metadata };
-}
 
 /**
  * Whether the live object was applied by the Release of `releaseUid`: its uid annotation says so AND

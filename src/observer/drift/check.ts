@@ -10,10 +10,10 @@
 // new render's while the entry still names the old one, so either render's object counts as in sync.
 // Without that, a pass landing between the apply and the record reported every ordinary rollout as drift.
 import type { InventoryEntry, PendingEntry } from '../../api/types.ts';
-import { labelled } from '../../controller/release/deployer.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { keyString, objectKey } from '../../render/keys.ts';
+import { labelled } from '../../render/labelled.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import type { Target } from '../health/loop/target.ts';
 import { type LiveRead, type LiveRef, type ReadLive, readLive } from '../live-reads.ts';
