@@ -1,7 +1,7 @@
 // `npm run testenv:build` (and the first step of `npm run test:e2e`): builds (or finds) the control
 // plane's binaries and the render tools (kustomize, helm, registry), and prints where they are.
-import { ensureBinaries, TestenvBuildError } from './build.ts';
-import { TestenvBuildError as ToolsBuildError } from './gobuild.ts';
+import { ensureBinaries } from './build.ts';
+import { TestenvBuildError } from './gobuild.ts';
 import { ensureTools } from './tools.ts';
 
 try {
@@ -11,8 +11,6 @@ try {
   const dir = await ensureBinaries();
   process.stdout.write(`testenv: binaries ready in ${dir}\n`);
 } catch (err) {
-  process.stderr.write(
-    `${err instanceof TestenvBuildError || err instanceof ToolsBuildError ? err.message : String(err)}\n`,
-  );
+  process.stderr.write(`${err instanceof TestenvBuildError ? err.message : String(err)}\n`);
   process.exit(1);
 }

@@ -2,24 +2,22 @@
 // kube-scheduler, kwok) from their Go modules into a cache outside the repo, keyed by
 // versions.json, or takes them from $CONVOY_TESTENV_BIN. Tests and `convoy dev` call
 // ensureBinaries(); the first call on a machine builds (10–25 min), later calls are instant.
-import { execFile as execFileCb } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { doneLine, heartbeatLine, startLine, withHeartbeat } from './build-progress.ts';
 import {
-  doneLine,
-  elapsed,
-  HEARTBEAT_MS,
-  heartbeatLine,
-  startLine,
-  withHeartbeat,
-} from './build-progress.ts';
+  acquireLock,
+  downloadJson,
+  go,
+  goAtLeast,
+  goVersion,
+  TestenvBuildError,
+  wrapperModule,
+} from './gobuild.ts';
 import versions from './versions.json' with { type: 'json' };
-
-const execFile = promisify(execFileCb);
 
 // kubectl is not needed by convoy; `convoy dev` hands it to the user so the printed commands work.
 export const BINARIES = [
@@ -42,10 +40,6 @@ export interface BuildRecord {
   readonly goVersion: string;
   readonly seconds: Readonly<Record<string, number>>;
   readonly finishedAt: string;
-}
-
-export class TestenvBuildError extends Error {
-  override name = 'TestenvBuildError';
 }
 
 export function cacheRoot(): string {
@@ -96,40 +90,15 @@ async function missingBinaries(dir: string): Promise<Binary[]> {
   return missing;
 }
 
-async function goVersion(): Promise<string> {
-  try {
-    const { stdout } = await execFile('go', ['env', 'GOVERSION']);
-    return stdout.trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new TestenvBuildError(
-        `Go is not installed (no 'go' on PATH). convoy's local control plane builds etcd ${versions.etcd}, ` +
-          `Kubernetes ${versions.kubernetes} and kwok ${versions.kwok} from their Go modules and needs Go >= ${versions.go}. ` +
-          'Install Go, or set CONVOY_TESTENV_BIN to a directory that already holds the binaries.',
-      );
-    }
-    throw err;
-  }
-}
-
-function goAtLeast(have: string, want: string): boolean {
-  const parse = (v: string) =>
-    v
-      .replace(/^go/, '')
-      .split('.')
-      .map((n) => Number.parseInt(n, 10) || 0);
-  const [a, b] = [parse(have), parse(want)];
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
-  }
-  return true;
-}
-
 /** etcd, kwok, Kubernetes: the steps of build(). */
 const STEPS = 3;
 
 async function build(root: string, bin: string, log: (line: string) => void): Promise<void> {
-  const gover = await goVersion();
+  const gover = await goVersion(
+    `convoy's local control plane builds etcd ${versions.etcd}, Kubernetes ${versions.kubernetes} and kwok ${versions.kwok} ` +
+      `from their Go modules and needs Go >= ${versions.go}. ` +
+      'Install Go, or set CONVOY_TESTENV_BIN to a directory that already holds the binaries.',
+  );
   if (!goAtLeast(gover, versions.go)) {
     throw new TestenvBuildError(
       `Go ${gover} is too old: Kubernetes ${versions.kubernetes} needs Go >= ${versions.go}.`,
@@ -171,31 +140,6 @@ export async function readBuildRecord(): Promise<BuildRecord | undefined> {
   } catch {
     return undefined;
   }
-}
-
-const goEnv = (): NodeJS.ProcessEnv => ({
-  ...process.env,
-  CGO_ENABLED: '0',
-  GOFLAGS: '-mod=mod -buildvcs=false',
-  GOTOOLCHAIN: 'local',
-});
-
-async function go(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv = goEnv()): Promise<void> {
-  try {
-    await execFile('go', args, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    const tail = (e.stderr ?? e.message).trim().split('\n').slice(-30).join('\n');
-    throw new TestenvBuildError(`go ${args.join(' ')} failed in ${cwd}:\n${tail}`);
-  }
-}
-
-/** A throwaway module per upstream project, so shared dependencies keep the versions each was built with. */
-async function wrapperModule(root: string, name: string, goMod: string): Promise<string> {
-  const dir = join(root, 'modules', name);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'go.mod'), goMod);
-  return dir;
 }
 
 async function buildEtcd(root: string, out: string): Promise<void> {
@@ -247,12 +191,7 @@ async function buildKubernetes(root: string, out: string): Promise<void> {
     'kubernetes-probe',
     `module convoy.local/testenv/probe\n\ngo ${versions.go}.0\n`,
   );
-  const { stdout } = await execFile('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${k8s}`], {
-    cwd: probe,
-    env: goEnv(),
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const upstreamGoMod = await readFile((JSON.parse(stdout) as { GoMod: string }).GoMod, 'utf8');
+  const upstreamGoMod = await readFile((await downloadJson(probe, `k8s.io/kubernetes@${k8s}`)).GoMod, 'utf8');
   const staging = [...upstreamGoMod.matchAll(/^\s*(k8s\.io\/[\w.-]+)\s+=>\s+\.\/staging\//gm)].map(
     (m) => m[1],
   );
@@ -299,48 +238,6 @@ async function buildKubernetes(root: string, out: string): Promise<void> {
     'k8s.io/kubernetes/cmd/kube-scheduler',
     'k8s.io/kubernetes/cmd/kubectl',
   ]);
-}
-
-/** A lock directory holding the owner's pid; a lock whose owner died is taken over. */
-async function acquireLock(path: string, log: (line: string) => void): Promise<() => Promise<void>> {
-  let announced = false;
-  const waitStarted = Date.now();
-  let lastBeat = waitStarted;
-  for (;;) {
-    try {
-      await mkdir(path);
-      await writeFile(join(path, 'pid'), String(process.pid));
-      return () => rm(path, { recursive: true, force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const owner = Number.parseInt(await readFile(join(path, 'pid'), 'utf8').catch(() => ''), 10);
-    if (Number.isFinite(owner) && !alive(owner)) {
-      await rm(path, { recursive: true, force: true });
-      continue;
-    }
-    if (!announced) {
-      log(
-        `testenv: another process (pid ${Number.isFinite(owner) ? owner : '?'}) is building; waiting for it`,
-      );
-      announced = true;
-      lastBeat = Date.now();
-    } else if (Date.now() - lastBeat >= HEARTBEAT_MS) {
-      log(`testenv: still waiting for pid ${owner}'s build: ${elapsed(Date.now() - waitStarted)} so far`);
-      lastBeat = Date.now();
-    }
-    // Waiting on another process's build: there is no event to watch across processes.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export const binaryPath = (dir: string, name: Binary): string => join(dir, name);

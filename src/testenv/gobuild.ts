@@ -5,6 +5,7 @@ import { execFile as execFileCb } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { elapsed, HEARTBEAT_MS } from './build-progress.ts';
 
 const execFile = promisify(execFileCb);
 
@@ -94,6 +95,8 @@ export async function acquireLock(
   what = 'testenv',
 ): Promise<() => Promise<void>> {
   let announced = false;
+  const waitStarted = Date.now();
+  let lastBeat = waitStarted;
   for (;;) {
     try {
       await mkdir(path);
@@ -112,6 +115,10 @@ export async function acquireLock(
         `${what}: another process (pid ${Number.isFinite(owner) ? owner : '?'}) is building; waiting for it`,
       );
       announced = true;
+      lastBeat = Date.now();
+    } else if (Date.now() - lastBeat >= HEARTBEAT_MS) {
+      log(`${what}: still waiting for pid ${owner}'s build: ${elapsed(Date.now() - waitStarted)} so far`);
+      lastBeat = Date.now();
     }
     // Waiting on another process's build: there is no event to watch across processes.
     await new Promise((resolve) => setTimeout(resolve, 2000));
