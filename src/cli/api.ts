@@ -7,7 +7,7 @@ import type { Release } from '../api/types.ts';
 import { applyObject } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
-import { assertNever } from '../runtime/workers.ts';
+import { assertNever } from '../lib/assert-never.ts';
 import type { SyncRequest } from '../server/body.ts';
 import { GROUP_VERSION } from '../server/routes.ts';
 import { planSync, type SyncSet } from '../server/sync.ts';

@@ -5,7 +5,7 @@ import { API_VERSION } from '../api/constants.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
 import { readInventoryParts } from '../kube/inventory-read.ts';
-import { assertNever } from '../runtime/workers.ts';
+import { assertNever } from '../lib/assert-never.ts';
 import { SecretRenderStore } from '../store/secrets.ts';
 import type { Global } from './args.ts';
 import { UserError } from './errors.ts';

@@ -4,7 +4,7 @@
 // 0 ok, 1 a negative answer (diff found changes, watch saw a failure, approval declined), 2 usage
 // and other errors.
 
-import { assertNever } from '../runtime/workers.ts';
+import { assertNever } from '../lib/assert-never.ts';
 import { parseCommand } from './args.ts';
 import type { Io } from './context.ts';
 import { describeError } from './errors.ts';

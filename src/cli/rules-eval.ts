@@ -1,6 +1,8 @@
 // Core of `convoy rules eval`: judges objects with rule sets offline, exactly as the observer's
 // evaluator does, or scores a directory of labelled fixtures (--expect) the way convoy's own rule
 // library is scored against the Argo CD corpus. The CLI wiring (commands/offline.ts) reads files.
+
+import { assertNever } from '../lib/assert-never.ts';
 import {
   agreement,
   type Corpus,
@@ -10,12 +12,7 @@ import {
 } from '../observer/health/conformance.ts';
 import { type Evaluator, newEvaluator, RuleCompileError } from '../observer/health/evaluator.ts';
 import { parseRuleSets, parseYamlObjects, type YamlPosition } from '../observer/health/ruleset-yaml.ts';
-import {
-  assertNever,
-  type HealthRuleSetLike,
-  type KubeObject,
-  type RuleResult,
-} from '../observer/health/types.ts';
+import type { HealthRuleSetLike, KubeObject, RuleResult } from '../observer/health/types.ts';
 import { defaultRuleSet } from '../rules/default-rules.ts';
 import { libraryRuleSets } from '../rules/library.ts';
 

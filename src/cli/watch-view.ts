@@ -6,7 +6,7 @@ import { ANNOTATION_APPROVED_RENDER } from '../api/constants.ts';
 import { parseDuration } from '../api/duration.ts';
 import type { Release } from '../api/types.ts';
 import { forcedSyncPending } from '../controller/release/sync/force.ts';
-import { assertNever } from '../runtime/workers.ts';
+import { assertNever } from '../lib/assert-never.ts';
 import { followedRender, type ProgressSummary, progressSummary } from '../server/progress.ts';
 import { paint, paintState, shortRef } from './format.ts';
 

@@ -28,4 +28,4 @@ export { OwnWrites } from './own-writes.ts';
 export { type QueueOptions, WorkQueue } from './queue.ts';
 export { controllerLeaseName, fnv1a32, observerLeaseName, type ShardSubject, shardOf } from './shard.ts';
 export { ApiError, isGone, Transport, type WatchEvent } from './transport.ts';
-export { assertNever, type Reconcile, type ReconcileResult, settle, WorkerPool } from './workers.ts';
+export { type Reconcile, type ReconcileResult, settle, WorkerPool } from './workers.ts';

@@ -15,9 +15,6 @@ export type WorkerHooks = {
   readonly onResult?: (key: string, result: ReconcileResult, seconds: number) => void;
 };
 
-// Pending: src/cli imports assertNever from here (and through ./index.ts); it is src/lib's.
-export { assertNever };
-
 /** What the queue should do with a key after its reconcile. */
 export function settle(queue: WorkQueue, key: string, result: ReconcileResult): void {
   switch (result.kind) {

@@ -6,6 +6,7 @@ import {
   AGGREGATED_API_VERSION as API_VERSION,
   AGGREGATED_GROUP_VERSION as GROUP_VERSION,
 } from '../api/constants.ts';
+import { assertNever } from '../lib/assert-never.ts';
 import { isRenderRef } from '../store/layout.ts';
 import { type ApiError, apiError } from './status.ts';
 
@@ -170,8 +171,4 @@ export function forbiddenMessage(user: string, a: Access, reason?: string): stri
     `user ${JSON.stringify(user)} cannot ${a.verb} ${a.resource}/${a.subresource} in namespace ` +
     `${JSON.stringify(a.namespace)} (API group ${JSON.stringify(a.group)}, release ${JSON.stringify(a.name)})${why}`
   );
-}
-
-export function assertNever(x: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(x)}`);
 }

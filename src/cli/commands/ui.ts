@@ -3,8 +3,8 @@
 // rollback, unpin, suspend, resume — run in a context bound to the Release's namespace whose printed
 // lines become the page's answer, so the UI does and says exactly what the CLI would for this user.
 import type { Release } from '../../api/types.ts';
+import { assertNever } from '../../lib/assert-never.ts';
 import { maskSecret } from '../../render/secret-mask.ts';
-import { assertNever } from '../../runtime/workers.ts';
 import type { UiAction } from '../../ui/actions.ts';
 import type { UiBackend } from '../../ui/backend.ts';
 import { startUiServer, type UiServer } from '../../ui/server.ts';

@@ -5,6 +5,7 @@
 // again or a person said so, leaves them (orphans them) and finishes. Never a silent stuck finalizer.
 // Pure; deletion.ts does the I/O.
 import type { ReadyReason } from '../../api/types.ts';
+import { assertNever } from '../../lib/assert-never.ts';
 import type { DeletionStep } from './hooks/index.ts';
 
 /** Whether carrying out `step` calls the target cluster. */
@@ -77,7 +78,3 @@ function leftBehind(objects: number, hooks: number): string {
 }
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected deletion step ${JSON.stringify(x)}`);
-}

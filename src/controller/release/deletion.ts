@@ -18,6 +18,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { removeFinalizerOf } from '../../kube/finalizers.ts';
 import { type MergedInventory, partName } from '../../kube/inventory-parts.ts';
 import { deleteInventoryObject } from '../../kube/inventory-read.ts';
+import { assertNever } from '../../lib/assert-never.ts';
 import type { Render } from '../../render/types.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import { decideUnreachable, stepNeedsTarget } from './deletion-target.ts';
@@ -311,10 +312,6 @@ export async function deletionHandler(release: Release, deps: ReleaseDeps): Prom
     now,
   });
   return wake.kind === 'requeue' ? { kind: 'requeueAfter', ms: wake.afterMs } : { kind: 'done' };
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }
 
 const releaseRef = (r: Release) => ({

@@ -2,6 +2,7 @@
 // applyLastHealthy (for that action), stageGates, stageSync — returning a tagged Outcome for status assembly.
 // It writes no status itself.
 import type { Release, ReleaseInventory } from '../../api/types.ts';
+import { assertNever } from '../../lib/assert-never.ts';
 import { hookOf } from '../../render/annotations.ts';
 import { objectKey } from '../../render/keys.ts';
 import { applyLastHealthy } from './apply-last-healthy.ts';
@@ -289,8 +290,4 @@ async function lastHealthy(
     render: R,
     notes: [r.message],
   };
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

@@ -8,6 +8,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { assertNever } from '../../lib/assert-never.ts';
 import { type ClusterClients, readyOf, type SecretKeyRef, serviceAccountUser } from '../cluster/index.ts';
 import { ClusterUnavailableError, ReleaseError, ServiceAccountRequiredError } from './errors.ts';
 
@@ -171,8 +172,4 @@ export async function resolveTarget(release: Release, deps: TargetDeps): Promise
     default:
       return assertNever(decision);
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected target decision ${JSON.stringify(x)}`);
 }

@@ -54,9 +54,6 @@ export interface InventoryEntry {
   readonly rule?: string;
 }
 
-// Pending: src/cli/rules-eval.ts imports assertNever from here; it is src/lib's.
-export { assertNever } from '../../lib/assert-never.ts';
-
 /** API group of an apiVersion: "apps/v1" → "apps", "v1" → "". */
 export function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');

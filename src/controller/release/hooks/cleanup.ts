@@ -3,6 +3,7 @@
 // around for its logs until then; HookSucceeded / HookFailed remove it as soon as the observer reports
 // that outcome. Also what a deletion leaves behind, and the entries of hooks that left the render.
 import type { InventoryHook } from '../../../api/types.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
 import type { HookDef, HookKind } from './defs.ts';
 
 /** A hook workload in the target cluster; namespace undefined: the Release's default namespace. */
@@ -88,8 +89,4 @@ export function departedHooks(
       return ref === undefined ? [] : [ref];
     }),
   };
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

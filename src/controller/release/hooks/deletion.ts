@@ -5,6 +5,7 @@
 // the objects go; a forced sync runs the failed phase again.
 import { FINALIZER } from '../../../api/constants.ts';
 import type { InventoryHook } from '../../../api/types.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
 import type { Obj } from '../../../render/types.ts';
 import { type HookWorkloadRef, recordedWorkloads } from './cleanup.ts';
 import { hookDefs } from './defs.ts';
@@ -136,8 +137,4 @@ function dedupe(refs: readonly HookWorkloadRef[]): HookWorkloadRef[] {
     seen.add(k);
     return true;
   });
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

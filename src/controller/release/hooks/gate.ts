@@ -2,6 +2,7 @@
 // whether R's PreSync and PostSync hooks are settled, so a reconcile may skip the sync altogether (the
 // upToDate shortcut must not skip a PostSync that has yet to run, nor a PreSync re-armed by a forced sync).
 import type { InventoryEntry, InventoryHook, InventoryKey } from '../../../api/types.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
 import type { Obj } from '../../../render/types.ts';
 import type { HookArming } from './plan.ts';
 import { planHookPhase } from './plan.ts';
@@ -62,8 +63,4 @@ export function syncHooksSettled(input: SyncHooksSettledInput): boolean {
   if (pre.kind !== 'none' && pre.kind !== 'succeeded') return false;
   const post = planPostSync(input);
   return post.kind === 'none' || post.kind === 'succeeded';
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

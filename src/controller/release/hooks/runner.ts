@@ -5,6 +5,7 @@
 import { ANNOTATION_FORCE_SYNC_AT } from '../../../api/constants.ts';
 import type { Release } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
 import { objectKey } from '../../../render/keys.ts';
 import type { Render } from '../../../render/types.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
@@ -233,8 +234,4 @@ export async function syncFailStep(
     deps.log.warn({ err: (err as Error).message ?? String(err) }, 'SyncFail hooks could not be run');
     return [];
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

@@ -3,6 +3,7 @@
 // sync may fail the same way at every reconcile: neither re-runs them), never on RolledBack
 // (applyLastHealthy runs no hooks).
 import type { InventoryHook, ReadyReason } from '../../../api/types.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
 import type { Obj } from '../../../render/types.ts';
 import { type HookPhaseDecision, planHookPhase } from './plan.ts';
 
@@ -83,8 +84,4 @@ export function syncFailHooks(input: SyncFailInput): HookPhaseDecision {
     forcedAt: input.forcedAt,
     now: input.now,
   });
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

@@ -6,6 +6,7 @@ import type { InventoryHook } from '../../../api/types.ts';
 import { applyObject } from '../../../kube/apply.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { isKubeError } from '../../../kube/errors.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
 import { HookFailedError } from '../errors.ts';
 import type { HookWorkloadRef } from './cleanup.ts';
 import type { HookKind } from './defs.ts';
@@ -139,8 +140,4 @@ async function waitGone(
     }
     await new Promise((resolve) => setTimeout(resolve, opts.pollMs ?? 250));
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }

@@ -3,6 +3,7 @@
 // something (a person, a fix, a retry), True once the render is applied. Stalled=True only for
 // errors a retry cannot fix without a change. lastTransitionTime is status assembly's job.
 import type { ReadyReason } from '../../../api/types.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
 import type { ReleaseError } from '../errors.ts';
 
 /** Outcomes that apply nothing and return no error. */
@@ -107,8 +108,4 @@ function holdStatus(reason: HoldReason): 'False' | 'Unknown' {
 
 function short(renderRef: string): string {
   return renderRef.length > 19 ? `${renderRef.slice(0, 19)}…` : renderRef;
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected ${JSON.stringify(x)}`);
 }
