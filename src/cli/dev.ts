@@ -11,6 +11,7 @@ import { API_VERSION } from '../api/constants.ts';
 import type { Release } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
 import { readInventoryParts } from '../kube/inventory-read.ts';
+import { errorMessage } from '../lib/errors.ts';
 import { ensureBinaries } from '../testenv/build.ts';
 import { type ControlPlane, registerApiService, startControlPlane } from '../testenv/index.ts';
 import { ensureTools } from '../testenv/tools.ts';
@@ -54,7 +55,7 @@ export async function devMain(
       allowNegative: true,
     }));
   } catch (e) {
-    err.write(`convoy dev: ${(e as Error).message}\n`);
+    err.write(`convoy dev: ${errorMessage(e)}\n`);
     return 2;
   }
   const nodes = Number.parseInt(values.nodes, 10);

@@ -14,6 +14,7 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { KubeAuth } from '../kube/transport.ts';
+import { errorMessage } from '../lib/errors.ts';
 import { UserError } from './errors.ts';
 import { parseSimpleYaml } from './kubeconfig-yaml.ts';
 
@@ -93,7 +94,7 @@ export function parseKubeconfigText(text: string, file: string): KubeconfigDoc {
     // the block YAML kubectl writes is read without the yaml library's slower first parse
     doc = parseSimpleYaml(text) ?? parse(text);
   } catch (err) {
-    throw new UserError(`${file}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new UserError(`${file}: not valid YAML: ${errorMessage(err).split('\n')[0]}`);
   }
   if (doc === null || doc === undefined) doc = {};
   if (typeof doc !== 'object' || Array.isArray(doc))

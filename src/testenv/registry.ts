@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { errorMessage } from '../lib/errors.ts';
 import { htpasswdLine } from './bcrypt.ts';
 import { request } from './http.ts';
 import { freePort, isAddressInUse } from './ports.ts';
@@ -214,7 +215,7 @@ async function waitReady(proc: Proc, endpoint: string, caPem: string | undefined
       if (res.status === 200 || res.status === 401) return;
       last = `GET /v2/ answered ${res.status}`;
     } catch (err) {
-      last = (err as Error).message;
+      last = errorMessage(err);
     }
     if (Date.now() > deadline) {
       throw new RegistryStartError(`the registry did not answer at ${endpoint} (${last})\n${logTail(proc)}`);

@@ -6,6 +6,8 @@
 // is recorded — "no process exit except the kills" — and the process is started again so the run goes on.
 // On two cores shared with a loaded control plane a start (Node loading convoy and its modules) takes
 // 15–40 s; a start that does not reach its ready line within START_TIMEOUT_MS is recorded and tried again.
+
+import { errorMessage } from '../../src/lib/errors.ts';
 import { freePort } from '../../src/testenv/ports.ts';
 import {
   type ConvoyChild,
@@ -117,7 +119,7 @@ export class Crew {
         this.unexpectedExits.push({
           role,
           identity: this.#slots[role].identity,
-          code: `start failed: ${(err as Error).message}`,
+          code: `start failed: ${errorMessage(err)}`,
           at: Date.now(),
           logTail: '',
         });

@@ -22,6 +22,7 @@ import type { Condition, KubeObject } from '../../src/api/types.ts';
 import { impersonating } from '../../src/controller/cluster/access.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
+import { errorMessage } from '../../src/lib/errors.ts';
 import { selfSignedCert } from '../../src/server/index.ts';
 import { httpsCall } from '../../src/server/testsupport.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
@@ -861,7 +862,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
     } catch (err) {
       const r = await getRelease(admin, ns, name);
       throw new Error(
-        `${(err as Error).message}\nconditions: ${JSON.stringify(r?.status?.conditions)}\n${logs()}`,
+        `${errorMessage(err)}\nconditions: ${JSON.stringify(r?.status?.conditions)}\n${logs()}`,
       );
     }
   };

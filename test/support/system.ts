@@ -8,6 +8,7 @@ import { after, before } from 'node:test';
 import type { Release } from '../../src/api/types.ts';
 import type { Tenancy } from '../../src/controller/release/target.ts';
 import { KubeClient } from '../../src/kube/client.ts';
+import { errorMessage } from '../../src/lib/errors.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { isLeaseLive, type Lease, observerLeaseName } from '../../src/runtime/index.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
@@ -138,7 +139,7 @@ export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySyst
         try {
           return await waitForReady(client, ns, name, ok, what, timeoutMs);
         } catch (err) {
-          throw new Error(`${(err as Error).message}\n${logs()}`);
+          throw new Error(`${errorMessage(err)}\n${logs()}`);
         }
       },
       async waitForReleaseGone(ns, name, timeoutMs = 120_000, context) {

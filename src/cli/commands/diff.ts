@@ -8,6 +8,7 @@ import { applyObject } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { assertNever } from '../../lib/assert-never.ts';
+import { errorMessage } from '../../lib/errors.ts';
 import { objectKey } from '../../render/keys.ts';
 import { labelled } from '../../render/labelled.ts';
 import { maskSecretPair } from '../../render/secret-mask.ts';
@@ -181,7 +182,7 @@ async function dryRun(
     });
     return { kind: 'ok', live, merged };
   } catch (err) {
-    return { kind: 'error', message: isKubeError(err) ? err.apiMessage : (err as Error).message };
+    return { kind: 'error', message: isKubeError(err) ? err.apiMessage : errorMessage(err) };
   }
 }
 

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import { API_VERSION } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
 import { applyObject } from '../../kube/apply.ts';
+import { errorMessage } from '../../lib/errors.ts';
 import { requestSync } from '../api.ts';
 import { type Ctx, mustGetRelease, releaseRef, resolveRenderId, UserError } from '../context.ts';
 import { shortRef } from '../format.ts';
@@ -60,7 +61,7 @@ export async function approve(
     const loaded = await loadRender(ctx, release, { kind: 'current' }, target);
     await printDiff(ctx, release, loaded, target);
   } catch (err) {
-    ctx.print(`cannot show the diff: ${(err as Error).message}`);
+    ctx.print(`cannot show the diff: ${errorMessage(err)}`);
   }
   if (!yes) {
     if (ctx.stdin.isTTY !== true) {
@@ -106,7 +107,7 @@ async function checkStored(ctx: Ctx, name: string, renderRef: string): Promise<v
   try {
     stored = (await ctx.store.list(ctx.namespace, name)).some((m) => m.renderRef === renderRef && m.complete);
   } catch (err) {
-    ctx.note(`warning: cannot check the render store (${(err as Error).message}); pinning anyway`);
+    ctx.note(`warning: cannot check the render store (${errorMessage(err)}); pinning anyway`);
     return;
   }
   if (!stored) {

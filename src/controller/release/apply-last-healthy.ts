@@ -2,6 +2,7 @@
 // after a wave timeout (docs/design.md#apply-last-healthy). All objects of the last healthy render are
 // applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
 import type { LastAttempted, Release } from '../../api/types.ts';
+import { errorMessage } from '../../lib/errors.ts';
 import { keyString, objectKey, waveOf } from '../../render/keys.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll } from './deployer.ts';
@@ -81,7 +82,7 @@ export async function applyLastHealthy(
     deps.log.error({ err: String(err) }, 'applyLastHealthy failed');
     return {
       applied: false,
-      message: `rollback to ${shortRef(healthy.renderRef)} failed: ${(err as Error).message}`,
+      message: `rollback to ${shortRef(healthy.renderRef)} failed: ${errorMessage(err)}`,
     };
   }
 }

@@ -3,6 +3,7 @@
 // It writes no status itself.
 import type { Release, ReleaseInventory } from '../../api/types.ts';
 import { assertNever } from '../../lib/assert-never.ts';
+import { errorMessage } from '../../lib/errors.ts';
 import { hookOf } from '../../render/annotations.ts';
 import { objectKey } from '../../render/keys.ts';
 import { applyLastHealthy } from './apply-last-healthy.ts';
@@ -34,7 +35,7 @@ const rolloutOf = (r: Rollout | undefined): OutcomeRollout =>
 
 export function asReleaseError(err: unknown): ReleaseError {
   if (err instanceof ReleaseError) return err;
-  return new SourceFailedError(`unexpected failure: ${(err as Error).message ?? String(err)}`, {
+  return new SourceFailedError(`unexpected failure: ${errorMessage(err)}`, {
     cause: err,
   });
 }

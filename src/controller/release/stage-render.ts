@@ -3,6 +3,7 @@
 import type { Release } from '../../api/types.ts';
 import { clusterCapabilities } from '../../kube/capabilities.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { errorMessage } from '../../lib/errors.ts';
 import { RenderError, SourceError } from '../../render/errors.ts';
 import { helmRenderInputs } from '../../render/helm/inputs.ts';
 import { assembleOutcome, renderManifests } from '../../render/release.ts';
@@ -56,7 +57,7 @@ async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
     const secret = await deps.local
       .get<{ data?: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name })
       .catch((err: unknown) => {
-        throw new SourceFailedError(`reading Secret ${ns}/${name}: ${(err as Error).message}`);
+        throw new SourceFailedError(`reading Secret ${ns}/${name}: ${errorMessage(err)}`);
       });
     if (secret === undefined) throw new SourceFailedError(`Secret ${ns}/${name} not found`);
     credentials = { ...credentials, ...credentialsFromSecretData(secret.data) };
@@ -68,7 +69,7 @@ async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
       throw new SourceFailedError(err.message, { cause: err, reason: err.reason });
     if (err instanceof RenderError) throw new RenderFailedError(err.message, { cause: err });
     if (err instanceof ReleaseError) throw err;
-    throw new SourceFailedError(`fetching the source: ${(err as Error).message}`, { cause: err });
+    throw new SourceFailedError(`fetching the source: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -117,7 +118,7 @@ async function loadPinned(release: Release, renderRef: string, deps: ReleaseDeps
   try {
     render = await deps.store.get(ns, name, renderRef);
   } catch (err) {
-    throw new PinNotFoundError(`pinned render ${renderRef}: ${(err as Error).message}`, { cause: err });
+    throw new PinNotFoundError(`pinned render ${renderRef}: ${errorMessage(err)}`, { cause: err });
   }
   if (render === undefined)
     throw new PinNotFoundError(`pinned render ${renderRef} is not in the render store`);

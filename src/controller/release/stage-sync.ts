@@ -19,6 +19,7 @@ import type {
   WaveStatus,
 } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { errorMessage } from '../../lib/errors.ts';
 import { keyString, objectKey } from '../../render/keys.ts';
 import type { Obj } from '../../render/types.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
@@ -199,7 +200,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
       post = await postSyncAfterApply(hookInput, release.spec.syncPolicy?.selfHeal === true);
     } catch (err) {
       return failed(
-        new ApplyFailedError(`reading the inventory: ${(err as Error).message}`, { cause: err }),
+        new ApplyFailedError(`reading the inventory: ${errorMessage(err)}`, { cause: err }),
         release.status?.waves ?? [],
       );
     }
@@ -217,7 +218,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     const error =
       err instanceof ObjectApplyError
         ? DryRunFailedError.fromStatus(`dry run failed: ${missing ?? err.message}`, err.httpStatus, err)
-        : DryRunFailedError.fromStatus(`dry run failed: ${(err as Error).message}`, undefined, err);
+        : DryRunFailedError.fromStatus(`dry run failed: ${errorMessage(err)}`, undefined, err);
     return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
   }
 
@@ -228,7 +229,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
       owner: { apiVersion: API_VERSION, kind: 'Release', name, uid: release.metadata.uid ?? '' },
     });
   } catch (err) {
-    const error = new PersistFailedError(`storing render ${R}: ${(err as Error).message}`, { cause: err });
+    const error = new PersistFailedError(`storing render ${R}: ${errorMessage(err)}`, { cause: err });
     return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
   }
   // 3. HOOKS (docs/design.md#hooks): PreSync hooks of R run here, before wave 0, and gate the waves.
@@ -245,7 +246,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     notes.push(...(await settleInterrupted(rendered.render.objects, writer, release, rendered.target)));
   } catch (err) {
     return failed(
-      new ApplyFailedError(`recording the inventory: ${(err as Error).message}`, { cause: err }),
+      new ApplyFailedError(`recording the inventory: ${errorMessage(err)}`, { cause: err }),
       waves,
     );
   }
@@ -307,7 +308,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
       await writer.notePending(waveEntries);
     } catch (err) {
       return failed(
-        new ApplyFailedError(`noting wave ${wave.wave} in the inventory: ${(err as Error).message}`, {
+        new ApplyFailedError(`noting wave ${wave.wave} in the inventory: ${errorMessage(err)}`, {
           cause: err,
         }),
         waves,
@@ -326,7 +327,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
         notes.push(`could not record the ${applied.length} objects applied: ${String(recordErr)}`);
       });
       return failed(
-        new ApplyFailedError(`apply of wave ${wave.wave} failed: ${(err as Error).message}`, { cause: err }),
+        new ApplyFailedError(`apply of wave ${wave.wave} failed: ${errorMessage(err)}`, { cause: err }),
         waves,
       );
     }
@@ -335,7 +336,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
       await writer.record(waveEntries);
     } catch (err) {
       return failed(
-        new ApplyFailedError(`recording wave ${wave.wave}: ${(err as Error).message}`, { cause: err }),
+        new ApplyFailedError(`recording wave ${wave.wave}: ${errorMessage(err)}`, { cause: err }),
         waves,
       );
     }
@@ -351,7 +352,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     const departed = await pruneDepartedHooks(hookInput, writer);
     if (departed > 0) notes.push(`removed ${departed} hooks that left the render`);
   } catch (err) {
-    return failed(new PruneFailedError(`prune failed: ${(err as Error).message}`, { cause: err }), waves);
+    return failed(new PruneFailedError(`prune failed: ${errorMessage(err)}`, { cause: err }), waves);
   }
 
   // 6. HOOKS (docs/design.md#hooks): PostSync hooks of R, once every object of R is applied (and Healthy).

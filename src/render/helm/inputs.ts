@@ -2,6 +2,8 @@
 // `convoy render`/`convoy diff`: the valuesFrom ConfigMaps and Secrets of the Release's namespace (read
 // through the caller's function, Secrets decoded) and the target's capabilities. Part of the render
 // cache's key, so a changed Secret is a new render. Nothing for another render type.
+
+import { errorMessage } from '../../lib/errors.ts';
 import type { Problem } from '../errors.ts';
 import { type Checked, fail, ok } from '../result.ts';
 import type { Capabilities, RenderInputs, RenderSpec } from '../types.ts';
@@ -29,7 +31,7 @@ export async function helmRenderInputs(
       read(ref.kind, namespace, ref.name).catch((err: unknown) => {
         problems.push({
           where: describeRef(ref, i, namespace),
-          message: `reading it: ${(err as Error).message}`,
+          message: `reading it: ${errorMessage(err)}`,
         });
         return undefined;
       }),
@@ -45,7 +47,7 @@ export async function helmRenderInputs(
     return fail([
       {
         where: 'spec.render.helm',
-        message: `reading the target cluster's version and APIs for .Capabilities: ${(err as Error).message}`,
+        message: `reading the target cluster's version and APIs for .Capabilities: ${errorMessage(err)}`,
       },
     ]);
   }

@@ -7,6 +7,7 @@
 // already read is kept, so an interval reconcile of an unchanged chart costs one index request.
 import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
+import { errorMessage } from '../../lib/errors.ts';
 import { SourceError } from '../errors.ts';
 import { caBundleOf } from '../oci/auth.ts';
 import { BodyTooLargeError, exchange, type HttpResponse, HttpTimeoutError } from '../oci/http.ts';
@@ -149,7 +150,7 @@ export class ChartRepoSource implements Source<ChartSourceSpec> {
       const code = (e as NodeJS.ErrnoException).code ?? '';
       const tls = /CERT|SELF_SIGNED|VERIFY|TLS/.test(code);
       throw new SourceError(
-        `${FIELD}.${tls ? 'certSecretRef' : 'url'}: ${what} from ${url.host}: ${(e as Error).message}`,
+        `${FIELD}.${tls ? 'certSecretRef' : 'url'}: ${what} from ${url.host}: ${errorMessage(e)}`,
       );
     }
     if (res.status === 401 || res.status === 403) {
@@ -171,9 +172,7 @@ function entriesOf(body: Uint8Array, name: string, base: URL): IndexEntry[] {
   try {
     doc = parse(Buffer.from(body).toString('utf8'), { maxAliasCount: 100 });
   } catch (e) {
-    throw new SourceError(
-      `${FIELD}.url: the index.yaml of ${base.href} is not YAML: ${(e as Error).message}`,
-    );
+    throw new SourceError(`${FIELD}.url: the index.yaml of ${base.href} is not YAML: ${errorMessage(e)}`);
   }
   const all = (doc as { entries?: unknown } | null)?.entries;
   if (all === null || typeof all !== 'object') {

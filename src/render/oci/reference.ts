@@ -1,6 +1,8 @@
 // Checking OCI references before any request: oci://host[:port]/repository (the distribution spec's
 // name grammar), the ref of a Release (exactly one of tag, semver range, digest; default tag latest)
 // and the `repo:tag` / `repo@digest` a CLI user types. Messages name the spec field. Pure.
+
+import { errorMessage } from '../../lib/errors.ts';
 import { SourceError } from '../errors.ts';
 import { parseRange, type Range } from '../semver.ts';
 
@@ -79,7 +81,7 @@ export function parseOciRef(spec: OciRefSpec | undefined, field = 'spec.source.o
     try {
       return { type: 'semver', range: parseRange(spec.semver) };
     } catch (e) {
-      throw new SourceError(`${field}.semver: ${(e as Error).message}`);
+      throw new SourceError(`${field}.semver: ${errorMessage(e)}`);
     }
   }
   const tag = spec?.tag ?? 'latest';

@@ -6,6 +6,7 @@ import { ANNOTATION_FORCE_SYNC_AT } from '../../../api/constants.ts';
 import type { Release } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
+import { errorMessage } from '../../../lib/errors.ts';
 import { objectKey } from '../../../render/keys.ts';
 import type { Render } from '../../../render/types.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
@@ -98,7 +99,7 @@ async function carryOut(
 /** Any error of a hook step as the sync's HookFailedError (reason HookFailed). */
 function asHookError(phase: string, err: unknown): HookFailedError {
   if (err instanceof HookFailedError) return err;
-  return new HookFailedError(`${phase} hooks: ${(err as Error).message ?? String(err)}`, { cause: err });
+  return new HookFailedError(`${phase} hooks: ${errorMessage(err)}`, { cause: err });
 }
 
 export interface SyncHookInput {
@@ -231,7 +232,7 @@ export async function syncFailStep(
         return assertNever(decision);
     }
   } catch (err) {
-    deps.log.warn({ err: (err as Error).message ?? String(err) }, 'SyncFail hooks could not be run');
+    deps.log.warn({ err: errorMessage(err) }, 'SyncFail hooks could not be run');
     return [];
   }
 }

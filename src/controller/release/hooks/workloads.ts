@@ -7,6 +7,7 @@ import { applyObject } from '../../../kube/apply.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
+import { errorMessage } from '../../../lib/errors.ts';
 import { HookFailedError } from '../errors.ts';
 import type { HookWorkloadRef } from './cleanup.ts';
 import type { HookKind } from './defs.ts';
@@ -79,7 +80,7 @@ export async function createHookWorkload(
     await applyObject(client, obj, { fieldManager: FIELD_MANAGERS.deployer, force: true });
   } catch (err) {
     if (err instanceof HookFailedError) throw err;
-    const why = isKubeError(err) ? err.apiMessage : (err as Error).message;
+    const why = isKubeError(err) ? err.apiMessage : errorMessage(err);
     throw new HookFailedError(`${what}: creating ${obj.kind} ${ref.namespace}/${ref.name}: ${why}`, {
       cause: err,
     });
