@@ -11,12 +11,26 @@ import type {
   SourceSpec,
 } from './types.ts';
 
+export type FetchOptions = {
+  /**
+   * A sync was requested (a push, `convoy sync`) when this process's performance.now() read this: the
+   * revision must come from a read of the source that started at or after it, not from one already in
+   * flight (docs/design.md#requested-syncs). Sources that ask the server on every fetch meet it anyway.
+   */
+  readonly readAfter?: number;
+};
+
 export interface Source<S> {
   /**
    * Resolves the spec to a revision and returns the files under its path at that revision.
    * Rejects with SourceError.
    */
-  fetch(spec: S, credentials: CredentialData | undefined, signal?: AbortSignal): Promise<SourceOutput>;
+  fetch(
+    spec: S,
+    credentials: CredentialData | undefined,
+    signal?: AbortSignal,
+    options?: FetchOptions,
+  ): Promise<SourceOutput>;
 }
 
 export type Sources = {
@@ -32,6 +46,7 @@ export function fetchSource(
   credentials: CredentialData | undefined,
   sources: Sources,
   signal?: AbortSignal,
+  options?: FetchOptions,
 ): Promise<SourceOutput> {
   const set = (['git', 'oci', 'chart', 'inline'] as const).filter((k) => spec[k] !== undefined);
   if (set.length !== 1) {
@@ -44,7 +59,7 @@ export function fetchSource(
   if (spec.inline !== undefined) return sources.inline.fetch(spec.inline, credentials, signal);
   if (spec.git !== undefined) {
     if (sources.git === undefined) return Promise.reject(new SourceError('git sources are not enabled'));
-    return sources.git.fetch(spec.git, credentials, signal);
+    return sources.git.fetch(spec.git, credentials, signal, options);
   }
   if (spec.oci !== undefined) {
     if (sources.oci === undefined) return Promise.reject(new SourceError('oci sources are not enabled'));

@@ -51,6 +51,7 @@ import type { ReleaseDeps } from './deps.ts';
 import { healthChanged } from './rollout/index.ts';
 import { driftAppeared, sourceIdentity, type WavePeer } from './sync/index.ts';
 import { syncHandler } from './sync-handler.ts';
+import { PendingSyncRequests } from './sync-requests.ts';
 import { resolveTarget, type Tenancy } from './target.ts';
 import { watchValuesFrom } from './values-watch.ts';
 
@@ -244,6 +245,18 @@ export function registerReleaseController(
     ...(opts.afterWaveApplied === undefined ? {} : { afterWaveApplied: opts.afterWaveApplied }),
   };
 
+  // A changed sync-requested-at or force-sync-at is a request: it aborts the reconcile in flight, and the
+  // fetch that answers it reads the source anew (sync-requests.ts).
+  const syncRequested = changed((r: CRelease) =>
+    [ANNOTATION_SYNC_REQUESTED_AT, ANNOTATION_FORCE_SYNC_AT].map((a) => r.metadata?.annotations?.[a]),
+  );
+  const requests = new PendingSyncRequests();
+  releases.addHandlers({
+    update: (o, n) => {
+      if (o !== n && syncRequested(o, n)) requests.seen(keyOf(n));
+    },
+    delete: (o) => requests.forget(keyOf(o)),
+  });
   const controller = harness.controller<CRelease>({
     name: 'release',
     primary: releases,
@@ -259,12 +272,7 @@ export function registerReleaseController(
       : {}),
     queue: { baseDelayMs: 1000, maxDelayMs: 60_000, backoffJitter: 0.2 },
     // A fetch stuck on a slow source must not hold back the deletion or a requested sync of its Release.
-    supersedes: anyOf(
-      deletionStarted,
-      changed((r: CRelease) =>
-        [ANNOTATION_SYNC_REQUESTED_AT, ANNOTATION_FORCE_SYNC_AT].map((a) => r.metadata?.annotations?.[a]),
-      ),
-    ),
+    supersedes: anyOf(deletionStarted, syncRequested),
     reconcile: async (key, { log, signal }) => {
       const release = written.fresh(key, releases.cache.get(key));
       if (opts.shardIndex !== undefined && shardOfRelease(release, key) !== opts.shardIndex)
@@ -275,11 +283,13 @@ export function registerReleaseController(
       } catch (error) {
         return { kind: 'error', error };
       }
+      const syncRequest = requests.pending(key);
       return await syncHandler(release, {
         ...deps,
         log,
         signal,
         noteWritten: (replaced, object) => written.remember(key, replaced, object),
+        ...(syncRequest === undefined ? {} : { syncRequest }),
       });
     },
   });

@@ -9,6 +9,7 @@ import type { Sources } from '../../render/source.ts';
 import type { RenderType } from '../../render/types.ts';
 import type { RenderStore } from '../../store/types.ts';
 import type { ClusterWaveInput } from './sync/index.ts';
+import type { SyncRequest } from './sync-requests.ts';
 import type { Target } from './target.ts';
 
 export interface ReleaseDeps {
@@ -44,6 +45,11 @@ export interface ReleaseDeps {
    * reconcile of the key reads the write even while the informer cache still shows the old object.
    */
   readonly noteWritten?: (replaced: Release, written: Release) => void;
+  /**
+   * A sync request (a push, `convoy sync`) this reconcile answers: the source is read anew, not taken
+   * from a read started before the request was seen (docs/design.md#requested-syncs).
+   */
+  readonly syncRequest?: SyncRequest;
   /** Test seam for crash safety: called right after a wave is applied, before it is recorded. */
   readonly afterWaveApplied?: (wave: number) => void;
 }

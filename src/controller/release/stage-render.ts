@@ -63,7 +63,16 @@ async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
     credentials = { ...credentials, ...credentialsFromSecretData(secret.data) };
   }
   try {
-    return await fetchSource(release.spec.source, credentials, deps.sources, deps.signal);
+    const request = deps.syncRequest;
+    const out = await fetchSource(
+      release.spec.source,
+      credentials,
+      deps.sources,
+      deps.signal,
+      request === undefined ? undefined : { readAfter: request.readAfter },
+    );
+    request?.answered();
+    return out;
   } catch (err) {
     if (err instanceof SourceError)
       throw new SourceFailedError(err.message, { cause: err, reason: err.reason });

@@ -137,4 +137,59 @@ describe('Shared', () => {
     g.open();
     assert.equal(await b, 'done');
   });
+  it('a caller that needs a read started after its request does not join an older call; later ones join the new', async () => {
+    let clock = 0;
+    const shared = new Shared<string>(() => clock);
+    const first = gate();
+    const second = gate();
+    const answers = [first, second];
+    let calls = 0;
+    const fn = async () => {
+      const n = ++calls;
+      const g = answers[n - 1];
+      if (g === undefined) throw new Error('a third call');
+      await g.opened;
+      return `read ${n}`;
+    };
+    clock = 1;
+    const poll = shared.run('k', fn); // started at 1, before the push
+    clock = 5;
+    const pushed = shared.run('k', fn, undefined, 4); // the request was seen at 4
+    clock = 6;
+    const alsoPushed = shared.run('k', fn, undefined, 4); // joins the call started at 5
+    const plain = shared.run('k', fn); // no request: joins the call in flight
+    assert.equal(calls, 2);
+    first.open();
+    second.open();
+    assert.deepEqual(await Promise.all([poll, pushed, alsoPushed, plain]), [
+      'read 1',
+      'read 2',
+      'read 2',
+      'read 2',
+    ]);
+    assert.equal(shared.size, 0);
+  });
+  it('the older call ending does not drop the newer one from the map', async () => {
+    let clock = 0;
+    const shared = new Shared<string>(() => clock);
+    const first = gate();
+    const second = gate();
+    let calls = 0;
+    const fn = async () => {
+      const n = ++calls;
+      await (n === 1 ? first.opened : second.opened);
+      return `read ${n}`;
+    };
+    const old = shared.run('k', fn);
+    clock = 2;
+    const fresh = shared.run('k', fn, undefined, 1);
+    first.open();
+    assert.equal(await old, 'read 1');
+    // the newer call is still in flight and still joinable
+    assert.equal(shared.size, 1);
+    const joined = shared.run('k', fn, undefined, 2);
+    second.open();
+    assert.deepEqual(await Promise.all([fresh, joined]), ['read 2', 'read 2']);
+    assert.equal(calls, 2);
+  });
 });

@@ -3,7 +3,9 @@
 // deadline, a deletion), so a holder stuck on a silent server holds up no one past their own bound — and
 // the holder itself is bounded by git's time limits. Shared: identical requests made while one is in
 // flight join it instead of queueing behind it, so Releases on one URL get the same answer at the same
-// time rather than one fetch timeout each, in turn.
+// time rather than one fetch timeout each, in turn — unless a caller needs a newer answer than the call
+// in flight can give (a sync requested after it started).
+import { answers } from './freshness.ts';
 
 export class KeyedLock {
   readonly #tails = new Map<string, Promise<void>>();
@@ -47,22 +49,32 @@ export class KeyedLock {
 }
 
 export class Shared<T> {
-  readonly #inFlight = new Map<string, Promise<T>>();
+  readonly #inFlight = new Map<string, { readonly p: Promise<T>; readonly startedAt: number }>();
+  readonly #now: () => number;
+
+  /** `now`: the monotonic clock the `readAfter` of callers is read on. */
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
 
   /**
    * The result of the call in flight for key, or of fn started now. Each caller stops waiting when its
-   * own signal aborts; the call goes on for the others (it is bounded by its own limits).
+   * own signal aborts; the call goes on for the others (it is bounded by its own limits). A caller with
+   * `readAfter` joins only a call started at or after it (freshness.ts); otherwise fn starts anew and
+   * later callers join the new call.
    */
-  run(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  run(key: string, fn: () => Promise<T>, signal?: AbortSignal, readAfter?: number): Promise<T> {
     if (signal?.aborted === true) return Promise.reject(signal.reason);
-    let p = this.#inFlight.get(key);
-    if (p === undefined) {
-      p = fn().finally(() => {
-        if (this.#inFlight.get(key) === p) this.#inFlight.delete(key);
+    let entry = this.#inFlight.get(key);
+    if (entry === undefined || !answers(entry.startedAt, readAfter)) {
+      const startedAt = this.#now();
+      const p: Promise<T> = fn().finally(() => {
+        if (this.#inFlight.get(key)?.p === p) this.#inFlight.delete(key);
       });
-      this.#inFlight.set(key, p);
+      entry = { p, startedAt };
+      this.#inFlight.set(key, entry);
     }
-    return untilAborted(p, signal);
+    return untilAborted(entry.p, signal);
   }
 
   get size(): number {

@@ -1,10 +1,12 @@
 // GitSource against real repositories: file:// origins made in temp dirs, and a smart-HTTP server
 // (git http-backend) for credentials and for counting what goes over the network.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { errorMessage } from '../../lib/errors.ts';
 import { SourceError, SourceTimeoutError } from '../errors.ts';
 import { renderRelease } from '../release.ts';
@@ -18,6 +20,8 @@ import {
   serveGitHttp,
   silentListener,
 } from './testsupport.ts';
+
+const execFileP = promisify(execFile);
 
 const cm = (name: string, data = 'a') =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  v: "${data}"\n`;
@@ -124,6 +128,65 @@ describe('GitSource over file://', () => {
     );
     assert.deepEqual(await commands(), ['ls-remote', 'fetch']);
     await repo.commit({ 'moved.yaml': null });
+  });
+
+  it('a requested sync does not take the answer of a poll in flight that began before it: it fetches anew, at once', async () => {
+    const dir = await mkdtemp(join(repo.root, 'gate-'));
+    const log = join(dir, 'log');
+    const armed = join(dir, 'armed');
+    const ready = join(dir, 'ready');
+    const go = join(dir, 'go');
+    await writeFile(log, '');
+    await execFileP('mkfifo', [ready, go]);
+    const wrapper = join(dir, 'git');
+    // Logs the network commands; an armed ls-remote gets its answer from the server, then says so through
+    // the fifo `ready` and holds it back until the test writes to `go` — a poll caught mid-flight.
+    await writeFile(
+      wrapper,
+      [
+        '#!/bin/sh',
+        `for a in "$@"; do case "$a" in fetch|ls-remote) echo "$a" >> '${log}';; esac; done`,
+        `case " $* " in *" ls-remote "*) if [ -e '${armed}' ]; then rm '${armed}'; out=$(git "$@") || exit $?; echo x > '${ready}'; cat '${go}' > /dev/null; printf '%s\\n' "$out"; exit 0; fi;; esac`,
+        'exec git "$@"',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const gated = new GitSource({
+      cacheDir: await mkdtemp(join(repo.root, 'cache-')),
+      allowFileUrls: true,
+      git: wrapper,
+    });
+    const commands = async () => {
+      const out = await readFile(log, 'utf8');
+      await writeFile(log, '');
+      return out.split('\n').filter((l) => l !== '');
+    };
+    const spec = { url: repo.url, ref: { branch: 'main' }, path: 'apps/web' };
+    const old = (await gated.fetch(spec, undefined)).revision;
+    await commands();
+    await writeFile(armed, '');
+    const poll = gated.fetch(spec, undefined);
+    await readFile(ready); // the poll has its (old) answer from the server
+    const pushed = await repo.commit({ 'apps/web/a.yaml': cm('a', 'pushed') });
+    const joined = gated.fetch(spec, undefined); // an interval reconcile joins the poll in flight
+    const requested = gated.fetch(spec, undefined, undefined, { readAfter: performance.now() });
+    const later = gated.fetch(spec, undefined); // and now the newer read
+    await writeFile(go, 'go');
+    const [p, j, r, l] = await Promise.all([poll, joined, requested, later]);
+    assert.equal(p.revision, old, 'the poll answers what the server had when it asked');
+    assert.equal(j.revision, old, 'a plain fetch shares the poll in flight');
+    assert.equal(r.revision, pushed, 'the requested sync sees the push');
+    assert.equal(l.revision, pushed, 'a plain fetch after the request shares its read');
+    assert.equal(text(r)['a.yaml'], cm('a', 'pushed'));
+    assert.deepEqual(await commands(), ['ls-remote', 'fetch'], 'the poll asked; the request fetched at once');
+    // Answered: the next request seen after that fetch began needs no server; a poll asks it again.
+    const again = await gated.fetch(spec, undefined, undefined, { readAfter: 0 });
+    assert.equal(again.revision, pushed);
+    assert.deepEqual(await commands(), [], 'a request a later read answered reads the cache');
+    await gated.fetch(spec, undefined);
+    assert.deepEqual(await commands(), ['ls-remote']);
+    await repo.commit({ 'apps/web/a.yaml': cm('a') }); // back to the first content for the tests below
   });
 
   it('fetches an annotated tag as the commit it points at, and follows a moved tag', async () => {

@@ -1,15 +1,17 @@
 // The git source: one cached bare clone per repository URL; each poll asks the server where the ref the
 // Release follows points (git ls-remote) and fetches only when it moved; files are read straight from
-// git's object store at the resolved commit (no checkout). The commit SHA is the revision.
+// git's object store at the resolved commit (no checkout). The commit SHA is the revision. A fetch for a
+// requested sync (a push) reads the server anew and at once (freshness.ts,
+// docs/design.md#requested-syncs).
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { SourceError, SourceTimeoutError } from '../errors.ts';
 import { isTimeout, seconds } from '../exec/failure.ts';
-import type { Source } from '../source.ts';
+import type { FetchOptions, Source } from '../source.ts';
 import type { CredentialData, GitSourceSpec, SourceFile, SourceOutput } from '../types.ts';
 import {
   baseGitEnv,
@@ -20,6 +22,7 @@ import {
   prepareAuth,
 } from './auth.ts';
 import { GitCommandError, runGit } from './exec.ts';
+import { planRefRead } from './freshness.ts';
 import { KeyedLock, Shared } from './lock.ts';
 import { redact, tail } from './redact.ts';
 import { type GitRef, type GitUrl, normalizeRepoPath, parseGitRef, parseGitUrl } from './spec.ts';
@@ -42,6 +45,8 @@ export type GitSourceOptions = {
   readonly tmpDir?: string;
   /** The git binary. Default `git` on PATH. */
   readonly git?: string;
+  /** The monotonic clock FetchOptions.readAfter is read on. Default performance.now(). */
+  readonly now?: () => number;
 };
 
 /** A checked spec: what to fetch, from where, with which credentials. */
@@ -89,11 +94,18 @@ const STALLED = /Operation too slow|Connection timed out|Timeout, server .* not 
 export class GitSource implements Source<GitSourceSpec> {
   readonly #options: GitSourceOptions;
   readonly #lock = new KeyedLock();
-  readonly #shared = new Shared<SourceOutput>();
+  readonly #shared: Shared<SourceOutput>;
   readonly #env = baseGitEnv(process.env);
+  readonly #now: () => number;
+  /** Clone and local ref → when the last read of it from the server that succeeded started. */
+  readonly #lastRead = new Map<string, number>();
+  /** Clones found sound (rev-parse) in this process: later fetches look for their HEAD file only. */
+  readonly #sound = new Set<string>();
 
   constructor(options: GitSourceOptions) {
     this.#options = options;
+    this.#now = options.now ?? (() => performance.now());
+    this.#shared = new Shared(this.#now);
   }
 
   /** Resolves the ref (fetching when needed) and reads the files under the path at that commit. */
@@ -101,10 +113,13 @@ export class GitSource implements Source<GitSourceSpec> {
     spec: GitSourceSpec,
     credentials: CredentialData | undefined,
     signal?: AbortSignal,
+    options?: FetchOptions,
   ): Promise<SourceOutput> {
     const req = this.#check(spec, credentials);
+    const readAfter = options?.readAfter;
     // Identical requests share one fetch: it is not aborted by one caller's signal, only bounded by git's
-    // own limits, and each caller stops waiting on its own signal.
+    // own limits, and each caller stops waiting on its own signal. A requested sync joins only a fetch
+    // that started after the request was seen.
     const key = `${req.cloneKey}\0${JSON.stringify(req.ref)}\0${req.path}`;
     return this.#shared
       .run(
@@ -112,11 +127,12 @@ export class GitSource implements Source<GitSourceSpec> {
         () =>
           this.#lock.run(req.cloneKey, () =>
             this.#withAuth(req, async (git) => {
-              const sha = await this.#resolve(req, git, undefined);
+              const sha = await this.#resolve(req, git, undefined, readAfter);
               return { revision: sha, files: await this.#read(req, sha, undefined) };
             }),
           ),
         signal,
+        readAfter,
       )
       .catch((e: unknown) => {
         if (e instanceof SourceError || signal?.aborted !== true) throw e;
@@ -163,10 +179,13 @@ export class GitSource implements Source<GitSourceSpec> {
   async #withAuth<T>(req: Request, fn: (git: GitRunner) => Promise<T>): Promise<T> {
     const auth = await prepareAuth(req.auth, this.#env, this.#options.tmpDir ?? tmpdir());
     const prepared = { ...auth, env: stallEnv(auth.env, this.#options.stallMs ?? DEFAULT_GIT_STALL_MS) };
+    const dir = join(this.#options.cacheDir, `${req.cloneKey}.git`);
     try {
-      const dir = await this.#ensureClone(req, prepared);
+      await this.#ensureClone(req, prepared);
       return await fn(new GitRunner(dir, prepared, req.url, this.#options, req.auth.type));
     } catch (e) {
+      // Whatever failed, the next fetch checks the clone with git again.
+      this.#sound.delete(dir);
       // Every failure leaves as a SourceError, whichever git command or file operation it came from.
       if (e instanceof SourceError) throw e;
       const detail =
@@ -183,6 +202,11 @@ export class GitSource implements Source<GitSourceSpec> {
   async #ensureClone(req: Request, auth: PreparedAuth): Promise<string> {
     const { url } = req;
     const dir = join(this.#options.cacheDir, `${req.cloneKey}.git`);
+    // One git process fewer per fetch: a clone git found sound before is taken as long as its HEAD is
+    // there (what a half-removed clone lacks first); a command failing on it sends it back to git's check.
+    if (this.#sound.has(dir) && (await stat(join(dir, 'HEAD')).catch(() => undefined)) !== undefined)
+      return dir;
+    this.#sound.delete(dir);
     const run = (args: string[]) =>
       runGit(args, {
         env: auth.env,
@@ -191,7 +215,10 @@ export class GitSource implements Source<GitSourceSpec> {
       });
     try {
       const { stdout } = await run([`--git-dir=${dir}`, 'rev-parse', '--is-bare-repository']);
-      if (stdout.toString().trim() === 'true') return dir;
+      if (stdout.toString().trim() === 'true') {
+        this.#sound.add(dir);
+        return dir;
+      }
     } catch {
       // missing or broken: made anew below
     }
@@ -203,6 +230,8 @@ export class GitSource implements Source<GitSourceSpec> {
       // For people looking into the cache: which repository this hash is.
       await writeFile(join(tmp, 'convoy-url'), `${url.display}\n`);
       await rename(tmp, dir);
+      // A new clone has none of the refs read before.
+      for (const k of this.#lastRead.keys()) if (k.startsWith(`${req.cloneKey}\0`)) this.#lastRead.delete(k);
     } catch (e) {
       await rm(tmp, { recursive: true, force: true });
       throw new SourceError(`cannot create the git cache for ${url.display}: ${errorMessage(e)}`);
@@ -210,20 +239,36 @@ export class GitSource implements Source<GitSourceSpec> {
     return dir;
   }
 
-  async #resolve(req: Request, git: GitRunner, signal: AbortSignal | undefined): Promise<string> {
+  async #resolve(
+    req: Request,
+    git: GitRunner,
+    signal: AbortSignal | undefined,
+    readAfter?: number,
+  ): Promise<string> {
     const { ref } = req;
     switch (ref.type) {
       case 'branch':
-        return git.fetchMoved(
+        return this.#readRef(
+          req,
+          git,
           `refs/heads/${ref.name}`,
           `refs/heads/${ref.name}`,
           `branch ${ref.name}`,
           signal,
+          readAfter,
         );
       case 'tag':
-        return git.fetchMoved(`refs/tags/${ref.name}`, `refs/tags/${ref.name}`, `tag ${ref.name}`, signal);
+        return this.#readRef(
+          req,
+          git,
+          `refs/tags/${ref.name}`,
+          `refs/tags/${ref.name}`,
+          `tag ${ref.name}`,
+          signal,
+          readAfter,
+        );
       case 'default':
-        return git.fetchMoved('HEAD', 'refs/convoy/HEAD', 'the default branch', signal);
+        return this.#readRef(req, git, 'HEAD', 'refs/convoy/HEAD', 'the default branch', signal, readAfter);
       case 'commit': {
         const cached = await git.resolveLocal(ref.sha, signal);
         if (cached !== undefined) return cached;
@@ -253,6 +298,49 @@ export class GitSource implements Source<GitSourceSpec> {
       default:
         return assertNever(ref);
     }
+  }
+
+  /**
+   * The commit a branch or tag names, read as fresh as the request needs (planRefRead): from the cache
+   * when a read that started after the request already ended, by a fetch at once for a request, by a poll
+   * (ls-remote first) otherwise. Runs under the clone's lock.
+   */
+  async #readRef(
+    req: Request,
+    git: GitRunner,
+    remote: string,
+    local: string,
+    what: string,
+    signal: AbortSignal | undefined,
+    readAfter: number | undefined,
+  ): Promise<string> {
+    const key = `${req.cloneKey}\0${local}`;
+    const plan = planRefRead(readAfter, this.#lastRead.get(key));
+    const startedAt = this.#now();
+    const fetchNow = async () => {
+      await git.fetch([`+${remote}:${local}`], what, signal);
+      return git.mustResolve(local, what, signal);
+    };
+    let sha: string;
+    switch (plan.kind) {
+      case 'cached': {
+        const cached = await git.resolveLocal(local, signal);
+        // (Gone only if the clone was made anew in between: then it is a fetch after all.)
+        if (cached !== undefined) return cached;
+        sha = await fetchNow();
+        break;
+      }
+      case 'fetch':
+        sha = await fetchNow();
+        break;
+      case 'poll':
+        sha = await git.fetchMoved(remote, local, what, signal);
+        break;
+      default:
+        return assertNever(plan);
+    }
+    this.#lastRead.set(key, startedAt);
+    return sha;
   }
 
   async #read(req: Request, sha: string, signal: AbortSignal | undefined): Promise<SourceFile[]> {
