@@ -189,6 +189,40 @@ describe('GitSource over file://', () => {
     await repo.commit({ 'apps/web/a.yaml': cm('a') }); // back to the first content for the tests below
   });
 
+  it('git processes per read: a requested sync after a push runs three, a steady poll five', async () => {
+    const dir = await mkdtemp(join(repo.root, 'every-'));
+    const log = join(dir, 'log');
+    await writeFile(log, '');
+    const wrapper = join(dir, 'git');
+    // Logs the git command of every process (its first word that is not an option).
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in -*) ;; *) echo "$a" >> '${log}'; break;; esac; done\nexec git "$@"\n`,
+      { mode: 0o755 },
+    );
+    const counted = new GitSource({
+      cacheDir: await mkdtemp(join(repo.root, 'cache-')),
+      allowFileUrls: true,
+      git: wrapper,
+    });
+    const commands = async () => {
+      const out = await readFile(log, 'utf8');
+      await writeFile(log, '');
+      return out.split('\n').filter((l) => l !== '');
+    };
+    const spec = { url: repo.url, ref: { branch: 'main' }, path: 'apps/web' };
+    await counted.fetch(spec, undefined);
+    await commands();
+    await counted.fetch(spec, undefined);
+    assert.deepEqual(await commands(), ['ls-remote', 'rev-parse', 'rev-parse', 'ls-tree', 'cat-file']);
+    const pushed = await repo.commit({ 'apps/web/a.yaml': cm('a', 'counted') });
+    const out = await counted.fetch(spec, undefined, undefined, { readAfter: performance.now() });
+    assert.equal(out.revision, pushed, 'the SHA comes from the cat-file that read the files');
+    assert.equal(text(out)['a.yaml'], cm('a', 'counted'));
+    assert.deepEqual(await commands(), ['fetch', 'ls-tree', 'cat-file']);
+    await repo.commit({ 'apps/web/a.yaml': cm('a') });
+  });
+
   it('fetches an annotated tag as the commit it points at, and follows a moved tag', async () => {
     await repo.tag('v1', first);
     const out = await source.fetch({ url: repo.url, ref: { tag: 'v1' } }, undefined);
@@ -196,6 +230,14 @@ describe('GitSource over file://', () => {
     const head = await repo.commit({ 'x.yaml': cm('x') });
     await repo.tag('v1', head);
     assert.equal((await source.fetch({ url: repo.url, ref: { tag: 'v1' } }, undefined)).revision, head);
+    // a requested read takes the SHA from cat-file: the commit the tag object points at, not the tag's own
+    const next = await repo.commit({ 'x.yaml': cm('x', 'next') });
+    await repo.tag('v1', next);
+    const requested = { readAfter: performance.now() };
+    assert.equal(
+      (await source.fetch({ url: repo.url, ref: { tag: 'v1' } }, undefined, undefined, requested)).revision,
+      next,
+    );
   });
 
   it('fetches a short commit SHA', async () => {

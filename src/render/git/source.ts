@@ -12,7 +12,7 @@ import { errorMessage } from '../../lib/errors.ts';
 import { SourceError, SourceTimeoutError } from '../errors.ts';
 import { isTimeout, seconds } from '../exec/failure.ts';
 import type { FetchOptions, Source } from '../source.ts';
-import type { CredentialData, GitSourceSpec, SourceFile, SourceOutput } from '../types.ts';
+import type { CredentialData, GitSourceSpec, SourceOutput } from '../types.ts';
 import {
   baseGitEnv,
   checkAuthFitsUrl,
@@ -65,6 +65,14 @@ export function cloneKeyOf(url: GitUrl, auth: GitAuth): string {
   const identity = createHash('sha256').update(JSON.stringify(auth)).digest('hex').slice(0, 16);
   return `${url.cacheKey}-${identity}`;
 }
+
+/**
+ * Where a read takes the files from: a commit known by SHA, or a local ref just fetched, whose commit the
+ * same `git cat-file --batch` that reads the files names (one process fewer on the way of a push).
+ */
+type At =
+  | { readonly kind: 'commit'; readonly sha: string }
+  | { readonly kind: 'ref'; readonly ref: string; readonly what: string };
 
 /** Commands that stay local are quick; only fetches may take the full limit. */
 const LOCAL_TIMEOUT_MS = 30_000;
@@ -127,8 +135,8 @@ export class GitSource implements Source<GitSourceSpec> {
         () =>
           this.#lock.run(req.cloneKey, () =>
             this.#withAuth(req, async (git) => {
-              const sha = await this.#resolve(req, git, undefined, readAfter);
-              return { revision: sha, files: await this.#read(req, sha, undefined) };
+              const at = await this.#resolve(req, git, undefined, readAfter);
+              return this.#read(req, at, undefined);
             }),
           ),
         signal,
@@ -152,7 +160,11 @@ export class GitSource implements Source<GitSourceSpec> {
     const req = this.#check(spec, credentials);
     return this.#lock.run(
       req.cloneKey,
-      () => this.#withAuth(req, (git) => this.#resolve(req, git, signal)),
+      () =>
+        this.#withAuth(req, async (git) => {
+          const at = await this.#resolve(req, git, signal);
+          return at.kind === 'commit' ? at.sha : git.mustResolve(at.ref, at.what, signal);
+        }),
       signal,
     );
   }
@@ -232,6 +244,7 @@ export class GitSource implements Source<GitSourceSpec> {
       await rename(tmp, dir);
       // A new clone has none of the refs read before.
       for (const k of this.#lastRead.keys()) if (k.startsWith(`${req.cloneKey}\0`)) this.#lastRead.delete(k);
+      this.#sound.add(dir);
     } catch (e) {
       await rm(tmp, { recursive: true, force: true });
       throw new SourceError(`cannot create the git cache for ${url.display}: ${errorMessage(e)}`);
@@ -244,7 +257,7 @@ export class GitSource implements Source<GitSourceSpec> {
     git: GitRunner,
     signal: AbortSignal | undefined,
     readAfter?: number,
-  ): Promise<string> {
+  ): Promise<At> {
     const { ref } = req;
     switch (ref.type) {
       case 'branch':
@@ -270,40 +283,48 @@ export class GitSource implements Source<GitSourceSpec> {
       case 'default':
         return this.#readRef(req, git, 'HEAD', 'refs/convoy/HEAD', 'the default branch', signal, readAfter);
       case 'commit': {
-        const cached = await git.resolveLocal(ref.sha, signal);
-        if (cached !== undefined) return cached;
-        if (ref.sha.length === 40 || ref.sha.length === 64) {
-          // Servers that allow it (protocol v2 does by default) send a commit asked for by SHA even
-          // when no branch points at it; keep a ref so gc never drops it.
-          await git
-            .fetch([`+${ref.sha}:refs/convoy/commits/${ref.sha}`], `commit ${ref.sha}`, signal)
-            .catch(() => {});
-          const fetched = await git.resolveLocal(ref.sha, signal);
-          if (fetched !== undefined) return fetched;
-        }
-        await git.fetch(
-          ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
-          `commit ${ref.sha}`,
-          signal,
-        );
-        const found = await git.resolveLocal(ref.sha, signal);
-        if (found !== undefined) return found;
-        throw new SourceError(
-          `commit ${ref.sha} not found in ${req.url.display}` +
-            (ref.sha.length < 40
-              ? ' (a short SHA must be unambiguous and reachable from a branch or tag)'
-              : ''),
-        );
+        const found = await this.#findCommit(req, ref.sha, git, signal);
+        return { kind: 'commit', sha: found };
       }
       default:
         return assertNever(ref);
     }
   }
 
+  /** A commit by its (possibly short) SHA: from the cache, else fetched by SHA, else with every branch and tag. */
+  async #findCommit(
+    req: Request,
+    sha: string,
+    git: GitRunner,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    const cached = await git.resolveLocal(sha, signal);
+    if (cached !== undefined) return cached;
+    if (sha.length === 40 || sha.length === 64) {
+      // Servers that allow it (protocol v2 does by default) send a commit asked for by SHA even
+      // when no branch points at it; keep a ref so gc never drops it.
+      try {
+        await git.fetch([`+${sha}:refs/convoy/commits/${sha}`], `commit ${sha}`, signal);
+      } catch {
+        // refused (or not there): every branch and tag is fetched below, and that failure is reported
+      }
+      const fetched = await git.resolveLocal(sha, signal);
+      if (fetched !== undefined) return fetched;
+    }
+    await git.fetch(['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], `commit ${sha}`, signal);
+    const found = await git.resolveLocal(sha, signal);
+    if (found !== undefined) return found;
+    throw new SourceError(
+      `commit ${sha} not found in ${req.url.display}` +
+        (sha.length < 40 ? ' (a short SHA must be unambiguous and reachable from a branch or tag)' : ''),
+    );
+  }
+
   /**
-   * The commit a branch or tag names, read as fresh as the request needs (planRefRead): from the cache
-   * when a read that started after the request already ended, by a fetch at once for a request, by a poll
-   * (ls-remote first) otherwise. Runs under the clone's lock.
+   * Where a branch or tag points, read as fresh as the request needs (planRefRead): from the cache when a
+   * read that started after the request already ended, by a fetch at once for a request, by a poll
+   * (ls-remote first) otherwise. Runs under the clone's lock, so the local ref stays put until the files
+   * are read.
    */
   async #readRef(
     req: Request,
@@ -313,39 +334,37 @@ export class GitSource implements Source<GitSourceSpec> {
     what: string,
     signal: AbortSignal | undefined,
     readAfter: number | undefined,
-  ): Promise<string> {
+  ): Promise<At> {
     const key = `${req.cloneKey}\0${local}`;
     const plan = planRefRead(readAfter, this.#lastRead.get(key));
     const startedAt = this.#now();
-    const fetchNow = async () => {
-      await git.fetch([`+${remote}:${local}`], what, signal);
-      return git.mustResolve(local, what, signal);
-    };
-    let sha: string;
+    const fetched: At = { kind: 'ref', ref: local, what };
     switch (plan.kind) {
-      case 'cached': {
-        const cached = await git.resolveLocal(local, signal);
-        // (Gone only if the clone was made anew in between: then it is a fetch after all.)
-        if (cached !== undefined) return cached;
-        sha = await fetchNow();
-        break;
-      }
+      case 'cached':
+        // (A clone made anew forgets its reads, so the ref is there.)
+        return fetched;
       case 'fetch':
-        sha = await fetchNow();
-        break;
-      case 'poll':
-        sha = await git.fetchMoved(remote, local, what, signal);
-        break;
+        await git.fetch([`+${remote}:${local}`], what, signal);
+        this.#lastRead.set(key, startedAt);
+        return fetched;
+      case 'poll': {
+        const sha = await git.fetchMoved(remote, local, what, signal);
+        this.#lastRead.set(key, startedAt);
+        return { kind: 'commit', sha };
+      }
       default:
         return assertNever(plan);
     }
-    this.#lastRead.set(key, startedAt);
-    return sha;
   }
 
-  async #read(req: Request, sha: string, signal: AbortSignal | undefined): Promise<SourceFile[]> {
+  /** The commit `at` names and the files under the path there. Runs under the clone's lock. */
+  async #read(req: Request, at: At, signal: AbortSignal | undefined): Promise<SourceOutput> {
     const git = this.#reader(req);
-    const where = req.path === '' ? `${sha}^{tree}` : `${sha}:${req.path}`;
+    const rev = at.kind === 'commit' ? at.sha : at.ref;
+    // Only error messages need the SHA before the files are read.
+    const sha = () =>
+      at.kind === 'commit' ? Promise.resolve(at.sha) : git.mustResolve(at.ref, at.what, signal);
+    const where = req.path === '' ? `${rev}^{tree}` : `${rev}:${req.path}`;
     const entries: { path: string; object: string; size: number }[] = [];
     // The path is a directory nearly always: list it straight away, and ask what it is only when that
     // fails (one git process fewer per fetch, which is what a push waits for on a busy machine).
@@ -363,14 +382,14 @@ export class GitSource implements Source<GitSourceSpec> {
         type = (await git.local(['cat-file', '-t', '--end-of-options', where], signal)).toString().trim();
       } catch {
         throw new SourceError(
-          `path ${JSON.stringify(req.path)} not found in ${req.url.display} at commit ${sha}`,
+          `path ${JSON.stringify(req.path)} not found in ${req.url.display} at commit ${await sha()}`,
         );
       }
       // A tree that could not be listed: the listing's own failure is the error.
       if (type === 'tree') throw listError;
       if (type !== 'blob') {
         throw new SourceError(
-          `path ${JSON.stringify(req.path)} in ${req.url.display} at commit ${sha} is a ${type}`,
+          `path ${JSON.stringify(req.path)} in ${req.url.display} at commit ${await sha()} is a ${type}`,
         );
       }
       const size = Number(
@@ -385,13 +404,25 @@ export class GitSource implements Source<GitSourceSpec> {
     const max = this.#options.maxBytes ?? 64 * 1024 * 1024;
     if (total > max) {
       throw new SourceError(
-        `the files under ${JSON.stringify(req.path || '/')} in ${req.url.display} at ${sha} are ${total} bytes, over the limit of ${max}`,
+        `the files under ${JSON.stringify(req.path || '/')} in ${req.url.display} at ${await sha()} are ${total} bytes, over the limit of ${max}`,
       );
     }
-    const blobs = await readBlobs(git, [...new Set(entries.map((e) => e.object))], total, signal);
-    return entries
-      .map((e) => ({ path: e.path, data: blobs.get(e.object) ?? new Uint8Array() }))
+    const read = await readBlobs(
+      git,
+      at.kind === 'ref' ? `${at.ref}^{commit}` : undefined,
+      [...new Set(entries.map((e) => e.object))],
+      total,
+      signal,
+    );
+    const revision = at.kind === 'commit' ? at.sha : read.commit;
+    if (revision === undefined)
+      throw new SourceError(
+        `${at.kind === 'ref' ? at.what : 'the commit'} of ${req.url.display} does not point at a commit`,
+      );
+    const files = entries
+      .map((e) => ({ path: e.path, data: read.blobs.get(e.object) ?? new Uint8Array() }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return { revision, files };
   }
 
   /** Reading needs no credentials: the objects are in the cache. */
@@ -597,38 +628,57 @@ export function parseLsTree(out: Buffer): { path: string; object: string; size: 
   return entries;
 }
 
-/** All blobs at once through `git cat-file --batch`: "<object> blob <size>\n<bytes>\n" each. */
+/** Room in cat-file's output for the commit read before the blobs (its message is its size). */
+const COMMIT_ROOM_BYTES = 1024 * 1024;
+
+/**
+ * All blobs at once through `git cat-file --batch`: "<object> <type> <size>\n<bytes>\n" each. With
+ * `commit` (a rev such as "refs/heads/main^{commit}"), it is asked first, and the SHA it names comes
+ * back as `commit` (undefined: it names no commit) — the SHA without a process of its own.
+ */
 async function readBlobs(
   git: GitRunner,
+  commit: string | undefined,
   objects: readonly string[],
   totalBytes: number,
   signal: AbortSignal | undefined,
-): Promise<Map<string, Uint8Array>> {
+): Promise<{ commit: string | undefined; blobs: Map<string, Uint8Array> }> {
   const blobs = new Map<string, Uint8Array>();
-  if (objects.length === 0) return blobs;
-  const input = Buffer.from(`${objects.join('\n')}\n`);
+  const asked = commit === undefined ? objects : [commit, ...objects];
+  if (asked.length === 0) return { commit: undefined, blobs };
+  const input = Buffer.from(`${asked.join('\n')}\n`);
   const out = await git.local(
     ['cat-file', '--batch'],
     signal,
     input,
-    totalBytes + objects.length * 200 + 1024,
+    totalBytes + asked.length * 200 + 1024 + (commit === undefined ? 0 : COMMIT_ROOM_BYTES),
   );
   let at = 0;
+  let resolved: string | undefined;
+  let first = commit !== undefined;
   while (at < out.length) {
     const nl = out.indexOf(0x0a, at);
     if (nl < 0) break;
-    const [object, type, size] = out.subarray(at, nl).toString('utf8').split(' ');
+    const header = out.subarray(at, nl).toString('utf8');
+    const [object, type, size] = header.split(' ');
+    if (first) {
+      first = false;
+      // "<rev> missing" (or ambiguous): the ref names no commit.
+      if (type === 'commit' && object !== undefined && size !== undefined) {
+        resolved = object;
+        at = nl + 1 + Number(size) + 1;
+      } else at = nl + 1;
+      continue;
+    }
     if (object === undefined || type !== 'blob' || size === undefined) {
-      throw new SourceError(
-        `git cat-file gave an unexpected answer: ${out.subarray(at, nl).toString('utf8')}`,
-      );
+      throw new SourceError(`git cat-file gave an unexpected answer: ${header}`);
     }
     const start = nl + 1;
     const end = start + Number(size);
     blobs.set(object, new Uint8Array(out.subarray(start, end)));
     at = end + 1;
   }
-  return blobs;
+  return { commit: resolved, blobs };
 }
 
 function abortText(reason: unknown): string {
