@@ -7,12 +7,19 @@
 // render store (fetch, render, dry run done), the Deployment of the new commit (the first apply), the
 // status naming the new revision Progressing, and Succeeded. Prints the medians of BENCH_RUNS runs
 // (default 7) and every run, and how many of these ordinary rollouts showed Drifted=True at any moment
-// (the drift loop judging an object mid-apply; it should be none).
+// (the drift loop judging an object mid-apply; it should be none). A `git` first on PATH logs every
+// git process the controller-manager starts, so each run also says how many read the pushed repository
+// between the push and Progressing.
+import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../src/api/constants.ts';
 import type { Receiver, Release } from '../src/api/types.ts';
 import { errorMessage } from '../src/lib/errors.ts';
+import { GitSource } from '../src/render/git/source.ts';
 import { makeRepo } from '../src/render/git/testsupport.ts';
 import { Recorder, type Seen } from '../test/support/recorder.ts';
 import { deployment, gitRelease, reached, waitForRollout } from '../test/support/rollout.ts';
@@ -29,6 +36,26 @@ const median = (xs: readonly number[]) => {
   return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 };
 const secs = (ms: number) => +(ms / 1000).toFixed(2);
+
+// The logging git: "<epoch seconds.micro> <args>" per process (bash's clock, no process of its own).
+const shimDir = mkdtempSync(join(tmpdir(), 'convoy-bench-git-'));
+const gitLog = join(shimDir, 'log');
+const realGit = execFileSync('sh', ['-c', 'command -v git']).toString().trim();
+writeFileSync(gitLog, '');
+writeFileSync(
+  join(shimDir, 'git'),
+  `#!/bin/bash\nprintf '%s %s\\n' "$EPOCHREALTIME" "$*" >> '${gitLog}'\nexec '${realGit}' "$@"\n`,
+  { mode: 0o755 },
+);
+chmodSync(join(shimDir, 'git'), 0o755);
+process.env.PATH = `${shimDir}:${process.env.PATH ?? ''}`;
+/** The git processes started in [from, to] (ms since the epoch) whose arguments name one of `marks`. */
+const gitProcesses = (from: number, to: number, marks: readonly string[]): string[] =>
+  readFileSync(gitLog, 'utf8')
+    .split('\n')
+    .map((l) => ({ at: Number(l.slice(0, l.indexOf(' '))) * 1000, args: l.slice(l.indexOf(' ') + 1) }))
+    .filter((l) => l.at >= from && l.at <= to && marks.some((m) => l.args.includes(m)))
+    .map((l) => l.args.split(' ').find((a) => a !== '' && !a.startsWith('-')) ?? '?');
 
 const env = await startConvoySystem({ identity: 'bench-receiver' });
 const api = env.manager.api;
@@ -66,6 +93,7 @@ const figures: Record<Step, number[]> = {
   succeeded: [],
 };
 const repos: { cleanup(): Promise<void> }[] = [];
+const spawned: number[] = [];
 let drifted = 0;
 try {
   const { client, cp } = env;
@@ -80,6 +108,9 @@ try {
   }
   const repo = await makeRepo('pushed');
   repos.push(repo);
+  const clone = new GitSource({ cacheDir: join(env.work, 'git-cache'), allowFileUrls: true }).clonePath(
+    repo.url,
+  );
   await client.create({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -155,13 +186,17 @@ try {
         }),
       };
       for (const s of steps) figures[s].push(at[s] - t0);
+      const gits = gitProcesses(t0, at.progressing, [clone, repo.url]);
+      spawned.push(gits.length);
       if (
         rec.events
           .slice(from)
           .some((s) => rel(s)?.status?.conditions?.some((c) => c.type === 'Drifted' && c.status === 'True'))
       )
         drifted++;
-      console.error(`run ${run}: ${steps.map((s) => `${s} ${secs(at[s] - t0)} s`).join(', ')}`);
+      console.error(
+        `run ${run}: ${steps.map((s) => `${s} ${secs(at[s] - t0)} s`).join(', ')}; git push → Progressing: ${gits.join(' ')}`,
+      );
     }
   } finally {
     await rec.stop();
@@ -175,6 +210,7 @@ try {
         maxSecondsFromPush: Object.fromEntries(steps.map((s) => [s, secs(Math.max(...figures[s]))])),
         allSecondsPushToProgressing: figures.progressing.map(secs),
         allSecondsPushToSucceeded: figures.succeeded.map(secs),
+        gitProcessesPushToProgressing: spawned,
         rolloutsShowingDrifted: drifted,
       },
       null,
@@ -187,4 +223,5 @@ try {
 } finally {
   for (const r of repos) await r.cleanup();
   await env.stop();
+  rmSync(shimDir, { recursive: true, force: true });
 }
