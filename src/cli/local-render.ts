@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Release } from '../api/types.ts';
 import { clusterCapabilities } from '../kube/capabilities.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { discoverScope } from '../render/discover-scope.ts';
 import { RenderError } from '../render/errors.ts';
 import { GitSource } from '../render/git/source.ts';
 import { helmRenderInputs } from '../render/helm/inputs.ts';
@@ -21,7 +22,6 @@ import { toolRenderers } from '../render/tools/renderers.ts';
 import type {
   Capabilities,
   CredentialData,
-  IsNamespaced,
   OciSourceSpec,
   Render,
   RenderSpec,
@@ -90,7 +90,7 @@ export async function renderFiles(
   const scoped = releaseNamespace === undefined ? {} : { releaseNamespace };
   let out = assembleOutcome(spec, source.revision, manifests, scoped);
   if (out.ok && opts.target !== undefined) {
-    const isNamespaced = await scopeFrom(
+    const isNamespaced = await discoverScope(
       opts.target,
       out.render.objects.map((o) => o.apiVersion),
     );
@@ -130,18 +130,6 @@ export async function renderOci(
     hint,
   );
   return renderFiles(spec, source, opts);
-}
-
-/** Discovery's answer for the kinds a render uses, as the controller asks it (stage-render.ts). */
-export async function scopeFrom(client: KubeClient, apiVersions: Iterable<string>): Promise<IsNamespaced> {
-  const known = new Map<string, boolean>();
-  await Promise.all(
-    [...new Set(apiVersions)].map(async (v) => {
-      const list = await client.resources(v).catch(() => []);
-      for (const r of list) known.set(`${v}/${r.kind}`, r.namespaced);
-    }),
-  );
-  return (apiVersion, kind) => known.get(`${apiVersion}/${kind}`);
 }
 
 /**

@@ -21,13 +21,20 @@ const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const OLD = `sha256:${'a'.repeat(64)}`;
 const STATES = ['Healthy', 'Progressing', 'Degraded', 'Unknown', undefined] as const;
 
-/** A client whose every call is recorded and rejected. */
+/**
+ * A client whose every call is recorded and rejected, except discovery, which says ConfigMaps are
+ * namespaced (a failed discovery fails the render, so nothing after it would run).
+ */
 function failingClient(calls: string[]): KubeClient {
   return new Proxy({} as KubeClient, {
     get:
       (_t, prop) =>
       (...args: unknown[]) => {
         calls.push(`${String(prop)} ${JSON.stringify(args[0] ?? null)?.slice(0, 80)}`);
+        if (prop === 'resources')
+          return Promise.resolve([
+            { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
+          ]);
         return Promise.reject(new Error(`target unreachable (${String(prop)})`));
       },
   });

@@ -2,15 +2,21 @@
 // pinned render from the store without fetching anything, so a broken source cannot block a pin.
 import type { Release } from '../../api/types.ts';
 import { clusterCapabilities } from '../../kube/capabilities.ts';
-import type { KubeClient } from '../../kube/client.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { discoverScope } from '../../render/discover-scope.ts';
 import { RenderError, SourceError } from '../../render/errors.ts';
 import { helmRenderInputs } from '../../render/helm/inputs.ts';
 import { assembleOutcome, renderManifests } from '../../render/release.ts';
 import { credentialsFromSecretData, fetchSource, sourceSecretNames } from '../../render/source.ts';
-import type { CredentialData, IsNamespaced, Render, RenderInputs } from '../../render/types.ts';
+import type { CredentialData, Render, RenderInputs } from '../../render/types.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { PinNotFoundError, ReleaseError, RenderFailedError, SourceFailedError } from './errors.ts';
+import {
+  ClusterUnavailableError,
+  PinNotFoundError,
+  ReleaseError,
+  RenderFailedError,
+  SourceFailedError,
+} from './errors.ts';
 import type { Target } from './target.ts';
 
 export interface Rendered {
@@ -39,10 +45,16 @@ export async function stageRender(release: Release, deps: ReleaseDeps): Promise<
   const first = assembleOutcome(release.spec, source.revision, manifests, { releaseNamespace: ns });
   if (!first.ok) throw new RenderFailedError(first.error.message, { cause: first.error });
   // Discovery decides the scope of kinds the built-in list does not know (custom resources).
-  const isNamespaced = await scopeOf(
+  const isNamespaced = await discoverScope(
     target.readClient,
-    new Set(first.render.objects.map((o) => o.apiVersion)),
-  );
+    first.render.objects.map((o) => o.apiVersion),
+  ).catch((err: unknown) => {
+    throw new ClusterUnavailableError(
+      'ClusterNotReady',
+      `reading the target's API discovery failed: ${errorMessage(err)}; retrying`,
+      { cause: err },
+    );
+  });
   const out = assembleOutcome(release.spec, source.revision, manifests, {
     isNamespaced,
     releaseNamespace: ns,
@@ -107,17 +119,6 @@ async function renderInputs(release: Release, deps: ReleaseDeps, target: Target)
     throw new RenderFailedError(error.message, { cause: error });
   }
   return inputs.value;
-}
-
-async function scopeOf(client: KubeClient, apiVersions: ReadonlySet<string>): Promise<IsNamespaced> {
-  const known = new Map<string, boolean>();
-  await Promise.all(
-    [...apiVersions].map(async (v) => {
-      const list = await client.resources(v).catch(() => []);
-      for (const r of list) known.set(`${v}/${r.kind}`, r.namespaced);
-    }),
-  );
-  return (apiVersion, kind) => known.get(`${apiVersion}/${kind}`);
 }
 
 async function loadPinned(release: Release, renderRef: string, deps: ReleaseDeps) {
