@@ -4,11 +4,12 @@
 // sends exactly one RolledBack message with both render ids and the reason; the commit statuses go
 // pending → success for a healthy revision and pending → failure for a rolled-back one; a provider that
 // is down shows it (condition, metric) and gets the message once it is back; a signed push starts the
-// rollout (the figure is printed; npm run bench:receiver measures it); bad signatures, unknown repositories, oversized bodies and floods are refused
+// rollout within 2 s (the figure is printed; npm run bench:receiver measures it); bad signatures, unknown repositories, oversized bodies and floods are refused
 // and change nothing. One control plane for the file.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { request } from 'node:https';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
@@ -382,13 +383,19 @@ describe('notifications', { concurrency: true }, () => {
         throw new Error(`${err.message}\n${mine.join('\n')}`);
       });
       const took = Date.now() - t0;
-      // The figure is npm run bench:receiver's. No wait sits on the way (the push's annotation reaches the
-      // queue at once, no debounce, no resync); the time is the sync itself — git processes, dry run,
-      // apply, status — on the shared 2-core machine, where push → Progressing took 6–13 s at load 13–19
-      // and over 15 s at load 28, with the other tests of this file rolling out beside it. The bound is
-      // the safety net that says the push started it: the 1h interval never would.
+      // The issue's bound; npm run bench:receiver has the figures. No wait sits on the way (the push's
+      // annotation reaches the queue at once, no debounce, no resync) and the fetch answering it runs three
+      // git processes (docs/design.md#requested-syncs); the rest is the dry run, apply and status. On the
+      // shared 2-core machine it took 0.22–0.65 s with up to three other e2e files running (load 4–10) and
+      // 2.2 s with four (a load that makes every git process and API call take seconds: the load average
+      // is in the message). The 1h interval never would start it.
       t.diagnostic(`push → rollout of commit 2: ${took} ms`);
-      assert.ok(took <= 20_000, `the rollout of commit 2 started ${took} ms after the push`);
+      assert.ok(
+        took <= 2_000,
+        `the rollout of commit 2 started ${took} ms after the push (load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')})`,
+      );
 
       // A flood: the bucket of this receiver runs dry (429) before any Secret read or signature check.
       const codes = await Promise.all(
