@@ -1,7 +1,16 @@
 // Table tests: object keys, their strings and sync waves.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { describeKey, groupOf, keyString, objectKey, parseWave, waveOf } from './keys.ts';
+import { describe, it, test } from 'node:test';
+import {
+  apiVersionOf,
+  describeKey,
+  entryRef,
+  groupOf,
+  keyString,
+  objectKey,
+  parseWave,
+  waveOf,
+} from './keys.ts';
 import type { Obj } from './types.ts';
 
 const obj = (apiVersion: string, kind: string, name: string, namespace?: string, wave?: string): Obj => ({
@@ -66,4 +75,28 @@ describe('waves', () => {
   it('waveOf throws on a value validation would have rejected', () => {
     assert.throws(() => waveOf(obj('v1', 'ConfigMap', 'a', 'n', 'x')), RangeError);
   });
+});
+
+test('apiVersionOf: the core group, a named group, and an entry without a recorded version', () => {
+  assert.equal(apiVersionOf({ group: '', version: 'v1' }), 'v1');
+  assert.equal(apiVersionOf({ group: 'apps', version: 'v1' }), 'apps/v1');
+  assert.equal(apiVersionOf({ group: 'batch' }), 'batch/v1');
+  assert.equal(apiVersionOf({ group: 'apps', version: '' }), 'apps/v1');
+});
+
+test('entryRef: cluster-scoped entries carry no namespace', () => {
+  assert.deepEqual(entryRef({ group: '', version: 'v1', kind: 'Namespace', namespace: '', name: 'app' }), {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    name: 'app',
+  });
+  assert.deepEqual(
+    entryRef({ group: 'apps', version: 'v1', kind: 'Deployment', namespace: 'a', name: 'w' }),
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'w',
+      namespace: 'a',
+    },
+  );
 });

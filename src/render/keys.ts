@@ -1,11 +1,31 @@
 // Identity of objects in a render: the key the inventory and prune use, and the sync wave.
 import { ANNOTATION_SYNC_WAVE } from '../api/constants.ts';
+import type { InventoryKey } from '../api/types.ts';
 import type { Obj, ObjectKey } from './types.ts';
 
 /** "apps/v1" → "apps", "v1" → "" (the core group). */
 export function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/**
+ * The apiVersion of a group and version as an inventory entry records them: "" + "v1" → "v1",
+ * "apps" + "v1" → "apps/v1"; an entry written before versions were recorded reads as v1 of its group.
+ */
+export function apiVersionOf(e: { readonly group: string; readonly version?: string | undefined }): string {
+  const version = e.version === undefined || e.version === '' ? 'v1' : e.version;
+  return e.group === '' ? version : `${e.group}/${version}`;
+}
+
+/** The API reference of an inventory entry, for a GET or DELETE of its live object. */
+export function entryRef(e: InventoryKey & { readonly version?: string | undefined }) {
+  return {
+    apiVersion: apiVersionOf(e),
+    kind: e.kind,
+    name: e.name,
+    ...(e.namespace === '' ? {} : { namespace: e.namespace }),
+  };
 }
 
 export function objectKey(obj: Obj): ObjectKey {

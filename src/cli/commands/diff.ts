@@ -9,7 +9,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
-import { objectKey } from '../../render/keys.ts';
+import { entryRef, objectKey } from '../../render/keys.ts';
 import { labelled } from '../../render/labelled.ts';
 import { maskSecretPair } from '../../render/secret-mask.ts';
 import type { Obj, Render } from '../../render/types.ts';
@@ -135,14 +135,7 @@ export async function printDiff(
   );
   let prunedCount = 0;
   for (const e of pruned) {
-    const live = await target
-      .get<Obj>({
-        apiVersion: e.version ? (e.group ? `${e.group}/${e.version}` : e.version) : 'v1',
-        kind: e.kind,
-        namespace: e.namespace || undefined,
-        name: e.name,
-      })
-      .catch(() => undefined);
+    const live = await target.get<Obj>(entryRef(e)).catch(() => undefined);
     if (live?.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) {
       ctx.print(`keep   ${objectName(e)} (left the render; ${ANNOTATION_PRUNE}: ${PRUNE_DISABLED})`);
     } else {

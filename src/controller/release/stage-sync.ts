@@ -20,7 +20,7 @@ import type {
 } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { errorMessage } from '../../lib/errors.ts';
-import { keyString, objectKey } from '../../render/keys.ts';
+import { entryRef, keyString, objectKey } from '../../render/keys.ts';
 import type { Obj } from '../../render/types.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { appliedBy, applyAll, dryRunAll, mapLimit, ObjectApplyError } from './deployer.ts';
@@ -487,16 +487,6 @@ async function prune(
   return {
     deleted: plan.toDelete.length,
     foreign: leaving.filter((e) => marks.foreign.has(entryKey(e))).length,
-  };
-}
-
-export function entryRef(e: InventoryKey & { version?: string }) {
-  const apiVersion = e.group === '' ? (e.version ?? 'v1') : `${e.group}/${e.version ?? 'v1'}`;
-  return {
-    apiVersion,
-    kind: e.kind,
-    name: e.name,
-    ...(e.namespace === '' ? {} : { namespace: e.namespace }),
   };
 }
 

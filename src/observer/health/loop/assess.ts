@@ -9,6 +9,7 @@ import type { KubeClient } from '../../../kube/client.ts';
 import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import { errorMessage } from '../../../lib/errors.ts';
+import { apiVersionOf } from '../../../render/keys.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
 import { type LiveRead, type ReadLive, readLive } from '../../live-reads.ts';
 import { renderAdvanced } from '../edges.ts';
@@ -144,8 +145,4 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
   const assessed = after.filter((e) => e.renderRef !== undefined);
   const written = await writeInventoryHealth(deps.local, inv, inventoryHealthItems(assessed), deps.onWritten);
   return { before, after, assessed, renderAdvanced: renderAdvanced(before), written, reads };
-}
-
-function apiVersionOf(e: Pick<InventoryEntry, 'group' | 'version'>): string {
-  return e.group === '' ? e.version || 'v1' : `${e.group}/${e.version}`;
 }
