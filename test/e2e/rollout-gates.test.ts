@@ -194,7 +194,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
     }));
 
   test('pin: the rollout is kept and no decision runs; unpin re-opens Progressing for the source render with a fresh clock', () =>
-    inRolloutScenario(env, 'ro-pin', 'pin', async ({ ns, repo, waitForRollout }) => {
+    inRolloutScenario(env, 'ro-pin', 'pin', async ({ ns, repo, log, waitForRollout }) => {
       const { client } = env;
       const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
       await client.create(gitRelease(ns, 'app', repo));
@@ -214,15 +214,22 @@ describe('rollout clock and gates', { concurrency: true }, () => {
 
       const unpinnedAt = Date.now();
       await mergePatch(client, releaseRef(ns, 'app'), { spec: { pin: null } });
-      const reopened = await waitForRollout(
-        'Progressing(R2) re-opened',
-        (r) => r.renderRef === kept?.renderRef && r.reason === 'Unpinned',
-      );
-      assert.equal(reopened.status?.rollout?.state, 'Progressing');
+      // From the watch's record, not a poll: R2's pods are Ready already, so the re-opened Progressing can
+      // turn Succeeded within one poll interval.
+      const reopened = await waitFor('Progressing(R2) re-opened (watch)', async () => {
+        const s = log.seen.find(
+          (x) =>
+            x.at >= unpinnedAt &&
+            x.rollout?.renderRef === kept?.renderRef &&
+            x.rollout?.reason === 'Unpinned',
+        );
+        return s?.rollout ?? false;
+      });
+      assert.equal(reopened.state, 'Progressing');
       // A fresh clock: it starts when the unpin is reconciled, not when R2 first rolled out. startedAt and
       // finishedAt have one-second resolution, so the new start may share the second of R2's finish (or
       // of the unpin): compare against the unpin's second, never strictly.
-      const fresh = reopened.status?.rollout?.startedAt ?? '';
+      const fresh = reopened.startedAt ?? '';
       assert.ok(
         Date.parse(fresh) >= Math.floor(unpinnedAt / 1000) * 1000,
         `startedAt ${fresh} is not before the unpin (${new Date(unpinnedAt).toISOString()})`,
