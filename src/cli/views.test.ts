@@ -142,6 +142,9 @@ test('status: rollout, waves with Healthy/total, hooks and conditions', () => {
   assert.match(text, /^Release: +team\/web$/m);
   assert.match(text, /^Source: +git https:\/\/git.example\/app.git @ main path app$/m);
   assert.match(text, /^Policy: +Auto, prune, rollout deadline 10m, rollback OnFailure$/m);
+  // render refs as short ids, like every other line (the full ref is in -o yaml)
+  assert.match(text, /^Current: +sha256:222222222222 revision abc123$/m);
+  assert.doesNotMatch(text, /[0-9a-f]{13}/);
   assert.match(text, /^Rollout: +Progressing sha256:222222222222 revision abc123, started 3m ago$/m);
   assert.match(text, /^Last healthy: +sha256:111111111111 revision old999, 24h ago$/m);
   assert.match(text, /^ {2}WAVE +STARTED +COMPLETED +HEALTHY$/m);
@@ -149,6 +152,15 @@ test('status: rollout, waves with Healthy/total, hooks and conditions', () => {
   assert.match(text, /^ {2}1 +2m ago +- +0\/1$/m);
   assert.match(text, /^ {2}migrate +PreSync +Succeeded +Job\/migrate-222222 +3m/m);
   assert.match(text, /^ {2}Ready +False +WaitingForWaveHealth +2m +wave 1$/m);
+});
+
+test('status of a pinned Release names the pin by its short id', () => {
+  const pinned = rel('p', 'x', { spec: { source: { inline: { manifests: 'x' } }, pin: { renderRef: R1 } } });
+  const text = statusLines(pinned, undefined, o).join('\n');
+  assert.match(
+    text,
+    /^Pinned: +sha256:111111111111 \(the source is not followed; convoy unpin p to follow it\)$/m,
+  );
 });
 
 test('status of a new Release says what is missing', () => {

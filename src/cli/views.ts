@@ -146,7 +146,7 @@ export function statusLines(r: Release, inv: ReleaseInventory | undefined, o: Vi
   if (r.spec.pin !== undefined) {
     field(
       'Pinned',
-      `${r.spec.pin.renderRef} (the source is not followed; convoy unpin ${r.metadata.name} to follow it)`,
+      `${shortRef(r.spec.pin.renderRef)} (the source is not followed; convoy unpin ${r.metadata.name} to follow it)`,
     );
   }
   const gen = r.metadata.generation ?? 0;
@@ -157,7 +157,7 @@ export function statusLines(r: Release, inv: ReleaseInventory | undefined, o: Vi
     'Current',
     s.currentRender === undefined
       ? '- (not rendered yet)'
-      : `${s.currentRender.renderRef} revision ${s.currentRender.revision}`,
+      : `${shortRef(s.currentRender.renderRef)} revision ${s.currentRender.revision}`,
   );
   const ro = s.rollout;
   if (ro === undefined) {

@@ -67,7 +67,7 @@ export async function loadRender(
       const local = await renderReleaseSource(release, ctx.client, target);
       if (local.renderRef !== ref) {
         throw new UserError(
-          `the current render ${ref} is not stored, and the source renders to ${local.renderRef} now (it moved); run convoy sync ${name} and try again`,
+          `the current render ${shortRef(ref)} is not stored, and the source renders to ${shortRef(local.renderRef)} now (it moved); run convoy sync ${name} and try again`,
         );
       }
       return { renderRef: ref, render: local.render, from: 'the source, rendered here' };
@@ -99,7 +99,7 @@ export async function printDiff(
     return s === undefined ? l : paint(s, l, ctx.colour);
   };
   ctx.print(
-    `Render ${loaded.renderRef} from ${loaded.from}: ${loaded.render.objects.length} objects, ${loaded.render.hooks.length} hooks (hooks are run as new workloads, not diffed)`,
+    `Render ${shortRef(loaded.renderRef)} from ${loaded.from}: ${loaded.render.objects.length} objects, ${loaded.render.hooks.length} hooks (hooks are run as new workloads, not diffed)`,
   );
   let changed = 0;
   let unchanged = 0;

@@ -7,7 +7,7 @@ import type { Release, ReleaseInventory } from '../../api/types.ts';
 import { isGone } from '../../kube/errors.ts';
 import type { ProgressSummary } from '../../server/progress.ts';
 import { type Ctx, mustGetRelease, resolveRenderId, UserError } from '../context.ts';
-import { duration, paint } from '../format.ts';
+import { duration, paint, shortRef } from '../format.ts';
 import { isFullRenderRef } from '../render-id.ts';
 import { defaultTimeoutMs, outcome, progress, progressLine } from '../watch-view.ts';
 
@@ -86,7 +86,7 @@ export async function watch(
     renderRef = await resolveRenderId(ctx, initial, renderId);
   if (renderRef !== undefined && !progress(initial, undefined, renderRef).known) {
     ctx.note(
-      `render ${renderRef} is not known to ${ctx.namespace}/${name} yet; waiting for the controller to render it`,
+      `render ${shortRef(renderRef)} is not known to ${ctx.namespace}/${name} yet; waiting for the controller to render it`,
     );
   }
   const timeoutMs = timeoutFlag ?? defaultTimeoutMs(initial);

@@ -112,7 +112,7 @@ async function checkStored(ctx: Ctx, name: string, renderRef: string): Promise<v
   }
   if (!stored) {
     throw new UserError(
-      `render ${renderRef} is not in the render store of ${ctx.namespace}/${name}; see convoy history ${name} for the renders you can pin`,
+      `render ${shortRef(renderRef)} is not in the render store of ${ctx.namespace}/${name}; see convoy history ${name} for the renders you can pin`,
     );
   }
 }
@@ -124,7 +124,7 @@ export async function pin(ctx: Ctx, name: string, id: string): Promise<number> {
   await applyPin(ctx, name, renderRef);
   const prev = before.spec.pin?.renderRef;
   ctx.print(
-    `pinned ${ctx.namespace}/${name} to render ${renderRef}${prev !== undefined && prev !== renderRef ? ` (was pinned to ${prev})` : ''}`,
+    `pinned ${ctx.namespace}/${name} to render ${shortRef(renderRef)}${prev !== undefined && prev !== renderRef ? ` (was pinned to ${shortRef(prev)})` : ''}`,
   );
   ctx.print('While pinned, convoy applies that render and does not follow the source (no rollout).');
   ctx.print(`Undo: convoy unpin ${name} -n ${ctx.namespace}`);
@@ -151,8 +151,10 @@ export async function unpin(ctx: Ctx, name: string): Promise<number> {
     });
     ctx.note('note: spec.pin was also set by another field manager; removed it with a merge patch');
   }
-  ctx.print(`unpinned ${ctx.namespace}/${name} (was pinned to ${prev}); convoy follows the source again`);
-  ctx.print(`Undo: convoy pin ${name} ${prev} -n ${ctx.namespace}`);
+  ctx.print(
+    `unpinned ${ctx.namespace}/${name} (was pinned to ${shortRef(prev)}); convoy follows the source again`,
+  );
+  ctx.print(`Undo: convoy pin ${name} ${shortRef(prev)} -n ${ctx.namespace}`);
   return 0;
 }
 
@@ -166,7 +168,9 @@ export async function rollback(ctx: Ctx, name: string): Promise<number> {
   }
   const prev = release.spec.pin?.renderRef;
   if (prev === healthy.renderRef) {
-    ctx.print(`${ctx.namespace}/${name} is already pinned to its last healthy render ${healthy.renderRef}`);
+    ctx.print(
+      `${ctx.namespace}/${name} is already pinned to its last healthy render ${shortRef(healthy.renderRef)}`,
+    );
     return 0;
   }
   const applied = release.status?.lastSuccessful?.renderRef;
@@ -185,7 +189,7 @@ export async function rollback(ctx: Ctx, name: string): Promise<number> {
   await checkStored(ctx, name, healthy.renderRef);
   await applyPin(ctx, name, healthy.renderRef);
   ctx.print(
-    `rolled back ${ctx.namespace}/${name}: pinned to the last healthy render ${healthy.renderRef} (revision ${healthy.revision}, healthy since ${healthy.time})`,
+    `rolled back ${ctx.namespace}/${name}: pinned to the last healthy render ${shortRef(healthy.renderRef)} (revision ${healthy.revision}, healthy since ${healthy.time})`,
   );
   if (current !== undefined && current !== healthy.renderRef) {
     ctx.print(`It replaces ${shortRef(current)}; convoy does not follow the source while pinned.`);
@@ -193,7 +197,7 @@ export async function rollback(ctx: Ctx, name: string): Promise<number> {
   ctx.print(
     prev === undefined
       ? `Undo: convoy unpin ${name} -n ${ctx.namespace}`
-      : `Undo: convoy pin ${name} ${prev} -n ${ctx.namespace}`,
+      : `Undo: convoy pin ${name} ${shortRef(prev)} -n ${ctx.namespace}`,
   );
   return 0;
 }
