@@ -4,7 +4,6 @@
 // evaluation under a budget (./cel-budget.ts).
 import { CelScalar, type CelValue, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { errorMessage } from '../../lib/errors.ts';
 import {
   costFunc,
@@ -14,24 +13,18 @@ import {
   ObjectBudget,
   replaceFuncs,
 } from './cel-budget.ts';
+import {
+  bracketDepth,
+  comprehensionDepth,
+  infer,
+  limits,
+  type Position,
+  staticCheck,
+  treeShape,
+  withPos,
+} from './cel-check.ts';
 
 export type ResultType = 'bool' | 'string';
-
-/** Why: a rule is user input; these keep one rule from stalling the observer. */
-export const limits = {
-  maxSourceChars: 16 * 1024,
-  /** All healthy and message expressions of one rule set together (parsing costs ~10-30 µs a character). */
-  maxRuleSetSourceChars: 256 * 1024,
-  maxNodes: 5000,
-  maxComprehensionDepth: 3,
-  /** Nesting of the expression tree (brackets, calls, operators); deeper trees are refused before planning. */
-  maxDepth: 100,
-} as const;
-
-export interface Position {
-  readonly line: number;
-  readonly column: number;
-}
 
 export type CompileOutcome =
   | { readonly ok: true; readonly expr: CompiledExpr }
@@ -61,53 +54,6 @@ const env = celEnv({
   variables: { object: CelScalar.DYN },
   funcs: [...[...celEnv({ funcs: strings }).funcs, ...replaceFuncs].map(metered), costFunc],
 });
-
-const typeIdents = new Set([
-  'int',
-  'uint',
-  'double',
-  'bool',
-  'string',
-  'bytes',
-  'list',
-  'map',
-  'null_type',
-  'type',
-  'dyn',
-]);
-
-const boolFuncs = new Set([
-  '_==_',
-  '_!=_',
-  '_<_',
-  '_<=_',
-  '_>_',
-  '_>=_',
-  '!_',
-  '_&&_',
-  '_||_',
-  '@in',
-  'startsWith',
-  'endsWith',
-  'contains',
-  'matches',
-  'bool',
-]);
-const stringFuncs = new Set([
-  'string',
-  'lowerAscii',
-  'upperAscii',
-  'replace',
-  'trim',
-  'substring',
-  'charAt',
-  'join',
-  'format',
-  'strings.quote',
-]);
-const intFuncs = new Set(['size', 'int', 'indexOf', 'lastIndexOf']);
-
-type Inferred = 'bool' | 'string' | 'int' | 'uint' | 'double' | 'bytes' | 'null' | 'list' | 'map' | 'dyn';
 
 export function positionAt(source: string, offset: number): Position {
   let line = 1;
@@ -165,7 +111,7 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
       message: `expression nested ${shape.depth} deep (operators, calls, brackets); the limit is ${limits.maxDepth}`,
     };
   }
-  const problem = staticCheck(parsed.expr, posOf);
+  const problem = staticCheck(parsed.expr, posOf, (f) => env.funcs.find(f) !== undefined);
   if (problem) return { ok: false, ...problem };
   const depth = comprehensionDepth(parsed.expr);
   if (depth > limits.maxComprehensionDepth) {
@@ -212,191 +158,4 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
       },
     },
   };
-}
-
-function withPos(p: Position | undefined): { position?: Position } {
-  return p === undefined ? {} : { position: p };
-}
-
-function children(e: Expr): Expr[] {
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'selectExpr':
-      return k.value.operand ? [k.value.operand] : [];
-    case 'callExpr':
-      return [...(k.value.target ? [k.value.target] : []), ...k.value.args];
-    case 'listExpr':
-      return k.value.elements;
-    case 'structExpr':
-      return k.value.entries.flatMap((en) => [
-        ...(en.keyKind.case === 'mapKey' ? [en.keyKind.value] : []),
-        ...(en.value ? [en.value] : []),
-      ]);
-    case 'comprehensionExpr': {
-      const c = k.value;
-      return [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].filter((x) => x !== undefined);
-    }
-    default:
-      return [];
-  }
-}
-
-/** Undeclared identifiers and unknown functions, which the library would only report when evaluated. */
-function staticCheck(
-  root: Expr,
-  posOf: (id: bigint) => Position | undefined,
-): { message: string; position?: Position } | undefined {
-  let nodes = 0;
-  const walk = (
-    e: Expr,
-    scope: ReadonlySet<string>,
-  ): { message: string; position?: Position } | undefined => {
-    if (++nodes > limits.maxNodes) return { message: `expression has more than ${limits.maxNodes} nodes` };
-    const k = e.exprKind;
-    if (k.case === 'identExpr') {
-      const n = k.value.name;
-      if (n !== 'object' && !scope.has(n) && !typeIdents.has(n)) {
-        return {
-          message: `undeclared reference to '${n}' (the object is bound to 'object')`,
-          ...withPos(posOf(e.id)),
-        };
-      }
-      return undefined;
-    }
-    if (k.case === 'callExpr') {
-      const f = k.value.function;
-      if (/^[A-Za-z]/.test(f) && env.funcs.find(f) === undefined) {
-        return { message: `unknown function '${f}'`, ...withPos(posOf(e.id)) };
-      }
-    }
-    if (k.case === 'comprehensionExpr') {
-      const c = k.value;
-      const inner = new Set(scope);
-      inner.add(c.iterVar);
-      if (c.iterVar2) inner.add(c.iterVar2);
-      inner.add(c.accuVar);
-      const withAccu = new Set(scope);
-      withAccu.add(c.accuVar);
-      for (const [x, s] of [
-        [c.iterRange, scope],
-        [c.accuInit, scope],
-        [c.loopCondition, inner],
-        [c.loopStep, inner],
-        [c.result, withAccu],
-      ] as const) {
-        const p = x ? walk(x, s) : undefined;
-        if (p) return p;
-      }
-      return undefined;
-    }
-    for (const c of children(e)) {
-      const p = walk(c, scope);
-      if (p) return p;
-    }
-    return undefined;
-  };
-  return walk(root, new Set());
-}
-
-/** Node count (stopping past the limit) and depth of the tree, with an explicit stack. */
-function treeShape(root: Expr): { nodes: number; depth: number } {
-  const stack: [Expr, number][] = [[root, 1]];
-  let nodes = 0;
-  let depth = 0;
-  for (let top = stack.pop(); top !== undefined && nodes <= limits.maxNodes; top = stack.pop()) {
-    const [e, d] = top;
-    nodes++;
-    if (d > depth) depth = d;
-    for (const c of children(e)) stack.push([c, d + 1]);
-  }
-  return { nodes, depth };
-}
-
-/** Deepest nesting of ( [ { outside string literals (quotes, triple quotes, raw strings). */
-export function bracketDepth(src: string): number {
-  let depth = 0;
-  let max = 0;
-  for (let i = 0; i < src.length; i++) {
-    const c = src[i];
-    if (c === '"' || c === "'") {
-      const raw = i > 0 && (src[i - 1] === 'r' || src[i - 1] === 'R');
-      const quote = src.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
-      let j = i + quote.length;
-      while (j < src.length && !src.startsWith(quote, j)) j += !raw && src[j] === '\\' ? 2 : 1;
-      i = j + quote.length - 1;
-    } else if (c === '(' || c === '[' || c === '{') {
-      if (++depth > max) max = depth;
-    } else if (c === ')' || c === ']' || c === '}') depth--;
-  }
-  return max;
-}
-
-function comprehensionDepth(e: Expr): number {
-  const k = e.exprKind;
-  if (k.case === 'comprehensionExpr') {
-    const c = k.value;
-    const body = [c.loopCondition, c.loopStep, c.result]
-      .filter((x) => x !== undefined)
-      .map(comprehensionDepth);
-    const outer = [c.iterRange, c.accuInit].filter((x) => x !== undefined).map(comprehensionDepth);
-    return Math.max(1 + Math.max(0, ...body), ...outer);
-  }
-  return Math.max(0, ...children(e).map(comprehensionDepth));
-}
-
-/** Static type of an expression where it is certain; 'dyn' otherwise (anything read from object). */
-function infer(e: Expr, accu: ReadonlyMap<string, Inferred>): Inferred {
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'constExpr':
-      switch (k.value.constantKind.case) {
-        case 'boolValue':
-          return 'bool';
-        case 'stringValue':
-          return 'string';
-        case 'int64Value':
-          return 'int';
-        case 'uint64Value':
-          return 'uint';
-        case 'doubleValue':
-          return 'double';
-        case 'bytesValue':
-          return 'bytes';
-        case 'nullValue':
-          return 'null';
-        default:
-          return 'dyn';
-      }
-    case 'listExpr':
-      return 'list';
-    case 'structExpr':
-      return 'map';
-    case 'selectExpr':
-      return k.value.testOnly ? 'bool' : 'dyn';
-    case 'identExpr':
-      return accu.get(k.value.name) ?? 'dyn';
-    case 'comprehensionExpr': {
-      const c = k.value;
-      if (!c.result || !c.accuInit) return 'dyn';
-      const inner = new Map(accu);
-      inner.set(c.accuVar, infer(c.accuInit, accu));
-      return infer(c.result, inner);
-    }
-    case 'callExpr': {
-      const f = k.value.function;
-      if (boolFuncs.has(f)) return 'bool';
-      if (stringFuncs.has(f)) return 'string';
-      if (intFuncs.has(f)) return 'int';
-      if (f === 'double') return 'double';
-      const args = k.value.args.map((a) => infer(a, accu));
-      if (f === '_?_:_') return args[1] === args[2] && args[1] !== undefined ? args[1] : 'dyn';
-      if (f === '_+_') {
-        if (args.includes('string')) return 'string';
-        if (args.includes('list')) return 'list';
-      }
-      return 'dyn';
-    }
-    default:
-      return 'dyn';
-  }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { limits } from './cel.ts';
+import { limits } from './cel-check.ts';
 import { newEvaluator, RuleCompileError } from './evaluator.ts';
 import type { HealthRule, HealthRuleSetLike, KubeObject } from './types.ts';
 

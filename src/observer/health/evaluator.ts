@@ -4,15 +4,9 @@
 // that object and is not evaluated again for a cool-down, so one costly rule cannot eat the observer.
 import { isCelList, isCelMap, isCelUint } from '@bufbuild/cel';
 import { maskSecret } from '../../render/secret-mask.ts';
-import {
-  type CompiledExpr,
-  compileExpr,
-  type EvalOutcome,
-  formatPosition,
-  limits,
-  type Position,
-} from './cel.ts';
+import { type CompiledExpr, compileExpr, type EvalOutcome, formatPosition } from './cel.ts';
 import { type Budget, defaultBudget, describeExhausted, ObjectBudget } from './cel-budget.ts';
+import { limits, type Position } from './cel-check.ts';
 import { toCelObject } from './cel-value.ts';
 import { selectorMatches, selectorProblem } from './selector.ts';
 import {
