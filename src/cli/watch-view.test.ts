@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
-import { defaultTimeoutMs, outcome, progress, progressLine, targetRender } from './watch-view.ts';
+import {
+  defaultTimeoutMs,
+  outcome,
+  progress,
+  progressLine,
+  targetRender,
+  wholeInventory,
+} from './watch-view.ts';
 
 const R1 = `sha256:${'1'.repeat(64)}`;
 const R2 = `sha256:${'2'.repeat(64)}`;
@@ -325,4 +332,28 @@ test('progress without a rollout shows the Ready reason', () => {
   const p = progress(r, undefined);
   assert.equal(p.state, 'WaitingForApproval');
   assert.equal(p.message, 'approve sha256:2222');
+});
+
+test('progress counts the objects of every inventory part, not only part 0', () => {
+  const r = release(rollout('Progressing'));
+  const part = (name: string, of: string, entries: ReturnType<typeof e>[]): ReleaseInventory => ({
+    ...inventoryOf(entries),
+    metadata: { name, namespace: 'ns', labels: { 'convoy.kumodo.io/inventory-of': of } },
+  });
+  const head = inventoryOf([e('a', 0, R2, 'Healthy'), e('b', 0, R2)]);
+  const parts = [
+    part('web-part-1', 'web', [e('c', 0, R2, 'Healthy'), e('d', 0, R2, 'Healthy')]),
+    part('web-part-2', 'web', [e('e', 0, R2, 'Progressing')]),
+    part('other-part-1', 'other', [e('x', 0, R2, 'Healthy')]), // another Release's part
+  ];
+  const cases: [string, ReleaseInventory | undefined, number, number][] = [
+    ['part 0 alone', wholeInventory('ns', 'web', head, []), 1, 2],
+    ['part 0 and its parts', wholeInventory('ns', 'web', head, parts), 3, 5],
+    ['parts without part 0 yet', wholeInventory('ns', 'web', undefined, parts), 2, 3],
+    ['no inventory', wholeInventory('ns', 'web', undefined, []), 0, 0],
+  ];
+  for (const [what, inv, healthy, total] of cases) {
+    const p = progress(r, inv);
+    assert.deepEqual([p.objects.healthy, p.objects.total], [healthy, total], what);
+  }
 });

@@ -4,8 +4,9 @@
 // gate on the exit code without hanging. Pure.
 import { ANNOTATION_APPROVED_RENDER } from '../api/constants.ts';
 import { parseDuration } from '../api/duration.ts';
-import type { Release } from '../api/types.ts';
+import type { Release, ReleaseInventory } from '../api/types.ts';
 import { forcedSyncPending } from '../controller/release/sync/force.ts';
+import { assembleInventory } from '../kube/inventory-read.ts';
 import { assertNever } from '../lib/assert-never.ts';
 import { followedRender, type ProgressSummary, progressSummary } from '../server/progress.ts';
 import { paint, paintState, shortRef } from './format.ts';
@@ -19,6 +20,19 @@ export const targetRender = followedRender;
 
 /** The progress of the followed render (progressSummary, under the name `convoy dev` uses). */
 export const progress = progressSummary;
+
+/**
+ * The Release's whole inventory from part 0 (undefined: absent) and the parts its label selects
+ * (docs/design.md#inventory-parts), so a Release of more than one part counts all its objects.
+ */
+export function wholeInventory(
+  namespace: string,
+  name: string,
+  head: ReleaseInventory | undefined,
+  parts: Iterable<ReleaseInventory>,
+): ReleaseInventory | undefined {
+  return assembleInventory({ namespace, name }, head, [...parts])?.inventory;
+}
 
 /** One line per change: "Progressing sha256:… · waves 1/2 done (at wave 1) · objects 3/5 Healthy · hooks 1 Succeeded". */
 export function progressLine(p: ProgressSummary, colour: boolean): string {

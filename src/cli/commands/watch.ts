@@ -1,15 +1,16 @@
-// `convoy watch NAME`: follows the Release and its ReleaseInventory with API watches and prints the
+// `convoy watch NAME`: follows the Release and its ReleaseInventory (every part) with API watches and prints the
 // rollout's progress on every change until it ends. Exit 0 Succeeded, 1 Failed/RolledBack (or
 // Stalled), 2 on errors and on --timeout. On a terminal the progress line is redrawn in place and
 // coloured; otherwise each change is one plain, timestamped line.
 import { API_VERSION } from '../../api/constants.ts';
 import type { Release, ReleaseInventory } from '../../api/types.ts';
 import { isGone } from '../../kube/errors.ts';
+import { partSelector } from '../../kube/inventory-read.ts';
 import type { ProgressSummary } from '../../server/progress.ts';
 import { type Ctx, mustGetRelease, resolveRenderId, UserError } from '../context.ts';
 import { duration, paint, shortRef } from '../format.ts';
 import { isFullRenderRef } from '../render-id.ts';
-import { defaultTimeoutMs, outcome, progress, progressLine } from '../watch-view.ts';
+import { defaultTimeoutMs, outcome, progress, progressLine, wholeInventory } from '../watch-view.ts';
 
 /** Longer than the apiserver's bookmark interval (~1 min), so a quiet but live watch is kept. */
 const WATCH_IDLE_MS = 90_000;
@@ -24,20 +25,44 @@ interface ListOf<T> {
  * event; a watch that ends (the apiserver's timeout, an idle connection, 410 Gone) is re-listed and
  * re-opened, so no change between the two is missed.
  */
-export async function follow<T>(
+export function follow<T extends Named>(
   ctx: Ctx,
   kind: 'Release' | 'ReleaseInventory' | 'ReleaseSet',
   name: string,
   onChange: (obj: T | undefined) => void,
   signal: AbortSignal,
 ): Promise<void> {
+  return followAll<T>(
+    ctx,
+    kind,
+    { fieldSelector: `metadata.name=${name}` },
+    (objs) => onChange(objs.get(name)),
+    signal,
+  );
+}
+
+interface Named {
+  readonly metadata?: { readonly name?: string };
+}
+
+/**
+ * Like follow, for every object the selector matches: onChange gets them all by name after the LIST and
+ * on every watch event.
+ */
+export async function followAll<T extends Named>(
+  ctx: Ctx,
+  kind: 'Release' | 'ReleaseInventory' | 'ReleaseSet',
+  selector: { readonly fieldSelector: string } | { readonly labelSelector: string },
+  onChange: (objs: ReadonlyMap<string, T>) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const path = await ctx.client.pathOf({ apiVersion: API_VERSION, kind, namespace: ctx.namespace });
-  const fieldSelector = `metadata.name=${name}`;
+  const nameOf = (o: T) => o.metadata?.name ?? '';
   let failures = 0;
   while (!signal.aborted) {
     let list: ListOf<T>;
     try {
-      list = await ctx.client.request<ListOf<T>>({ method: 'GET', path, query: { fieldSelector } });
+      list = await ctx.client.request<ListOf<T>>({ method: 'GET', path, query: { ...selector } });
       failures = 0;
     } catch (err) {
       // The apiserver restarting or a network blip: back off and list again.
@@ -45,13 +70,14 @@ export async function follow<T>(
       await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** failures)));
       continue;
     }
-    onChange(list.items?.[0]);
+    const objs = new Map((list.items ?? []).map((o) => [nameOf(o), o]));
+    onChange(objs);
     if (signal.aborted) return;
     // The watch ends when the apiserver closes it (its timeout), when it goes idle (a half-open
     // connection), on an ERROR event (410 Gone) or on abort: in every case list again.
     const query = new URLSearchParams({
       watch: '1',
-      fieldSelector,
+      ...selector,
       allowWatchBookmarks: 'true',
       ...(list.metadata?.resourceVersion === undefined
         ? {}
@@ -59,8 +85,11 @@ export async function follow<T>(
     });
     try {
       await ctx.client.transport.watch({ path: `${path}?${query}`, signal, idleMs: WATCH_IDLE_MS }, (ev) => {
-        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') onChange(ev.object as T);
-        else if (ev.type === 'DELETED') onChange(undefined);
+        const o = ev.object as T;
+        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') objs.set(nameOf(o), o);
+        else if (ev.type === 'DELETED') objs.delete(nameOf(o));
+        else return;
+        onChange(objs);
       });
     } catch (err) {
       if (signal.aborted) return;
@@ -93,9 +122,11 @@ export async function watch(
   const why = timeoutFlag === undefined ? ' (the rollout deadline plus a margin; --timeout to change)' : '';
   const abort = new AbortController();
   let release: Release | undefined;
-  let inventory: ReleaseInventory | undefined;
+  let head: ReleaseInventory | undefined;
+  let parts: ReadonlyMap<string, ReleaseInventory> = new Map();
   let seenRelease = false;
-  let seenInventory = false;
+  let seenHead = false;
+  let seenParts = false;
   let lastLine = '';
   let lastKey = '';
   let lineOpen = false;
@@ -131,12 +162,12 @@ export async function watch(
     };
     const evaluate = () => {
       // Both first LISTs in, so the first line never counts objects of an inventory not read yet.
-      if (abort.signal.aborted || !seenRelease || !seenInventory) return;
+      if (abort.signal.aborted || !seenRelease || !seenHead || !seenParts) return;
       if (release === undefined) {
         finish(2, `release ${ctx.namespace}/${name} was deleted`);
         return;
       }
-      show(progress(release, inventory, renderRef));
+      show(progress(release, wholeInventory(ctx.namespace, name, head, parts.values()), renderRef));
       const o = outcome(release, renderRef);
       if (o.kind === 'done') finish(o.exitCode, o.summary);
     };
@@ -163,8 +194,20 @@ export async function watch(
       'ReleaseInventory',
       name,
       (inv) => {
-        seenInventory = true;
-        inventory = inv;
+        seenHead = true;
+        head = inv;
+        evaluate();
+      },
+      abort.signal,
+    ).catch(reject);
+    // Parts 1…N of a large Release's inventory (docs/design.md#inventory-parts).
+    followAll<ReleaseInventory>(
+      ctx,
+      'ReleaseInventory',
+      { labelSelector: partSelector(name) },
+      (objs) => {
+        seenParts = true;
+        parts = new Map(objs);
         evaluate();
       },
       abort.signal,
