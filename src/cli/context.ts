@@ -12,6 +12,7 @@ import { UserError } from './errors.ts';
 import { colourEnabled } from './format.ts';
 import { clientNodeConfig, loadConfig } from './kubeconfig.ts';
 import { isFullRenderRef, matchRenderId, statusRenderRefs } from './render-id.ts';
+import { setDefaultTrust } from './trust.ts';
 
 export { UserError } from './errors.ts';
 
@@ -37,7 +38,11 @@ export interface Ctx extends Io {
   note(line: string): void;
 }
 
-export async function makeCtx(global: Global, io: Io): Promise<Ctx> {
+/**
+ * `apiServerOnly`: the command talks to nothing but the kubeconfig's API server, so the process may
+ * trust only that server's CA (trust.ts).
+ */
+export async function makeCtx(global: Global, io: Io, apiServerOnly = false): Promise<Ctx> {
   const resolved = loadConfig({
     ...(global.kubeconfig === undefined ? {} : { kubeconfig: global.kubeconfig }),
     ...(global.context === undefined ? {} : { context: global.context }),
@@ -45,6 +50,7 @@ export async function makeCtx(global: Global, io: Io): Promise<Ctx> {
     env: io.env,
   });
   const { namespace } = resolved;
+  setDefaultTrust(apiServerOnly && resolved.auth.kind === 'lite' ? resolved.auth.config.ca : undefined);
   let full: Promise<KubeConfig> | undefined;
   const fullKubeConfig = () => {
     full ??= clientNodeConfig(resolved.paths, resolved.context);

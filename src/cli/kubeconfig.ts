@@ -249,6 +249,12 @@ export class LiteKubeConfig implements KubeAuth {
     this.#tokenFile = tokenFile;
   }
 
+  /** certificate-authority(-data) of the cluster, if the kubeconfig names one. */
+  get ca(): Buffer | undefined {
+    const ca = this.#options.ca;
+    return Buffer.isBuffer(ca) ? ca : undefined;
+  }
+
   getCurrentCluster(): ReturnType<KubeConfig['getCurrentCluster']> {
     return {
       name: this.selected.cluster.name,

@@ -9,6 +9,22 @@ import { parseCommand } from './args.ts';
 import type { Io } from './context.ts';
 import { describeError } from './errors.ts';
 import { commandHelp, findCommand, usageText } from './registry.ts';
+import { setDefaultTrust } from './trust.ts';
+
+/**
+ * Commands whose only peer is the kubeconfig's API server (events and logs may read a target cluster,
+ * diff renders sources, the writers may go through the convoy API or a target cluster).
+ */
+const API_SERVER_ONLY: ReadonlySet<string> = new Set([
+  'get',
+  'status',
+  'health',
+  'tree',
+  'history',
+  'watch',
+  'suspend',
+  'resume',
+]);
 
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const parsed = parseCommand(argv);
@@ -19,12 +35,16 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   }
   const c = parsed.command;
   try {
+    if (c.kind === 'help') {
+      const spec = c.topic === undefined ? undefined : findCommand(c.topic.split(' '));
+      io.out.write(spec === undefined ? usageText() : commandHelp(spec));
+      return 0;
+    }
+    // Say what TLS connections trust first (trust.ts): makeCtx narrows it to the API server's CA for
+    // the commands that talk to nothing else; commands that open no connection at all skip the cost.
+    const offline = c.kind === 'rulesEval' || (c.kind === 'render' && !c.dir.startsWith('oci://'));
+    if (!offline && !API_SERVER_ONLY.has(c.kind)) setDefaultTrust(undefined);
     switch (c.kind) {
-      case 'help': {
-        const spec = c.topic === undefined ? undefined : findCommand(c.topic.split(' '));
-        io.out.write(spec === undefined ? usageText() : commandHelp(spec));
-        return 0;
-      }
       case 'dev': {
         const { devMain } = await import('./dev.ts');
         return await devMain(c.args, io.out, io.err);
@@ -54,7 +74,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
       default:
         break;
     }
-    const ctx = await (await import('./context.ts')).makeCtx(c.global, io);
+    const ctx = await (await import('./context.ts')).makeCtx(c.global, io, API_SERVER_ONLY.has(c.kind));
     switch (c.kind) {
       case 'get':
         if (c.resource !== undefined) {
