@@ -466,6 +466,11 @@ test('approve shows the diff of the current render, refuses without a terminal, 
   assert.match(refused.stdout, /^\+ {2}tag: held$/m);
   assert.match(refused.stderr, new RegExp(`not approved: stdin is not a terminal.*--yes to approve ${R}`));
   assert.equal((await getRelease(ns, 'web'))?.metadata.annotations?.[ANNOTATION_APPROVED_RENDER], undefined);
+  // `convoy sync --approve`, as docs/reference/release.md writes it, is the same command
+  const viaSync = await convoy('sync', 'web', '-n', ns, '--approve');
+  assert.equal(viaSync.code, 2, viaSync.stdout + viaSync.stderr);
+  assert.match(viaSync.stderr, new RegExp(`not approved: stdin is not a terminal.*--yes to approve ${R}`));
+  assert.equal((await getRelease(ns, 'web'))?.metadata.annotations?.[ANNOTATION_APPROVED_RENDER], undefined);
 
   const ok = await convoy('approve', 'web', '-n', ns, '--yes');
   assert.equal(ok.code, 0, ok.stderr);
