@@ -66,9 +66,15 @@ export interface StartOptions {
   readonly secondCluster?: boolean;
   /**
    * More kube-apiservers on the same etcd, each under a prefix of its own (`/extra-<i>/registry`):
-   * independent clusters for fleet tests (ControlPlane.extra, in order). No workloads run in them.
+   * independent clusters for fleet tests (ControlPlane.extra, in order). No workloads run in them
+   * unless `extraWorkloads`.
    */
   readonly extraClusters?: number;
+  /**
+   * With `workloads`: each extra cluster runs its own kube-controller-manager, kube-scheduler and kwok
+   * with one simulated node, so Deployments there become Available as on the main cluster.
+   */
+  readonly extraWorkloads?: boolean;
   /**
    * Run the main kube-apiserver as an aggregation layer that can proxy to aggregated apiservers
    * (registerApiService): a front-proxy CA and client cert, the --requestheader-* and
@@ -278,7 +284,11 @@ class Env {
 
     let nodeNames: string[] = [];
     if (opts.workloads) {
+      const extraNodes = opts.extraWorkloads
+        ? extra.map((access, i) => this.startWorkloads(access, 1, `-extra-${i}`))
+        : [];
       nodeNames = await this.startWorkloads(mainAccess, opts.nodes ?? 2);
+      await Promise.all(extraNodes);
     }
 
     const stopApiServer = async () => {
@@ -326,8 +336,11 @@ class Env {
   stop(keepDir = false): Promise<void> {
     this.stopping ??= (async () => {
       // Clients first, so nothing logs a storm of connection errors while etcd goes away.
+      const workloads = ['kwok', 'kube-scheduler', 'kube-controller-manager'];
       const tiers = [
-        ['kwok', 'kube-scheduler', 'kube-controller-manager'],
+        [...this.procs]
+          .map((p) => p.name)
+          .filter((n) => workloads.some((w) => n === w || n.startsWith(`${w}-extra-`))),
         [
           'kube-apiserver',
           'kube-apiserver-second',
@@ -475,14 +488,19 @@ class Env {
     return { ...creds, kubeconfigPath, kubeConfig };
   }
 
-  private async startWorkloads(access: ClusterAccess, nodes: number): Promise<string[]> {
+  /** The workload processes for one cluster; `suffix` names them apart for an extra cluster. */
+  private async startWorkloads(access: ClusterAccess, nodes: number, suffix = ''): Promise<string[]> {
     const kubeconfig = access.kubeconfigPath;
-    const stagesFile = join(this.dir, 'kwok-stages.yaml');
+    const stagesFile = join(this.dir, `kwok-stages${suffix}.yaml`);
     await writeFile(stagesFile, stagesYaml());
     const procs = [
-      this.spawn('kube-controller-manager', 'kube-controller-manager', controllerManagerArgs({ kubeconfig })),
-      this.spawn('kube-scheduler', 'kube-scheduler', schedulerArgs({ kubeconfig })),
-      this.spawn('kwok', 'kwok', kwokArgs({ kubeconfig, stagesFile })),
+      this.spawn(
+        `kube-controller-manager${suffix}`,
+        'kube-controller-manager',
+        controllerManagerArgs({ kubeconfig }),
+      ),
+      this.spawn(`kube-scheduler${suffix}`, 'kube-scheduler', schedulerArgs({ kubeconfig })),
+      this.spawn(`kwok${suffix}`, 'kwok', kwokArgs({ kubeconfig, stagesFile })),
     ];
     const api: Endpoint = access;
     const names = Array.from({ length: nodes }, (_, i) => `kwok-node-${i}`);
@@ -502,7 +520,7 @@ class Env {
         return node !== undefined && nodeSchedulable(node);
       });
     });
-    this.phase('nodes Ready and untainted');
+    this.phase(`nodes Ready and untainted${suffix}`);
     // Pod admission rejects pods until serviceaccount-controller has made `default`.
     await this.poll('service account default/default', procs, this.deadline, async () => {
       const res = await request(api, 'GET', '/api/v1/namespaces/default/serviceaccounts/default');

@@ -3,12 +3,16 @@
 // a healthy revision reaches them in wave order (the Releases' rollout timestamps); a paused cluster
 // holds the waves above it and a cluster added meanwhile gets the good revision; a revision failing on
 // wave 2 never reaches wave 3 and wave 1 is rolled back (its ConfigMap included); a controller-manager
-// killed mid-train resumes it. `convoy fleet watch` exits 1 on the fleet rollback and 0 on success.
+// killed mid-train resumes it. `convoy fleet watch` exits 1 on the fleet rollback and 0 on success. Each
+// target cluster runs its own kube-controller-manager, kube-scheduler and kwok node, so a Deployment a
+// ReleaseSet sends there becomes Available there.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release, ReleaseSet } from '../../src/api/types.ts';
 import { runConvoy } from '../../src/cli/testsupport.ts';
+import { applyObject } from '../../src/kube/apply.ts';
+import { KubeClient } from '../../src/kube/client.ts';
 import { Informer, type KubeObject, Transport } from '../../src/runtime/index.ts';
 import {
   addFleetCluster,
@@ -22,11 +26,12 @@ import {
 } from '../support/fleet.ts';
 import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
 import { mergePatch } from '../support/release.ts';
+import { deployment } from '../support/rollout.ts';
 import { convoySystemPerFile, LEASE_NS } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'fleet';
-const sys = convoySystemPerFile({ identity: 'fleet', nodes: 1, extraClusters: 3 });
+const sys = convoySystemPerFile({ identity: 'fleet', nodes: 1, extraClusters: 3, extraWorkloads: true });
 let manager: ManagerProcess | undefined;
 after(async () => {
   await manager?.stop();
@@ -241,5 +246,68 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
       undefined,
       'the new train unpinned the rolled back cluster',
     );
+  });
+
+  it("every member cluster runs workloads: a Deployment becomes Available on each, on that cluster's own node", async () => {
+    const manifest = deployment('app', 'v1', 'healthy').replace(
+      '  name: app\n',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder the inputs fill
+      '  name: app\n  namespace: "${NS}"\n',
+    );
+    await applyObject(
+      sys.client,
+      {
+        apiVersion: API_VERSION,
+        kind: 'ReleaseSet',
+        metadata: { name: 'apps', namespace: NS },
+        spec: {
+          clusterSelector: { matchLabels: { fleet: 'web' } },
+          template: {
+            spec: {
+              source: { inline: { manifests: manifest } },
+              healthAssessment: { deadline: '5s' },
+              failurePolicy: { deadline: '60s' },
+            },
+          },
+          inputs: { substituteFromLabels: { NS: 'ns' } },
+        },
+      },
+      { fieldManager: 'convoy-test', force: true },
+    );
+    for (const c of ['c1', 'c2', 'c3', 'c4']) {
+      await waitFor(
+        `apps-${c} Succeeded`,
+        async () => {
+          const r = await sys.client.get<Release>({
+            apiVersion: API_VERSION,
+            kind: 'Release',
+            namespace: NS,
+            name: `apps-${c}`,
+          });
+          return r?.status?.rollout?.state === 'Succeeded';
+        },
+        { timeoutMs: 180_000 },
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}\n${logs()}`, { cause: err });
+      });
+      const m = member(c);
+      const target = new KubeClient(m.access.kubeConfig);
+      const d = await target.get<{ status?: { availableReplicas?: number } }>({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        namespace: m.targetNs,
+        name: 'app',
+      });
+      assert.equal(d?.status?.availableReplicas, 1, `${c}: the Deployment is Available on its cluster`);
+      const pods = await target.list<{ spec?: { nodeName?: string }; status?: { phase?: string } }>({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        namespace: m.targetNs,
+      });
+      assert.ok(
+        pods.some((p) => p.spec?.nodeName === 'kwok-node-0' && p.status?.phase === 'Running'),
+        `${c}: a Running pod on the cluster's own kwok node: ${JSON.stringify(pods.map((p) => [p.spec?.nodeName, p.status?.phase]))}`,
+      );
+    }
   });
 });

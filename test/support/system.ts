@@ -87,6 +87,8 @@ export interface SystemOptions {
   readonly managerArgs?: readonly string[];
   /** Extra kube-apiservers as target clusters (ControlPlane.extra). */
   readonly extraClusters?: number;
+  /** Workload processes and a kwok node in each extra cluster too. */
+  readonly extraWorkloads?: boolean;
 }
 
 export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySystem> {
@@ -94,6 +96,7 @@ export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySyst
     workloads: true,
     nodes: opts.nodes ?? 2,
     ...(opts.extraClusters === undefined ? {} : { extraClusters: opts.extraClusters }),
+    ...(opts.extraWorkloads === undefined ? {} : { extraWorkloads: opts.extraWorkloads }),
   });
   const client = new KubeClient(cp.kubeConfig);
   const work = await mkdtemp(join(tmpdir(), `convoy-${opts.identity}-e2e-`));
