@@ -5,7 +5,8 @@
 // wave 2 never reaches wave 3 and wave 1 is rolled back (its ConfigMap included); a controller-manager
 // killed mid-train resumes it. `convoy fleet watch` exits 1 on the fleet rollback and 0 on success. Each
 // target cluster runs its own kube-controller-manager, kube-scheduler and kwok node, so a Deployment a
-// ReleaseSet sends there becomes Available there.
+// ReleaseSet sends there becomes Available there. A Cluster leaving the selector loses its Releases and
+// their objects.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
@@ -309,5 +310,36 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
         `${c}: a Running pod on the cluster's own kwok node: ${JSON.stringify(pods.map((p) => [p.spec?.nodeName, p.status?.phase]))}`,
       );
     }
+  });
+
+  it('a Cluster that leaves the selector has its Releases deleted, and with them its objects', async () => {
+    const c4 = member('c4');
+    const target = new KubeClient(c4.access.kubeConfig);
+    const app = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: c4.targetNs, name: 'app' };
+    assert.ok((await target.get(app)) !== undefined, 'apps-c4 runs its Deployment before');
+    await mergePatch(
+      sys.client,
+      { apiVersion: API_VERSION, kind: 'Cluster', namespace: NS, name: 'c4' },
+      { metadata: { labels: { fleet: null } } },
+    );
+    await waitFor(
+      'the Releases of c4 gone, and its Deployment and ConfigMap on the target',
+      async () =>
+        (await getRelease('c4')) === undefined &&
+        (await sys.client.get({
+          apiVersion: API_VERSION,
+          kind: 'Release',
+          namespace: NS,
+          name: 'apps-c4',
+        })) === undefined &&
+        (await target.get(app)) === undefined &&
+        (await live('c4')) === undefined,
+      { timeoutMs: 120_000 },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n${logs()}`, { cause: err });
+    });
+    // The other members keep theirs; c1 shares c4's apiserver, in another namespace.
+    assert.ok((await getRelease('c1')) !== undefined);
+    assert.equal(await live('c1'), 'v4');
   });
 });
