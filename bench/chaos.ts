@@ -18,6 +18,8 @@ log(
     `releases ${report.releases}`,
     `kills ${report.kills}`,
     `apiserver restarts ${report.apiServerRestarts}`,
+    // The drive can end before the schedule does: the faults it never reached are not counted above.
+    `faults done ${report.kills + report.apiServerRestarts}/${report.schedule.length}`,
     `invariants held ${report.invariantsHeld}/${INVARIANTS.length}`,
     `violations ${report.violations.length}`,
     `convergence after last fault ${report.convergenceSeconds ?? 'never'} s`,

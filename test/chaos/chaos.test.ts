@@ -14,10 +14,9 @@ test('chaos: kills and an apiserver restart during 12 rollouts break no invarian
       `convergence ${report.convergenceSeconds} s after the last fault, ${report.durationSeconds} s in all, ` +
       `step seconds ${JSON.stringify(report.stepSeconds)}`,
   );
-  assert.ok(
-    report.kills + report.apiServerRestarts > 0,
-    `no fault happened during the drive (seed ${report.seed})`,
-  );
+  assert.ok(report.kills > 0, `no kill happened during the drive (seed ${report.seed})`);
+  // The schedule puts the restart among the first two faults: a run without it did not test it.
+  assert.equal(report.apiServerRestarts, 1, `the apiserver restart never came (seed ${report.seed})`);
   assert.deepEqual(
     report.violations.map((v) => `${v.invariant}: ${v.subject}: ${v.detail}`),
     [],

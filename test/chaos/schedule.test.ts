@@ -17,6 +17,40 @@ test('one seed, one schedule: the counts asked for, the ranges kept', () => {
   }
 });
 
+test('every apiserver restart comes in the first half of its share of the kills, whatever the seed', () => {
+  for (let seed = 0; seed < 200; seed++) {
+    for (const [kills, apiServerRestarts] of [
+      [12, 3],
+      [3, 1],
+      [0, 2],
+      [4, 0],
+    ] as const) {
+      const s = faultSchedule({ ...opts, kills, apiServerRestarts, seed });
+      const killsBefore = s.flatMap((f, i) =>
+        f.kind === 'restart-apiserver' ? [s.slice(0, i).filter((g) => g.kind === 'kill').length] : [],
+      );
+      const share = kills / apiServerRestarts;
+      assert.equal(killsBefore.length, apiServerRestarts);
+      assert.equal(s.length, kills + apiServerRestarts);
+      killsBefore.forEach((n, k) => {
+        const from = Math.floor(k * share);
+        assert.ok(
+          n >= from && n <= from + Math.floor(share / 2),
+          `seed ${seed}, ${kills} kills: restart ${k} after ${n} kills`,
+        );
+      });
+    }
+  }
+  // 12 kills and 3 restarts (the full run): the first restart comes within the first three faults.
+  for (let seed = 0; seed < 50; seed++) {
+    const s = faultSchedule({ ...opts, kills: 12, apiServerRestarts: 3, seed });
+    assert.ok(
+      s.slice(0, 3).some((f) => f.kind === 'restart-apiserver'),
+      `seed ${seed}`,
+    );
+  }
+});
+
 test('CHAOS_SEED is taken as given, refused when not an integer', () => {
   assert.equal(seedFrom({ CHAOS_SEED: '42' }), 42);
   assert.ok(Number.isSafeInteger(seedFrom({})));
