@@ -27,6 +27,12 @@ describe('decideCacheRead', () => {
     ['an entry without renderRef', synced({ renderRef: undefined }), 'api:unconfirmed'],
     ['not cached: deleted or unlabelled', synced({ cachedResourceVersion: undefined }), 'api:missing'],
     ['a resourceVersion that is not a number', synced({ cachedResourceVersion: 'abc' }), 'api:stale'],
+    [
+      'floor of another render, cache past it (taken before a later apply)',
+      synced({ floor: { renderRef: R2, resourceVersion: '300' }, cachedResourceVersion: '400' }),
+      'api:unconfirmed',
+    ],
+    ['a floor that is not a number', synced({ floor: { renderRef: R1, resourceVersion: 'x' } }), 'api:stale'],
   ];
   for (const [name, input, want] of cases) {
     it(name, () => {
