@@ -16,6 +16,7 @@ import { renderAdvanced } from '../edges.ts';
 import { type Evaluator, newEvaluator } from '../evaluator.ts';
 import { deriveState, type Observation } from '../state.ts';
 import { entryKey, type HealthRuleSetLike, type InventoryEntry } from '../types.ts';
+import { assessable } from './in-flux.ts';
 import { inventoryHealthItems, toHealthEntry } from './plan.ts';
 import type { Target } from './target.ts';
 import { writeInventoryHealth } from './writes.ts';
@@ -86,7 +87,7 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
   // priorAndAnchors: state and firstUnhealthy as stored before this pass writes.
   const before = (inv.inventory.entries ?? []).map(toHealthEntry);
   const deadlineMs = parseOptionalDuration(release.spec.healthAssessment?.deadline);
-  const toAssess = before.filter((e) => e.renderRef !== undefined);
+  const toAssess = assessable(before, inv.inventory.pending ?? []);
   const live = await (deps.read ?? readLive)(
     target.client,
     toAssess.map((e) => ({
