@@ -41,7 +41,13 @@ import {
   syncHooksSettled,
 } from './hooks/index.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
-import { formatTime, type Rollout, type WaveGateDecision, waveHealthGate } from './rollout/index.ts';
+import {
+  completeWaves,
+  formatTime,
+  type Rollout,
+  type WaveGateDecision,
+  waveHealthGate,
+} from './rollout/index.ts';
 import type { Rendered } from './stage-render.ts';
 import {
   entryKey,
@@ -258,6 +264,9 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     if (wave === undefined) continue;
     const previous = plan[i - 1];
     if (previous !== undefined) {
+      // The gate reads the inventory as re-read for this sync, fresher than the reconcile's: a wave it finds
+      // Healthy is stamped completed now, so its completedAt never trails the next wave's startedAt.
+      waves = completeWaves(waves, writer.entries, formatTime(deps.now()));
       const gate = waveGate(
         release,
         rendered,
