@@ -1,9 +1,9 @@
 // The HealthController (docs/design.md#health-loop): the observer's second controller on the shared harness.
 // Queue key: namespace/name of the Release. syncHandler runs the steps of docs/design.md#one-health-pass —
 // Release from the cache, shard gate (the harness checks it before the handler runs), deletion, hooks,
-// health, wake the controller on an edge, scheduleHealthRecheck. Attempt counts and unsent edges live in
-// memory. Informers, shard gate, reads through own writes and the pass counters are ../../loop.ts, shared
-// with drift.
+// health, wake the controller on an edge (./wake.ts), scheduleHealthRecheck. Attempt counts and unsent
+// edges live in memory. Informers, shard gate, reads through own writes and the pass counters are
+// ../../loop.ts, shared with drift.
 import { Counter } from 'prom-client';
 import { GROUP, VERSION } from '../../../api/constants.ts';
 import { parseOptionalDuration } from '../../../api/duration.ts';
@@ -33,8 +33,9 @@ import { type Assessment, assess } from './assess.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import { healthStatusBody, pendingTargets } from './plan.ts';
 import { collectRules } from './rules.ts';
-import { requestSync, type SyncVia } from './sync-request.ts';
+import type { SyncVia } from './sync-request.ts';
 import { TargetResolver } from './target.ts';
+import { ControllerWaker } from './wake.ts';
 import { writeHealth } from './writes.ts';
 
 export interface HealthControllerOptions {
@@ -71,9 +72,8 @@ export class HealthController {
   readonly #ruleSets: Informer<K<HealthRuleSet>>;
   readonly #globalRuleSets: Informer<K<GlobalHealthRuleSet>>;
   readonly #counts = new Map<string, ReadonlyMap<string, number>>();
-  readonly #pendingSync = new Set<string>();
+  readonly #waker: ControllerWaker;
   readonly #c: LoopCounters<PassResult, 'inventory' | 'status' | 'hooks'>;
-  readonly #syncFailures: Counter;
   readonly #reads: Counter;
   readonly #evaluators = new EvaluatorMemo();
 
@@ -106,17 +106,12 @@ export class HealthController {
         help: 'Wake-ups (sync requests) sent to the controller',
       },
     });
-    this.#syncFailures = new Counter({
-      name: 'convoy_health_sync_request_failures_total',
-      help: 'Wake-ups that failed (the edge is kept and the pass retried)',
-      registers: [registry],
-    });
+    this.#waker = new ControllerWaker(registry, opts.client, opts.sync, this.#now);
     this.#reads = new Counter({
       name: 'convoy_health_object_reads_total',
       help: 'GET/LIST requests for live objects',
       registers: [registry],
     });
-    this.#syncFailures.inc(0);
     this.controller
       .watch<K<HealthRuleSet>>({
         informer: this.#ruleSets,
@@ -264,36 +259,20 @@ export class HealthController {
     }
   }
 
-  /** Sends the sync request on an edge, or for an edge kept from a pass whose request failed. */
+  /** Wakes the controller on an edge (./wake.ts); a result ends the pass. */
   async #wake(
     key: string,
     release: Release,
     edge: boolean,
     log: Logger,
   ): Promise<ReconcileResult | undefined> {
-    if (!edge && !this.#pendingSync.has(key)) return undefined;
-    // Kept until a request succeeds: a failed one returns an error, and the retried pass sends it
-    // even when it sees no new edge.
-    this.#pendingSync.add(key);
-    try {
-      const outcome = await requestSync(
-        this.#o.client,
-        this.#o.sync ?? { kind: 'aggregated' },
-        release,
-        this.#now(),
-      );
-      if (outcome === 'gone') {
-        this.#forget(key);
-        return this.#c.done('gone');
-      }
-    } catch (err) {
-      this.#syncFailures.inc();
-      log.warn({ err: errorMessage(err) }, 'sync request failed; kept for the next pass');
-      return { kind: 'error', error: err };
+    const w = await this.#waker.wake(key, release, edge, log);
+    if (w.kind === 'gone') {
+      this.#forget(key);
+      return this.#c.done('gone');
     }
-    this.#pendingSync.delete(key);
-    this.#c.synced();
-    log.info('sync requested');
+    if (w.kind === 'failed') return { kind: 'error', error: w.error };
+    if (w.kind === 'sent') this.#c.synced();
     return undefined;
   }
 
@@ -309,7 +288,7 @@ export class HealthController {
 
   #forget(key: string): void {
     this.#counts.delete(key);
-    this.#pendingSync.delete(key);
+    this.#waker.forget(key);
     this.#loop.forget(key);
     this.#o.watches?.forget('health', key);
   }
