@@ -2,9 +2,10 @@
 // `convoy` (force: convoy owns what it renders), each object labelled with its Release so orphans can
 // always be found, and annotated with the Release's uid so only that Release ever prunes or adopts it (a
 // label can be copied by anyone). Namespaces and CRDs of a group go first; a CRD is waited for until Established
-// before anything after it is applied. The dry run skips objects that cannot be checked yet because
-// their CRD or Namespace is in the same render and not installed (like Argo CD's
-// SkipDryRunOnMissingResource) and reports them as notes.
+// before anything after it is applied. Within a rank, at most DEPLOY_PARALLEL applies (or dry runs) run at
+// once: a wave of many objects costs its slowest few round trips, not their sum. The dry run skips objects
+// that cannot be checked yet because their CRD or Namespace is in the same render and not installed (like
+// Argo CD's SkipDryRunOnMissingResource) and reports them as notes.
 import { ANNOTATION_RELEASE_UID, FIELD_MANAGERS } from '../../api/constants.ts';
 import { applyObject } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
@@ -15,6 +16,8 @@ import { labelled } from '../../render/labelled.ts';
 import type { Obj } from '../../render/types.ts';
 
 const CRD_GROUP = 'apiextensions.k8s.io';
+/** Applies or dry runs of one rank in flight at once (DeployOptions.parallel overrides it). */
+export const DEPLOY_PARALLEL = 8;
 
 /**
  * Whether the live object was applied by the Release of `releaseUid`: its uid annotation says so AND
@@ -79,30 +82,41 @@ export interface DeployOptions {
   readonly releaseUid?: string;
   /** Told of each object the API accepted (so a failed wave can still record what it applied). */
   readonly onApplied?: (obj: Obj) => void;
-  /** How many applies run at once for objects of the same rank. */
+  /** How many applies run at once for objects of the same rank (default DEPLOY_PARALLEL). */
   readonly parallel?: number;
   readonly crdTimeoutMs?: number;
   readonly signal?: AbortSignal;
 }
 
-/** Applies `objects` in order of rank (Namespaces, CRDs, the rest); throws ObjectApplyError. */
+/**
+ * Applies `objects` in order of rank (Namespaces, CRDs, the rest), each rank at most `parallel` at once,
+ * and waits for the CRDs of a rank to be Established before the next rank. After a rejection no further
+ * apply starts (those in flight finish, and onApplied hears of each one accepted); the ObjectApplyError
+ * thrown is that of the earliest rejected object in `objects`' order, so the message does not depend on
+ * timing.
+ */
 export async function applyAll(
   client: KubeClient,
   objects: readonly Obj[],
   opts: DeployOptions,
 ): Promise<void> {
   for (const group of byRank(objects)) {
-    await mapLimit(group, opts.parallel ?? 8, async (obj) => {
+    const failures = new Map<Obj, ObjectApplyError>();
+    await forEachUntilFailure(group, opts.parallel ?? DEPLOY_PARALLEL, async (obj) => {
       try {
         await applyObject(client, labelled(obj, opts.releaseLabel, opts.releaseUid), {
           fieldManager: FIELD_MANAGERS.deployer,
           force: true,
         });
       } catch (err) {
-        throw new ObjectApplyError(obj, err);
+        failures.set(obj, new ObjectApplyError(obj, err));
+        return false;
       }
       opts.onApplied?.(obj);
+      return true;
     });
+    const first = earliest(objects, failures);
+    if (first !== undefined) throw first;
     const crds = group.filter(isCrd);
     for (const crd of crds) await waitEstablished(client, crd.metadata.name, opts.crdTimeoutMs ?? 60_000);
   }
@@ -120,8 +134,8 @@ export async function dryRunAll(
   opts: DeployOptions,
 ): Promise<DryRunResult> {
   const skipped: string[] = [];
-  const failures: ObjectApplyError[] = [];
-  await mapLimit(objects, opts.parallel ?? 8, async (obj) => {
+  const failures = new Map<Obj, ObjectApplyError>();
+  await mapLimit(objects, opts.parallel ?? DEPLOY_PARALLEL, async (obj) => {
     try {
       await applyObject(client, labelled(obj, opts.releaseLabel, opts.releaseUid), {
         fieldManager: FIELD_MANAGERS.deployer,
@@ -133,13 +147,42 @@ export async function dryRunAll(
         skipped.push(`${describeKey(objectKey(obj))}: not yet installed (${err.apiMessage})`);
         return;
       }
-      failures.push(new ObjectApplyError(obj, err));
+      failures.set(obj, new ObjectApplyError(obj, err));
     }
   });
-  // Report the failure of the earliest object in apply order, so the message is deterministic.
-  const first = objects.map((o) => failures.find((f) => f.object === o)).find((f) => f !== undefined);
+  // Every object is checked, so the failure reported is always the same one for the same render.
+  const first = earliest(objects, failures);
   if (first !== undefined) throw first;
   return { skipped };
+}
+
+/** The failure of the earliest object in `order`. */
+function earliest(
+  order: readonly Obj[],
+  failures: ReadonlyMap<Obj, ObjectApplyError>,
+): ObjectApplyError | undefined {
+  if (failures.size === 0) return undefined;
+  for (const o of order) {
+    const f = failures.get(o);
+    if (f !== undefined) return f;
+  }
+  return undefined;
+}
+
+/** Runs fn over items, at most `limit` at once, starting none after one returned false. */
+async function forEachUntilFailure<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<boolean>,
+): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      if (!(await fn(items[next++] as T))) failed = true;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(limit, 1), items.length) }, worker));
 }
 
 function byRank(objects: readonly Obj[]): Obj[][] {
