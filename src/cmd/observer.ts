@@ -45,14 +45,14 @@ await runEntry(OBSERVER, async () => {
   const client = new KubeClient(kc);
   const watches = new TargetWatches({ registry: harness.metrics.registry, log });
   harness.onStop(() => watches.stop());
-  // Health reads target objects from the API, not from the watches: with the cache, e2e
-  // rollout-inline-trust saw a never-ready render's Deployment judged Healthy (a stale read the freshness
-  // guard does not yet stop; docs/design.md#watched-reads). Drift reads from the cache.
+  // Both loops read target objects from the watches where the cache is trusted
+  // (docs/design.md#watched-reads).
   new HealthController(harness, {
     client,
     workers: opts.concurrency,
     resyncMs: opts.resyncMs,
     sync,
+    watches,
   });
   registerDriftController(harness, opts.driftInterval, {
     client,

@@ -1,8 +1,10 @@
 // assess: one assessment of a Release's inventory (docs/design.md#assessment, steps 2-8). Rules are compiled
 // first (a compile error stops the whole Release), the target cluster is resolved, anchors are read
 // before any write, each entry's live object is read and judged, and the result is written back.
-// Live objects are read through ../../live-reads.ts: a GET each, or where many entries share a kind and
-// namespace one LIST by the Release label (entries the LIST misses still get a GET).
+// Live objects are read through deps.read: the observer's watch caches where they are trusted, else
+// ../../live-reads.ts (docs/design.md#watched-reads). An entry in flux (./in-flux.ts) is not read, and a
+// pass that judged from an inventory older than a pending note fails its write with 409, so an entry is
+// never judged on another render's object.
 import { parseOptionalDuration } from '../../../api/duration.ts';
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
