@@ -177,7 +177,17 @@ describe('ReleaseSet spanning two controller-manager shards', () => {
       'c1 took the train again after the first one ended',
     );
     for (const c of ['c1', 'c2'])
-      await waitFor(`${c} back on v1`, async () => (await live(c)) === 'v1', { timeoutMs: 120_000 });
+      await waitFor(`${c} back on v1`, async () => (await live(c)) === 'v1', { timeoutMs: 120_000 }).catch(
+        async (err: Error) => {
+          const r = await getRelease(c);
+          const seen = JSON.stringify({
+            row: row(set, c),
+            pin: r?.spec.pin,
+            lastHealthy: r?.status?.lastHealthy,
+          });
+          throw new Error(`${err.message}\n${seen}\n${logs()}`, { cause: err });
+        },
+      );
     assert.equal(await live('c3'), 'v1', 'c3 never got v2');
   });
 
