@@ -54,6 +54,8 @@ export type FleetCluster = {
   /** The version that is unhealthy on it ('none': no such version). */
   readonly bad: string;
   readonly paused?: boolean;
+  /** Cluster.spec.shard (none: the hash of its namespace/name). */
+  readonly shard?: number;
 };
 
 export async function addFleetCluster(client: KubeClient, ns: string, c: FleetCluster): Promise<void> {
@@ -83,14 +85,20 @@ export async function addFleetCluster(client: KubeClient, ns: string, c: FleetCl
         kubeconfigSecretRef: { name: `${c.name}-kubeconfig` },
         wave: c.wave,
         paused: c.paused === true,
+        ...(c.shard === undefined ? {} : { shard: c.shard }),
       },
     },
     FM,
   );
 }
 
-/** The ReleaseSet `web` at `version`, with fleetRollback. */
-export async function applyFleetSet(client: KubeClient, ns: string, version: string): Promise<void> {
+/** The ReleaseSet `web` at `version`, with fleetRollback (and `strategy`'s other fields). */
+export async function applyFleetSet(
+  client: KubeClient,
+  ns: string,
+  version: string,
+  strategy: { readonly maxParallel?: number; readonly soak?: string } = {},
+): Promise<void> {
   const set: ReleaseSet = {
     apiVersion: API_VERSION,
     kind: 'ReleaseSet',
@@ -107,7 +115,7 @@ export async function applyFleetSet(client: KubeClient, ns: string, version: str
         },
       },
       inputs: { substituteFromLabels: { BAD: 'bad', NS: 'ns' } },
-      strategy: { fleetRollback: true },
+      strategy: { ...strategy, fleetRollback: true },
     },
   };
   await applyObject(client, set, FM);

@@ -85,6 +85,8 @@ export interface SystemOptions {
   readonly tenancy?: Tenancy;
   /** More controller-manager flags, after the usual ones (a later flag wins: `--helm-binary X`). */
   readonly managerArgs?: readonly string[];
+  /** More observer flags (e.g. `--shard-count 2` next to sharded controller-managers). */
+  readonly observerArgs?: readonly string[];
   /** Extra kube-apiservers as target clusters (ControlPlane.extra). */
   readonly extraClusters?: number;
   /** Workload processes and a kwok node in each extra cluster too. */
@@ -109,6 +111,7 @@ export async function startConvoySystem(opts: SystemOptions): Promise<ConvoySyst
       leaseNamespace: LEASE_NS,
       leaseDuration: opts.observerLeaseDuration ?? '5s',
       wakeups,
+      ...(opts.observerArgs === undefined ? {} : { args: opts.observerArgs }),
     });
   try {
     await installCrds(cp.kubeConfig);

@@ -2,7 +2,7 @@
 // selector matches, and the local cluster), their Releases and the set's last status, let planFleet
 // decide, and have the executor write (docs/design.md#fleets). Woken by the set, by any change of a Release
 // it owns and by the Clusters of its namespace; sharded by namespace, while its Releases are worked by the
-// shards of their Clusters.
+// shards of their Clusters (docs/design.md#fleets says why that needs no more than one writer per set).
 import {
   ANNOTATION_FORCE_SYNC_AT,
   API_VERSION,
@@ -26,6 +26,7 @@ import {
   type Harness,
   type KubeObject,
   keyOf,
+  OwnWrites,
   type ReconcileResult,
   shardOf,
   splitKey,
@@ -46,6 +47,8 @@ const SETS_BY_NAMESPACE = 'releaseset-namespace';
 const CLUSTERS_BY_NAMESPACE = 'releaseset-cluster-namespace';
 /** A train in flight is re-planned at least this often, whatever the watches say. */
 const PROGRESS_RECHECK_MS = 30_000;
+/** How soon a set whose status write lost a race is planned again (its cache is catching up). */
+const CONFLICT_REQUEUE_MS = 200;
 
 export type FleetControllerOptions = {
   readonly client: KubeClient;
@@ -75,10 +78,13 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
   sets.addIndex(SETS_BY_NAMESPACE, byNamespace);
   clusters.addIndex(CLUSTERS_BY_NAMESPACE, byNamespace);
 
+  // The set's own status writes, read back before the cache has them (docs/design.md#fault-model).
+  const written = new OwnWrites<CSet>();
+  sets.addHandlers({ delete: (s) => written.forget(keyOf(s)) });
   const shardOfKey = (key: string) =>
     shardOf({ kind: 'namespace', namespace: splitKey(key).namespace ?? '' }, count);
   const reconcile = async (key: string): Promise<ReconcileResult> => {
-    const set = sets.cache.get(key);
+    const set = written.fresh(key, sets.cache.get(key));
     if (set === undefined || set.metadata.deletionTimestamp !== undefined) return { kind: 'done' };
     const { namespace = '' } = splitKey(key);
     if (opts.shardIndex !== undefined && shardOfKey(key) !== opts.shardIndex) return { kind: 'done' };
@@ -165,7 +171,7 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
       strays,
     });
     try {
-      const failures = await executeFleetPlan(
+      const result = await executeFleetPlan(
         {
           set,
           plan,
@@ -173,9 +179,17 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
           trainId: train,
           clusters: new Map(selected.map((s) => [s.cluster.name, s.cluster])),
         },
-        { client: opts.client, nowMs },
+        {
+          client: opts.client,
+          nowMs,
+          noteWritten: (replaced, object) => written.remember(key, replaced as CSet, object as CSet),
+        },
       );
-      if (failures.length > 0) return { kind: 'error', error: new Error(failures.join('; ')) };
+      if (result.kind === 'conflict') {
+        written.forget(key);
+        return { kind: 'requeueAfter', ms: CONFLICT_REQUEUE_MS };
+      }
+      if (result.failures.length > 0) return { kind: 'error', error: new Error(result.failures.join('; ')) };
     } catch (error) {
       return { kind: 'error', error };
     }

@@ -1,7 +1,9 @@
 // The fleet controller's I/O (docs/design.md#fleets): writes the status planFleet decided, then its
 // actions — apply a member's Release for the train or the good revision, pin it for a fleet rollback,
 // delete a stray. Status first: a crash after it redoes the same actions from the status, so a fleet
-// rollback once decided is never forgotten.
+// rollback once decided is never forgotten. The status write carries the uid and resourceVersion the plan
+// read (sent even when nothing changed if there are actions), so a plan made from a stale read of the set
+// — a shard handover, or this process's own write its cache lags — never lands, and its actions never run.
 import {
   ANNOTATION_FLEET_REVISION,
   ANNOTATION_FLEET_TRAIN,
@@ -12,8 +14,9 @@ import {
   LABEL_RELEASE_SET,
 } from '../../api/constants.ts';
 import type { Condition, Release, ReleaseSet, ReleaseSetStatus } from '../../api/types.ts';
-import { applyObject } from '../../kube/apply.ts';
+import { applyObject, preconditionsOf } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { isConflict } from '../../kube/errors.ts';
 import { writeStatus } from '../../kube/status.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { setCondition } from '../release/rollout/conditions.ts';
@@ -23,7 +26,14 @@ import type { FleetAction, FleetPlan } from './plan.ts';
 export type FleetExecutorDeps = {
   readonly client: KubeClient;
   readonly nowMs: number;
+  /** Told of each status write (what it replaced, what the server stored): the next pass reads it. */
+  readonly noteWritten?: (replaced: ReleaseSet, object: ReleaseSet) => void;
 };
+
+/** `conflict`: the set changed since it was read; nothing was done, the plan must be made again. */
+export type ExecuteResult =
+  | { readonly kind: 'done'; readonly failures: readonly string[] }
+  | { readonly kind: 'conflict' };
 
 /** The Release name of a member: `<set>-<cluster>`. */
 export function memberReleaseName(set: string, cluster: string): string {
@@ -133,16 +143,21 @@ export type ExecuteInput = {
   readonly clusters: ReadonlyMap<string, MemberCluster>;
 };
 
-/** Writes the status, then every action; returns the failures (each names its member and step). */
-export async function executeFleetPlan(input: ExecuteInput, deps: FleetExecutorDeps): Promise<string[]> {
+/** Writes the status, then every action; the failures name each member and step. */
+export async function executeFleetPlan(input: ExecuteInput, deps: FleetExecutorDeps): Promise<ExecuteResult> {
   const { set, plan } = input;
-  const ns = set.metadata.namespace ?? '';
-  await writeStatus(
-    deps.client,
-    { kind: 'ReleaseSet', namespace: ns, name: set.metadata.name ?? '' },
-    statusOf(set, plan, input.revision, deps.nowMs),
-    { fieldManager: FIELD_MANAGERS.fleet, cached: set },
-  );
+  let basis: ReleaseSet;
+  try {
+    basis = await writeSetStatus(
+      set,
+      statusOf(set, plan, input.revision, deps.nowMs),
+      plan.actions.length > 0,
+      deps,
+    );
+  } catch (err) {
+    if (isConflict(err)) return { kind: 'conflict' };
+    throw err;
+  }
   const failures: string[] = [];
   const failed = new Map<string, string>();
   for (const action of plan.actions) {
@@ -160,14 +175,51 @@ export async function executeFleetPlan(input: ExecuteInput, deps: FleetExecutorD
       const why = failed.get(m.cluster);
       return why === undefined ? m : { ...m, state: 'Error' as const, message: why };
     });
-    await writeStatus(
+    await writeSetStatus(basis, statusOf(set, { ...plan, members }, input.revision, deps.nowMs), false, deps);
+  }
+  return { kind: 'done', failures };
+}
+
+/**
+ * Applies the set's status with `set`'s uid and resourceVersion as preconditions (409 when the set
+ * changed since); skipped when it would change nothing, unless `always`. Returns what the set now is.
+ */
+async function writeSetStatus(
+  set: ReleaseSet,
+  status: ReleaseSetStatus,
+  always: boolean,
+  deps: FleetExecutorDeps,
+): Promise<ReleaseSet> {
+  const target = {
+    kind: 'ReleaseSet',
+    namespace: set.metadata.namespace ?? '',
+    name: set.metadata.name ?? '',
+  };
+  const options = { fieldManager: FIELD_MANAGERS.fleet, force: true } as const;
+  let object: ReleaseSet;
+  if (!always) {
+    const r = await writeStatus<ReleaseSet>(deps.client, target, status as Record<string, unknown>, {
+      ...options,
+      cached: set,
+      precondition: true,
+    });
+    if (!r.written) return set;
+    object = r.object;
+  } else {
+    // An apply that changes nothing still checks its preconditions: proof the actions follow from the newest set.
+    object = await applyObject<ReleaseSet>(
       deps.client,
-      { kind: 'ReleaseSet', namespace: ns, name: set.metadata.name ?? '' },
-      statusOf(set, { ...plan, members }, input.revision, deps.nowMs),
-      { fieldManager: FIELD_MANAGERS.fleet },
+      {
+        apiVersion: API_VERSION,
+        kind: 'ReleaseSet',
+        metadata: { name: target.name, namespace: target.namespace },
+        status: structuredClone(status),
+      } as ReleaseSet,
+      { ...options, subresource: 'status', ...preconditionsOf(set) },
     );
   }
-  return failures;
+  deps.noteWritten?.(set, object);
+  return object;
 }
 
 async function run(action: FleetAction, input: ExecuteInput, deps: FleetExecutorDeps): Promise<void> {

@@ -293,3 +293,16 @@ test('planFleet: giving the train records the healthy render to go back to', () 
   assert.equal(c2?.startedAt, NOW);
   assert.equal(plan.train.wave, 2);
 });
+
+test('planFleet: a forced sync re-running a revision keeps the render recorded before it first came', () => {
+  // c1 took rev2 (healthy there: its lastHealthy became rev2's render b) and was rolled back to a.
+  const c1 = member('c1', 1, release(R, 'Succeeded', { lastHealthyRenderRef: ref('b'), pin: ref('a') }), {
+    prior: { cluster: 'c1', wave: 1, state: 'RolledBack', revision: R, rollbackTo: ref('a') },
+  });
+  const plan = planFleet(input([c1], { trainId: `${R}.f00d`, priorTrain: undefined }));
+  assert.deepEqual(plan.actions, [{ kind: 'apply', cluster: 'c1', which: 'train' }]);
+  assert.equal(plan.members[0]?.rollbackTo, ref('a'));
+  // A new revision records the member's last healthy render, as before.
+  const next = planFleet(input([member('c1', 1, release('rev1', 'Succeeded'))]));
+  assert.equal(next.members[0]?.rollbackTo, ref('a'));
+});

@@ -159,7 +159,11 @@ export function planFleet(input: PlanInput): FleetPlan {
       row.state = 'Progressing';
       row.revision = train.revision;
       row.startedAt = now;
-      if (m.release?.lastHealthyRenderRef !== undefined) row.rollbackTo = m.release.lastHealthyRenderRef;
+      // A member already on this revision (a forced sync re-runs it) may count a render of this very
+      // revision as its last healthy one: the render recorded before the revision first came stays.
+      const rerun = m.release?.revision === train.revision && row.rollbackTo !== undefined;
+      if (!rerun && m.release?.lastHealthyRenderRef !== undefined)
+        row.rollbackTo = m.release.lastHealthyRenderRef;
       row.message = `given revision ${train.revision}`;
     }
     if (!waveOpen) continue;
