@@ -41,6 +41,16 @@ function condition(type: string): string {
   return `.status.conditions[?(@.type=="${type}")].status`;
 }
 
+/** A string column; priority 1 shows only under -o wide. */
+function column(name: string, jsonPath: string, priority?: 1): PrinterColumn {
+  return { name, type: 'string', jsonPath, ...(priority === undefined ? {} : { priority }) };
+}
+
+/** The status of the condition `type`, under its own name. */
+function conditionColumn(type: string): PrinterColumn {
+  return column(type, condition(type));
+}
+
 const INPUTS: readonly CrdInput[] = [
   {
     kind: 'Release',
@@ -51,14 +61,14 @@ const INPUTS: readonly CrdInput[] = [
     required: ['spec'],
     statusSubresource: true,
     columns: [
-      { name: 'Ready', type: 'string', jsonPath: condition('Ready') },
-      { name: 'Healthy', type: 'string', jsonPath: condition('Healthy') },
-      { name: 'Rollout', type: 'string', jsonPath: '.status.rollout.state' },
-      { name: 'Revision', type: 'string', jsonPath: '.status.revision' },
+      conditionColumn('Ready'),
+      conditionColumn('Healthy'),
+      column('Rollout', '.status.rollout.state'),
+      column('Revision', '.status.revision'),
       AGE,
-      { name: 'Message', type: 'string', jsonPath: '.status.message' },
-      { name: 'Cluster', type: 'string', jsonPath: '.spec.cluster.name', priority: 1 },
-      { name: 'Render', type: 'string', jsonPath: '.status.currentRender.renderRef', priority: 1 },
+      column('Message', '.status.message'),
+      column('Cluster', '.spec.cluster.name', 1),
+      column('Render', '.status.currentRender.renderRef', 1),
     ],
   },
   {
@@ -78,8 +88,8 @@ const INPUTS: readonly CrdInput[] = [
     required: ['spec'],
     statusSubresource: true,
     columns: [
-      { name: 'Ready', type: 'string', jsonPath: condition('Ready') },
-      { name: 'Version', type: 'string', jsonPath: '.status.serverVersion' },
+      conditionColumn('Ready'),
+      column('Version', '.status.serverVersion'),
       { name: 'Shard', type: 'integer', jsonPath: '.spec.shard' },
       { name: 'Wave', type: 'integer', jsonPath: '.spec.wave' },
       AGE,
@@ -112,10 +122,10 @@ const INPUTS: readonly CrdInput[] = [
     required: ['spec'],
     statusSubresource: true,
     columns: [
-      { name: 'Type', type: 'string', jsonPath: '.spec.type' },
-      { name: 'Ready', type: 'string', jsonPath: condition('Ready') },
+      column('Type', '.spec.type'),
+      conditionColumn('Ready'),
       AGE,
-      { name: 'Message', type: 'string', jsonPath: `.status.conditions[?(@.type=="Ready")].message` },
+      column('Message', `.status.conditions[?(@.type=="Ready")].message`),
     ],
   },
   {
@@ -126,9 +136,9 @@ const INPUTS: readonly CrdInput[] = [
     required: ['spec'],
     statusSubresource: true,
     columns: [
-      { name: 'Provider', type: 'string', jsonPath: '.spec.providerRef.name' },
-      { name: 'Severity', type: 'string', jsonPath: '.spec.severity' },
-      { name: 'Ready', type: 'string', jsonPath: condition('Ready') },
+      column('Provider', '.spec.providerRef.name'),
+      column('Severity', '.spec.severity'),
+      conditionColumn('Ready'),
       AGE,
     ],
   },
@@ -141,9 +151,9 @@ const INPUTS: readonly CrdInput[] = [
     required: ['spec'],
     statusSubresource: true,
     columns: [
-      { name: 'Type', type: 'string', jsonPath: '.spec.type' },
-      { name: 'Ready', type: 'string', jsonPath: condition('Ready') },
-      { name: 'Path', type: 'string', jsonPath: '.status.webhookPath' },
+      column('Type', '.spec.type'),
+      conditionColumn('Ready'),
+      column('Path', '.status.webhookPath'),
       AGE,
     ],
   },
@@ -156,14 +166,14 @@ const INPUTS: readonly CrdInput[] = [
     required: ['spec'],
     statusSubresource: true,
     columns: [
-      { name: 'Revision', type: 'string', jsonPath: '.status.revision' },
-      { name: 'Train', type: 'string', jsonPath: '.status.train.state' },
+      column('Revision', '.status.revision'),
+      column('Train', '.status.train.state'),
       { name: 'Wave', type: 'integer', jsonPath: '.status.train.wave' },
-      { name: 'Ready', type: 'string', jsonPath: '.status.summary.ready' },
-      { name: 'Good', type: 'string', jsonPath: '.status.good.revision' },
+      column('Ready', '.status.summary.ready'),
+      column('Good', '.status.good.revision'),
       AGE,
-      { name: 'Message', type: 'string', jsonPath: '.status.message' },
-      { name: 'Failed', type: 'string', jsonPath: '.status.train.failedCluster', priority: 1 },
+      column('Message', '.status.message'),
+      column('Failed', '.status.train.failedCluster', 1),
     ],
   },
 ];

@@ -253,6 +253,18 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
     v === undefined || RENDER_ID.test(v)
       ? undefined
       : `${cmd}: ${flag} must be a render id (sha256:… or its first 7+ hex digits), got "${v}"`;
+  /** --timeout as the spread `{ timeoutMs }` (empty when not given), or the line saying it is no duration. */
+  const timeoutFlag = (): { timeoutMs?: number } | string => {
+    const t = str('timeout');
+    if (t === undefined) return {};
+    let d = Number.NaN;
+    try {
+      d = parseDuration(t);
+    } catch {
+      // not a duration: reported below
+    }
+    return d > 0 ? { timeoutMs: d } : `${cmd}: --timeout must be a duration like 10m, got "${t}"`;
+  };
   switch (cmd) {
     case 'get': {
       const word = positionals[0] === undefined ? undefined : GET_RESOURCES[positionals[0]];
@@ -437,18 +449,8 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
     case 'watch': {
       const e = want(1, 'NAME');
       if (e !== undefined) return fail(e);
-      const t = str('timeout');
-      let timeoutMs: number | undefined;
-      if (t !== undefined) {
-        let d = Number.NaN;
-        try {
-          d = parseDuration(t);
-        } catch {
-          // not a duration: reported below
-        }
-        if (!(d > 0)) return fail(`watch: --timeout must be a duration like 10m, got "${t}"`);
-        timeoutMs = d;
-      }
+      const timeout = timeoutFlag();
+      if (typeof timeout === 'string') return fail(timeout);
       const r = str('render');
       const bad = renderId('--render', r);
       if (bad !== undefined) return fail(bad);
@@ -458,7 +460,7 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
           kind: 'watch',
           global,
           name,
-          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          ...timeout,
           ...(r === undefined ? {} : { renderRef: r }),
         },
       };
@@ -471,21 +473,11 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
     case 'fleet watch': {
       const e = want(1, 'NAME');
       if (e !== undefined) return fail(e);
-      const t = str('timeout');
-      let timeoutMs: number | undefined;
-      if (t !== undefined) {
-        let d = Number.NaN;
-        try {
-          d = parseDuration(t);
-        } catch {
-          // not a duration: reported below
-        }
-        if (!(d > 0)) return fail(`fleet watch: --timeout must be a duration like 10m, got "${t}"`);
-        timeoutMs = d;
-      }
+      const timeout = timeoutFlag();
+      if (typeof timeout === 'string') return fail(timeout);
       return {
         ok: true,
-        command: { kind: 'fleetWatch', global, name, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+        command: { kind: 'fleetWatch', global, name, ...timeout },
       };
     }
     case 'ui': {

@@ -55,6 +55,17 @@ export function shortRef(ref: string | undefined): string {
   return ref.startsWith('sha256:') ? ref.slice(0, 'sha256:'.length + 12) : ref;
 }
 
+/** The order of kubectl get: by namespace, then name. */
+export function byNamespaceName(
+  a: { readonly metadata: { readonly namespace?: string; readonly name?: string } },
+  b: { readonly metadata: { readonly namespace?: string; readonly name?: string } },
+): number {
+  return (
+    (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
+    (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '')
+  );
+}
+
 export function dash(s: string | undefined): string {
   return s === undefined || s === '' ? '-' : s;
 }

@@ -6,7 +6,7 @@ import { oneLine } from '../controller/release/status-message.ts';
 import { progressSummary } from '../server/progress.ts';
 import type { HealthResult, HistoryResult } from '../server/views.ts';
 import type { StatusSelector } from './args.ts';
-import { age, dash, paintState, shortRef, table } from './format.ts';
+import { age, byNamespaceName, dash, paintState, shortRef, table } from './format.ts';
 import { progressLine } from './watch-view.ts';
 
 export interface ViewOptions {
@@ -48,28 +48,22 @@ function rolloutWord(r: Release): string {
  */
 export function releaseTable(releases: readonly Release[], allNamespaces: boolean, o: ViewOptions): string[] {
   const head = ['NAME', 'READY', 'HEALTHY', 'ROLLOUT', 'REVISION', 'AGE', 'MESSAGE'];
-  const rows = [...releases]
-    .sort(
-      (a, b) =>
-        (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
-        (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
-    )
-    .map((r) => {
-      const status = (type: string) => {
-        const c = condition(r, type)?.status;
-        return c === undefined ? '-' : paintState(c, o.colour);
-      };
-      const row = [
-        r.metadata.name ?? '',
-        status('Ready'),
-        status('Healthy'),
-        paintState(rolloutWord(r), o.colour),
-        dash(shortRevisionOf(r)),
-        age(r.metadata.creationTimestamp, o.now),
-        r.status?.message ?? '',
-      ];
-      return allNamespaces ? [r.metadata.namespace ?? '', ...row] : row;
-    });
+  const rows = [...releases].sort(byNamespaceName).map((r) => {
+    const status = (type: string) => {
+      const c = condition(r, type)?.status;
+      return c === undefined ? '-' : paintState(c, o.colour);
+    };
+    const row = [
+      r.metadata.name ?? '',
+      status('Ready'),
+      status('Healthy'),
+      paintState(rolloutWord(r), o.colour),
+      dash(shortRevisionOf(r)),
+      age(r.metadata.creationTimestamp, o.now),
+      r.status?.message ?? '',
+    ];
+    return allNamespaces ? [r.metadata.namespace ?? '', ...row] : row;
+  });
   return table([allNamespaces ? ['NAMESPACE', ...head] : head, ...rows]);
 }
 

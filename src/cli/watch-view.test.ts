@@ -33,6 +33,11 @@ function release(
   };
 }
 
+const annotated = (r: Release, annotations: Record<string, string>): Release => ({
+  ...r,
+  metadata: { ...r.metadata, annotations },
+});
+
 const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason = 'R', message = '') => ({
   type,
   status,
@@ -51,6 +56,18 @@ const rollout = (
   rollout: { state, renderRef, startedAt: T, ...extra },
   lastHealthy: { renderRef: R1, revision: 'rev1', time: T },
 });
+
+/** No failurePolicy, so no rollout: applied and Synced, with the Healthy condition given. */
+const noRollout = (healthy: ReturnType<typeof cond>) =>
+  release(
+    {
+      observedGeneration: 1,
+      currentRender: { renderRef: R2, revision: 'r' },
+      lastAttempted: { renderRef: R2, revision: 'r', time: T, applied: true },
+      conditions: [cond('Ready', 'True', 'Synced'), healthy],
+    },
+    { failurePolicy: undefined },
+  );
 
 test('outcome: the rollout of the followed render decides', () => {
   const cases: [string, Release, string | undefined, { kind: string; exitCode?: number; text: RegExp }][] = [
@@ -142,32 +159,22 @@ test('outcome: the rollout of the followed render decides', () => {
     ],
     [
       '…unless the render was just approved',
-      {
-        ...release({
+      annotated(
+        release({
           ...rollout('Progressing'),
           conditions: [cond('Ready', 'False', 'WaitingForApproval', 'a')],
         }),
-        metadata: {
-          name: 'web',
-          namespace: 'ns',
-          generation: 1,
-          annotations: { 'convoy.kumodo.io/approved-render': R2 },
-        },
-      },
+        { 'convoy.kumodo.io/approved-render': R2 },
+      ),
       undefined,
       { kind: 'continue', text: /rollout of sha256:2222/ },
     ],
     [
       'a pending forced sync is waited for',
-      {
-        ...release({ ...rollout('Progressing'), conditions: [cond('Ready', 'False', 'ApplyFailed', 'a')] }),
-        metadata: {
-          name: 'web',
-          namespace: 'ns',
-          generation: 1,
-          annotations: { 'convoy.kumodo.io/force-sync-at': T },
-        },
-      },
+      annotated(
+        release({ ...rollout('Progressing'), conditions: [cond('Ready', 'False', 'ApplyFailed', 'a')] }),
+        { 'convoy.kumodo.io/force-sync-at': T },
+      ),
       undefined,
       { kind: 'continue', text: /rollout of sha256:2222/ },
     ],
@@ -188,29 +195,13 @@ test('outcome: the rollout of the followed render decides', () => {
     ],
     [
       'no rollout configured: applied and Healthy is success',
-      release(
-        {
-          observedGeneration: 1,
-          currentRender: { renderRef: R2, revision: 'r' },
-          lastAttempted: { renderRef: R2, revision: 'r', time: T, applied: true },
-          conditions: [cond('Ready', 'True', 'Synced'), cond('Healthy', 'True', 'Healthy')],
-        },
-        { failurePolicy: undefined },
-      ),
+      noRollout(cond('Healthy', 'True', 'Healthy')),
       undefined,
       { kind: 'done', exitCode: 0, text: /applied and Healthy/ },
     ],
     [
       'no rollout configured: not Healthy yet',
-      release(
-        {
-          observedGeneration: 1,
-          currentRender: { renderRef: R2, revision: 'r' },
-          lastAttempted: { renderRef: R2, revision: 'r', time: T, applied: true },
-          conditions: [cond('Ready', 'True', 'Synced'), cond('Healthy', 'Unknown', 'Progressing')],
-        },
-        { failurePolicy: undefined },
-      ),
+      noRollout(cond('Healthy', 'Unknown', 'Progressing')),
       undefined,
       { kind: 'continue', text: /to be Healthy/ },
     ],

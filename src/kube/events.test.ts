@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fromResponse } from './errors.ts';
-import { afterFailedSend, type DropReason, EventRecorder, type SendDecision } from './events.ts';
+import {
+  afterFailedSend,
+  type DropReason,
+  EventRecorder,
+  type EventRecorderOptions,
+  type EventWriter,
+  type SendDecision,
+} from './events.ts';
 
 const opts = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 250 };
 const status = (code: number) => fromResponse(code, { kind: 'Status', code, message: `code ${code}` });
@@ -50,79 +57,68 @@ function writer(failures: number, error: unknown) {
   };
 }
 
+/** An EventRecorder over `w` with `opts`, and what it has dropped (by reason) and recorded so far. */
+function counting(w: EventWriter, opts: Omit<EventRecorderOptions, 'onDropped' | 'onRecorded'>) {
+  const seen = { dropped: [] as DropReason[], recorded: 0 };
+  const r = new EventRecorder(w, {
+    ...opts,
+    onDropped: (reason) => seen.dropped.push(reason),
+    onRecorded: () => {
+      seen.recorded++;
+    },
+  });
+  return { r, seen };
+}
+
 describe('EventRecorder', () => {
   it('retries while the server is away and sends everything afterwards, in order', async () => {
     const w = writer(3, refused);
-    const dropped: DropReason[] = [];
-    let recorded = 0;
-    const r = new EventRecorder(w, {
-      baseDelayMs: 5,
-      maxDelayMs: 10,
-      onDropped: (reason) => dropped.push(reason),
-      onRecorded: () => recorded++,
-    });
+    const { r, seen } = counting(w, { baseDelayMs: 5, maxDelayMs: 10 });
     r.record({ message: 'a' });
     r.record({ message: 'b' });
     await r.flush();
     assert.deepEqual(w.stored, ['a', 'b']);
     assert.equal(w.calls, 5);
-    assert.deepEqual(dropped, []);
-    assert.equal(recorded, 2);
+    assert.deepEqual(seen.dropped, []);
+    assert.equal(seen.recorded, 2);
     assert.equal(r.queued, 0);
   });
   it('drops an Event the server refuses, counts it, and goes on with the next', async () => {
     const w = writer(1, status(403));
-    const dropped: DropReason[] = [];
-    const r = new EventRecorder(w, { baseDelayMs: 5, onDropped: (reason) => dropped.push(reason) });
+    const { r, seen } = counting(w, { baseDelayMs: 5 });
     r.record({ message: 'a' });
     r.record({ message: 'b' });
     await r.flush();
     assert.deepEqual(w.stored, ['b']);
-    assert.deepEqual(dropped, ['refused']);
+    assert.deepEqual(seen.dropped, ['refused']);
   });
   it('is bounded: an Event finding the queue full is dropped and counted', async () => {
     const w = writer(1_000_000, refused);
-    const dropped: DropReason[] = [];
-    const r = new EventRecorder(w, {
-      maxQueued: 2,
-      baseDelayMs: 5,
-      onDropped: (reason) => dropped.push(reason),
-    });
+    const { r, seen } = counting(w, { maxQueued: 2, baseDelayMs: 5 });
     for (const m of ['a', 'b', 'c', 'd']) r.record({ message: m });
     assert.equal(r.queued, 2);
-    assert.deepEqual(dropped, ['queueFull', 'queueFull']);
+    assert.deepEqual(seen.dropped, ['queueFull', 'queueFull']);
     r.stop();
     await r.flush();
     assert.equal(r.queued, 0);
   });
   it('counts a named Event that already exists as recorded, without retrying it', async () => {
     const w = writer(1, status(409));
-    const dropped: DropReason[] = [];
-    let recorded = 0;
-    const r = new EventRecorder(w, {
-      baseDelayMs: 5,
-      onDropped: (reason) => dropped.push(reason),
-      onRecorded: () => recorded++,
-    });
+    const { r, seen } = counting(w, { baseDelayMs: 5 });
     r.record({ metadata: { name: 'app.rollout-1' }, message: 'a' });
     r.record({ metadata: { generateName: 'app.' }, message: 'b' });
     await r.flush();
     assert.equal(w.calls, 2);
     assert.deepEqual(w.stored, ['b']);
-    assert.equal(recorded, 2);
-    assert.deepEqual(dropped, []);
+    assert.equal(seen.recorded, 2);
+    assert.deepEqual(seen.dropped, []);
   });
   it('gives up an Event after maxAttempts', async () => {
     const w = writer(1_000_000, refused);
-    const dropped: DropReason[] = [];
-    const r = new EventRecorder(w, {
-      maxAttempts: 3,
-      baseDelayMs: 1,
-      onDropped: (reason) => dropped.push(reason),
-    });
+    const { r, seen } = counting(w, { maxAttempts: 3, baseDelayMs: 1 });
     r.record({ message: 'a' });
     await r.flush();
     assert.equal(w.calls, 3);
-    assert.deepEqual(dropped, ['attempts']);
+    assert.deepEqual(seen.dropped, ['attempts']);
   });
 });

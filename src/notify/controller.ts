@@ -78,22 +78,14 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
   const now = opts.now ?? Date.now;
   const log = opts.log;
   const fieldManager = opts.fieldManager ?? FIELD_MANAGERS.notify;
-  const releases = harness.informer<Cached<Release>>({
-    path: `${base}/${PLURAL_RELEASES}`,
-    stripManagedFields: false,
-  });
-  const alerts = harness.informer<Cached<Alert>>({
-    path: `${base}/${PLURAL_ALERTS}`,
-    stripManagedFields: true,
-  });
-  const providers = harness.informer<Cached<Provider>>({
-    path: `${base}/${PLURAL_PROVIDERS}`,
-    stripManagedFields: true,
-  });
-  const receivers = harness.informer<Cached<Receiver>>({
-    path: `${base}/${PLURAL_RECEIVERS}`,
-    stripManagedFields: true,
-  });
+  const informer = <T>(plural: string, stripManagedFields = true) =>
+    harness.informer<Cached<T>>({ path: `${base}/${plural}`, stripManagedFields });
+  // Releases: shared by path with the release and fleet controllers of this process, so the same options
+  // they ask for (managedFields kept).
+  const releases = informer<Release>(PLURAL_RELEASES, false);
+  const alerts = informer<Alert>(PLURAL_ALERTS);
+  const providers = informer<Provider>(PLURAL_PROVIDERS);
+  const receivers = informer<Receiver>(PLURAL_RECEIVERS);
   const nsOf = (o: KubeObject) => (o.metadata?.namespace ? [o.metadata?.namespace] : []);
   releases.addIndex(BY_NAMESPACE, nsOf);
   alerts.addIndex(BY_NAMESPACE, nsOf);

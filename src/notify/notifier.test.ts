@@ -37,10 +37,21 @@ const provider = (spec: Provider['spec']): Provider => ({
   spec,
 });
 
+/** A promise the test resolves with open(): holds a send in flight until then. */
+function gate() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  return { open, opened };
+}
+
 function harness(opts: {
   alerts?: Alert[];
   provider?: Provider;
   answers?: SendResult[];
+  /** Each send waits for this before it answers. */
+  held?: Promise<void>;
   deps?: Partial<NotifierDeps>;
 }) {
   const sent: HttpRequest[] = [];
@@ -52,6 +63,7 @@ function harness(opts: {
     secret: async () => ({ token: 'k3y' }),
     sender: async (req) => {
       sent.push(req);
+      if (opts.held !== undefined) await opts.held;
       return answers.shift() ?? { kind: 'delivered', status: 200 };
     },
     queue: { baseDelayMs: 1, maxDelayMs: 5 },
@@ -184,19 +196,8 @@ test('observed but not delivered before a stop: planned again by the next proces
 });
 
 test('a send in flight when the queue stops ends with its own outcome: delivered is recorded, not sent again', async () => {
-  let answer: () => void = () => undefined;
-  const answered = new Promise<void>((r) => {
-    answer = r;
-  });
-  const { n, sent } = harness({
-    deps: {
-      sender: async (req) => {
-        sent.push(req);
-        await answered;
-        return { kind: 'delivered', status: 200 };
-      },
-    },
-  });
+  const { open: answer, opened } = gate();
+  const { n, sent } = harness({ held: opened, answers: [{ kind: 'delivered', status: 200 }] });
   const r = release('web', { state: 'RolledBack', renderRef: R2, revision: SHA });
   assert.equal(n.observe(r), 1);
   await new Promise((res) => setTimeout(res, 10));
@@ -238,23 +239,12 @@ test('ledger: a replica that gains shards takes what the status says of slots it
 });
 
 test('a refused message (4xx) is not retried and shows as failing; observe never waits for a send', async () => {
-  let release1: () => void = () => undefined;
-  const gate = new Promise<void>((r) => {
-    release1 = r;
-  });
-  const { n, sent } = harness({
-    deps: {
-      sender: async (req) => {
-        sent.push(req);
-        await gate;
-        return { kind: 'refused', why: 'HTTP 404' };
-      },
-    },
-  });
+  const { open: answer, opened } = gate();
+  const { n, sent } = harness({ held: opened, answers: [{ kind: 'refused', why: 'HTTP 404' }] });
   const t0 = performance.now();
   assert.equal(n.observe(release('web', { state: 'Failed', renderRef: R2 })), 1);
   assert.ok(performance.now() - t0 < 50);
-  release1();
+  answer();
   await n.idle(5000);
   assert.equal(sent.length, 1);
   assert.equal(n.health('ns/p')?.kind, 'failing');

@@ -182,19 +182,24 @@ export class Notifier {
     }
   }
 
+  /** Records the fact as handled for the alert in the ledger, so it is not planned again. */
+  #handled(d: Delivery): void {
+    this.ledger.delivered(
+      d.alertKey,
+      d.release.name,
+      d.fact.class,
+      d.fact.key,
+      new Date(this.#now()).toISOString(),
+    );
+  }
+
   #final(d: Delivery, final: Final, why: string | undefined): void {
     const m = this.#d.metrics;
     const name = d.release.name;
     switch (final) {
       case 'delivered':
       case 'skipped': {
-        this.ledger.delivered(
-          d.alertKey,
-          name,
-          d.fact.class,
-          d.fact.key,
-          new Date(this.#now()).toISOString(),
-        );
+        this.#handled(d);
         if (final === 'delivered') {
           m?.delay.observe((this.#now() - d.plannedAt) / 1000);
           this.#setHealth(d.providerKey, undefined);
@@ -203,13 +208,7 @@ export class Notifier {
       }
       case 'refused':
         // Retrying cannot mend it: recorded as handled, so it is not planned again and again.
-        this.ledger.delivered(
-          d.alertKey,
-          name,
-          d.fact.class,
-          d.fact.key,
-          new Date(this.#now()).toISOString(),
-        );
+        this.#handled(d);
         this.#setHealth(d.providerKey, why ?? 'refused');
         this.#d.onFailure?.(d, final, why);
         break;

@@ -4,16 +4,18 @@
 // ensureBinaries(); the first call on a machine builds (10–25 min), later calls are instant.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { doneLine, heartbeatLine, startLine, withHeartbeat } from './build-progress.ts';
 import {
   acquireLock,
+  binDirFromEnv,
   downloadJson,
   go,
-  goAtLeast,
-  goVersion,
+  logToStderr,
+  missingIn,
+  requireGo,
   TestenvBuildError,
   wrapperModule,
 } from './gobuild.ts';
@@ -52,17 +54,9 @@ export function cacheRoot(): string {
 
 /** Returns a directory holding every binary in BINARIES, building them first if needed. */
 export async function ensureBinaries(opts: BuildOptions = {}): Promise<string> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const fromEnv = process.env.CONVOY_TESTENV_BIN;
-  if (fromEnv) {
-    const missing = await missingBinaries(fromEnv);
-    if (missing.length > 0) {
-      throw new TestenvBuildError(
-        `CONVOY_TESTENV_BIN=${fromEnv} lacks: ${missing.join(', ')} (needs ${BINARIES.join(', ')})`,
-      );
-    }
-    return fromEnv;
-  }
+  const log = opts.log ?? logToStderr;
+  const fromEnv = await binDirFromEnv('CONVOY_TESTENV_BIN', BINARIES);
+  if (fromEnv !== undefined) return fromEnv;
   const root = cacheRoot();
   const bin = join(root, 'bin');
   if ((await missingBinaries(bin)).length === 0) return bin;
@@ -78,32 +72,19 @@ export async function ensureBinaries(opts: BuildOptions = {}): Promise<string> {
   }
 }
 
-async function missingBinaries(dir: string): Promise<Binary[]> {
-  const missing: Binary[] = [];
-  for (const name of BINARIES) {
-    try {
-      await access(join(dir, name));
-    } catch {
-      missing.push(name);
-    }
-  }
-  return missing;
-}
+const missingBinaries = (dir: string): Promise<Binary[]> => missingIn(dir, BINARIES);
 
 /** etcd, kwok, Kubernetes: the steps of build(). */
 const STEPS = 3;
 
 async function build(root: string, bin: string, log: (line: string) => void): Promise<void> {
-  const gover = await goVersion(
+  const gover = await requireGo(
+    versions.go,
     `convoy's local control plane builds etcd ${versions.etcd}, Kubernetes ${versions.kubernetes} and kwok ${versions.kwok} ` +
       `from their Go modules and needs Go >= ${versions.go}. ` +
       'Install Go, or set CONVOY_TESTENV_BIN to a directory that already holds the binaries.',
+    `Kubernetes ${versions.kubernetes} needs`,
   );
-  if (!goAtLeast(gover, versions.go)) {
-    throw new TestenvBuildError(
-      `Go ${gover} is too old: Kubernetes ${versions.kubernetes} needs Go >= ${versions.go}.`,
-    );
-  }
   const staging = join(root, 'bin.partial');
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
@@ -120,8 +101,21 @@ async function build(root: string, bin: string, log: (line: string) => void): Pr
   log(
     `testenv: building the local control plane with ${gover} into ${root} (first time only; 10–25 minutes)`,
   );
-  await step(`etcd ${versions.etcd}`, () => buildEtcd(root, staging));
-  await step(`kwok ${versions.kwok}`, () => buildKwok(root, staging));
+  await step(`etcd ${versions.etcd}`, () =>
+    buildFromModule(root, staging, {
+      name: 'etcd',
+      module: 'go.etcd.io/etcd/server/v3',
+      version: versions.etcd,
+    }),
+  );
+  await step(`kwok ${versions.kwok}`, () =>
+    buildFromModule(root, staging, {
+      name: 'kwok',
+      module: 'sigs.k8s.io/kwok',
+      version: versions.kwok,
+      pkg: 'sigs.k8s.io/kwok/cmd/kwok',
+    }),
+  );
   await step(`kube-apiserver, kube-controller-manager, kube-scheduler, kubectl ${versions.kubernetes}`, () =>
     buildKubernetes(root, staging),
   );
@@ -142,40 +136,28 @@ export async function readBuildRecord(): Promise<BuildRecord | undefined> {
   }
 }
 
-async function buildEtcd(root: string, out: string): Promise<void> {
+/**
+ * One Go module's binary at its pinned version: a wrapper module requires it, then `go build`s `pkg`
+ * (the module itself when not given).
+ */
+async function buildFromModule(
+  root: string,
+  out: string,
+  m: {
+    readonly name: 'etcd' | 'kwok';
+    readonly module: string;
+    readonly version: string;
+    readonly pkg?: string;
+  },
+): Promise<void> {
+  const { name, module, version, pkg = module } = m;
   const dir = await wrapperModule(
     root,
-    'etcd',
-    `module convoy.local/testenv/etcd\n\ngo ${versions.go}.0\n\nrequire go.etcd.io/etcd/server/v3 ${versions.etcd}\n`,
+    name,
+    `module convoy.local/testenv/${name}\n\ngo ${versions.go}.0\n\nrequire ${module} ${version}\n`,
   );
-  await go(dir, ['mod', 'download', `go.etcd.io/etcd/server/v3@${versions.etcd}`]);
-  await go(dir, [
-    'build',
-    '-trimpath',
-    '-ldflags',
-    '-s -w',
-    '-o',
-    join(out, 'etcd'),
-    'go.etcd.io/etcd/server/v3',
-  ]);
-}
-
-async function buildKwok(root: string, out: string): Promise<void> {
-  const dir = await wrapperModule(
-    root,
-    'kwok',
-    `module convoy.local/testenv/kwok\n\ngo ${versions.go}.0\n\nrequire sigs.k8s.io/kwok ${versions.kwok}\n`,
-  );
-  await go(dir, ['mod', 'download', `sigs.k8s.io/kwok@${versions.kwok}`]);
-  await go(dir, [
-    'build',
-    '-trimpath',
-    '-ldflags',
-    '-s -w',
-    '-o',
-    join(out, 'kwok'),
-    'sigs.k8s.io/kwok/cmd/kwok',
-  ]);
+  await go(dir, ['mod', 'download', `${module}@${version}`]);
+  await go(dir, ['build', '-trimpath', '-ldflags', '-s -w', '-o', join(out, name), pkg]);
 }
 
 /**

@@ -2,7 +2,7 @@
 // tools.ts): finding Go, a throwaway wrapper module per upstream project, `go` with a clean
 // environment and a readable error, and a cross-process lock so one machine builds once.
 import { execFile as execFileCb } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { elapsed, HEARTBEAT_MS } from './build-progress.ts';
@@ -11,6 +11,40 @@ const execFile = promisify(execFileCb);
 
 export class TestenvBuildError extends Error {
   override name = 'TestenvBuildError';
+}
+
+/** Where a build's progress goes unless the caller says otherwise. */
+export const logToStderr = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+/** Those of `names` that are not in `dir`. */
+export async function missingIn<T extends string>(dir: string, names: readonly T[]): Promise<T[]> {
+  const missing: T[] = [];
+  for (const name of names) {
+    try {
+      await access(join(dir, name));
+    } catch {
+      missing.push(name);
+    }
+  }
+  return missing;
+}
+
+/**
+ * The directory the environment variable `variable` names, when set: it must hold every one of `names`
+ * (a TestenvBuildError says which it lacks), and nothing is built.
+ */
+export async function binDirFromEnv(variable: string, names: readonly string[]): Promise<string | undefined> {
+  const dir = process.env[variable];
+  if (!dir) return undefined;
+  const missing = await missingIn(dir, names);
+  if (missing.length > 0) {
+    throw new TestenvBuildError(
+      `${variable}=${dir} lacks: ${missing.join(', ')} (needs ${names.join(', ')})`,
+    );
+  }
+  return dir;
 }
 
 /** `go env GOVERSION`; without Go on PATH, a TestenvBuildError saying `notInstalled`. */
@@ -37,6 +71,16 @@ export function goAtLeast(have: string, want: string): boolean {
     if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
   }
   return true;
+}
+
+/**
+ * The Go on PATH, at least `want`: its GOVERSION, or a TestenvBuildError — `notInstalled` without Go,
+ * "`needs` Go >= want" (e.g. "Kubernetes v1.34.0 needs") when it is older.
+ */
+export async function requireGo(want: string, notInstalled: string, needs: string): Promise<string> {
+  const gover = await goVersion(notInstalled);
+  if (!goAtLeast(gover, want)) throw new TestenvBuildError(`Go ${gover} is too old: ${needs} Go >= ${want}.`);
+  return gover;
 }
 
 export const goEnv = (): NodeJS.ProcessEnv => ({

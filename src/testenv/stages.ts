@@ -56,6 +56,17 @@ const nodeAddresses = `
       {{ end }}
       {{ end }}`;
 
+/** status.allocatable or status.capacity: what the node has, else more than any test asks for. */
+const nodeResources = (field: 'allocatable' | 'capacity') => `
+      ${field}:
+      {{ with .status.${field} }}
+      {{ YAML . 1 }}
+      {{ else }}
+        cpu: 1k
+        memory: 1Ti
+        pods: 1M
+      {{ end }}`;
+
 const nodeInitialize = `
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
@@ -68,23 +79,7 @@ spec:
   selector:
     matchExpressions:${notReady}
   next:
-    statusTemplate: |${nodeConditions}${nodeAddresses}
-      allocatable:
-      {{ with .status.allocatable }}
-      {{ YAML . 1 }}
-      {{ else }}
-        cpu: 1k
-        memory: 1Ti
-        pods: 1M
-      {{ end }}
-      capacity:
-      {{ with .status.capacity }}
-      {{ YAML . 1 }}
-      {{ else }}
-        cpu: 1k
-        memory: 1Ti
-        pods: 1M
-      {{ end }}
+    statusTemplate: |${nodeConditions}${nodeAddresses}${nodeResources('allocatable')}${nodeResources('capacity')}
       nodeInfo:
         architecture: amd64
         containerRuntimeVersion: kwok
@@ -118,23 +113,23 @@ spec:
     statusTemplate: |${nodeConditions}${nodeAddresses}
 `;
 
-const podIPs = `
-      {{ $hostIPs := NodeIPsWith .spec.nodeName }}
-      {{ with $hostIPs }}
-      hostIP: {{ index . 0 | Quote }}
-      hostIPs:
-      {{ range . }}
-      - ip: {{ . | Quote }}
-      {{ end }}
-      {{ end }}
-      {{ $podIPs := PodIPsWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) }}
-      {{ with $podIPs }}
-      podIP: {{ index . 0 | Quote }}
-      podIPs:
+/** hostIP(s) or podIP(s): the first of the addresses `expr` gives, and all of them. */
+const ips = (field: 'hostIP' | 'podIP', expr: string) => `
+      {{ $${field}s := ${expr} }}
+      {{ with $${field}s }}
+      ${field}: {{ index . 0 | Quote }}
+      ${field}s:
       {{ range . }}
       - ip: {{ . | Quote }}
       {{ end }}
       {{ end }}`;
+
+const podIPs =
+  ips('hostIP', 'NodeIPsWith .spec.nodeName') +
+  ips(
+    'podIP',
+    'PodIPsWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" )',
+  );
 
 /** Running, with every container running and Ready as given. */
 const podRunning = (ready: boolean) => `

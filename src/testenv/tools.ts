@@ -5,10 +5,18 @@
 // minutes), later calls are instant.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, go, goAtLeast, goVersion, TestenvBuildError, wrapperModule } from './gobuild.ts';
+import {
+  acquireLock,
+  binDirFromEnv,
+  go,
+  logToStderr,
+  missingIn,
+  requireGo,
+  wrapperModule,
+} from './gobuild.ts';
 import versions from './tools-versions.json' with { type: 'json' };
 
 export const TOOLS = ['kustomize', 'helm', 'registry'] as const;
@@ -59,17 +67,9 @@ export interface ToolsOptions {
 
 /** A directory holding kustomize, helm and registry, building the missing ones first. */
 export async function ensureTools(opts: ToolsOptions = {}): Promise<string> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const fromEnv = process.env.CONVOY_TOOLS_BIN;
-  if (fromEnv) {
-    const missing = await missingTools(fromEnv);
-    if (missing.length > 0) {
-      throw new TestenvBuildError(
-        `CONVOY_TOOLS_BIN=${fromEnv} lacks: ${missing.join(', ')} (needs ${TOOLS.join(', ')})`,
-      );
-    }
-    return fromEnv;
-  }
+  const log = opts.log ?? logToStderr;
+  const fromEnv = await binDirFromEnv('CONVOY_TOOLS_BIN', TOOLS);
+  if (fromEnv !== undefined) return fromEnv;
   const root = toolsCacheRoot();
   const bin = join(root, 'bin');
   if ((await missingTools(bin)).length === 0) return bin;
@@ -78,14 +78,13 @@ export async function ensureTools(opts: ToolsOptions = {}): Promise<string> {
   try {
     const missing = await missingTools(bin);
     if (missing.length === 0) return bin;
-    const gover = await goVersion(
+    const gover = await requireGo(
+      versions.go,
       `convoy's render tools (kustomize ${versions.kustomize}, helm ${versions.helm}, registry ${versions.distribution}) ` +
         `are built from their Go modules and need Go >= ${versions.go}. ` +
         'Install Go, or set CONVOY_TOOLS_BIN to a directory that holds kustomize, helm and registry.',
+      'the render tools need',
     );
-    if (!goAtLeast(gover, versions.go)) {
-      throw new TestenvBuildError(`Go ${gover} is too old: the render tools need Go >= ${versions.go}.`);
-    }
     log(`tools: building ${missing.join(', ')} with ${gover} into ${root} (first time only; a few minutes)`);
     for (const tool of missing) await buildTool(root, bin, tool, log);
     return bin;
@@ -94,17 +93,7 @@ export async function ensureTools(opts: ToolsOptions = {}): Promise<string> {
   }
 }
 
-async function missingTools(dir: string): Promise<Tool[]> {
-  const missing: Tool[] = [];
-  for (const name of TOOLS) {
-    try {
-      await access(join(dir, name));
-    } catch {
-      missing.push(name);
-    }
-  }
-  return missing;
-}
+const missingTools = (dir: string): Promise<Tool[]> => missingIn(dir, TOOLS);
 
 async function buildTool(root: string, bin: string, tool: Tool, log: (line: string) => void): Promise<void> {
   const b = BUILDS[tool];

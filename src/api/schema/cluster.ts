@@ -1,6 +1,6 @@
 // Cluster: a target cluster reachable through a kubeconfig Secret (none: the cluster convoy runs in).
 import { type Static, Type } from 'typebox';
-import { Conditions, SecretKeyRefSchema } from './common.ts';
+import { SecretKeyRefSchema, StatusHead } from './common.ts';
 
 export const ClusterSpecSchema = Type.Object({
   kubeconfigSecretRef: Type.Optional(SecretKeyRefSchema),
@@ -22,8 +22,7 @@ export const ClusterSpecSchema = Type.Object({
 export type ClusterSpec = Static<typeof ClusterSpecSchema>;
 
 export const ClusterStatusSchema = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  conditions: Type.Optional(Conditions()),
+  ...StatusHead(),
   serverVersion: Type.Optional(
     Type.String({ maxLength: 64, description: 'gitVersion reported by /version.' }),
   ),

@@ -29,6 +29,14 @@ export function Conditions() {
   return ListMap(ConditionSchema, ['type'], { maxItems: 16, description: 'Conditions, one per type.' });
 }
 
+/** observedGeneration and conditions: how every convoy kind's status begins (spread into its schema). */
+export function StatusHead() {
+  return {
+    observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+    conditions: Type.Optional(Conditions()),
+  };
+}
+
 export const LabelSelectorRequirementSchema = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 317 }),
   operator: StringEnum(['In', 'NotIn', 'Exists', 'DoesNotExist']),

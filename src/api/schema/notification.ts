@@ -3,7 +3,7 @@
 // events an Alert forwards, and the push webhooks a Receiver accepts to request a sync. Secrets only ever
 // come from Secret references; the status of each is written by the controller-manager (convoy-notify).
 import { type Static, Type } from 'typebox';
-import { Conditions, LabelSelector, LocalSecretRefSchema } from './common.ts';
+import { LabelSelector, LocalSecretRefSchema, StatusHead } from './common.ts';
 import { Duration, ListMap, ListSet, ObjectName, StringEnum, Time } from './k8s.ts';
 
 export const PROVIDER_TYPES = ['generic', 'slack', 'github', 'gitlab'] as const;
@@ -75,8 +75,7 @@ export const ProviderSpecSchema = Type.Object(
 export type ProviderSpec = Static<typeof ProviderSpecSchema>;
 
 export const ProviderStatusSchema = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  conditions: Type.Optional(Conditions()),
+  ...StatusHead(),
   lastDeliveryTime: Type.Optional(Time({ description: 'When a message last reached the provider.' })),
 });
 export type ProviderStatus = Static<typeof ProviderStatusSchema>;
@@ -125,8 +124,7 @@ const NotifiedSchema = Type.Object({
 });
 
 export const AlertStatusSchema = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  conditions: Type.Optional(Conditions()),
+  ...StatusHead(),
   notified: Type.Optional(
     ListMap(NotifiedSchema, ['release', 'event'], {
       maxItems: 10_000,
@@ -152,8 +150,7 @@ export const ReceiverSpecSchema = Type.Object({
 export type ReceiverSpec = Static<typeof ReceiverSpecSchema>;
 
 export const ReceiverStatusSchema = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  conditions: Type.Optional(Conditions()),
+  ...StatusHead(),
   webhookPath: Type.Optional(
     Type.String({ maxLength: 512, description: 'Path on convoy’s HTTP API to point the git host at.' }),
   ),

@@ -1,7 +1,7 @@
 // Release: what to render (source + render options), where to apply it, and how to roll it out
 // (docs/reference/release.md).
 import { type Static, Type } from 'typebox';
-import { Conditions, LabelSelector, LocalSecretRefSchema } from './common.ts';
+import { LabelSelector, LocalSecretRefSchema, StatusHead } from './common.ts';
 import { Duration, FreeObject, ListMap, ObjectName, RenderRef, StringEnum, StringMap, Time } from './k8s.ts';
 
 const GitRefSchema = Type.Object(
@@ -440,8 +440,7 @@ const HistoryEntrySchema = Type.Object({
 const count = () => Type.Integer({ format: 'int32', minimum: 0 });
 
 export const ReleaseStatusSchema = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  conditions: Type.Optional(Conditions()),
+  ...StatusHead(),
   currentRender: Type.Optional(
     Type.Object(
       { ...RenderPointer },

@@ -1,7 +1,7 @@
 // ReleaseSet: one Release template rolled out to every selected Cluster of its namespace in cluster
 // waves, gated on health, with a fleet-wide rollback (docs/fleets.md, docs/design.md#fleets).
 import { type Static, Type } from 'typebox';
-import { Conditions, LabelSelector } from './common.ts';
+import { LabelSelector, StatusHead } from './common.ts';
 import { Duration, FreeObject, ListMap, ObjectName, RenderRef, StringEnum, StringMap, Time } from './k8s.ts';
 import { ReleaseSpecSchema } from './release.ts';
 
@@ -124,8 +124,7 @@ const MemberStatusSchema = Type.Object({
 const count = () => Type.Integer({ format: 'int32', minimum: 0 });
 
 export const ReleaseSetStatusSchema = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-  conditions: Type.Optional(Conditions()),
+  ...StatusHead(),
   revision: Type.Optional(
     Type.String({ maxLength: 64, description: 'The fleet revision of spec (template and inputs).' }),
   ),

@@ -7,8 +7,8 @@ import type { NotifyResource } from '../args.ts';
 import type { Ctx } from '../context.ts';
 import { withoutManagedFields } from '../context.ts';
 import { UserError } from '../errors.ts';
-import { age, dash, paintState, table } from '../format.ts';
-import { printData } from './read.ts';
+import { age, byNamespaceName, dash, paintState, table } from '../format.ts';
+import { printData, printList } from './read.ts';
 
 const KINDS = { alerts: 'Alert', providers: 'Provider', receivers: 'Receiver' } as const;
 
@@ -31,39 +31,33 @@ export function notifyTable(
     providers: ['NAME', 'TYPE', 'READY', 'AGE', 'MESSAGE'],
     receivers: ['NAME', 'TYPE', 'READY', 'PATH', 'AGE', 'MESSAGE'],
   };
-  const rows = [...items]
-    .sort(
-      (a, b) =>
-        (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
-        (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
-    )
-    .map((o) => {
-      const c = ready(o);
-      const st = c === undefined ? '-' : paintState(c.status, colour);
-      const created = age(o.metadata.creationTimestamp, now);
-      const msg = c?.message ?? '';
-      let row: string[];
-      switch (o.kind) {
-        case 'Alert':
-          row = [
-            o.metadata.name ?? '',
-            o.spec.providerRef.name,
-            o.spec.events?.length ? o.spec.events.join(',') : 'all',
-            o.spec.severity ?? 'info',
-            st,
-            created,
-            msg,
-          ];
-          break;
-        case 'Provider':
-          row = [o.metadata.name ?? '', o.spec.type, st, created, msg];
-          break;
-        case 'Receiver':
-          row = [o.metadata.name ?? '', o.spec.type, st, dash(o.status?.webhookPath), created, msg];
-          break;
-      }
-      return all ? [o.metadata.namespace ?? '', ...row] : row;
-    });
+  const rows = [...items].sort(byNamespaceName).map((o) => {
+    const c = ready(o);
+    const st = c === undefined ? '-' : paintState(c.status, colour);
+    const created = age(o.metadata.creationTimestamp, now);
+    const msg = c?.message ?? '';
+    let row: string[];
+    switch (o.kind) {
+      case 'Alert':
+        row = [
+          o.metadata.name ?? '',
+          o.spec.providerRef.name,
+          o.spec.events?.length ? o.spec.events.join(',') : 'all',
+          o.spec.severity ?? 'info',
+          st,
+          created,
+          msg,
+        ];
+        break;
+      case 'Provider':
+        row = [o.metadata.name ?? '', o.spec.type, st, created, msg];
+        break;
+      case 'Receiver':
+        row = [o.metadata.name ?? '', o.spec.type, st, dash(o.status?.webhookPath), created, msg];
+        break;
+    }
+    return all ? [o.metadata.namespace ?? '', ...row] : row;
+  });
   const h = head[resource];
   return table([all ? ['NAMESPACE', ...h] : h, ...rows]);
 }
@@ -94,16 +88,6 @@ export async function getNotify(
     { apiVersion: API_VERSION, kind, ...(all ? {} : { namespace: ctx.namespace }) },
     args.labelSelector === undefined ? undefined : { labelSelector: args.labelSelector },
   );
-  if (ctx.global.output !== 'table') {
-    printData(ctx, ctx.global.output, {
-      apiVersion: 'v1',
-      kind: 'List',
-      items: list.map((o) => withoutManagedFields(o)),
-    });
-  } else if (list.length === 0) {
-    ctx.note(all ? `No ${resource} found.` : `No ${resource} found in namespace ${ctx.namespace}.`);
-  } else {
-    ctx.print(notifyTable(resource, list, all, now, ctx.colour));
-  }
+  printList(ctx, list, resource, (l) => notifyTable(resource, l, all, now, ctx.colour));
   return 0;
 }

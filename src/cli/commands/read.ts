@@ -12,6 +12,30 @@ export function printData(ctx: Ctx, output: Exclude<Output, 'table'>, value: unk
   ctx.print(output === 'json' ? JSON.stringify(value, null, 2) : stringify(value, { lineWidth: 0 }));
 }
 
+/**
+ * A listed kind as -o asks: a v1 List of the objects (without managedFields), a line saying there are
+ * none of `what` (in the namespace, without -A), or the table `rows` makes.
+ */
+export function printList<T extends { metadata?: { managedFields?: unknown } }>(
+  ctx: Ctx,
+  list: readonly T[],
+  what: string,
+  rows: (list: readonly T[]) => string[],
+): void {
+  const all = ctx.global.allNamespaces;
+  if (ctx.global.output !== 'table') {
+    printData(ctx, ctx.global.output, {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: list.map((o) => withoutManagedFields(o)),
+    });
+  } else if (list.length === 0) {
+    ctx.note(all ? `No ${what} found.` : `No ${what} found in namespace ${ctx.namespace}.`);
+  } else {
+    ctx.print(rows(list));
+  }
+}
+
 export interface GetArgs {
   readonly name?: string;
   readonly labelSelector?: string;
@@ -34,17 +58,7 @@ export async function get(ctx: Ctx, args: GetArgs): Promise<number> {
   );
   const sel = args.statusSelector;
   const list = sel === undefined ? listed : listed.filter((r) => matchesStatus(r, sel));
-  if (ctx.global.output !== 'table') {
-    printData(ctx, ctx.global.output, {
-      apiVersion: 'v1',
-      kind: 'List',
-      items: list.map((r) => withoutManagedFields(r)),
-    });
-  } else if (list.length === 0) {
-    ctx.note(all ? 'No releases found.' : `No releases found in namespace ${ctx.namespace}.`);
-  } else {
-    ctx.print(releaseTable(list, all, o));
-  }
+  printList(ctx, list, 'releases', (l) => releaseTable(l, all, o));
   return 0;
 }
 

@@ -12,6 +12,19 @@ function gate() {
   return { open, opened };
 }
 
+/** A Shared and a call to it that counts itself, waits for `open()`, then settles as `settle(calls)` says. */
+function heldCalls<T>(settle: (calls: number) => T) {
+  const shared = new Shared<T>();
+  const g = gate();
+  let calls = 0;
+  const fn = async () => {
+    calls++;
+    await g.opened;
+    return settle(calls);
+  };
+  return { shared, fn, open: g.open };
+}
+
 describe('KeyedLock', () => {
   it('runs holders of one key one after another, in order', async () => {
     const lock = new KeyedLock();
@@ -90,34 +103,22 @@ describe('KeyedLock with a signal', () => {
 
 describe('Shared', () => {
   it('callers of one key while it is in flight get the one result; later callers start anew', async () => {
-    const shared = new Shared<number>();
-    const g = gate();
-    let calls = 0;
-    const fn = async () => {
-      calls++;
-      await g.opened;
-      return calls;
-    };
+    const { shared, fn, open } = heldCalls((calls) => calls);
     const a = shared.run('k', fn);
     const b = shared.run('k', fn);
     assert.equal(shared.size, 1);
-    g.open();
+    open();
     assert.deepEqual(await Promise.all([a, b]), [1, 1]);
     assert.equal(shared.size, 0);
     assert.equal(await shared.run('k', fn), 2);
   });
   it('a failure reaches every caller and is not kept', async () => {
-    const shared = new Shared<number>();
-    const g = gate();
-    let calls = 0;
-    const fn = async () => {
-      calls++;
-      await g.opened;
+    const { shared, fn, open } = heldCalls<number>((calls) => {
       throw new Error(`timed out ${calls}`);
-    };
+    });
     const a = shared.run('k', fn);
     const b = shared.run('k', fn);
-    g.open();
+    open();
     await assert.rejects(a, /timed out 1/);
     await assert.rejects(b, /timed out 1/);
     await assert.rejects(shared.run('k', fn), /timed out 2/);

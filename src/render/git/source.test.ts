@@ -14,6 +14,7 @@ import type { SourceOutput } from '../types.ts';
 import { GitSource } from './source.ts';
 import {
   type Fixture,
+  type GitHttpServer,
   makeRepo,
   processesMentioning,
   type SilentListener,
@@ -27,6 +28,25 @@ const cm = (name: string, data = 'a') =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  v: "${data}"\n`;
 const text = (out: SourceOutput) =>
   Object.fromEntries(out.files.map((f) => [f.path, Buffer.from(f.data).toString()]));
+
+/**
+ * A GitSource whose git is a shell wrapper: `lines` (given the log file and the wrapper's folder) run first,
+ * then git itself. `commands()` returns what the wrapper logged since the last call, and empties the log.
+ */
+async function wrappedSource(root: string, name: string, lines: (log: string, dir: string) => string[]) {
+  const dir = await mkdtemp(join(root, `${name}-`));
+  const log = join(dir, 'log');
+  await writeFile(log, '');
+  const git = join(dir, 'git');
+  await writeFile(git, ['#!/bin/sh', ...lines(log, dir), 'exec git "$@"', ''].join('\n'), { mode: 0o755 });
+  const source = new GitSource({ cacheDir: await mkdtemp(join(root, 'cache-')), allowFileUrls: true, git });
+  const commands = async () => {
+    const out = await readFile(log, 'utf8');
+    await writeFile(log, '');
+    return out.split('\n').filter((l) => l !== '');
+  };
+  return { dir, source, commands };
+}
 
 function isSourceError(pattern: RegExp, forbidden?: string) {
   return (e: unknown) => {
@@ -93,26 +113,10 @@ describe('GitSource over file://', () => {
   });
 
   it('a poll of an unchanged ref asks the server (ls-remote) and fetches nothing; a moved ref is fetched', async () => {
-    const dir = await mkdtemp(join(repo.root, 'wrap-'));
-    const log = join(dir, 'log');
-    await writeFile(log, '');
-    const wrapper = join(dir, 'git');
-    // Records which network commands run, then runs git itself.
-    await writeFile(
-      wrapper,
-      `#!/bin/sh\nfor a in "$@"; do case "$a" in fetch|ls-remote) echo "$a" >> '${log}';; esac; done\nexec git "$@"\n`,
-      { mode: 0o755 },
-    );
-    const counted = new GitSource({
-      cacheDir: await mkdtemp(join(repo.root, 'cache-')),
-      allowFileUrls: true,
-      git: wrapper,
-    });
-    const commands = async () => {
-      const out = await readFile(log, 'utf8');
-      await writeFile(log, '');
-      return out.split('\n').filter((l) => l !== '');
-    };
+    // Records which network commands run.
+    const { source: counted, commands } = await wrappedSource(repo.root, 'wrap', (log) => [
+      `for a in "$@"; do case "$a" in fetch|ls-remote) echo "$a" >> '${log}';; esac; done`,
+    ]);
     for (const ref of [{ branch: 'main' }, {}] as const) {
       const spec = { url: repo.url, ...('branch' in ref ? { ref } : {}) };
       const a = await counted.fetch(spec, undefined);
@@ -131,48 +135,29 @@ describe('GitSource over file://', () => {
   });
 
   it('a requested sync does not take the answer of a poll in flight that began before it: it fetches anew, at once', async () => {
-    const dir = await mkdtemp(join(repo.root, 'gate-'));
-    const log = join(dir, 'log');
-    const armed = join(dir, 'armed');
-    const ready = join(dir, 'ready');
-    const go = join(dir, 'go');
-    await writeFile(log, '');
-    await execFileP('mkfifo', [ready, go]);
-    const wrapper = join(dir, 'git');
     // Logs the network commands; an armed ls-remote gets its answer from the server, then says so through
     // the fifo `ready` and holds it back until the test writes to `go` — a poll caught mid-flight.
-    await writeFile(
-      wrapper,
-      [
-        '#!/bin/sh',
-        `for a in "$@"; do case "$a" in fetch|ls-remote) echo "$a" >> '${log}';; esac; done`,
-        `case " $* " in *" ls-remote "*) if [ -e '${armed}' ]; then rm '${armed}'; out=$(git "$@") || exit $?; echo x > '${ready}'; cat '${go}' > /dev/null; printf '%s\\n' "$out"; exit 0; fi;; esac`,
-        'exec git "$@"',
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
-    const gated = new GitSource({
-      cacheDir: await mkdtemp(join(repo.root, 'cache-')),
-      allowFileUrls: true,
-      git: wrapper,
-    });
-    const commands = async () => {
-      const out = await readFile(log, 'utf8');
-      await writeFile(log, '');
-      return out.split('\n').filter((l) => l !== '');
-    };
+    const [armed, ready, go] = ['armed', 'ready', 'go'];
+    const {
+      dir,
+      source: gated,
+      commands,
+    } = await wrappedSource(repo.root, 'gate', (log, dir) => [
+      `for a in "$@"; do case "$a" in fetch|ls-remote) echo "$a" >> '${log}';; esac; done`,
+      `case " $* " in *" ls-remote "*) if [ -e '${dir}/${armed}' ]; then rm '${dir}/${armed}'; out=$(git "$@") || exit $?; echo x > '${dir}/${ready}'; cat '${dir}/${go}' > /dev/null; printf '%s\\n' "$out"; exit 0; fi;; esac`,
+    ]);
+    await execFileP('mkfifo', [join(dir, ready), join(dir, go)]);
     const spec = { url: repo.url, ref: { branch: 'main' }, path: 'apps/web' };
     const old = (await gated.fetch(spec, undefined)).revision;
     await commands();
-    await writeFile(armed, '');
+    await writeFile(join(dir, armed), '');
     const poll = gated.fetch(spec, undefined);
-    await readFile(ready); // the poll has its (old) answer from the server
+    await readFile(join(dir, ready)); // the poll has its (old) answer from the server
     const pushed = await repo.commit({ 'apps/web/a.yaml': cm('a', 'pushed') });
     const joined = gated.fetch(spec, undefined); // an interval reconcile joins the poll in flight
     const requested = gated.fetch(spec, undefined, undefined, { readAfter: performance.now() });
     const later = gated.fetch(spec, undefined); // and now the newer read
-    await writeFile(go, 'go');
+    await writeFile(join(dir, go), 'go');
     const [p, j, r, l] = await Promise.all([poll, joined, requested, later]);
     assert.equal(p.revision, old, 'the poll answers what the server had when it asked');
     assert.equal(j.revision, old, 'a plain fetch shares the poll in flight');
@@ -190,26 +175,10 @@ describe('GitSource over file://', () => {
   });
 
   it('git processes per read: a requested sync after a push runs three, a steady poll five', async () => {
-    const dir = await mkdtemp(join(repo.root, 'every-'));
-    const log = join(dir, 'log');
-    await writeFile(log, '');
-    const wrapper = join(dir, 'git');
     // Logs the git command of every process (its first word that is not an option).
-    await writeFile(
-      wrapper,
-      `#!/bin/sh\nfor a in "$@"; do case "$a" in -*) ;; *) echo "$a" >> '${log}'; break;; esac; done\nexec git "$@"\n`,
-      { mode: 0o755 },
-    );
-    const counted = new GitSource({
-      cacheDir: await mkdtemp(join(repo.root, 'cache-')),
-      allowFileUrls: true,
-      git: wrapper,
-    });
-    const commands = async () => {
-      const out = await readFile(log, 'utf8');
-      await writeFile(log, '');
-      return out.split('\n').filter((l) => l !== '');
-    };
+    const { source: counted, commands } = await wrappedSource(repo.root, 'every', (log) => [
+      `for a in "$@"; do case "$a" in -*) ;; *) echo "$a" >> '${log}'; break;; esac; done`,
+    ]);
     const spec = { url: repo.url, ref: { branch: 'main' }, path: 'apps/web' };
     await counted.fetch(spec, undefined);
     await commands();
@@ -415,9 +384,18 @@ describe('GitSource over smart HTTP with credentials', () => {
   });
   after(() => repo.cleanup());
 
-  it('fetches with the right token, sent as a header on the first request', async () => {
-    const server = await serveGitHttp(repo.srv, basic);
+  /** Runs `use` against a git http-backend over the fixture that asks for `auth`, and stops it after. */
+  const withServer = async (auth: string, use: (server: GitHttpServer) => Promise<void>) => {
+    const server = await serveGitHttp(repo.srv, auth);
     try {
+      await use(server);
+    } finally {
+      await server.close();
+    }
+  };
+
+  it('fetches with the right token, sent as a header on the first request', async () => {
+    await withServer(basic, async (server) => {
       const source = new GitSource({ cacheDir });
       const out = await source.fetch(
         { url: `${server.base}/private.git`, ref: { branch: 'main' } },
@@ -425,25 +403,19 @@ describe('GitSource over smart HTTP with credentials', () => {
       );
       assert.equal(out.revision, sha);
       assert.deepEqual(Object.keys(text(out)), ['a.yaml']);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('a bearer token', async () => {
-    const server = await serveGitHttp(repo.srv, 'Bearer b-123456');
-    try {
+    await withServer('Bearer b-123456', async (server) => {
       const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')) });
       const out = await source.fetch({ url: `${server.base}/private.git` }, { bearerToken: 'b-123456' });
       assert.equal(out.revision, sha);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('a wrong token fails fast with a redacted message', async () => {
-    const server = await serveGitHttp(repo.srv, basic);
-    try {
+    await withServer(basic, async (server) => {
       const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')), timeoutMs: 60_000 });
       const started = Date.now();
       const wrong = 'wrong-token-1234';
@@ -458,14 +430,11 @@ describe('GitSource over smart HTTP with credentials', () => {
         ),
       );
       assert.ok(Date.now() - started < 15_000, 'a wrong token must not wait for a prompt');
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('no credentials fail fast instead of prompting', async () => {
-    const server = await serveGitHttp(repo.srv, basic);
-    try {
+    await withServer(basic, async (server) => {
       const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')), timeoutMs: 60_000 });
       await assert.rejects(
         source.fetch({ url: `${server.base}/private.git` }, undefined),
@@ -473,14 +442,11 @@ describe('GitSource over smart HTTP with credentials', () => {
           /failed: the repository needs credentials; name a Secret in secretRef \(.*terminal prompts disabled\)$/s,
         ),
       );
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('a commit already in the cache is served without a request', async () => {
-    const server = await serveGitHttp(repo.srv, basic);
-    try {
+    await withServer(basic, async (server) => {
       const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')) });
       const url = `${server.base}/private.git`;
       await source.fetch({ url, ref: { branch: 'main' } }, { token });
@@ -490,14 +456,11 @@ describe('GitSource over smart HTTP with credentials', () => {
       assert.equal(server.requests, afterBranch, 'no request for a cached commit');
       await source.fetch({ url, ref: { branch: 'main' } }, { token });
       assert.ok(server.requests > afterBranch, 'a branch is fetched on every poll');
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('a commit cached with one credential is not served to a request without it', async () => {
-    const server = await serveGitHttp(repo.srv, basic);
-    try {
+    await withServer(basic, async (server) => {
       const source = new GitSource({ cacheDir: await mkdtemp(join(repo.root, 'cache-')), timeoutMs: 60_000 });
       const url = `${server.base}/private.git`;
       await source.fetch({ url, ref: { branch: 'main' } }, { token });
@@ -509,9 +472,7 @@ describe('GitSource over smart HTTP with credentials', () => {
         source.fetch({ url, ref: { commit: sha } }, { token: 'wrong-token-5678' }),
         isSourceError(/rejected the credentials/s, 'wrong-token-5678'),
       );
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('an SSH key on an http URL is refused before git runs', async () => {
@@ -568,28 +529,33 @@ describe('GitSource against a server that accepts and never answers', () => {
     return true;
   };
 
-  it('the stall limit ends the fetch with SourceTimeout naming the URL, and leaves no git process', async () => {
-    const source = new GitSource({ cacheDir: join(root, 'a'), timeoutMs: 60_000, stallMs: 1000 });
-    const started = Date.now();
-    await assert.rejects(source.fetch({ url: silent.url, ref: { branch: 'main' } }, undefined), (e) => {
-      isTimeout(started, 20_000)(e);
-      assert.match(errorMessage(e), /sent nothing for 1s/);
-      return true;
+  const limits = [
+    {
+      name: 'the stall limit ends the fetch with SourceTimeout naming the URL, and leaves no git process',
+      cache: 'a',
+      limits: { timeoutMs: 60_000, stallMs: 1000 },
+      says: /sent nothing for 1s/,
+    },
+    {
+      // A stall limit far beyond the total: only the process-group kill can end it.
+      name: 'the total limit kills git and its remote helper: SourceTimeout, no orphan',
+      cache: 'b',
+      limits: { timeoutMs: 1500, stallMs: 600_000 },
+      says: /timed out after 1.5s/,
+    },
+  ];
+  for (const { name, cache, limits: l, says } of limits) {
+    it(name, async () => {
+      const source = new GitSource({ cacheDir: join(root, cache), ...l });
+      const started = Date.now();
+      await assert.rejects(source.fetch({ url: silent.url, ref: { branch: 'main' } }, undefined), (e) => {
+        isTimeout(started, 20_000)(e);
+        assert.match(errorMessage(e), says);
+        return true;
+      });
+      assert.deepEqual(await processesMentioning(`127.0.0.1:${silent.port}`), []);
     });
-    assert.deepEqual(await processesMentioning(`127.0.0.1:${silent.port}`), []);
-  });
-
-  it('the total limit kills git and its remote helper: SourceTimeout, no orphan', async () => {
-    // A stall limit far beyond the total: only the process-group kill can end it.
-    const source = new GitSource({ cacheDir: join(root, 'b'), timeoutMs: 1500, stallMs: 600_000 });
-    const started = Date.now();
-    await assert.rejects(source.fetch({ url: silent.url, ref: { branch: 'main' } }, undefined), (e) => {
-      isTimeout(started, 20_000)(e);
-      assert.match(errorMessage(e), /timed out after 1.5s/);
-      return true;
-    });
-    assert.deepEqual(await processesMentioning(`127.0.0.1:${silent.port}`), []);
-  });
+  }
 
   it('Releases on one URL share one fetch and its answer; one caller leaving early does not stop the others', async () => {
     const source = new GitSource({ cacheDir: join(root, 'c'), timeoutMs: 2000, stallMs: 600_000 });

@@ -261,25 +261,10 @@ export class GitSource implements Source<GitSourceSpec> {
     const { ref } = req;
     switch (ref.type) {
       case 'branch':
-        return this.#readRef(
-          req,
-          git,
-          `refs/heads/${ref.name}`,
-          `refs/heads/${ref.name}`,
-          `branch ${ref.name}`,
-          signal,
-          readAfter,
-        );
-      case 'tag':
-        return this.#readRef(
-          req,
-          git,
-          `refs/tags/${ref.name}`,
-          `refs/tags/${ref.name}`,
-          `tag ${ref.name}`,
-          signal,
-          readAfter,
-        );
+      case 'tag': {
+        const full = `refs/${ref.type === 'branch' ? 'heads' : 'tags'}/${ref.name}`;
+        return this.#readRef(req, git, full, full, `${ref.type} ${ref.name}`, signal, readAfter);
+      }
       case 'default':
         return this.#readRef(req, git, 'HEAD', 'refs/convoy/HEAD', 'the default branch', signal, readAfter);
       case 'commit': {

@@ -9,14 +9,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ANNOTATION_SYNC_WAVE } from '../../api/constants.ts';
-import { RenderCache, renderKey } from '../cache.ts';
 import type { Problem } from '../errors.ts';
 import { parseWave } from '../keys.ts';
 import { toolEnv } from '../kustomize/renderer.ts';
-import type { Renderer, RendererOptions, RenderResult } from '../renderer.ts';
+import type { RendererOptions, RenderResult } from '../renderer.ts';
 import { fail, ok } from '../result.ts';
 import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
-import { runTool, type ToolRunner } from '../tools/run.ts';
+import { ToolRenderer, type ToolRendererOptions, toolLimits } from '../tools/tool-renderer.ts';
 import { unsafePath, withWorkDir } from '../tools/workdir.ts';
 import type { HelmRenderSpec, Manifest, SourceFile } from '../types.ts';
 import { mapHelmHook } from './hooks.ts';
@@ -24,30 +23,22 @@ import { POST_RENDER_INPUT, postRenderKustomization } from './post-render.ts';
 import { isSchemaFailure, schemaProblems, type ValuesLayer } from './schema-error.ts';
 import { describeRef } from './values.ts';
 
-export type HelmRendererOptions = {
+export type HelmRendererOptions = ToolRendererOptions & {
   readonly binary?: string;
   /** kustomize, for postRenderers. */
   readonly kustomizeBinary?: string;
-  readonly runner?: ToolRunner;
-  readonly timeoutMs?: number;
-  readonly maxOutputBytes?: number;
-  readonly cache?: RenderCache;
 };
 
 export const HELM_OUTPUT = 'helm template';
 
-export class HelmRenderer implements Renderer {
+export class HelmRenderer extends ToolRenderer {
   readonly type = 'Helm' as const;
-  readonly cache: RenderCache;
   readonly #helm: ToolInfo;
   readonly #kustomize: ToolInfo;
-  readonly #run: ToolRunner;
 
   constructor(opts: HelmRendererOptions = {}) {
-    const limits = {
-      timeoutMs: opts.timeoutMs ?? 60_000,
-      maxStdoutBytes: opts.maxOutputBytes ?? 64 * 1024 * 1024,
-    };
+    super('helm', opts);
+    const limits = toolLimits(opts);
     this.#helm = {
       name: 'helm',
       binary: opts.binary ?? 'helm',
@@ -60,18 +51,9 @@ export class HelmRenderer implements Renderer {
       hint: 'postRenderers need kustomize: the convoy image has it (or pass --kustomize-binary)',
       ...limits,
     };
-    this.#run = opts.runner ?? runTool;
-    this.cache = opts.cache ?? new RenderCache();
   }
 
-  render(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
-    // A hit skips the checks too: they depend only on what the key covers.
-    return this.cache.getOrRender(renderKey('helm', files, options), () =>
-      this.#checkAndTemplate(files, options),
-    );
-  }
-
-  #checkAndTemplate(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
+  protected renderMiss(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
     if (!files.some((f) => f.path === 'Chart.yaml')) {
       return Promise.resolve(
         fail([{ where: '', message: 'no Chart.yaml at the source path: it must be a chart directory' }]),
@@ -131,7 +113,7 @@ export class HelmRenderer implements Renderer {
       }
       const out = await runToolFor(
         this.#helm,
-        this.#run,
+        this.run,
         { args, cwd: dir, env, ...(options.signal === undefined ? {} : { signal: options.signal }) },
         chart,
         HELM_OUTPUT,
@@ -153,7 +135,7 @@ export class HelmRenderer implements Renderer {
         });
         const kout = await runToolFor(
           this.#kustomize,
-          this.#run,
+          this.run,
           {
             args: ['build', postDir, '--load-restrictor', 'LoadRestrictionsRootOnly'],
             cwd: dir,

@@ -1,55 +1,34 @@
-// render.type Kustomize: `kustomize build` of the source path, with kustomize's safe defaults kept
-// and made explicit: files only from inside the source (load restrictor RootOnly), no exec or
-// container plugins (alpha plugins off), no helm inflation, and nothing fetched from the network
-// unless spec.render.kustomize.allowRemoteResources (then bounded by the same time limit).
-
-import { RenderCache, renderKey } from '../cache.ts';
-import type { Renderer, RendererOptions, RenderResult } from '../renderer.ts';
+import type { RendererOptions, RenderResult } from '../renderer.ts';
 import { fail } from '../result.ts';
 import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
-import { runTool, type ToolRunner } from '../tools/run.ts';
+import { ToolRenderer, type ToolRendererOptions, toolLimits } from '../tools/tool-renderer.ts';
 import { withWorkDir } from '../tools/workdir.ts';
 import type { SourceFile } from '../types.ts';
 import { isKustomizationFile, remoteEntries } from './remote.ts';
 
-export type KustomizeRendererOptions = {
+export type KustomizeRendererOptions = ToolRendererOptions & {
   /** The kustomize binary; default "kustomize" from PATH. */
   readonly binary?: string;
-  readonly runner?: ToolRunner;
-  readonly timeoutMs?: number;
-  readonly maxOutputBytes?: number;
-  readonly cache?: RenderCache;
 };
 
 /** The name kustomize's output has in error messages. */
 export const KUSTOMIZE_OUTPUT = 'kustomize build';
 
-export class KustomizeRenderer implements Renderer {
+export class KustomizeRenderer extends ToolRenderer {
   readonly type = 'Kustomize' as const;
-  readonly cache: RenderCache;
   readonly #tool: ToolInfo;
-  readonly #run: ToolRunner;
 
   constructor(opts: KustomizeRendererOptions = {}) {
+    super('kustomize', opts);
     this.#tool = {
       name: 'kustomize',
       binary: opts.binary ?? 'kustomize',
       hint: 'the convoy image has it; elsewhere `npm run testenv:build` builds it (or pass --kustomize-binary)',
-      timeoutMs: opts.timeoutMs ?? 60_000,
-      maxStdoutBytes: opts.maxOutputBytes ?? 64 * 1024 * 1024,
+      ...toolLimits(opts),
     };
-    this.#run = opts.runner ?? runTool;
-    this.cache = opts.cache ?? new RenderCache();
   }
 
-  render(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
-    // A hit skips the checks too: they depend only on what the key covers.
-    return this.cache.getOrRender(renderKey('kustomize', files, options), () =>
-      this.#checkAndBuild(files, options),
-    );
-  }
-
-  #checkAndBuild(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
+  protected renderMiss(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
     const root = files.filter((f) => isKustomizationFile(f.path) && !f.path.includes('/'));
     if (root.length === 0) {
       return Promise.resolve(
@@ -78,7 +57,7 @@ export class KustomizeRenderer implements Renderer {
       const src = `${dir}/src`;
       const out = await runToolFor(
         this.#tool,
-        this.#run,
+        this.run,
         {
           args: ['build', src, '--load-restrictor', 'LoadRestrictionsRootOnly'],
           cwd: dir,
