@@ -179,8 +179,20 @@ export class ShardElector implements ShardGate {
           });
           // Still held (the round did not drop it meanwhile) and not renewed later by the round.
           const now = this.#held.get(shard);
-          if (now !== undefined && !this.#stopped && now.validUntil < started + this.#renewDeadlineMs)
+          if (now !== undefined && !this.#stopped && now.validUntil < started + this.#renewDeadlineMs) {
+            // A renewal that lands after the hold lapsed (a slow PUT, a late timer on a loaded host) ends
+            // a gap in which the shard gate turned keys away as not ours; they are gone from the queue, so
+            // the shard counts as gained again and its keys are enqueued (as after an acquire).
+            const lapsed = !this.owns(shard);
             this.#held.set(shard, { validUntil: started + this.#renewDeadlineMs, lease: written });
+            if (lapsed && this.owns(shard)) {
+              this.#o.log?.info(
+                { shard, lease: this.#o.leaseName(shard) },
+                'renewed shard lease after it lapsed',
+              );
+              this.#o.onGained?.(shard);
+            }
+          }
         } catch (e) {
           const level = isConflict(e) ? 'debug' : 'warn';
           this.#o.log?.[level](

@@ -1,10 +1,16 @@
 // The two sizes of chaos run — `short` (part of npm test: a few minutes) and `full` (npm run chaos) — and
 // the environment variables that override them: CHAOS_SEED, CHAOS_RELEASES, CHAOS_KILLS,
 // CHAOS_APISERVER_RESTARTS.
+
+import { parseDuration } from '../../src/api/duration.ts';
 import type { ChaosOptions } from './run.ts';
+import { HEALTHY_DEADLINE } from './scenario.ts';
 import { seedFrom } from './schedule.ts';
 
 export type Preset = 'short' | 'full';
+
+/** How long past the healthy deadline a step may still end: a controller restart and a requeue under load. */
+const STEP_MARGIN_MS = 90_000;
 
 /** The short run's schedule unless CHAOS_SEED says otherwise. */
 const SHORT_SEED = 2;
@@ -42,7 +48,12 @@ export function chaosOptions(
     downMs: [0, 4_000],
     scenario: { unhealthyDeadline: '20s', interval: '5s' },
     leaseDuration: '5s',
-    stepTimeoutMs: 240_000,
+    // A step waits past the healthy renders' own deadline: until then a slow step is still within what
+    // convoy promises (the render ends by its deadline, Succeeded or rolled back), and on two cores shared
+    // with other test runs a killed process takes ~30 s to be up again, so a step that spans a few kills
+    // took > 240 s (seed 8 at load 12: 19 of 24 drives gave up at 240 s while their rollouts went on).
+    // Past the deadline and a restart's margin, a step that has not ended is a liveness failure.
+    stepTimeoutMs: parseDuration(HEALTHY_DEADLINE) + STEP_MARGIN_MS,
     convergeTimeoutMs: 120_000,
     log,
   };

@@ -134,7 +134,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       ...checkExits(crew.unexpectedExits),
       ...controlPlaneExits(cp),
     ];
-    if (violations.length > 0) await keepLogs(crew, cp, o);
+    if (violations.length > 0) {
+      for (const r of records) if (violations.some((x) => x.subject === r.subject)) o.log(finalState(r));
+      await keepLogs(crew, cp, o);
+    }
     const broken = new Set<Invariant>(violations.map((x) => x.invariant));
     const end =
       convergedAt === undefined || Number.isNaN(lastDrive) ? undefined : Math.max(convergedAt, lastDrive);
@@ -173,6 +176,26 @@ async function keepLogs(crew: Crew, cp: ControlPlane, o: ChaosOptions): Promise<
   for (const p of crew.outputs) await writeFile(join(dir, `${p.name}.log`), p.log());
   await copy(join(cp.dir, 'logs'), join(dir, 'control-plane'), { recursive: true });
   o.log(`chaos: logs of the run kept in ${dir}`);
+}
+
+/**
+ * A Release's state as read at the end, for a run that broke an invariant: what its last reconcile
+ * wrote (rollout, attempt, conditions' reasons and messages) and what the inventory records, so a
+ * Release that says RolledBack with the bad render still live shows why.
+ */
+function finalState(r: ReleaseRecord): string {
+  const st = r.final?.status;
+  const conditions = (st?.conditions ?? []).map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`);
+  return `final ${r.subject} (resourceVersion ${r.final?.metadata.resourceVersion}): ${JSON.stringify({
+    rollout: st?.rollout,
+    lastAttempted: st?.lastAttempted,
+    lastSuccessful: st?.lastSuccessful?.renderRef,
+    lastHealthy: st?.lastHealthy?.renderRef,
+    message: st?.message,
+    conditions,
+    entries: r.entries,
+    live: r.live,
+  })}`;
 }
 
 function stepFigures(results: readonly DriveResult[]): ChaosReport['stepSeconds'] {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Release } from '../../api/types.ts';
 import {
+  eventBeforeReplacing,
   eventObject,
   RECOVER_EVENT_WINDOW_MS,
   recoveredRolloutEvent,
@@ -100,5 +101,50 @@ describe('recoveredRolloutEvent', () => {
       /^rollout → RolledBack \(sha256:b{7}.*reason DeadlineExceeded; last healthy render/,
     );
     assert.match(e.message, /\(recorded after a controller restart\)$/);
+  });
+});
+
+describe('eventBeforeReplacing', () => {
+  const progressing2: Rollout = { state: 'Progressing', renderRef: R2, startedAt: iso(T + 2_000) };
+  const withStatus = (rollout: Rollout): Release => ({ ...release(), status: { rollout } }) as Release;
+  const rows: [string, Rollout, Rollout | undefined, Map<string, string> | undefined, boolean][] = [
+    ['a new process writing over a transition it never recorded', succeeded(), progressing2, new Map(), true],
+    [
+      'a process writing over a transition it recorded itself',
+      succeeded(),
+      progressing2,
+      new Map([['u-1', rolloutKey(succeeded())]]),
+      false,
+    ],
+    [
+      'a write that keeps the rollout (no transition)',
+      succeeded(),
+      { ...succeeded(), message: 'x' },
+      new Map(),
+      false,
+    ],
+    ['a write without a rollout', succeeded(), undefined, new Map(), false],
+    [
+      'a transition past the recovery window',
+      succeeded(iso(T - RECOVER_EVENT_WINDOW_MS - 10_000)),
+      progressing2,
+      new Map(),
+      false,
+    ],
+    [
+      'deps without the evented map (tests that build their own)',
+      succeeded(),
+      progressing2,
+      undefined,
+      false,
+    ],
+  ];
+  for (const [what, prior, next, evented, want] of rows)
+    it(`${want ? 'sends' : 'does not send'} first for ${what}`, () =>
+      assert.equal(eventBeforeReplacing(withStatus(prior), next, evented, T + 5_000) !== undefined, want));
+  it("is the prior transition's recovered Event, under its fixed name", () => {
+    const e = eventBeforeReplacing(withStatus(succeeded()), progressing2, new Map(), T + 5_000);
+    assert.equal(e?.name, rolloutEventName(release(), succeeded()));
+    assert.equal(e?.reason, 'RolloutSucceeded');
   });
 });

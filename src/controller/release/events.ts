@@ -62,6 +62,28 @@ export function recoveredRolloutEvent(
   };
 }
 
+/**
+ * The Event of the persisted transition that this reconcile is about to write over, when this process
+ * has not recorded it (it came up after the process that wrote it): it must be created before the status
+ * write, not queued after it. Queued, a kill -9 between the write and the send lost it for good, because
+ * the next process recovers only the transition then persisted (chaos seed 8: Succeeded(R1) written,
+ * the controller killed, its successor wrote Progressing(R2) and was killed 1.5 s later with the
+ * recovered Succeeded(R1) Event still queued). Undefined when the rollout does not change, this process
+ * recorded the prior transition, or it is past the recovery window. Pure.
+ */
+export function eventBeforeReplacing(
+  release: Release,
+  next: Rollout | undefined,
+  evented: ReadonlyMap<string, string> | undefined,
+  now: number,
+): ReleaseEvent | undefined {
+  const prior = release.status?.rollout;
+  if (evented === undefined || prior === undefined || next === undefined) return undefined;
+  if (rolloutKey(prior) === rolloutKey(next)) return undefined;
+  if (evented.get(release.metadata.uid ?? '') === rolloutKey(prior)) return undefined;
+  return recoveredRolloutEvent(release, prior, release.status?.lastHealthy, now);
+}
+
 /** Events for a reconcile: the Ready condition when it changed, and the sync's notes. Pure. */
 export function eventsFor(
   prior: readonly Condition[] | undefined,

@@ -4,11 +4,14 @@
 // queue when to come back: error backoff for failures a retry may fix, else nextWakeUp.
 import { FINALIZER } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
+import { isConflict } from '../../kube/errors.ts';
 import { isSuperseded, type ReconcileResult } from '../../runtime/index.ts';
 import { rendersToKeep } from '../../store/keep.ts';
 import { addFinalizer, deletionHandler } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
 import {
+  eventBeforeReplacing,
+  eventObject,
   eventsFor,
   newWarnings,
   type ReleaseEvent,
@@ -50,6 +53,12 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
   const ns = release.metadata.namespace ?? '';
   const name = release.metadata.name ?? '';
   try {
+    // The persisted transition this write replaces gets its Event first (see eventBeforeReplacing).
+    const replaced = eventBeforeReplacing(release, status.rollout, deps.eventedRollouts, now);
+    if (replaced !== undefined && release.status?.rollout !== undefined) {
+      await createNamedEvent(deps, eventObject(release, replaced, now));
+      deps.eventedRollouts?.set(release.metadata.uid ?? '', rolloutKey(release.status.rollout));
+    }
     // Lost to a newer write: nothing of this pass is recorded, so the next one redoes it from that write.
     if ((await writeReleaseStatus(release, status, deps)) === 'conflict')
       return { kind: 'requeueAfter', ms: CONFLICT_REQUEUE_MS };
@@ -126,4 +135,13 @@ function rolloutEvents(
   }
   if (evented !== undefined && status.rollout !== undefined) evented.set(uid, rolloutKey(status.rollout));
   return out;
+}
+
+/** Creates an Event with a fixed name now (bounded by the client's timeout); a 409 means it is recorded. */
+async function createNamedEvent(deps: Pick<ReleaseDeps, 'local'>, event: Record<string, unknown>) {
+  try {
+    await deps.local.create(event as never);
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+  }
 }
