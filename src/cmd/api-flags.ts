@@ -13,11 +13,16 @@ export const API_FLAGS = {
   'api-requestheader-client-ca-file': 'CONVOY_API_REQUESTHEADER_CLIENT_CA_FILE',
   'api-requestheader-allowed-names': 'CONVOY_API_REQUESTHEADER_ALLOWED_NAMES',
   'api-auth-cache-ttl': 'CONVOY_API_AUTH_CACHE_TTL',
+  'api-ui': 'CONVOY_API_UI',
 } as const;
 type ApiFlag = keyof typeof API_FLAGS;
 
 /** Flags that may stand alone (`--api-dev-self-signed` = `--api-dev-self-signed=true`). */
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['api-dev-self-signed', 'api-requestheader-from-cluster']);
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set([
+  'api-dev-self-signed',
+  'api-requestheader-from-cluster',
+  'api-ui',
+]);
 
 export const DEFAULT_BIND_ADDRESS = '0.0.0.0:8443';
 export const DEFAULT_AUTH_CACHE_TTL_MS = 10_000;
@@ -50,6 +55,8 @@ export type ApiOptions =
       readonly tls: ApiTls;
       readonly requestHeader: ApiRequestHeader;
       readonly authCacheTtlMs: number;
+      /** --api-ui: serve the web UI behind the API, impersonating each user (docs/ui.md#in-a-cluster). */
+      readonly ui?: true;
     };
 
 const isApiFlag = (name: string): name is ApiFlag => name in API_FLAGS;
@@ -177,5 +184,6 @@ export function parseApiOptions(
     }
     if (authCacheTtlMs < 0) throw new Error('--api-auth-cache-ttl must not be negative');
   }
-  return { kind: 'serve', host, port, tls, requestHeader, authCacheTtlMs };
+  const ui = parseBool('api-ui', get('api-ui') ?? 'false');
+  return { kind: 'serve', host, port, tls, requestHeader, authCacheTtlMs, ...(ui ? { ui: true } : {}) };
 }

@@ -21,6 +21,7 @@ import {
   type TlsSource,
 } from '../server/index.ts';
 import type { ApiOptions, ApiRequestHeader } from './api-flags.ts';
+import { uiHandler } from './ui-backend.ts';
 
 export interface RunningApi {
   /** https://host:port (0.0.0.0 shown as 127.0.0.1). */
@@ -50,6 +51,8 @@ type RequestHeaderState = 'files' | 'cluster' | 'waiting for the cluster' | 'non
 export async function startApi(opts: Serve, deps: ApiDeps): Promise<RunningApi> {
   const log = deps.log;
   const { tls, cleanup } = await servingCert(opts);
+  // One UI for every (re)start of the server: its sessions outlive a restart.
+  const ui = opts.ui === true ? uiHandler(deps.kubeConfig) : undefined;
   const start = (requestHeader: RequestHeaderConfig | undefined, port: number) =>
     startApiServer({
       kubeConfig: deps.kubeConfig,
@@ -61,6 +64,7 @@ export async function startApi(opts: Serve, deps: ApiDeps): Promise<RunningApi> 
       metrics: deps.metrics,
       ...(requestHeader === undefined ? {} : { requestHeader }),
       followClusterRequestHeader: opts.requestHeader.kind === 'fromCluster',
+      ...(ui === undefined ? {} : { ui }),
     });
   const announce = (s: ApiServer, requestHeader: RequestHeaderState, msg: string) =>
     log.info(
@@ -119,6 +123,7 @@ export async function startApi(opts: Serve, deps: ApiDeps): Promise<RunningApi> 
       stopping.abort();
       await upgraded.catch(() => undefined);
       await server.close();
+      await ui?.close();
       await cleanup();
       log.info('HTTP API stopped');
     },

@@ -114,7 +114,7 @@ export function parseControllerManagerFlags(
         CONTROLLER_MANAGER,
         table,
         '\nThe HTTP API: --api-bind-address, --api-tls-cert-file, --api-tls-key-file, --api-dev-self-signed,\n' +
-          '--api-requestheader-* and --api-auth-cache-ttl (docs/reference/processes.md).\n',
+          '--api-requestheader-*, --api-auth-cache-ttl (docs/reference/processes.md) and --api-ui (docs/ui.md).\n',
       ),
     };
   }

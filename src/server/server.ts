@@ -19,7 +19,7 @@ import { SecretRenderStore } from '../store/secrets.ts';
 import type { RenderStore } from '../store/types.ts';
 import { DelegatingAuth } from './auth.ts';
 import { parseSyncBody } from './body.ts';
-import type { RequestHeaderConfig } from './credentials.ts';
+import type { RequestHeaderConfig, UserInfo } from './credentials.ts';
 import { apiGroup, apiGroupList, apiResourceList, RESPONSE_KINDS } from './discovery.ts';
 import { HookHandler } from './hooks.ts';
 import { type ApiMetrics, routeLabel } from './metrics.ts';
@@ -37,6 +37,7 @@ import { type ApiError, apiError, isApiError, statusBody } from './status.ts';
 import { getRelease, writeSync } from './sync-write.ts';
 import { loadServingCert, type TlsSource } from './tls.ts';
 import { type Trust, trustOf } from './trust.ts';
+import { type UiPath, uiPath } from './ui-path.ts';
 import { healthResult, historyResult, renderResult } from './views.ts';
 import {
   DEFAULT_CERT_POLL_MS,
@@ -74,6 +75,21 @@ export interface ApiServerOptions {
   /** convoy_api_requests_total{route,code}; see newApiMetrics. */
   readonly metrics?: ApiMetrics;
   readonly now?: () => Date;
+  /**
+   * The web UI behind this API (ui-path.ts names its paths; docs/ui.md#in-a-cluster): called for an
+   * authenticated request with the user kube-apiserver (or a bearer token) names. Unset: those paths
+   * are 404 like any other unknown path.
+   */
+  readonly ui?: UiHandler;
+}
+
+/**
+ * What serves the web UI for one authenticated user (src/ui/mount.ts; injected by src/cmd). Its owner
+ * closes it: it outlives a restart of this server with new front-proxy settings.
+ */
+export interface UiHandler {
+  serve(req: IncomingMessage, res: ServerResponse, user: UserInfo, at: UiPath): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface ApiServer {
@@ -110,6 +126,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     now: opts.now ?? (() => new Date()),
     log: opts.log,
     metrics: opts.metrics,
+    ui: opts.ui,
   });
   // setSecureContext replaces every TLS option at once, so each change rebuilds from both halves.
   const secureContext = (pair: ServingPair, t: Trust | undefined) => ({
@@ -195,6 +212,7 @@ interface Deps {
   readonly now: () => Date;
   readonly log: Logger | undefined;
   readonly metrics: ApiMetrics | undefined;
+  readonly ui: UiHandler | undefined;
 }
 
 type Reply = { readonly code: 200; readonly body: unknown } | ApiError;
@@ -215,6 +233,8 @@ class Handler {
   async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Push webhooks carry no Kubernetes credentials: the Receiver's token authenticates them (hooks.ts).
     if (HookHandler.matches(req.url)) return this.#hooks.serve(req, res);
+    const ui = this.#d.ui === undefined ? undefined : uiPath(req.url ?? '/');
+    if (ui !== undefined) return this.#ui(ui, req, res);
     const r = route(req.method ?? 'GET', req.url ?? '/');
     let reply: Reply;
     try {
@@ -225,6 +245,37 @@ class Handler {
     }
     this.#d.metrics?.requests.inc({ route: routeLabel(r), code: String(reply.code) });
     send(res, reply);
+  }
+
+  /** The web UI: whoever is authenticated gets it, and every read and write it makes is made as them. */
+  async #ui(at: UiPath, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const count = (code: number) => this.#d.metrics?.requests.inc({ route: 'ui', code: String(code) });
+    let authn: Awaited<ReturnType<DelegatingAuth['authenticate']>>;
+    try {
+      authn = await this.#d.auth.authenticate(req);
+    } catch (err) {
+      const reply = toApiError(err);
+      count(reply.code);
+      return send(res, reply);
+    }
+    if (authn.kind !== 'authenticated') {
+      const reply = apiError(
+        401,
+        authn.kind === 'rejected'
+          ? authn.message
+          : 'no credentials: reach the UI through the API server (kubectl proxy), see docs/ui.md',
+      );
+      count(reply.code);
+      return send(res, reply);
+    }
+    res.once('finish', () => count(res.statusCode));
+    try {
+      await this.#d.ui?.serve(req, res, authn.user, at);
+    } catch (err) {
+      this.#d.log?.error({ err, url: req.url }, 'web UI request failed');
+      if (!res.headersSent) send(res, toApiError(err));
+      else res.destroy();
+    }
   }
 
   async #reply(r: RouteResult, req: IncomingMessage): Promise<Reply> {

@@ -67,6 +67,11 @@ export class EventHub {
     return r === undefined ? undefined : releaseDetail(r, this.#live.inventory(key));
   }
 
+  /** How many pages follow the stream now. */
+  get streams(): number {
+    return this.#subs.size;
+  }
+
   subscribe(res: ServerResponse, release: string | undefined): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream',

@@ -3,6 +3,7 @@
 // awaits approval, drift lists the drifted objects with their message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ANNOTATION_SYNC_REQUESTED_AT } from '../api/constants.ts';
 import type { Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
 import { driftView, releaseDetail, releaseRow, releaseSetRow, timeline } from './model.ts';
@@ -187,4 +188,76 @@ test('a ReleaseSet row: READY from its summary, the train with where it stopped,
   assert.deepEqual(row.members, [
     { cluster: 'eu', wave: 1, state: 'RolledBack', health: '-', release: 'fleet-eu', message: 'deadline' },
   ]);
+});
+
+test('who or what triggered each render: rollback, pin, forced and requested syncs, a source change', () => {
+  const R3 = `sha256:${'3'.repeat(64)}`;
+  const at = (m: number) => `2030-01-01T00:0${m}:00.000Z`;
+  const history = [
+    {
+      renderRef: R1,
+      revision: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+      appliedAt: at(0),
+      result: 'Succeeded' as const,
+    },
+    {
+      renderRef: R2,
+      revision: 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+      appliedAt: at(1),
+      result: 'RolledBack' as const,
+      reason: 'DeadlineExceeded',
+    },
+    { renderRef: R1, revision: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', appliedAt: at(2) },
+    { renderRef: R3, revision: 'cccccccccccccccccccccccccccccccccccccccc', appliedAt: at(4) },
+  ];
+  const triggers = (r: Release) =>
+    timeline(r)
+      .filter((t) => t.kind === 'render')
+      .map((t) => `${t.trigger?.kind}: ${t.trigger?.text}`)
+      .reverse();
+  const git = { git: { url: 'https://git.example/app.git' } };
+  const plain = release({ history }, { source: git });
+  assert.deepEqual(triggers(plain), [
+    'first: first render (revision aaaaaaaaaaaa)',
+    'source: new commit bbbbbbbbbbbb, found by the source poll or a push',
+    // The same render again (a revert of the source): a source change, not a rollback.
+    'source: new commit aaaaaaaaaaaa, found by the source poll or a push',
+    'source: new commit cccccccccccc, found by the source poll or a push',
+  ]);
+  const requested = {
+    ...release({ history }, { source: git }),
+    metadata: { name: 'web', namespace: 'ns', annotations: { [ANNOTATION_SYNC_REQUESTED_AT]: at(3) } },
+  };
+  assert.equal(
+    triggers(requested)[3],
+    'requested: sync requested at 2030-01-01T00:03:00.000Z (a push webhook, convoy sync or this UI)',
+  );
+  const forced = release({ history, lastHandledForceSyncAt: at(3) }, { source: git });
+  assert.equal(triggers(forced)[3], 'forced: forced sync requested at 2030-01-01T00:03:00.000Z');
+  const pinned = release({ history: history.slice(0, 3) }, { source: git, pin: { renderRef: R1 } });
+  // The older entry of the pinned render is not the pin.
+  assert.deepEqual(triggers(pinned).slice(0, 1), ['first: first render (revision aaaaaaaaaaaa)']);
+  const pinnedLater = release(
+    { history: [...history, { ...history[0], appliedAt: at(5) }] as typeof history },
+    {
+      source: git,
+      pin: { renderRef: R1 },
+    },
+  );
+  assert.equal(
+    triggers(pinnedLater)[4],
+    'pin: pinned by a user (spec.pin: convoy pin or rollback, or this UI)',
+  );
+  const inline = release({
+    history: [history[0], { ...history[0], renderRef: R2, appliedAt: at(1) }] as typeof history,
+  });
+  assert.equal(triggers(inline)[1], 'rerender: same revision rendered anew (spec or render inputs changed)');
+});
+
+test('a RolledBack rollout says it was the automatic rollback, with its reason and the render it went back to', () => {
+  const ro = timeline(rolledBack).find((t) => t.kind === 'rollout');
+  assert.deepEqual(ro?.trigger, {
+    kind: 'rollback',
+    text: `automatic rollback (failurePolicy) after ${rolledBack.status?.rollout?.reason}, to the last healthy revision good`,
+  });
 });

@@ -88,6 +88,62 @@ export interface TimelineItem {
   readonly message?: string;
   /** When the rollout is judged (startedAt + failurePolicy.deadline). */
   readonly deadline?: string;
+  /** A render's: who or what made convoy apply it, as far as the Release records it (triggerOf). */
+  readonly trigger?: Trigger;
+}
+
+export interface Trigger {
+  readonly kind: 'first' | 'source' | 'requested' | 'forced' | 'pin' | 'rollback' | 'rerender';
+  readonly text: string;
+}
+
+type HistoryEntry = NonNullable<NonNullable<Release['status']>['history']>[number];
+
+/** What a new revision of this kind of source is called, and who found it. */
+function sourceChange(r: Release, revision: string): string {
+  const s = r.spec.source;
+  const rev = shortRevision(revision);
+  if (s.git !== undefined) return `new commit ${rev}, found by the source poll or a push`;
+  if (s.oci !== undefined) return `new artifact ${rev} in the registry`;
+  if (s.chart !== undefined) return `new chart version ${rev}`;
+  return `spec.source changed (revision ${rev})`;
+}
+
+const within = (t: string | undefined, after: string | undefined, upTo: string): t is string =>
+  t !== undefined && t !== '' && t <= upTo && (after === undefined || t > after);
+
+/**
+ * Who or what made convoy apply history[i], from what the Release holds (docs/ui.md#pages): a pin (convoy pin or rollback, or this UI: spec.pin),
+ * a forced or a requested sync (their annotations, which keep the latest request only), else a
+ * change of the source. Neither the status nor convoy's Events name the person behind a request.
+ */
+export function triggerOf(r: Release, history: readonly HistoryEntry[], i: number): Trigger | undefined {
+  const e = history[i];
+  if (e === undefined) return undefined;
+  const prev = history[i - 1];
+  const a = r.metadata.annotations ?? {};
+  const newest = history.findLastIndex((h) => h.renderRef === e.renderRef) === i;
+  if (newest && r.spec.pin?.renderRef === e.renderRef) {
+    return { kind: 'pin', text: 'pinned by a user (spec.pin: convoy pin or rollback, or this UI)' };
+  }
+  const force = a[ANNOTATION_FORCE_SYNC_AT] ?? r.status?.lastHandledForceSyncAt;
+  if (within(force, prev?.appliedAt, e.appliedAt)) {
+    return { kind: 'forced', text: `forced sync requested at ${force}` };
+  }
+  const requested = a[ANNOTATION_SYNC_REQUESTED_AT];
+  if (within(requested, prev?.appliedAt, e.appliedAt)) {
+    const approved = a[ANNOTATION_APPROVED_RENDER] === e.renderRef;
+    return {
+      kind: 'requested',
+      text: approved
+        ? `approved at ${requested} (convoy approve or this UI)`
+        : `sync requested at ${requested} (a push webhook, convoy sync or this UI)`,
+    };
+  }
+  if (prev === undefined)
+    return { kind: 'first', text: `first render (revision ${shortRevision(e.revision)})` };
+  if (prev.revision !== e.revision) return { kind: 'source', text: sourceChange(r, e.revision) };
+  return { kind: 'rerender', text: 'same revision rendered anew (spec or render inputs changed)' };
 }
 
 const plus = (time: string | undefined, ms: number | undefined): string | undefined => {
@@ -111,7 +167,9 @@ export function timeline(r: Release): TimelineItem[] {
   const s = r.status;
   const items: TimelineItem[] = [];
   const ms = deadlineMs(r);
-  for (const h of s?.history ?? []) {
+  const history = s?.history ?? [];
+  for (const [i, h] of history.entries()) {
+    const trigger = triggerOf(r, history, i);
     items.push({
       time: h.appliedAt,
       kind: 'render',
@@ -120,11 +178,23 @@ export function timeline(r: Release): TimelineItem[] {
       revision: h.revision,
       ...(h.result === undefined ? {} : { result: h.result }),
       ...(h.reason === undefined ? {} : { reason: h.reason }),
+      ...(trigger === undefined ? {} : { trigger }),
     });
   }
   const ro = s?.rollout;
   if (ro !== undefined) {
     const deadline = plus(ro.startedAt, ms);
+    // A rollback re-applies the last healthy render without a history entry of its own: the
+    // rollout's RolledBack state is the automatic one (failurePolicy), and says so.
+    const lh = s?.lastHealthy;
+    const own = history.findLastIndex((h) => h.renderRef === ro.renderRef);
+    const trigger: Trigger | undefined =
+      ro.state === 'RolledBack'
+        ? {
+            kind: 'rollback',
+            text: `automatic rollback (failurePolicy)${ro.reason ? ` after ${ro.reason}` : ''}${lh === undefined ? '' : `, to the last healthy revision ${shortRevision(lh.revision)}`}`,
+          }
+        : triggerOf(r, history, own);
     items.push({
       time: ro.finishedAt ?? ro.startedAt ?? '',
       kind: 'rollout',
@@ -135,6 +205,7 @@ export function timeline(r: Release): TimelineItem[] {
       ...(ro.reason === undefined ? {} : { reason: ro.reason }),
       ...(ro.message === undefined ? {} : { message: ro.message }),
       ...(deadline === undefined ? {} : { deadline }),
+      ...(trigger === undefined ? {} : { trigger }),
     });
   }
   const la = s?.lastAttempted;

@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { shortRevision } from '../../src/api/revision.ts';
 import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
@@ -181,6 +182,21 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
   assert.match(text, /rolled back/);
   assert.match(text, new RegExp(`reason: ${ro?.reason ?? '?'}`));
   assert.match(text, /deadline:/);
+  // Who or what triggered it: the automatic rollback, with its reason and the revision it went back
+  // to; the bad render before it a change of spec.source.
+  const trigger = await rolledBack.locator('[data-trigger="rollback"]').innerText();
+  const lh = (await getRelease(client, NS, 'broken'))?.status?.lastHealthy;
+  assert.ok(lh, 'the broken Release has a last healthy render');
+  assert.ok(
+    trigger.includes(
+      `automatic rollback (failurePolicy) after ${ro?.reason}, to the last healthy revision ${shortRevision(lh.revision)}`,
+    ),
+    trigger,
+  );
+  assert.ok(
+    (await page.locator('ol.timeline li[data-kind="render"] [data-trigger="source"]').count()) >= 1,
+    'the bad render: a source change',
+  );
   await page.getByRole('button', { name: `Diff render ${(ro?.renderRef ?? '').slice(7, 19)}` }).click();
   const diff = page.getByTestId('diff');
   await diff.waitFor({ timeout: UI_WAIT_MS });
@@ -214,6 +230,9 @@ test('approve in Manual mode: the diff first, then the render is applied', async
   await screenshot(page, 'approve-diff');
   await dialog.getByRole('button', { name: 'Confirm' }).click();
   await page.getByText(/approved render sha256:/).waitFor({ timeout: UI_WAIT_MS });
+  await page
+    .locator('ol.timeline li[data-kind="render"] [data-trigger="requested"]', { hasText: /approved at/ })
+    .waitFor({ timeout: UI_WAIT_MS });
   await waitFor(
     'the approved render applied',
     async () =>
@@ -223,7 +242,7 @@ test('approve in Manual mode: the diff first, then the render is applied', async
   await home(page);
 });
 
-test('a user without create releases/sync is told which permission is missing', async () => {
+test('a user without create releases/sync is told which permission is missing before any click', async () => {
   await client.create({
     apiVersion: 'v1',
     kind: 'ServiceAccount',
@@ -268,13 +287,30 @@ test('a user without create releases/sync is told which permission is missing', 
     assert.ok(p);
     await p.goto(limited.url);
     await openRelease(p, 'hello');
-    await p.getByRole('button', { name: 'Sync', exact: true }).click();
-    await p.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
-    const denied = p.locator('[data-outcome="forbidden"]');
-    await denied.waitFor({ timeout: UI_WAIT_MS });
-    const text = await denied.innerText();
-    assert.match(text, /Permission denied/);
-    assert.match(text, /create\s+releases\/sync\s+\(API group api\.convoy\.kumodo\.io\) in namespace ui/);
+    // The pre-check: before anything is clicked the page says which permission is missing, and does
+    // not offer the actions that need it (the viewer may patch nothing either: both are named).
+    const note = p.getByTestId('permission-precheck');
+    await note.waitFor({ timeout: UI_WAIT_MS });
+    assert.match(
+      await note.innerText(),
+      /Permission missing: you may not create\s+releases\/sync\s+\(API group api\.convoy\.kumodo\.io\) in namespace ui,\s+so Sync, Forced sync, Approve are not offered/,
+    );
+    assert.match(await note.innerText(), /you may not patch\s+releases\s+\(API group convoy\.kumodo\.io\)/);
+    const sync = p.getByRole('button', { name: 'Sync', exact: true });
+    assert.equal(await sync.isDisabled(), true);
+    assert.equal(await sync.getAttribute('aria-describedby'), 'precheck');
+    // The write itself is still refused by the API server, and the page's API says which permission.
+    const refused = (await p.evaluate(`fetch('/api/releases/${NS}/hello/actions', {
+      method: 'POST', headers: {'content-type': 'application/json', 'x-convoy-ui': '1'}, body: '{"kind":"sync"}',
+    }).then(async (r) => ({ status: r.status, body: await r.json() }))`)) as {
+      status: number;
+      body: { kind: string; verb: string; resource: string; group: string };
+    };
+    assert.equal(refused.status, 403);
+    assert.deepEqual(
+      [refused.body.kind, refused.body.verb, refused.body.resource, refused.body.group],
+      ['forbidden', 'create', 'releases/sync', 'api.convoy.kumodo.io'],
+    );
     await screenshot(p, 'permission-denied-narrow');
     const serious = await seriousViolations(p);
     assert.deepEqual(serious, [], `axe: ${JSON.stringify(serious, null, 2)}`);

@@ -6,6 +6,8 @@ import { h, render } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 
 const html = htm.bind(h);
+/** Where the app is served: '' for `convoy ui`, the aggregated API's path in a cluster (docs/ui.md). */
+const ROOT = document.documentElement.dataset.root ?? '';
 
 // --- data -----------------------------------------------------------------------------------------
 
@@ -32,7 +34,7 @@ function useStore() {
 }
 
 async function getJson(path) {
-  const res = await fetch(path, { headers: { accept: 'application/json' } });
+  const res = await fetch(ROOT + path, { headers: { accept: 'application/json' } });
   const body = await res.json();
   if (!res.ok) throw Object.assign(new Error(body.error ?? `${res.status}`), { status: res.status, body });
   return body;
@@ -43,7 +45,7 @@ let events;
 function follow(releaseKey) {
   events?.close();
   events = new EventSource(
-    `/api/events${releaseKey === undefined ? '' : `?release=${encodeURIComponent(releaseKey)}`}`,
+    `${ROOT}/api/events${releaseKey === undefined ? '' : `?release=${encodeURIComponent(releaseKey)}`}`,
   );
   events.addEventListener('rows', (e) => {
     const { rows, removed } = JSON.parse(e.data);
@@ -75,7 +77,8 @@ async function loadRows() {
 
 // --- routing --------------------------------------------------------------------------------------
 
-function parseRoute(path) {
+function parseRoute(full) {
+  const path = full.startsWith(ROOT) ? full.slice(ROOT.length) || '/' : full;
   const m = /^\/releases\/([^/]+)\/([^/]+)\/?$/.exec(path);
   if (m) return { page: 'release', namespace: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]) };
   if (path === '/clusters') return { page: 'clusters' };
@@ -206,7 +209,7 @@ function ReleasesPage() {
 function ReleaseRow({ r }) {
   return html`<tr data-release=${r.key}>
     <td>${r.namespace}</td>
-    <td><a href=${`/releases/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`}>${r.name}</a></td>
+    <td><a href=${`${ROOT}/releases/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`}>${r.name}</a></td>
     <td><${Badge} word=${r.ready} title=${r.readyReason} /></td>
     <td><${Badge} word=${r.healthy} title=${r.healthyReason} /></td>
     <td data-col="state"><${Badge} word=${r.state} />${r.pinned ? html` <span class="badge s-warn">pinned</span>` : null}</td>
@@ -226,6 +229,7 @@ function ReleasePage({ namespace, name }) {
   const [history, setHistory] = useState(undefined);
   const [outcome, setOutcome] = useState(undefined);
   const [confirm, setConfirm] = useState(undefined);
+  const [perms, setPerms] = useState(undefined);
   const base = `/api/releases/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
   const loadHistory = () =>
     getJson(`${base}/history`).then(setHistory, (err) => setHistory({ error: err.message }));
@@ -240,6 +244,9 @@ function ReleasePage({ namespace, name }) {
       (err) => setError(err.message),
     );
     loadHistory();
+    // The permission pre-check: which actions this user may take here, asked before any is offered.
+    setPerms(undefined);
+    getJson(`${base}/permissions`).then(setPerms, (err) => setPerms({ error: err.message }));
   }, [key]);
   const d = s.detail?.row.key === key ? s.detail : undefined;
   const historyLength = d?.timeline.filter((t) => t.kind === 'render').length;
@@ -256,7 +263,7 @@ function ReleasePage({ namespace, name }) {
   const run = async (action) => {
     setConfirm(undefined);
     setOutcome({ kind: 'running', action });
-    const res = await fetch(`${base}/actions`, {
+    const res = await fetch(`${ROOT}${base}/actions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-convoy-ui': '1' },
       body: JSON.stringify(action),
@@ -267,7 +274,7 @@ function ReleasePage({ namespace, name }) {
   return html`<h1>Release ${key}</h1>
     <p><${Badge} word=${d.row.state} /> ${d.row.pinned ? html`<span class="badge s-warn">pinned</span> ` : null}
       ${d.progress.message || d.row.message}</p>
-    <${Actions} d=${d} ask=${ask} />
+    <${Actions} d=${d} ask=${ask} perms=${perms} />
     <${Outcome} outcome=${outcome} />
     ${confirm === undefined ? null : html`<${Confirm} c=${confirm} base=${base} run=${run} cancel=${() => setConfirm(undefined)} />`}
     <${Overview} d=${d} />
@@ -277,22 +284,65 @@ function ReleasePage({ namespace, name }) {
     <${Hooks} hooks=${d.health.hooks} base=${base} />
     <${Drift} drift=${d.drift} />
     <${DiffSection} base=${base} d=${d} />
-    <${History} h=${history} d=${d} ask=${ask} base=${base} />`;
+    <${History} h=${history} d=${d} ask=${ask} base=${base} perms=${perms} />`;
 }
 
-function Actions({ d, ask }) {
+const ACTION_NAMES = {
+  sync: 'Sync',
+  forceSync: 'Forced sync',
+  approve: 'Approve',
+  pin: 'Pin',
+  rollback: 'Rollback',
+  unpin: 'Unpin',
+  suspend: 'Suspend',
+  resume: 'Resume',
+};
+
+/** The permissions the pre-check found missing, each with the actions it takes away. */
+function missing(perms) {
+  const out = new Map();
+  for (const [kind, c] of Object.entries(perms?.actions ?? {})) {
+    if (c.allowed) continue;
+    const k = `${c.verb} ${c.group} ${c.resource}`;
+    if (!out.has(k)) out.set(k, { ...c, kinds: [] });
+    out.get(k).kinds.push(ACTION_NAMES[kind] ?? kind);
+  }
+  return [...out.values()];
+}
+
+function PermissionNote({ perms }) {
+  if (perms === undefined) return null;
+  if (perms.error !== undefined)
+    return html`<p class="banner error" role="status">Could not check your permissions: ${perms.error}</p>`;
+  const lacking = missing(perms);
+  if (lacking.length === 0) return null;
+  return html`<div class="banner error" id="precheck" data-testid="permission-precheck" role="status">
+    ${lacking.map(
+      (
+        m,
+      ) => html`<p><strong>Permission missing:</strong> you may not <code>${m.verb}</code> <code>${m.resource}</code>
+        ${m.group ? html` (API group <code>${m.group}</code>)` : null} in namespace <code>${m.namespace}</code>,
+        so ${m.kinds.join(', ')} ${m.kinds.length === 1 ? 'is' : 'are'} not offered.</p>`,
+    )}</div>`;
+}
+
+function Actions({ d, ask, perms }) {
   const p = d.policy;
   const cur = d.currentRender?.renderRef;
-  return html`<div class="actions" role="group" aria-label="Actions">
-    <button type="button" onClick=${() => ask({ action: { kind: 'sync' }, text: 'Request a sync now?' })}>Sync</button>
-    <button type="button" onClick=${() =>
+  // Until the pre-check answers, and for what it refuses, the button is disabled and points at the note.
+  const may = (kind) => perms?.actions?.[kind]?.allowed === true || perms?.error !== undefined;
+  const gate = (kind) => (may(kind) ? {} : { disabled: true, 'aria-describedby': 'precheck' });
+  return html`<${PermissionNote} perms=${perms} />
+  <div class="actions" role="group" aria-label="Actions">
+    <button type="button" ...${gate('sync')} onClick=${() => ask({ action: { kind: 'sync' }, text: 'Request a sync now?' })}>Sync</button>
+    <button type="button" ...${gate('forceSync')} onClick=${() =>
       ask({
         action: { kind: 'forceSync' },
         text: 'Force a sync? The next reconcile opens the manual gate once, re-applies, re-arms hooks and retries a Failed or RolledBack render once.',
       })}>Forced sync</button>
     ${
       p.mode === 'Manual' && cur !== undefined
-        ? html`<button type="button" class="primary" onClick=${() =>
+        ? html`<button type="button" ...${gate('approve')} class="primary" onClick=${() =>
             ask({
               action: { kind: 'approve', renderRef: cur },
               text: `Approve render ${short(cur)}?`,
@@ -303,7 +353,7 @@ function Actions({ d, ask }) {
     }
     ${
       d.lastHealthy !== undefined && p.pin !== d.lastHealthy.renderRef
-        ? html`<button type="button" class="danger" onClick=${() =>
+        ? html`<button type="button" ...${gate('rollback')} class="danger" onClick=${() =>
             ask({
               action: { kind: 'rollback' },
               text: `Roll back to the last healthy render ${short(d.lastHealthy.renderRef)} (revision ${d.lastHealthy.revision})? It pins it: convoy stops following the source until you unpin.`,
@@ -312,7 +362,7 @@ function Actions({ d, ask }) {
     }
     ${
       p.pin !== undefined
-        ? html`<button type="button" onClick=${() =>
+        ? html`<button type="button" ...${gate('unpin')} onClick=${() =>
             ask({
               action: { kind: 'unpin' },
               text: `Unpin (pinned to ${short(p.pin)})? convoy follows the source again.`,
@@ -321,12 +371,12 @@ function Actions({ d, ask }) {
     }
     ${
       p.suspend
-        ? html`<button type="button" onClick=${() =>
+        ? html`<button type="button" ...${gate('resume')} onClick=${() =>
             ask({
               action: { kind: 'resume' },
               text: 'Resume? convoy syncs this Release again.',
             })}>Resume</button>`
-        : html`<button type="button" onClick=${() =>
+        : html`<button type="button" ...${gate('suspend')} onClick=${() =>
             ask({
               action: { kind: 'suspend' },
               text: 'Suspend? convoy neither syncs nor rolls it back until resumed.',
@@ -420,6 +470,7 @@ function Timeline({ items }) {
           ${t.result ? html` <${Badge} word=${t.result} />` : null}
           ${t.revision ? html` revision <span class="mono">${t.revision}</span>` : null}
           ${t.renderRef ? html` render <span class="mono">${short(t.renderRef)}</span>` : null}
+          ${t.trigger ? html`<div data-trigger=${t.trigger.kind}>triggered by: ${t.trigger.text}</div>` : null}
           ${t.reason ? html`<div>reason: <strong>${t.reason}</strong></div>` : null}
           ${t.deadline ? html`<div>deadline: ${when(t.deadline)}</div>` : null}
           ${t.message ? html`<div class="msg">${t.message}</div>` : null}
@@ -519,7 +570,7 @@ function DiffSection({ base, d }) {
     ${diff === undefined ? null : html`<${DiffView} diff=${diff} />`}</section>`;
 }
 
-function History({ h, d, ask, base }) {
+function History({ h, d, ask, base, perms }) {
   const [shown, setShown] = useState(undefined);
   if (h === undefined) return html`<section><h2>History</h2><p class="loading">Loading…</p></section>`;
   if (h.error !== undefined) {
@@ -547,7 +598,11 @@ function History({ h, d, ask, base }) {
                 ${
                   d.policy.pin === e.renderRef
                     ? null
-                    : html` <button type="button" onClick=${() =>
+                    : html` <button type="button" ...${
+                        perms?.actions?.pin?.allowed === false
+                          ? { disabled: true, 'aria-describedby': 'precheck' }
+                          : {}
+                      } onClick=${() =>
                         ask({
                           action: { kind: 'pin', renderRef: e.renderRef },
                           text: `Pin render ${short(e.renderRef)} (revision ${e.revision})? convoy applies it and stops following the source.`,
@@ -599,7 +654,7 @@ function ReleaseSetsPage() {
   if (body === undefined) return html`<h1>Release sets</h1><p class="loading">Loading…</p>`;
   if (body.error)
     return html`<h1>Release sets</h1><div class="banner error" role="alert">${body.error}</div>`;
-  const link = (ns, name) => `/releases/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`;
+  const link = (ns, name) => `${ROOT}/releases/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`;
   return html`<h1>Release sets</h1>
     <${Problems} problems=${body.problems} />
     ${body.sets.length === 0 ? html`<p>No ReleaseSets.</p>` : null}
@@ -650,9 +705,9 @@ function App() {
     <header class="top">
       <p class="brand">convoy</p>
       <nav aria-label="Main"><ul>
-        <li><a href="/" aria-current=${cur('releases')}>Releases</a></li>
-        <li><a href="/clusters" aria-current=${cur('clusters')}>Clusters</a></li>
-        <li><a href="/releasesets" aria-current=${cur('releasesets')}>Release sets</a></li>
+        <li><a href=${`${ROOT}/`} aria-current=${cur('releases')}>Releases</a></li>
+        <li><a href=${`${ROOT}/clusters`} aria-current=${cur('clusters')}>Clusters</a></li>
+        <li><a href=${`${ROOT}/releasesets`} aria-current=${cur('releasesets')}>Release sets</a></li>
       </ul></nav>
     </header>
     <main id="main" tabindex="-1">
