@@ -8,8 +8,8 @@ import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
+import { deleteInOrder, liveMarks, settleInterrupted } from './prune.ts';
 import { formatTime, shortRef } from './rollout/index.ts';
-import { deleteInOrder, liveMarks, settleInterrupted } from './stage-sync.ts';
 import { entryKey, pruneSet, versionOf } from './sync/index.ts';
 import type { Target } from './target.ts';
 

@@ -35,8 +35,8 @@ import {
 } from './hooks/index.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { noAttempt, noRollout, type Outcome } from './outcome.ts';
+import { deleteInOrder, liveMarks } from './prune.ts';
 import { nextWakeUp } from './rollout/index.ts';
-import { deleteInOrder, liveMarks } from './stage-sync.ts';
 import { releaseStatus } from './status.ts';
 import { entryKey, pruneSet } from './sync/index.ts';
 import type { Target } from './target.ts';
