@@ -13,7 +13,7 @@ import {
   FINALIZER,
   INVENTORY_FINALIZER,
 } from '../../api/constants.ts';
-import type { InventoryKey, ReadyReason, Release } from '../../api/types.ts';
+import type { ReadyReason, Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { removeFinalizerOf } from '../../kube/finalizers.ts';
 import { type MergedInventory, partName } from '../../kube/inventory-parts.ts';
@@ -35,10 +35,9 @@ import {
 } from './hooks/index.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { noAttempt, noRollout, type Outcome } from './outcome.ts';
-import { deleteInOrder, liveMarks } from './prune.ts';
+import { pruneEntries } from './prune.ts';
 import { nextWakeUp } from './rollout/index.ts';
 import { releaseStatus } from './status.ts';
-import { entryKey, pruneSet } from './sync/index.ts';
 import type { Target } from './target.ts';
 import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
 
@@ -143,28 +142,16 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
           if (step.cleanup.length > 0)
             notes.push(...(await cleanUp(need(target).client, step.cleanup, opts)));
           const entries = inv?.entries ?? [];
-          const recorded = new Set(entries.map(entryKey));
-          const pending = (inv?.pending ?? []).filter((p) => !recorded.has(entryKey(p)));
-          const uid = release.metadata.uid ?? '';
-          const marks =
-            policy === 'Delete'
-              ? await liveMarks(need(target).readClient, [...entries, ...pending], uid)
-              : undefined;
-          // A recorded entry is convoy's unless another Release's uid is on it now; a pending one only
-          // when its own uid is (the apply may never have happened, the object may be someone else's).
-          const keep = (k: InventoryKey) => {
-            const key = entryKey(k);
-            if (marks === undefined) return false;
-            if (marks.disabled.has(key) || marks.foreign.has(key)) return true;
-            return !recorded.has(key) && !marks.ours.has(key);
-          };
-          const plan = pruneSet([...entries, ...pending], new Set(), {
-            prune: true,
-            isPruneDisabled: keep,
-            deletion: { deletionPolicy: policy },
+          // A recorded entry is convoy's unless another Release's uid is on it now; a pending one (noted by
+          // a sync that never recorded it) only when its own uid is. Orphan reads and deletes nothing, so
+          // its target need not be resolved.
+          const plan = await pruneEntries(target, {
+            recorded: entries,
+            pending: inv?.pending ?? [],
+            policy: { deletionPolicy: policy },
+            readLive: policy === 'Delete',
+            releaseUid: release.metadata.uid ?? '',
           });
-          // the target is resolved only when something is deleted (Orphan needs none)
-          if (plan.toDelete.length > 0) await deleteInOrder(need(target).client, plan.toDelete);
           deleted += plan.toDelete.length;
           // Every entry leaves, deleted or kept, so the next round sees an inventory with nothing to prune.
           const writer = new InventoryWriter(deps.local, release, parts);

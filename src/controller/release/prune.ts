@@ -9,7 +9,14 @@ import { entryRef, keyString, objectKey } from '../../render/keys.ts';
 import type { Obj } from '../../render/types.ts';
 import { appliedBy, mapLimit } from './deployer.ts';
 import type { InventoryWriter } from './inventory-writer.ts';
-import { entryKey, entryKindRank, pruneSet } from './sync/index.ts';
+import {
+  entryKey,
+  entryKindRank,
+  type LiveMarks,
+  type PruneDecision,
+  type PruneInput,
+  prunePlan,
+} from './sync/index.ts';
 import type { Target } from './target.ts';
 
 /**
@@ -30,21 +37,46 @@ export async function settleInterrupted(
   const recorded = new Set(writer.entries.filter((e) => e.renderRef !== undefined).map(entryKey));
   const leaving = writer.pending.filter((p) => !renderKeys.has(entryKey(p)));
   if (leaving.length === 0) return [];
-  const toSettle = leaving.filter((p) => !recorded.has(entryKey(p)));
-  const marks = await liveMarks(target.readClient, toSettle, release.metadata.uid ?? '');
-  const ours = toSettle.filter((p) => marks.ours.has(entryKey(p)));
-  const plan = pruneSet(ours, renderKeys, {
-    prune: release.spec.syncPolicy?.prune ?? true,
-    isPruneDisabled: (k) => marks.disabled.has(entryKey(k)),
+  const plan = await pruneEntries(target, {
+    recorded: [],
+    pending: leaving.filter((p) => !recorded.has(entryKey(p))),
+    policy: { prune: release.spec.syncPolicy?.prune ?? true },
+    readLive: true,
+    releaseUid: release.metadata.uid ?? '',
   });
-  await deleteInOrder(target.client, plan.toDelete);
   await writer.record([], leaving);
   const notes: string[] = [];
   if (plan.toDelete.length > 0)
     notes.push(`pruned ${plan.toDelete.length} objects an interrupted sync applied and left the render`);
-  const foreign = toSettle.length - ours.length - marks.absent;
-  if (foreign > 0) notes.push(foreignNote(foreign, 'an interrupted sync noted'));
+  if (plan.notOurs > 0) notes.push(foreignNote(plan.notOurs, 'an interrupted sync noted'));
   return notes;
+}
+
+/**
+ * The one prune (docs/design.md#prune): reads the live objects of the entries given (unless `readLive` is
+ * false: a deletion that orphans, whose target may not even be resolved), decides with prunePlan and
+ * deletes in its order. The inventory writes are the caller's: each removes or settles differently.
+ */
+export async function pruneEntries(
+  target: Pick<Target, 'client' | 'readClient'> | undefined,
+  input: Omit<PruneInput, 'marks'> & { readonly readLive: boolean; readonly releaseUid: string },
+): Promise<PruneDecision> {
+  const { recorded, pending, policy } = input;
+  if (recorded.length === 0 && pending.length === 0) return { toDelete: [], toForget: [], notOurs: 0 };
+  const marks = input.readLive
+    ? await liveMarks(need(target).readClient, [...recorded, ...pending], input.releaseUid)
+    : undefined;
+  const plan = prunePlan({ recorded, pending, policy, marks });
+  if (plan.toDelete.length > 0) await deleteInOrder(need(target).client, plan.toDelete);
+  return plan;
+}
+
+function need(
+  target: Pick<Target, 'client' | 'readClient'> | undefined,
+): Pick<Target, 'client' | 'readClient'> {
+  if (target === undefined)
+    throw new Error('prune: the target is needed to read or delete, and not resolved');
+  return target;
 }
 
 /** The note (and so the Event) for objects convoy will not delete because nothing proves they are its. */
@@ -55,46 +87,32 @@ export function foreignNote(n: number, which: string): string {
   );
 }
 
-/** Deletes what left R (unless prune is off or the object opts out) and drops all of it from the inventory. */
-export async function prune(
+/**
+ * Prune after a sync or a rollback: deletes what left `objects` (the render applied; unless prune is off
+ * or the object opts out) and drops all of it from the inventory.
+ */
+export async function pruneLeft(
   release: Release,
   objects: readonly Obj[],
   writer: InventoryWriter,
-  client: KubeClient,
-  read: KubeClient,
+  target: Pick<Target, 'client' | 'readClient'>,
 ): Promise<{ readonly deleted: number; readonly foreign: number }> {
   const renderKeys = new Set(objects.map((o) => keyString(objectKey(o))));
   const leaving = writer.entries.filter((e) => !renderKeys.has(entryKey(e)));
   if (leaving.length === 0) return { deleted: 0, foreign: 0 };
-  const marks = await liveMarks(read, leaving, release.metadata.uid ?? '');
-  const plan = pruneSet(leaving, renderKeys, {
-    prune: release.spec.syncPolicy?.prune ?? true,
-    isPruneDisabled: (k) => marks.disabled.has(entryKey(k)) || marks.foreign.has(entryKey(k)),
+  const plan = await pruneEntries(target, {
+    recorded: leaving,
+    pending: [],
+    policy: { prune: release.spec.syncPolicy?.prune ?? true },
+    readLive: true,
+    releaseUid: release.metadata.uid ?? '',
   });
-  await deleteInOrder(client, plan.toDelete);
   await writer.remove([...plan.toDelete, ...plan.toForget]);
-  return {
-    deleted: plan.toDelete.length,
-    foreign: leaving.filter((e) => marks.foreign.has(entryKey(e))).length,
-  };
-}
-
-export interface LiveMarks {
-  /** Keys whose live object carries convoy.kumodo.io/prune: disabled. */
-  readonly disabled: Set<string>;
-  /** Keys whose live object names this Release's uid (ANNOTATION_RELEASE_UID). */
-  readonly ours: Set<string>;
-  /**
-   * Keys whose live object names another uid (another Release applied it since), or names this one
-   * without convoy's field manager having set it (a forgery): never deleted.
-   */
-  readonly foreign: Set<string>;
-  /** How many have no live object. */
-  readonly absent: number;
+  return { deleted: plan.toDelete.length, foreign: plan.notOurs };
 }
 
 /** Reads the live object of each entry (16 at once) for what prune must know before deleting it. */
-export async function liveMarks(
+async function liveMarks(
   read: KubeClient,
   entries: readonly (InventoryKey & { version?: string })[],
   releaseUid: string,
@@ -103,13 +121,13 @@ export async function liveMarks(
     disabled: new Set<string>(),
     ours: new Set<string>(),
     foreign: new Set<string>(),
-    absent: 0,
+    absent: new Set<string>(),
   };
   await mapLimit(entries, 16, async (e) => {
     const live = await liveObject(read, e);
     const key = entryKey(e);
     if (live === undefined) {
-      marks.absent++;
+      marks.absent.add(key);
       return;
     }
     if (live.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) marks.disabled.add(key);

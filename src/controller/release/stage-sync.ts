@@ -28,7 +28,7 @@ import {
   type SyncHookInput,
 } from './hooks/index.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
-import { foreignNote, prune, settleInterrupted } from './prune.ts';
+import { foreignNote, pruneLeft, settleInterrupted } from './prune.ts';
 import { completeWaves, formatTime } from './rollout/index.ts';
 import type { Rendered } from './stage-render.ts';
 import { inventoryEntriesForWave, recordWaveStart, selfHealNote } from './sync/index.ts';
@@ -177,8 +177,7 @@ async function runStep(step: SyncStep, run: Run): Promise<SyncResult | undefined
     case 'prune':
       try {
         const writer = opened(run);
-        const { client, readClient } = rendered.target;
-        const pruned = await prune(release, rendered.render.objects, writer, client, readClient);
+        const pruned = await pruneLeft(release, rendered.render.objects, writer, rendered.target);
         if (pruned.deleted > 0) notes.push(`pruned ${pruned.deleted} objects that left the render`);
         if (pruned.foreign > 0) notes.push(foreignNote(pruned.foreign, 'left the render'));
         // HOOKS (docs/design.md#hooks): hooks that left the render go with the prune, their workloads too.
