@@ -3,14 +3,14 @@
 // applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
 import type { LastAttempted, Release } from '../../api/types.ts';
 import { errorMessage } from '../../lib/errors.ts';
-import { keyString, objectKey, waveOf } from '../../render/keys.ts';
+import { objectKey, waveOf } from '../../render/keys.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
+import { pruneLeft, settleInterrupted } from './prune.ts';
 import { formatTime, shortRef } from './rollout/index.ts';
-import { deleteInOrder, liveMarks, settleInterrupted } from './stage-sync.ts';
-import { entryKey, pruneSet, versionOf } from './sync/index.ts';
+import { versionOf } from './sync/index.ts';
 import type { Target } from './target.ts';
 
 export type LastHealthyResult =
@@ -54,18 +54,8 @@ export async function applyLastHealthy(
     // sync of the bad render left pending go as its recorded ones do
     await writer.record(entries);
     await settleInterrupted(render.objects, writer, release, target);
-    // 5. prune with spec.syncPolicy.prune
-    const keys = new Set(render.objects.map((o) => keyString(objectKey(o))));
-    const leaving = writer.entries.filter((e) => !keys.has(entryKey(e)));
-    if (leaving.length > 0) {
-      const marks = await liveMarks(target.readClient, leaving, uid);
-      const plan = pruneSet(leaving, keys, {
-        prune: release.spec.syncPolicy?.prune ?? true,
-        isPruneDisabled: (k) => marks.disabled.has(entryKey(k)) || marks.foreign.has(entryKey(k)),
-      });
-      await deleteInOrder(target.client, plan.toDelete);
-      await writer.remove([...plan.toDelete, ...plan.toForget]);
-    }
+    // 5. prune with spec.syncPolicy.prune, as a sync does
+    await pruneLeft(release, render.objects, writer, target);
     const message = `re-applied the last healthy render ${shortRef(healthy.renderRef)} (revision ${healthy.revision})`;
     return {
       applied: true,

@@ -2,19 +2,16 @@
 // changes wake the Release up), Cluster (its Ready condition), the observer's shard Leases (liveness
 // for the verdict) and labelled valuesFrom ConfigMaps and Secrets (values-watch.ts); the event filters; the shard of a key; and the ReleaseDeps one reconcile uses.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Counter } from 'prom-client';
 import {
   ANNOTATION_APPROVED_RENDER,
   ANNOTATION_FORCE_SYNC_AT,
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
-  LABEL_RELEASE_SET,
   PLURAL_INVENTORIES,
   PLURAL_RELEASES,
 } from '../../api/constants.ts';
 import type { Cluster, Release, ReleaseInventory } from '../../api/types.ts';
 import { KubeClient } from '../../kube/client.ts';
-import { EventRecorder } from '../../kube/events.ts';
 import {
   assembleInventory,
   BY_INVENTORY_OF,
@@ -46,10 +43,12 @@ import {
 import { SecretRenderStore } from '../../store/secrets.ts';
 import { ClusterClients } from '../cluster/access.ts';
 import { clusterInformer } from '../cluster/controller.ts';
-import { releaseInventoryOfGoneRelease } from './deletion.ts';
+import { clusterWaveOf } from './cluster-wave-of.ts';
 import type { ReleaseDeps } from './deps.ts';
+import { eventRecorder } from './event-recorder.ts';
+import { releaseInventoryOfGoneRelease } from './finalizer.ts';
 import { healthChanged } from './rollout/index.ts';
-import { driftAppeared, sourceIdentity, type WavePeer } from './sync/index.ts';
+import { driftAppeared } from './sync/index.ts';
 import { syncHandler } from './sync-handler.ts';
 import { PendingSyncRequests } from './sync-requests.ts';
 import { resolveTarget, type Tenancy } from './target.ts';
@@ -88,9 +87,7 @@ export interface ReleaseControllerOptions {
 const DEFAULT_RESYNC_MS = 600_000;
 // Its own name: the observer's loops index the same informer by namespace when they share a harness.
 const BY_NAMESPACE = 'release-controller-namespace';
-
 const base = `/apis/${API_VERSION}`;
-
 /** The harness's informers hold structurally typed objects; convoy's interfaces are stricter. */
 type Cached<T> = T & KubeObject;
 type CRelease = Cached<Release>;
@@ -162,27 +159,8 @@ export function registerReleaseController(
   const now = opts.now ?? Date.now;
   // The controller's own writes, read back before the cache has them (see runtime/own-writes.ts).
   const written = new OwnWrites<Release>();
-  const registers = [harness.metrics.registry];
-  const eventsRecorded = new Counter({
-    name: 'convoy_events_recorded_total',
-    help: 'Events about Releases the API server accepted (after retries)',
-    registers,
-  });
-  const eventsDropped = new Counter({
-    name: 'convoy_events_dropped_total',
-    help: 'Events about Releases given up: queueFull (the bounded queue was full), refused (the API said no for good), attempts (retried too often)',
-    labelNames: ['reason'],
-    registers,
-  });
-  for (const reason of ['queueFull', 'refused', 'attempts']) eventsDropped.inc({ reason }, 0);
   const log = harness.log.child({ controller: 'release' });
-  const events = new EventRecorder(clusterClients.local, {
-    onRecorded: () => eventsRecorded.inc(),
-    onDropped: (reason, err) => {
-      eventsDropped.inc({ reason });
-      log.warn({ reason, err: err === undefined ? undefined : String(err) }, 'an Event was dropped');
-    },
-  });
+  const events = eventRecorder(clusterClients.local, harness.metrics.registry, log);
   const deps: ReleaseDeps = {
     local: clusterClients.local,
     eventedRollouts: new Map(),
@@ -214,31 +192,7 @@ export function registerReleaseController(
         inventories.cache.get(`${ns}/${name}`),
         inventories.cache.byIndex(BY_INVENTORY_OF, partsIndexKey(ns, name)),
       ),
-    clusterWave: (release, _revision) => {
-      const ns = release.metadata.namespace ?? '';
-      const waveOf = (r: Release) => {
-        const c = r.spec.cluster?.name;
-        return c === undefined ? undefined : clusters.cache.get(`${ns}/${c}`)?.spec.wave;
-      };
-      // A ReleaseSet's Release is gated by its set (docs/design.md#fleets), never by a hand-made train.
-      const fleet = (r: Release) => r.metadata.labels?.[LABEL_RELEASE_SET] !== undefined;
-      const wave = fleet(release) ? undefined : waveOf(release);
-      // Without a wave the gate is open whoever the peers are (clusterWaveGate): none are looked up.
-      if (wave === undefined) return { wave, revision: _revision, peers: [] };
-      const identity = sourceIdentity(release.spec.source);
-      const peers: WavePeer[] = releases.cache
-        .byIndex(BY_NAMESPACE, ns)
-        .filter((r) => r.metadata.name !== release.metadata.name)
-        .filter((r) => !fleet(r) && waveOf(r) !== undefined && sourceIdentity(r.spec.source) === identity)
-        .map((r) => ({
-          release: r.metadata.name ?? '',
-          cluster: r.spec.cluster?.name ?? '',
-          clusterWave: waveOf(r) ?? 0,
-          lastSuccessfulRevision: r.status?.lastSuccessful?.revision,
-          rollout: r.status?.rollout,
-        }));
-      return { wave, revision: _revision, peers };
-    },
+    clusterWave: clusterWaveOf(releases.cache, clusters.cache, BY_NAMESPACE),
     now,
     log,
     events,

@@ -6,16 +6,8 @@
 // a step that calls it; when it cannot be reached, deletion-target.ts decides between waiting (a condition
 // and an Event naming why) and leaving the objects (the orphan annotation, or a namespace being deleted
 // that took its Cluster along).
-import {
-  ANNOTATION_DELETION_POLICY,
-  API_VERSION,
-  DELETION_POLICY_ORPHAN,
-  FINALIZER,
-  INVENTORY_FINALIZER,
-} from '../../api/constants.ts';
-import type { InventoryKey, ReadyReason, Release } from '../../api/types.ts';
-import type { KubeClient } from '../../kube/client.ts';
-import { removeFinalizerOf } from '../../kube/finalizers.ts';
+import { ANNOTATION_DELETION_POLICY, DELETION_POLICY_ORPHAN } from '../../api/constants.ts';
+import type { ReadyReason, Release } from '../../api/types.ts';
 import { type MergedInventory, partName } from '../../kube/inventory-parts.ts';
 import { deleteInventoryObject } from '../../kube/inventory-read.ts';
 import { assertNever } from '../../lib/assert-never.ts';
@@ -25,6 +17,7 @@ import { decideUnreachable, stepNeedsTarget } from './deletion-target.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { HookFailedError, ReleaseError } from './errors.ts';
 import { eventsFor, recordEvents } from './events.ts';
+import { removeFinalizer } from './finalizer.ts';
 import {
   armHooks,
   cleanUp,
@@ -35,10 +28,9 @@ import {
 } from './hooks/index.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { noAttempt, noRollout, type Outcome } from './outcome.ts';
+import { pruneEntries } from './prune.ts';
 import { nextWakeUp } from './rollout/index.ts';
-import { deleteInOrder, liveMarks } from './stage-sync.ts';
 import { releaseStatus } from './status.ts';
-import { entryKey, pruneSet } from './sync/index.ts';
 import type { Target } from './target.ts';
 import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
 
@@ -143,28 +135,16 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
           if (step.cleanup.length > 0)
             notes.push(...(await cleanUp(need(target).client, step.cleanup, opts)));
           const entries = inv?.entries ?? [];
-          const recorded = new Set(entries.map(entryKey));
-          const pending = (inv?.pending ?? []).filter((p) => !recorded.has(entryKey(p)));
-          const uid = release.metadata.uid ?? '';
-          const marks =
-            policy === 'Delete'
-              ? await liveMarks(need(target).readClient, [...entries, ...pending], uid)
-              : undefined;
-          // A recorded entry is convoy's unless another Release's uid is on it now; a pending one only
-          // when its own uid is (the apply may never have happened, the object may be someone else's).
-          const keep = (k: InventoryKey) => {
-            const key = entryKey(k);
-            if (marks === undefined) return false;
-            if (marks.disabled.has(key) || marks.foreign.has(key)) return true;
-            return !recorded.has(key) && !marks.ours.has(key);
-          };
-          const plan = pruneSet([...entries, ...pending], new Set(), {
-            prune: true,
-            isPruneDisabled: keep,
-            deletion: { deletionPolicy: policy },
+          // A recorded entry is convoy's unless another Release's uid is on it now; a pending one (noted by
+          // a sync that never recorded it) only when its own uid is. Orphan reads and deletes nothing, so
+          // its target need not be resolved.
+          const plan = await pruneEntries(target, {
+            recorded: entries,
+            pending: inv?.pending ?? [],
+            policy: { deletionPolicy: policy },
+            readLive: policy === 'Delete',
+            releaseUid: release.metadata.uid ?? '',
           });
-          // the target is resolved only when something is deleted (Orphan needs none)
-          if (plan.toDelete.length > 0) await deleteInOrder(need(target).client, plan.toDelete);
           deleted += plan.toDelete.length;
           // Every entry leaves, deleted or kept, so the next round sees an inventory with nothing to prune.
           const writer = new InventoryWriter(deps.local, release, parts);
@@ -312,66 +292,4 @@ export async function deletionHandler(release: Release, deps: ReleaseDeps): Prom
     now,
   });
   return wake.kind === 'requeue' ? { kind: 'requeueAfter', ms: wake.afterMs } : { kind: 'done' };
-}
-
-const releaseRef = (r: Release) => ({
-  apiVersion: API_VERSION,
-  kind: 'Release',
-  namespace: r.metadata.namespace ?? '',
-  name: r.metadata.name ?? '',
-});
-
-/** JSON patch guarded by a test of the current list, so a concurrent change fails (and is retried). */
-export async function addFinalizer(client: KubeClient, release: Release): Promise<Release> {
-  const current = release.metadata.finalizers;
-  const body =
-    current === undefined || current.length === 0
-      ? [{ op: 'add', path: '/metadata/finalizers', value: [FINALIZER] }]
-      : [
-          { op: 'test', path: '/metadata/finalizers', value: current },
-          { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER },
-        ];
-  return await client.request<Release>({
-    method: 'PATCH',
-    path: await client.pathOf(releaseRef(release)),
-    contentType: 'application/json-patch+json',
-    body,
-  });
-}
-
-export async function removeFinalizer(client: KubeClient, release: Release): Promise<void> {
-  await removeFinalizerOf(client, releaseRef(release), FINALIZER);
-}
-
-/**
- * An inventory the garbage collector is deleting because its Release is gone (its finalizer was removed
- * by hand, or it was deleted and created again): nothing can prune what it lists any more, so its
- * protection finalizer goes and the objects stay, as they do when a Release's finalizer is removed.
- * While its Release is still being deleted the Release's own finalizer does this, after the prune.
- */
-export async function releaseInventoryOfGoneRelease(
-  namespace: string,
-  name: string,
-  release: Release | undefined,
-  deps: Pick<ReleaseDeps, 'local' | 'cachedInventory' | 'log'>,
-): Promise<void> {
-  const dying = [...(deps.cachedInventory(namespace, name)?.objects.values() ?? [])].filter(
-    (o) => o.metadata.deletionTimestamp !== undefined && o.metadata.finalizers?.includes(INVENTORY_FINALIZER),
-  );
-  let live: Release | undefined | 'unread' = 'unread';
-  for (const inv of dying) {
-    const owner = inv.metadata.ownerReferences?.find((o) => o.kind === 'Release')?.uid;
-    if (release !== undefined && release.metadata.uid === owner) continue;
-    // The cache may lag behind the API: only the API saying the owner is gone gives up the inventory.
-    if (live === 'unread')
-      live = await deps.local.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace, name });
-    if (live !== undefined && live.metadata.uid === owner) continue;
-    const part = inv.metadata.name ?? name;
-    const ref = { apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace, name: part };
-    if (await removeFinalizerOf(deps.local, ref, INVENTORY_FINALIZER))
-      deps.log.info(
-        { inventory: `${namespace}/${part}` },
-        'released the inventory of a Release that is gone',
-      );
-  }
 }

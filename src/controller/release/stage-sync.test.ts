@@ -25,6 +25,8 @@ type Stored = Obj & { pending?: { name: string }[]; entries?: { name: string }[]
 function fakeCluster(opts: { failApplyOf?: string; live?: Stored[] } = {}) {
   const objects = new Map<string, Stored>();
   const log: string[] = [];
+  // every call in order, the dry runs and the render store too (log has the writes only)
+  const calls: string[] = [];
   const id = (ref: { kind: string; namespace?: string | undefined; name: string }) =>
     `${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
   for (const o of opts.live ?? []) objects.set(id({ ...o.metadata, kind: o.kind }), o);
@@ -41,24 +43,30 @@ function fakeCluster(opts: { failApplyOf?: string; live?: Stored[] } = {}) {
     },
     delete: async (ref: { kind: string; namespace?: string; name: string }) => {
       log.push(`delete ${ref.name}`);
+      calls.push(`delete ${ref.name}`);
       objects.delete(id(ref));
     },
     request: async (req: RawRequest) => {
       const body = req.body as Stored;
       if (req.method !== 'PATCH') throw new Error(`unexpected ${req.method} ${req.path}`);
-      if (req.query?.dryRun === 'All') return body;
+      if (req.query?.dryRun === 'All') {
+        calls.push(`dry-run ${body.metadata.name}`);
+        return body;
+      }
       if (body.kind === 'ReleaseInventory') {
         const names = (l?: { name: string }[]) => (l ?? []).map((e) => e.name).join(',');
         log.push(`inventory entries=[${names(body.entries)}] pending=[${names(body.pending)}]`);
+        calls.push(`inventory entries=[${names(body.entries)}] pending=[${names(body.pending)}]`);
       } else {
         if (body.metadata.name === opts.failApplyOf) throw new Error(`${body.metadata.name}: refused`);
         log.push(`apply ${body.metadata.name}`);
+        calls.push(`apply ${body.metadata.name}`);
       }
       objects.set(req.path, body);
       return body;
     },
   };
-  return { client: client as unknown as KubeClient, objects, log };
+  return { client: client as unknown as KubeClient, objects, log, calls };
 }
 
 const cm = (name: string, wave: number): Obj => ({
@@ -78,13 +86,19 @@ const release: Release = {
 async function sync(
   objects: Obj[],
   cluster: ReturnType<typeof fakeCluster>,
-  opts: { hooks?: Obj[]; release?: Release } = {},
+  opts: { hooks?: Obj[]; release?: Release; failPersist?: boolean } = {},
 ) {
   const render = { hooks: opts.hooks ?? [], objects };
+  const R = renderRef(render);
   const client = cluster.client;
   const deps = {
     local: client,
-    store: { put: () => Promise.resolve() } as unknown as ReleaseDeps['store'],
+    store: {
+      put: (_ns: string, _name: string, ref: string) => {
+        cluster.calls.push(`store ${ref === R ? 'R' : ref}`);
+        return opts.failPersist === true ? Promise.reject(new Error('store down')) : Promise.resolve();
+      },
+    } as unknown as ReleaseDeps['store'],
     sources: { inline: InlineSource },
     resolveTarget: () => Promise.reject(new Error('not used')),
     observerLive: () => true,
@@ -97,7 +111,7 @@ async function sync(
     {
       release: opts.release ?? release,
       rendered: {
-        renderRef: renderRef(render),
+        renderRef: R,
         revision: 'inline:x',
         render,
         target: { name: 'local', kubeConfig: {} as never, client, readClient: client },
@@ -108,6 +122,78 @@ async function sync(
     },
     deps,
   );
+}
+
+const waitPrevious = (wave: number): Release => ({
+  ...release,
+  spec: { ...release.spec, waves: [{ wave, healthStrategy: 'WaitPrevious' }] },
+});
+
+describe('stageSync: the executor runs the plan in order and stops at the first hold or failure', () => {
+  it('dry run of the whole render, persist, then each wave noted, applied and recorded', async () => {
+    const cluster = fakeCluster();
+    const result = await sync([cm('a', 0), cm('b', 1)], cluster);
+    assert.equal(result.kind, 'synced');
+    assert.deepEqual(cluster.calls, [
+      'dry-run a',
+      'dry-run b',
+      'store R',
+      'inventory entries=[] pending=[a]',
+      'apply a',
+      'inventory entries=[a] pending=[]',
+      'inventory entries=[a] pending=[b]',
+      'apply b',
+      'inventory entries=[a,b] pending=[]',
+    ]);
+  });
+
+  it('a failed dry run writes nothing: no render stored, no inventory, no apply', async () => {
+    const cluster = fakeCluster();
+    const failing = { ...cluster, client: failDryRun(cluster.client, 'b') };
+    const result = await sync([cm('a', 0), cm('b', 1)], failing);
+    assert.equal(result.kind, 'failed');
+    assert.equal(result.kind === 'failed' ? result.attempt : 'x', undefined);
+    assert.deepEqual(cluster.calls, ['dry-run a']);
+  });
+
+  it('a failed persist stops before the inventory and the waves', async () => {
+    const cluster = fakeCluster();
+    const result = await sync([cm('a', 0)], cluster, { failPersist: true });
+    assert.match(
+      result.kind === 'failed' ? result.error.message : result.kind,
+      /storing render .*store down/,
+    );
+    assert.deepEqual(cluster.calls, ['dry-run a', 'store R']);
+  });
+
+  it('a WaitPrevious gate that holds stops before the wave is noted: nothing of it is pending or applied', async () => {
+    const cluster = fakeCluster();
+    const result = await sync([cm('a', 0), cm('b', 1)], cluster, { release: waitPrevious(1) });
+    assert.equal(result.kind === 'held' ? result.reason : result.kind, 'WaitingForWaveHealth');
+    assert.equal(result.kind === 'held' ? result.attempt.applied : true, false);
+    assert.deepEqual(cluster.calls.slice(-3), [
+      'inventory entries=[] pending=[a]',
+      'apply a',
+      'inventory entries=[a] pending=[]',
+    ]);
+  });
+
+  it('WaitPrevious on the first wave gates nothing', async () => {
+    const cluster = fakeCluster();
+    const result = await sync([cm('a', 0), cm('b', 1)], cluster, { release: waitPrevious(0) });
+    assert.equal(result.kind, 'synced');
+  });
+});
+
+/** The client with the dry run of `name` refused (as an admission webhook would). */
+function failDryRun(client: KubeClient, name: string): KubeClient {
+  const request = client.request.bind(client);
+  return Object.assign(Object.create(client) as KubeClient, {
+    request: (req: RawRequest) =>
+      req.query?.dryRun === 'All' && (req.body as Obj).metadata.name === name
+        ? Promise.reject(new Error(`${name}: denied`))
+        : request(req),
+  });
 }
 
 describe('stageSync: nothing untracked', () => {

@@ -7,7 +7,7 @@ import type { Release } from '../../api/types.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { isSuperseded, type ReconcileResult } from '../../runtime/index.ts';
 import { rendersToKeep } from '../../store/keep.ts';
-import { addFinalizer, deletionHandler } from './deletion.ts';
+import { deletionHandler } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
 import {
   eventBeforeReplacing,
@@ -20,6 +20,7 @@ import {
   rolloutEventName,
   rolloutKey,
 } from './events.ts';
+import { addFinalizer } from './finalizer.ts';
 import { reconcile } from './reconcile.ts';
 import { nextWakeUp, type RolloutTransition, rolloutTransition, waveTimeoutAt } from './rollout/index.ts';
 import { type ControllerStatus, releaseStatus } from './status.ts';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hostileRules } from '../../../test/support/hostile-rules.ts';
 import { compileExpr } from './cel.ts';
-import { charge, defaultBudget, ObjectBudget, replaceStrings } from './cel-budget.ts';
+import { charge, defaultBudget, ObjectBudget } from './cel-budget.ts';
+import { replaceStrings } from './cel-metering.ts';
 import { budgetCooldownMs, newEvaluator } from './evaluator.ts';
 import type { HealthRule, HealthRuleSetLike, KubeObject } from './types.ts';
 

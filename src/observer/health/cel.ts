@@ -5,14 +5,7 @@
 import { CelScalar, type CelValue, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { errorMessage } from '../../lib/errors.ts';
-import {
-  costFunc,
-  type Exhausted,
-  meterComprehensions,
-  metered,
-  ObjectBudget,
-  replaceFuncs,
-} from './cel-budget.ts';
+import { type Exhausted, metered, ObjectBudget } from './cel-budget.ts';
 import {
   bracketDepth,
   comprehensionDepth,
@@ -23,6 +16,7 @@ import {
   treeShape,
   withPos,
 } from './cel-check.ts';
+import { costFunc, meterComprehensions, replaceFuncs } from './cel-metering.ts';
 
 export type ResultType = 'bool' | 'string';
 

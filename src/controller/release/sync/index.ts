@@ -24,6 +24,15 @@ export {
   type WavePeer,
 } from './gates.ts';
 export { entryKey, inventoryEntriesForWave, inventoryRemovals, versionOf } from './inventory.ts';
-export { entryKindRank, type PruneOptions, type PrunePlan, pruneSet } from './prune.ts';
+export {
+  entryKindRank,
+  type LiveMarks,
+  type PruneDecision,
+  type PruneInput,
+  type PruneOptions,
+  type PrunePlan,
+  prunePlan,
+  pruneSet,
+} from './prune.ts';
 export { recordWaveStart } from './wave-records.ts';
 export { applyWaveOf, groupWaves, servedKind, type Wave } from './waves.ts';

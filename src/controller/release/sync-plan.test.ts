@@ -1,0 +1,253 @@
+// Table tests of the sync plan (docs/design.md#reconcile-order): which steps run for a render, each wave's
+// gate input (docs/design.md#wave-gate), the gate's decision on the sync's inventory, and the results the
+// steps stop at.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { API_VERSION } from '../../api/constants.ts';
+import type { Release, WaveStatus } from '../../api/types.ts';
+import { renderRef } from '../../render/canonical.ts';
+import type { Obj } from '../../render/types.ts';
+import { ApplyFailedError } from './errors.ts';
+import { gateStop, hookStop, planSync, type SyncStep, upToDate, waveGate } from './sync-plan.ts';
+
+const cm = (name: string, wave: number): Obj => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'app', annotations: { 'convoy.kumodo.io/sync-wave': String(wave) } },
+});
+const objects = [cm('a', 0), cm('b', 1), cm('c', 2)];
+const render = { hooks: [], objects };
+const R = renderRef(render);
+const NOW = Date.UTC(2026, 0, 1);
+const base: Release = {
+  apiVersion: API_VERSION,
+  kind: 'Release',
+  metadata: { name: 'web', namespace: 'app', uid: 'uid-web' },
+  spec: { source: { inline: { manifests: 'x' } } },
+};
+const stamp = { renderRef: R, revision: 'r', time: '2026-01-01T00:00:00Z' };
+const withSpec = (spec: Partial<Release['spec']>, status?: Release['status']): Release => ({
+  ...base,
+  spec: { ...base.spec, ...spec },
+  ...(status === undefined ? {} : { status }),
+});
+const applied: Release['status'] = { lastSuccessful: stamp, lastAttempted: { ...stamp, applied: true } };
+const inventoryOfR = {
+  entries: objects.map((o, i) => ({
+    group: '',
+    kind: 'ConfigMap',
+    namespace: 'app',
+    name: o.metadata.name ?? '',
+    version: 'v1',
+    wave: i,
+    renderRef: R,
+  })),
+} as never;
+
+/** A step in a short form: "wave 1 (after 0): waitPrevious 5m". */
+function show(s: SyncStep): string {
+  if (s.kind !== 'wave') return s.kind;
+  const gate = s.gate.kind === 'none' ? 'none' : `waitPrevious ${s.gate.previousWave} ${s.gate.timeout}`;
+  return `wave ${s.wave} (after ${s.previousWave ?? '-'}): ${gate}`;
+}
+const waitWave = { ...stamp, applied: false, reason: 'WaitingForHook' } as const;
+
+describe('planSync', () => {
+  const rows: [string, Release, boolean, readonly string[] | 'upToDate'][] = [
+    [
+      'a new render: every step, no gates',
+      base,
+      false,
+      [
+        'dryRun',
+        'persist',
+        'preSync',
+        'settleInterrupted',
+        'wave 0 (after -): none',
+        'wave 1 (after 0): none',
+        'wave 2 (after 1): none',
+        'prune',
+        'postSync',
+      ],
+    ],
+    [
+      'WaitPrevious on waves 0 and 2: the first wave has no gate, wave 2 waits for 1 with its timeout',
+      withSpec({
+        waves: [
+          { wave: 0, healthStrategy: 'WaitPrevious' },
+          { wave: 2, healthStrategy: 'WaitPrevious', timeout: '5m' },
+        ],
+      }),
+      false,
+      [
+        'dryRun',
+        'persist',
+        'preSync',
+        'settleInterrupted',
+        'wave 0 (after -): none',
+        'wave 1 (after 0): none',
+        'wave 2 (after 1): waitPrevious 1 5m',
+        'prune',
+        'postSync',
+      ],
+    ],
+    ['applied, recorded and pruned already: nothing to do', withSpec({}, applied), false, 'upToDate'],
+    [
+      'the same, forced: the full sync',
+      withSpec({}, applied),
+      true,
+      [
+        'dryRun',
+        'persist',
+        'preSync',
+        'settleInterrupted',
+        'wave 0 (after -): none',
+        'wave 1 (after 0): none',
+        'wave 2 (after 1): none',
+        'prune',
+        'postSync',
+      ],
+    ],
+    [
+      'held for PostSync hooks of R: PostSync is tried first',
+      withSpec({}, { lastAttempted: waitWave }),
+      false,
+      [
+        'resumePostSync',
+        'dryRun',
+        'persist',
+        'preSync',
+        'settleInterrupted',
+        'wave 0 (after -): none',
+        'wave 1 (after 0): none',
+        'wave 2 (after 1): none',
+        'prune',
+        'postSync',
+      ],
+    ],
+    [
+      'held for hooks of R, forced: no shortcut',
+      withSpec({}, { lastAttempted: waitWave }),
+      true,
+      [
+        'dryRun',
+        'persist',
+        'preSync',
+        'settleInterrupted',
+        'wave 0 (after -): none',
+        'wave 1 (after 0): none',
+        'wave 2 (after 1): none',
+        'prune',
+        'postSync',
+      ],
+    ],
+    [
+      'held for hooks of another render: no shortcut',
+      withSpec({}, { lastAttempted: { ...waitWave, renderRef: 'other' } }),
+      false,
+      [
+        'dryRun',
+        'persist',
+        'preSync',
+        'settleInterrupted',
+        'wave 0 (after -): none',
+        'wave 1 (after 0): none',
+        'wave 2 (after 1): none',
+        'prune',
+        'postSync',
+      ],
+    ],
+  ];
+  for (const [name, release, forced, want] of rows) {
+    test(name, () => {
+      const plan = planSync({
+        release,
+        rendered: { renderRef: R, render },
+        forced,
+        inventory: inventoryOfR,
+        now: NOW,
+      });
+      assert.deepEqual(plan.kind === 'upToDate' ? 'upToDate' : plan.steps.map(show), want);
+    });
+  }
+
+  test('upToDate needs the inventory to hold R: a missing entry is work', () => {
+    assert.equal(upToDate(withSpec({}, applied), { renderRef: R, render }, inventoryOfR, NOW), true);
+    assert.equal(
+      upToDate(withSpec({}, applied), { renderRef: R, render }, { entries: [] } as never, NOW),
+      false,
+    );
+  });
+});
+
+describe('waveGate', () => {
+  const state = (waves: readonly WaveStatus[], observerLive: boolean) => ({
+    release: base,
+    render: { renderRef: R, revision: 'r', pinned: false },
+    wave: 1,
+    entries: [],
+    waves,
+    observerLive,
+    now: NOW,
+  });
+  const wait = { kind: 'waitPrevious', previousWave: 0, timeout: undefined } as const;
+  const rows: [string, Parameters<typeof waveGate>[0], readonly WaveStatus[], string][] = [
+    ['no gate: proceed, even with the observer down', { kind: 'none' }, [], 'proceed'],
+    ['WaitPrevious, wave 0 not recorded: hold', wait, [], 'hold'],
+    [
+      'WaitPrevious, the wave already started for R (a later sync of R): proceed',
+      wait,
+      [{ renderRef: R, wave: 1, startedAt: '2026-01-01T00:00:00Z' }],
+      'proceed',
+    ],
+    [
+      'WaitPrevious, the wave started for another render only: hold',
+      wait,
+      [{ renderRef: 'other', wave: 1, startedAt: '2026-01-01T00:00:00Z' }],
+      'hold',
+    ],
+  ];
+  for (const [name, gate, waves, want] of rows) {
+    test(name, () => assert.equal(waveGate(gate, state(waves, false)).kind, want));
+  }
+});
+
+describe('the results a step stops at', () => {
+  const soFar = { attemptBase: stamp, waves: [], notes: ['n'] };
+  test('a gate hold: held with the gate reason, not applied', () => {
+    const got = gateStop({ kind: 'hold', reason: 'WaitingForWaveHealth', message: 'm' }, soFar);
+    assert.equal(got?.kind, 'held');
+    assert.deepEqual(got?.kind === 'held' ? got.attempt : undefined, {
+      ...stamp,
+      applied: false,
+      reason: 'WaitingForWaveHealth',
+    });
+  });
+  test('a gate proceed goes on', () => assert.equal(gateStop({ kind: 'proceed' }, soFar), undefined));
+  const rollout = {
+    state: 'RolledBack',
+    renderRef: R,
+    revision: 'r',
+    startedAt: '',
+    reason: 'WaveTimeout',
+    message: 'late',
+  } as never;
+  test('a timeout transition: rollback (applyLastHealthy) or held with the failed rollout (stop)', () => {
+    assert.equal(
+      gateStop({ kind: 'transition', rollout, action: 'applyLastHealthy' }, soFar)?.kind,
+      'rollback',
+    );
+    const stop = gateStop({ kind: 'transition', rollout, action: 'stop' }, soFar);
+    assert.equal(stop?.kind === 'held' ? `${stop.reason}: ${stop.message}` : stop?.kind, 'WaveTimeout: late');
+  });
+  test('hook steps: proceed goes on (PreSync) or ends synced (PostSync); hold waits; fail fails', () => {
+    const proceed = { kind: 'proceed', notes: [] } as const;
+    assert.equal(hookStop(proceed, soFar, false), undefined);
+    assert.equal(hookStop(proceed, soFar, true)?.kind, 'synced');
+    const held = hookStop({ kind: 'hold', message: 'm', notes: [] }, soFar, false);
+    assert.equal(held?.kind === 'held' ? held.reason : held?.kind, 'WaitingForHook');
+    const error = new ApplyFailedError('boom') as never;
+    const failed = hookStop({ kind: 'fail', error, notes: [] }, soFar, true);
+    assert.equal(failed?.kind === 'failed' ? failed.attempt?.message : failed?.kind, 'boom');
+  });
+});

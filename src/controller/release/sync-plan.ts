@@ -1,0 +1,262 @@
+// The plan of one sync of R, and the results its steps end in: pure, so the order of a sync reads (and is
+// table-tested) in one place; stage-sync.ts runs the steps (docs/design.md#reconcile-order). Which steps:
+// the dry run, persist, PreSync (docs/design.md#hooks), settling what an interrupted sync left pending,
+// each wave with its gate's input (docs/design.md#waves, docs/design.md#wave-gate), prune
+// (docs/design.md#prune), PostSync. No I/O here.
+import type {
+  InventoryEntry,
+  LastAttempted,
+  Release,
+  ReleaseInventory,
+  WaveStatus,
+} from '../../api/types.ts';
+import { assertNever } from '../../lib/assert-never.ts';
+import { objectKey } from '../../render/keys.ts';
+import type { Obj, Render } from '../../render/types.ts';
+import type { ReleaseError } from './errors.ts';
+import { forcedAtOf, type SyncHookStep, syncHooksSettled } from './hooks/index.ts';
+import { type Rollout, type WaveGateDecision, waveHealthGate } from './rollout/index.ts';
+import { groupWaves, renderApplied } from './sync/index.ts';
+
+export type SyncResult =
+  | { readonly kind: 'upToDate' }
+  | {
+      readonly kind: 'synced';
+      readonly attempt: LastAttempted;
+      readonly waves: readonly WaveStatus[];
+      readonly notes: readonly string[];
+    }
+  /** A wave gate held (or, with action stop, failed the rollout) part-way; or PreSync/PostSync hooks run. */
+  | {
+      readonly kind: 'held';
+      readonly reason: 'WaitingForWaveHealth' | 'WaveTimeout' | 'WaitingForHook';
+      readonly message: string;
+      readonly rollout: Rollout | undefined;
+      readonly attempt: LastAttempted;
+      readonly waves: readonly WaveStatus[];
+      readonly notes: readonly string[];
+    }
+  /** The wave gate rolled back: the caller runs applyLastHealthy. */
+  | {
+      readonly kind: 'rollback';
+      readonly rollout: Rollout;
+      readonly attempt: LastAttempted;
+      readonly waves: readonly WaveStatus[];
+      readonly notes: readonly string[];
+    }
+  | {
+      readonly kind: 'failed';
+      readonly error: ReleaseError;
+      /** Undefined when the sync failed before persist (dry run). */
+      readonly attempt: LastAttempted | undefined;
+      readonly waves: readonly WaveStatus[] | undefined;
+      readonly notes: readonly string[];
+    };
+
+/** A wave's gate as the spec sets it; decided when the wave's turn comes (waveGate), on the fresh inventory. */
+export type WaveGatePlan =
+  | { readonly kind: 'none' }
+  | {
+      readonly kind: 'waitPrevious';
+      readonly previousWave: number;
+      /** spec.waves[].timeout (Go duration) */
+      readonly timeout: string | undefined;
+    };
+
+export type SyncStep =
+  /** Held for R's PostSync hooks after an earlier pass applied all of R: only PostSync may be left. */
+  | { readonly kind: 'resumePostSync' }
+  /** Any failure and nothing is written. */
+  | { readonly kind: 'dryRun' }
+  /** The render store and the attempt. */
+  | { readonly kind: 'persist' }
+  | { readonly kind: 'preSync' }
+  /** Read the inventory for the sync, settle the keys an interrupted sync left pending. */
+  | { readonly kind: 'settleInterrupted' }
+  | {
+      readonly kind: 'wave';
+      readonly wave: number;
+      readonly objects: readonly Obj[];
+      /** The wave before it in R; undefined for the first, which no gate holds. */
+      readonly previousWave: number | undefined;
+      readonly gate: WaveGatePlan;
+    }
+  /** Highest wave first, then the hooks that left the render. */
+  | { readonly kind: 'prune' }
+  | { readonly kind: 'postSync' };
+
+export type SyncPlan =
+  | { readonly kind: 'upToDate' }
+  | { readonly kind: 'sync'; readonly steps: readonly SyncStep[] };
+
+export interface PlanInput {
+  readonly release: Release;
+  readonly rendered: { readonly renderRef: string; readonly render: Render };
+  readonly forced: boolean;
+  /** The reconcile's snapshot of the inventory. */
+  readonly inventory: ReleaseInventory | undefined;
+  /** epoch ms */
+  readonly now: number;
+}
+
+export function planSync(input: PlanInput): SyncPlan {
+  const { release, rendered, forced } = input;
+  if (!forced && upToDate(release, rendered, input.inventory, input.now)) return { kind: 'upToDate' };
+  const last = release.status?.lastAttempted;
+  const resume = !forced && last?.renderRef === rendered.renderRef && last.reason === 'WaitingForHook';
+  const waves = groupWaves(rendered.render.objects);
+  return {
+    kind: 'sync',
+    steps: [
+      ...(resume ? [{ kind: 'resumePostSync' } as const] : []),
+      { kind: 'dryRun' },
+      { kind: 'persist' },
+      { kind: 'preSync' },
+      { kind: 'settleInterrupted' },
+      ...waves.map((w, i): SyncStep => {
+        const previous = waves[i - 1];
+        const spec = release.spec.waves?.find((s) => s.wave === w.wave);
+        const gate: WaveGatePlan =
+          previous === undefined || spec?.healthStrategy !== 'WaitPrevious'
+            ? { kind: 'none' }
+            : { kind: 'waitPrevious', previousWave: previous.wave, timeout: spec.timeout };
+        return { kind: 'wave', wave: w.wave, objects: w.objects, previousWave: previous?.wave, gate };
+      }),
+      { kind: 'prune' },
+      { kind: 'postSync' },
+    ],
+  };
+}
+
+/**
+ * Whether R is applied, recorded and pruned already, and its PreSync and PostSync hooks have run (`now`:
+ * epoch ms, for the hook planners), so syncing again would change nothing.
+ */
+export function upToDate(
+  release: Release,
+  rendered: { readonly renderRef: string; readonly render: Render },
+  inventory: ReleaseInventory | undefined,
+  now: number,
+): boolean {
+  const R = rendered.renderRef;
+  const st = release.status;
+  if (st?.lastSuccessful?.renderRef !== R) return false;
+  if (st.lastAttempted?.renderRef !== R || st.lastAttempted.applied !== true) return false;
+  const objects = rendered.render.objects.map(objectKey);
+  const selfHeal = release.spec.syncPolicy?.selfHeal === true;
+  if (!renderApplied({ renderRef: R, objects, inventory, selfHeal })) return false;
+  const entries = inventory?.entries ?? [];
+  // HOOKS (docs/design.md#hooks): a PostSync still to run, or a PreSync re-armed by a forced sync: work.
+  return syncHooksSettled({
+    renderRef: R,
+    hooks: rendered.render.hooks,
+    objects,
+    entries,
+    hookEntries: inventory?.hooks ?? [],
+    healthAssessed: release.spec.healthAssessment !== undefined,
+    forcedAt: forcedAtOf(release),
+    now,
+  });
+}
+
+export interface WaveGateState {
+  readonly release: Release;
+  readonly render: { readonly renderRef: string; readonly revision: string; readonly pinned: boolean };
+  readonly wave: number;
+  /** The inventory as re-read for this sync. */
+  readonly entries: readonly InventoryEntry[];
+  readonly waves: readonly WaveStatus[];
+  readonly observerLive: boolean;
+  readonly now: number;
+}
+
+/** The gate's decision when the wave's turn comes (docs/design.md#wave-gate). */
+export function waveGate(gate: WaveGatePlan, s: WaveGateState): WaveGateDecision {
+  if (gate.kind === 'none') return { kind: 'proceed' };
+  // Already passed for R (the wave was applied, so it has a startedAt): a later sync of R (forced, drift,
+  // a due prune) must not meet the long-expired timeout of a previous wave that turned unhealthy since.
+  if (s.waves.some((w) => w.renderRef === s.render.renderRef && w.wave === s.wave))
+    return { kind: 'proceed' };
+  return waveHealthGate({
+    render: { renderRef: s.render.renderRef, revision: s.render.revision },
+    wave: s.wave,
+    previousWave: gate.previousWave,
+    entries: s.entries,
+    waves: s.waves,
+    timeout: gate.timeout,
+    observerLive: s.observerLive,
+    failurePolicy: s.release.spec.failurePolicy,
+    pinned: s.render.pinned,
+    prior: s.release.status?.rollout,
+    lastHealthy: s.release.status?.lastHealthy,
+    now: s.now,
+  });
+}
+
+/** What the sync has gathered when a step ends it: the attempt's stamp, status.waves so far, the notes. */
+export interface SyncSoFar {
+  readonly attemptBase: Omit<LastAttempted, 'applied'>;
+  readonly waves: readonly WaveStatus[];
+  readonly notes: readonly string[];
+}
+
+export function failedSync(error: ReleaseError, s: SyncSoFar): SyncResult {
+  const attempt = { ...s.attemptBase, applied: false, reason: error.reason, message: error.message };
+  return { kind: 'failed', error, attempt, waves: s.waves, notes: s.notes };
+}
+
+/** A gate that does not let the wave go: held, held with a failed rollout (action stop), or a rollback. */
+export function gateStop(gate: WaveGateDecision, s: SyncSoFar): SyncResult | undefined {
+  const { attemptBase, waves, notes } = s;
+  switch (gate.kind) {
+    case 'proceed':
+      return undefined;
+    case 'hold':
+      return {
+        kind: 'held',
+        reason: gate.reason,
+        message: gate.message,
+        rollout: undefined,
+        attempt: { ...attemptBase, applied: false, reason: gate.reason },
+        waves,
+        notes,
+      };
+    case 'transition':
+      if (gate.action === 'applyLastHealthy') {
+        const attempt = { ...attemptBase, applied: false, reason: 'WaveTimeout' } as const;
+        return { kind: 'rollback', rollout: gate.rollout, attempt, waves, notes };
+      }
+      return {
+        kind: 'held',
+        reason: 'WaveTimeout',
+        message: gate.rollout.message ?? 'wave timeout',
+        rollout: gate.rollout,
+        attempt: { ...attemptBase, applied: false, reason: 'WaveTimeout' },
+        waves,
+        notes,
+      };
+    default:
+      return assertNever(gate);
+  }
+}
+
+/** The result of a hook step (PreSync, PostSync): undefined to go on, else held or failed (or synced after PostSync). */
+export function hookStop(step: SyncHookStep, s: SyncSoFar, last: boolean): SyncResult | undefined {
+  if (step.kind === 'fail') return failedSync(step.error, s);
+  if (step.kind === 'hold') return waitingForHook(step.message, s);
+  if (!last) return undefined;
+  return { kind: 'synced', attempt: { ...s.attemptBase, applied: true }, waves: s.waves, notes: s.notes };
+}
+
+/** HOOKS (docs/design.md#hooks): PreSync or PostSync hooks of R run (or PostSync waits for health). */
+function waitingForHook(message: string, s: SyncSoFar): SyncResult {
+  return {
+    kind: 'held',
+    reason: 'WaitingForHook',
+    message,
+    rollout: undefined,
+    attempt: { ...s.attemptBase, applied: false, reason: 'WaitingForHook' },
+    waves: s.waves,
+    notes: s.notes,
+  };
+}
