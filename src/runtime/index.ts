@@ -21,7 +21,14 @@ export {
   type Relist,
 } from './informer.ts';
 export { exponentialBackoff, jittered, type Random } from './jitter.ts';
-export { decideLease, isLeaseLive, type Lease, type LeaseSpec, microTime } from './lease.ts';
+export {
+  decideLease,
+  isLeaseLive,
+  type Lease,
+  type LeaseSpec,
+  leaseRevived,
+  microTime,
+} from './lease.ts';
 export { forKey, type Logger, newLogger } from './log.ts';
 export { type HarnessMetrics, newMetrics } from './metrics.ts';
 export { OwnWrites } from './own-writes.ts';

@@ -1,7 +1,7 @@
 // Table tests for lease liveness and the candidate's decision.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideLease, isLeaseLive, type Lease, microTime, releasedSpec } from './lease.ts';
+import { decideLease, isLeaseLive, type Lease, leaseRevived, microTime, releasedSpec } from './lease.ts';
 
 const T = Date.parse('2026-01-01T00:00:10Z');
 const lease = (holder: string | null, renewedSecondsAgo: number, duration = 15, transitions = 2): Lease => ({
@@ -35,6 +35,18 @@ test('isLeaseLive', () => {
     ],
   ];
   for (const [name, l, want] of cases) assert.equal(isLeaseLive(l, T), want, name);
+});
+
+test('leaseRevived: a lapsed lease renewed counts, a renewal within the hold does not', () => {
+  const cases: Array<[string, Lease | undefined, Lease | undefined, boolean]> = [
+    ['renewed in time', lease('a', 3), lease('a', 0), false],
+    ['renewed after it lapsed', lease('a', 20), lease('a', 0), true],
+    ['first seen live', undefined, lease('a', 0), true],
+    ['lapsed and still lapsed', lease('a', 40), lease('a', 20), false],
+    ['released, then taken', lease(null, 1), lease('b', 0), true],
+    ['live, then released', lease('a', 1), lease(null, 0), false],
+  ];
+  for (const [name, o, n, want] of cases) assert.equal(leaseRevived(o, n, T), want, name);
 });
 
 test('decideLease', () => {

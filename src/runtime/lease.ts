@@ -32,6 +32,15 @@ export function isLeaseLive(lease: Lease | undefined, nowMs: number): boolean {
   return renewed + s.leaseDurationSeconds * 1000 > nowMs;
 }
 
+/**
+ * The holder came back without a new acquire: `old` had lapsed by `nowMs` and `next` is live. A watcher
+ * that acts only on a new holder or acquireTime misses a renewal that lands after the lease lapsed (a
+ * slow holder, or a watch event that arrived late), yet in the gap it may have judged the holder gone.
+ */
+export function leaseRevived(old: Lease | undefined, next: Lease | undefined, nowMs: number): boolean {
+  return !isLeaseLive(old, nowMs) && isLeaseLive(next, nowMs);
+}
+
 export type LeaseDecision =
   | { readonly kind: 'create'; readonly spec: LeaseSpec }
   | { readonly kind: 'renew'; readonly spec: LeaseSpec }

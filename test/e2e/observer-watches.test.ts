@@ -225,7 +225,10 @@ describe('observer watched reads', () => {
       async () => (await entryOf('cm', 'stripped'))?.message?.includes('not found') === true,
       { timeoutMs: 30_000 },
     );
-    assert.equal((await healthy('cm'))?.status, 'Unknown');
+    // The entry and the Release's condition are two writes (inventory first): wait for the second.
+    await waitFor('Healthy Unknown', async () => (await healthy('cm'))?.status === 'Unknown', {
+      timeoutMs: 30_000,
+    });
   });
 
   it('a kind the observer may not list falls back to reads from the API, counted', async () => {

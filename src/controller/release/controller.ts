@@ -35,6 +35,7 @@ import {
   type KubeObject,
   keyOf,
   type Lease,
+  leaseRevived,
   OwnWrites,
   observerLeaseName,
   shardOf,
@@ -274,11 +275,13 @@ export function registerReleaseController(
     keys: (inv) =>
       releaseKeys(inv).filter((key) => releases.cache.get(key)?.spec?.syncPolicy?.selfHeal === true),
   });
-  // An observer that comes back (a new holder or acquire time on its shard Lease) may find no health change
-  // to report; its Releases are reconciled so a verdict that was Pending while it was away is read again.
+  // An observer that comes back (a new holder or acquire time on its shard Lease, or a renewal that lands
+  // after the hold lapsed, as read here) may find no health change to report; its Releases are reconciled so
+  // a verdict that was Pending (ObserverNotLive) while it was away is read again.
+  const holderChanged = changed((l: Cached<Lease>) => [l.spec?.holderIdentity, l.spec?.acquireTime]);
   controller.watch({
     informer: leases,
-    updateFilter: changed((l: Cached<Lease>) => [l.spec?.holderIdentity, l.spec?.acquireTime]),
+    updateFilter: (o, n) => holderChanged(o, n) || leaseRevived(o, n, now()),
     keys: (lease) => {
       const shard = Array.from({ length: count }, (_, i) => i).find(
         (i) => observerLeaseName(i) === lease.metadata.name,
