@@ -1,4 +1,4 @@
-// Two harness replicas (child processes running src/runtime/demo.ts) against one apiserver:
+// Two harness replicas (child processes running test/support/runtime-demo.ts) against one apiserver:
 // each Cluster's stand-in Releases are worked by exactly one replica, the one holding the
 // shard's Lease; SIGKILL of a replica hands its shards to the other within the lease
 // duration; a graceful SIGTERM releases its Leases so the hand-over is immediate. Also checks
@@ -42,7 +42,7 @@ class Replica {
   exited = false;
   constructor(identity: string, kubeconfig: string) {
     this.identity = identity;
-    this.proc = spawn(process.execPath, ['src/runtime/demo.ts'], {
+    this.proc = spawn(process.execPath, ['test/support/runtime-demo.ts'], {
       env: {
         ...process.env,
         KUBECONFIG: kubeconfig,

@@ -1,14 +1,14 @@
 // A runnable harness over ConfigMaps standing in for Releases (label `convoy-test/cluster`
 // names their Cluster). The e2e shard test runs two of these as child processes and kills
 // one; it also shows the wiring a convoy process does. Configured by environment variables.
-// Run: KUBECONFIG=… DEMO_NAMESPACE=… node src/runtime/demo.ts
+// Run: KUBECONFIG=… DEMO_NAMESPACE=… node test/support/runtime-demo.ts
 import { KubeConfig } from '@kubernetes/client-node';
-import { splitKey } from './cache.ts';
-import type { KubeObject } from './filters.ts';
-import { changed } from './filters.ts';
-import { Harness } from './harness.ts';
-import { newLogger } from './log.ts';
-import { shardOf } from './shard.ts';
+import { splitKey } from '../../src/runtime/cache.ts';
+import type { KubeObject } from '../../src/runtime/filters.ts';
+import { changed } from '../../src/runtime/filters.ts';
+import { Harness } from '../../src/runtime/harness.ts';
+import { newLogger } from '../../src/runtime/log.ts';
+import { shardOf } from '../../src/runtime/shard.ts';
 
 export const CLUSTER_LABEL = 'convoy-test/cluster';
 
