@@ -94,17 +94,9 @@ function verdictOfRecorded(ref: string, observed: Observed): Verdict | undefined
 
 export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Outcome> {
   const observed = observe(release, deps);
-  let rendered: Rendered | undefined;
-  let planned: (RenderVerdict & RenderSummary) | undefined;
-  let out = withCompletedWaves(
-    release,
-    await run(release, deps, observed, (r, v) => {
-      rendered = r;
-      planned = v;
-    }),
-    observed,
-    deps,
-  );
+  const ran = await run(release, deps, observed);
+  const { rendered, planned } = ran;
+  let out = withCompletedWaves(release, ran.outcome, observed, deps);
   // HOOKS (docs/design.md#hooks): SyncFail hooks of R, when its sync failed or its rollout is Failed.
   if (rendered !== undefined) {
     const notes = await syncFailStep(release, rendered, out, deps);
@@ -151,20 +143,19 @@ function restartWaveClocks(release: Release, plan: Plan): Release {
   return { ...release, status: { ...release.status, waves: waves.filter((w) => w.renderRef !== R) } };
 }
 
-async function run(
-  release: Release,
-  deps: ReleaseDeps,
-  observed: Observed,
-  seen: (r: Rendered, v: RenderVerdict & RenderSummary) => void,
-): Promise<Outcome> {
-  const status = release.status;
-  const forced = forcedSyncPending(release.metadata.annotations, status);
+/** What run did: its outcome and, once stageRender succeeded, the render and the one verdict read for it. */
+interface Ran {
+  readonly outcome: Outcome;
+  readonly rendered?: Rendered;
+  readonly planned?: RenderVerdict & RenderSummary;
+}
 
+async function run(release: Release, deps: ReleaseDeps, observed: Observed): Promise<Ran> {
   // 0. suspended: no render, no sync, no rollback
   const suspended = suspendGate(release);
   if (suspended.kind === 'held') {
     const result = { kind: 'held', reason: suspended.reason, message: suspended.message } as const;
-    return { result, attempt: noAttempt, rollout: noRollout, notes: [] };
+    return { outcome: { result, attempt: noAttempt, rollout: noRollout, notes: [] } };
   }
 
   // 1. stageRender
@@ -172,17 +163,27 @@ async function run(
   try {
     rendered = await stageRender(release, deps);
   } catch (err) {
-    return {
-      result: { kind: 'failed', error: asReleaseError(err) },
-      attempt: noAttempt,
-      rollout: noRollout,
-      notes: [],
-    };
+    const result = { kind: 'failed', error: asReleaseError(err) } as const;
+    return { outcome: { result, attempt: noAttempt, rollout: noRollout, notes: [] } };
   }
   const R: RenderSummary = { renderRef: rendered.renderRef, revision: rendered.revision };
-  const now = deps.now();
   const judged: RenderVerdict & RenderSummary = { ...R, verdict: verdictFor(rendered, observed) };
-  seen(rendered, judged);
+  const outcome = await runRendered(release, deps, observed, rendered, judged);
+  return { outcome, rendered, planned: judged };
+}
+
+/** Steps 2–5 for the render R and its verdict. */
+async function runRendered(
+  release: Release,
+  deps: ReleaseDeps,
+  observed: Observed,
+  rendered: Rendered,
+  judged: RenderVerdict & RenderSummary,
+): Promise<Outcome> {
+  const status = release.status;
+  const forced = forcedSyncPending(release.metadata.annotations, status);
+  const R: RenderSummary = { renderRef: judged.renderRef, revision: judged.revision };
+  const now = deps.now();
 
   // 2. planRollout, unless pinned
   const plan: Plan = rendered.pinned
