@@ -113,6 +113,19 @@ describe('EventRecorder', () => {
     assert.equal(seen.recorded, 2);
     assert.deepEqual(seen.dropped, []);
   });
+  it('calls onSent once the server holds the Event (created or a named 409), never for a dropped one', async () => {
+    const w = writer(1, status(409));
+    const { r } = counting(w, { baseDelayMs: 1, maxAttempts: 1 });
+    const sent: string[] = [];
+    r.record({ metadata: { name: 'app.rollout-1' }, message: 'exists' }, () => sent.push('exists'));
+    r.record({ message: 'new' }, () => sent.push('new'));
+    await r.flush();
+    const refusing = counting(writer(1_000_000, status(403)), { baseDelayMs: 1 });
+    refusing.r.record({ message: 'refused' }, () => sent.push('refused'));
+    await refusing.r.flush();
+    assert.deepEqual(sent, ['exists', 'new']);
+    assert.deepEqual(refusing.seen.dropped, ['refused']);
+  });
   it('gives up an Event after maxAttempts', async () => {
     const w = writer(1_000_000, refused);
     const { r, seen } = counting(w, { maxAttempts: 3, baseDelayMs: 1 });

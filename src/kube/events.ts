@@ -53,7 +53,7 @@ export function afterFailedSend(
 export class EventRecorder {
   readonly #client: EventWriter;
   readonly #opts: Required<Omit<EventRecorderOptions, 'onDropped' | 'onRecorded'>> & EventRecorderOptions;
-  readonly #queue: object[] = [];
+  readonly #queue: { readonly event: object; readonly onSent: (() => void) | undefined }[] = [];
   #sending: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #stopped = false;
@@ -69,13 +69,16 @@ export class EventRecorder {
     };
   }
 
-  /** Queues an Event (a core/v1 Event object); never waits, never throws. */
-  record(event: object): void {
+  /**
+   * Queues an Event (a core/v1 Event object); never waits, never throws. `onSent` runs once the API server
+   * holds it (created, or a named one found already there) — never when it is dropped.
+   */
+  record(event: object, onSent?: () => void): void {
     if (this.#stopped || this.#queue.length >= this.#opts.maxQueued) {
       this.#opts.onDropped?.('queueFull', undefined);
       return;
     }
-    this.#queue.push(event);
+    this.#queue.push({ event, onSent });
     this.#sending ??= this.#loop().finally(() => {
       this.#sending = undefined;
     });
@@ -102,11 +105,13 @@ export class EventRecorder {
   }
 
   async #loop(): Promise<void> {
-    for (let event = this.#queue[0]; event !== undefined; event = this.#queue[0]) {
+    for (let item = this.#queue[0]; item !== undefined; item = this.#queue[0]) {
+      const { event, onSent } = item;
       for (let attempt = 1; ; attempt++) {
         try {
           await this.#client.create(event as never);
           this.#opts.onRecorded?.();
+          onSent?.();
           break;
         } catch (error) {
           const d = this.#stopped
@@ -114,6 +119,7 @@ export class EventRecorder {
             : afterFailedSend(error, attempt, this.#opts, hasFixedName(event));
           if (d.kind === 'recorded') {
             this.#opts.onRecorded?.();
+            onSent?.();
             break;
           }
           if (d.kind === 'drop') {

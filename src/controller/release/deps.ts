@@ -29,12 +29,17 @@ export interface ReleaseDeps {
   readonly now: () => number;
   readonly log: Logger;
   /** Where Events go (retried in the background); absent: sent at once, a failure logged. */
-  readonly events?: { record(event: object): void };
+  readonly events?: { record(event: object, onSent?: () => void): void };
   /**
    * Release uid → the rollout transition (rolloutKey) whose Event this process recorded. A persisted
    * transition missing here is one an earlier process may have died before announcing (events.ts).
    */
   readonly eventedRollouts?: Map<string, string>;
+  /**
+   * Release uid → the rollout transition whose Event the API server is known to hold (sent, not only
+   * queued). Before a status write replaces a transition missing here, its Event is created first.
+   */
+  readonly sentRollouts?: Map<string, string>;
   /**
    * Aborted when this reconcile passes its deadline or is superseded (the Release is being deleted, a
    * sync was requested): the source fetch stops waiting at once.

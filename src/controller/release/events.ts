@@ -68,19 +68,21 @@ export function recoveredRolloutEvent(
  * write, not queued after it. Queued, a kill -9 between the write and the send lost it for good, because
  * the next process recovers only the transition then persisted (chaos seed 8: Succeeded(R1) written,
  * the controller killed, its successor wrote Progressing(R2) and was killed 1.5 s later with the
- * recovered Succeeded(R1) Event still queued). Undefined when the rollout does not change, this process
- * recorded the prior transition, or it is past the recovery window. Pure.
+ * recovered Succeeded(R1) Event still queued). `sent` holds the transitions whose Event the API server
+ * holds (sent, not only queued: the same loss happens to a process killed with its own Event queued).
+ * Undefined when the rollout does not change, the prior transition's Event was sent by this process, or
+ * it is past the recovery window. Pure.
  */
 export function eventBeforeReplacing(
   release: Release,
   next: Rollout | undefined,
-  evented: ReadonlyMap<string, string> | undefined,
+  sent: ReadonlyMap<string, string> | undefined,
   now: number,
 ): ReleaseEvent | undefined {
   const prior = release.status?.rollout;
-  if (evented === undefined || prior === undefined || next === undefined) return undefined;
+  if (sent === undefined || prior === undefined || next === undefined) return undefined;
   if (rolloutKey(prior) === rolloutKey(next)) return undefined;
-  if (evented.get(release.metadata.uid ?? '') === rolloutKey(prior)) return undefined;
+  if (sent.get(release.metadata.uid ?? '') === rolloutKey(prior)) return undefined;
   return recoveredRolloutEvent(release, prior, release.status?.lastHealthy, now);
 }
 
@@ -162,13 +164,17 @@ export function recordEvents(
   release: Release,
   events: readonly ReleaseEvent[],
   now: number = deps.now(),
+  onSent?: (event: ReleaseEvent) => void,
 ): void {
-  const objects = events.map((e) => eventObject(release, e, now));
-  if (deps.events !== undefined) {
-    for (const o of objects) deps.events.record(o);
+  const recorder = deps.events;
+  if (recorder !== undefined) {
+    for (const e of events) recorder.record(eventObject(release, e, now), () => onSent?.(e));
     return;
   }
   void (async () => {
-    for (const o of objects) await deps.local.create(o as never);
+    for (const e of events) {
+      await deps.local.create(eventObject(release, e, now) as never);
+      onSent?.(e);
+    }
   })().catch((err: unknown) => deps.log.warn({ err: String(err) }, 'could not record events'));
 }

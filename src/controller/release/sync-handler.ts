@@ -55,10 +55,12 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
   const name = release.metadata.name ?? '';
   try {
     // The persisted transition this write replaces gets its Event first (see eventBeforeReplacing).
-    const replaced = eventBeforeReplacing(release, status.rollout, deps.eventedRollouts, now);
+    const replaced = eventBeforeReplacing(release, status.rollout, deps.sentRollouts, now);
     if (replaced !== undefined && release.status?.rollout !== undefined) {
       await createNamedEvent(deps, eventObject(release, replaced, now));
-      deps.eventedRollouts?.set(release.metadata.uid ?? '', rolloutKey(release.status.rollout));
+      const key = rolloutKey(release.status.rollout);
+      deps.eventedRollouts?.set(release.metadata.uid ?? '', key);
+      deps.sentRollouts?.set(release.metadata.uid ?? '', key);
     }
     // Lost to a newer write: nothing of this pass is recorded, so the next one redoes it from that write.
     if ((await writeReleaseStatus(release, status, deps)) === 'conflict')
@@ -71,6 +73,10 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
     const { message: _, eventType: __, eventReason: ___, ...fields } = transition;
     deps.log.info(fields, transition.message);
   }
+  // A rollout Event counts as announced once the API server holds it, not when queued: a kill -9 with it
+  // still queued, after the next transition is written, must leave it to eventBeforeReplacing.
+  const sentKey = status.rollout === undefined ? undefined : rolloutKey(status.rollout);
+  const sentName = status.rollout === undefined ? undefined : rolloutEventName(release, status.rollout);
   recordEvents(
     deps,
     release,
@@ -80,6 +86,10 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
       ...newWarnings(release.status?.message, outcome.warnings ?? []),
     ],
     now,
+    (e) => {
+      if (sentKey !== undefined && e.name !== undefined && e.name === sentName)
+        deps.sentRollouts?.set(release.metadata.uid ?? '', sentKey);
+    },
   );
   if ((status.history?.length ?? 0) > 0 && status.history !== undefined && outcome.applied !== undefined) {
     try {
