@@ -21,6 +21,7 @@ import {
   rolloutKey,
 } from './events.ts';
 import { addFinalizer } from './finalizer.ts';
+import type { Outcome } from './outcome.ts';
 import { reconcile } from './reconcile.ts';
 import { nextWakeUp, type RolloutTransition, rolloutTransition, waveTimeoutAt } from './rollout/index.ts';
 import { type ControllerStatus, releaseStatus } from './status.ts';
@@ -46,9 +47,7 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
   }
 
   const outcome = await reconcile(release, deps);
-  // Aborted for a newer change (deletion, a sync request): nothing of this pass is recorded, the key runs again.
-  if (deps.signal?.aborted === true && isSuperseded(deps.signal.reason))
-    return { kind: 'error', error: deps.signal.reason };
+  if (cutShort(outcome, deps.signal)) return { kind: 'error', error: deps.signal?.reason };
   const now = deps.now();
   const status = releaseStatus(release, outcome, now);
   const ns = release.metadata.namespace ?? '';
@@ -146,6 +145,17 @@ function rolloutEvents(
   }
   if (evented !== undefined && status.rollout !== undefined) evented.set(uid, rolloutKey(status.rollout));
   return out;
+}
+
+/**
+ * A pass aborted for a newer change (deletion, a sync request) records nothing only when the abort cut it
+ * short: it stops only the source fetch, so a failed result is the abort's. A pass that got past the
+ * render ran its sync to the end and is recorded (the key runs again for the newer change). Dropping
+ * those too let an observer that asks for a sync every few seconds starve a Release whose sync takes
+ * longer: applied again and again, never recorded (chaos seed 2). Pure.
+ */
+export function cutShort(outcome: Pick<Outcome, 'result'>, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && isSuperseded(signal.reason) && outcome.result.kind === 'failed';
 }
 
 /** Creates an Event with a fixed name now (bounded by the client's timeout); a 409 means it is recorded. */
