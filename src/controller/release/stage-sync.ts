@@ -70,7 +70,10 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   const ns = release.metadata.namespace ?? '';
   const name = release.metadata.name ?? '';
   const now = deps.now();
-  const plan = planSync({ release, rendered, forced, inventory: observed.inventory, now });
+  const uid = release.metadata.uid ?? '';
+  const client = rendered.target.client;
+  const dryRunPassed = deps.dryRuns?.has(client, uid, rendered.renderRef) === true;
+  const plan = planSync({ release, rendered, forced, inventory: observed.inventory, now, dryRunPassed });
   if (plan.kind === 'upToDate') return { kind: 'upToDate' };
 
   const R = rendered.renderRef;
@@ -133,6 +136,8 @@ async function runStep(step: SyncStep, run: Run): Promise<SyncResult | undefined
         const dry = await dryRunAll(rendered.target.client, rendered.render.objects, run.labels);
         if (dry.skipped.length > 0)
           notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
+        // Only a render every object of which was checked is spared the next dry run.
+        else deps.dryRuns?.passed(rendered.target.client, run.labels.releaseUid, rendered.renderRef);
         return undefined;
       } catch (err) {
         const missing = await missingServiceAccount(release, err, deps);
@@ -236,6 +241,8 @@ async function runWave(step: SyncStep & { kind: 'wave' }, run: Run): Promise<Syn
       onApplied: (o) => applied.push(o),
     });
   } catch (err) {
+    // The next attempt dry-runs R again before applying anything of it.
+    deps.dryRuns?.forget(rendered.target.client, run.labels.releaseUid, R);
     // What the API accepted is recorded; the rest stays pending for the next attempt to apply or prune.
     await writer.record(inventoryEntriesForWave(applied, R, step.wave)).catch((recordErr: unknown) => {
       notes.push(`could not record the ${applied.length} objects applied: ${String(recordErr)}`);

@@ -171,6 +171,22 @@ describe('planSync', () => {
     });
   }
 
+  test('a render this process dry-ran in full already: no dry run, the rest as before', () => {
+    const steps = (dryRunPassed: boolean) => {
+      const plan = planSync({
+        release: base,
+        rendered: { renderRef: R, render },
+        forced: true,
+        inventory: inventoryOfR,
+        now: NOW,
+        dryRunPassed,
+      });
+      return plan.kind === 'upToDate' ? [] : plan.steps.map(show);
+    };
+    assert.deepEqual(steps(true), steps(false).slice(1));
+    assert.equal(steps(false)[0], 'dryRun');
+  });
+
   test('upToDate needs the inventory to hold R: a missing entry is work', () => {
     assert.equal(upToDate(withSpec({}, applied), { renderRef: R, render }, inventoryOfR, NOW), true);
     assert.equal(

@@ -66,7 +66,7 @@ export type WaveGatePlan =
 export type SyncStep =
   /** Held for R's PostSync hooks after an earlier pass applied all of R: only PostSync may be left. */
   | { readonly kind: 'resumePostSync' }
-  /** Any failure and nothing is written. */
+  /** Any failure and nothing is written; left out for a render this process dry-ran in full already. */
   | { readonly kind: 'dryRun' }
   /** The render store and the attempt. */
   | { readonly kind: 'persist' }
@@ -97,6 +97,11 @@ export interface PlanInput {
   readonly inventory: ReleaseInventory | undefined;
   /** epoch ms */
   readonly now: number;
+  /**
+   * Every object of R passed a dry run against this target, and no apply of R failed since
+   * (sync/dry-run-memo.ts): a sync of R again (a held wave, a forced sync, a self-heal) skips it.
+   */
+  readonly dryRunPassed?: boolean;
 }
 
 export function planSync(input: PlanInput): SyncPlan {
@@ -109,7 +114,7 @@ export function planSync(input: PlanInput): SyncPlan {
     kind: 'sync',
     steps: [
       ...(resume ? [{ kind: 'resumePostSync' } as const] : []),
-      { kind: 'dryRun' },
+      ...(input.dryRunPassed === true ? [] : [{ kind: 'dryRun' } as const]),
       { kind: 'persist' },
       { kind: 'preSync' },
       { kind: 'settleInterrupted' },
