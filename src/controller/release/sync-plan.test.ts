@@ -61,7 +61,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -82,7 +81,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -99,7 +97,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -116,7 +113,6 @@ describe('planSync', () => {
         'resumePostSync',
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -132,7 +128,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -148,7 +143,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -170,6 +164,32 @@ describe('planSync', () => {
       assert.deepEqual(plan.kind === 'upToDate' ? 'upToDate' : plan.steps.map(show), want);
     });
   }
+
+  test('a render with a PreSync hook: the preSync step after persist; with only other hooks: none', () => {
+    const hook = (phase: string): Obj => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: `h-${phase}`, namespace: 'app', annotations: { 'convoy.kumodo.io/hook': phase } },
+    });
+    const steps = (hooks: Obj[]) => {
+      const r = { hooks, objects };
+      const plan = planSync({
+        release: base,
+        rendered: { renderRef: renderRef(r), render: r },
+        forced: false,
+        inventory: undefined,
+        now: NOW,
+      });
+      return plan.kind === 'upToDate' ? [] : plan.steps.map(show).slice(0, 4);
+    };
+    assert.deepEqual(steps([hook('PreSync')]), ['dryRun', 'persist', 'preSync', 'settleInterrupted']);
+    assert.deepEqual(steps([hook('PostSync')]), [
+      'dryRun',
+      'persist',
+      'settleInterrupted',
+      'wave 0 (after -): none',
+    ]);
+  });
 
   test('a render this process dry-ran in full already: no dry run, the rest as before', () => {
     const steps = (dryRunPassed: boolean) => {

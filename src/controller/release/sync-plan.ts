@@ -14,7 +14,7 @@ import { assertNever } from '../../lib/assert-never.ts';
 import { objectKey } from '../../render/keys.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import type { ReleaseError } from './errors.ts';
-import { forcedAtOf, type SyncHookStep, syncHooksSettled } from './hooks/index.ts';
+import { forcedAtOf, hookDefs, type SyncHookStep, syncHooksSettled } from './hooks/index.ts';
 import { type Rollout, type WaveGateDecision, waveHealthGate } from './rollout/index.ts';
 import { groupWaves, renderApplied } from './sync/index.ts';
 
@@ -70,6 +70,7 @@ export type SyncStep =
   | { readonly kind: 'dryRun' }
   /** The render store and the attempt. */
   | { readonly kind: 'persist' }
+  /** Only for a render with PreSync hooks: without any, the step decides nothing (and reads nothing). */
   | { readonly kind: 'preSync' }
   /** Read the inventory for the sync, settle the keys an interrupted sync left pending. */
   | { readonly kind: 'settleInterrupted' }
@@ -116,7 +117,9 @@ export function planSync(input: PlanInput): SyncPlan {
       ...(resume ? [{ kind: 'resumePostSync' } as const] : []),
       ...(input.dryRunPassed === true ? [] : [{ kind: 'dryRun' } as const]),
       { kind: 'persist' },
-      { kind: 'preSync' },
+      ...(hookDefs(rendered.render.hooks).some((h) => h.phase === 'PreSync')
+        ? [{ kind: 'preSync' } as const]
+        : []),
       { kind: 'settleInterrupted' },
       ...waves.map((w, i): SyncStep => {
         const previous = waves[i - 1];
