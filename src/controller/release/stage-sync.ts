@@ -40,6 +40,7 @@ import {
   type SyncResult,
   type SyncSoFar,
   type SyncStep,
+  waveAhead,
   waveGate,
 } from './sync-plan.ts';
 
@@ -103,15 +104,19 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     waves: release.status?.waves ?? [],
     writer: undefined,
   };
-  for (const step of plan.steps) {
-    const stop = await runStep(step, run);
+  for (const [i, step] of plan.steps.entries()) {
+    const stop = await runStep(step, run, plan.steps[i + 1]);
     if (stop !== undefined) return stop;
   }
   throw new Error('stageSync: the plan ended without its PostSync step');
 }
 
 /** Runs one step: undefined to go on to the next, else the sync's result. */
-async function runStep(step: SyncStep, run: Run): Promise<SyncResult | undefined> {
+async function runStep(
+  step: SyncStep,
+  run: Run,
+  next: SyncStep | undefined,
+): Promise<SyncResult | undefined> {
   const { input, deps, hookInput, notes } = run;
   const { release, rendered } = input;
   const fail = (error: ReleaseError) => failedSync(error, run);
@@ -178,7 +183,7 @@ async function runStep(step: SyncStep, run: Run): Promise<SyncResult | undefined
         return fail(new ApplyFailedError(`recording the inventory: ${errorMessage(err)}`, { cause: err }));
       }
     case 'wave':
-      return await runWave(step, run);
+      return await runWave(step, run, waveAhead(step, next));
     case 'prune':
       try {
         const writer = opened(run);
@@ -203,8 +208,16 @@ async function runStep(step: SyncStep, run: Run): Promise<SyncResult | undefined
   }
 }
 
-/** One wave (docs/design.md#waves): its gate, then note pending → apply → record, and stamp status.waves. */
-async function runWave(step: SyncStep & { kind: 'wave' }, run: Run): Promise<SyncResult | undefined> {
+/**
+ * One wave (docs/design.md#waves): its gate, then note pending → apply → record, and stamp status.waves.
+ * The record also notes `ahead`'s keys pending (the next wave, when no gate holds it): then that wave's
+ * own note finds them noted already and writes nothing.
+ */
+async function runWave(
+  step: SyncStep & { kind: 'wave' },
+  run: Run,
+  ahead: (SyncStep & { kind: 'wave' }) | undefined,
+): Promise<SyncResult | undefined> {
   const { input, deps, notes } = run;
   const { release, rendered } = input;
   const writer = opened(run);
@@ -252,7 +265,11 @@ async function runWave(step: SyncStep & { kind: 'wave' }, run: Run): Promise<Syn
   }
   deps.afterWaveApplied?.(step.wave);
   try {
-    await writer.record(entries);
+    await writer.record(
+      entries,
+      [],
+      ahead === undefined ? [] : inventoryEntriesForWave(ahead.objects, R, ahead.wave),
+    );
   } catch (err) {
     return fail(new ApplyFailedError(`recording wave ${step.wave}: ${errorMessage(err)}`, { cause: err }));
   }

@@ -8,7 +8,7 @@ import type { Release, WaveStatus } from '../../api/types.ts';
 import { renderRef } from '../../render/canonical.ts';
 import type { Obj } from '../../render/types.ts';
 import { ApplyFailedError } from './errors.ts';
-import { gateStop, hookStop, planSync, type SyncStep, upToDate, waveGate } from './sync-plan.ts';
+import { gateStop, hookStop, planSync, type SyncStep, upToDate, waveAhead, waveGate } from './sync-plan.ts';
 
 const cm = (name: string, wave: number): Obj => ({
   apiVersion: 'v1',
@@ -214,6 +214,26 @@ describe('planSync', () => {
       false,
     );
   });
+});
+
+describe('waveAhead: the next wave is noted in the write that records this one only when no gate holds it', () => {
+  const wave = (n: number, gate: 'none' | 'wait'): SyncStep => ({
+    kind: 'wave',
+    wave: n,
+    objects: [cm(String(n), n)],
+    previousWave: n - 1,
+    gate:
+      gate === 'none' ? { kind: 'none' } : { kind: 'waitPrevious', previousWave: n - 1, timeout: undefined },
+  });
+  const rows: [string, SyncStep, SyncStep | undefined, number | undefined][] = [
+    ['the next wave has no gate: noted ahead', wave(0, 'none'), wave(1, 'none'), 1],
+    ['the next wave waits for this one: not noted', wave(0, 'none'), wave(1, 'wait'), undefined],
+    ['the last wave (prune next): nothing', wave(1, 'none'), { kind: 'prune' }, undefined],
+    ['not a wave step: nothing', { kind: 'persist' }, wave(0, 'none'), undefined],
+    ['no next step: nothing', wave(0, 'none'), undefined, undefined],
+  ];
+  for (const [name, step, next, want] of rows)
+    test(name, () => assert.equal(waveAhead(step, next)?.wave, want));
 });
 
 describe('waveGate', () => {

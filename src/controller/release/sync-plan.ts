@@ -178,6 +178,19 @@ export interface WaveGateState {
   readonly now: number;
 }
 
+/**
+ * The wave whose keys are noted pending in the write that records `step` (sync/inventory): the next step
+ * when it is a wave no gate holds, so it is applied right after; undefined otherwise (a gated wave is
+ * noted only once its gate lets it go, so a hold leaves nothing of it pending).
+ */
+export function waveAhead(
+  step: SyncStep,
+  next: SyncStep | undefined,
+): (SyncStep & { readonly kind: 'wave' }) | undefined {
+  if (step.kind !== 'wave' || next?.kind !== 'wave' || next.gate.kind !== 'none') return undefined;
+  return next;
+}
+
 /** The gate's decision when the wave's turn comes (docs/design.md#wave-gate). */
 export function waveGate(gate: WaveGatePlan, s: WaveGateState): WaveGateDecision {
   if (gate.kind === 'none') return { kind: 'proceed' };
