@@ -6,7 +6,8 @@
 // kube-apiserver and of each convoy process, their peak RSS; then a steady window (requests per minute,
 // CPU %), and from a pod turning Ready to its Release's rollout Succeeded (median of 5 Deployments).
 // Default 200 Releases × 10 ConfigMaps in 20 namespaces, 60 s steady; `--full`: 1,000 × 10, 300 s.
-// Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS; CONVOY_BENCH_HEAP_SNAPSHOTS=<dir>
+// Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS, CONVOY_BENCH_NODE_OPTIONS
+// (Node flags of both convoy processes, e.g. heap limits); CONVOY_BENCH_HEAP_SNAPSHOTS=<dir>
 // writes a heap snapshot of each convoy process into <dir> when the burst is over (what holds the memory).
 // Dry-run requests are counted apart ("APPLY configmaps (dry run)"), and each process's requests by resource.
 import { spawn } from 'node:child_process';
@@ -36,11 +37,14 @@ const KUBECTL_PARALLEL = 8;
 const PODS = 5;
 const TIMEOUT_MS = 60 * 60_000;
 const HEAP_SNAPSHOTS = process.env.CONVOY_BENCH_HEAP_SNAPSHOTS;
-/** Node flags of the convoy processes: a heap snapshot on SIGUSR2 when asked for. */
-const childEnv: Record<string, string> =
-  HEAP_SNAPSHOTS === undefined
-    ? {}
-    : { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_SNAPSHOTS}` };
+/** Node flags of the convoy processes: CONVOY_BENCH_NODE_OPTIONS (e.g. heap limits), a heap snapshot on SIGUSR2. */
+const nodeOptions = [
+  process.env.CONVOY_BENCH_NODE_OPTIONS ?? '',
+  HEAP_SNAPSHOTS === undefined ? '' : `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_SNAPSHOTS}`,
+]
+  .join(' ')
+  .trim();
+const childEnv: Record<string, string> = nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions };
 
 const secs = (ms: number) => +(ms / 1000).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
