@@ -6,7 +6,10 @@
 // kube-apiserver and of each convoy process, their peak RSS; then a steady window (requests per minute,
 // CPU %), and from a pod turning Ready to its Release's rollout Succeeded (median of 5 Deployments).
 // Default 200 Releases × 10 ConfigMaps in 20 namespaces, 60 s steady; `--full`: 1,000 × 10, 300 s.
-// Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS.
+// Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS, CONVOY_BENCH_NODE_OPTIONS
+// (Node flags of both convoy processes, e.g. heap limits); CONVOY_BENCH_HEAP_SNAPSHOTS=<dir>
+// writes a heap snapshot of each convoy process into <dir> when the burst is over (what holds the memory).
+// Dry-run requests are counted apart ("APPLY configmaps (dry run)"), and each process's requests by resource.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,6 +36,15 @@ const STEADY_SECONDS = Number(process.env.CONVOY_BENCH_STEADY_SECONDS ?? (FULL ?
 const KUBECTL_PARALLEL = 8;
 const PODS = 5;
 const TIMEOUT_MS = 60 * 60_000;
+const HEAP_SNAPSHOTS = process.env.CONVOY_BENCH_HEAP_SNAPSHOTS;
+/** Node flags of the convoy processes: CONVOY_BENCH_NODE_OPTIONS (e.g. heap limits), a heap snapshot on SIGUSR2. */
+const nodeOptions = [
+  process.env.CONVOY_BENCH_NODE_OPTIONS ?? '',
+  HEAP_SNAPSHOTS === undefined ? '' : `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${HEAP_SNAPSHOTS}`,
+]
+  .join(' ')
+  .trim();
+const childEnv: Record<string, string> = nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions };
 
 const secs = (ms: number) => +(ms / 1000).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -52,7 +64,8 @@ async function apiserverRequests(): Promise<Record<string, number>> {
     if (!line.startsWith('apiserver_request_total{')) continue;
     const label = (n: string) => new RegExp(`[{,]${n}="([^"]*)"`).exec(line)?.[1] ?? '';
     const sub = label('subresource');
-    const k = `${label('verb')} ${label('resource')}${sub ? `/${sub}` : ''}`;
+    const dry = label('dry_run') === '' ? '' : ' (dry run)';
+    const k = `${label('verb')} ${label('resource')}${sub ? `/${sub}` : ''}${dry}`;
     out[k] = (out[k] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return out;
@@ -148,9 +161,11 @@ try {
     leaseDuration: '15s',
     gitCacheDir: join(work, 'git-cache'),
     tenancy: { mode: 'cluster' },
+    env: childEnv,
   });
   children.push(manager);
   const observer = await startObserver({
+    env: childEnv,
     kubeconfigPath: cp.kubeconfigPath,
     leaseNamespace: LEASE_NS,
     leaseDuration: '15s',
@@ -222,6 +237,10 @@ try {
   while (parseMetrics(await manager.metrics()).depth + parseMetrics(await observer.metrics()).depth > 0)
     await sleep(500);
   const burst = await snap();
+  if (HEAP_SNAPSHOTS !== undefined) {
+    for (const c of [manager, observer]) c.proc.kill('SIGUSR2');
+    console.error(`heap snapshots asked for in ${HEAP_SNAPSHOTS}`);
+  }
   console.error(`all Ready and Healthy after ${secs(tAll)} s; steady window of ${STEADY_SECONDS} s`);
   await sleep(STEADY_SECONDS * 1000);
   const steady = await snap();
@@ -232,6 +251,12 @@ try {
     requestsBurst:
       Object.values(b.requests).reduce((s, v) => s + v, 0) -
       Object.values(a.requests).reduce((s, v) => s + v, 0),
+    requestsBurstByResource: Object.fromEntries(
+      Object.entries(b.requests)
+        .map(([k, v]) => [k, v - (a.requests[k] ?? 0)] as const)
+        .filter(([, d]) => d > 0)
+        .sort((p, q) => q[1] - p[1]),
+    ),
     steady: rates(b, c),
   });
   const convoyRequests = delta(before.apiserver, burst.apiserver);

@@ -49,7 +49,7 @@ import type { ReleaseDeps } from './deps.ts';
 import { eventRecorder } from './event-recorder.ts';
 import { releaseInventoryOfGoneRelease } from './finalizer.ts';
 import { healthChanged } from './rollout/index.ts';
-import { driftAppeared } from './sync/index.ts';
+import { DryRunMemo, driftAppeared } from './sync/index.ts';
 import { syncHandler } from './sync-handler.ts';
 import { PendingSyncRequests } from './sync-requests.ts';
 import { resolveTarget, type Tenancy } from './target.ts';
@@ -167,6 +167,7 @@ export function registerReleaseController(
     eventedRollouts: new Map(),
     sentRollouts: new Map(),
     store: new SecretRenderStore(clusterClients.local),
+    dryRuns: new DryRunMemo(),
     sources: {
       inline: InlineSource,
       git: new GitSource({

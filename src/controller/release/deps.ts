@@ -8,7 +8,7 @@ import type { Renderer } from '../../render/renderer.ts';
 import type { Sources } from '../../render/source.ts';
 import type { RenderType } from '../../render/types.ts';
 import type { RenderStore } from '../../store/types.ts';
-import type { ClusterWaveInput } from './sync/index.ts';
+import type { ClusterWaveInput, DryRunMemo } from './sync/index.ts';
 import type { SyncRequest } from './sync-requests.ts';
 import type { Target } from './target.ts';
 
@@ -55,6 +55,8 @@ export interface ReleaseDeps {
    * from a read started before the request was seen (docs/design.md#requested-syncs).
    */
   readonly syncRequest?: SyncRequest;
+  /** The renders this process dry-ran in full (sync/dry-run-memo.ts); absent: every sync dry-runs. */
+  readonly dryRuns?: DryRunMemo<KubeClient>;
   /** Test seam for crash safety: called right after a wave is applied, before it is recorded. */
   readonly afterWaveApplied?: (wave: number) => void;
 }

@@ -113,13 +113,24 @@ export class InventoryWriter {
   /**
    * Adds or updates `changes`, keeping every other entry the controller holds; their keys leave
    * `pending` in the same write, and so do the keys in `settled` (pending ones found not to exist).
+   * `ahead`: the keys of the wave applied next, noted pending in this same write (one write between
+   * two waves instead of two; still before that wave's apply).
    */
-  async record(changes: readonly InventoryEntry[], settled: readonly InventoryKey[] = []): Promise<void> {
-    if (changes.length === 0 && !settled.some((k) => this.#isPending(k))) return;
+  async record(
+    changes: readonly InventoryEntry[],
+    settled: readonly InventoryKey[] = [],
+    ahead: readonly PendingEntry[] = [],
+  ): Promise<void> {
+    if (changes.length === 0 && ahead.length === 0 && !settled.some((k) => this.#isPending(k))) return;
+    const done = [...changes, ...settled];
+    const doneKeys = new Set(done.map(entryKey));
     await this.#apply(
       mergeEntries(this.#controllerEntries(), changes),
       this.#controllerHooks(),
-      mergePending(this.pending, [], [...changes, ...settled]),
+      mergePending(
+        mergePending(this.pending, [], done),
+        ahead.filter((p) => !doneKeys.has(entryKey(p))),
+      ),
     );
   }
 

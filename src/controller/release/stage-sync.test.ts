@@ -16,6 +16,7 @@ import type { Obj } from '../../render/types.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { hookWorkloadName } from './hooks/index.ts';
 import { stageSync } from './stage-sync.ts';
+import { DryRunMemo } from './sync/index.ts';
 
 const UID = 'uid-web';
 
@@ -86,7 +87,7 @@ const release: Release = {
 async function sync(
   objects: Obj[],
   cluster: ReturnType<typeof fakeCluster>,
-  opts: { hooks?: Obj[]; release?: Release; failPersist?: boolean } = {},
+  opts: { hooks?: Obj[]; release?: Release; failPersist?: boolean; dryRuns?: DryRunMemo } = {},
 ) {
   const render = { hooks: opts.hooks ?? [], objects };
   const R = renderRef(render);
@@ -105,6 +106,7 @@ async function sync(
     cachedInventory: () => undefined,
     now: () => Date.UTC(2026, 0, 1),
     log: { info() {}, warn() {}, error() {}, debug() {} } as unknown as ReleaseDeps['log'],
+    ...(opts.dryRuns === undefined ? {} : { dryRuns: opts.dryRuns }),
   } as ReleaseDeps;
   const inventory = (await readInventoryParts(client, { namespace: 'app', name: 'web' }))?.inventory;
   return stageSync(
@@ -140,7 +142,6 @@ describe('stageSync: the executor runs the plan in order and stops at the first 
       'store R',
       'inventory entries=[] pending=[a]',
       'apply a',
-      'inventory entries=[a] pending=[]',
       'inventory entries=[a] pending=[b]',
       'apply b',
       'inventory entries=[a,b] pending=[]',
@@ -178,6 +179,26 @@ describe('stageSync: the executor runs the plan in order and stops at the first 
     ]);
   });
 
+  it('a render dry-ran in full is not dry-run again; after a failed apply it is', async () => {
+    const dryRuns = new DryRunMemo();
+    const cluster = fakeCluster();
+    const held = await sync([cm('a', 0), cm('b', 1)], cluster, { release: waitPrevious(1), dryRuns });
+    assert.equal(held.kind, 'held');
+    assert.deepEqual(cluster.calls.slice(0, 2), ['dry-run a', 'dry-run b']);
+    cluster.calls.length = 0;
+    // the same render again (the gate still holds): no dry run, straight to persist and the waves
+    await sync([cm('a', 0), cm('b', 1)], cluster, { release: waitPrevious(1), dryRuns });
+    assert.equal(cluster.calls[0], 'store R');
+    assert.equal(cluster.calls.filter((c) => c.startsWith('dry-run')).length, 0);
+
+    const failing = fakeCluster({ failApplyOf: 'b' });
+    const failed = await sync([cm('a', 0), cm('b', 1)], failing, { dryRuns });
+    assert.equal(failed.kind, 'failed');
+    failing.calls.length = 0;
+    await sync([cm('a', 0), cm('b', 1)], failing, { dryRuns });
+    assert.deepEqual(failing.calls.slice(0, 2), ['dry-run a', 'dry-run b']);
+  });
+
   it('WaitPrevious on the first wave gates nothing', async () => {
     const cluster = fakeCluster();
     const result = await sync([cm('a', 0), cm('b', 1)], cluster, { release: waitPrevious(0) });
@@ -204,7 +225,7 @@ describe('stageSync: nothing untracked', () => {
     assert.deepEqual(cluster.log, [
       'inventory entries=[] pending=[a]',
       'apply a',
-      'inventory entries=[a] pending=[]',
+      // wave 0 recorded and wave 1 (no gate) noted in one write, before wave 1's apply
       'inventory entries=[a] pending=[b,c]',
       'apply b',
       'apply c',

@@ -40,6 +40,7 @@ import {
   type SyncResult,
   type SyncSoFar,
   type SyncStep,
+  waveAhead,
   waveGate,
 } from './sync-plan.ts';
 
@@ -70,7 +71,10 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   const ns = release.metadata.namespace ?? '';
   const name = release.metadata.name ?? '';
   const now = deps.now();
-  const plan = planSync({ release, rendered, forced, inventory: observed.inventory, now });
+  const uid = release.metadata.uid ?? '';
+  const client = rendered.target.client;
+  const dryRunPassed = deps.dryRuns?.has(client, uid, rendered.renderRef) === true;
+  const plan = planSync({ release, rendered, forced, inventory: observed.inventory, now, dryRunPassed });
   if (plan.kind === 'upToDate') return { kind: 'upToDate' };
 
   const R = rendered.renderRef;
@@ -100,15 +104,19 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     waves: release.status?.waves ?? [],
     writer: undefined,
   };
-  for (const step of plan.steps) {
-    const stop = await runStep(step, run);
+  for (const [i, step] of plan.steps.entries()) {
+    const stop = await runStep(step, run, plan.steps[i + 1]);
     if (stop !== undefined) return stop;
   }
   throw new Error('stageSync: the plan ended without its PostSync step');
 }
 
 /** Runs one step: undefined to go on to the next, else the sync's result. */
-async function runStep(step: SyncStep, run: Run): Promise<SyncResult | undefined> {
+async function runStep(
+  step: SyncStep,
+  run: Run,
+  next: SyncStep | undefined,
+): Promise<SyncResult | undefined> {
   const { input, deps, hookInput, notes } = run;
   const { release, rendered } = input;
   const fail = (error: ReleaseError) => failedSync(error, run);
@@ -133,6 +141,8 @@ async function runStep(step: SyncStep, run: Run): Promise<SyncResult | undefined
         const dry = await dryRunAll(rendered.target.client, rendered.render.objects, run.labels);
         if (dry.skipped.length > 0)
           notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
+        // Only a render every object of which was checked is spared the next dry run.
+        else deps.dryRuns?.passed(rendered.target.client, run.labels.releaseUid, rendered.renderRef);
         return undefined;
       } catch (err) {
         const missing = await missingServiceAccount(release, err, deps);
@@ -173,7 +183,7 @@ async function runStep(step: SyncStep, run: Run): Promise<SyncResult | undefined
         return fail(new ApplyFailedError(`recording the inventory: ${errorMessage(err)}`, { cause: err }));
       }
     case 'wave':
-      return await runWave(step, run);
+      return await runWave(step, run, waveAhead(step, next));
     case 'prune':
       try {
         const writer = opened(run);
@@ -198,8 +208,16 @@ async function runStep(step: SyncStep, run: Run): Promise<SyncResult | undefined
   }
 }
 
-/** One wave (docs/design.md#waves): its gate, then note pending → apply → record, and stamp status.waves. */
-async function runWave(step: SyncStep & { kind: 'wave' }, run: Run): Promise<SyncResult | undefined> {
+/**
+ * One wave (docs/design.md#waves): its gate, then note pending → apply → record, and stamp status.waves.
+ * The record also notes `ahead`'s keys pending (the next wave, when no gate holds it): then that wave's
+ * own note finds them noted already and writes nothing.
+ */
+async function runWave(
+  step: SyncStep & { kind: 'wave' },
+  run: Run,
+  ahead: (SyncStep & { kind: 'wave' }) | undefined,
+): Promise<SyncResult | undefined> {
   const { input, deps, notes } = run;
   const { release, rendered } = input;
   const writer = opened(run);
@@ -236,6 +254,8 @@ async function runWave(step: SyncStep & { kind: 'wave' }, run: Run): Promise<Syn
       onApplied: (o) => applied.push(o),
     });
   } catch (err) {
+    // The next attempt dry-runs R again before applying anything of it.
+    deps.dryRuns?.forget(rendered.target.client, run.labels.releaseUid, R);
     // What the API accepted is recorded; the rest stays pending for the next attempt to apply or prune.
     await writer.record(inventoryEntriesForWave(applied, R, step.wave)).catch((recordErr: unknown) => {
       notes.push(`could not record the ${applied.length} objects applied: ${String(recordErr)}`);
@@ -245,7 +265,11 @@ async function runWave(step: SyncStep & { kind: 'wave' }, run: Run): Promise<Syn
   }
   deps.afterWaveApplied?.(step.wave);
   try {
-    await writer.record(entries);
+    await writer.record(
+      entries,
+      [],
+      ahead === undefined ? [] : inventoryEntriesForWave(ahead.objects, R, ahead.wave),
+    );
   } catch (err) {
     return fail(new ApplyFailedError(`recording wave ${step.wave}: ${errorMessage(err)}`, { cause: err }));
   }

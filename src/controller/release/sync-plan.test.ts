@@ -8,7 +8,7 @@ import type { Release, WaveStatus } from '../../api/types.ts';
 import { renderRef } from '../../render/canonical.ts';
 import type { Obj } from '../../render/types.ts';
 import { ApplyFailedError } from './errors.ts';
-import { gateStop, hookStop, planSync, type SyncStep, upToDate, waveGate } from './sync-plan.ts';
+import { gateStop, hookStop, planSync, type SyncStep, upToDate, waveAhead, waveGate } from './sync-plan.ts';
 
 const cm = (name: string, wave: number): Obj => ({
   apiVersion: 'v1',
@@ -61,7 +61,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -82,7 +81,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -99,7 +97,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -116,7 +113,6 @@ describe('planSync', () => {
         'resumePostSync',
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -132,7 +128,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -148,7 +143,6 @@ describe('planSync', () => {
       [
         'dryRun',
         'persist',
-        'preSync',
         'settleInterrupted',
         'wave 0 (after -): none',
         'wave 1 (after 0): none',
@@ -171,6 +165,48 @@ describe('planSync', () => {
     });
   }
 
+  test('a render with a PreSync hook: the preSync step after persist; with only other hooks: none', () => {
+    const hook = (phase: string): Obj => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: `h-${phase}`, namespace: 'app', annotations: { 'convoy.kumodo.io/hook': phase } },
+    });
+    const steps = (hooks: Obj[]) => {
+      const r = { hooks, objects };
+      const plan = planSync({
+        release: base,
+        rendered: { renderRef: renderRef(r), render: r },
+        forced: false,
+        inventory: undefined,
+        now: NOW,
+      });
+      return plan.kind === 'upToDate' ? [] : plan.steps.map(show).slice(0, 4);
+    };
+    assert.deepEqual(steps([hook('PreSync')]), ['dryRun', 'persist', 'preSync', 'settleInterrupted']);
+    assert.deepEqual(steps([hook('PostSync')]), [
+      'dryRun',
+      'persist',
+      'settleInterrupted',
+      'wave 0 (after -): none',
+    ]);
+  });
+
+  test('a render this process dry-ran in full already: no dry run, the rest as before', () => {
+    const steps = (dryRunPassed: boolean) => {
+      const plan = planSync({
+        release: base,
+        rendered: { renderRef: R, render },
+        forced: true,
+        inventory: inventoryOfR,
+        now: NOW,
+        dryRunPassed,
+      });
+      return plan.kind === 'upToDate' ? [] : plan.steps.map(show);
+    };
+    assert.deepEqual(steps(true), steps(false).slice(1));
+    assert.equal(steps(false)[0], 'dryRun');
+  });
+
   test('upToDate needs the inventory to hold R: a missing entry is work', () => {
     assert.equal(upToDate(withSpec({}, applied), { renderRef: R, render }, inventoryOfR, NOW), true);
     assert.equal(
@@ -178,6 +214,26 @@ describe('planSync', () => {
       false,
     );
   });
+});
+
+describe('waveAhead: the next wave is noted in the write that records this one only when no gate holds it', () => {
+  const wave = (n: number, gate: 'none' | 'wait'): SyncStep => ({
+    kind: 'wave',
+    wave: n,
+    objects: [cm(String(n), n)],
+    previousWave: n - 1,
+    gate:
+      gate === 'none' ? { kind: 'none' } : { kind: 'waitPrevious', previousWave: n - 1, timeout: undefined },
+  });
+  const rows: [string, SyncStep, SyncStep | undefined, number | undefined][] = [
+    ['the next wave has no gate: noted ahead', wave(0, 'none'), wave(1, 'none'), 1],
+    ['the next wave waits for this one: not noted', wave(0, 'none'), wave(1, 'wait'), undefined],
+    ['the last wave (prune next): nothing', wave(1, 'none'), { kind: 'prune' }, undefined],
+    ['not a wave step: nothing', { kind: 'persist' }, wave(0, 'none'), undefined],
+    ['no next step: nothing', wave(0, 'none'), undefined, undefined],
+  ];
+  for (const [name, step, next, want] of rows)
+    test(name, () => assert.equal(waveAhead(step, next)?.wave, want));
 });
 
 describe('waveGate', () => {

@@ -14,7 +14,7 @@ import { assertNever } from '../../lib/assert-never.ts';
 import { objectKey } from '../../render/keys.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import type { ReleaseError } from './errors.ts';
-import { forcedAtOf, type SyncHookStep, syncHooksSettled } from './hooks/index.ts';
+import { forcedAtOf, hookDefs, type SyncHookStep, syncHooksSettled } from './hooks/index.ts';
 import { type Rollout, type WaveGateDecision, waveHealthGate } from './rollout/index.ts';
 import { groupWaves, renderApplied } from './sync/index.ts';
 
@@ -66,10 +66,11 @@ export type WaveGatePlan =
 export type SyncStep =
   /** Held for R's PostSync hooks after an earlier pass applied all of R: only PostSync may be left. */
   | { readonly kind: 'resumePostSync' }
-  /** Any failure and nothing is written. */
+  /** Any failure and nothing is written; left out for a render this process dry-ran in full already. */
   | { readonly kind: 'dryRun' }
   /** The render store and the attempt. */
   | { readonly kind: 'persist' }
+  /** Only for a render with PreSync hooks: without any, the step decides nothing (and reads nothing). */
   | { readonly kind: 'preSync' }
   /** Read the inventory for the sync, settle the keys an interrupted sync left pending. */
   | { readonly kind: 'settleInterrupted' }
@@ -97,6 +98,11 @@ export interface PlanInput {
   readonly inventory: ReleaseInventory | undefined;
   /** epoch ms */
   readonly now: number;
+  /**
+   * Every object of R passed a dry run against this target, and no apply of R failed since
+   * (sync/dry-run-memo.ts): a sync of R again (a held wave, a forced sync, a self-heal) skips it.
+   */
+  readonly dryRunPassed?: boolean;
 }
 
 export function planSync(input: PlanInput): SyncPlan {
@@ -109,9 +115,11 @@ export function planSync(input: PlanInput): SyncPlan {
     kind: 'sync',
     steps: [
       ...(resume ? [{ kind: 'resumePostSync' } as const] : []),
-      { kind: 'dryRun' },
+      ...(input.dryRunPassed === true ? [] : [{ kind: 'dryRun' } as const]),
       { kind: 'persist' },
-      { kind: 'preSync' },
+      ...(hookDefs(rendered.render.hooks).some((h) => h.phase === 'PreSync')
+        ? [{ kind: 'preSync' } as const]
+        : []),
       { kind: 'settleInterrupted' },
       ...waves.map((w, i): SyncStep => {
         const previous = waves[i - 1];
@@ -168,6 +176,19 @@ export interface WaveGateState {
   readonly waves: readonly WaveStatus[];
   readonly observerLive: boolean;
   readonly now: number;
+}
+
+/**
+ * The wave whose keys are noted pending in the write that records `step` (sync/inventory): the next step
+ * when it is a wave no gate holds, so it is applied right after; undefined otherwise (a gated wave is
+ * noted only once its gate lets it go, so a hold leaves nothing of it pending).
+ */
+export function waveAhead(
+  step: SyncStep,
+  next: SyncStep | undefined,
+): (SyncStep & { readonly kind: 'wave' }) | undefined {
+  if (step.kind !== 'wave' || next?.kind !== 'wave' || next.gate.kind !== 'none') return undefined;
+  return next;
 }
 
 /** The gate's decision when the wave's turn comes (docs/design.md#wave-gate). */

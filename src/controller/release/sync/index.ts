@@ -10,6 +10,7 @@ export {
   type ReconcileOutcome,
 } from './conditions.ts';
 export { driftAppeared, selfHealNote } from './drift.ts';
+export { DRY_RUN_MEMO_LIMIT, DryRunMemo } from './dry-run-memo.ts';
 export { forcedSyncPending } from './force.ts';
 export {
   type ClusterWaveGate,
