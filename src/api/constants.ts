@@ -88,6 +88,13 @@ export const ANNOTATION_HOOK_CREATED_AT = `${prefix}hook-created-at`;
 export const ANNOTATION_SYNC_REQUESTED_AT = `${prefix}sync-requested-at`;
 export const ANNOTATION_APPROVED_RENDER = `${prefix}approved-render`;
 export const ANNOTATION_FORCE_SYNC_AT = `${prefix}force-sync-at`;
+/**
+ * Who asked, written in the same apply as the annotation it names (docs/http-api.md#post-sync):
+ * `user:<username>` (the authenticated user) or `receiver:<namespace>/<name>` (a push).
+ */
+export const ANNOTATION_SYNC_REQUESTED_BY = `${prefix}sync-requested-by`;
+export const ANNOTATION_APPROVED_BY = `${prefix}approved-by`;
+export const ANNOTATION_FORCE_SYNC_BY = `${prefix}force-sync-by`;
 
 /**
  * On a Release: `orphan` gives up a deletion that cannot reach its target (a Cluster that is gone,

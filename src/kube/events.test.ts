@@ -9,6 +9,7 @@ import {
   EventRecorder,
   type EventRecorderOptions,
   type EventWriter,
+  eventAbout,
   type SendDecision,
 } from './events.ts';
 
@@ -133,5 +134,30 @@ describe('EventRecorder', () => {
     await r.flush();
     assert.equal(w.calls, 3);
     assert.deepEqual(seen.dropped, ['attempts']);
+  });
+});
+
+describe('eventAbout', () => {
+  const about = {
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'Release',
+    metadata: { name: 'web', namespace: 'shop', uid: 'u-1', resourceVersion: '7' },
+  };
+  const now = Date.parse('2030-01-01T00:00:00.000Z');
+  it('names the object, the component and the time; a fixed name when given, else generated', () => {
+    const e = eventAbout(
+      about,
+      { type: 'Normal', reason: 'R', message: 'm', name: 'web.x' },
+      'convoy-api',
+      now,
+    );
+    assert.deepEqual(e.metadata, { name: 'web.x', namespace: 'shop' });
+    assert.deepEqual(e.involvedObject, { ...about.metadata, apiVersion: about.apiVersion, kind: 'Release' });
+    assert.deepEqual(e.source, { component: 'convoy-api' });
+    assert.equal(e.reportingComponent, 'convoy-api');
+    assert.equal(e.firstTimestamp, '2030-01-01T00:00:00.000Z');
+    const g = eventAbout(about, { type: 'Warning', reason: 'R', message: 'x'.repeat(2000) }, 'c', now);
+    assert.deepEqual(g.metadata, { generateName: 'web.', namespace: 'shop' });
+    assert.equal((g.message as string).length, 1024);
   });
 });

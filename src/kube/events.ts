@@ -5,6 +5,7 @@
 // or that ran out of attempts is dropped and counted (onDropped) — a recorder can never hold memory or
 // a reconcile hostage. An Event with a fixed metadata.name (rather than generateName) is idempotent: a
 // 409 for it means an earlier attempt or an earlier process already recorded it, which counts as sent.
+// eventAbout builds the Event object itself, for any reporting component.
 import { isKubeError } from './errors.ts';
 
 export type DropReason = 'queueFull' | 'refused' | 'attempts';
@@ -146,4 +147,50 @@ export class EventRecorder {
 function hasFixedName(event: object): boolean {
   const name = (event as { metadata?: { name?: unknown } }).metadata?.name;
   return typeof name === 'string' && name !== '';
+}
+
+/** The object an Event is about (its involvedObject). */
+export interface Involved {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly uid?: string;
+    readonly resourceVersion?: string;
+  };
+}
+
+/**
+ * A core/v1 Event about `about`, reported by `component`: with `name` fixed (idempotent: a second create
+ * is a 409, counted as recorded), else a generated name. The message is cut to the API's 1 KiB. Pure.
+ */
+export function eventAbout(
+  about: Involved,
+  e: {
+    readonly type: 'Normal' | 'Warning';
+    readonly reason: string;
+    readonly message: string;
+    readonly name?: string;
+  },
+  component: string,
+  now: number,
+): Record<string, unknown> {
+  const ts = new Date(now).toISOString();
+  const { name, namespace, uid, resourceVersion } = about.metadata;
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: e.name === undefined ? { generateName: `${name}.`, namespace } : { name: e.name, namespace },
+    involvedObject: { apiVersion: about.apiVersion, kind: about.kind, name, namespace, uid, resourceVersion },
+    type: e.type,
+    reason: e.reason,
+    message: e.message.slice(0, 1024),
+    source: { component },
+    reportingComponent: component,
+    reportingInstance: component,
+    firstTimestamp: ts,
+    lastTimestamp: ts,
+    count: 1,
+  };
 }

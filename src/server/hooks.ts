@@ -13,7 +13,7 @@ import type { KubeClient } from '../kube/client.ts';
 import { selectionMatches } from '../lib/selector.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { followsPush, verifyPush } from './receiver.ts';
-import { writeSync } from './sync-write.ts';
+import { type EventSink, writeSync } from './sync-write.ts';
 
 export const HOOK_PREFIX = '/hook/';
 /** A push payload larger than this gets 413 (GitHub's pushes of a few commits are a few KiB). */
@@ -26,6 +26,8 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 
 export interface HookDeps {
   readonly client: KubeClient;
+  /** Where the Event naming the push goes (sync-write.ts); unset: none. */
+  readonly events?: EventSink;
   readonly now: () => Date;
   readonly log: Logger | undefined;
   /** Counts each answer (route "hook"). */
@@ -157,6 +159,8 @@ export class HookHandler {
         { namespace, name: rel },
         { force: false, approve: false },
         this.#d.now,
+        { kind: 'receiver', namespace, name, branch: v.branch },
+        this.#d.events,
       );
       if (done.ok) synced.push(rel);
     }

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Release } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
+import { EventRecorder } from '../kube/events.ts';
 import { readInventoryParts } from '../kube/inventory-read.ts';
 import { assertNever } from '../lib/assert-never.ts';
 import { RenderStoreCorruptError } from '../store/errors.ts';
@@ -34,7 +35,7 @@ import {
   secretsAccessFor,
 } from './routes.ts';
 import { type ApiError, apiError, isApiError, statusBody } from './status.ts';
-import { getRelease, writeSync } from './sync-write.ts';
+import { type EventSink, getRelease, writeSync } from './sync-write.ts';
 import { loadServingCert, type TlsSource } from './tls.ts';
 import { type Trust, trustOf } from './trust.ts';
 import { type UiPath, uiPath } from './ui-path.ts';
@@ -119,8 +120,17 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         ? DEFAULT_REQUESTHEADER_POLL_MS
         : follow.intervalMs;
   const client = new KubeClient(opts.kubeConfig);
+  // The Events naming who asked for a sync (sync-write.ts): sent in the background, never delaying an answer.
+  const events = new EventRecorder(client, {
+    onDropped: (reason, err) =>
+      opts.log?.warn(
+        { reason, err: err === undefined ? undefined : String(err) },
+        'HTTP API: a sync Event was dropped',
+      ),
+  });
   const handler = new Handler({
     client,
+    events,
     store: opts.store ?? new SecretRenderStore(client),
     auth: new DelegatingAuth(client, () => trust, opts.authCacheTtlMs ?? 10_000),
     now: opts.now ?? (() => new Date()),
@@ -197,6 +207,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     },
     close: async () => {
       await Promise.all(pollers.map((p) => p.stop()));
+      await events.flush(2000);
+      events.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -207,6 +219,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
 
 interface Deps {
   readonly client: KubeClient;
+  readonly events: EventSink;
   readonly store: RenderStore;
   readonly auth: DelegatingAuth;
   readonly now: () => Date;
@@ -224,6 +237,7 @@ class Handler {
     this.#d = deps;
     this.#hooks = new HookHandler({
       client: deps.client,
+      events: deps.events,
       now: deps.now,
       log: deps.log,
       count: (code) => deps.metrics?.requests.inc({ route: 'hook', code: String(code) }),
@@ -281,6 +295,7 @@ class Handler {
   async #reply(r: RouteResult, req: IncomingMessage): Promise<Reply> {
     if (!r.ok) return r.error;
     const access = accessFor(r.route);
+    let user: UserInfo | undefined;
     if (access !== undefined) {
       const authn = await this.#d.auth.authenticate(req);
       switch (authn.kind) {
@@ -294,16 +309,18 @@ class Handler {
             const z = await this.#d.auth.authorize(authn.user, want);
             if (!z.allowed) return apiError(403, forbiddenMessage(authn.user.username, want, z.reason));
           }
+          user = authn.user;
           break;
         }
         default:
           return assertNever(authn);
       }
     }
-    return this.#route(r.route, req);
+    return this.#route(r.route, req, user);
   }
 
-  async #route(rt: Route, req: IncomingMessage): Promise<Reply> {
+  /** `user`: who the request authenticated as, for the routes that need credentials. */
+  async #route(rt: Route, req: IncomingMessage, user: UserInfo | undefined): Promise<Reply> {
     switch (rt.kind) {
       case 'healthz':
         return { code: 200, body: 'ok' };
@@ -314,7 +331,9 @@ class Handler {
       case 'resourceList':
         return { code: 200, body: apiResourceList() };
       case 'sync':
-        return this.#sync(rt, req);
+        // accessFor always asks credentials of /sync; without a user it is a bug, not a request.
+        if (user === undefined) return apiError(500, 'internal error: /sync reached without a user');
+        return this.#sync(rt, req, user);
       case 'health': {
         const release = await this.#release(rt);
         if (isApiError(release)) return release;
@@ -345,7 +364,7 @@ class Handler {
     }
   }
 
-  async #sync(rt: Extract<Route, { kind: 'sync' }>, req: IncomingMessage): Promise<Reply> {
+  async #sync(rt: Extract<Route, { kind: 'sync' }>, req: IncomingMessage, user: UserInfo): Promise<Reply> {
     const contentType = req.headers['content-type'];
     if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType)) {
       return apiError(415, `unsupported Content-Type ${JSON.stringify(contentType)}: send application/json`);
@@ -354,9 +373,13 @@ class Handler {
     if (isApiError(text)) return text;
     const body = parseSyncBody(text);
     if (!body.ok) return body.error;
-    const done = await writeSync(this.#d.client, rt, body.value, this.#d.now);
+    const by = { kind: 'user', username: user.username } as const;
+    const done = await writeSync(this.#d.client, rt, body.value, this.#d.now, by, this.#d.events);
     if (!done.ok) return done.error;
-    this.#d.log?.info({ release: `${rt.namespace}/${rt.name}`, ...done.set }, 'sync requested');
+    this.#d.log?.info(
+      { release: `${rt.namespace}/${rt.name}`, by: user.username, ...done.set },
+      'sync requested',
+    );
     return {
       code: 200,
       body: {

@@ -1,15 +1,25 @@
 // The one write a sync request makes, shared by POST …/sync and the push Receivers: read the Release,
 // plan the convoy-api annotations (sync.ts) and apply them with Server-Side Apply, retried on 409 (the
 // apply carries the resourceVersion it planned from, so a concurrent request can never lose an
-// annotation to a stale carry-over).
+// annotation to a stale carry-over). Then an Event on the Release names who asked (kubectl describe,
+// convoy events), handed to the recorder so a slow Event never delays the answer.
 import { API_VERSION as CRD_API_VERSION, FIELD_MANAGERS } from '../api/constants.ts';
 import type { Release } from '../api/types.ts';
 import { applyObject } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isConflict } from '../kube/errors.ts';
+import { eventAbout } from '../kube/events.ts';
 import type { SyncRequest } from './body.ts';
 import { type ApiError, apiError, isApiError } from './status.ts';
-import { planSync, type SyncSet } from './sync.ts';
+import { planSync, type Requester, type SyncSet, syncEvent } from './sync.ts';
+
+/** The component convoy's HTTP API reports its Events as. */
+export const API_COMPONENT = 'convoy-api';
+
+/** Where the Events go: the process's EventRecorder (src/kube/events.ts). */
+export interface EventSink {
+  record(event: object): void;
+}
 
 const SYNC_ATTEMPTS = 5;
 
@@ -40,11 +50,14 @@ export async function writeSync(
   ref: ReleaseRef,
   req: SyncRequest,
   now: () => Date,
+  by: Requester,
+  events: EventSink | undefined,
 ): Promise<{ readonly ok: true; readonly set: SyncSet } | { readonly ok: false; readonly error: ApiError }> {
   for (let attempt = 1; ; attempt++) {
     const release = await getRelease(client, ref);
     if (isApiError(release)) return { ok: false, error: release };
-    const decision = planSync(release, req, now());
+    const at = now();
+    const decision = planSync(release, req, at, by);
     if (!decision.ok) return decision;
     try {
       await applyObject(
@@ -66,7 +79,13 @@ export async function writeSync(
           resourceVersionPrecondition: release.metadata.resourceVersion,
         },
       );
-      return { ok: true, set: decision.plan.set };
+      const set = decision.plan.set;
+      // Named by the request's own stamp: a retried create of it is a 409, counted as recorded.
+      const name = `${ref.name.slice(0, 200)}.sync-${Date.parse(set.syncRequestedAt).toString(36)}`;
+      events?.record(
+        eventAbout(release, { type: 'Normal', name, ...syncEvent(set, by) }, API_COMPONENT, at.getTime()),
+      );
+      return { ok: true, set };
     } catch (err) {
       if (isConflict(err) && attempt < SYNC_ATTEMPTS) continue;
       throw err;

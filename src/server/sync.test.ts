@@ -1,11 +1,23 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Release } from '../api/types.ts';
-import { nextStamp, planSync } from './sync.ts';
+import {
+  describeRequester,
+  nextStamp,
+  parseRequester,
+  planSync,
+  type Requester,
+  requesterValue,
+  syncEvent,
+} from './sync.ts';
 
 const SRA = 'convoy.kumodo.io/sync-requested-at';
 const AR = 'convoy.kumodo.io/approved-render';
 const FSA = 'convoy.kumodo.io/force-sync-at';
+const SRB = 'convoy.kumodo.io/sync-requested-by';
+const ARB = 'convoy.kumodo.io/approved-by';
+const FSB = 'convoy.kumodo.io/force-sync-by';
+const ALICE: Requester = { kind: 'user', username: 'alice' };
 const R1 = `sha256:${'1'.repeat(64)}`;
 const R2 = `sha256:${'2'.repeat(64)}`;
 const now = new Date('2030-01-01T00:00:10.000Z');
@@ -44,57 +56,110 @@ const cases: {
   name: string;
   rel: Release;
   req: { force: boolean; approve: boolean };
+  /** Default ALICE; null: no requester known (convoy sync --direct). */
+  by?: Requester | null;
   annotations?: Record<string, string>;
   set?: Record<string, string>;
   error?: RegExp;
 }[] = [
   {
-    name: 'plain sync sets only sync-requested-at',
+    name: 'plain sync sets only sync-requested-at, and who asked',
     rel: release({}),
     req: { force: false, approve: false },
-    annotations: { [SRA]: '2030-01-01T00:00:10.000Z' },
+    annotations: { [SRA]: '2030-01-01T00:00:10.000Z', [SRB]: 'user:alice' },
     set: { syncRequestedAt: '2030-01-01T00:00:10.000Z' },
   },
   {
     name: 'plain sync carries a pending approval and forced sync over (an apply leaving them out would delete them)',
     rel: release({
-      annotations: { [AR]: R1, [FSA]: '2030-01-01T00:00:01Z', [SRA]: 'x', other: 'kept by its owner' },
+      annotations: {
+        [AR]: R1,
+        [ARB]: 'user:carol',
+        [FSA]: '2030-01-01T00:00:01Z',
+        [FSB]: 'user:bob',
+        [SRA]: 'x',
+        [SRB]: 'user:bob',
+        other: 'kept by its owner',
+      },
     }),
     req: { force: false, approve: false },
-    annotations: { [SRA]: '2030-01-01T00:00:10.000Z', [AR]: R1, [FSA]: '2030-01-01T00:00:01Z' },
+    annotations: {
+      [SRA]: '2030-01-01T00:00:10.000Z',
+      [SRB]: 'user:alice',
+      [AR]: R1,
+      [ARB]: 'user:carol',
+      [FSA]: '2030-01-01T00:00:01Z',
+      [FSB]: 'user:bob',
+    },
     set: { syncRequestedAt: '2030-01-01T00:00:10.000Z' },
   },
   {
-    name: 'force sets force-sync-at',
+    name: 'force sets force-sync-at and force-sync-by',
     rel: release({}),
     req: { force: true, approve: false },
-    annotations: { [SRA]: '2030-01-01T00:00:10.000Z', [FSA]: '2030-01-01T00:00:10.000Z' },
+    annotations: {
+      [SRA]: '2030-01-01T00:00:10.000Z',
+      [SRB]: 'user:alice',
+      [FSA]: '2030-01-01T00:00:10.000Z',
+      [FSB]: 'user:alice',
+    },
     set: { syncRequestedAt: '2030-01-01T00:00:10.000Z', forceSyncAt: '2030-01-01T00:00:10.000Z' },
   },
   {
     name: 'a second force in the same millisecond still changes force-sync-at',
     rel: release({ annotations: { [FSA]: '2030-01-01T00:00:10.000Z', [SRA]: '2030-01-01T00:00:10.000Z' } }),
     req: { force: true, approve: false },
-    annotations: { [SRA]: '2030-01-01T00:00:10.001Z', [FSA]: '2030-01-01T00:00:10.001Z' },
+    annotations: {
+      [SRA]: '2030-01-01T00:00:10.001Z',
+      [SRB]: 'user:alice',
+      [FSA]: '2030-01-01T00:00:10.001Z',
+      [FSB]: 'user:alice',
+    },
     set: { syncRequestedAt: '2030-01-01T00:00:10.001Z', forceSyncAt: '2030-01-01T00:00:10.001Z' },
   },
   {
     name: 'approve in Manual mode sets approved-render to the current render, replacing an older approval',
-    rel: release({ mode: 'Manual', current: R2, annotations: { [AR]: R1 } }),
+    rel: release({ mode: 'Manual', current: R2, annotations: { [AR]: R1, [ARB]: 'user:carol' } }),
     req: { force: false, approve: true },
-    annotations: { [SRA]: '2030-01-01T00:00:10.000Z', [AR]: R2 },
+    annotations: { [SRA]: '2030-01-01T00:00:10.000Z', [SRB]: 'user:alice', [AR]: R2, [ARB]: 'user:alice' },
     set: { syncRequestedAt: '2030-01-01T00:00:10.000Z', approvedRender: R2 },
   },
   {
     name: 'approve and force together',
     rel: release({ mode: 'Manual', current: R1 }),
     req: { force: true, approve: true },
-    annotations: { [SRA]: '2030-01-01T00:00:10.000Z', [AR]: R1, [FSA]: '2030-01-01T00:00:10.000Z' },
+    by: { kind: 'user', username: 'system:serviceaccount:ci:deployer' },
+    annotations: {
+      [SRA]: '2030-01-01T00:00:10.000Z',
+      [SRB]: 'user:system:serviceaccount:ci:deployer',
+      [AR]: R1,
+      [ARB]: 'user:system:serviceaccount:ci:deployer',
+      [FSA]: '2030-01-01T00:00:10.000Z',
+      [FSB]: 'user:system:serviceaccount:ci:deployer',
+    },
     set: {
       syncRequestedAt: '2030-01-01T00:00:10.000Z',
       approvedRender: R1,
       forceSyncAt: '2030-01-01T00:00:10.000Z',
     },
+  },
+  {
+    name: 'a push names its Receiver, not a user',
+    rel: release({}),
+    req: { force: false, approve: false },
+    by: { kind: 'receiver', namespace: 'ns', name: 'github', branch: 'main' },
+    annotations: { [SRA]: '2030-01-01T00:00:10.000Z', [SRB]: 'receiver:ns/github' },
+    set: { syncRequestedAt: '2030-01-01T00:00:10.000Z' },
+  },
+  {
+    name: 'no requester known (--direct): the stale requester of what it sets is removed, the others kept',
+    rel: release({
+      annotations: { [SRA]: 'x', [SRB]: 'user:bob', [FSA]: '2030-01-01T00:00:01Z', [FSB]: 'user:bob' },
+    }),
+    req: { force: false, approve: false },
+    by: null,
+    annotations: { [SRA]: '2030-01-01T00:00:10.000Z', [FSA]: '2030-01-01T00:00:01Z', [FSB]: 'user:bob' },
+    set: { syncRequestedAt: '2030-01-01T00:00:10.000Z' },
   },
   {
     name: 'approve in Auto mode (explicit) is a conflict',
@@ -118,7 +183,7 @@ const cases: {
 
 for (const c of cases) {
   test(`planSync: ${c.name}`, () => {
-    const d = planSync(c.rel, c.req, now);
+    const d = planSync(c.rel, c.req, now, c.by === null ? undefined : (c.by ?? ALICE));
     if (c.error !== undefined) {
       assert.equal(d.ok, false);
       if (!d.ok) {
@@ -133,3 +198,59 @@ for (const c of cases) {
     assert.deepEqual(d.plan.set, c.set);
   });
 }
+
+test('requesterValue and parseRequester round-trip; a value convoy did not write is no requester', () => {
+  const rows: [Requester, string][] = [
+    [ALICE, 'user:alice'],
+    [
+      { kind: 'user', username: 'system:serviceaccount:ci:deployer' },
+      'user:system:serviceaccount:ci:deployer',
+    ],
+    [{ kind: 'receiver', namespace: 'shop', name: 'github' }, 'receiver:shop/github'],
+  ];
+  for (const [by, value] of rows) {
+    assert.equal(requesterValue(by), value);
+    assert.deepEqual(parseRequester(value), by);
+  }
+  for (const bad of [undefined, '', 'alice', 'user:', 'receiver:shop', 'receiver:/x', 'group:ops']) {
+    assert.equal(parseRequester(bad), undefined, String(bad));
+  }
+});
+
+test('syncEvent: the reason says what was asked, the message who asked', () => {
+  const at = '2030-01-01T00:00:10.000Z';
+  const rows: [string, Parameters<typeof syncEvent>[0], Requester, { reason: string; message: string }][] = [
+    [
+      'plain',
+      { syncRequestedAt: at },
+      ALICE,
+      { reason: 'SyncRequested', message: 'sync requested by alice' },
+    ],
+    [
+      'forced',
+      { syncRequestedAt: at, forceSyncAt: at },
+      ALICE,
+      { reason: 'ForcedSyncRequested', message: 'forced sync requested by alice' },
+    ],
+    [
+      'approved',
+      { syncRequestedAt: at, approvedRender: R1 },
+      ALICE,
+      { reason: 'RenderApproved', message: `render ${R1} approved and sync requested by alice` },
+    ],
+    [
+      'approved and forced',
+      { syncRequestedAt: at, approvedRender: R1, forceSyncAt: at },
+      ALICE,
+      { reason: 'RenderApproved', message: `render ${R1} approved and forced sync requested by alice` },
+    ],
+    [
+      'a push',
+      { syncRequestedAt: at },
+      { kind: 'receiver', namespace: 'shop', name: 'github', branch: 'main' },
+      { reason: 'SyncRequested', message: 'sync requested by a push to main (Receiver shop/github)' },
+    ],
+  ];
+  for (const [name, set, by, want] of rows) assert.deepEqual(syncEvent(set, by), want, name);
+  assert.equal(describeRequester({ kind: 'receiver', namespace: 'a', name: 'b' }), 'a push (Receiver a/b)');
+});

@@ -1,10 +1,14 @@
-// What a POST /sync writes on the Release (docs/design.md#field-ownership): the three convoy-api annotations,
-// decided from the Release as read and the request. Pure; server.ts applies the result with Server-Side
-// Apply.
+// What a POST /sync writes on the Release (docs/design.md#field-ownership): the convoy-api annotations —
+// each time or render with the requester beside it, in the same apply so the two never disagree —
+// decided from the Release as read, the request and who made it, and the Event that tells who asked.
+// Pure; sync-write.ts applies the result with Server-Side Apply.
 import {
+  ANNOTATION_APPROVED_BY,
   ANNOTATION_APPROVED_RENDER,
   ANNOTATION_FORCE_SYNC_AT,
+  ANNOTATION_FORCE_SYNC_BY,
   ANNOTATION_SYNC_REQUESTED_AT,
+  ANNOTATION_SYNC_REQUESTED_BY,
 } from '../api/constants.ts';
 import type { Release } from '../api/types.ts';
 import type { SyncRequest } from './body.ts';
@@ -13,9 +17,72 @@ import { type ApiError, apiError } from './status.ts';
 /** Every annotation the convoy-api field manager owns. */
 export const API_ANNOTATIONS = [
   ANNOTATION_SYNC_REQUESTED_AT,
+  ANNOTATION_SYNC_REQUESTED_BY,
   ANNOTATION_APPROVED_RENDER,
+  ANNOTATION_APPROVED_BY,
   ANNOTATION_FORCE_SYNC_AT,
+  ANNOTATION_FORCE_SYNC_BY,
 ] as const;
+
+/** Who asked for a sync: the user the API authenticated, or a push a Receiver verified. */
+export type Requester =
+  | { readonly kind: 'user'; readonly username: string }
+  | {
+      readonly kind: 'receiver';
+      readonly namespace: string;
+      readonly name: string;
+      /** The pushed branch (the Event names it; the annotation does not). */
+      readonly branch?: string;
+    };
+
+/** The value of the *-by annotations: `user:<username>` or `receiver:<namespace>/<name>`. Pure. */
+export function requesterValue(by: Requester): string {
+  switch (by.kind) {
+    case 'user':
+      return `user:${by.username}`;
+    case 'receiver':
+      return `receiver:${by.namespace}/${by.name}`;
+  }
+}
+
+/** A *-by annotation read back; undefined for a value convoy did not write. Pure. */
+export function parseRequester(value: string | undefined): Requester | undefined {
+  if (value?.startsWith('user:') === true && value.length > 5) {
+    return { kind: 'user', username: value.slice(5) };
+  }
+  const m = /^receiver:([^/]+)\/(.+)$/.exec(value ?? '');
+  if (m?.[1] !== undefined && m[2] !== undefined) return { kind: 'receiver', namespace: m[1], name: m[2] };
+  return undefined;
+}
+
+/** The requester in a sentence: "alice", "a push to main (Receiver shop/github)". Pure. */
+export function describeRequester(by: Requester): string {
+  switch (by.kind) {
+    case 'user':
+      return by.username;
+    case 'receiver':
+      return `a push${by.branch === undefined ? '' : ` to ${by.branch}`} (Receiver ${by.namespace}/${by.name})`;
+  }
+}
+
+/** The Event a sync request records on its Release, naming who asked and what they asked for. Pure. */
+export function syncEvent(
+  set: SyncSet,
+  by: Requester,
+): { readonly reason: string; readonly message: string } {
+  const who = describeRequester(by);
+  const what = set.forceSyncAt === undefined ? 'sync requested' : 'forced sync requested';
+  if (set.approvedRender !== undefined) {
+    return {
+      reason: 'RenderApproved',
+      message: `render ${set.approvedRender} approved and ${what} by ${who}`,
+    };
+  }
+  return {
+    reason: set.forceSyncAt === undefined ? 'SyncRequested' : 'ForcedSyncRequested',
+    message: `${what} by ${who}`,
+  };
+}
 
 /** What this request set (the response body reports it). */
 export interface SyncSet {
@@ -51,7 +118,13 @@ export function nextStamp(now: Date, previous: string | undefined): string {
 
 type ReleaseView = Pick<Release, 'metadata' | 'spec' | 'status'>;
 
-export function planSync(release: ReleaseView, req: SyncRequest, now: Date): SyncDecision {
+export function planSync(
+  release: ReleaseView,
+  req: SyncRequest,
+  now: Date,
+  /** Unset (convoy sync --direct, which knows no authenticated user): the *-by of what it sets is removed. */
+  by?: Requester,
+): SyncDecision {
   const current = release.metadata.annotations ?? {};
   const where = `release ${release.metadata.namespace ?? ''}/${release.metadata.name ?? ''}`;
   let approvedRender: string | undefined;
@@ -85,9 +158,16 @@ export function planSync(release: ReleaseView, req: SyncRequest, now: Date): Syn
     const v = current[key];
     if (v !== undefined && v !== '') annotations[key] = v;
   }
-  annotations[ANNOTATION_SYNC_REQUESTED_AT] = syncRequestedAt;
-  if (approvedRender !== undefined) annotations[ANNOTATION_APPROVED_RENDER] = approvedRender;
-  if (forceSyncAt !== undefined) annotations[ANNOTATION_FORCE_SYNC_AT] = forceSyncAt;
+  // Each value set here gets its requester beside it, or loses the one of an earlier request: a *-by
+  // must never name someone for a request they did not make.
+  const stamp = (key: string, value: string, byKey: string) => {
+    annotations[key] = value;
+    if (by === undefined) delete annotations[byKey];
+    else annotations[byKey] = requesterValue(by);
+  };
+  stamp(ANNOTATION_SYNC_REQUESTED_AT, syncRequestedAt, ANNOTATION_SYNC_REQUESTED_BY);
+  if (approvedRender !== undefined) stamp(ANNOTATION_APPROVED_RENDER, approvedRender, ANNOTATION_APPROVED_BY);
+  if (forceSyncAt !== undefined) stamp(ANNOTATION_FORCE_SYNC_AT, forceSyncAt, ANNOTATION_FORCE_SYNC_BY);
   return {
     ok: true,
     plan: {

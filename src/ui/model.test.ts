@@ -3,7 +3,14 @@
 // awaits approval, drift lists the drifted objects with their message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ANNOTATION_SYNC_REQUESTED_AT } from '../api/constants.ts';
+import {
+  ANNOTATION_APPROVED_BY,
+  ANNOTATION_APPROVED_RENDER,
+  ANNOTATION_FORCE_SYNC_AT,
+  ANNOTATION_FORCE_SYNC_BY,
+  ANNOTATION_SYNC_REQUESTED_AT,
+  ANNOTATION_SYNC_REQUESTED_BY,
+} from '../api/constants.ts';
 import type { Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
 import { driftView, releaseDetail, releaseRow, releaseSetRow, timeline } from './model.ts';
@@ -260,4 +267,87 @@ test('a RolledBack rollout says it was the automatic rollback, with its reason a
     kind: 'rollback',
     text: `automatic rollback (failurePolicy) after ${rolledBack.status?.rollout?.reason}, to the last healthy revision good`,
   });
+});
+
+test('who asked: the requester the API wrote beside each request, in the trigger and the timeline', () => {
+  const at = (m: number) => `2030-01-01T00:0${m}:00.000Z`;
+  const history = [
+    { renderRef: R1, revision: 'a'.repeat(40), appliedAt: at(0), result: 'Succeeded' as const },
+    { renderRef: R2, revision: 'a'.repeat(40), appliedAt: at(2) },
+  ];
+  const withAnnotations = (annotations: Record<string, string>, status: Partial<ReleaseStatus> = {}) => ({
+    ...release({ history, ...status }, { source: { git: { url: 'https://git.example/app.git' } } }),
+    metadata: { name: 'web', namespace: 'ns', annotations },
+  });
+  const rows: [string, Record<string, string>, Partial<ReleaseStatus>, string, string[]][] = [
+    [
+      'a user asked',
+      { [ANNOTATION_SYNC_REQUESTED_AT]: at(1), [ANNOTATION_SYNC_REQUESTED_BY]: 'user:alice' },
+      {},
+      'requested: sync requested by alice at 2030-01-01T00:01:00.000Z',
+      ['sync requested by alice'],
+    ],
+    [
+      'a push asked',
+      { [ANNOTATION_SYNC_REQUESTED_AT]: at(1), [ANNOTATION_SYNC_REQUESTED_BY]: 'receiver:ns/github' },
+      {},
+      'requested: sync requested by a push (Receiver ns/github) at 2030-01-01T00:01:00.000Z',
+      ['sync requested by a push (Receiver ns/github)'],
+    ],
+    [
+      'no requester recorded (an older convoy, convoy sync --direct): where it may have come from',
+      { [ANNOTATION_SYNC_REQUESTED_AT]: at(1) },
+      {},
+      'requested: sync requested at 2030-01-01T00:01:00.000Z (a push webhook, convoy sync or this UI)',
+      ['sync requested'],
+    ],
+    [
+      'a value convoy did not write names nobody',
+      { [ANNOTATION_SYNC_REQUESTED_AT]: at(1), [ANNOTATION_SYNC_REQUESTED_BY]: 'mallory' },
+      {},
+      'requested: sync requested at 2030-01-01T00:01:00.000Z (a push webhook, convoy sync or this UI)',
+      ['sync requested'],
+    ],
+    [
+      'a forced sync by bob, the later plain request by the observer',
+      {
+        [ANNOTATION_SYNC_REQUESTED_AT]: at(3),
+        [ANNOTATION_SYNC_REQUESTED_BY]: 'user:system:serviceaccount:convoy-system:observer',
+        [ANNOTATION_FORCE_SYNC_AT]: at(1),
+        [ANNOTATION_FORCE_SYNC_BY]: 'user:bob',
+      },
+      {},
+      'forced: forced sync requested by bob at 2030-01-01T00:01:00.000Z',
+      ['sync requested by system:serviceaccount:convoy-system:observer', 'forced sync requested by bob'],
+    ],
+    [
+      'a forced sync known only from the status: its requester is not claimed',
+      { [ANNOTATION_FORCE_SYNC_BY]: 'user:bob' },
+      { lastHandledForceSyncAt: at(1) },
+      'forced: forced sync requested at 2030-01-01T00:01:00.000Z',
+      [],
+    ],
+    [
+      'an approval by carol',
+      {
+        [ANNOTATION_SYNC_REQUESTED_AT]: at(1),
+        [ANNOTATION_SYNC_REQUESTED_BY]: 'user:carol',
+        [ANNOTATION_APPROVED_RENDER]: R2,
+        [ANNOTATION_APPROVED_BY]: 'user:carol',
+      },
+      {},
+      'requested: approved by carol at 2030-01-01T00:01:00.000Z',
+      ['sync requested by carol', 'render approved by carol'],
+    ],
+  ];
+  for (const [name, annotations, status, trigger, titles] of rows) {
+    const items = timeline(withAnnotations(annotations, status));
+    const r2 = items.find((t) => t.kind === 'render' && t.renderRef === R2);
+    assert.equal(`${r2?.trigger?.kind}: ${r2?.trigger?.text}`, trigger, name);
+    assert.deepEqual(
+      items.filter((t) => t.kind === 'trigger').map((t) => t.title),
+      titles,
+      name,
+    );
+  }
 });

@@ -4,14 +4,18 @@
 // `get` and the HTTP API use — so the page cannot disagree with them (docs/design.md#status-assembly).
 // Pure.
 import {
+  ANNOTATION_APPROVED_BY,
   ANNOTATION_APPROVED_RENDER,
   ANNOTATION_FORCE_SYNC_AT,
+  ANNOTATION_FORCE_SYNC_BY,
   ANNOTATION_SYNC_REQUESTED_AT,
+  ANNOTATION_SYNC_REQUESTED_BY,
 } from '../api/constants.ts';
 import { parseOptionalDuration } from '../api/duration.ts';
 import { shortRevision } from '../api/revision.ts';
 import type { Cluster, Condition, Release, ReleaseInventory, ReleaseSet } from '../api/types.ts';
 import { type ProgressSummary, progressSummary } from '../server/progress.ts';
+import { describeRequester, parseRequester } from '../server/sync.ts';
 import { type HealthResult, healthResult } from '../server/views.ts';
 
 export interface ReleaseRow {
@@ -109,13 +113,19 @@ function sourceChange(r: Release, revision: string): string {
   return `spec.source changed (revision ${rev})`;
 }
 
+/** " by alice" for a *-by annotation the API wrote (docs/http-api.md#post-sync), else nothing. */
+const byText = (value: string | undefined): string => {
+  const by = parseRequester(value);
+  return by === undefined ? '' : ` by ${describeRequester(by)}`;
+};
+
 const within = (t: string | undefined, after: string | undefined, upTo: string): t is string =>
   t !== undefined && t !== '' && t <= upTo && (after === undefined || t > after);
 
 /**
  * Who or what made convoy apply history[i], from what the Release holds (docs/ui.md#pages): a pin (convoy pin or rollback, or this UI: spec.pin),
- * a forced or a requested sync (their annotations, which keep the latest request only), else a
- * change of the source. Neither the status nor convoy's Events name the person behind a request.
+ * a forced or a requested sync (their annotations, which keep the latest request only, with the
+ * requester the API wrote beside each), else a change of the source.
  */
 export function triggerOf(r: Release, history: readonly HistoryEntry[], i: number): Trigger | undefined {
   const e = history[i];
@@ -128,16 +138,17 @@ export function triggerOf(r: Release, history: readonly HistoryEntry[], i: numbe
   }
   const force = a[ANNOTATION_FORCE_SYNC_AT] ?? r.status?.lastHandledForceSyncAt;
   if (within(force, prev?.appliedAt, e.appliedAt)) {
-    return { kind: 'forced', text: `forced sync requested at ${force}` };
+    const by = a[ANNOTATION_FORCE_SYNC_AT] === force ? byText(a[ANNOTATION_FORCE_SYNC_BY]) : '';
+    return { kind: 'forced', text: `forced sync requested${by} at ${force}` };
   }
   const requested = a[ANNOTATION_SYNC_REQUESTED_AT];
   if (within(requested, prev?.appliedAt, e.appliedAt)) {
     const approved = a[ANNOTATION_APPROVED_RENDER] === e.renderRef;
+    const by = byText(a[approved ? ANNOTATION_APPROVED_BY : ANNOTATION_SYNC_REQUESTED_BY]);
+    const how = approved ? '(convoy approve or this UI)' : '(a push webhook, convoy sync or this UI)';
     return {
       kind: 'requested',
-      text: approved
-        ? `approved at ${requested} (convoy approve or this UI)`
-        : `sync requested at ${requested} (a push webhook, convoy sync or this UI)`,
+      text: `${approved ? 'approved' : 'sync requested'}${by} at ${requested}${by === '' ? ` ${how}` : ''}`,
     };
   }
   if (prev === undefined)
@@ -230,20 +241,21 @@ export function timeline(r: Release): TimelineItem[] {
     });
   }
   const a = r.metadata.annotations ?? {};
-  const triggers: [string, string][] = [
-    [ANNOTATION_SYNC_REQUESTED_AT, 'sync requested'],
-    [ANNOTATION_FORCE_SYNC_AT, 'forced sync requested'],
+  const triggers: [string, string, string][] = [
+    [ANNOTATION_SYNC_REQUESTED_AT, ANNOTATION_SYNC_REQUESTED_BY, 'sync requested'],
+    [ANNOTATION_FORCE_SYNC_AT, ANNOTATION_FORCE_SYNC_BY, 'forced sync requested'],
   ];
-  for (const [key, title] of triggers) {
+  for (const [key, byKey, title] of triggers) {
     const t = a[key];
-    if (t !== undefined && t !== '') items.push({ time: t, kind: 'trigger', title });
+    if (t !== undefined && t !== '')
+      items.push({ time: t, kind: 'trigger', title: `${title}${byText(a[byKey])}` });
   }
   const approved = a[ANNOTATION_APPROVED_RENDER];
   if (approved !== undefined && approved !== '') {
     items.push({
       time: a[ANNOTATION_SYNC_REQUESTED_AT] ?? '',
       kind: 'trigger',
-      title: 'render approved',
+      title: `render approved${byText(a[ANNOTATION_APPROVED_BY])}`,
       renderRef: approved,
     });
   }

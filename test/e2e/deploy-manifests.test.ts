@@ -3,9 +3,12 @@
 // Deployments run entry points that exist with flags they accept (the shared ones equal on both) and
 // ServiceAccounts deploy/ declares, probed with httpGet on a probe server that listens on the pod IP,
 // and the API server accepts every object (CRDs applied, then everything else with server-side dry run).
+// The opt-in web UI component (deploy/ui), uncommented as docs/ui.md says, builds with kubectl kustomize
+// into a controller-manager with --api-ui and the impersonation ClusterRole bound to its ServiceAccount.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,13 +19,20 @@ import { parseObserverFlags } from '../../src/cmd/observer-flags.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { libraryYaml } from '../../src/rules/library.ts';
+import { ensureBinaries } from '../../src/testenv/build.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
+import { runCommand } from '../support/run-command.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEPLOY = join(ROOT, 'deploy');
-/** In deploy/ but deliberately not in kustomization.yaml: the alternative RBAC mode (cluster, opt-in). */
-const ALTERNATIVES = ['controller-manager/rbac-apply.yaml'];
+/**
+ * In deploy/ but deliberately not in kustomization.yaml's resources: the alternative RBAC mode (cluster,
+ * opt-in) and the opt-in web UI component's RBAC (deploy/ui, listed by its own kustomization.yaml).
+ */
+const ALTERNATIVES = ['controller-manager/rbac-apply.yaml', 'ui/rbac.yaml'];
+/** Kustomize files other than the top one. */
+const COMPONENTS = ['ui/kustomization.yaml'];
 
 async function yamlFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -72,7 +82,9 @@ describe('deploy/ manifests, offline', () => {
   test('kustomization.yaml lists every manifest once, and only files that exist', async () => {
     const listed = await kustomized();
     assert.equal(new Set(listed).size, listed.length, 'no duplicates');
-    const all = (await yamlFiles(DEPLOY)).filter((f) => f !== 'kustomization.yaml');
+    const all = (await yamlFiles(DEPLOY)).filter(
+      (f) => f !== 'kustomization.yaml' && !COMPONENTS.includes(f),
+    );
     assert.deepEqual([...listed, ...ALTERNATIVES].sort(), all);
   });
 
@@ -146,6 +158,75 @@ describe('deploy/ manifests, offline', () => {
       assert.deepEqual(c.livenessProbe?.httpGet, { path: '/healthz', port: 'metrics' });
       assert.deepEqual(c.readinessProbe?.httpGet, { path: '/readyz', port: 'metrics' });
       assert.equal(c.livenessProbe?.exec, undefined);
+    }
+  });
+
+  test('the web UI component, uncommented as docs/ui.md says, adds --api-ui and the impersonation ClusterRole', async () => {
+    const top = await readFile(join(DEPLOY, 'kustomization.yaml'), 'utf8');
+    assert.match(
+      top,
+      /^# components:\n# {3}- ui$/m,
+      'the opt-in line is in kustomization.yaml, commented out',
+    );
+    const work = await mkdtemp(join(tmpdir(), 'convoy-deploy-ui-'));
+    try {
+      await cp(DEPLOY, join(work, 'deploy'), { recursive: true });
+      await writeFile(
+        join(work, 'deploy', 'kustomization.yaml'),
+        top.replace('# components:\n#   - ui', 'components:\n  - ui'),
+      );
+      const kubectl = join(await ensureBinaries(), 'kubectl');
+      const built = await runCommand(kubectl, ['kustomize', join(work, 'deploy')], {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? '' },
+        timeoutMs: 60_000,
+      });
+      assert.equal(built.code, 0, built.out);
+      const objects = parseAllDocuments(built.out)
+        .map((d) => d.toJSON() as KubeObject | null)
+        .filter((o): o is KubeObject => o !== null);
+      const deployment = objects.find(
+        (o) => o.kind === 'Deployment' && o.metadata.name === 'convoy-controller-manager',
+      ) as unknown as PodTemplate | undefined;
+      const args = deployment?.spec.template.spec.containers[0]?.args ?? [];
+      const parsed = parseControllerManagerFlags(args, {}, { hostname: 'pod', pid: 1, tmpdir: '/tmp' });
+      assert.equal(parsed.kind, 'run');
+      if (parsed.kind !== 'run') return;
+      assert.equal(parsed.api.kind, 'serve');
+      assert.equal(parsed.api.kind === 'serve' && parsed.api.ui, true, `--api-ui in ${args.join(' ')}`);
+      // Everything else is the default install, tenant mode included.
+      assert.deepEqual(parsed.options.tenancy, { mode: 'tenant' });
+      const binding = objects.find(
+        (o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'convoy-ui-impersonator',
+      ) as
+        | (KubeObject & {
+            roleRef: { name: string };
+            subjects: { kind: string; name: string; namespace: string }[];
+          })
+        | undefined;
+      assert.deepEqual(binding?.subjects, [
+        { kind: 'ServiceAccount', name: 'convoy-controller-manager', namespace: 'convoy-system' },
+      ]);
+      const role = objects.find(
+        (o) => o.kind === 'ClusterRole' && o.metadata.name === binding?.roleRef.name,
+      ) as
+        | (KubeObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] })
+        | undefined;
+      const granted = (role?.rules ?? []).flatMap((r) =>
+        r.verbs.includes('impersonate')
+          ? r.apiGroups.flatMap((g) => r.resources.map((x) => `${g}/${x}`))
+          : [],
+      );
+      // What ui-backend.ts sends: Impersonate-User (a user or a ServiceAccount), -Group, -Uid, -Extra-*.
+      assert.deepEqual(granted.sort(), [
+        '/groups',
+        '/serviceaccounts',
+        '/users',
+        // uids and userextras/<every key>: RBAC matches no "userextras/*", so the group's "*".
+        'authentication.k8s.io/*',
+      ]);
+    } finally {
+      await rm(work, { recursive: true, force: true });
     }
   });
 });

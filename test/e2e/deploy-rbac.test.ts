@@ -5,10 +5,13 @@
 // token. They roll out the guestbook example from a git repository (waves, a
 // PostSync hook, default health rules), roll back a broken commit, and delete it; every 401/403 any of
 // their requests got — also those the code swallows — is reported by a preload on Node's diagnostics
-// channels, and there must be none.
+// channels, and there must be none. The tenant install also enables the opt-in web UI component
+// (deploy/ui: --api-ui and its impersonation ClusterRole): a team member's session, watches and all,
+// runs impersonating them with those rights alone.
 import assert from 'node:assert/strict';
 import { execFile as execFileCb } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -21,7 +24,13 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { errorMessage } from '../../src/lib/errors.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
-import { DENIAL_PRELOAD, denials, deployedTenancy, installAs } from '../support/deploy-install.ts';
+import {
+  componentArgs,
+  DENIAL_PRELOAD,
+  denials,
+  deployedTenancy,
+  installAs,
+} from '../support/deploy-install.ts';
 import {
   type ManagerProcess,
   type ObserverProcess,
@@ -29,6 +38,7 @@ import {
   startObserver,
   wakeupsTo,
 } from '../support/processes.ts';
+import { bindRole, waitForAccess } from '../support/rbac.ts';
 import { getInventory, getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -267,7 +277,7 @@ spec:
     admin = new KubeClient(cp.kubeConfig);
     dir = await mkdtemp(join(tmpdir(), 'convoy-deploy-tenant-'));
     await installCrds(cp.kubeConfig);
-    kubeconfigs = await installAs(admin, cp, dir, 'controller-manager/rbac-tenant.yaml');
+    kubeconfigs = await installAs(admin, cp, dir, 'controller-manager/rbac-tenant.yaml', ['ui/rbac.yaml']);
     // The team's own deployer: it may write what its renders hold, in its namespace only.
     for (const obj of [
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } },
@@ -300,6 +310,7 @@ spec:
       identity: 'controller-tenant',
       gitCacheDir: join(dir, 'git-cache'),
       env,
+      args: await componentArgs('ui'),
     });
     observer = await startObserver({
       kubeconfigPath: kubeconfigs['convoy-observer'] ?? '',
@@ -370,5 +381,68 @@ spec:
       undefined,
       'nothing was written',
     );
+  });
+
+  test("with deploy/ui, a team member's web UI session runs as them on convoy's ServiceAccount alone", async () => {
+    assert.deepEqual(await componentArgs('ui'), ['--api-ui']);
+    assert.ok(controller?.api);
+    const before = denials(controller.log()).length;
+    await admin.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'dev', namespace: TEAM },
+    });
+    await bindRole(
+      admin,
+      TEAM,
+      'ui-dev',
+      [
+        {
+          apiGroups: ['convoy.kumodo.io'],
+          resources: ['releases', 'releaseinventories', 'clusters', 'releasesets'],
+          verbs: ['get', 'list', 'watch'],
+        },
+        { apiGroups: ['api.convoy.kumodo.io'], resources: ['ui/proxy'], verbs: ['get', 'create'] },
+      ],
+      [{ kind: 'ServiceAccount', name: 'dev', namespace: TEAM }],
+    );
+    await waitForAccess(admin, 'dev may watch releases', {
+      user: `system:serviceaccount:${TEAM}:dev`,
+      resourceAttributes: { verb: 'watch', group: 'convoy.kumodo.io', resource: 'releases', namespace: TEAM },
+    });
+    const tr = await admin.request<{ status: { token: string } }>({
+      method: 'POST',
+      path: `/api/v1/namespaces/${TEAM}/serviceaccounts/dev/token`,
+      body: {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: { expirationSeconds: 600 },
+      },
+    });
+    // Straight to convoy's port with the member's token: TokenReview names them (user, uid, groups and
+    // the credential-id extra), and the session impersonates all of it.
+    const { url, caPem } = controller.api;
+    const res = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
+      const req = httpsRequest(
+        `${url}/apis/api.convoy.kumodo.io/v1alpha1/namespaces/${TEAM}/ui/web/proxy/api/releases`,
+        { ca: caPem, headers: { authorization: `Bearer ${tr.status.token}` }, timeout: 60_000 },
+        (r) => {
+          let body = '';
+          r.on('data', (b: Buffer) => {
+            body += b.toString();
+          });
+          r.on('end', () => resolve({ status: r.statusCode, body }));
+        },
+      );
+      req.once('timeout', () => req.destroy(new Error('timed out')));
+      req.once('error', reject);
+      req.end();
+    });
+    assert.equal(res.status, 200, res.body);
+    const rows = (JSON.parse(res.body) as { rows: { key: string }[] }).rows.map((r) => r.key);
+    assert.deepEqual(rows, [`${TEAM}/rogue`]);
+    const problems = (JSON.parse(res.body) as { problems?: unknown[] }).problems ?? [];
+    assert.deepEqual(problems, [], 'every watch of the session runs');
+    assert.deepEqual(denials(controller.log()).slice(before), [], 'no impersonated request was denied');
   });
 });

@@ -4,6 +4,8 @@
 // with `kubectl apply --server-side --dry-run=server` (the CRD schemas and their CEL rules judge them);
 // json blocks parse; ts blocks compile and import only names that exist. A block that cannot run here
 // says why on the line before it (test/support/doc-blocks.ts lists the directives); the skips are counted.
+// Blocks marked `api` need convoy's API behind the aggregation layer: a second control plane runs them,
+// with the controller-manager serving the in-cluster web UI (--api-ui) and a Release shop/web.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,9 +15,12 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { ensureBinaries } from '../../src/testenv/build.ts';
+import { registerApiService } from '../../src/testenv/index.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { blockName, type DocBlock, extractAll, HOW_TO_MARK, LANGS } from '../support/doc-blocks.ts';
+import { configMap, inlineRelease } from '../support/hooks.ts';
+import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
 import { runCommand } from '../support/run-command.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -36,6 +41,21 @@ const FILLER_MANIFESTS = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: doc-
 
 function failure(b: DocBlock, what: string): string {
   return `${blockName(b)} ${what}\n\nFix the doc (or the code, when the doc is right).\n${HOW_TO_MARK}`;
+}
+
+/** What a block's shell gets: the built kubectl and tools and `convoy` on PATH, this cluster's KUBECONFIG. */
+async function blockEnv(kubeconfigPath: string, home: string): Promise<NodeJS.ProcessEnv> {
+  const bin = await ensureBinaries();
+  // helm and kustomize for `convoy render` of a chart or an overlay (docs/helm.md, docs/kustomize.md).
+  const tools = await ensureTools();
+  return {
+    PATH: [bin, tools, join(ROOT, 'bin'), join(ROOT, 'node_modules', '.bin'), process.env.PATH ?? ''].join(
+      delimiter,
+    ),
+    KUBECONFIG: kubeconfigPath,
+    HOME: home,
+    LANG: 'C.UTF-8',
+  };
 }
 
 function run(cmd: string, args: readonly string[], opts: { env: NodeJS.ProcessEnv; input?: string }) {
@@ -92,20 +112,10 @@ describe('docs: every block of README.md and docs/ runs', () => {
   let kubectl = '';
 
   before(async () => {
-    const bin = await ensureBinaries();
-    // helm and kustomize for `convoy render` of a chart or an overlay (docs/helm.md, docs/kustomize.md).
-    const tools = await ensureTools();
-    kubectl = join(bin, 'kubectl');
+    kubectl = join(await ensureBinaries(), 'kubectl');
     cluster = await startCrdCluster({ namespaces: [FRAGMENT_NAMESPACE] });
     home = await mkdtemp(join(tmpdir(), 'convoy-docs-home-'));
-    env = {
-      PATH: [bin, tools, join(ROOT, 'bin'), join(ROOT, 'node_modules', '.bin'), process.env.PATH ?? ''].join(
-        delimiter,
-      ),
-      KUBECONFIG: cluster.cp.kubeconfigPath,
-      HOME: home,
-      LANG: 'C.UTF-8',
-    };
+    env = await blockEnv(cluster.cp.kubeconfigPath, home);
   });
   after(async () => {
     await cluster?.stop();
@@ -128,9 +138,10 @@ describe('docs: every block of README.md and docs/ runs', () => {
     for (const b of skipped)
       if (b.directive.kind === 'skip') t.diagnostic(`skip ${blockName(b)}: ${b.directive.reason}`);
     const dev = blocks.filter((b) => b.directive.kind === 'dev').length;
+    const api = blocks.filter((b) => b.directive.kind === 'api').length;
     const text = blocks.filter((b) => b.lang === 'text').length;
     t.diagnostic(
-      `${blocks.length} blocks: ${skipped.length} skipped, ${text} text (output), ${dev} run under convoy dev by test/e2e/dev.test.ts`,
+      `${blocks.length} blocks: ${skipped.length} skipped, ${text} text (output), ${dev} run under convoy dev by test/e2e/dev.test.ts, ${api} with convoy's API registered`,
     );
     assert.ok(
       skipped.length * 5 <= blocks.length,
@@ -164,7 +175,7 @@ describe('docs: every block of README.md and docs/ runs', () => {
 
   for (const b of blocks) {
     const d = b.directive;
-    if (d.kind === 'skip' || d.kind === 'dev' || b.lang === 'text') continue;
+    if (d.kind === 'skip' || d.kind === 'dev' || d.kind === 'api' || b.lang === 'text') continue;
     switch (b.lang) {
       case 'yaml':
         test(`yaml ${b.file}:${b.line} is accepted by the API server`, async () => {
@@ -235,5 +246,56 @@ describe('docs: every block of README.md and docs/ runs', () => {
       default:
         break;
     }
+  }
+});
+
+describe("docs: the blocks that need convoy's API registered (doc-test: api) run", () => {
+  const apiBlocks = blocks.filter((b) => b.directive.kind === 'api');
+  let cluster: CrdCluster | undefined;
+  let manager: ManagerProcess | undefined;
+  let env: NodeJS.ProcessEnv = {};
+  let home = '';
+
+  before(async () => {
+    // As docs/ui.md#in-a-cluster sets it up: the aggregation layer, the controller-manager with --api-ui
+    // registered as the APIService, and something to show in namespace shop.
+    cluster = await startCrdCluster({
+      aggregation: true,
+      namespaces: ['convoy-system', 'shop'],
+      scratch: 'convoy-docs-api-',
+    });
+    manager = await startControllerManager({
+      kubeconfigPath: cluster.cp.kubeconfigPath,
+      identity: 'docs-api',
+      tenancy: { mode: 'cluster' },
+      gitCacheDir: join(cluster.work, 'git-cache'),
+      api: { kind: 'serve', tls: 'dev-self-signed' },
+      args: ['--api-ui'],
+    });
+    assert.ok(manager.api, 'the controller-manager serves its API');
+    await registerApiService(cluster.cp.kubeConfig, { port: manager.api.port, caPem: manager.api.caPem });
+    await cluster.client.create(inlineRelease('shop', 'web', [configMap('web')], {}));
+    home = await mkdtemp(join(tmpdir(), 'convoy-docs-api-home-'));
+    env = await blockEnv(cluster.cp.kubeconfigPath, home);
+  });
+  after(async () => {
+    await manager?.stop();
+    await cluster?.stop();
+    if (home !== '') await rm(home, { recursive: true, force: true });
+  });
+
+  test('there are such blocks (docs/ui.md reaches the UI through kubectl proxy)', () => {
+    assert.ok(
+      apiBlocks.some((b) => b.file === 'docs/ui.md'),
+      apiBlocks.map((b) => blockName(b)).join(', '),
+    );
+  });
+
+  for (const b of apiBlocks) {
+    test(`sh ${b.file}:${b.line} runs with convoy's API registered`, async () => {
+      assert.equal(b.lang, 'sh', failure(b, 'is marked api but is not an sh block'));
+      const r = await run('bash', ['-euo', 'pipefail', '-c', b.text], { env });
+      assert.equal(r.code, 0, failure(b, `exited ${r.code}:\n${r.out}`));
+    });
   }
 });

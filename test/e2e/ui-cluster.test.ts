@@ -4,7 +4,9 @@
 // the UI acts as that user by impersonation. An admin sees every namespace and a new Release without
 // a reload (the event stream passes both proxies); a viewer who may only read sees their namespace and,
 // on a Release page, which permission the actions need before any click (the review is made as the
-// viewer, not as convoy); a user without `get ui/proxy` is refused by the API server itself.
+// viewer, not as convoy); a user without `get ui/proxy` is refused by the API server itself. Who asked
+// for a sync is the user kube-apiserver names, through every proxy: alice (kubectl --as) forcing a sync
+// in the page and bob's `kubectl create --raw …/sync` are Events naming them, and the timeline says so.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -12,6 +14,8 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { ANNOTATION_FORCE_SYNC_BY, ANNOTATION_SYNC_REQUESTED_BY } from '../../src/api/constants.ts';
+import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
 import { type ControlPlane, registerApiService } from '../../src/testenv/index.ts';
@@ -20,6 +24,7 @@ import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, inlineRelease } from '../support/hooks.ts';
 import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
 import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { runCommand } from '../support/run-command.ts';
 import { launchBrowser, screenshot, seriousViolations } from '../support/ui.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -36,10 +41,10 @@ let manager: ManagerProcess | undefined;
 let browser: Browser | undefined;
 const proxies: ChildProcess[] = [];
 
-/** `kubectl proxy` with this kubeconfig on a free port; resolves to its address. */
-async function kubectlProxy(kubeconfig: string): Promise<string> {
+/** `kubectl proxy` with this kubeconfig (and e.g. --as) on a free port; resolves to its address. */
+async function kubectlProxy(kubeconfig: string, extra: readonly string[] = []): Promise<string> {
   const kubectl = join(await ensureBinaries(), 'kubectl');
-  const child = spawn(kubectl, ['proxy', '--port=0', `--kubeconfig=${kubeconfig}`], {
+  const child = spawn(kubectl, ['proxy', '--port=0', `--kubeconfig=${kubeconfig}`, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proxies.push(child);
@@ -223,4 +228,117 @@ test('a user without get ui/proxy is refused by the API server, naming the permi
     status.message,
     /User "system:serviceaccount:shop:outsider" cannot get resource "ui\/proxy" in API group "api\.convoy\.kumodo\.io" in the namespace "shop"/,
   );
+});
+
+test('who asked: a sync through kube-apiserver as an impersonated user is an Event naming them, and the timeline says so', async () => {
+  // alice and bob exist only as names kubectl impersonates (the admin may impersonate anyone).
+  await bindRole(
+    client,
+    NS,
+    'ui-operator',
+    [
+      {
+        apiGroups: ['convoy.kumodo.io'],
+        resources: ['releases', 'releaseinventories', 'clusters', 'releasesets'],
+        verbs: ['get', 'list', 'watch'],
+      },
+      {
+        apiGroups: ['api.convoy.kumodo.io'],
+        resources: ['ui/proxy', 'releases/sync', 'releases/history', 'releases/renders'],
+        verbs: ['get', 'create'],
+      },
+    ],
+    [
+      { kind: 'User', name: 'alice' },
+      { kind: 'User', name: 'bob' },
+    ],
+  );
+  for (const user of ['alice', 'bob']) {
+    await waitForAccess(client, `${user} may create releases/sync`, {
+      user,
+      resourceAttributes: {
+        verb: 'create',
+        group: 'api.convoy.kumodo.io',
+        resource: 'releases',
+        subresource: 'sync',
+        namespace: NS,
+      },
+    });
+  }
+  const events = async (reason: string) =>
+    (
+      await client.list<{ reason?: string; message?: string; reportingComponent?: string }>(
+        { apiVersion: 'v1', kind: 'Event', namespace: NS },
+        { fieldSelector: `involvedObject.name=web,reason=${reason}` },
+      )
+    ).filter((e) => e.reportingComponent === 'convoy-api');
+
+  // alice in the page (kubectl proxy --as=alice): the UI acts as her, so /sync hears her name.
+  const proxy = await kubectlProxy(cp.kubeconfigPath, ['--as=alice']);
+  const page = await (await browser?.newContext({ viewport: { width: 1280, height: 900 } }))?.newPage();
+  assert.ok(page);
+  await page.goto(`${proxy}${UI_NS}releases/${NS}/web`);
+  await page.getByRole('heading', { level: 1, name: `Release ${NS}/web` }).waitFor({ timeout: WAIT_MS });
+  const force = page.getByRole('button', { name: 'Forced sync', exact: true });
+  await waitFor('the pre-check to offer alice Forced sync', () => force.isEnabled(), { timeoutMs: WAIT_MS });
+  await force.click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+  const forced = await waitFor(
+    'an Event naming alice',
+    async () => {
+      const e = await events('ForcedSyncRequested');
+      return e.find((x) => x.message === 'forced sync requested by alice');
+    },
+    { timeoutMs: WAIT_MS },
+  );
+  assert.ok(forced);
+  const r = await client.get<Release>({
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'Release',
+    namespace: NS,
+    name: 'web',
+  });
+  assert.equal(r?.metadata.annotations?.[ANNOTATION_FORCE_SYNC_BY], 'user:alice');
+  await page
+    .locator('ol.timeline li[data-kind="trigger"]', { hasText: 'forced sync requested by alice' })
+    .waitFor({ timeout: WAIT_MS });
+
+  // bob with kubectl straight at the API (no UI): the same, and alice's page shows it live.
+  const kubectl = join(await ensureBinaries(), 'kubectl');
+  const raw = await runCommand(
+    kubectl,
+    [
+      'create',
+      '--raw',
+      `/apis/api.convoy.kumodo.io/v1alpha1/namespaces/${NS}/releases/web/sync`,
+      '-f',
+      '-',
+      '--as=bob',
+      `--kubeconfig=${cp.kubeconfigPath}`,
+    ],
+    { cwd: cluster?.work ?? '.', env: { PATH: process.env.PATH ?? '' }, input: '{}', timeoutMs: WAIT_MS },
+  );
+  assert.equal(raw.code, 0, raw.out);
+  await waitFor(
+    'an Event naming bob',
+    async () => {
+      const e = await events('SyncRequested');
+      return e.find((x) => x.message === 'sync requested by bob');
+    },
+    { timeoutMs: WAIT_MS },
+  );
+  const after = await client.get<Release>({
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'Release',
+    namespace: NS,
+    name: 'web',
+  });
+  assert.equal(after?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_BY], 'user:bob');
+  // bob's plain sync leaves alice's forced sync hers.
+  assert.equal(after?.metadata.annotations?.[ANNOTATION_FORCE_SYNC_BY], 'user:alice');
+  await page
+    .locator('ol.timeline li[data-kind="trigger"]', { hasText: 'sync requested by bob' })
+    .waitFor({ timeout: WAIT_MS });
+  await screenshot(page, 'cluster-release-who-asked');
+  await page.close();
 });

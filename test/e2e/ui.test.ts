@@ -231,7 +231,9 @@ test('approve in Manual mode: the diff first, then the render is applied', async
   await dialog.getByRole('button', { name: 'Confirm' }).click();
   await page.getByText(/approved render sha256:/).waitFor({ timeout: UI_WAIT_MS });
   await page
-    .locator('ol.timeline li[data-kind="render"] [data-trigger="requested"]', { hasText: /approved at/ })
+    .locator('ol.timeline li[data-kind="render"] [data-trigger="requested"]', {
+      hasText: /approved by admin at/,
+    })
     .waitFor({ timeout: UI_WAIT_MS });
   await waitFor(
     'the approved render applied',

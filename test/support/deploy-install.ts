@@ -57,10 +57,12 @@ export async function installAs(
   cp: ControlPlane,
   dir: string,
   mode: 'controller-manager/rbac-apply.yaml' | 'controller-manager/rbac-tenant.yaml',
+  /** Opt-in components' RBAC too, e.g. ui/rbac.yaml (the in-cluster web UI). */
+  extra: readonly string[] = [],
 ): Promise<Record<'convoy-controller-manager' | 'convoy-observer', string>> {
   for (const obj of await deployDocs('rules/default-rules.yaml'))
     await applyObject(admin, obj, { fieldManager: 'convoy-install', force: true });
-  for (const file of [...RBAC_FILES, mode])
+  for (const file of [...RBAC_FILES, mode, ...extra])
     for (const obj of await deployDocs(file))
       await applyObject(admin, obj, { fieldManager: 'convoy-install', force: true });
 
@@ -99,6 +101,28 @@ export async function installAs(
     });
   }
   return out as Record<'convoy-controller-manager' | 'convoy-observer', string>;
+}
+
+/** The controller-manager flags an opt-in component's JSON patch adds (e.g. deploy/ui: --api-ui). */
+export async function componentArgs(component: string): Promise<string[]> {
+  const text = await readFile(join(ROOT, 'deploy', component, 'kustomization.yaml'), 'utf8');
+  const k = parseAllDocuments(text)[0]?.toJSON() as {
+    patches?: { target?: { kind?: string; name?: string }; patch?: string }[];
+  };
+  const out: string[] = [];
+  for (const p of k.patches ?? []) {
+    if (p.target?.kind !== 'Deployment' || p.target.name !== 'convoy-controller-manager') continue;
+    const ops = parseAllDocuments(p.patch ?? '')[0]?.toJSON() as {
+      op: string;
+      path: string;
+      value: string;
+    }[];
+    for (const op of ops) {
+      assert.equal(op.path, '/spec/template/spec/containers/0/args/-', `deploy/${component}: ${op.path}`);
+      out.push(op.value);
+    }
+  }
+  return out;
 }
 
 /** The CONVOY-DENIED lines of a process log (the preload's). */

@@ -8,7 +8,8 @@ test('parseDirective', () => {
   assert.deepEqual(parseDirective('skip reason="quoted why"'), { kind: 'skip', reason: 'quoted why' });
   assert.deepEqual(parseDirective('fragment kind=Release'), { kind: 'fragment', of: 'Release' });
   assert.deepEqual(parseDirective('dev'), { kind: 'dev' });
-  for (const bad of ['skip', 'skip reason=', 'fragment', 'dev now', 'ignore']) {
+  assert.deepEqual(parseDirective('api'), { kind: 'api' });
+  for (const bad of ['skip', 'skip reason=', 'fragment', 'dev now', 'api x', 'ignore']) {
     assert.ok('problem' in parseDirective(bad), bad);
   }
 });

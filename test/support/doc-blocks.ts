@@ -10,12 +10,15 @@ import { join, relative } from 'node:path';
  * - `<!-- doc-test: skip reason=… -->`: not run; the reason is required and counted
  * - `<!-- doc-test: fragment kind=K -->`: a YAML part of a K (e.g. a Release's spec), applied inside one
  * - `<!-- doc-test: dev -->`: a shell block run in the environment a running `convoy dev` prints
+ * - `<!-- doc-test: api -->`: a shell block run by docs.test.ts against a cluster where convoy's API is
+ *   registered (aggregation layer, controller-manager --api-ui) and namespace shop holds a Release web
  */
 export type Directive =
   | { readonly kind: 'run' }
   | { readonly kind: 'skip'; readonly reason: string }
   | { readonly kind: 'fragment'; readonly of: string }
-  | { readonly kind: 'dev' };
+  | { readonly kind: 'dev' }
+  | { readonly kind: 'api' };
 
 export interface DocBlock {
   /** Relative to the repository root, e.g. docs/sources.md. */
@@ -35,6 +38,7 @@ export const HOW_TO_MARK = [
   '  <!-- doc-test: skip reason=why it cannot run here -->   not run (keep these rare; the reason is printed)',
   '  <!-- doc-test: fragment kind=Release -->               YAML that is part of a Release (or Role, …)',
   '  <!-- doc-test: dev -->                                 shell run against a running `convoy dev`',
+  "  <!-- doc-test: api -->                                 shell run with convoy's API (--api-ui) registered",
   'Illustrative output goes in a ```text block; every block needs a language: sh, yaml, json, ts or text.',
 ].join('\n');
 
@@ -60,7 +64,10 @@ export function parseDirective(body: string): Directive | { readonly problem: st
         : { kind: 'fragment', of: m[1] };
     }
     case 'dev':
-      return args === '' ? { kind: 'dev' } : { problem: `doc-test: dev takes no arguments, got "${args}"` };
+    case 'api':
+      return args === ''
+        ? { kind: word }
+        : { problem: `doc-test: ${word} takes no arguments, got "${args}"` };
     default:
       return { problem: `unknown doc-test directive "${body}"` };
   }
