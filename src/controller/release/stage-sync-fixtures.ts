@@ -132,3 +132,12 @@ export function failDryRun(client: KubeClient, name: string): KubeClient {
         : request(req),
   });
 }
+
+/** The writes of one wave in the log: its keys noted pending, each applied, then recorded on top of `before`. */
+export function waveWrites(before: readonly string[], wave: readonly string[]): string[] {
+  return [
+    `inventory entries=[${before.join(',')}] pending=[${wave.join(',')}]`,
+    ...wave.map((name) => `apply ${name}`),
+    `inventory entries=[${[...before, ...wave].join(',')}] pending=[]`,
+  ];
+}

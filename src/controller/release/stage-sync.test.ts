@@ -2,7 +2,7 @@
 // persist, then each wave noted, applied and recorded, stopping at the first hold or failure.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cm, failDryRun, fakeCluster, sync, waitPrevious } from './stage-sync-fixtures.ts';
+import { cm, failDryRun, fakeCluster, sync, waitPrevious, waveWrites } from './stage-sync-fixtures.ts';
 
 describe('stageSync: the executor runs the plan in order and stops at the first hold or failure', () => {
   it('dry run of the whole render, persist, then each wave noted, applied and recorded', async () => {
@@ -13,12 +13,8 @@ describe('stageSync: the executor runs the plan in order and stops at the first 
       'dry-run a',
       'dry-run b',
       'store R',
-      'inventory entries=[] pending=[a]',
-      'apply a',
-      'inventory entries=[a] pending=[]',
-      'inventory entries=[a] pending=[b]',
-      'apply b',
-      'inventory entries=[a,b] pending=[]',
+      ...waveWrites([], ['a']),
+      ...waveWrites(['a'], ['b']),
     ]);
   });
 
@@ -46,11 +42,7 @@ describe('stageSync: the executor runs the plan in order and stops at the first 
     const result = await sync([cm('a', 0), cm('b', 1)], cluster, { release: waitPrevious(1) });
     assert.equal(result.kind === 'held' ? result.reason : result.kind, 'WaitingForWaveHealth');
     assert.equal(result.kind === 'held' ? result.attempt.applied : true, false);
-    assert.deepEqual(cluster.calls.slice(-3), [
-      'inventory entries=[] pending=[a]',
-      'apply a',
-      'inventory entries=[a] pending=[]',
-    ]);
+    assert.deepEqual(cluster.calls.slice(-3), waveWrites([], ['a']));
   });
 
   it('WaitPrevious on the first wave gates nothing', async () => {

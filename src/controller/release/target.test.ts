@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Cluster, ClusterSpec, Condition, Release } from '../../api/types.ts';
+import { readyTrue, testCluster } from '../cluster/fixtures.ts';
 import { decideTarget, type TargetDecision, type Tenancy } from './target.ts';
 
 function release(spec: { cluster?: string; sa?: string } = {}): Release {
@@ -17,29 +18,17 @@ function release(spec: { cluster?: string; sa?: string } = {}): Release {
 }
 
 function cluster(spec: ClusterSpec, ready?: Partial<Condition>, generation = 2): Cluster {
-  return {
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'Cluster',
-    metadata: { name: 'prod', namespace: 'team-a', generation },
-    spec,
-    ...(ready === undefined
-      ? {}
-      : {
-          status: {
-            conditions: [
-              {
-                type: 'Ready',
-                status: 'True',
-                reason: 'Reachable',
-                message: 'Kubernetes v1.36.3',
-                lastTransitionTime: '2026-01-01T00:00:00Z',
-                observedGeneration: generation,
-                ...ready,
-              },
-            ],
-          },
-        }),
+  const base = {
+    message: 'Kubernetes v1.36.3',
+    lastTransitionTime: '2026-01-01T00:00:00Z',
+    observedGeneration: generation,
   };
+  return testCluster({
+    namespace: 'team-a',
+    spec,
+    generation,
+    ...(ready === undefined ? {} : { ready: readyTrue(base, ready) }),
+  });
 }
 
 const secretRef = { name: 'prod-kubeconfig', key: 'kubeconfig' };
