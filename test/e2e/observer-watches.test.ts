@@ -16,13 +16,13 @@ import { Harness, newLogger } from '../../src/runtime/index.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
 import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'watched';
 const LEASE_NS = 'convoy-system';
 const A = `sha256:${'a'.repeat(64)}`;
-const now = () => `${new Date().toISOString().slice(0, 19)}Z`;
 
 describe('observer watched reads', () => {
   let cp: ControlPlane;
@@ -74,34 +74,10 @@ describe('observer watched reads', () => {
     await cp?.stop();
   });
 
-  const applyRelease = async (name: string) => {
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: { name, namespace: NS },
-        spec: { source: { inline: { manifests: '# test' } }, healthAssessment: DEFAULT_HEALTH },
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true },
-    );
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: { name, namespace: NS },
-        status: { lastAttempted: { renderRef: A, revision: 'r1', time: now(), applied: true } },
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true, subresource: 'status' },
-    );
-  };
+  const applyRelease = (name: string) =>
+    applyAppliedRelease(client, NS, name, { healthAssessment: DEFAULT_HEALTH }, A);
   const applyInventory = (name: string, entries: InventoryEntry[]) =>
-    applyObject(
-      client,
-      { apiVersion: API_VERSION, kind: 'ReleaseInventory', metadata: { name, namespace: NS }, entries },
-      { fieldManager: FIELD_MANAGERS.controller, force: true },
-    );
+    applyControllerInventory(client, NS, name, entries);
   const entry = (kind: string, name: string): InventoryEntry => ({
     group: '',
     version: 'v1',
@@ -173,7 +149,7 @@ describe('observer watched reads', () => {
       body: {
         status: {
           phase: 'Running',
-          conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now() }],
+          conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowStamp() }],
         },
       },
     });

@@ -37,14 +37,13 @@ import {
 import { installCrds } from '../support/crds.ts';
 import { hostileRules } from '../support/hostile-rules.ts';
 import { startObserver as startObserverProcess } from '../support/processes.ts';
+import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'obs';
 const LEASE_NS = 'convoy-system';
 const A = `sha256:${'a'.repeat(64)}`;
-
-const now = () => `${new Date().toISOString().slice(0, 19)}Z`;
 
 describe('convoy-observer health loop', () => {
   let cp: ControlPlane;
@@ -108,40 +107,10 @@ describe('convoy-observer health loop', () => {
 
   // --- playing the controller-manager -------------------------------------------------------------
 
-  const applyRelease = async (name: string, spec: Partial<ReleaseSpec>, lastAttempted = A, ns = NS) => {
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: { name, namespace: ns },
-        spec: { source: { inline: { manifests: '# test' } }, ...spec },
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true },
-    );
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: { name, namespace: ns },
-        status: { lastAttempted: { renderRef: lastAttempted, revision: 'r1', time: now(), applied: true } },
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true, subresource: 'status' },
-    );
-  };
+  const applyRelease = (name: string, spec: Partial<ReleaseSpec>, lastAttempted = A, ns = NS) =>
+    applyAppliedRelease(client, ns, name, spec, lastAttempted);
   const applyInventory = (name: string, entries: InventoryEntry[], hooks: InventoryHook[] = [], ns = NS) =>
-    applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: { name, namespace: ns },
-        entries,
-        hooks,
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true },
-    );
+    applyControllerInventory(client, ns, name, entries, hooks);
   const entry = (kind: string, name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry => ({
     group: kind === 'Deployment' ? 'apps' : '',
     version: 'v1',
@@ -531,7 +500,7 @@ describe('convoy-observer health loop', () => {
   });
 
   it('hooks: Running → Succeeded, a failing Job → Failed, a hung one → Failed at its timeout, a re-armed one is polled again', async () => {
-    const created = now();
+    const created = nowStamp();
     const hook = (name: string, timeout = '5m', extra: Partial<InventoryHook> = {}): InventoryHook => ({
       name,
       phase: 'PreSync',
@@ -629,7 +598,7 @@ describe('convoy-observer health loop', () => {
             kind: 'Job',
             renderRef: A,
             workloadName: 'predelete-a',
-            createdAt: now(),
+            createdAt: nowStamp(),
             timeout: '5m',
           },
         ],
