@@ -3,10 +3,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before } from 'node:test';
 import { KubeClient } from '../../src/kube/client.ts';
 import { type ControlPlane, type StartOptions, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from './crds.ts';
+import { startedPerFile } from './per-file.ts';
 
 export interface CrdCluster {
   readonly cp: ControlPlane;
@@ -45,34 +45,11 @@ export async function startCrdCluster(opts: CrdClusterOptions = {}): Promise<Crd
   }
 }
 
-/**
- * A CrdCluster started before the file's tests and stopped after them: the set-up most e2e files share.
- * Read its fields inside a test (before the file's `before` has run they throw).
- */
+/** A CrdCluster started before the file's tests and stopped after them: the set-up most e2e files share. */
 export function useCrdCluster(opts: CrdClusterOptions = {}): CrdCluster {
-  let started: CrdCluster | undefined;
-  before(async () => {
-    started = await startCrdCluster(opts);
-  });
-  after(async () => {
-    await started?.stop();
-  });
-  const get = (): CrdCluster => {
-    if (started === undefined) throw new Error('the cluster starts in before(): read it inside a test');
-    return started;
-  };
-  return {
-    get cp() {
-      return get().cp;
-    },
-    get client() {
-      return get().client;
-    },
-    get work() {
-      return get().work;
-    },
-    stop: async () => {
-      await started?.stop();
-    },
-  };
+  return startedPerFile(
+    'the CRD cluster',
+    () => startCrdCluster(opts),
+    (c) => c.stop(),
+  );
 }
