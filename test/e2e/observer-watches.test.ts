@@ -18,7 +18,7 @@ import { installCrds } from '../support/crds.ts';
 import { bindRole, waitForAccess } from '../support/rbac.ts';
 import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor, waitForMore } from '../support/wait.ts';
 
 const NS = 'watched';
 const LEASE_NS = 'convoy-system';
@@ -101,12 +101,8 @@ describe('observer watched reads', () => {
         name: release,
       })
     )?.entries?.find((e) => e.name === name);
-  const waitPasses = (key: string, n: number) => {
-    const start = hc.passesOf(key);
-    return waitFor(`${n} more passes of ${key}`, async () => hc.passesOf(key) >= start + n, {
-      timeoutMs: 30_000,
-    });
-  };
+  const waitPasses = (key: string, n: number) =>
+    waitForMore(`passes of ${key}`, () => hc.passesOf(key), n, { timeoutMs: 30_000 });
 
   it('a pod turning Ready makes its Release Healthy at once, read from the cache', async () => {
     // Never scheduled (no scheduler of that name): only this test writes its status.

@@ -39,7 +39,7 @@ import { hostileRules } from '../support/hostile-rules.ts';
 import { startObserver as startObserverProcess } from '../support/processes.ts';
 import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor, waitForMore } from '../support/wait.ts';
 
 const NS = 'obs';
 const LEASE_NS = 'convoy-system';
@@ -217,12 +217,8 @@ describe('convoy-observer health loop', () => {
     return { count: () => changes, stop: () => inf.stop() };
   };
 
-  const waitPasses = (key: string, n: number) => {
-    const start = hc.passesOf(key);
-    return waitFor(`${n} more passes of ${key}`, async () => hc.passesOf(key) >= start + n, {
-      timeoutMs: 30_000,
-    });
-  };
+  const waitPasses = (key: string, n: number) =>
+    waitForMore(`passes of ${key}`, () => hc.passesOf(key), n, { timeoutMs: 30_000 });
 
   // --- tests ------------------------------------------------------------------------------------------
 

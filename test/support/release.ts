@@ -15,7 +15,7 @@ import type { Fixture } from '../../src/render/git/testsupport.ts';
 import { waitFor } from './wait.ts';
 
 /** A Release of the given spec (beside apiVersion, kind and metadata nothing is added). */
-export function release(namespace: string, name: string, spec: Release['spec']): Release {
+export function releaseOf(namespace: string, name: string, spec: Release['spec']): Release {
   return { apiVersion: API_VERSION, kind: 'Release', metadata: { name, namespace }, spec };
 }
 
@@ -26,7 +26,7 @@ export function gitRelease(
   repo: Fixture,
   spec: Partial<Release['spec']> = {},
 ): Release {
-  return release(namespace, name, {
+  return releaseOf(namespace, name, {
     source: { git: { url: repo.url, ref: { branch: 'main' }, path: 'app' } },
     render: { targetNamespace: namespace },
     syncPolicy: { interval: '1s' },
@@ -149,7 +149,7 @@ export async function applyAppliedRelease(
   const owner = { fieldManager: FIELD_MANAGERS.controller, force: true };
   await applyObject(
     client,
-    release(namespace, name, { source: { inline: { manifests: '# test' } }, ...spec }),
+    releaseOf(namespace, name, { source: { inline: { manifests: '# test' } }, ...spec }),
     owner,
   );
   await applyObject(
