@@ -128,6 +128,11 @@ describe('decideTarget: as whom a Release writes, by tenancy mode', () => {
       'allowed to write the render (or target a Cluster with a kubeconfig); nothing was applied',
   };
   const remote = cluster({ kubeconfigSecretRef: secretRef }, {});
+  const local = (impersonate: string | undefined): TargetDecision => ({
+    kind: 'local',
+    name: 'local',
+    impersonate,
+  });
   const table: [string, Release, Cluster | undefined, Tenancy, TargetDecision][] = [
     ['tenant, no account, no default: refused', release(), undefined, TENANT, refused],
     [
@@ -135,26 +140,16 @@ describe('decideTarget: as whom a Release writes, by tenancy mode', () => {
       release(),
       undefined,
       WITH_DEFAULT,
-      { kind: 'local', name: 'local', impersonate: 'system:serviceaccount:team-a:convoy-deployer' },
+      local('system:serviceaccount:team-a:convoy-deployer'),
     ],
     [
       'tenant, an account: that account, whatever the default',
       release({ sa: 'deployer' }),
       undefined,
       WITH_DEFAULT,
-      { kind: 'local', name: 'local', impersonate: SA_USER },
+      local(SA_USER),
     ],
-    [
-      'tenant, an account, no default',
-      release({ sa: 'deployer' }),
-      undefined,
-      TENANT,
-      {
-        kind: 'local',
-        name: 'local',
-        impersonate: SA_USER,
-      },
-    ],
+    ['tenant, an account, no default', release({ sa: 'deployer' }), undefined, TENANT, local(SA_USER)],
     [
       'tenant, a local Cluster (no kubeconfig), no account: refused too',
       release({ cluster: 'prod' }),
@@ -169,19 +164,13 @@ describe('decideTarget: as whom a Release writes, by tenancy mode', () => {
       TENANT,
       { kind: 'remote', name: 'prod', cluster: remote, secretRef },
     ],
-    [
-      'cluster, no account: convoy itself',
-      release(),
-      undefined,
-      CLUSTER,
-      { kind: 'local', name: 'local', impersonate: undefined },
-    ],
+    ['cluster, no account: convoy itself', release(), undefined, CLUSTER, local(undefined)],
     [
       'cluster, an account: still impersonated',
       release({ sa: 'deployer' }),
       undefined,
       CLUSTER,
-      { kind: 'local', name: 'local', impersonate: SA_USER },
+      local(SA_USER),
     ],
   ];
   for (const [name, r, c, t, want] of table) {
