@@ -38,6 +38,7 @@ import { installCrds } from '../support/crds.ts';
 import { hostileRules } from '../support/hostile-rules.ts';
 import { startObserver as startObserverProcess } from '../support/processes.ts';
 import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
+import { applyRuleSet } from '../support/rules.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor, waitForMore } from '../support/wait.ts';
 
@@ -335,20 +336,9 @@ describe('convoy-observer health loop', () => {
   });
 
   it('a rule that does not compile gives Healthy=Unknown naming rule set, rule and position', async () => {
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'HealthRuleSet',
-        metadata: { name: 'broken', namespace: NS, labels: { rules: 'broken' } },
-        spec: {
-          rules: [
-            { name: 'bad-cel', match: { group: '', kinds: ['ConfigMap'] }, healthy: 'object.data.k ==' },
-          ],
-        },
-      },
-      { fieldManager: 'convoy-test' },
-    );
+    await applyRuleSet(client, NS, 'broken', [
+      { name: 'bad-cel', match: { group: '', kinds: ['ConfigMap'] }, healthy: 'object.data.k ==' },
+    ]);
     await applyConfigMap('cfg-broken');
     await applyRelease('broken', {
       healthAssessment: { localRuleSetSelector: { matchLabels: { rules: 'broken' } } },
@@ -367,24 +357,13 @@ describe('convoy-observer health loop', () => {
   });
 
   it('an evaluation error gives Unknown for that entry only; a deleted object gives "not found"', async () => {
-    await applyObject(
-      client,
+    await applyRuleSet(client, NS, 'eval', [
       {
-        apiVersion: API_VERSION,
-        kind: 'HealthRuleSet',
-        metadata: { name: 'eval', namespace: NS, labels: { rules: 'eval' } },
-        spec: {
-          rules: [
-            {
-              name: 'needs-key',
-              match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: 'error' } } },
-              healthy: "object.data.missing == 'x'",
-            },
-          ],
-        },
+        name: 'needs-key',
+        match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: 'error' } } },
+        healthy: "object.data.missing == 'x'",
       },
-      { fieldManager: 'convoy-test' },
-    );
+    ]);
     await applyConfigMap('cfg-error', { probe: 'error' });
     await applyConfigMap('cfg-fine');
     await applyConfigMap('cfg-gone');
@@ -431,21 +410,15 @@ describe('convoy-observer health loop', () => {
       { fieldManager: 'convoy-test' },
     );
     const picked = hostileRules.slice(0, 3); // the three rules of the finding, as the schema admits them
-    await applyObject(
+    await applyRuleSet(
       client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'HealthRuleSet',
-        metadata: { name: 'hostile', namespace: TENANT, labels: { rules: 'hostile' } },
-        spec: {
-          rules: picked.map(([, healthy], i) => ({
-            name: `hostile-${i}`,
-            match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: String(i) } } },
-            healthy,
-          })),
-        },
-      },
-      { fieldManager: 'convoy-test' },
+      TENANT,
+      'hostile',
+      picked.map(([, healthy], i) => ({
+        name: `hostile-${i}`,
+        match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: String(i) } } },
+        healthy,
+      })),
     );
     for (const i of picked.keys()) await applyConfigMap(`cfg-hostile-${i}`, { probe: String(i) }, TENANT);
     await applyRelease(
