@@ -9,10 +9,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_VERSION } from '../src/api/constants.ts';
-import type { Release } from '../src/api/types.ts';
 import { runConvoy } from '../src/cli/testsupport.ts';
 import { startRegistry } from '../src/testenv/registry.ts';
+import { releaseOf } from '../test/support/release.ts';
 import { deployment, reached, waitForRollout } from '../test/support/rollout.ts';
 import { DEFAULT_RULES_SELECTOR, startConvoySystem } from '../test/support/system.ts';
 
@@ -71,25 +70,20 @@ try {
     return { digest: r.stdout.trim(), t0, done: Date.now() };
   };
   const first = await push('v0');
-  const release: Release = {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name: 'web', namespace: ns },
-    spec: {
-      source: {
-        oci: {
-          url: `oci://${registry.host}/bench/web`,
-          ref: { tag: 'latest' },
-          secretRef: { name: 'registry' },
-          certSecretRef: { name: 'registry-ca' },
-        },
+  const release = releaseOf(ns, 'web', {
+    source: {
+      oci: {
+        url: `oci://${registry.host}/bench/web`,
+        ref: { tag: 'latest' },
+        secretRef: { name: 'registry' },
+        certSecretRef: { name: 'registry-ca' },
       },
-      render: { targetNamespace: ns },
-      syncPolicy: { interval: '1s' },
-      healthAssessment: { deadline: '30s', globalRuleSetSelector: DEFAULT_RULES_SELECTOR },
-      failurePolicy: { deadline: '60s', rollback: 'OnFailure' },
     },
-  };
+    render: { targetNamespace: ns },
+    syncPolicy: { interval: '1s' },
+    healthAssessment: { deadline: '30s', globalRuleSetSelector: DEFAULT_RULES_SELECTOR },
+    failurePolicy: { deadline: '60s', rollback: 'OnFailure' },
+  });
   await env.client.create(release);
   await waitForRollout(env.client, ns, 'web', 'first Succeeded', reached('Succeeded', first.digest), 120_000);
   for (let run = 1; run <= RUNS; run++) {

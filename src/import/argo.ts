@@ -9,10 +9,11 @@ import { chartRepositorySource } from './helm-chart.ts';
 import {
   asRecord,
   type Doc,
+  type DocImport,
   describeDoc,
   IMPORTED_HEALTH,
-  type ImportedRelease,
   type ImportNote,
+  type ImportOptions,
   list,
   release,
   str,
@@ -27,10 +28,7 @@ export function isArgoApplication(d: Doc): boolean {
   return d.kind === 'Application' && String(d.apiVersion ?? '').startsWith('argoproj.io/');
 }
 
-export function importArgoApplication(
-  d: Doc,
-  opts: { readonly namespace?: string } = {},
-): { readonly release?: ImportedRelease; readonly notes: readonly ImportNote[] } {
+export function importArgoApplication(d: Doc, opts: ImportOptions = {}): DocImport {
   const object = describeDoc(d);
   const notes: ImportNote[] = [];
   const note = (field: string, message: string) => notes.push({ object, field, message });

@@ -9,11 +9,12 @@ import { chartRepositorySource } from './helm-chart.ts';
 import {
   asRecord,
   type Doc,
+  type DocImport,
   describeDoc,
   groupOf,
   IMPORTED_HEALTH,
-  type ImportedRelease,
   type ImportNote,
+  type ImportOptions,
   list,
   release,
   str,
@@ -38,11 +39,7 @@ export function isFluxSource(d: Doc): boolean {
 /** Finds a source object among the input documents: kind, name, namespace (default: the referrer's). */
 export type SourceLookup = (kind: string, name: string, namespace: string) => Doc | undefined;
 
-export function importFluxKustomization(
-  d: Doc,
-  lookup: SourceLookup,
-  opts: { readonly namespace?: string } = {},
-): { readonly release?: ImportedRelease; readonly notes: readonly ImportNote[] } {
+export function importFluxKustomization(d: Doc, lookup: SourceLookup, opts: ImportOptions = {}): DocImport {
   const { notes, note, spec, name, namespace } = begin(d);
   if (name === undefined) return { notes };
   const src = sourceOf(asRecord(spec.sourceRef), namespace, str(spec.path), lookup, note, 'spec.sourceRef');
@@ -86,11 +83,7 @@ export function importFluxKustomization(
   return { release: release(name, opts.namespace ?? namespace, out), notes };
 }
 
-export function importFluxHelmRelease(
-  d: Doc,
-  lookup: SourceLookup,
-  opts: { readonly namespace?: string } = {},
-): { readonly release?: ImportedRelease; readonly notes: readonly ImportNote[] } {
+export function importFluxHelmRelease(d: Doc, lookup: SourceLookup, opts: ImportOptions = {}): DocImport {
   const { notes, note, spec, name, namespace } = begin(d);
   if (name === undefined) return { notes };
   let src: ReleaseSpec['source'] | undefined;

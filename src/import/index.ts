@@ -13,22 +13,16 @@ import {
 import {
   asRecord,
   type Doc,
+  type DocImport,
   describeDoc,
   type ImportedRelease,
   type ImportNote,
+  type ImportOptions,
   type ImportResult,
   str,
 } from './types.ts';
 
-export type { Doc, ImportedRelease, ImportNote, ImportResult } from './types.ts';
-
-export interface ImportOptions {
-  /**
-   * Namespace of every Release (default: an Application's destination namespace, a Flux object's own;
-   * sources are still looked up in their own namespaces).
-   */
-  readonly namespace?: string;
-}
+export type { Doc, ImportedRelease, ImportNote, ImportOptions, ImportResult } from './types.ts';
 
 export function importDocs(docs: readonly Doc[], opts: ImportOptions = {}): ImportResult {
   const sources = docs.filter(isFluxSource);
@@ -40,7 +34,7 @@ export function importDocs(docs: readonly Doc[], opts: ImportOptions = {}): Impo
   const releases: ImportedRelease[] = [];
   const notes: ImportNote[] = [];
   for (const d of docs) {
-    let r: { readonly release?: ImportedRelease; readonly notes: readonly ImportNote[] } | undefined;
+    let r: DocImport | undefined;
     if (isArgoApplication(d)) r = importArgoApplication(d, opts);
     else if (isFluxKustomization(d)) r = importFluxKustomization(d, lookup, opts);
     else if (isFluxHelmRelease(d)) r = importFluxHelmRelease(d, lookup, opts);

@@ -23,6 +23,20 @@ export interface ImportNote {
   readonly message: string;
 }
 
+/** What importing one document gives: its Release where it maps, and notes on what did not. */
+export interface DocImport {
+  readonly release?: ImportedRelease;
+  readonly notes: readonly ImportNote[];
+}
+
+export interface ImportOptions {
+  /**
+   * Namespace of every Release (default: an Application's destination namespace, a Flux object's own;
+   * sources are still looked up in their own namespaces).
+   */
+  readonly namespace?: string;
+}
+
 export interface ImportResult {
   readonly releases: readonly ImportedRelease[];
   readonly notes: readonly ImportNote[];

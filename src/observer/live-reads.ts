@@ -6,6 +6,7 @@ import { LABEL_RELEASE } from '../api/constants.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
 import { errorMessage } from '../lib/errors.ts';
+import { forEachBounded } from '../runtime/index.ts';
 import type { KubeObject } from './health/types.ts';
 
 /** Entries of one apiVersion, kind and namespace from which one LIST replaces their GETs. */
@@ -116,7 +117,7 @@ export async function readLive(
   };
   const selector = `${LABEL_RELEASE}=${opts.releaseLabel}`;
 
-  await forEachLimit(plan.lists, limit, async (g) => {
+  await forEachBounded(plan.lists, limit, async (g) => {
     if (unreachable !== undefined) return;
     lists++;
     let items: KubeObject[];
@@ -140,7 +141,7 @@ export async function readLive(
     }
   });
 
-  await forEachLimit(byGet, limit, async (i) => {
+  await forEachBounded(byGet, limit, async (i) => {
     if (unreachable !== undefined) return;
     const r = refs[i] as LiveRef;
     gets++;
@@ -160,16 +161,4 @@ export async function readLive(
 
   if (unreachable !== undefined) return { kind: 'unreachable', message: unreachable, lists, gets };
   return { kind: 'read', reads, lists, gets };
-}
-
-async function forEachLimit<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (t: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(limit, 1), items.length) }, worker));
 }

@@ -82,3 +82,19 @@ export async function applyReleaseStatus(
   );
   return r.written ? r.object : undefined;
 }
+
+/** A loop's status write: skipped (undefined) when the cached status already holds `body`, else applied. */
+export type StatusWriter<B extends object> = (
+  client: KubeClient,
+  release: Release,
+  body: B,
+) => Promise<Release | undefined>;
+
+/** The status writer of the loop under `fieldManager`, whose `upToDate` says when a write is not needed. */
+export function statusWriter<B extends object>(
+  fieldManager: FieldManager,
+  upToDate: (status: Release['status'], body: B) => boolean,
+): StatusWriter<B> {
+  return async (client, release, body) =>
+    upToDate(release.status, body) ? undefined : applyReleaseStatus(client, release, fieldManager, body);
+}

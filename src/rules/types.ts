@@ -2,16 +2,10 @@
 // read them: structural, so both the API's HealthRuleSet / GlobalHealthRuleSet and a rule set parsed from
 // a file fit. Here, below the observer, so the shipped rules (src/rules) need nothing from above.
 
-export interface LabelSelectorRequirement {
-  readonly key: string;
-  readonly operator: string;
-  readonly values?: readonly string[];
-}
+import type { LabelSelector } from '../lib/selector.ts';
 
-export interface LabelSelector {
-  readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly LabelSelectorRequirement[];
-}
+// The selector of a rule's match is the one LabelSelector shape (src/lib/selector.ts).
+export type { LabelSelector, SelectorRequirement as LabelSelectorRequirement } from '../lib/selector.ts';
 
 export interface HealthRuleMatch {
   /** API group; absent, "" (or "core") for the core group, "*" for any group. */

@@ -1,5 +1,6 @@
 // The controller harness (docs/design.md#processes): the public surface both
 // convoy processes build on.
+export { forEachBounded } from './bounded.ts';
 export { byNamespace, Cache, type CacheReader, keyOf, splitKey } from './cache.ts';
 export { type Clock, FakeClock, realClock } from './clock.ts';
 export {

@@ -49,13 +49,7 @@ export {
   startRegistry,
   type TestRegistry,
 } from './registry.ts';
-export {
-  TEST_ANNOTATION_READY_DELAY,
-  TEST_FAIL_MESSAGE,
-  TEST_LABEL_DELAY,
-  TEST_LABEL_FAIL,
-  TEST_LABEL_NEVER_READY,
-} from './stages.ts';
+export * from './stages.ts';
 
 export interface StartOptions {
   /** Also run kube-controller-manager, kube-scheduler and kwok with simulated nodes. */

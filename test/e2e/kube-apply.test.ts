@@ -1,28 +1,18 @@
 // The SSA helper, discovery, error mapping and the status writer against the real apiserver.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import { statusSchemaOf } from '../../src/api/crds.ts';
 import type { KubeObject, Release } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
-import type { KubeClient } from '../../src/kube/client.ts';
 import { describeCauses, isConflict, isKubeError, KubeApiError } from '../../src/kube/errors.ts';
 import { fieldSetOf, parseFieldsV1 } from '../../src/kube/fieldset.ts';
 import { writeStatus } from '../../src/kube/status.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { useCrdCluster } from '../support/cluster.ts';
 
 const NS = 'apply';
 const R1 = `sha256:${'1'.repeat(64)}`;
-let cluster: CrdCluster | undefined;
-let client: KubeClient;
-
-before(async () => {
-  cluster = await startCrdCluster({ namespaces: [NS] });
-  client = cluster.client;
-});
-after(async () => {
-  await cluster?.stop();
-});
+const cluster = useCrdCluster({ namespaces: [NS] });
 
 function release(name: string, spec: Partial<Release['spec']> = {}): Release {
   return {
@@ -42,15 +32,15 @@ test('discovery: plural and scope of built-in and custom kinds', async () => {
     [API_VERSION, 'GlobalHealthRuleSet', 'globalhealthrulesets', false],
   ] as const;
   for (const [apiVersion, kind, plural, namespaced] of rows) {
-    const info = await client.resourceFor(apiVersion, kind);
+    const info = await cluster.client.resourceFor(apiVersion, kind);
     assert.deepEqual([info.plural, info.namespaced], [plural, namespaced], kind);
   }
   await assert.rejects(
-    client.resourceFor('apps/v1', 'NoSuchKind'),
+    cluster.client.resourceFor('apps/v1', 'NoSuchKind'),
     (e: unknown) => isKubeError(e) && e.code === 404,
   );
   await assert.rejects(
-    client.resourceFor('nope.example.com/v1', 'X'),
+    cluster.client.resourceFor('nope.example.com/v1', 'X'),
     (e: unknown) => isKubeError(e) && e.code === 404,
   );
 });
@@ -64,11 +54,11 @@ test('a CRD object with free-form values round-trips unchanged, integers stay in
     nested: { empty: {}, t: true },
   };
   const obj = release('roundtrip', { render: { type: 'Helm', helm: { values } }, historyLimit: 7 });
-  const stored = await applyObject(client, obj, { fieldManager: FIELD_MANAGERS.api });
+  const stored = await applyObject(cluster.client, obj, { fieldManager: FIELD_MANAGERS.api });
   assert.deepEqual(stored.spec.render?.helm?.values, values);
-  const raw = await client.request<string>({
+  const raw = await cluster.client.request<string>({
     method: 'GET',
-    path: await client.pathOf({ ...obj, name: 'roundtrip', namespace: NS }),
+    path: await cluster.client.pathOf({ ...obj, name: 'roundtrip', namespace: NS }),
   });
   assert.match(JSON.stringify(raw), /"replicas":3[,}]/);
   assert.match(JSON.stringify(raw), /"historyLimit":7/);
@@ -83,15 +73,18 @@ test('a built-in kind keeps every field: the body is sent as raw JSON, not throu
     binaryData: { bin: Buffer.from([0, 1, 2]).toString('base64') },
     immutable: false,
   };
-  const stored = await applyObject(client, cm, { fieldManager: FIELD_MANAGERS.deployer, force: true });
+  const stored = await applyObject(cluster.client, cm, {
+    fieldManager: FIELD_MANAGERS.deployer,
+    force: true,
+  });
   assert.deepEqual([stored.data, stored.binaryData, stored.immutable], [cm.data, cm.binaryData, false]);
 });
 
 test('re-applying an object read from the server works: managedFields and resourceVersion are stripped', async () => {
-  const first = await applyObject(client, release('reread'), { fieldManager: FIELD_MANAGERS.api });
+  const first = await applyObject(cluster.client, release('reread'), { fieldManager: FIELD_MANAGERS.api });
   assert.ok((first.metadata.managedFields ?? []).length > 0);
   const again = await applyObject(
-    client,
+    cluster.client,
     { ...first, metadata: { ...first.metadata, labels: { x: 'y' } } },
     { fieldManager: FIELD_MANAGERS.api },
   );
@@ -99,18 +92,18 @@ test('re-applying an object read from the server works: managedFields and resour
 });
 
 test('dry run persists nothing; force takes over a field another manager owns', async () => {
-  await applyObject(client, release('dry'), { fieldManager: FIELD_MANAGERS.api, dryRun: true });
+  await applyObject(cluster.client, release('dry'), { fieldManager: FIELD_MANAGERS.api, dryRun: true });
   assert.equal(
-    await client.get({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name: 'dry' }),
+    await cluster.client.get({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name: 'dry' }),
     undefined,
   );
 
-  await applyObject(client, release('owned', { historyLimit: 5 }), { fieldManager: 'person' });
+  await applyObject(cluster.client, release('owned', { historyLimit: 5 }), { fieldManager: 'person' });
   await assert.rejects(
-    applyObject(client, release('owned', { historyLimit: 6 }), { fieldManager: FIELD_MANAGERS.api }),
+    applyObject(cluster.client, release('owned', { historyLimit: 6 }), { fieldManager: FIELD_MANAGERS.api }),
     (e: unknown) => isKubeError(e, 'Conflict') && /historyLimit/.test(e.apiMessage),
   );
-  const forced = await applyObject(client, release('owned', { historyLimit: 6 }), {
+  const forced = await applyObject(cluster.client, release('owned', { historyLimit: 6 }), {
     fieldManager: FIELD_MANAGERS.api,
     force: true,
   });
@@ -119,7 +112,7 @@ test('dry run persists nothing; force takes over a field another manager owns', 
 
 test('an invalid object gives a KubeApiError naming the object and the field', async () => {
   const bad = { ...release('bad'), spec: { source: {} } } as unknown as Release;
-  const err = await applyObject(client, bad, { fieldManager: FIELD_MANAGERS.api }).then(
+  const err = await applyObject(cluster.client, bad, { fieldManager: FIELD_MANAGERS.api }).then(
     () => assert.fail('accepted'),
     (e: unknown) => e,
   );
@@ -132,7 +125,7 @@ test('an invalid object gives a KubeApiError naming the object and the field', a
 });
 
 test('status writer: writes, skips an unchanged write, writes a change, keeps other managers apart', async () => {
-  const rel = await applyObject(client, release('status'), { fieldManager: FIELD_MANAGERS.api });
+  const rel = await applyObject(cluster.client, release('status'), { fieldManager: FIELD_MANAGERS.api });
   const target = { kind: 'Release', namespace: NS, name: 'status' };
   const ready = {
     type: 'Ready',
@@ -147,7 +140,7 @@ test('status writer: writes, skips an unchanged write, writes a change, keeps ot
     waves: [{ renderRef: R1, wave: 0, startedAt: '2024-01-01T00:00:00Z' }],
   };
 
-  const first = await writeStatus<Release>(client, target, desired, {
+  const first = await writeStatus<Release>(cluster.client, target, desired, {
     fieldManager: FIELD_MANAGERS.controller,
     cached: rel,
   });
@@ -165,7 +158,10 @@ test('status writer: writes, skips an unchanged write, writes a change, keeps ot
   );
 
   assert.deepEqual(
-    await writeStatus(client, target, desired, { fieldManager: FIELD_MANAGERS.controller, cached: stored }),
+    await writeStatus(cluster.client, target, desired, {
+      fieldManager: FIELD_MANAGERS.controller,
+      cached: stored,
+    }),
     { written: false },
   );
 
@@ -178,7 +174,7 @@ test('status writer: writes, skips an unchanged write, writes a change, keeps ot
     lastTransitionTime: '2024-01-01T00:00:00Z',
   };
   const h = await writeStatus<Release>(
-    client,
+    cluster.client,
     target,
     { conditions: [healthy] },
     { fieldManager: FIELD_MANAGERS.health, cached: stored },
@@ -187,13 +183,16 @@ test('status writer: writes, skips an unchanged write, writes a change, keeps ot
   const both = h.written ? h.object : stored;
   assert.deepEqual(both.status?.conditions?.map((c) => c.type).sort(), ['Healthy', 'Ready']);
   assert.deepEqual(
-    await writeStatus(client, target, desired, { fieldManager: FIELD_MANAGERS.controller, cached: both }),
+    await writeStatus(cluster.client, target, desired, {
+      fieldManager: FIELD_MANAGERS.controller,
+      cached: both,
+    }),
     { written: false },
   );
 
   // dropping a field the manager owned is a change: the write goes out and removes it
   const { waves: _dropped, ...withoutWaves } = desired;
-  const third = await writeStatus<Release>(client, target, withoutWaves, {
+  const third = await writeStatus<Release>(cluster.client, target, withoutWaves, {
     fieldManager: FIELD_MANAGERS.controller,
     cached: both,
   });
@@ -206,7 +205,7 @@ test('status writer: writes, skips an unchanged write, writes a change, keeps ot
 
   // status sent to the main resource is ignored (status subresource)
   const viaMain = await applyObject(
-    client,
+    cluster.client,
     { ...release('status'), status: { observedGeneration: 99 } } as Release,
     {
       fieldManager: FIELD_MANAGERS.api,
@@ -216,12 +215,12 @@ test('status writer: writes, skips an unchanged write, writes a change, keeps ot
 });
 
 test('status writer with precondition: a status built from a stale read is refused with 409, the newer one stays', async () => {
-  const rel = await client.create<Release>(release('stale-status'));
+  const rel = await cluster.client.create<Release>(release('stale-status'));
   const target = { kind: 'Release', namespace: NS, name: 'stale-status' };
   const opts = { fieldManager: FIELD_MANAGERS.controller, precondition: true } as const;
   const healthy = { renderRef: R1, revision: 'one', time: '2024-01-01T00:00:00Z' };
   const first = await writeStatus<Release>(
-    client,
+    cluster.client,
     target,
     { observedGeneration: 1, lastHealthy: healthy },
     {
@@ -233,10 +232,10 @@ test('status writer with precondition: a status built from a stale read is refus
   // `rel` is what a cache that has not seen the first write still holds: its status lacks lastHealthy, so
   // without the precondition this apply would remove lastHealthy.
   await assert.rejects(
-    writeStatus<Release>(client, target, { observedGeneration: 1 }, { ...opts, cached: rel }),
+    writeStatus<Release>(cluster.client, target, { observedGeneration: 1 }, { ...opts, cached: rel }),
     (err) => isConflict(err),
   );
-  const live = await client.get<Release>({
+  const live = await cluster.client.get<Release>({
     apiVersion: API_VERSION,
     kind: 'Release',
     namespace: NS,
@@ -245,7 +244,7 @@ test('status writer with precondition: a status built from a stale read is refus
   assert.deepEqual(live?.status?.lastHealthy, healthy);
   // from the fresh read it goes through
   const second = await writeStatus<Release>(
-    client,
+    cluster.client,
     target,
     { observedGeneration: 1 },
     {

@@ -2,27 +2,17 @@
 // each manager keeps its own fields of an entry; what a plain apply that drops an entry really does; convoy's
 // explicit removal; and which precondition stops a stale apply from re-creating a deleted inventory.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import type { InventoryEntry, ReleaseInventory } from '../../src/api/types.ts';
 import { applyObject, existingOnly } from '../../src/kube/apply.ts';
-import type { KubeClient } from '../../src/kube/client.ts';
 import { isKubeError, KubeApiError } from '../../src/kube/errors.ts';
 import { removalPatch, removeInventoryItems } from '../../src/kube/inventory.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { useCrdCluster } from '../support/cluster.ts';
 
 const NS = 'inv';
 const R1 = `sha256:${'1'.repeat(64)}`;
-let cluster: CrdCluster | undefined;
-let client: KubeClient;
-
-before(async () => {
-  cluster = await startCrdCluster({ namespaces: [NS] });
-  client = cluster.client;
-});
-after(async () => {
-  await cluster?.stop();
-});
+const cluster = useCrdCluster({ namespaces: [NS] });
 
 const key = (name: string) => ({ group: '', kind: 'ConfigMap', namespace: NS, name });
 const inventory = (name: string, body: Partial<ReleaseInventory>): ReleaseInventory => ({
@@ -36,7 +26,7 @@ const ref = (name: string) => ({ apiVersion: API_VERSION, kind: 'ReleaseInventor
 /** What the controller-manager sends: keys, version, wave, renderRef. */
 function controllerApply(name: string, entries: string[]) {
   return applyObject(
-    client,
+    cluster.client,
     inventory(name, {
       entries: entries.map((n, i) => ({ ...key(n), version: 'v1', wave: i, renderRef: R1 })),
     }),
@@ -52,7 +42,7 @@ function healthApply(cached: ReleaseInventory, states: Record<string, InventoryE
     assessedRenderRef: R1,
     message: `${n} is ${state}`,
   }));
-  return applyObject(client, inventory(cached.metadata.name ?? '', { entries }), {
+  return applyObject(cluster.client, inventory(cached.metadata.name ?? '', { entries }), {
     fieldManager: FIELD_MANAGERS.healthInventory,
     force: true,
     ...existingOnly(cached),
@@ -73,7 +63,7 @@ test('two managers on one entry each keep their own fields', async () => {
   await healthApply(created, { a: 'Healthy', b: 'Progressing' });
   // the controller re-applies only its fields (new wave for b): health fields stay
   const again = await applyObject(
-    client,
+    cluster.client,
     inventory('two', {
       entries: [
         { ...key('a'), version: 'v1', wave: 0, renderRef: R1 },
@@ -113,9 +103,11 @@ test('an entry the controller drops stays while health owns fields in it; the ex
   assert.deepEqual(managersOf(dropped, 'b'), [FIELD_MANAGERS.healthInventory]);
 
   // convoy's way: a guarded JSON patch removes the item for good, with every manager's ownership of it
-  const { inventory: after, removed } = await removeInventoryItems(client, { namespace: NS, name: 'drop' }, [
-    key('b'),
-  ]);
+  const { inventory: after, removed } = await removeInventoryItems(
+    cluster.client,
+    { namespace: NS, name: 'drop' },
+    [key('b')],
+  );
   assert.ok(removed);
   assert.deepEqual(
     after?.entries?.map((e) => e.name),
@@ -131,33 +123,33 @@ test('an entry the controller drops stays while health owns fields in it; the ex
   );
   // removing what is already gone is a no-op
   assert.equal(
-    (await removeInventoryItems(client, { namespace: NS, name: 'drop' }, [key('b')])).removed,
+    (await removeInventoryItems(cluster.client, { namespace: NS, name: 'drop' }, [key('b')])).removed,
     false,
   );
 });
 
 test('the test ops refuse a patch computed from a list that has moved since', async () => {
   await controllerApply('race', ['a', 'b', 'c']);
-  const snapshot = (await client.get<ReleaseInventory>(ref('race'))) as ReleaseInventory;
+  const snapshot = (await cluster.client.get<ReleaseInventory>(ref('race'))) as ReleaseInventory;
   const stalePatch = removalPatch(snapshot, [key('c')]); // c is at index 2 in the snapshot
-  await removeInventoryItems(client, { namespace: NS, name: 'race' }, [key('a')]); // c moves to index 1
+  await removeInventoryItems(cluster.client, { namespace: NS, name: 'race' }, [key('a')]); // c moves to index 1
   await assert.rejects(
-    client.request({
+    cluster.client.request({
       method: 'PATCH',
-      path: await client.pathOf(ref('race')),
+      path: await cluster.client.pathOf(ref('race')),
       contentType: 'application/json-patch+json',
       body: stalePatch,
     }),
     (err: unknown) => err instanceof KubeApiError && err.code === 422,
   );
-  const now = await client.get<ReleaseInventory>(ref('race'));
+  const now = await cluster.client.get<ReleaseInventory>(ref('race'));
   assert.deepEqual(
     now?.entries?.map((e) => e.name),
     ['b', 'c'],
     'nothing was removed by the refused patch',
   );
   // removeInventoryItems re-reads, so it removes the right item
-  const { inventory: after } = await removeInventoryItems(client, { namespace: NS, name: 'race' }, [
+  const { inventory: after } = await removeInventoryItems(cluster.client, { namespace: NS, name: 'race' }, [
     key('c'),
   ]);
   assert.deepEqual(
@@ -169,11 +161,11 @@ test('the test ops refuse a patch computed from a list that has moved since', as
 test('an apply with a stale resourceVersion re-creates a deleted inventory; the uid precondition does not', async () => {
   const created = await controllerApply('stale', ['a']);
   const cached = (await healthApply(created, { a: 'Healthy' })) as ReleaseInventory;
-  assert.ok(await client.delete(ref('stale')));
+  assert.ok(await cluster.client.delete(ref('stale')));
 
   // the resourceVersion alone is no guard against creation (kube-apiserver v1.36.3)
   const recreated = await applyObject(
-    client,
+    cluster.client,
     inventory('stale', { entries: [{ ...key('a'), state: 'Healthy' }] }),
     {
       fieldManager: FIELD_MANAGERS.healthInventory,
@@ -181,24 +173,24 @@ test('an apply with a stale resourceVersion re-creates a deleted inventory; the 
     },
   );
   assert.notEqual(recreated.metadata.uid, cached.metadata.uid);
-  assert.ok(await client.delete(ref('stale')));
+  assert.ok(await cluster.client.delete(ref('stale')));
 
   // the uid of the cached object is: the apply fails and nothing is created
   await assert.rejects(
-    applyObject(client, inventory('stale', { entries: [{ ...key('a'), state: 'Healthy' }] }), {
+    applyObject(cluster.client, inventory('stale', { entries: [{ ...key('a'), state: 'Healthy' }] }), {
       fieldManager: FIELD_MANAGERS.healthInventory,
       uidPrecondition: cached.metadata.uid,
       resourceVersionPrecondition: cached.metadata.resourceVersion,
     }),
     (err: unknown) => isKubeError(err, 'Conflict') && /uid mismatch/.test(err.apiMessage),
   );
-  assert.equal(await client.get(ref('stale')), undefined);
+  assert.equal(await cluster.client.get(ref('stale')), undefined);
 
   // on an existing object, a stale resourceVersion is a 409 Conflict
   const fresh = await controllerApply('stale', ['a']);
   await controllerApply('stale', ['a', 'b']);
   await assert.rejects(
-    applyObject(client, inventory('stale', { entries: [{ ...key('a'), state: 'Degraded' }] }), {
+    applyObject(cluster.client, inventory('stale', { entries: [{ ...key('a'), state: 'Degraded' }] }), {
       fieldManager: FIELD_MANAGERS.healthInventory,
       uidPrecondition: fresh.metadata.uid,
       resourceVersionPrecondition: fresh.metadata.resourceVersion,

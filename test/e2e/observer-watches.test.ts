@@ -16,13 +16,13 @@ import { Harness, newLogger } from '../../src/runtime/index.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
 import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor, waitForMore } from '../support/wait.ts';
 
 const NS = 'watched';
 const LEASE_NS = 'convoy-system';
 const A = `sha256:${'a'.repeat(64)}`;
-const now = () => `${new Date().toISOString().slice(0, 19)}Z`;
 
 describe('observer watched reads', () => {
   let cp: ControlPlane;
@@ -74,34 +74,10 @@ describe('observer watched reads', () => {
     await cp?.stop();
   });
 
-  const applyRelease = async (name: string) => {
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: { name, namespace: NS },
-        spec: { source: { inline: { manifests: '# test' } }, healthAssessment: DEFAULT_HEALTH },
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true },
-    );
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: { name, namespace: NS },
-        status: { lastAttempted: { renderRef: A, revision: 'r1', time: now(), applied: true } },
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true, subresource: 'status' },
-    );
-  };
+  const applyRelease = (name: string) =>
+    applyAppliedRelease(client, NS, name, { healthAssessment: DEFAULT_HEALTH }, A);
   const applyInventory = (name: string, entries: InventoryEntry[]) =>
-    applyObject(
-      client,
-      { apiVersion: API_VERSION, kind: 'ReleaseInventory', metadata: { name, namespace: NS }, entries },
-      { fieldManager: FIELD_MANAGERS.controller, force: true },
-    );
+    applyControllerInventory(client, NS, name, entries);
   const entry = (kind: string, name: string): InventoryEntry => ({
     group: '',
     version: 'v1',
@@ -125,12 +101,8 @@ describe('observer watched reads', () => {
         name: release,
       })
     )?.entries?.find((e) => e.name === name);
-  const waitPasses = (key: string, n: number) => {
-    const start = hc.passesOf(key);
-    return waitFor(`${n} more passes of ${key}`, async () => hc.passesOf(key) >= start + n, {
-      timeoutMs: 30_000,
-    });
-  };
+  const waitPasses = (key: string, n: number) =>
+    waitForMore(`passes of ${key}`, () => hc.passesOf(key), n, { timeoutMs: 30_000 });
 
   it('a pod turning Ready makes its Release Healthy at once, read from the cache', async () => {
     // Never scheduled (no scheduler of that name): only this test writes its status.
@@ -173,7 +145,7 @@ describe('observer watched reads', () => {
       body: {
         status: {
           phase: 'Running',
-          conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now() }],
+          conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: nowStamp() }],
         },
       },
     });

@@ -37,14 +37,14 @@ import {
 import { installCrds } from '../support/crds.ts';
 import { hostileRules } from '../support/hostile-rules.ts';
 import { startObserver as startObserverProcess } from '../support/processes.ts';
+import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
+import { applyRuleSet } from '../support/rules.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor, waitForMore } from '../support/wait.ts';
 
 const NS = 'obs';
 const LEASE_NS = 'convoy-system';
 const A = `sha256:${'a'.repeat(64)}`;
-
-const now = () => `${new Date().toISOString().slice(0, 19)}Z`;
 
 describe('convoy-observer health loop', () => {
   let cp: ControlPlane;
@@ -108,40 +108,10 @@ describe('convoy-observer health loop', () => {
 
   // --- playing the controller-manager -------------------------------------------------------------
 
-  const applyRelease = async (name: string, spec: Partial<ReleaseSpec>, lastAttempted = A, ns = NS) => {
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: { name, namespace: ns },
-        spec: { source: { inline: { manifests: '# test' } }, ...spec },
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true },
-    );
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: { name, namespace: ns },
-        status: { lastAttempted: { renderRef: lastAttempted, revision: 'r1', time: now(), applied: true } },
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true, subresource: 'status' },
-    );
-  };
+  const applyRelease = (name: string, spec: Partial<ReleaseSpec>, lastAttempted = A, ns = NS) =>
+    applyAppliedRelease(client, ns, name, spec, lastAttempted);
   const applyInventory = (name: string, entries: InventoryEntry[], hooks: InventoryHook[] = [], ns = NS) =>
-    applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: { name, namespace: ns },
-        entries,
-        hooks,
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true },
-    );
+    applyControllerInventory(client, ns, name, entries, hooks);
   const entry = (kind: string, name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry => ({
     group: kind === 'Deployment' ? 'apps' : '',
     version: 'v1',
@@ -248,12 +218,8 @@ describe('convoy-observer health loop', () => {
     return { count: () => changes, stop: () => inf.stop() };
   };
 
-  const waitPasses = (key: string, n: number) => {
-    const start = hc.passesOf(key);
-    return waitFor(`${n} more passes of ${key}`, async () => hc.passesOf(key) >= start + n, {
-      timeoutMs: 30_000,
-    });
-  };
+  const waitPasses = (key: string, n: number) =>
+    waitForMore(`passes of ${key}`, () => hc.passesOf(key), n, { timeoutMs: 30_000 });
 
   // --- tests ------------------------------------------------------------------------------------------
 
@@ -370,20 +336,9 @@ describe('convoy-observer health loop', () => {
   });
 
   it('a rule that does not compile gives Healthy=Unknown naming rule set, rule and position', async () => {
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'HealthRuleSet',
-        metadata: { name: 'broken', namespace: NS, labels: { rules: 'broken' } },
-        spec: {
-          rules: [
-            { name: 'bad-cel', match: { group: '', kinds: ['ConfigMap'] }, healthy: 'object.data.k ==' },
-          ],
-        },
-      },
-      { fieldManager: 'convoy-test' },
-    );
+    await applyRuleSet(client, NS, 'broken', [
+      { name: 'bad-cel', match: { group: '', kinds: ['ConfigMap'] }, healthy: 'object.data.k ==' },
+    ]);
     await applyConfigMap('cfg-broken');
     await applyRelease('broken', {
       healthAssessment: { localRuleSetSelector: { matchLabels: { rules: 'broken' } } },
@@ -402,24 +357,13 @@ describe('convoy-observer health loop', () => {
   });
 
   it('an evaluation error gives Unknown for that entry only; a deleted object gives "not found"', async () => {
-    await applyObject(
-      client,
+    await applyRuleSet(client, NS, 'eval', [
       {
-        apiVersion: API_VERSION,
-        kind: 'HealthRuleSet',
-        metadata: { name: 'eval', namespace: NS, labels: { rules: 'eval' } },
-        spec: {
-          rules: [
-            {
-              name: 'needs-key',
-              match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: 'error' } } },
-              healthy: "object.data.missing == 'x'",
-            },
-          ],
-        },
+        name: 'needs-key',
+        match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: 'error' } } },
+        healthy: "object.data.missing == 'x'",
       },
-      { fieldManager: 'convoy-test' },
-    );
+    ]);
     await applyConfigMap('cfg-error', { probe: 'error' });
     await applyConfigMap('cfg-fine');
     await applyConfigMap('cfg-gone');
@@ -466,21 +410,15 @@ describe('convoy-observer health loop', () => {
       { fieldManager: 'convoy-test' },
     );
     const picked = hostileRules.slice(0, 3); // the three rules of the finding, as the schema admits them
-    await applyObject(
+    await applyRuleSet(
       client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'HealthRuleSet',
-        metadata: { name: 'hostile', namespace: TENANT, labels: { rules: 'hostile' } },
-        spec: {
-          rules: picked.map(([, healthy], i) => ({
-            name: `hostile-${i}`,
-            match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: String(i) } } },
-            healthy,
-          })),
-        },
-      },
-      { fieldManager: 'convoy-test' },
+      TENANT,
+      'hostile',
+      picked.map(([, healthy], i) => ({
+        name: `hostile-${i}`,
+        match: { group: '', kinds: ['ConfigMap'], selector: { matchLabels: { probe: String(i) } } },
+        healthy,
+      })),
     );
     for (const i of picked.keys()) await applyConfigMap(`cfg-hostile-${i}`, { probe: String(i) }, TENANT);
     await applyRelease(
@@ -531,7 +469,7 @@ describe('convoy-observer health loop', () => {
   });
 
   it('hooks: Running → Succeeded, a failing Job → Failed, a hung one → Failed at its timeout, a re-armed one is polled again', async () => {
-    const created = now();
+    const created = nowStamp();
     const hook = (name: string, timeout = '5m', extra: Partial<InventoryHook> = {}): InventoryHook => ({
       name,
       phase: 'PreSync',
@@ -629,7 +567,7 @@ describe('convoy-observer health loop', () => {
             kind: 'Job',
             renderRef: A,
             workloadName: 'predelete-a',
-            createdAt: now(),
+            createdAt: nowStamp(),
             timeout: '5m',
           },
         ],

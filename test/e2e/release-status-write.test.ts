@@ -3,26 +3,16 @@
 // while one decided from a read that misses a write of the controller itself is refused, so it can never
 // drop a field that write set (status.lastHealthy once vanished this way).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { writeReleaseStatus } from '../../src/controller/release/write-status.ts';
-import type { KubeClient } from '../../src/kube/client.ts';
 import { writeStatus } from '../../src/kube/status.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { useCrdCluster } from '../support/cluster.ts';
 
 const NS = 'status-write';
 const R1 = `sha256:${'1'.repeat(64)}`;
-let cluster: CrdCluster | undefined;
-let local: KubeClient;
-
-before(async () => {
-  cluster = await startCrdCluster({ namespaces: [NS] });
-  local = cluster.client;
-});
-after(async () => {
-  await cluster?.stop();
-});
+const cluster = useCrdCluster({ namespaces: [NS] });
 
 async function newRelease(name: string): Promise<Release> {
   const release: Release = {
@@ -31,10 +21,10 @@ async function newRelease(name: string): Promise<Release> {
     metadata: { name, namespace: NS },
     spec: { source: { inline: { manifests: 'kind: ConfigMap' } } },
   };
-  return await local.create(release);
+  return await cluster.client.create(release);
 }
 const get = (name: string) =>
-  local.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name });
+  cluster.client.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name });
 const healthy = { renderRef: R1, revision: 'one', time: '2024-01-01T00:00:00Z' };
 const healthCondition = {
   type: 'Healthy',
@@ -47,7 +37,7 @@ const healthCondition = {
 test('an observer write since the read: the controller status still lands, next to the observer condition', async () => {
   const read = await newRelease('observer-raced');
   await writeStatus(
-    local,
+    cluster.client,
     { kind: 'Release', namespace: NS, name: 'observer-raced' },
     { conditions: [healthCondition] },
     {
@@ -59,7 +49,7 @@ test('an observer write since the read: the controller status still lands, next 
     read,
     { observedGeneration: 1, lastHealthy: healthy },
     {
-      local,
+      local: cluster.client,
       noteWritten: (_, w) => noted.push(w),
     },
   );
@@ -76,23 +66,39 @@ test('an observer write since the read: the controller status still lands, next 
 test('a controller write the read misses: refused as a conflict, and the newer status stays', async () => {
   const read = await newRelease('own-raced');
   assert.equal(
-    await writeReleaseStatus(read, { observedGeneration: 1, lastHealthy: healthy }, { local }),
+    await writeReleaseStatus(
+      read,
+      { observedGeneration: 1, lastHealthy: healthy },
+      { local: cluster.client },
+    ),
     'written',
   );
   // `read` is what a cache that has not seen that write still holds: a status built from it lacks lastHealthy
-  assert.equal(await writeReleaseStatus(read, { observedGeneration: 1 }, { local }), 'conflict');
+  assert.equal(
+    await writeReleaseStatus(read, { observedGeneration: 1 }, { local: cluster.client }),
+    'conflict',
+  );
   assert.deepEqual((await get('own-raced'))?.status?.lastHealthy, healthy);
 });
 
 test('a Release deleted and created again under the same name: a conflict, nothing written to the new one', async () => {
   const read = await newRelease('recreated');
-  await local.request({
+  await cluster.client.request({
     method: 'DELETE',
-    path: await local.pathOf({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name: 'recreated' }),
+    path: await cluster.client.pathOf({
+      apiVersion: API_VERSION,
+      kind: 'Release',
+      namespace: NS,
+      name: 'recreated',
+    }),
   });
   await newRelease('recreated');
   assert.equal(
-    await writeReleaseStatus(read, { observedGeneration: 1, lastHealthy: healthy }, { local }),
+    await writeReleaseStatus(
+      read,
+      { observedGeneration: 1, lastHealthy: healthy },
+      { local: cluster.client },
+    ),
     'conflict',
   );
   assert.equal((await get('recreated'))?.status?.lastHealthy, undefined);

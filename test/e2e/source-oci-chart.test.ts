@@ -8,10 +8,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { API_VERSION } from '../../src/api/constants.ts';
-import type { Release } from '../../src/api/types.ts';
 import { startRegistry, type TestRegistry } from '../../src/testenv/registry.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
+import { releaseOf } from '../support/release.ts';
 import { reached, waitForRollout } from '../support/rollout.ts';
 import { runCommand } from '../support/run-command.ts';
 import { convoySystemPerFile, DEFAULT_RULES_SELECTOR } from '../support/system.ts';
@@ -78,25 +77,20 @@ test('a chart pushed with helm push rolls out from source.oci; a newer version m
   const ns = 'oci-chart';
   await env.namespace(ns);
   const one = await publish('0.1.0', 'one');
-  const release: Release = {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name: 'web', namespace: ns },
-    spec: {
-      source: {
-        oci: {
-          url: `oci://${registry.host}/charts/web`,
-          ref: { semver: '>=0.1.0 <1.0.0' },
-          path: 'web',
-          insecure: true,
-        },
+  const release = releaseOf(ns, 'web', {
+    source: {
+      oci: {
+        url: `oci://${registry.host}/charts/web`,
+        ref: { semver: '>=0.1.0 <1.0.0' },
+        path: 'web',
+        insecure: true,
       },
-      render: { type: 'Helm', targetNamespace: ns },
-      syncPolicy: { interval: '1s' },
-      healthAssessment: { deadline: '3s', globalRuleSetSelector: DEFAULT_RULES_SELECTOR },
-      failurePolicy: { deadline: '30s', rollback: 'OnFailure' },
     },
-  } as Release;
+    render: { type: 'Helm', targetNamespace: ns },
+    syncPolicy: { interval: '1s' },
+    healthAssessment: { deadline: '3s', globalRuleSetSelector: DEFAULT_RULES_SELECTOR },
+    failurePolicy: { deadline: '30s', rollback: 'OnFailure' },
+  });
   await env.client.create(release);
   const r1 = await waitForRollout(
     env.client,

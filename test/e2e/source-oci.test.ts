@@ -47,6 +47,17 @@ const push = (name: string, tag: string, manifests: Record<string, string>) =>
     tag,
     { credentials: creds(), caPem: registry.caPem ?? '', insecure: false },
   );
+/** A client of the test registry for the repository `name`, as the source would build it. */
+const registryClient = (name: string) =>
+  new RegistryClient(repoOf(name), {
+    credentials: creds(),
+    caPem: registry.caPem ?? '',
+    insecure: false,
+    timeoutMs: 10_000,
+    idleMs: 5_000,
+    maxManifestBytes: 1 << 20,
+    maxTags: 10,
+  });
 
 /** A Secret with string data (the API server encodes it). */
 const secret = (ns: string, name: string, stringData: Record<string, string>, type = 'Opaque') =>
@@ -194,26 +205,10 @@ describe('spec.source.oci', { concurrency: true }, () => {
     await writeFile(blob, gzipSync(Buffer.alloc(2048)));
 
     // A hostile layer: a symlink that escapes.
-    const client = new RegistryClient(repoOf('bad/hostile'), {
-      credentials: creds(),
-      caPem: registry.caPem ?? '',
-      insecure: false,
-      timeoutMs: 10_000,
-      idleMs: 5_000,
-      maxManifestBytes: 1 << 20,
-      maxTags: 10,
-    });
+    const client = registryClient('bad/hostile');
     await pushLayer(client, 'v1', rawTarGz({ name: 'link.yaml', type: '2', link: '/etc/passwd' }));
     // An oversized artifact: its descriptor says 100 MiB, over the 64 MiB limit; nothing is downloaded.
-    const bigClient = new RegistryClient(repoOf('bad/big'), {
-      credentials: creds(),
-      caPem: registry.caPem ?? '',
-      insecure: false,
-      timeoutMs: 10_000,
-      idleMs: 5_000,
-      maxManifestBytes: 1 << 20,
-      maxTags: 10,
-    });
+    const bigClient = registryClient('bad/big');
     await pushLayer(
       bigClient,
       'v1',

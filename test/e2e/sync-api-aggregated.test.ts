@@ -13,8 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../../src/api/constants.ts';
-import type { Release } from '../../src/api/types.ts';
+import { ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
 import { DEV_SELF_SIGNED_HOSTS } from '../../src/cmd/api-flags.ts';
 import { startApi } from '../../src/cmd/api-server.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
@@ -31,7 +30,7 @@ import {
   startControllerManager,
   startObserver,
 } from '../support/processes.ts';
-import { annotationOwners, getRelease, isReady, waitForReady } from '../support/release.ts';
+import { annotationOwners, getRelease, isReady, releaseOf, waitForReady } from '../support/release.ts';
 import { assertSyncRequestedByApi, assertWakeupsServed } from '../support/sync-api.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
@@ -85,20 +84,15 @@ test('the controller-manager took the front-proxy settings from the cluster and 
 });
 
 test('the observer wakes the controller through kube-apiserver: POST /sync proxied to the API', async () => {
-  const web: Release = {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name: 'web', namespace: NS },
-    spec: {
-      source: {
-        inline: {
-          manifests: manifests([configMap('first', 0, { k: 'v' }), configMap('second', 1, { k: 'v' })]),
-        },
+  const web = releaseOf(NS, 'web', {
+    source: {
+      inline: {
+        manifests: manifests([configMap('first', 0, { k: 'v' }), configMap('second', 1, { k: 'v' })]),
       },
-      render: { targetNamespace: NS },
-      healthAssessment: DEFAULT_HEALTH,
     },
-  };
+    render: { targetNamespace: NS },
+    healthAssessment: DEFAULT_HEALTH,
+  });
   await client.create(web);
   // The observer has no URL of the API: whatever the API served came through the aggregation layer.
   await assertWakeupsServed(client, NS, 'web', 2, manager, observer);

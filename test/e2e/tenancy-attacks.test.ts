@@ -36,7 +36,7 @@ import {
   tailLogs,
   wakeupsTo,
 } from '../support/processes.ts';
-import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { bindRole, READ_WRITE, waitForAccess } from '../support/rbac.ts';
 import { getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -672,25 +672,13 @@ describe('tenancy: a hostile tenant against the default install', () => {
         ns,
         'deployer',
         [
-          {
-            apiGroups: [''],
-            resources: ['configmaps', 'secrets', 'services', 'pods'],
-            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-          },
-          {
-            apiGroups: ['apps'],
-            resources: ['deployments'],
-            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-          },
-          {
-            apiGroups: ['batch'],
-            resources: ['jobs'],
-            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-          },
+          { apiGroups: [''], resources: ['configmaps', 'secrets', 'services', 'pods'], verbs: READ_WRITE },
+          { apiGroups: ['apps'], resources: ['deployments'], verbs: READ_WRITE },
+          { apiGroups: ['batch'], resources: ['jobs'], verbs: READ_WRITE },
           {
             apiGroups: ['rbac.authorization.k8s.io'],
             resources: ['roles', 'rolebindings'],
-            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+            verbs: READ_WRITE,
           },
         ],
         [{ kind: 'ServiceAccount', name: deployer, namespace: ns }],
@@ -703,13 +691,9 @@ describe('tenancy: a hostile tenant against the default install', () => {
           {
             apiGroups: ['convoy.kumodo.io'],
             resources: ['releases', 'healthrulesets', 'clusters'],
-            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+            verbs: READ_WRITE,
           },
-          {
-            apiGroups: [''],
-            resources: ['secrets'],
-            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-          },
+          { apiGroups: [''], resources: ['secrets'], verbs: READ_WRITE },
           {
             apiGroups: ['api.convoy.kumodo.io'],
             resources: ['releases/sync', 'releases/health', 'releases/history', 'releases/renders'],

@@ -23,7 +23,7 @@ import { renderKubeconfig } from '../../src/testenv/kubeconfig.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, inlineRelease } from '../support/hooks.ts';
 import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
-import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { bindRole, bindViewer, waitForAccess } from '../support/rbac.ts';
 import { runCommand } from '../support/run-command.ts';
 import { launchBrowser, screenshot, seriousViolations } from '../support/ui.ts';
 import { waitFor } from '../support/wait.ts';
@@ -141,20 +141,10 @@ test('through kubectl proxy and the aggregated API, an admin sees every namespac
 test('a viewer reaches their namespace and is told, before any click, which permission the actions need', async () => {
   const kubeconfig = await accountKubeconfig('viewer');
   const viewer = `system:serviceaccount:${NS}:viewer`;
-  await bindRole(
-    client,
-    NS,
-    'ui-viewer',
-    [
-      {
-        apiGroups: ['convoy.kumodo.io'],
-        resources: ['releases', 'releaseinventories', 'clusters', 'releasesets'],
-        verbs: ['get', 'list', 'watch'],
-      },
-      { apiGroups: ['api.convoy.kumodo.io'], resources: ['ui/proxy'], verbs: ['get', 'create'] },
-    ],
-    [{ kind: 'ServiceAccount', name: 'viewer', namespace: NS }],
-  );
+  await bindViewer(client, NS, 'viewer', ['releases', 'releaseinventories', 'clusters', 'releasesets'], {
+    resources: ['ui/proxy'],
+    verbs: ['get', 'create'],
+  });
   await waitForAccess(client, 'the viewer may get ui/proxy', {
     user: viewer,
     resourceAttributes: {

@@ -23,7 +23,7 @@ import {
   startControllerManager,
   startObserver,
 } from '../support/processes.ts';
-import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { bindViewer, waitForAccess } from '../support/rbac.ts';
 import { getRelease, mergePatch, releaseRef } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { launchBrowser, screenshot, seriousViolations, startUi, type UiProcess } from '../support/ui.ts';
@@ -256,24 +256,10 @@ test('a user without create releases/sync is told which permission is missing be
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
   });
   const viewer = `system:serviceaccount:${NS}:viewer`;
-  await bindRole(
-    client,
-    NS,
-    'ui-viewer',
-    [
-      {
-        apiGroups: ['convoy.kumodo.io'],
-        resources: ['releases', 'releaseinventories', 'clusters'],
-        verbs: ['get', 'list', 'watch'],
-      },
-      {
-        apiGroups: ['api.convoy.kumodo.io'],
-        resources: ['releases/health', 'releases/history'],
-        verbs: ['get'],
-      },
-    ],
-    [{ kind: 'ServiceAccount', name: 'viewer', namespace: NS }],
-  );
+  await bindViewer(client, NS, 'viewer', ['releases', 'releaseinventories', 'clusters'], {
+    resources: ['releases/health', 'releases/history'],
+    verbs: ['get'],
+  });
   await waitForAccess(client, 'the viewer may list Releases', {
     user: viewer,
     resourceAttributes: { verb: 'list', group: 'convoy.kumodo.io', resource: 'releases', namespace: NS },

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { KubeClient } from '../../src/kube/client.ts';
 import { type ControlPlane, type StartOptions, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from './crds.ts';
+import { startedPerFile } from './per-file.ts';
 
 export interface CrdCluster {
   readonly cp: ControlPlane;
@@ -42,4 +43,13 @@ export async function startCrdCluster(opts: CrdClusterOptions = {}): Promise<Crd
     await stop();
     throw err;
   }
+}
+
+/** A CrdCluster started before the file's tests and stopped after them: the set-up most e2e files share. */
+export function useCrdCluster(opts: CrdClusterOptions = {}): CrdCluster {
+  return startedPerFile(
+    'the CRD cluster',
+    () => startCrdCluster(opts),
+    (c) => c.stop(),
+  );
 }

@@ -8,6 +8,7 @@ import type { ReleaseSet } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import type { ClusterAccess } from '../../src/testenv/index.ts';
+import { applyRuleSet } from './rules.ts';
 import { waitFor } from './wait.ts';
 
 const FM = { fieldManager: 'convoy-test', force: true } as const;
@@ -24,24 +25,19 @@ const MANIFEST = [
 
 /** The rule that makes a ConfigMap whose version is its `bad` value unhealthy. */
 export async function applyFleetRule(client: KubeClient, ns: string): Promise<void> {
-  await applyObject(
+  await applyRuleSet(
     client,
-    {
-      apiVersion: API_VERSION,
-      kind: 'HealthRuleSet',
-      metadata: { name: 'fleet', namespace: ns, labels: { rules: 'fleet' } },
-      spec: {
-        rules: [
-          {
-            name: 'not-bad',
-            match: { group: '', kinds: ['ConfigMap'] },
-            healthy: '!has(object.data.bad) || object.data.version != object.data.bad',
-            message: "'version ' + object.data.version + ' is bad here'",
-          },
-        ],
+    ns,
+    'fleet',
+    [
+      {
+        name: 'not-bad',
+        match: { group: '', kinds: ['ConfigMap'] },
+        healthy: '!has(object.data.bad) || object.data.version != object.data.bad',
+        message: "'version ' + object.data.version + ' is bad here'",
       },
-    },
-    FM,
+    ],
+    { force: true },
   );
 }
 

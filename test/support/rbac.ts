@@ -40,6 +40,32 @@ export async function bindRole(
   } as never);
 }
 
+/** Every verb a writer of a resource needs (get, list, watch, create, update, patch, delete). */
+export const READ_WRITE: readonly string[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+
+/**
+ * The Role ui-viewer of `ns` bound to its ServiceAccount `sa`: read (get, list, watch) the convoy.kumodo.io
+ * resources `read`, and the `api` rule on the aggregated API (api.convoy.kumodo.io).
+ */
+export function bindViewer(
+  client: KubeClient,
+  ns: string,
+  sa: string,
+  read: readonly string[],
+  api: Omit<PolicyRule, 'apiGroups'>,
+): Promise<void> {
+  return bindRole(
+    client,
+    ns,
+    'ui-viewer',
+    [
+      { apiGroups: ['convoy.kumodo.io'], resources: read, verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['api.convoy.kumodo.io'], ...api },
+    ],
+    [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+  );
+}
+
 /** A ServiceAccount `sa` of `ns` that may do only `verbs` on the ConfigMaps of `ns` (Role configmap-writer). */
 export async function configMapWriter(
   client: KubeClient,

@@ -1,10 +1,23 @@
 // Helpers for release e2e tests: building Releases (git-sourced, ConfigMaps in waves), reading them and
 // their inventory, the states a test waits for (Ready, a Ready reason, a rollout state), and waiting.
-import { API_VERSION } from '../../src/api/constants.ts';
-import type { Release, ReleaseInventory, RolloutState } from '../../src/api/types.ts';
+import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
+import type {
+  InventoryEntry,
+  InventoryHook,
+  Release,
+  ReleaseInventory,
+  ReleaseSpec,
+  RolloutState,
+} from '../../src/api/types.ts';
+import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import type { Fixture } from '../../src/render/git/testsupport.ts';
 import { waitFor } from './wait.ts';
+
+/** A Release of the given spec (beside apiVersion, kind and metadata nothing is added). */
+export function releaseOf(namespace: string, name: string, spec: Release['spec']): Release {
+  return { apiVersion: API_VERSION, kind: 'Release', metadata: { name, namespace }, spec };
+}
 
 /** A Release of the repository's app/ on branch main, into its own namespace, synced every second. */
 export function gitRelease(
@@ -13,17 +26,12 @@ export function gitRelease(
   repo: Fixture,
   spec: Partial<Release['spec']> = {},
 ): Release {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name, namespace },
-    spec: {
-      source: { git: { url: repo.url, ref: { branch: 'main' }, path: 'app' } },
-      render: { targetNamespace: namespace },
-      syncPolicy: { interval: '1s' },
-      ...spec,
-    },
-  };
+  return releaseOf(namespace, name, {
+    source: { git: { url: repo.url, ref: { branch: 'main' }, path: 'app' } },
+    render: { targetNamespace: namespace },
+    syncPolicy: { interval: '1s' },
+    ...spec,
+  });
 }
 
 export function releaseRef(namespace: string, name: string) {
@@ -121,3 +129,58 @@ data: ${JSON.stringify(data)}
 `;
 
 export const wave = (n: number) => ({ 'convoy.kumodo.io/sync-wave': String(n) });
+
+// --- playing the controller-manager (tests of the observer without one) ------------------------------
+
+/** A second-precision timestamp, as the controller writes them. */
+export const nowStamp = () => `${new Date().toISOString().slice(0, 19)}Z`;
+
+/**
+ * Writes what the controller-manager would for an inline Release: its spec, then a status saying
+ * `renderRef` was applied, both as the controller's field manager.
+ */
+export async function applyAppliedRelease(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  spec: Partial<ReleaseSpec>,
+  renderRef: string,
+): Promise<void> {
+  const owner = { fieldManager: FIELD_MANAGERS.controller, force: true };
+  await applyObject(
+    client,
+    releaseOf(namespace, name, { source: { inline: { manifests: '# test' } }, ...spec }),
+    owner,
+  );
+  await applyObject(
+    client,
+    {
+      apiVersion: API_VERSION,
+      kind: 'Release',
+      metadata: { name, namespace },
+      status: { lastAttempted: { renderRef, revision: 'r1', time: nowStamp(), applied: true } },
+    },
+    { ...owner, subresource: 'status' },
+  );
+}
+
+/** Writes a ReleaseInventory's entries (and hooks, where given) as the controller's field manager. */
+export function applyControllerInventory(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  entries: readonly InventoryEntry[],
+  hooks?: readonly InventoryHook[],
+) {
+  return applyObject(
+    client,
+    {
+      apiVersion: API_VERSION,
+      kind: 'ReleaseInventory',
+      metadata: { name, namespace },
+      entries,
+      ...(hooks === undefined ? {} : { hooks }),
+    },
+    { fieldManager: FIELD_MANAGERS.controller, force: true },
+  );
+}

@@ -4,7 +4,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before } from 'node:test';
 import type { Release } from '../../src/api/types.ts';
 import type { Tenancy } from '../../src/controller/release/target.ts';
 import { KubeClient } from '../../src/kube/client.ts';
@@ -13,6 +12,7 @@ import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { isLeaseLive, type Lease, observerLeaseName } from '../../src/runtime/index.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from './crds.ts';
+import { startedPerFile } from './per-file.ts';
 import {
   type ManagerProcess,
   type ObserverProcess,
@@ -199,45 +199,13 @@ export function convoySystemPerFile(
     readonly setUp?: (sys: ConvoySystem) => Promise<void>;
   },
 ): ConvoySystem {
-  let started: ConvoySystem | undefined;
-  before(async () => {
-    started = await startConvoySystem(opts);
-    await opts.setUp?.(started);
-  });
-  after(async () => {
-    await started?.stop();
-  });
-  const sys = (): ConvoySystem => {
-    if (started === undefined)
-      throw new Error(`the ${opts.identity} system is used before before() started it`);
-    return started;
-  };
-  return {
-    get cp() {
-      return sys().cp;
+  return startedPerFile(
+    `the ${opts.identity} system`,
+    async () => {
+      const sys = await startConvoySystem(opts);
+      await opts.setUp?.(sys);
+      return sys;
     },
-    get client() {
-      return sys().client;
-    },
-    get work() {
-      return sys().work;
-    },
-    get manager() {
-      return sys().manager;
-    },
-    get observer() {
-      return sys().observer;
-    },
-    get wakeups() {
-      return sys().wakeups;
-    },
-    logs: () => sys().logs(),
-    namespace: (name) => sys().namespace(name),
-    waitForRelease: (ns, name, what, ok, timeoutMs) => sys().waitForRelease(ns, name, what, ok, timeoutMs),
-    waitForReleaseGone: (ns, name, timeoutMs, context) =>
-      sys().waitForReleaseGone(ns, name, timeoutMs, context),
-    observerLive: () => sys().observerLive(),
-    restartObserver: () => sys().restartObserver(),
-    stop: () => sys().stop(),
-  };
+    (sys) => sys.stop(),
+  );
 }

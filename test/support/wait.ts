@@ -45,6 +45,17 @@ export async function waitFor<T>(
   );
 }
 
+/** Waits until `count()` has grown by `n` from what it is when called (passes of a loop, requests seen). */
+export function waitForMore(
+  what: string,
+  count: () => number,
+  n: number,
+  opts: WaitOptions = {},
+): Promise<true> {
+  const start = count();
+  return waitFor(`${n} more ${what}`, async () => count() >= start + n, opts);
+}
+
 function describe(
   last: { kind: 'value'; value: unknown } | { kind: 'error'; error: unknown } | undefined,
 ): string {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Cluster, Condition } from '../../api/types.ts';
 import { fromResponse } from '../../kube/errors.ts';
+import { readyTrue, testCluster } from './fixtures.ts';
 import { describeProbeError } from './probe.ts';
 import { clusterStatus, type ProbeResult, readyCondition } from './status.ts';
 
@@ -9,28 +10,12 @@ const T0 = '2026-01-01T00:00:00Z';
 const T1 = '2026-01-01T00:05:00Z';
 
 function cluster(ready?: Partial<Condition>, generation = 3): Cluster {
-  return {
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'Cluster',
-    metadata: { name: 'prod', namespace: 'team', generation },
-    spec: {},
-    ...(ready === undefined
-      ? {}
-      : {
-          status: {
-            conditions: [
-              {
-                type: 'Ready',
-                status: 'True',
-                reason: 'Reachable',
-                message: '',
-                lastTransitionTime: T0,
-                ...ready,
-              },
-            ],
-          },
-        }),
-  };
+  const base = { message: '', lastTransitionTime: T0 };
+  return testCluster({
+    namespace: 'team',
+    generation,
+    ...(ready === undefined ? {} : { ready: readyTrue(base, ready) }),
+  });
 }
 
 describe('readyCondition', () => {

@@ -1,31 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Cluster, ClusterSpec, Condition, Release } from '../../api/types.ts';
+import { readyTrue, testCluster } from './fixtures.ts';
 import { clusterChangeWakesReleases, releaseClusterKeys } from './wake.ts';
 
 function cluster(ready: Partial<Condition> | undefined, spec: ClusterSpec = {}): Cluster {
-  return {
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'Cluster',
-    metadata: { name: 'prod', namespace: 'team' },
+  const base = { message: 'm', lastTransitionTime: 't' };
+  return testCluster({
+    namespace: 'team',
     spec,
-    ...(ready === undefined
-      ? {}
-      : {
-          status: {
-            conditions: [
-              {
-                type: 'Ready',
-                status: 'True',
-                reason: 'Reachable',
-                message: 'm',
-                lastTransitionTime: 't',
-                ...ready,
-              },
-            ],
-          },
-        }),
-  };
+    ...(ready === undefined ? {} : { ready: readyTrue(base, ready) }),
+  });
 }
 
 describe('clusterChangeWakesReleases', () => {

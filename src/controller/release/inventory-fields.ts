@@ -3,13 +3,12 @@
 import type { InventoryEntry, InventoryHook, InventoryKey, PendingEntry } from '../../api/types.ts';
 import { entryKey } from './sync/index.ts';
 
-/** The fields of an entry convoy-controller owns (docs/design.md#field-ownership). */
+/**
+ * The fields of an entry convoy-controller owns (docs/design.md#field-ownership): the key, version, wave
+ * and renderRef, the same as a pending entry's.
+ */
 export function controllerFields(e: InventoryEntry): InventoryEntry {
-  const out: InventoryEntry = { group: e.group, kind: e.kind, namespace: e.namespace, name: e.name };
-  if (e.version !== undefined) out.version = e.version;
-  if (e.wave !== undefined) out.wave = e.wave;
-  if (e.renderRef !== undefined) out.renderRef = e.renderRef;
-  return out;
+  return pendingFields(e);
 }
 
 /**
@@ -52,6 +51,7 @@ export function mergePending(
   return [...byKey.values()];
 }
 
+/** The fields of a pending entry: its key, version, wave and renderRef (nothing another manager set). */
 export function pendingFields(e: PendingEntry): PendingEntry {
   const out: PendingEntry = { group: e.group, kind: e.kind, namespace: e.namespace, name: e.name };
   if (e.version !== undefined) out.version = e.version;

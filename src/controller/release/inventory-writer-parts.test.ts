@@ -11,6 +11,7 @@ import type { KubeClient, RawRequest } from '../../kube/client.ts';
 import { fromResponse } from '../../kube/errors.ts';
 import { LABEL_INVENTORY_OF } from '../../kube/inventory-parts.ts';
 import { readInventoryParts } from '../../kube/inventory-read.ts';
+import { cmEntry } from './fixtures.ts';
 import { InventoryWriter } from './inventory-writer.ts';
 
 const R = `sha256:${'a'.repeat(64)}`;
@@ -20,15 +21,7 @@ const release: Release = {
   metadata: { name: 'web', namespace: 'app', uid: 'uid-web' },
   spec: { source: { inline: { manifests: 'x' } } },
 };
-const entry = (name: string): InventoryEntry => ({
-  group: '',
-  kind: 'ConfigMap',
-  namespace: 'app',
-  name,
-  version: 'v1',
-  wave: 0,
-  renderRef: R,
-});
+const entry = (name: string): InventoryEntry => cmEntry(name, R);
 const limits = { maxEntries: 2, maxBytes: 1_000_000 };
 
 /** Inventory objects by name; `log` has one line per write; `failAfter` writes, every request throws. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InventoryHook } from '../../api/types.ts';
+import { cmEntry } from './fixtures.ts';
 import { controllerHookFields, mergeHooks, mergePending } from './inventory-writer.ts';
 
 const R1 = `sha256:${'a'.repeat(64)}`;
@@ -50,15 +51,7 @@ describe('mergeHooks', () => {
 });
 
 describe('mergePending', () => {
-  const p = (name: string, renderRef = R1) => ({
-    group: '',
-    kind: 'ConfigMap',
-    namespace: 'app',
-    name,
-    version: 'v1',
-    wave: 0,
-    renderRef,
-  });
+  const p = (name: string, renderRef = R1) => cmEntry(name, renderRef);
   const table: [string, Parameters<typeof mergePending>, string[]][] = [
     ['adds new keys after the current ones', [[p('a')], [p('b'), p('c')]], ['a', 'b', 'c']],
     ['a key noted again is replaced in place', [[p('a'), p('b')], [p('a', R2)]], ['a', 'b']],

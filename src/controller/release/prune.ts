@@ -7,7 +7,8 @@ import type { InventoryKey, Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { entryRef, keyString, objectKey } from '../../render/keys.ts';
 import type { Obj } from '../../render/types.ts';
-import { appliedBy, mapLimit } from './deployer.ts';
+import { forEachBounded } from '../../runtime/index.ts';
+import { appliedBy } from './deployer.ts';
 import type { InventoryWriter } from './inventory-writer.ts';
 import {
   entryKey,
@@ -123,7 +124,7 @@ async function liveMarks(
     foreign: new Set<string>(),
     absent: new Set<string>(),
   };
-  await mapLimit(entries, 16, async (e) => {
+  await forEachBounded(entries, 16, async (e) => {
     const live = await liveObject(read, e);
     const key = entryKey(e);
     if (live === undefined) {
@@ -173,7 +174,9 @@ export async function deleteInOrder(
       if ((e.wave ?? 0) !== (first.wave ?? 0) || entryKindRank(e) !== entryKindRank(first)) break;
       end++;
     }
-    await mapLimit(entries.slice(start, end), 8, (e) => deleteEntry(client, e));
+    await forEachBounded(entries.slice(start, end), 8, async (e) => {
+      await deleteEntry(client, e);
+    });
     start = end;
   }
 }

@@ -12,6 +12,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { mergeParts } from '../../kube/inventory-parts.ts';
 import { InlineSource } from '../../render/inline.ts';
 import type { ReleaseDeps } from './deps.ts';
+import { cmEntry } from './fixtures.ts';
 import { reconcile } from './reconcile.ts';
 import { formatTime } from './rollout/index.ts';
 import { stageRender } from './stage-render.ts';
@@ -118,24 +119,21 @@ describe('reconcile + status assembly (property)', () => {
         const R = (await stageRender(base, deps([true], undefined, calls))).renderRef;
         const rev = 'inline:x';
         const ref = (w: string) => (w === 'R' ? R : OLD);
-        const entries: InventoryEntry[] = s.entries.slice(0, s.objects).flatMap((e, i) =>
-          e.recorded === 'none'
-            ? []
-            : [
-                {
-                  group: '',
-                  kind: 'ConfigMap',
-                  namespace: 'app',
-                  name: `cm-${i}`,
-                  version: 'v1',
-                  wave: 0,
-                  renderRef: ref(e.recorded),
-                  ...(e.assessed === 'none' || e.state === undefined
-                    ? {}
-                    : { state: e.state, assessedRenderRef: ref(e.assessed) }),
-                },
-              ],
-        );
+        const entries: InventoryEntry[] = s.entries
+          .slice(0, s.objects)
+          .flatMap((e, i) =>
+            e.recorded === 'none'
+              ? []
+              : [
+                  cmEntry(
+                    `cm-${i}`,
+                    ref(e.recorded),
+                    e.assessed === 'none' || e.state === undefined
+                      ? {}
+                      : { state: e.state, assessedRenderRef: ref(e.assessed) },
+                  ),
+                ],
+          );
         const inventory: ReleaseInventory = {
           apiVersion: API_VERSION,
           kind: 'ReleaseInventory',
@@ -189,17 +187,9 @@ describe('reconcile + status assembly (property)', () => {
     const base = baseRelease(2);
     const calls: string[] = [];
     const R = (await stageRender(base, deps([true], undefined, calls))).renderRef;
-    const entries: InventoryEntry[] = [0, 1].map((i) => ({
-      group: '',
-      kind: 'ConfigMap',
-      namespace: 'app',
-      name: `cm-${i}`,
-      version: 'v1',
-      wave: 0,
-      renderRef: R,
-      state: 'Healthy',
-      assessedRenderRef: R,
-    }));
+    const entries: InventoryEntry[] = [0, 1].map((i) =>
+      cmEntry(`cm-${i}`, R, { state: 'Healthy', assessedRenderRef: R }),
+    );
     const stamp = { renderRef: R, revision: 'inline:x', time: formatTime(T0 - 60_000) };
     const release: Release = {
       ...base,

@@ -18,71 +18,50 @@ const rollout = (state: RolloutStatus['state'], message?: string): RolloutStatus
   ...(message === undefined ? {} : { message }),
 });
 
+type Input = Parameters<typeof statusMessage>[0];
+const input = (conditions: Condition[], rollout?: RolloutStatus, warnings: string[] = []): Input => ({
+  conditions,
+  rollout,
+  warnings,
+});
+const invalid = 'ConfigMap x: invalid';
+const synced = cond('Ready', 'True', 'Synced', 'applied revision abc');
+
 test('statusMessage', () => {
-  const cases: readonly (readonly [string, Parameters<typeof statusMessage>[0], string])[] = [
+  const stalled = [
+    cond('Ready', 'False', 'DryRunFailed', invalid),
+    cond('Stalled', 'True', 'InvalidSpec', invalid),
+  ];
+  const transient = [
+    cond('Ready', 'False', 'SourceFailed', 'timeout'),
+    cond('Stalled', 'False', 'NotStalled', ''),
+  ];
+  const cases: readonly (readonly [string, Input, string])[] = [
     [
       'stalled failure says a retry will not help',
-      {
-        conditions: [
-          cond('Ready', 'False', 'DryRunFailed', 'ConfigMap x: invalid'),
-          cond('Stalled', 'True', 'InvalidSpec', 'ConfigMap x: invalid'),
-        ],
-        rollout: undefined,
-        warnings: [],
-      },
-      'DryRunFailed (stalled: a retry cannot fix this; change the Release or its source): ConfigMap x: invalid',
+      input(stalled),
+      `DryRunFailed (stalled: a retry cannot fix this; change the Release or its source): ${invalid}`,
     ],
-    [
-      'transient failure',
-      {
-        conditions: [
-          cond('Ready', 'False', 'SourceFailed', 'timeout'),
-          cond('Stalled', 'False', 'NotStalled', ''),
-        ],
-        rollout: undefined,
-        warnings: [],
-      },
-      'SourceFailed: timeout',
-    ],
+    ['transient failure', input(transient), 'SourceFailed: timeout'],
     [
       'waiting',
-      {
-        conditions: [cond('Ready', 'Unknown', 'WaitingForHook', 'PostSync hook smoke')],
-        rollout: undefined,
-        warnings: [],
-      },
+      input([cond('Ready', 'Unknown', 'WaitingForHook', 'PostSync hook smoke')]),
       'WaitingForHook: PostSync hook smoke',
     ],
     [
       'synced, rollout progressing',
-      {
-        conditions: [cond('Ready', 'True', 'Synced', 'applied revision abc')],
-        rollout: rollout('Progressing', 'NewRender'),
-        warnings: [],
-      },
+      input([synced], rollout('Progressing', 'NewRender')),
       'rollout Progressing: NewRender',
     ],
-    [
-      'synced, rollout succeeded',
-      {
-        conditions: [cond('Ready', 'True', 'Synced', 'applied revision abc')],
-        rollout: rollout('Succeeded'),
-        warnings: [],
-      },
-      'applied revision abc',
-    ],
+    ['synced, rollout succeeded', input([synced], rollout('Succeeded')), 'applied revision abc'],
     [
       'warnings first',
-      {
-        conditions: [cond('Ready', 'True', 'Synced', 'applied revision abc')],
-        rollout: undefined,
-        warnings: ['failurePolicy.deadline is 0'],
-      },
+      input([synced], undefined, ['failurePolicy.deadline is 0']),
       'Warning: failurePolicy.deadline is 0; applied revision abc',
     ],
-    ['nothing yet', { conditions: [], rollout: undefined, warnings: [] }, ''],
+    ['nothing yet', input([]), ''],
   ];
-  for (const [name, input, want] of cases) assert.equal(statusMessage(input), want, name);
+  for (const [name, given, want] of cases) assert.equal(statusMessage(given), want, name);
 });
 
 test('oneLine folds lines and bounds the length', () => {

@@ -50,25 +50,25 @@ function show(s: SyncStep): string {
   const gate = s.gate.kind === 'none' ? 'none' : `waitPrevious ${s.gate.previousWave} ${s.gate.timeout}`;
   return `wave ${s.wave} (after ${s.previousWave ?? '-'}): ${gate}`;
 }
+/** The steps of a full sync of objects' three waves, in the short form of show. */
+function steps(opts: { resumePostSync?: boolean; wave2Gate?: string } = {}): string[] {
+  return [
+    ...(opts.resumePostSync === true ? ['resumePostSync'] : []),
+    'dryRun',
+    'persist',
+    'settleInterrupted',
+    'wave 0 (after -): none',
+    'wave 1 (after 0): none',
+    `wave 2 (after 1): ${opts.wave2Gate ?? 'none'}`,
+    'prune',
+    'postSync',
+  ];
+}
 const waitWave = { ...stamp, applied: false, reason: 'WaitingForHook' } as const;
 
 describe('planSync', () => {
   const rows: [string, Release, boolean, readonly string[] | 'upToDate'][] = [
-    [
-      'a new render: every step, no gates',
-      base,
-      false,
-      [
-        'dryRun',
-        'persist',
-        'settleInterrupted',
-        'wave 0 (after -): none',
-        'wave 1 (after 0): none',
-        'wave 2 (after 1): none',
-        'prune',
-        'postSync',
-      ],
-    ],
+    ['a new render: every step, no gates', base, false, steps()],
     [
       'WaitPrevious on waves 0 and 2: the first wave has no gate, wave 2 waits for 1 with its timeout',
       withSpec({
@@ -78,78 +78,22 @@ describe('planSync', () => {
         ],
       }),
       false,
-      [
-        'dryRun',
-        'persist',
-        'settleInterrupted',
-        'wave 0 (after -): none',
-        'wave 1 (after 0): none',
-        'wave 2 (after 1): waitPrevious 1 5m',
-        'prune',
-        'postSync',
-      ],
+      steps({ wave2Gate: 'waitPrevious 1 5m' }),
     ],
     ['applied, recorded and pruned already: nothing to do', withSpec({}, applied), false, 'upToDate'],
-    [
-      'the same, forced: the full sync',
-      withSpec({}, applied),
-      true,
-      [
-        'dryRun',
-        'persist',
-        'settleInterrupted',
-        'wave 0 (after -): none',
-        'wave 1 (after 0): none',
-        'wave 2 (after 1): none',
-        'prune',
-        'postSync',
-      ],
-    ],
+    ['the same, forced: the full sync', withSpec({}, applied), true, steps()],
     [
       'held for PostSync hooks of R: PostSync is tried first',
       withSpec({}, { lastAttempted: waitWave }),
       false,
-      [
-        'resumePostSync',
-        'dryRun',
-        'persist',
-        'settleInterrupted',
-        'wave 0 (after -): none',
-        'wave 1 (after 0): none',
-        'wave 2 (after 1): none',
-        'prune',
-        'postSync',
-      ],
+      steps({ resumePostSync: true }),
     ],
-    [
-      'held for hooks of R, forced: no shortcut',
-      withSpec({}, { lastAttempted: waitWave }),
-      true,
-      [
-        'dryRun',
-        'persist',
-        'settleInterrupted',
-        'wave 0 (after -): none',
-        'wave 1 (after 0): none',
-        'wave 2 (after 1): none',
-        'prune',
-        'postSync',
-      ],
-    ],
+    ['held for hooks of R, forced: no shortcut', withSpec({}, { lastAttempted: waitWave }), true, steps()],
     [
       'held for hooks of another render: no shortcut',
       withSpec({}, { lastAttempted: { ...waitWave, renderRef: 'other' } }),
       false,
-      [
-        'dryRun',
-        'persist',
-        'settleInterrupted',
-        'wave 0 (after -): none',
-        'wave 1 (after 0): none',
-        'wave 2 (after 1): none',
-        'prune',
-        'postSync',
-      ],
+      steps(),
     ],
   ];
   for (const [name, release, forced, want] of rows) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Cluster, ClusterSpec, Condition, Release } from '../../api/types.ts';
+import { readyTrue, testCluster } from '../cluster/fixtures.ts';
 import { decideTarget, type TargetDecision, type Tenancy } from './target.ts';
 
 function release(spec: { cluster?: string; sa?: string } = {}): Release {
@@ -17,29 +18,17 @@ function release(spec: { cluster?: string; sa?: string } = {}): Release {
 }
 
 function cluster(spec: ClusterSpec, ready?: Partial<Condition>, generation = 2): Cluster {
-  return {
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'Cluster',
-    metadata: { name: 'prod', namespace: 'team-a', generation },
-    spec,
-    ...(ready === undefined
-      ? {}
-      : {
-          status: {
-            conditions: [
-              {
-                type: 'Ready',
-                status: 'True',
-                reason: 'Reachable',
-                message: 'Kubernetes v1.36.3',
-                lastTransitionTime: '2026-01-01T00:00:00Z',
-                observedGeneration: generation,
-                ...ready,
-              },
-            ],
-          },
-        }),
+  const base = {
+    message: 'Kubernetes v1.36.3',
+    lastTransitionTime: '2026-01-01T00:00:00Z',
+    observedGeneration: generation,
   };
+  return testCluster({
+    namespace: 'team-a',
+    spec,
+    generation,
+    ...(ready === undefined ? {} : { ready: readyTrue(base, ready) }),
+  });
 }
 
 const secretRef = { name: 'prod-kubeconfig', key: 'kubeconfig' };
@@ -139,6 +128,11 @@ describe('decideTarget: as whom a Release writes, by tenancy mode', () => {
       'allowed to write the render (or target a Cluster with a kubeconfig); nothing was applied',
   };
   const remote = cluster({ kubeconfigSecretRef: secretRef }, {});
+  const local = (impersonate: string | undefined): TargetDecision => ({
+    kind: 'local',
+    name: 'local',
+    impersonate,
+  });
   const table: [string, Release, Cluster | undefined, Tenancy, TargetDecision][] = [
     ['tenant, no account, no default: refused', release(), undefined, TENANT, refused],
     [
@@ -146,26 +140,16 @@ describe('decideTarget: as whom a Release writes, by tenancy mode', () => {
       release(),
       undefined,
       WITH_DEFAULT,
-      { kind: 'local', name: 'local', impersonate: 'system:serviceaccount:team-a:convoy-deployer' },
+      local('system:serviceaccount:team-a:convoy-deployer'),
     ],
     [
       'tenant, an account: that account, whatever the default',
       release({ sa: 'deployer' }),
       undefined,
       WITH_DEFAULT,
-      { kind: 'local', name: 'local', impersonate: SA_USER },
+      local(SA_USER),
     ],
-    [
-      'tenant, an account, no default',
-      release({ sa: 'deployer' }),
-      undefined,
-      TENANT,
-      {
-        kind: 'local',
-        name: 'local',
-        impersonate: SA_USER,
-      },
-    ],
+    ['tenant, an account, no default', release({ sa: 'deployer' }), undefined, TENANT, local(SA_USER)],
     [
       'tenant, a local Cluster (no kubeconfig), no account: refused too',
       release({ cluster: 'prod' }),
@@ -180,19 +164,13 @@ describe('decideTarget: as whom a Release writes, by tenancy mode', () => {
       TENANT,
       { kind: 'remote', name: 'prod', cluster: remote, secretRef },
     ],
-    [
-      'cluster, no account: convoy itself',
-      release(),
-      undefined,
-      CLUSTER,
-      { kind: 'local', name: 'local', impersonate: undefined },
-    ],
+    ['cluster, no account: convoy itself', release(), undefined, CLUSTER, local(undefined)],
     [
       'cluster, an account: still impersonated',
       release({ sa: 'deployer' }),
       undefined,
       CLUSTER,
-      { kind: 'local', name: 'local', impersonate: SA_USER },
+      local(SA_USER),
     ],
   ];
   for (const [name, r, c, t, want] of table) {

@@ -3,10 +3,10 @@
 // uid and resourceVersion as preconditions, so a stale cache never re-creates an inventory the controller
 // deleted and a changed one answers 409) and writeDrift (the Drifted condition and driftSummary).
 import { FIELD_MANAGERS } from '../../api/constants.ts';
-import type { Release, ReleaseInventory } from '../../api/types.ts';
+import type { ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import type { MergedInventory } from '../../kube/inventory-parts.ts';
-import { applyEntryFieldsByPart, applyReleaseStatus } from '../writes.ts';
+import { applyEntryFieldsByPart, type StatusWriter, statusWriter } from '../writes.ts';
 import {
   type DriftStatusBody,
   driftStatusUpToDate,
@@ -32,11 +32,7 @@ export function writeInventoryDrift(
 }
 
 /** Returns the stored Release when it wrote, undefined when the cached status was already up to date. */
-export async function writeDrift(
-  client: KubeClient,
-  release: Release,
-  body: DriftStatusBody,
-): Promise<Release | undefined> {
-  if (driftStatusUpToDate(release.status, body)) return undefined;
-  return applyReleaseStatus(client, release, FIELD_MANAGERS.drift, body);
-}
+export const writeDrift: StatusWriter<DriftStatusBody> = statusWriter(
+  FIELD_MANAGERS.drift,
+  driftStatusUpToDate,
+);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { emptySummary, healthSummary } from '../../api/health-summary.ts';
 import { type ConditionInput, healthyCondition } from './condition.ts';
+import { deploymentEntry } from './fixtures.ts';
 import type { HealthState, InventoryEntry } from './types.ts';
 
 const R = 'sha256:new';
@@ -10,17 +11,12 @@ const e = (
   state: HealthState | undefined,
   renderRef: string | null = R,
   message?: string,
-): InventoryEntry => ({
-  group: 'apps',
-  version: 'v1',
-  kind: 'Deployment',
-  namespace: 'ns',
-  name,
-  wave: 0,
-  ...(renderRef !== null ? { renderRef } : {}),
-  ...(state !== undefined ? { state } : {}),
-  ...(message !== undefined ? { message } : {}),
-});
+): InventoryEntry =>
+  deploymentEntry(name, {
+    ...(renderRef !== null ? { renderRef } : {}),
+    ...(state !== undefined ? { state } : {}),
+    ...(message !== undefined ? { message } : {}),
+  });
 
 test('healthSummary counts states; entries without one are unknown', () => {
   assert.deepEqual(healthSummary([]), emptySummary);

@@ -10,18 +10,7 @@ export {
   workloadOf,
   workloadsToDelete,
 } from './cleanup.ts';
-export {
-  DEFAULT_DELETE_POLICIES,
-  DEFAULT_HOOK_TIMEOUT_MS,
-  formatGoDuration,
-  type HookDef,
-  type HookKind,
-  hookDefs,
-  hookNameConflicts,
-  hookWorkloadName,
-  MAX_WORKLOAD_NAME,
-  shortRenderRef,
-} from './defs.ts';
+export * from './defs.ts';
 export {
   blockedMessage,
   type DeletePhase,
@@ -61,24 +50,8 @@ export {
   type SyncHookStep,
   syncFailStep,
 } from './runner.ts';
-export {
-  SYNC_FAILURE_REASONS,
-  type SyncFailInput,
-  type SyncFailOutcome,
-  type SyncFailTrigger,
-  syncFailFires,
-  syncFailHooks,
-  syncFailTrigger,
-} from './sync-fail.ts';
-export {
-  ANNOTATION_HOOK_CREATED_AT,
-  ANNOTATION_HOOK_NAME,
-  ANNOTATION_HOOK_RENDER_REF,
-  type ExistingAction,
-  existingWorkloadAction,
-  hookWorkloadObject,
-  type LiveWorkload,
-} from './workload.ts';
+export * from './sync-fail.ts';
+export * from './workload.ts';
 export {
   type CreatedHook,
   createHookWorkload,

@@ -73,47 +73,25 @@ describe('planHookPhase', () => {
     assert.equal(d.kind === 'arm' && d.hooks[0]?.deleteFirst, undefined);
   });
 
+  /** The migrate PreSync hook's entry, armed for R1 at T0 unless `at` says otherwise. */
+  const migrate = (
+    extra: Partial<InventoryHook> = {},
+    at: { renderRef?: string; createdAt?: string; phase?: 'PreSync' | 'PostSync'; kind?: 'Job' | 'Pod' } = {},
+  ) => entry('migrate', at.phase ?? 'PreSync', at.renderRef ?? R1, at.createdAt ?? T0, extra, at.kind);
+  const succeeded = { state: 'Succeeded', finishedAt: T1 } as const;
   const table: [string, InventoryHook, HookPhaseDecision['kind']][] = [
-    ['armed, no state yet', entry('migrate', 'PreSync', R1, T0), 'waiting'],
-    ['Running', entry('migrate', 'PreSync', R1, T0, { state: 'Running' }), 'waiting'],
-    ['Succeeded', entry('migrate', 'PreSync', R1, T0, { state: 'Succeeded', finishedAt: T1 }), 'succeeded'],
-    [
-      'Succeeded the same second it was armed',
-      entry('migrate', 'PreSync', R1, T0, { state: 'Succeeded', finishedAt: T0 }),
-      'succeeded',
-    ],
-    [
-      'Failed',
-      entry('migrate', 'PreSync', R1, T0, { state: 'Failed', reason: 'Failed', finishedAt: T1 }),
-      'failed',
-    ],
+    ['armed, no state yet', migrate(), 'waiting'],
+    ['Running', migrate({ state: 'Running' }), 'waiting'],
+    ['Succeeded', migrate(succeeded), 'succeeded'],
+    ['Succeeded the same second it was armed', migrate({ ...succeeded, finishedAt: T0 }), 'succeeded'],
+    ['Failed', migrate({ state: 'Failed', reason: 'Failed', finishedAt: T1 }), 'failed'],
     // re-armed: the state is the previous run's until the observer polls the new workload
-    [
-      're-armed, previous Succeeded',
-      entry('migrate', 'PreSync', R1, T1, { state: 'Succeeded', finishedAt: T0 }),
-      'waiting',
-    ],
-    [
-      're-armed, previous Failed',
-      entry('migrate', 'PreSync', R1, T1, { state: 'Failed', finishedAt: T0 }),
-      'waiting',
-    ],
-    [
-      'entry of another render',
-      entry('migrate', 'PreSync', R2, T0, { state: 'Succeeded', finishedAt: T1 }),
-      'arm',
-    ],
-    [
-      'entry of another phase',
-      entry('migrate', 'PostSync', R1, T0, { state: 'Succeeded', finishedAt: T1 }),
-      'arm',
-    ],
-    [
-      'entry of another kind',
-      entry('migrate', 'PreSync', R1, T0, { state: 'Succeeded', finishedAt: T1 }, 'Pod'),
-      'arm',
-    ],
-    ['entry without createdAt', { ...entry('migrate', 'PreSync', R1, T0), createdAt: undefined }, 'arm'],
+    ['re-armed, previous Succeeded', migrate({ ...succeeded, finishedAt: T0 }, { createdAt: T1 }), 'waiting'],
+    ['re-armed, previous Failed', migrate({ state: 'Failed', finishedAt: T0 }, { createdAt: T1 }), 'waiting'],
+    ['entry of another render', migrate(succeeded, { renderRef: R2 }), 'arm'],
+    ['entry of another phase', migrate(succeeded, { phase: 'PostSync' }), 'arm'],
+    ['entry of another kind', migrate(succeeded, { kind: 'Pod' }), 'arm'],
+    ['entry without createdAt', { ...migrate(), createdAt: undefined }, 'arm'],
   ];
   for (const [name, e, want] of table) {
     it(`${name} → ${want}`, () => assert.equal(plan({ entries: [e] }).kind, want));

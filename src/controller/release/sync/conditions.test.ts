@@ -12,11 +12,15 @@ import {
   RenderFailedError,
   SourceFailedError,
 } from '../errors.ts';
-import { conditionsFor, type ReconcileOutcome } from './conditions.ts';
+import { conditionsFor, type HoldReason, type ReconcileOutcome } from './conditions.ts';
 
 const R = `sha256:${'e'.repeat(64)}`;
 type Row = [string, ReconcileOutcome, ready: string, reason: string, stalled: 'True' | 'False'];
 const fail = (error: ReleaseError): ReconcileOutcome => ({ kind: 'failed', error });
+const held = (reason: HoldReason): ReconcileOutcome => ({ kind: 'held', reason, message: 'm' });
+const dryRun = (status: number | undefined) => fail(DryRunFailedError.fromStatus('x', status));
+const cluster = (reason: 'ClusterNotFound' | 'ClusterNotReady') =>
+  fail(new ClusterUnavailableError(reason, 'x'));
 
 const rows: Row[] = [
   ['synced', { kind: 'synced', renderRef: R, revision: 'main@1' }, 'True', 'Synced', 'False'],
@@ -27,108 +31,24 @@ const rows: Row[] = [
     'RolledBack',
     'False',
   ],
-  [
-    'awaiting approval',
-    { kind: 'held', reason: 'WaitingForApproval', message: 'm' },
-    'False',
-    'WaitingForApproval',
-    'False',
-  ],
-  [
-    'cluster wave',
-    { kind: 'held', reason: 'WaitingForClusterWave', message: 'm' },
-    'Unknown',
-    'WaitingForClusterWave',
-    'False',
-  ],
-  [
-    'suspended: a person must resume it',
-    { kind: 'held', reason: 'Suspended', message: 'm' },
-    'False',
-    'Suspended',
-    'False',
-  ],
-  [
-    'cluster paused',
-    { kind: 'held', reason: 'ClusterPaused', message: 'm' },
-    'False',
-    'ClusterPaused',
-    'False',
-  ],
-  [
-    'wave health',
-    { kind: 'held', reason: 'WaitingForWaveHealth', message: 'm' },
-    'Unknown',
-    'WaitingForWaveHealth',
-    'False',
-  ],
-  [
-    'hook running',
-    { kind: 'held', reason: 'WaitingForHook', message: 'm' },
-    'Unknown',
-    'WaitingForHook',
-    'False',
-  ],
-  [
-    'wave timeout without failurePolicy',
-    { kind: 'held', reason: 'WaveTimeout', message: 'm' },
-    'False',
-    'WaveTimeout',
-    'False',
-  ],
+  ['awaiting approval', held('WaitingForApproval'), 'False', 'WaitingForApproval', 'False'],
+  ['cluster wave', held('WaitingForClusterWave'), 'Unknown', 'WaitingForClusterWave', 'False'],
+  ['suspended: a person must resume it', held('Suspended'), 'False', 'Suspended', 'False'],
+  ['cluster paused', held('ClusterPaused'), 'False', 'ClusterPaused', 'False'],
+  ['wave health', held('WaitingForWaveHealth'), 'Unknown', 'WaitingForWaveHealth', 'False'],
+  ['hook running', held('WaitingForHook'), 'Unknown', 'WaitingForHook', 'False'],
+  ['wave timeout without failurePolicy', held('WaveTimeout'), 'False', 'WaveTimeout', 'False'],
   ['deleting', { kind: 'deleting', message: 'm' }, 'Unknown', 'Deleting', 'False'],
   ['source failed: retry', fail(new SourceFailedError('x')), 'False', 'SourceFailed', 'False'],
   ['render failed: stalled', fail(new RenderFailedError('x')), 'False', 'RenderFailed', 'True'],
   ['pin not found: stalled', fail(new PinNotFoundError('x')), 'False', 'PinNotFound', 'True'],
-  [
-    'cluster not found',
-    fail(new ClusterUnavailableError('ClusterNotFound', 'x')),
-    'False',
-    'ClusterNotFound',
-    'False',
-  ],
-  [
-    'cluster not ready',
-    fail(new ClusterUnavailableError('ClusterNotReady', 'x')),
-    'False',
-    'ClusterNotReady',
-    'False',
-  ],
-  [
-    'dry run, invalid object (422): stalled',
-    fail(DryRunFailedError.fromStatus('x', 422)),
-    'False',
-    'DryRunFailed',
-    'True',
-  ],
-  [
-    'dry run, bad request (400): stalled',
-    fail(DryRunFailedError.fromStatus('x', 400)),
-    'False',
-    'DryRunFailed',
-    'True',
-  ],
-  [
-    'dry run, kind not found (404): retry',
-    fail(DryRunFailedError.fromStatus('x', 404)),
-    'False',
-    'DryRunFailed',
-    'False',
-  ],
-  [
-    'dry run, webhook down (500): retry',
-    fail(DryRunFailedError.fromStatus('x', 500)),
-    'False',
-    'DryRunFailed',
-    'False',
-  ],
-  [
-    'dry run, no response: retry',
-    fail(DryRunFailedError.fromStatus('x', undefined)),
-    'False',
-    'DryRunFailed',
-    'False',
-  ],
+  ['cluster not found', cluster('ClusterNotFound'), 'False', 'ClusterNotFound', 'False'],
+  ['cluster not ready', cluster('ClusterNotReady'), 'False', 'ClusterNotReady', 'False'],
+  ['dry run, invalid object (422): stalled', dryRun(422), 'False', 'DryRunFailed', 'True'],
+  ['dry run, bad request (400): stalled', dryRun(400), 'False', 'DryRunFailed', 'True'],
+  ['dry run, kind not found (404): retry', dryRun(404), 'False', 'DryRunFailed', 'False'],
+  ['dry run, webhook down (500): retry', dryRun(500), 'False', 'DryRunFailed', 'False'],
+  ['dry run, no response: retry', dryRun(undefined), 'False', 'DryRunFailed', 'False'],
   ['persist failed', fail(new PersistFailedError('x')), 'False', 'PersistFailed', 'False'],
   ['apply failed', fail(new ApplyFailedError('x')), 'False', 'ApplyFailed', 'False'],
   ['prune failed', fail(new PruneFailedError('x')), 'False', 'PruneFailed', 'False'],

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InventoryEntry as ApiEntry, ReleaseStatus } from '../../../api/types.ts';
 import type { HealthyCondition } from '../condition.ts';
+import { deploymentEntry } from '../fixtures.ts';
 import type { InventoryEntry } from '../types.ts';
 import {
   healthStatusBody,
@@ -13,16 +14,8 @@ import {
   toHealthEntry,
 } from './plan.ts';
 
-const e = (name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry => ({
-  group: 'apps',
-  version: 'v1',
-  kind: 'Deployment',
-  namespace: 'ns',
-  name,
-  wave: 0,
-  renderRef: 'sha256:a',
-  ...extra,
-});
+const e = (name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry =>
+  deploymentEntry(name, { renderRef: 'sha256:a', ...extra });
 
 describe('inventoryHealthItems', () => {
   it('sends only entries with a renderRef, with assessedRenderRef = renderRef', () => {

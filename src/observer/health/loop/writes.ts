@@ -3,10 +3,10 @@
 // The inventory apply carries the cached uid and resourceVersion: a stale cache can never re-create an
 // inventory the controller deleted, and a changed one answers 409, which the caller turns into a requeue.
 import { FIELD_MANAGERS } from '../../../api/constants.ts';
-import type { Release, ReleaseInventory } from '../../../api/types.ts';
+import type { ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import type { MergedInventory } from '../../../kube/inventory-parts.ts';
-import { applyEntryFieldsByPart, applyReleaseStatus } from '../../writes.ts';
+import { applyEntryFieldsByPart, type StatusWriter, statusWriter } from '../../writes.ts';
 import {
   type HealthStatusBody,
   healthStatusUpToDate,
@@ -33,11 +33,7 @@ export async function writeInventoryHealth(
 }
 
 /** Returns the stored Release when it wrote, undefined when the cached status was already up to date. */
-export async function writeHealth(
-  client: KubeClient,
-  release: Release,
-  body: HealthStatusBody,
-): Promise<Release | undefined> {
-  if (healthStatusUpToDate(release.status, body)) return undefined;
-  return applyReleaseStatus(client, release, FIELD_MANAGERS.health, body);
-}
+export const writeHealth: StatusWriter<HealthStatusBody> = statusWriter(
+  FIELD_MANAGERS.health,
+  healthStatusUpToDate,
+);

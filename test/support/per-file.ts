@@ -1,0 +1,29 @@
+// One way to give an e2e file something started once for all its tests: started in the file's before(),
+// stopped in its after(), and read through the object returned, which throws when used before the start.
+import { after, before } from 'node:test';
+
+/**
+ * `start()` in before() and `stop` in after(). The object returned reads through to what was started
+ * (methods bound to it). Call it once at the file's top level: Node 24 runs a file's top-level before
+ * hooks without awaiting one before the next, so the file's own set-up belongs inside `start`.
+ */
+export function startedPerFile<T extends object>(
+  what: string,
+  start: () => Promise<T>,
+  stop: (started: T) => Promise<void>,
+): T {
+  let started: T | undefined;
+  before(async () => {
+    started = await start();
+  });
+  after(async () => {
+    if (started !== undefined) await stop(started);
+  });
+  return new Proxy({} as T, {
+    get(_, key) {
+      if (started === undefined) throw new Error(`${what} is used before before() started it`);
+      const value: unknown = Reflect.get(started, key, started);
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
+  });
+}
