@@ -14,6 +14,7 @@ import { kindRank } from '../../render/canonical.ts';
 import { describeKey, groupOf, objectKey } from '../../render/keys.ts';
 import { labelled } from '../../render/labelled.ts';
 import type { Obj } from '../../render/types.ts';
+import { forEachBounded } from '../../runtime/index.ts';
 
 const CRD_GROUP = 'apiextensions.k8s.io';
 /** Applies or dry runs of one rank in flight at once (DeployOptions.parallel overrides it). */
@@ -102,7 +103,8 @@ export async function applyAll(
 ): Promise<void> {
   for (const group of byRank(objects)) {
     const failures = new Map<Obj, ObjectApplyError>();
-    await forEachUntilFailure(group, opts.parallel ?? DEPLOY_PARALLEL, async (obj) => {
+    // The first failure starts no more applies; those in flight finish.
+    await forEachBounded(group, opts.parallel ?? DEPLOY_PARALLEL, async (obj) => {
       try {
         await applyObject(client, labelled(obj, opts.releaseLabel, opts.releaseUid), {
           fieldManager: FIELD_MANAGERS.deployer,
@@ -110,10 +112,10 @@ export async function applyAll(
         });
       } catch (err) {
         failures.set(obj, new ObjectApplyError(obj, err));
-        return false;
+        return 'stop';
       }
       opts.onApplied?.(obj);
-      return true;
+      return undefined;
     });
     const first = earliest(objects, failures);
     if (first !== undefined) throw first;
@@ -135,7 +137,7 @@ export async function dryRunAll(
 ): Promise<DryRunResult> {
   const skipped: string[] = [];
   const failures = new Map<Obj, ObjectApplyError>();
-  await mapLimit(objects, opts.parallel ?? DEPLOY_PARALLEL, async (obj) => {
+  await forEachBounded(objects, opts.parallel ?? DEPLOY_PARALLEL, async (obj) => {
     try {
       await applyObject(client, labelled(obj, opts.releaseLabel, opts.releaseUid), {
         fieldManager: FIELD_MANAGERS.deployer,
@@ -145,10 +147,11 @@ export async function dryRunAll(
     } catch (err) {
       if (isKubeError(err) && err.code === 404 && definedInRender(obj, objects)) {
         skipped.push(`${describeKey(objectKey(obj))}: not yet installed (${err.apiMessage})`);
-        return;
+        return undefined;
       }
       failures.set(obj, new ObjectApplyError(obj, err));
     }
+    return undefined;
   });
   // Every object is checked, so the failure reported is always the same one for the same render.
   const first = earliest(objects, failures);
@@ -167,22 +170,6 @@ function earliest(
     if (f !== undefined) return f;
   }
   return undefined;
-}
-
-/** Runs fn over items, at most `limit` at once, starting none after one returned false. */
-async function forEachUntilFailure<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<boolean>,
-): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      if (!(await fn(items[next++] as T))) failed = true;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(limit, 1), items.length) }, worker));
 }
 
 function byRank(objects: readonly Obj[]): Obj[][] {
@@ -221,26 +208,4 @@ export async function waitEstablished(client: KubeClient, name: string, timeoutM
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-/** Runs fn over items, at most `limit` at once; rejects with the first error after all settle. */
-export async function mapLimit<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let error: { e: unknown } | undefined;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await fn(item);
-      } catch (e) {
-        error ??= { e };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (error !== undefined) throw error.e;
 }
