@@ -28,7 +28,7 @@ import {
 import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
 import { mergePatch } from '../support/release.ts';
 import { deployment } from '../support/rollout.ts';
-import { convoySystemPerFile, LEASE_NS } from '../support/system.ts';
+import { convoySystemPerFile, DEFAULT_RULES_SELECTOR, LEASE_NS } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'fleet';
@@ -266,7 +266,8 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
           template: {
             spec: {
               source: { inline: { manifests: manifest } },
-              healthAssessment: { deadline: '5s' },
+              // The default rules: a Deployment is healthy only once Available (no rule: once it exists).
+              healthAssessment: { deadline: '5s', globalRuleSetSelector: DEFAULT_RULES_SELECTOR },
               failurePolicy: { deadline: '60s' },
             },
           },
