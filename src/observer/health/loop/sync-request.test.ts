@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Release } from '../../../api/types.ts';
-import { describeSyncVia, syncPath } from './sync-request.ts';
+import { annotationPatch, describeSyncVia, syncPath } from './sync-request.ts';
 
 const rel = (namespace: string, name: string): Release =>
   ({
@@ -30,4 +30,15 @@ test('describeSyncVia says where wake-ups go, and flags the degraded mode', () =
     /https:\/\/127\.0\.0\.1:8443/,
   );
   assert.match(describeSyncVia({ kind: 'annotation' }), /degraded/);
+});
+
+test('annotationPatch stamps milliseconds and clears an earlier requester', () => {
+  assert.deepEqual(annotationPatch(new Date('2026-12-02T10:00:00.123Z')), {
+    metadata: {
+      annotations: {
+        'convoy.kumodo.io/sync-requested-at': '2026-12-02T10:00:00.123Z',
+        'convoy.kumodo.io/sync-requested-by': null,
+      },
+    },
+  });
 });

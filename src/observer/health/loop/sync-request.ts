@@ -6,6 +6,7 @@
 import { request as httpsRequest } from 'node:https';
 import {
   ANNOTATION_SYNC_REQUESTED_AT,
+  ANNOTATION_SYNC_REQUESTED_BY,
   API_VERSION,
   FIELD_MANAGERS,
   AGGREGATED_GROUP_VERSION as GROUP_VERSION,
@@ -134,10 +135,25 @@ async function patchAnnotation(client: KubeClient, release: Release, now: Date):
     method: 'PATCH',
     path,
     contentType: 'application/merge-patch+json',
-    // Milliseconds: two wake-ups within one second must still change the annotation.
-    body: { metadata: { annotations: { [ANNOTATION_SYNC_REQUESTED_AT]: now.toISOString() } } },
+    body: annotationPatch(now),
     query: { fieldManager: FIELD_MANAGERS.api },
   });
+}
+
+/**
+ * The degraded mode's merge patch: the stamp in milliseconds (two wake-ups within one second must still
+ * change it), and the requester of an earlier /sync removed, as /sync does for a request without one —
+ * else the UI's timeline would name that user for the observer's wake-up.
+ */
+export function annotationPatch(now: Date): { metadata: { annotations: Record<string, string | null> } } {
+  return {
+    metadata: {
+      annotations: {
+        [ANNOTATION_SYNC_REQUESTED_AT]: now.toISOString(),
+        [ANNOTATION_SYNC_REQUESTED_BY]: null,
+      },
+    },
+  };
 }
 
 /** One HTTPS POST; no keep-alive: wake-ups are rare. Connection failures throw SyncRequestError. */
