@@ -14,6 +14,7 @@ import { test } from 'node:test';
 import { ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { readInventoryParts } from '../../src/kube/inventory-read.ts';
+import { canonicalJson } from '../../src/render/canonical.ts';
 import { mergePatch, releaseRef } from '../support/release.ts';
 import { deployment, gitRelease, inRolloutScenario, reached } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
@@ -102,7 +103,8 @@ test('10,000 ConfigMaps (~20 MiB): applied and recorded, 2,000 pruned, an unheal
       const missing = [...want.keys()].filter((n) => !live.has(n));
       const extra = [...live.keys()].filter((n) => !want.has(n));
       const changed = [...want.entries()].filter(
-        ([n, d]) => live.has(n) && JSON.stringify(live.get(n)) !== JSON.stringify(d),
+        // canonicalJson: the API server answers a ConfigMap's data with its keys sorted.
+        ([n, d]) => live.has(n) && canonicalJson(live.get(n)) !== canonicalJson(d),
       );
       return {
         live: live.size,
