@@ -9,9 +9,13 @@
 //  4. the time to dry-run, apply, note and record 10,000 ConfigMaps (the deployer and the inventory
 //     writer, which splits the inventory in parts);
 //  5. the parts as convoy uses them: the read of all parts, the health loop's write part by part (the
-//     biggest request and stored part against the limits), and the removal of two thirds (a prune).
+//     biggest request and stored part against the limits), and the removal of two thirds (a prune);
+//  0. first, without a cluster: the render of those ~20 MiB as plain YAML, as a reconcile makes it
+//     (parse, assemble twice) the first time and from the render cache, and the longest the event loop
+//     was blocked in each (what delays a Lease renewal); section 3 gives the same for the store's put/get.
 // BENCH_INVENTORY_OBJECTS changes the 10,000.
 import { randomBytes } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { API_VERSION, FIELD_MANAGERS } from '../src/api/constants.ts';
 import type { InventoryEntry, Release, ReleaseInventory } from '../src/api/types.ts';
 import { applyAll, dryRunAll } from '../src/controller/release/deployer.ts';
@@ -23,7 +27,10 @@ import { assignParts, partName, splitByPart } from '../src/kube/inventory-parts.
 import { readInventoryParts } from '../src/kube/inventory-read.ts';
 import type { InventoryHealthItem } from '../src/observer/health/loop/plan.ts';
 import { writeInventoryHealth } from '../src/observer/health/loop/writes.ts';
+import { RenderCache } from '../src/render/cache.ts';
 import { renderRef } from '../src/render/canonical.ts';
+import { CachedPlainRenderer } from '../src/render/plain.ts';
+import { assembleOutcome } from '../src/render/release.ts';
 import type { Obj } from '../src/render/types.ts';
 import { SecretRenderStore } from '../src/store/secrets.ts';
 import { startControlPlane } from '../src/testenv/index.ts';
@@ -113,12 +120,54 @@ function configMaps(n: number, dataBytes: number): Obj[] {
   }));
 }
 
+/** `fn`'s time and the longest the event loop was blocked meanwhile. */
+async function timed<T>(fn: () => Promise<T> | T): Promise<{ value: T; ms: number; blockedMs: number }> {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  const t = Date.now();
+  // A tick first, so a synchronous fn shows as blocking the loop.
+  await new Promise((r) => setTimeout(r, 20));
+  const value = await fn();
+  const ms = Date.now() - t - 20;
+  await new Promise((r) => setTimeout(r, 20));
+  h.disable();
+  return { value, ms, blockedMs: h.max / 1e6 };
+}
+const blocked = (r: { ms: number; blockedMs: number }) =>
+  `${secs(r.ms)} (event loop blocked ≤ ${secs(r.blockedMs)})`;
+
+{
+  print(`0. a render of ${OBJECTS} ConfigMaps as plain YAML (no cluster)`);
+  const docs = configMaps(OBJECTS, 2048).map(
+    (o) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${o.metadata.name}\ndata:\n  payload: "${(o as Obj & { data: { payload: string } }).data.payload}"\n`,
+  );
+  const files = Array.from({ length: Math.ceil(OBJECTS / 1000) }, (_, f) => ({
+    path: `app/cms-${String(f).padStart(2, '0')}.yaml`,
+    data: Buffer.from(docs.slice(f * 1000, (f + 1) * 1000).join('---\n')),
+  }));
+  const yamlBytes = files.reduce((n, f) => n + f.data.length, 0);
+  const plain = new CachedPlainRenderer(new RenderCache());
+  const reconcile = async () => {
+    const manifests = await plain.render(files, {});
+    assembleOutcome({}, 'rev', manifests, { releaseNamespace: NS });
+    return assembleOutcome({}, 'rev', manifests, { releaseNamespace: NS });
+  };
+  const cold = await timed(reconcile);
+  const warm = await timed(reconcile);
+  if (!warm.value.ok || warm.value.render.objects.length !== OBJECTS) throw new Error('render failed');
+  print(
+    `  ${mib(yamlBytes)} of YAML in ${files.length} files: first reconcile (parse + 2 assemblies) ${blocked(cold)}; ` +
+      `from the render cache ${blocked(warm)}; cache holds ${mib(plain.cache.bytes)} (estimated JSON)`,
+  );
+}
+
 const cp = await startControlPlane({});
 try {
   const client = new SizingClient(cp.kubeConfig);
   await installCrds(cp.kubeConfig);
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  print(`limits: request body ${mib(REQUEST_LIMIT)}, etcd object ${mib(ETCD_LIMIT)}`);
+  print(`\nlimits: request body ${mib(REQUEST_LIMIT)}, etcd object ${mib(ETCD_LIMIT)}`);
 
   print('\n1. one ReleaseInventory object (today’s layout)');
   for (const n of [1_000, 2_500, 5_000, OBJECTS]) {
@@ -178,25 +227,24 @@ try {
     }
   }
   const store = new SecretRenderStore(new ChunkSizing(cp.kubeConfig));
-  let t = Date.now();
-  await store.put(NS, 'big', ref, render, {
-    revision: 'bench',
-    owner: { apiVersion: API_VERSION, kind: 'Release', name: 'big', uid: 'bench-uid' },
-  });
-  const putMs = Date.now() - t;
-  t = Date.now();
-  const back = await store.get(NS, 'big', ref);
-  const getMs = Date.now() - t;
+  const put = await timed(() =>
+    store.put(NS, 'big', ref, render, {
+      revision: 'bench',
+      owner: { apiVersion: API_VERSION, kind: 'Release', name: 'big', uid: 'bench-uid' },
+    }),
+  );
+  const got = await timed(() => store.get(NS, 'big', ref));
+  const back = got.value;
   if (back?.objects.length !== OBJECTS)
     throw new Error(`render store gave back ${back?.objects.length} objects`);
   const biggest = Math.max(...sizes);
   print(
-    `  manifests ${mib(manifestBytes)} → ${sizes.length} chunk writes, biggest request ${mib(biggest)} (${pct(biggest, REQUEST_LIMIT)}); put ${secs(putMs)}, get ${secs(getMs)}`,
+    `  manifests ${mib(manifestBytes)} → ${sizes.length} chunk writes, biggest request ${mib(biggest)} (${pct(biggest, REQUEST_LIMIT)}); put ${blocked(put)}, get ${blocked(got)}`,
   );
 
   print(`\n4. dry run, apply and record ${OBJECTS} ConfigMaps (8 requests at once)`);
   const small = configMaps(OBJECTS, 16);
-  t = Date.now();
+  let t = Date.now();
   await dryRunAll(client, small, { releaseLabel: `${NS}.big`, releaseUid: 'bench-uid' });
   const dryMs = Date.now() - t;
   t = Date.now();

@@ -1,7 +1,9 @@
 // Reading a Release's live objects from its target cluster, shared by the health and drift loops. Where
 // many entries share an apiVersion, kind and namespace, one LIST by the Release label replaces their GETs;
 // an entry that LIST misses still gets a GET, because someone may have removed the label (for the drift
-// loop that is drift, not a deletion). Which groups are listed is the pure planReads; readLive does it.
+// loop that is drift, not a deletion). Which groups are listed is the pure planReads; readLive does it,
+// a page at a time (LIST_PAGE): one answer for 10,000 ConfigMaps of 2 KiB was ~30 MB, held whole by the
+// API server and parsed on the observer's event loop in one go (docs/design.md#inventory-parts).
 import { LABEL_RELEASE } from '../api/constants.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
@@ -12,6 +14,8 @@ import type { KubeObject } from './health/types.ts';
 /** Entries of one apiVersion, kind and namespace from which one LIST replaces their GETs. */
 export const DEFAULT_LIST_THRESHOLD = 20;
 const DEFAULT_CONCURRENCY = 16;
+/** Items per LIST page, as client-go's pager and the runtime's informer ask. */
+export const LIST_PAGE = 500;
 
 /** One object to read. */
 export interface LiveRef {
@@ -96,6 +100,8 @@ export interface ReadOptions {
   readonly listThreshold?: number;
   /** Parallel requests (default 16). */
   readonly concurrency?: number;
+  /** Items per LIST page (default LIST_PAGE). */
+  readonly pageSize?: number;
 }
 
 export async function readLive(
@@ -122,9 +128,9 @@ export async function readLive(
     lists++;
     let items: KubeObject[];
     try {
-      items = await client.list<KubeObject>(
+      items = await client.listAll<KubeObject>(
         { apiVersion: g.apiVersion, kind: g.kind, ...(g.namespace ? { namespace: g.namespace } : {}) },
-        { labelSelector: selector },
+        { labelSelector: selector, limit: opts.pageSize ?? LIST_PAGE },
       );
     } catch (err) {
       // A refused LIST (e.g. RBAC allows get but not list) leaves each entry to its own GET.

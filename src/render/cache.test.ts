@@ -1,8 +1,9 @@
 // The render cache: one key for the same files in any order and the same options; another for any
-// changed byte, option or resolved input; failures are not kept; least recently used out first.
+// changed byte, option or resolved input; failures are not kept; least recently used out first, by
+// entries and by bytes (a table of bounds and the order of gets).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RenderCache, renderKey } from './cache.ts';
+import { approxJsonBytes, RenderCache, renderKey, resultBytes } from './cache.ts';
 import type { RenderResult } from './renderer.ts';
 
 const f = (path: string, text: string) => ({ path, data: new TextEncoder().encode(text) });
@@ -64,7 +65,7 @@ describe('RenderCache', () => {
     assert.equal(n, 1);
   });
   it('drops the least recently used entry past its size', async () => {
-    const c = new RenderCache(2);
+    const c = new RenderCache({ maxEntries: 2 });
     const seen: string[] = [];
     const get = (k: string) =>
       c.getOrRender(k, async () => {
@@ -79,4 +80,105 @@ describe('RenderCache', () => {
     await get('b');
     assert.deepEqual(seen, ['a', 'b', 'c', 'b']);
   });
+});
+
+describe('approxJsonBytes', () => {
+  const rows: readonly [string, unknown, number][] = [
+    ['a string: its length and quotes', 'abc', 5],
+    ['null', null, 4],
+    ['a number', 42, 8],
+    ['a boolean', true, 5],
+    ['an empty object', {}, 2],
+    ['an object: key, quotes, colon and comma', { ab: 'x' }, 2 + 2 + 4 + 3],
+    ['an array: items and commas', ['x', 'y'], 2 + 4 + 4],
+    ['nested', { a: { b: [1] } }, 2 + 1 + 4 + (2 + 1 + 4 + (2 + 8 + 1))],
+  ];
+  for (const [what, value, want] of rows) it(what, () => assert.equal(approxJsonBytes(value), want));
+  it('is within a small factor of JSON.stringify for a manifest', () => {
+    const cm = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a' },
+      data: { pad: 'x'.repeat(2000) },
+    };
+    const exact = JSON.stringify(cm).length;
+    const approx = approxJsonBytes(cm);
+    assert.ok(approx >= exact && approx < exact * 1.2, `${approx} vs ${exact}`);
+  });
+});
+
+describe('RenderCache bounds', () => {
+  /** A result of one manifest weighing about `bytes`. */
+  const weighing = (bytes: number): RenderResult => ({
+    ok: true,
+    value: [{ object: { p: 'x'.repeat(Math.max(0, bytes - 9)) }, origin: { file: 'f', document: 1 } }],
+  });
+  it('weighs a result by its objects', () => assert.equal(resultBytes(weighing(1000)), 1000));
+  const rows: readonly {
+    readonly name: string;
+    readonly bounds: { maxEntries?: number; maxBytes?: number };
+    /** key:bytes, in the order asked for; a key asked again is a hit when kept. */
+    readonly gets: readonly string[];
+    /** The keys rendered (misses), in order. */
+    readonly rendered: readonly string[];
+    readonly bytes: number;
+  }[] = [
+    {
+      name: 'all fit: each key rendered once',
+      bounds: { maxBytes: 3000 },
+      gets: ['a:1000', 'b:1000', 'a:1000', 'b:1000'],
+      rendered: ['a', 'b'],
+      bytes: 2000,
+    },
+    {
+      name: 'over the bytes: the least recently used goes',
+      bounds: { maxBytes: 2500 },
+      gets: ['a:1000', 'b:1000', 'a:1000', 'c:1000', 'a:1000', 'b:1000'],
+      rendered: ['a', 'b', 'c', 'b'],
+      bytes: 2000,
+    },
+    {
+      name: 'one heavy result evicts several light ones',
+      bounds: { maxBytes: 3000 },
+      gets: ['a:1000', 'b:1000', 'c:1000', 'h:2500', 'a:1000', 'h:2500'],
+      rendered: ['a', 'b', 'c', 'h', 'a', 'h'],
+      bytes: 2500,
+    },
+    {
+      name: 'a result heavier than the whole bound is not kept, and evicts nothing',
+      bounds: { maxBytes: 2000 },
+      gets: ['a:1000', 'h:5000', 'a:1000', 'h:5000'],
+      rendered: ['a', 'h', 'h'],
+      bytes: 1000,
+    },
+    {
+      name: 'a result of exactly the bound is kept alone',
+      bounds: { maxBytes: 2000 },
+      gets: ['a:1000', 'h:2000', 'h:2000', 'a:1000'],
+      rendered: ['a', 'h', 'a'],
+      bytes: 1000,
+    },
+    {
+      name: 'the entry bound holds when the bytes would fit',
+      bounds: { maxEntries: 1, maxBytes: 1_000_000 },
+      gets: ['a:10', 'b:10', 'a:10'],
+      rendered: ['a', 'b', 'a'],
+      bytes: 10,
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, async () => {
+      const c = new RenderCache(row.bounds);
+      const rendered: string[] = [];
+      for (const g of row.gets) {
+        const [key = '', bytes = '0'] = g.split(':');
+        await c.getOrRender(key, async () => {
+          rendered.push(key);
+          return weighing(Number(bytes));
+        });
+      }
+      assert.deepEqual(rendered, row.rendered);
+      assert.equal(c.bytes, row.bytes);
+    });
+  }
 });

@@ -1,7 +1,9 @@
-// Tool renders cached by everything they depend on: the files (by content), the spec.render, the
-// namespace and the resolved inputs. A reconcile of an unchanged source runs no tool. Bounded by
-// entries, least recently used first out; failures are not cached (a fixed Secret must be seen);
-// concurrent renders of one key share one tool run.
+// Renders cached by everything they depend on: the files (by content), the spec.render, the namespace
+// and the resolved inputs. A reconcile of an unchanged source runs no tool and parses no YAML (a Plain
+// render of ~20 MiB takes 15-35 s to parse on a loaded machine, all of it on the event loop; see
+// docs/design.md#render-cache). Bounded by the bytes the cached manifests weigh and by entries, least
+// recently used first out; failures are not cached (a fixed Secret must be seen); concurrent renders of
+// one key share one run.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical.ts';
 import type { RendererOptions, RenderResult } from './renderer.ts';
@@ -28,18 +30,82 @@ export function renderKey(tool: string, files: readonly SourceFile[], options: R
   return h.digest('hex');
 }
 
+/**
+ * About the size of `value` as JSON, in bytes (UTF-16 code units of strings, 8 for a number): what a
+ * cached render weighs. A walk that reads each string's length, so ~20 MiB of manifests weigh in
+ * milliseconds; exact JSON would cost a serialisation per miss.
+ */
+export function approxJsonBytes(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+    case 'bigint':
+      return 8;
+    case 'boolean':
+      return 5;
+    case 'object': {
+      if (value === null) return 4;
+      if (Array.isArray(value)) {
+        let n = 2;
+        for (const v of value) n += approxJsonBytes(v) + 1;
+        return n;
+      }
+      let n = 2;
+      for (const [k, v] of Object.entries(value)) n += k.length + 4 + approxJsonBytes(v);
+      return n;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** What a result weighs in the cache: its manifests' objects (origins are small and shared). */
+export function resultBytes(result: RenderResult): number {
+  if (!result.ok) return 0;
+  let n = 0;
+  for (const m of result.value) n += approxJsonBytes(m.object);
+  return n;
+}
+
+export type RenderCacheBounds = {
+  /** Default 256. */
+  readonly maxEntries?: number;
+  /**
+   * Default DEFAULT_MAX_BYTES. A result heavier than this alone is returned but not kept (it would
+   * evict everything else and still not fit).
+   */
+  readonly maxBytes?: number;
+};
+
+/** Room for a few renders of ~20 MiB (a 10,000-object Release's old and new render) beside small ones. */
+export const DEFAULT_MAX_BYTES = 128 * 1024 * 1024;
+
 export class RenderCache {
-  readonly #max: number;
-  readonly #entries = new Map<string, RenderResult>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  // Map order is insertion order: re-inserting on a hit keeps the least recently used first.
+  readonly #entries = new Map<string, { readonly result: RenderResult; readonly bytes: number }>();
+  #bytes = 0;
   hits = 0;
   misses = 0;
 
-  constructor(maxEntries = 256) {
-    this.#max = maxEntries;
+  constructor(bounds: RenderCacheBounds = {}) {
+    this.#maxEntries = bounds.maxEntries ?? 256;
+    this.#maxBytes = bounds.maxBytes ?? DEFAULT_MAX_BYTES;
   }
 
   /** Renders in progress: a second caller of the same key waits for the first instead of running the tool. */
   readonly #inFlight = new Map<string, Promise<RenderResult>>();
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The weight of what is kept (resultBytes of each entry). */
+  get bytes(): number {
+    return this.#bytes;
+  }
 
   async getOrRender(key: string, render: () => Promise<RenderResult>): Promise<RenderResult> {
     const hit = this.#entries.get(key);
@@ -47,7 +113,7 @@ export class RenderCache {
       this.hits++;
       this.#entries.delete(key);
       this.#entries.set(key, hit);
-      return hit;
+      return hit.result;
     }
     const running = this.#inFlight.get(key);
     if (running !== undefined) {
@@ -59,17 +125,27 @@ export class RenderCache {
     this.#inFlight.set(key, p);
     try {
       const out = await p;
-      if (out.ok) {
-        this.#entries.set(key, out);
-        while (this.#entries.size > this.#max) {
-          const oldest = this.#entries.keys().next().value;
-          if (oldest === undefined) break;
-          this.#entries.delete(oldest);
-        }
-      }
+      if (out.ok) this.#keep(key, out);
       return out;
     } finally {
       this.#inFlight.delete(key);
+    }
+  }
+
+  #keep(key: string, result: RenderResult): void {
+    const bytes = resultBytes(result);
+    if (bytes > this.#maxBytes) return;
+    const old = this.#entries.get(key);
+    if (old !== undefined) {
+      this.#entries.delete(key);
+      this.#bytes -= old.bytes;
+    }
+    this.#entries.set(key, { result, bytes });
+    this.#bytes += bytes;
+    for (const [k, e] of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      this.#entries.delete(k);
+      this.#bytes -= e.bytes;
     }
   }
 }

@@ -1,8 +1,10 @@
 // The Plain renderer: every YAML and JSON file under the source path, in path order, with
-// ${NAME} substitution made on each file's text before it is parsed.
+// ${NAME} substitution made on each file's text before it is parsed. CachedPlainRenderer keeps its
+// results in the render cache, as the tool renderers do (docs/design.md#render-cache).
+import { RenderCache, renderKey } from './cache.ts';
 import type { Problem } from './errors.ts';
 import { type ManifestFormat, parseManifests } from './parse.ts';
-import type { RendererOptions, RenderResult, SyncRenderer } from './renderer.ts';
+import type { Renderer, RendererOptions, RenderResult, SyncRenderer } from './renderer.ts';
 import { fail, ok } from './result.ts';
 import { substitute } from './substitute.ts';
 import type { Manifest, SourceFile } from './types.ts';
@@ -51,3 +53,24 @@ export const PlainRenderer: SyncRenderer = {
     return problems.length === 0 ? ok(manifests) : fail(problems);
   },
 };
+
+/**
+ * Plain through a render cache: what a controller uses, since it renders the same source on every
+ * reconcile. The key holds only what Plain reads (the files and spec.render.substitute), so Releases
+ * of one source share an entry.
+ */
+export class CachedPlainRenderer implements Renderer {
+  readonly type = 'Plain' as const;
+  readonly cache: RenderCache;
+
+  constructor(cache: RenderCache = new RenderCache()) {
+    this.cache = cache;
+  }
+
+  render(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
+    const keyed = options.substitute === undefined ? {} : { substitute: options.substitute };
+    return this.cache.getOrRender(renderKey('plain', files, keyed), async () =>
+      PlainRenderer.render(files, options),
+    );
+  }
+}

@@ -2,12 +2,15 @@
 // out, or a RenderError naming every file or object that is wrong. Two steps, so a tool renderer
 // runs once however often the result is assembled (stage-render assembles twice: before and after
 // asking discovery about the kinds it found): renderManifests (async, may run helm or kustomize),
-// then assembleOutcome (pure).
+// then assembleOutcome (pure). A renderer result from the render cache is the same object on every
+// reconcile of an unchanged source, so its assembly is kept beside it (assembled, below): checking,
+// sorting and hashing ~10,000 objects again takes seconds of the event loop (docs/design.md#render-cache).
 import { assembleRender } from './assemble.ts';
 import { renderRef } from './canonical.ts';
 import { RenderError } from './errors.ts';
 import { PlainRenderer } from './plain.ts';
 import type { Renderer, RendererOptions, RenderResult } from './renderer.ts';
+import { namespacedOf } from './scope.ts';
 import { checkVariables } from './substitute.ts';
 import type {
   IsNamespaced,
@@ -34,7 +37,7 @@ export type RenderReleaseOptions = {
 };
 
 export type RenderSourceOptions = RenderReleaseOptions & {
-  /** Renderers by type; Plain is always there. */
+  /** Renderers by type; Plain is always there (uncached unless a CachedPlainRenderer is given). */
   readonly renderers?: Partial<Record<RenderType, Renderer>>;
   /** The Release's namespace (Helm's namespace when targetNamespace is unset). */
   readonly namespace?: string;
@@ -66,7 +69,7 @@ export async function renderManifests(
   options: RenderSourceOptions = {},
 ): Promise<RenderResult> {
   const type: RenderType = spec.render?.type ?? 'Plain';
-  const renderer = type === 'Plain' ? PlainRenderer : options.renderers?.[type];
+  const renderer = type === 'Plain' ? (options.renderers?.Plain ?? PlainRenderer) : options.renderers?.[type];
   if (renderer === undefined) {
     return failed('spec.render.type', `${type} rendering is not enabled in this process`);
   }
@@ -86,6 +89,35 @@ export async function renderManifests(
   );
 }
 
+type Assembled = { readonly render: Render; readonly renderRef: string };
+
+/**
+ * Successful assemblies of a renderer result, by assemblyKey: the entry lives as long as the result
+ * does (the render cache's bound decides). Renders are never modified after assembly, so sharing one is
+ * safe.
+ */
+const assembled = new WeakMap<RenderResult, Map<string, Assembled>>();
+/** Assemblies kept per result: a Release asks for two (before and after discovery), often the same. */
+const MAX_ASSEMBLIES = 4;
+
+/** What an assembly reads besides the manifests: the target namespace and the scope of each kind in them. */
+function assemblyKey(
+  manifests: readonly Manifest[],
+  targetNamespace: string | undefined,
+  isNamespaced: IsNamespaced | undefined,
+): string {
+  const kinds = new Map<string, readonly [string, string]>();
+  for (const { object } of manifests) {
+    const { apiVersion, kind } = object;
+    if (typeof apiVersion === 'string' && typeof kind === 'string')
+      kinds.set(`${apiVersion}\0${kind}`, [apiVersion, kind]);
+  }
+  const scope = [...kinds.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, [apiVersion, kind]]) => `${k}\0${namespacedOf(isNamespaced, apiVersion, kind) ? 1 : 0}`);
+  return JSON.stringify([targetNamespace ?? null, scope]);
+}
+
 /** The checked, namespaced, canonical render of a renderer's manifests and its renderRef. */
 export function assembleOutcome(
   spec: Spec,
@@ -95,12 +127,21 @@ export function assembleOutcome(
 ): RenderOutcome {
   if (!manifests.ok) return { ok: false, error: new RenderError(manifests.problems) };
   const targetNamespace = spec.render?.targetNamespace ?? options.releaseNamespace;
-  const render = assembleRender(manifests.value as readonly Manifest[], {
+  const value = manifests.value as readonly Manifest[];
+  const key = assemblyKey(value, targetNamespace, options.isNamespaced);
+  const kept = assembled.get(manifests)?.get(key);
+  if (kept !== undefined) return { ok: true, revision, ...kept };
+  const render = assembleRender(value, {
     ...(targetNamespace === undefined ? {} : { targetNamespace }),
     ...(options.isNamespaced === undefined ? {} : { isNamespaced: options.isNamespaced }),
   });
   if (!render.ok) return { ok: false, error: new RenderError(render.problems) };
-  return { ok: true, revision, render: render.value, renderRef: renderRef(render.value) };
+  const out: Assembled = { render: render.value, renderRef: renderRef(render.value) };
+  const byKey = assembled.get(manifests) ?? new Map<string, Assembled>();
+  if (byKey.size >= MAX_ASSEMBLIES) byKey.clear();
+  byKey.set(key, out);
+  assembled.set(manifests, byKey);
+  return { ok: true, revision, ...out };
 }
 
 /** Any render type, tools included. */

@@ -39,9 +39,9 @@ function bigRender(bytes: number): Render {
   };
 }
 
-function chunksOf(render: Render, chunkBytes: number, release = 'web', ns = 'ns'): Chunk[] {
+async function chunksOf(render: Render, chunkBytes: number, release = 'web', ns = 'ns'): Promise<Chunk[]> {
   const renderRef = renderRefOf(render);
-  const enc = encodeRender(render, chunkBytes);
+  const enc = await encodeRender(render, chunkBytes);
   const meta = {
     ns,
     release,
@@ -57,7 +57,7 @@ function chunksOf(render: Render, chunkBytes: number, release = 'web', ns = 'ns'
   });
 }
 
-test('label values fit 63 chars and stay unique when cut', () => {
+test('label values fit 63 chars and stay unique when cut', async () => {
   assert.equal(releaseLabelValue('prod', 'web'), 'prod.web');
   const long1 = releaseLabelValue('n'.repeat(40), `${'a'.repeat(40)}-1`);
   const long2 = releaseLabelValue('n'.repeat(40), `${'a'.repeat(40)}-2`);
@@ -70,7 +70,7 @@ test('label values fit 63 chars and stay unique when cut', () => {
   assert.equal(refLabelValue(ref), 'ab'.repeat(32).slice(0, 63));
 });
 
-test('chunk names are valid, short-ref named, and distinct for long release names', () => {
+test('chunk names are valid, short-ref named, and distinct for long release names', async () => {
   const ref = `sha256:${'0123456789abcdef'.repeat(4)}`;
   assert.equal(chunkName('web', ref, 2), 'convoy-render-web-0123456789abcdef-2');
   const a = chunkName(`${'x'.repeat(250)}.a`, ref, 0);
@@ -82,39 +82,39 @@ test('chunk names are valid, short-ref named, and distinct for long release name
   assert.notEqual(a, b);
 });
 
-test('a small render is one chunk and round-trips', () => {
+test('a small render is one chunk and round-trips', async () => {
   const render: Render = {
     hooks: [],
     objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } }],
   };
-  const chunks = chunksOf(render, 1024);
+  const chunks = await chunksOf(render, 1024);
   assert.equal(chunks.length, 1);
-  assert.deepEqual(assemble(renderRefOf(render), chunks), render);
+  assert.deepEqual(await assemble(renderRefOf(render), chunks), render);
 });
 
-test('an incompressible render is split at the chunk size and round-trips', () => {
+test('an incompressible render is split at the chunk size and round-trips', async () => {
   const render = bigRender(10_000);
-  const chunks = chunksOf(render, 4096);
+  const chunks = await chunksOf(render, 4096);
   assert.ok(chunks.length >= 3, String(chunks.length));
   for (const c of chunks) assert.ok((c.data?.length ?? 0) <= 4096);
-  assert.deepEqual(assemble(renderRefOf(render), chunks.toReversed()), render);
+  assert.deepEqual(await assemble(renderRefOf(render), chunks.toReversed()), render);
 });
 
-test('without chunk 0 a render reads as not stored', () => {
+test('without chunk 0 a render reads as not stored', async () => {
   const render = bigRender(10_000);
-  assert.equal(assemble(renderRefOf(render), chunksOf(render, 4096).slice(1)), undefined);
+  assert.equal(await assemble(renderRefOf(render), (await chunksOf(render, 4096)).slice(1)), undefined);
 });
 
-test('damage is reported as corruption', () => {
+test('damage is reported as corruption', async () => {
   const render = bigRender(10_000);
   const ref = renderRefOf(render);
-  const good = chunksOf(render, 4096);
+  const good = await chunksOf(render, 4096);
   const flip = (c: Chunk): Chunk => {
     const data = Buffer.from(c.data ?? Buffer.alloc(0));
     data[0] = (data[0] ?? 0) ^ 1;
     return { ...c, data };
   };
-  const other = chunksOf(bigRender(10_000), 4096).map((c) => ({ ...c, renderRef: ref }));
+  const other = (await chunksOf(bigRender(10_000), 4096)).map((c) => ({ ...c, renderRef: ref }));
   const damaged: [string, Chunk[], RegExp][] = [
     ['a middle chunk is missing', good.filter((c) => c.index !== 1), /chunk 1 of \d+ is missing/],
     ['a chunk is from another write', [good[0], other[1], ...good.slice(2)] as Chunk[], /another write/],
@@ -122,7 +122,7 @@ test('damage is reported as corruption', () => {
     ['chunk data gone', good.map((c) => (c.index === 2 ? { ...c, data: undefined } : c)), /no data/],
   ];
   for (const [what, chunks, msg] of damaged) {
-    assert.throws(
+    await assert.rejects(
       () => assemble(ref, chunks),
       (e: unknown) => e instanceof RenderStoreCorruptError && msg.test(e.message),
       what,
@@ -130,7 +130,7 @@ test('damage is reported as corruption', () => {
   }
 });
 
-test('content that is well-formed but not what the ref names is corrupt', () => {
+test('content that is well-formed but not what the ref names is corrupt', async () => {
   const render = bigRender(100);
   const ref = renderRefOf(render);
   const forged: Render = {
@@ -149,22 +149,22 @@ test('content that is well-formed but not what the ref names is corrupt', () => 
     storedAt: undefined,
     data: blob,
   };
-  assert.throws(() => assemble(ref, [c]), /content hashes to sha256:/);
+  await assert.rejects(() => assemble(ref, [c]), /content hashes to sha256:/);
   const notRender = gzipSync('{"objects":[]}');
-  assert.throws(
+  await assert.rejects(
     () => assemble(ref, [{ ...c, data: notRender, blobSha256: sha256Hex(notRender) }]),
     /not a \{hooks, objects\}/,
   );
   const notGzip = Buffer.from('plain');
-  assert.throws(
+  await assert.rejects(
     () => assemble(ref, [{ ...c, data: notGzip, blobSha256: sha256Hex(notGzip) }]),
     /cannot decode/,
   );
 });
 
-test('parseChunk ignores Secrets of other releases and other types', () => {
+test('parseChunk ignores Secrets of other releases and other types', async () => {
   const render = bigRender(10);
-  const enc = encodeRender(render);
+  const enc = await encodeRender(render);
   const meta = {
     ns: 'ns',
     release: 'web',
@@ -179,10 +179,13 @@ test('parseChunk ignores Secrets of other releases and other types', () => {
   assert.equal(parseChunk('ns', 'web', { ...s, type: 'Opaque' }), undefined);
 });
 
-test('summarize: one entry per ref, newest first, partial writes incomplete', () => {
-  const a = chunksOf(bigRender(10_000), 4096).map((c) => ({ ...c, storedAt: '2030-01-01T00:00:01Z' }));
-  const b = chunksOf(bigRender(10), 4096).map((c) => ({ ...c, storedAt: '2030-01-01T00:00:02Z' }));
-  const partial = chunksOf(bigRender(10_000), 4096).filter((c) => c.index !== 0);
+test('summarize: one entry per ref, newest first, partial writes incomplete', async () => {
+  const a = (await chunksOf(bigRender(10_000), 4096)).map((c) => ({
+    ...c,
+    storedAt: '2030-01-01T00:00:01Z',
+  }));
+  const b = (await chunksOf(bigRender(10), 4096)).map((c) => ({ ...c, storedAt: '2030-01-01T00:00:02Z' }));
+  const partial = (await chunksOf(bigRender(10_000), 4096)).filter((c) => c.index !== 0);
   const got = summarize([...a, ...b, ...partial]);
   assert.deepEqual(
     got.map((m) => [m.renderRef, m.complete, m.chunkCount]),
@@ -199,7 +202,7 @@ test('summarize: one entry per ref, newest first, partial writes incomplete', ()
   );
 });
 
-test('isRenderRef accepts only sha256: and 64 lowercase hex digits', () => {
+test('isRenderRef accepts only sha256: and 64 lowercase hex digits', async () => {
   const ref = `sha256:${'0a'.repeat(32)}`;
   assert.ok(isRenderRef(ref));
   assert.ok(!isRenderRef(ref.toUpperCase()));
@@ -207,21 +210,21 @@ test('isRenderRef accepts only sha256: and 64 lowercase hex digits', () => {
   assert.ok(!isRenderRef('0a'.repeat(32)));
 });
 
-test('integer-like keys are hashed in string order, as src/render defines the ref', () => {
+test('integer-like keys are hashed in string order, as src/render defines the ref', async () => {
   const render: Render = {
     hooks: [],
     objects: [
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'n' }, data: { '10': 'a', '9': 'b' } },
     ],
   };
-  const chunks = chunksOf(render, 1 << 20);
-  assert.deepEqual(assemble(renderRefOf(render), chunks), render);
+  const chunks = await chunksOf(render, 1 << 20);
+  assert.deepEqual(await assemble(renderRefOf(render), chunks), render);
 });
 
-test('metadata alone (a metadata-only list) summarizes as the full chunks do', () => {
+test('metadata alone (a metadata-only list) summarizes as the full chunks do', async () => {
   const big = bigRender(10_000);
   const renderRef = renderRefOf(big);
-  const enc = encodeRender(big, 4096);
+  const enc = await encodeRender(big, 4096);
   const meta = { ns: 'ns', release: 'web', renderRef, revision: 'r', storedAt: 't', owner: undefined };
   const secrets = enc.chunks.map((_, i) => chunkSecret(meta, enc, i));
   const full = secrets.map((s) => parseChunk('ns', 'web', s) as Chunk);
@@ -247,13 +250,13 @@ test('metadata alone (a metadata-only list) summarizes as the full chunks do', (
   });
   assert.equal(lacksSize(unannotated), true);
   // Reassembly needs the data: a caller handing it headers gets a bug report, not "corrupt".
-  assert.throws(
+  await assert.rejects(
     () => assemble(renderRef, heads),
     (e: unknown) => !(e instanceof RenderStoreCorruptError) && /read without its data/.test(String(e)),
   );
 });
 
-test('a render of 10,000 objects and 20 MiB: every chunk Secret under the 1 MiB data and 3 MiB request limits, reassembled whole', () => {
+test('a render of 10,000 objects and 20 MiB: every chunk Secret under the 1 MiB data and 3 MiB request limits, reassembled whole', async () => {
   const objects = Array.from({ length: 10_000 }, (_, i) => ({
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -265,7 +268,7 @@ test('a render of 10,000 objects and 20 MiB: every chunk Secret under the 1 MiB 
   const json = Buffer.byteLength(JSON.stringify(objects));
   assert.ok(json >= 20 * 1024 * 1024, String(json));
   const renderRef = renderRefOf(render);
-  const enc = encodeRender(render);
+  const enc = await encodeRender(render);
   const meta = { ns: 'ns', release: 'web', renderRef, revision: 'r', storedAt: 't', owner: undefined };
   const secrets = enc.chunks.map((_, i) => chunkSecret(meta, enc, i));
   assert.ok(secrets.length >= 16, `${secrets.length} chunks`);
@@ -273,7 +276,7 @@ test('a render of 10,000 objects and 20 MiB: every chunk Secret under the 1 MiB 
     assert.ok(Buffer.from(s.data?.chunk ?? '', 'base64').length <= 1024 * 1024);
     assert.ok(Buffer.byteLength(JSON.stringify(s)) < 3 * 1024 * 1024);
   }
-  const back = assemble(
+  const back = await assemble(
     renderRef,
     secrets.map((s) => parseChunk('ns', 'web', s) as Chunk),
   );

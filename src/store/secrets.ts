@@ -7,7 +7,7 @@ import type { ObjectHeader } from '../api/types.ts';
 import type { KubeClient, PartialObjectMetadata } from '../kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
 import { assertNever } from '../lib/assert-never.ts';
-import { renderRef as renderRefOf } from '../render/canonical.ts';
+import { canonicalRenderJson } from '../render/canonical.ts';
 import { RenderStoreCorruptError, RenderStoreError } from './errors.ts';
 import {
   ANN_RENDER_REF,
@@ -23,6 +23,7 @@ import {
   releaseSelector,
   renderSelector,
   type SecretBody,
+  sha256Hex,
   summarize,
   TYPE_FIELD_SELECTOR,
   writeState,
@@ -58,7 +59,9 @@ export class SecretRenderStore implements RenderStore {
 
   async put(ns: string, release: string, renderRef: string, render: Render, opts: PutOptions = {}) {
     checkRef(renderRef);
-    const actual = renderRefOf(render);
+    // One serialisation for the check and the blob: of ~20 MiB it takes a second or more.
+    const json = canonicalRenderJson(render);
+    const actual = `sha256:${sha256Hex(json)}`;
     if (actual !== renderRef) {
       throw new RenderStoreError(`refusing to store a render hashing to ${actual} under ${renderRef}`);
     }
@@ -66,9 +69,9 @@ export class SecretRenderStore implements RenderStore {
     assertNoCollision(existing, renderRef);
     const mine = existing.filter((c) => c.renderRef === renderRef);
     // A committed, whole and verified write is the same content by construction.
-    if (writeState(mine).kind === 'complete' && verifies(renderRef, mine)) return;
+    if (writeState(mine).kind === 'complete' && (await verifies(renderRef, mine))) return;
 
-    const enc = encodeRender(render, this.#chunkBytes);
+    const enc = await encodeRender(render, this.#chunkBytes, json);
     const meta = {
       ns,
       release,
@@ -205,9 +208,9 @@ export class SecretRenderStore implements RenderStore {
   }
 }
 
-function verifies(renderRef: string, chunks: readonly Chunk[]): boolean {
+async function verifies(renderRef: string, chunks: readonly Chunk[]): Promise<boolean> {
   try {
-    return assemble(renderRef, chunks) !== undefined;
+    return (await assemble(renderRef, chunks)) !== undefined;
   } catch (err) {
     if (err instanceof RenderStoreCorruptError) return false;
     throw err;

@@ -1,7 +1,10 @@
-// The tool renderers a process offers, each with its binary: what the controller and the CLI plug
-// into renderManifests.
+// The renderers a process offers, each tool with its binary, all behind one render cache (one bound in
+// bytes for the process, docs/design.md#render-cache): what the controller and the CLI plug into
+// renderManifests.
+import { RenderCache, type RenderCacheBounds } from '../cache.ts';
 import { HelmRenderer } from '../helm/renderer.ts';
 import { KustomizeRenderer } from '../kustomize/renderer.ts';
+import { CachedPlainRenderer } from '../plain.ts';
 import type { Renderer } from '../renderer.ts';
 import type { RenderType } from '../types.ts';
 
@@ -10,10 +13,19 @@ export type ToolBinaries = {
   readonly helm?: string;
 };
 
-export function toolRenderers(binaries: ToolBinaries = {}): Partial<Record<RenderType, Renderer>> {
+export function toolRenderers(
+  binaries: ToolBinaries = {},
+  bounds: RenderCacheBounds = {},
+): Partial<Record<RenderType, Renderer>> {
+  const cache = new RenderCache(bounds);
   return {
-    Kustomize: new KustomizeRenderer(binaries.kustomize === undefined ? {} : { binary: binaries.kustomize }),
+    Plain: new CachedPlainRenderer(cache),
+    Kustomize: new KustomizeRenderer({
+      cache,
+      ...(binaries.kustomize === undefined ? {} : { binary: binaries.kustomize }),
+    }),
     Helm: new HelmRenderer({
+      cache,
       ...(binaries.helm === undefined ? {} : { binary: binaries.helm }),
       ...(binaries.kustomize === undefined ? {} : { kustomizeBinary: binaries.kustomize }),
     }),
