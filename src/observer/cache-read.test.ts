@@ -2,7 +2,7 @@
 // and of what a watch caches.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { atLeast, type CacheReadInput, decideCacheRead } from './cache-read.ts';
+import { atLeast, type CacheReadInput, decideCacheRead, floorOf } from './cache-read.ts';
 import { stripped } from './target-watch.ts';
 
 const R1 = 'sha256:1';
@@ -40,6 +40,44 @@ describe('decideCacheRead', () => {
       assert.equal(d.kind === 'cache' ? 'cache' : `api:${d.why}`, want);
     });
   }
+});
+
+describe('floorOf', () => {
+  const read = { renderRef: R1, resourceVersion: '120' };
+  const cases: [string, Parameters<typeof floorOf>[0], Parameters<typeof floorOf>[1], unknown][] = [
+    ["a read for the entry's render wins", read, { renderRef: R1, appliedResourceVersion: '100' }, read],
+    [
+      'the recorded apply version when no read was made',
+      undefined,
+      { renderRef: R1, appliedResourceVersion: '100' },
+      { renderRef: R1, resourceVersion: '100' },
+    ],
+    [
+      'the recorded apply version over a read of the previous render',
+      { renderRef: R2, resourceVersion: '90' },
+      { renderRef: R1, appliedResourceVersion: '100' },
+      { renderRef: R1, resourceVersion: '100' },
+    ],
+    [
+      'nothing recorded: the read as it is',
+      { renderRef: R2, resourceVersion: '90' },
+      { renderRef: R1 },
+      {
+        renderRef: R2,
+        resourceVersion: '90',
+      },
+    ],
+    ['no renderRef: no recorded floor', undefined, { appliedResourceVersion: '100' }, undefined],
+    ['neither', undefined, { renderRef: R1 }, undefined],
+  ];
+  for (const [name, r, ref, want] of cases) {
+    it(name, () => assert.deepEqual(floorOf(r, ref), want));
+  }
+  it('a recorded floor the cache has reached reads from the cache with no GET', () => {
+    const floor = floorOf(undefined, { renderRef: R1, appliedResourceVersion: '100' });
+    assert.equal(decideCacheRead(synced({ floor, cachedResourceVersion: '100' })).kind, 'cache');
+    assert.equal(decideCacheRead(synced({ floor, cachedResourceVersion: '99' })).kind, 'api');
+  });
 });
 
 describe('atLeast', () => {

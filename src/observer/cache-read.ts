@@ -42,6 +42,22 @@ export function decideCacheRead(i: CacheReadInput): CacheRead {
 }
 
 /**
+ * The floor of a ref: the version its apply returned, recorded in the inventory beside its renderRef, or
+ * else the version a read from the API after that apply gave. Either is a version the object reached
+ * after the render was applied, so a cache that holds it or a newer one is fresh for the render — with
+ * the recorded one, no GET at all (docs/design.md#watched-reads).
+ */
+export function floorOf(
+  read: Floor | undefined,
+  r: { readonly renderRef?: string; readonly appliedResourceVersion?: string },
+): Floor | undefined {
+  if (read !== undefined && read.renderRef === r.renderRef) return read;
+  if (r.renderRef !== undefined && r.appliedResourceVersion !== undefined)
+    return { renderRef: r.renderRef, resourceVersion: r.appliedResourceVersion };
+  return read;
+}
+
+/**
  * a ≥ b for resourceVersions of one object, which kube-apiserver serves from etcd revisions (decimal
  * integers); anything else is not comparable, so not trusted.
  */

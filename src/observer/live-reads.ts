@@ -26,6 +26,8 @@ export interface LiveRef {
   readonly name: string;
   /** The renderRef of the inventory entry recording it (readLive ignores it; ./target-watches.ts does not). */
   readonly renderRef?: string;
+  /** The entry's appliedResourceVersion: what the apply of renderRef returned (./target-watches.ts). */
+  readonly appliedResourceVersion?: string;
 }
 
 /** How a loop reads live objects: readLive, or through the watch caches (./target-watches.ts). */

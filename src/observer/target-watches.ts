@@ -9,7 +9,7 @@ import { LABEL_RELEASE } from '../api/constants.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { errorMessage } from '../lib/errors.ts';
 import type { KubeObject as CachedObject, Logger } from '../runtime/index.ts';
-import { decideCacheRead } from './cache-read.ts';
+import { decideCacheRead, floorOf } from './cache-read.ts';
 import type { KubeObject } from './health/types.ts';
 import {
   type LiveRead,
@@ -106,7 +106,7 @@ export class TargetWatches {
       const d = decideCacheRead({
         watch: w.state,
         renderRef: r.renderRef,
-        floor: w.floors.get(objectKey(r)),
+        floor: floorOf(w.floors.get(objectKey(r)), r),
         cachedResourceVersion: cached?.metadata?.resourceVersion,
       });
       if (d.kind === 'cache') reads[i] = { kind: 'found', object: cached as unknown as KubeObject };

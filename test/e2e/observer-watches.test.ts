@@ -159,6 +159,34 @@ describe('observer watched reads', () => {
     assert.deepEqual(watches.watching(), ['v1 Pod']);
   });
 
+  it("an entry recorded with its apply's resourceVersion is read from the cache on its first pass", async () => {
+    // As the controller records it: the version its apply returned beside the renderRef. The Pod watch
+    // runs (the Release of the test before reads Pods), so once it holds that version no GET is needed.
+    const live = await applyObject(
+      client,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web-rv', namespace: NS, labels: labels('pod-rv') },
+        spec: { schedulerName: 'nobody', containers: [{ name: 'main', image: 'registry.invalid/noop:1' }] },
+      },
+      { fieldManager: FIELD_MANAGERS.deployer, force: true },
+    );
+    const rv = (live.metadata as { resourceVersion?: string }).resourceVersion as string;
+    await waitFor(
+      'the watch caching the applied version',
+      async () => watches.cachedObject(client, 'v1', 'Pod', `${NS}/web-rv`)?.metadata?.resourceVersion === rv,
+      { timeoutMs: 30_000 },
+    );
+    const readsBefore = hc.stats.reads;
+    await applyRelease('pod-rv');
+    await applyInventory('pod-rv', [{ ...entry('Pod', 'web-rv'), appliedResourceVersion: rv }]);
+    await waitFor('Progressing', async () => (await healthy('pod-rv'))?.reason === 'Progressing', {
+      timeoutMs: 30_000,
+    });
+    assert.equal(hc.stats.reads, readsBefore, 'no read from the API: the recorded version is the floor');
+  });
+
   it('the cache holds no managedFields and no last-applied annotation', async () => {
     await applyObject(
       client,
@@ -247,6 +275,8 @@ describe('observer watched reads', () => {
   it('a watch stops with the last Release that reads its kind', async () => {
     assert.ok(watches.watching().includes('v1 Pod'));
     await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name: 'pod' });
+    assert.ok(watches.watching().includes('v1 Pod'), 'the Release pod-rv still reads Pods');
+    await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name: 'pod-rv' });
     await waitFor('the Pod watch stopped', async () => !watches.watching().includes('v1 Pod'), {
       timeoutMs: 30_000,
     });

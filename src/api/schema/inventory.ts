@@ -22,6 +22,13 @@ export const InventoryEntrySchema = Type.Object({
   version: Type.Optional(Type.String({ maxLength: 63 })),
   wave: Type.Optional(Type.Integer({ format: 'int32' })),
   renderRef: Type.Optional(RenderRef({ description: 'The render that last applied this object.' })),
+  appliedResourceVersion: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        "The object's resourceVersion the first apply of renderRef returned: a watch cache holding this version or a newer one is fresh for the render.",
+    }),
+  ),
   // convoy-health-inventory
   state: Type.Optional(StringEnum(ENTRY_STATES)),
   message: Type.Optional(Type.String({ maxLength: 4096 })),

@@ -4,6 +4,7 @@
 import type { LastAttempted, Release } from '../../api/types.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { objectKey, waveOf } from '../../render/keys.ts';
+import type { Obj } from '../../render/types.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
@@ -46,13 +47,22 @@ export async function applyLastHealthy(
     }));
     const writer = new InventoryWriter(deps.local, release, await readInventory(deps.local, release));
     await writer.notePending(entries);
+    const versions = new Map<Obj, string>();
     await applyAll(target.client, render.objects, {
       releaseLabel: releaseLabelValue(ns, name),
       releaseUid: uid,
+      onApplied: (o, rv) => {
+        if (rv !== undefined) versions.set(o, rv);
+      },
     });
     // 4 + 6. record every applied object with the last healthy render; objects a failed or interrupted
     // sync of the bad render left pending go as its recorded ones do
-    await writer.record(entries);
+    await writer.record(
+      entries.map((e, i) => {
+        const rv = versions.get(render.objects[i] as Obj);
+        return rv === undefined ? e : { ...e, appliedResourceVersion: rv };
+      }),
+    );
     await settleInterrupted(render.objects, writer, release, target);
     // 5. prune with spec.syncPolicy.prune, as a sync does
     await pruneLeft(release, render.objects, writer, target);

@@ -81,8 +81,11 @@ export interface DeployOptions {
   readonly releaseLabel: string;
   /** metadata.uid of the Release, stamped as ANNOTATION_RELEASE_UID. */
   readonly releaseUid?: string;
-  /** Told of each object the API accepted (so a failed wave can still record what it applied). */
-  readonly onApplied?: (obj: Obj) => void;
+  /**
+   * Told of each object the API accepted (so a failed wave can still record what it applied), with the
+   * resourceVersion the apply returned.
+   */
+  readonly onApplied?: (obj: Obj, resourceVersion: string | undefined) => void;
   /** How many applies run at once for objects of the same rank (default DEPLOY_PARALLEL). */
   readonly parallel?: number;
   readonly crdTimeoutMs?: number;
@@ -105,8 +108,9 @@ export async function applyAll(
     const failures = new Map<Obj, ObjectApplyError>();
     // The first failure starts no more applies; those in flight finish.
     await forEachBounded(group, opts.parallel ?? DEPLOY_PARALLEL, async (obj) => {
+      let live: Obj;
       try {
-        await applyObject(client, labelled(obj, opts.releaseLabel, opts.releaseUid), {
+        live = await applyObject(client, labelled(obj, opts.releaseLabel, opts.releaseUid), {
           fieldManager: FIELD_MANAGERS.deployer,
           force: true,
         });
@@ -114,7 +118,8 @@ export async function applyAll(
         failures.set(obj, new ObjectApplyError(obj, err));
         return 'stop';
       }
-      opts.onApplied?.(obj);
+      const rv = live.metadata.resourceVersion;
+      opts.onApplied?.(obj, typeof rv === 'string' ? rv : undefined);
       return undefined;
     });
     const first = earliest(objects, failures);

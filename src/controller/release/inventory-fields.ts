@@ -4,11 +4,13 @@ import type { InventoryEntry, InventoryHook, InventoryKey, PendingEntry } from '
 import { entryKey } from './sync/index.ts';
 
 /**
- * The fields of an entry convoy-controller owns (docs/design.md#field-ownership): the key, version, wave
- * and renderRef, the same as a pending entry's.
+ * The fields of an entry convoy-controller owns (docs/design.md#field-ownership): a pending entry's (the
+ * key, version, wave and renderRef) and the resourceVersion the apply returned.
  */
 export function controllerFields(e: InventoryEntry): InventoryEntry {
-  return pendingFields(e);
+  const out: InventoryEntry = pendingFields(e);
+  if (e.appliedResourceVersion !== undefined) out.appliedResourceVersion = e.appliedResourceVersion;
+  return out;
 }
 
 /**
@@ -19,12 +21,24 @@ export function controllerHookFields(h: InventoryHook): InventoryHook {
   return mine;
 }
 
-/** Entries of `current` updated by `changes` (same key: replaced), in a stable order. */
+/**
+ * Entries of `current` updated by `changes` (same key: replaced), in a stable order. An entry re-applied
+ * for the render it already records keeps its appliedResourceVersion: any version since that render's
+ * first apply is as fresh for it (docs/design.md#watched-reads), and a re-apply that returns a newer one
+ * (a status update in between) must not make an unchanged reconcile write the inventory.
+ */
 export function mergeEntries(
   current: readonly InventoryEntry[],
   changes: readonly InventoryEntry[],
 ): InventoryEntry[] {
-  return mergeBy(current, changes, entryKey, controllerFields);
+  const before = new Map(current.map((e) => [entryKey(e), e]));
+  const kept = changes.map((c) => {
+    const prior = before.get(entryKey(c));
+    return prior?.appliedResourceVersion !== undefined && prior.renderRef === c.renderRef
+      ? { ...c, appliedResourceVersion: prior.appliedResourceVersion }
+      : c;
+  });
+  return mergeBy(current, kept, entryKey, controllerFields);
 }
 
 /** `current` updated by `changes` (same key: replaced, first position kept), each through `fields`. */

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { InventoryHook } from '../../api/types.ts';
+import type { InventoryEntry, InventoryHook } from '../../api/types.ts';
 import { cmEntry } from './fixtures.ts';
-import { controllerHookFields, mergeHooks, mergePending } from './inventory-writer.ts';
+import {
+  controllerFields,
+  controllerHookFields,
+  mergeEntries,
+  mergeHooks,
+  mergePending,
+} from './inventory-writer.ts';
 
 const R1 = `sha256:${'a'.repeat(64)}`;
 const R2 = `sha256:${'b'.repeat(64)}`;
@@ -47,6 +53,39 @@ describe('mergeHooks', () => {
     assert.deepEqual(mergeHooks([{ ...armed('a', R1, '2025-06-01T12:00:00Z'), state: 'Running' }], []), [
       armed('a', R1, '2025-06-01T12:00:00Z'),
     ]);
+  });
+});
+
+describe('mergeEntries: appliedResourceVersion', () => {
+  const e = (name: string, renderRef: string, rv?: string) =>
+    cmEntry(name, renderRef, rv === undefined ? {} : { appliedResourceVersion: rv });
+  const table: [string, Parameters<typeof mergeEntries>, (string | undefined)[]][] = [
+    [
+      "a re-apply of the same render keeps the first apply's version",
+      [[e('a', R1, '10')], [e('a', R1, '15')]],
+      ['10'],
+    ],
+    ["a new render records its own apply's version", [[e('a', R1, '10')], [e('a', R2, '15')]], ['15']],
+    ['a first record takes the version', [[], [e('a', R1, '10')]], ['10']],
+    ["an older entry without a version takes the re-apply's", [[e('a', R1)], [e('a', R1, '15')]], ['15']],
+    ['a change without a version keeps the one recorded', [[e('a', R1, '10')], [e('a', R1)]], ['10']],
+    [
+      'unchanged entries keep theirs',
+      [[e('a', R1, '10'), e('b', R1, '11')], [e('b', R2, '20')]],
+      ['10', '20'],
+    ],
+  ];
+  for (const [name, args, want] of table) {
+    it(name, () =>
+      assert.deepEqual(
+        mergeEntries(...args).map((x) => x.appliedResourceVersion),
+        want,
+      ),
+    );
+  }
+  it("the version is a controller field; the observer's fields are not", () => {
+    const x = { ...e('a', R1, '10'), state: 'Healthy', message: 'ok' } as InventoryEntry;
+    assert.deepEqual(controllerFields(x), e('a', R1, '10'));
   });
 });
 

@@ -248,25 +248,31 @@ async function runWave(
     return fail(new ApplyFailedError(msg, { cause: err }));
   }
   const applied: Obj[] = [];
+  const versions = new Map<Obj, string>();
   try {
     await applyAll(rendered.target.client, step.objects, {
       ...run.labels,
-      onApplied: (o) => applied.push(o),
+      onApplied: (o, rv) => {
+        applied.push(o);
+        if (rv !== undefined) versions.set(o, rv);
+      },
     });
   } catch (err) {
     // The next attempt dry-runs R again before applying anything of it.
     deps.dryRuns?.forget(rendered.target.client, run.labels.releaseUid, R);
     // What the API accepted is recorded; the rest stays pending for the next attempt to apply or prune.
-    await writer.record(inventoryEntriesForWave(applied, R, step.wave)).catch((recordErr: unknown) => {
-      notes.push(`could not record the ${applied.length} objects applied: ${String(recordErr)}`);
-    });
+    await writer
+      .record(inventoryEntriesForWave(applied, R, step.wave, versions))
+      .catch((recordErr: unknown) => {
+        notes.push(`could not record the ${applied.length} objects applied: ${String(recordErr)}`);
+      });
     const msg = `apply of wave ${step.wave} failed: ${errorMessage(err)}`;
     return fail(new ApplyFailedError(msg, { cause: err }));
   }
   deps.afterWaveApplied?.(step.wave);
   try {
     await writer.record(
-      entries,
+      inventoryEntriesForWave(step.objects, R, step.wave, versions),
       [],
       ahead === undefined ? [] : inventoryEntriesForWave(ahead.objects, R, ahead.wave),
     );

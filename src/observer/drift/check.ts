@@ -120,6 +120,7 @@ export async function checkDrift(
     wanted.map(
       ({ at, want }): LiveRef => ({
         renderRef: (toCheck[at] as InventoryEntry).renderRef as string,
+        ...appliedVersionOf(toCheck[at] as InventoryEntry),
         apiVersion: want.apiVersion,
         kind: want.kind,
         ...(want.metadata.namespace ? { namespace: want.metadata.namespace } : {}),
@@ -161,3 +162,7 @@ const keyOf = (e: InventoryEntry | PendingEntry) => ({
   name: e.name,
 });
 const messageOf = (err: unknown) => errorMessage(err);
+
+function appliedVersionOf(e: InventoryEntry): { appliedResourceVersion?: string } {
+  return e.appliedResourceVersion === undefined ? {} : { appliedResourceVersion: e.appliedResourceVersion };
+}

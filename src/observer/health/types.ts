@@ -46,6 +46,8 @@ export interface InventoryEntry {
   readonly name: string;
   readonly wave: number;
   readonly renderRef?: string;
+  /** The resourceVersion the apply of renderRef returned (the controller's; absent for older entries). */
+  readonly appliedResourceVersion?: string;
   readonly state?: HealthState;
   readonly message?: string;
   readonly firstUnhealthy?: string;

@@ -20,14 +20,22 @@ export function inventoryEntriesForWave(
   objects: readonly Obj[],
   renderRef: string,
   wave: number,
+  applied?: AppliedVersions,
 ): InventoryEntry[] {
-  return objects.map((obj) => ({
-    ...objectKey(obj),
-    version: versionOf(obj.apiVersion),
-    wave,
-    renderRef,
-  }));
+  return objects.map((obj) => {
+    const rv = applied?.get(obj);
+    return {
+      ...objectKey(obj),
+      version: versionOf(obj.apiVersion),
+      wave,
+      renderRef,
+      ...(rv === undefined ? {} : { appliedResourceVersion: rv }),
+    };
+  });
 }
+
+/** The resourceVersion each applied object's apply returned, by the render's object. */
+export type AppliedVersions = ReadonlyMap<Obj, string>;
 
 /** The entries of `current` whose key is not in `desiredKeys` (keyString form). */
 export function inventoryRemovals(

@@ -98,6 +98,7 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
       ...(e.namespace ? { namespace: e.namespace } : {}),
       name: e.name,
       ...(e.renderRef !== undefined ? { renderRef: e.renderRef } : {}),
+      ...(e.appliedResourceVersion !== undefined ? { appliedResourceVersion: e.appliedResourceVersion } : {}),
     })),
     {
       releaseLabel: releaseLabelValue(release.metadata.namespace ?? '', release.metadata.name ?? ''),

@@ -17,6 +17,7 @@ export function toHealthEntry(e: ApiEntry): InventoryEntry {
     name: e.name,
     wave: e.wave ?? 0,
     ...(e.renderRef !== undefined ? { renderRef: e.renderRef } : {}),
+    ...(e.appliedResourceVersion !== undefined ? { appliedResourceVersion: e.appliedResourceVersion } : {}),
     ...(e.state !== undefined ? { state: e.state } : {}),
     ...(e.message !== undefined ? { message: e.message } : {}),
     ...(e.firstUnhealthy !== undefined ? { firstUnhealthy: e.firstUnhealthy } : {}),
