@@ -56,7 +56,7 @@ const admin = new KubeClient(cp.kubeConfig);
 const children: { stop: () => Promise<unknown> }[] = [];
 const informers: Informer<KubeObject>[] = [];
 
-/** kube-apiserver's requests so far by "VERB resource" (apiserver_request_total). */
+/** kube-apiserver's requests so far by "VERB resource" (apiserver_request_total), refused ones by code apart. */
 async function apiserverRequests(): Promise<Record<string, number>> {
   const text = await admin.transport.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
   const out: Record<string, number> = {};
@@ -65,7 +65,10 @@ async function apiserverRequests(): Promise<Record<string, number>> {
     const label = (n: string) => new RegExp(`[{,]${n}="([^"]*)"`).exec(line)?.[1] ?? '';
     const sub = label('subresource');
     const dry = label('dry_run') === '' ? '' : ' (dry run)';
-    const k = `${label('verb')} ${label('resource')}${sub ? `/${sub}` : ''}${dry}`;
+    // A refused request (409 conflict, 404, …) is counted apart, with its code: it is work the writer repeats.
+    const code = label('code');
+    const refused = code === '' || code.startsWith('2') ? '' : ` → ${code}`;
+    const k = `${label('verb')} ${label('resource')}${sub ? `/${sub}` : ''}${dry}${refused}`;
     out[k] = (out[k] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return out;
