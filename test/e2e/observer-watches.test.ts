@@ -104,18 +104,28 @@ describe('observer watched reads', () => {
   const waitPasses = (key: string, n: number) =>
     waitForMore(`passes of ${key}`, () => hc.passesOf(key), n, { timeoutMs: 30_000 });
 
+  /** A Pod labelled for `release`, never scheduled (no scheduler of that name): only the test writes its status. */
+  const applyPod = async (name: string, release: string) =>
+    (
+      (
+        await applyObject(
+          client,
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name, namespace: NS, labels: labels(release) },
+            spec: {
+              schedulerName: 'nobody',
+              containers: [{ name: 'main', image: 'registry.invalid/noop:1' }],
+            },
+          },
+          { fieldManager: FIELD_MANAGERS.deployer, force: true },
+        )
+      ).metadata as { resourceVersion?: string }
+    ).resourceVersion as string;
+
   it('a pod turning Ready makes its Release Healthy at once, read from the cache', async () => {
-    // Never scheduled (no scheduler of that name): only this test writes its status.
-    await applyObject(
-      client,
-      {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'web', namespace: NS, labels: labels('pod') },
-        spec: { schedulerName: 'nobody', containers: [{ name: 'main', image: 'registry.invalid/noop:1' }] },
-      },
-      { fieldManager: FIELD_MANAGERS.deployer, force: true },
-    );
+    await applyPod('web', 'pod');
     await applyRelease('pod');
     await applyInventory('pod', [entry('Pod', 'web')]);
     const key = `${NS}/pod`;
@@ -162,17 +172,7 @@ describe('observer watched reads', () => {
   it("an entry recorded with its apply's resourceVersion is read from the cache on its first pass", async () => {
     // As the controller records it: the version its apply returned beside the renderRef. The Pod watch
     // runs (the Release of the test before reads Pods), so once it holds that version no GET is needed.
-    const live = await applyObject(
-      client,
-      {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'web-rv', namespace: NS, labels: labels('pod-rv') },
-        spec: { schedulerName: 'nobody', containers: [{ name: 'main', image: 'registry.invalid/noop:1' }] },
-      },
-      { fieldManager: FIELD_MANAGERS.deployer, force: true },
-    );
-    const rv = (live.metadata as { resourceVersion?: string }).resourceVersion as string;
+    const rv = await applyPod('web-rv', 'pod-rv');
     await waitFor(
       'the watch caching the applied version',
       async () => watches.cachedObject(client, 'v1', 'Pod', `${NS}/web-rv`)?.metadata?.resourceVersion === rv,
