@@ -217,3 +217,72 @@ describe('reconcile + status assembly (property)', () => {
     );
   });
 });
+
+describe('suspend (docs/design.md#reconcile-order, step 0)', () => {
+  // R applied and Degraded, its rollout started 10 minutes ago against a 5 m deadline with rollback
+  // OnFailure: unsuspended, this reconcile rolls back to OLD (the control row); suspended, it must not.
+  const cases = [
+    { suspend: false, rolledBack: true },
+    { suspend: true, rolledBack: false },
+  ] as const;
+  for (const c of cases) {
+    test(`spec.suspend ${c.suspend}, rollout past its deadline: ${c.rolledBack ? 'rolls back' : 'neither synced nor rolled back, says Suspended'}`, async () => {
+      const base = baseRelease(1);
+      const R = (await stageRender(base, deps([true], undefined, []))).renderRef;
+      const stamp = { renderRef: R, revision: 'inline:x', time: formatTime(T0 - 20 * 60_000) };
+      const rollout = {
+        state: 'Progressing' as const,
+        renderRef: R,
+        revision: 'inline:x',
+        startedAt: formatTime(T0 - 10 * 60_000),
+      };
+      const release: Release = {
+        ...base,
+        spec: { ...base.spec, suspend: c.suspend },
+        status: {
+          rollout,
+          lastAttempted: { ...stamp, applied: true, reason: 'Synced' },
+          lastSuccessful: stamp,
+          lastHealthy: { ...stamp, renderRef: OLD, time: formatTime(T0 - 3_600_000) },
+        },
+      };
+      const inventory: ReleaseInventory = {
+        apiVersion: API_VERSION,
+        kind: 'ReleaseInventory',
+        metadata: { name: 'web', namespace: 'app' },
+        entries: [cmEntry('cm-0', R, { state: 'Degraded', assessedRenderRef: R })],
+      };
+      const calls: string[] = [];
+      const d = deps([true], inventory, calls);
+      const reads: string[] = [];
+      const store = {
+        ...d.store,
+        get: (_ns: string, _name: string, ref: string) => {
+          reads.push(ref);
+          return Promise.resolve(undefined);
+        },
+      } as ReleaseDeps['store'];
+      const outcome = await reconcile(release, { ...d, store });
+      const status = releaseStatus(release, outcome, T0);
+      const ready = status.conditions?.find((x) => x.type === 'Ready');
+      if (c.rolledBack) {
+        assert.equal(outcome.result.kind, 'rolledBack');
+        assert.deepEqual(reads, [OLD], 'the rollback reads the last healthy render');
+        return;
+      }
+      assert.deepEqual(outcome.result, {
+        kind: 'held',
+        reason: 'Suspended',
+        message: (outcome.result as { message: string }).message,
+      });
+      assert.equal(outcome.attempt.kind, 'none', 'no sync attempt');
+      assert.deepEqual(reads, [], 'no rollback: the last healthy render is not even read');
+      assert.deepEqual(calls, [], 'no call to the cluster: no render, no apply');
+      assert.deepEqual(status.rollout, rollout, 'the rollout is left as it was (not Failed, not RolledBack)');
+      assert.equal(status.lastAttempted?.renderRef, R);
+      assert.equal(ready?.status, 'False');
+      assert.equal(ready?.reason, 'Suspended');
+      assert.match(ready?.message ?? '', /neither syncs nor rolls back/);
+    });
+  }
+});
