@@ -59,6 +59,34 @@ test('Release printer columns: ready, healthy, rollout, short revision, age, mes
   assert.deepEqual(columns, ['Ready', 'Healthy', 'Rollout', 'Revision', 'Age', 'Message']);
 });
 
+test('ReleaseSet printer columns: revision, train, wave, ready, good, age, message; failed cluster in -o wide', () => {
+  type Node = { type?: string; properties?: Record<string, Node> };
+  const set = buildCrds().find((c) => c.metadata.name === 'releasesets.convoy.kumodo.io')?.spec as {
+    versions: {
+      schema: { openAPIV3Schema: Node };
+      additionalPrinterColumns: { name: string; type: string; jsonPath: string; priority?: number }[];
+    }[];
+  };
+  const columns = set.versions[0]?.additionalPrinterColumns.map((c) => [c.name, c.jsonPath, c.priority ?? 0]);
+  assert.deepEqual(columns, [
+    ['Revision', '.status.revision', 0],
+    ['Train', '.status.train.state', 0],
+    ['Wave', '.status.train.wave', 0],
+    ['Ready', '.status.summary.ready', 0],
+    ['Good', '.status.good.revision', 0],
+    ['Age', '.metadata.creationTimestamp', 0],
+    ['Message', '.status.message', 0],
+    ['Failed', '.status.train.failedCluster', 1],
+  ]);
+  // Each status column names a field of the schema, of the column's type (a typo shows an empty column).
+  for (const c of set.versions[0]?.additionalPrinterColumns ?? []) {
+    if (!c.jsonPath.startsWith('.status.')) continue;
+    let node: Node | undefined = set.versions[0]?.schema.openAPIV3Schema;
+    for (const part of c.jsonPath.slice(1).split('.')) node = node?.properties?.[part];
+    assert.equal(node?.type, c.type, `${c.name}: ${c.jsonPath}`);
+  }
+});
+
 test('generated schemas carry no TypeBox internals', () => {
   const text = JSON.stringify(buildCrds());
   for (const bad of [

@@ -11,6 +11,7 @@ import type { KubeObject } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { describeCauses, KubeApiError } from '../../src/kube/errors.ts';
+import { writeStatus } from '../../src/kube/status.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -296,6 +297,64 @@ test('kubectl columns of a Release: Ready, Healthy, Rollout, Revision, Age, Mess
   });
   const columns = table.columnDefinitions.filter((c) => c.priority === 0).map((c) => c.name);
   assert.deepEqual(columns, ['Name', 'Ready', 'Healthy', 'Rollout', 'Revision', 'Age', 'Message']);
+});
+
+test('kubectl columns of a ReleaseSet: Revision, Train, Wave, Ready, Good, Age, Message; Failed in -o wide', async () => {
+  // One set with a status, so the cells show each column's jsonPath reads a field the server has.
+  await applyObject(
+    client,
+    {
+      apiVersion: API_VERSION,
+      kind: 'ReleaseSet',
+      metadata: { name: 'columns', namespace: NS },
+      spec: { template: { spec: { source } } },
+    } as KubeObject,
+    { fieldManager: FIELD_MANAGERS.api },
+  );
+  const status = {
+    revision: 'rev2',
+    train: {
+      revision: 'rev2',
+      id: 'rev2',
+      state: 'Stopped',
+      wave: 2,
+      startedAt: '2026-12-02T05:00:00Z',
+      failedCluster: 'eu',
+    },
+    good: { revision: 'rev1', template: {} },
+    summary: { total: 3, succeeded: 1, progressing: 0, waiting: 0, failed: 1, paused: 0, ready: '1/3' },
+    message: 'revision rev2 failed on cluster eu (wave 2)',
+  };
+  await writeStatus(client, { kind: 'ReleaseSet', namespace: NS, name: 'columns' }, status, {
+    fieldManager: FIELD_MANAGERS.fleet,
+    force: true,
+  });
+  const table = await client.request<{
+    columnDefinitions: { name: string; priority: number }[];
+    rows: { cells: unknown[] }[];
+  }>({
+    method: 'GET',
+    path: `/apis/${API_VERSION}/namespaces/${NS}/releasesets`,
+    accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+  });
+  assert.deepEqual(
+    table.columnDefinitions.map((c) => [c.name, c.priority]),
+    [
+      ['Name', 0],
+      ['Revision', 0],
+      ['Train', 0],
+      ['Wave', 0],
+      ['Ready', 0],
+      ['Good', 0],
+      ['Age', 0],
+      ['Message', 0],
+      ['Failed', 1],
+    ],
+  );
+  const cells = table.rows.map((r) => [...r.cells.slice(0, 6), ...r.cells.slice(7)]);
+  assert.deepEqual(cells, [
+    ['columns', 'rev2', 'Stopped', 2, '1/3', 'rev1', 'revision rev2 failed on cluster eu (wave 2)', 'eu'],
+  ]);
 });
 
 test('every git URL form docs/sources.md lists is accepted (git://, user@host:path too)', async () => {

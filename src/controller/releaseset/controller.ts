@@ -15,7 +15,7 @@ import { parseOptionalDuration } from '../../api/duration.ts';
 import type { Release, ReleaseSet } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { errorMessage } from '../../lib/errors.ts';
-import { selectorMatches, selectorProblem } from '../../lib/selector.ts';
+import { selectorProblem } from '../../lib/selector.ts';
 import {
   anyOf,
   byNamespace,
@@ -31,12 +31,12 @@ import {
   shardOf,
   splitKey,
 } from '../../runtime/index.ts';
-import { type CachedCluster, clusterInformer } from '../cluster/controller.ts';
+import { clusterInformer } from '../cluster/controller.ts';
 import { formatTime } from '../release/rollout/time.ts';
-import { executeFleetPlan, memberReleaseName } from './executor.ts';
-import { fleetRevision, LOCAL_MEMBER, type MemberCluster, memberSpec, trainId } from './member-spec.ts';
-import { viewOf } from './observe.ts';
-import { type PlanMember, planFleet } from './plan.ts';
+import { executeFleetPlan } from './executor.ts';
+import { fleetRevision, trainId } from './member-spec.ts';
+import { planMembers, selectMembers } from './members.ts';
+import { planFleet } from './plan.ts';
 
 type CSet = ReleaseSet & KubeObject;
 type CRelease = Release & KubeObject;
@@ -112,48 +112,15 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
         .filter((r) => r.metadata.ownerReferences?.some((o) => o.uid === set.metadata.uid) === true)
         .map((r) => [r.metadata.labels?.[LABEL_FLEET_CLUSTER] ?? '', r]),
     );
-    const selected: { cluster: MemberCluster; wave: number | string; paused: boolean }[] = [];
-    if (spec.clusterSelector !== undefined) {
-      for (const c of clusters.cache.byIndex(CLUSTERS_BY_NAMESPACE, namespace)) {
-        if (!selectorMatches(spec.clusterSelector, c.metadata.labels)) continue;
-        selected.push({
-          cluster: memberOf(c),
-          wave: waveOf(c, spec.strategy?.waveLabel),
-          paused: c.spec.paused === true,
-        });
-      }
-    }
-    if (spec.local !== undefined)
-      selected.push({
-        cluster: { name: LOCAL_MEMBER, local: true, labels: {}, annotations: {} },
-        wave: spec.local.wave ?? 0,
-        paused: false,
-      });
-
-    const prior = new Map((set.status?.clusters ?? []).map((m) => [m.cluster, m]));
-    const members: PlanMember[] = selected.map(({ cluster, wave, paused }) => {
-      const release = owned.get(cluster.name);
-      const foreign =
-        release === undefined
-          ? releases.cache.get(`${namespace}/${memberReleaseName(name, cluster.name)}`)
-          : undefined;
-      const filled = memberSpec(spec.template, spec.inputs, cluster);
-      const inputError =
-        typeof wave === 'string'
-          ? wave
-          : foreign !== undefined
-            ? `Release ${namespace}/${foreign.metadata.name} exists and is not owned by ReleaseSet ${name}`
-            : filled.kind === 'error'
-              ? filled.message
-              : undefined;
-      return {
-        cluster: cluster.name,
-        wave: typeof wave === 'number' ? wave : 0,
-        paused,
-        inputError,
-        release: release === undefined ? undefined : viewOf(release),
-        prior: prior.get(cluster.name),
-      };
+    const selected = selectMembers(spec, clusters.cache.byIndex(CLUSTERS_BY_NAMESPACE, namespace));
+    const members = planMembers({
+      set: name,
+      namespace,
+      spec,
+      selected,
+      owned,
+      releaseNamed: (n) => releases.cache.get(`${namespace}/${n}`),
+      prior: new Map((set.status?.clusters ?? []).map((m) => [m.cluster, m])),
     });
     const names = new Set(selected.map((s) => s.cluster.name));
     const strays = [...owned].filter(([c]) => !names.has(c)).map(([, r]) => r.metadata.name ?? '');
@@ -227,23 +194,4 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
     keys: (c) => sets.cache.byIndex(SETS_BY_NAMESPACE, c.metadata.namespace ?? '').map(keyOf),
   });
   return controller;
-}
-
-function memberOf(c: CachedCluster): MemberCluster {
-  return {
-    name: c.metadata.name ?? '',
-    local: false,
-    labels: c.metadata.labels ?? {},
-    annotations: c.metadata.annotations ?? {},
-  };
-}
-
-/** The wave of a Cluster, or why its wave label is not an integer. */
-function waveOf(c: CachedCluster, label: string | undefined): number | string {
-  if (label === undefined) return c.spec.wave ?? 0;
-  const v = c.metadata.labels?.[label];
-  if (v === undefined) return 0;
-  return /^-?[0-9]+$/.test(v)
-    ? Number(v)
-    : `Cluster ${c.metadata.name}: label ${label} (spec.strategy.waveLabel) is ${JSON.stringify(v)}, not an integer`;
 }
