@@ -3,15 +3,14 @@
 // applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
 import type { LastAttempted, Release } from '../../api/types.ts';
 import { errorMessage } from '../../lib/errors.ts';
-import { objectKey, waveOf } from '../../render/keys.ts';
-import type { Obj } from '../../render/types.ts';
+import { waveOf } from '../../render/keys.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { pruneLeft, settleInterrupted } from './prune.ts';
 import { formatTime, shortRef } from './rollout/index.ts';
-import { versionOf } from './sync/index.ts';
+import { type AppliedVersions, appliedCollector, inventoryEntryOf } from './sync/index.ts';
 import type { Target } from './target.ts';
 
 export type LastHealthyResult =
@@ -39,30 +38,19 @@ export async function applyLastHealthy(
     }
     // 3. one pass, noted as pending first (so a crash in between leaves nothing untracked)
     const uid = release.metadata.uid ?? '';
-    const entries = render.objects.map((o) => ({
-      ...objectKey(o),
-      version: versionOf(o.apiVersion),
-      wave: waveOf(o),
-      renderRef: healthy.renderRef,
-    }));
+    const entriesOf = (versions?: AppliedVersions) =>
+      render.objects.map((o) => inventoryEntryOf(o, healthy.renderRef, waveOf(o), versions));
     const writer = new InventoryWriter(deps.local, release, await readInventory(deps.local, release));
-    await writer.notePending(entries);
-    const versions = new Map<Obj, string>();
+    await writer.notePending(entriesOf());
+    const done = appliedCollector();
     await applyAll(target.client, render.objects, {
       releaseLabel: releaseLabelValue(ns, name),
       releaseUid: uid,
-      onApplied: (o, rv) => {
-        if (rv !== undefined) versions.set(o, rv);
-      },
+      onApplied: done.onApplied,
     });
     // 4 + 6. record every applied object with the last healthy render; objects a failed or interrupted
     // sync of the bad render left pending go as its recorded ones do
-    await writer.record(
-      entries.map((e, i) => {
-        const rv = versions.get(render.objects[i] as Obj);
-        return rv === undefined ? e : { ...e, appliedResourceVersion: rv };
-      }),
-    );
+    await writer.record(entriesOf(done.versions));
     await settleInterrupted(render.objects, writer, release, target);
     // 5. prune with spec.syncPolicy.prune, as a sync does
     await pruneLeft(release, render.objects, writer, target);

@@ -9,7 +9,6 @@ import { API_VERSION } from '../../api/constants.ts';
 import type { Release, ReleaseInventory, WaveStatus } from '../../api/types.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
-import type { Obj } from '../../render/types.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
@@ -31,7 +30,7 @@ import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { foreignNote, pruneLeft, settleInterrupted } from './prune.ts';
 import { completeWaves, formatTime } from './rollout/index.ts';
 import type { Rendered } from './stage-render.ts';
-import { inventoryEntriesForWave, recordWaveStart, selfHealNote } from './sync/index.ts';
+import { appliedCollector, inventoryEntriesForWave, recordWaveStart, selfHealNote } from './sync/index.ts';
 import {
   failedSync,
   gateStop,
@@ -247,16 +246,9 @@ async function runWave(
     const msg = `noting wave ${step.wave} in the inventory: ${errorMessage(err)}`;
     return fail(new ApplyFailedError(msg, { cause: err }));
   }
-  const applied: Obj[] = [];
-  const versions = new Map<Obj, string>();
+  const { applied, versions, onApplied } = appliedCollector();
   try {
-    await applyAll(rendered.target.client, step.objects, {
-      ...run.labels,
-      onApplied: (o, rv) => {
-        applied.push(o);
-        if (rv !== undefined) versions.set(o, rv);
-      },
-    });
+    await applyAll(rendered.target.client, step.objects, { ...run.labels, onApplied });
   } catch (err) {
     // The next attempt dry-runs R again before applying anything of it.
     deps.dryRuns?.forget(rendered.target.client, run.labels.releaseUid, R);

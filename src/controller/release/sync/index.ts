@@ -24,7 +24,15 @@ export {
   sourceIdentity,
   type WavePeer,
 } from './gates.ts';
-export { entryKey, inventoryEntriesForWave, inventoryRemovals, versionOf } from './inventory.ts';
+export {
+  type AppliedVersions,
+  appliedCollector,
+  entryKey,
+  inventoryEntriesForWave,
+  inventoryEntryOf,
+  inventoryRemovals,
+  versionOf,
+} from './inventory.ts';
 export {
   entryKindRank,
   type LiveMarks,

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { InventoryEntry } from '../../../api/types.ts';
-import { inventoryEntriesForWave, inventoryRemovals, versionOf } from './inventory.ts';
+import {
+  appliedCollector,
+  inventoryEntriesForWave,
+  inventoryEntryOf,
+  inventoryRemovals,
+  versionOf,
+} from './inventory.ts';
 
 const R = `sha256:${'a'.repeat(64)}`;
 
@@ -31,6 +37,23 @@ test('inventoryEntriesForWave: keys, version, wave and renderRef of every object
       renderRef: R,
     },
     { group: '', version: 'v1', kind: 'Namespace', namespace: '', name: 'prod', wave: -2, renderRef: R },
+  ]);
+});
+
+test('appliedCollector: the accepted objects in order, and the version of each apply that returned one', () => {
+  const a = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' } };
+  const b = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'ns' } };
+  const c = appliedCollector();
+  c.onApplied(a, '41');
+  c.onApplied(b, undefined);
+  assert.deepEqual(c.applied, [a, b]);
+  assert.deepEqual([...c.versions], [[a, '41']]);
+  // The entry of an object with a version records it; one without records none.
+  assert.equal(inventoryEntryOf(a, R, 0, c.versions).appliedResourceVersion, '41');
+  assert.equal('appliedResourceVersion' in inventoryEntryOf(b, R, 0, c.versions), false);
+  assert.deepEqual(inventoryEntriesForWave([a, b], R, 1, c.versions), [
+    inventoryEntryOf(a, R, 1, c.versions),
+    inventoryEntryOf(b, R, 1),
   ]);
 });
 

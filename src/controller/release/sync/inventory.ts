@@ -22,20 +22,49 @@ export function inventoryEntriesForWave(
   wave: number,
   applied?: AppliedVersions,
 ): InventoryEntry[] {
-  return objects.map((obj) => {
-    const rv = applied?.get(obj);
-    return {
-      ...objectKey(obj),
-      version: versionOf(obj.apiVersion),
-      wave,
-      renderRef,
-      ...(rv === undefined ? {} : { appliedResourceVersion: rv }),
-    };
-  });
+  return objects.map((obj) => inventoryEntryOf(obj, renderRef, wave, applied));
+}
+
+/** The controller-owned fields of the entry recording `obj` as applied by `renderRef` in `wave`. */
+export function inventoryEntryOf(
+  obj: Obj,
+  renderRef: string,
+  wave: number,
+  applied?: AppliedVersions,
+): InventoryEntry {
+  const rv = applied?.get(obj);
+  return {
+    ...objectKey(obj),
+    version: versionOf(obj.apiVersion),
+    wave,
+    renderRef,
+    ...(rv === undefined ? {} : { appliedResourceVersion: rv }),
+  };
 }
 
 /** The resourceVersion each applied object's apply returned, by the render's object. */
 export type AppliedVersions = ReadonlyMap<Obj, string>;
+
+/**
+ * What a deployer's onApplied reports, collected: the objects the API accepted, in order, and the
+ * resourceVersion each apply returned (for the entries that record them).
+ */
+export function appliedCollector(): {
+  readonly applied: readonly Obj[];
+  readonly versions: AppliedVersions;
+  readonly onApplied: (obj: Obj, resourceVersion: string | undefined) => void;
+} {
+  const applied: Obj[] = [];
+  const versions = new Map<Obj, string>();
+  return {
+    applied,
+    versions,
+    onApplied: (obj, rv) => {
+      applied.push(obj);
+      if (rv !== undefined) versions.set(obj, rv);
+    },
+  };
+}
 
 /** The entries of `current` whose key is not in `desiredKeys` (keyString form). */
 export function inventoryRemovals(
