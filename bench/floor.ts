@@ -8,7 +8,9 @@
 // Default 200 Releases × 10 ConfigMaps in 20 namespaces, 60 s steady; `--full`: 1,000 × 10, 300 s.
 // Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS, CONVOY_BENCH_NODE_OPTIONS
 // (Node flags of both convoy processes, e.g. heap limits); CONVOY_BENCH_HEAP_SNAPSHOTS=<dir>
-// writes a heap snapshot of each convoy process into <dir> when the burst is over (what holds the memory).
+// writes a heap snapshot of each convoy process into <dir> when the burst is over (what holds the memory);
+// CONVOY_BENCH_APISERVER_PROFILE=<file> writes kube-apiserver's CPU profile of the burst's first 60 s
+// (pprof, read with `go tool pprof -top <file>`): where the apiserver's CPU goes.
 // Dry-run requests are counted apart ("APPLY configmaps (dry run)"), and each process's requests by resource.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -37,6 +39,8 @@ const KUBECTL_PARALLEL = 8;
 const PODS = 5;
 const TIMEOUT_MS = 60 * 60_000;
 const HEAP_SNAPSHOTS = process.env.CONVOY_BENCH_HEAP_SNAPSHOTS;
+const APISERVER_PROFILE = process.env.CONVOY_BENCH_APISERVER_PROFILE;
+const PROFILE_SECONDS = 60;
 /** Node flags of the convoy processes: CONVOY_BENCH_NODE_OPTIONS (e.g. heap limits), a heap snapshot on SIGUSR2. */
 const nodeOptions = [
   process.env.CONVOY_BENCH_NODE_OPTIONS ?? '',
@@ -50,7 +54,7 @@ const secs = (ms: number) => +(ms / 1000).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
-const cp = await startControlPlane({ workloads: true, nodes: 1 });
+const cp = await startControlPlane({ workloads: true, nodes: 1, profiling: APISERVER_PROFILE !== undefined });
 const work = await mkdtemp(join(tmpdir(), 'convoy-bench-floor-'));
 const admin = new KubeClient(cp.kubeConfig);
 const children: { stop: () => Promise<unknown> }[] = [];
@@ -101,6 +105,32 @@ function run(cmd: string, args: string[], timeoutMs: number): Promise<void> {
       code === 0
         ? resolve()
         : reject(new Error(`${cmd} ${args.join(' ')}: ${code ?? signal}: ${err.slice(-2000)}`)),
+    );
+  });
+}
+
+/** kube-apiserver's CPU profile of the next PROFILE_SECONDS into `file` (its /debug/pprof, through kubectl). */
+async function profileApiserver(file: string): Promise<void> {
+  const kubectl = binaryPath(await ensureBinaries(), 'kubectl');
+  const raw = `/debug/pprof/profile?seconds=${PROFILE_SECONDS}`;
+  const args = ['--kubeconfig', cp.kubeconfigPath, 'get', '--raw', raw, '--request-timeout', '0'];
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(kubectl, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: (PROFILE_SECONDS + 60) * 1000,
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? writeFile(file, Buffer.concat(out)).then(() => {
+            console.error(`kube-apiserver CPU profile in ${file} (go tool pprof -top ${file})`);
+            resolve();
+          }, reject)
+        : reject(new Error(`kubectl get --raw ${raw}: exit ${code}: ${String(Buffer.concat(err))}`)),
     );
   });
 }
@@ -209,6 +239,12 @@ try {
   });
   const before = await snap();
   const t0 = performance.now();
+  const profiled =
+    APISERVER_PROFILE === undefined
+      ? undefined
+      : profileApiserver(APISERVER_PROFILE).catch((err: unknown) =>
+          console.error(`profile: ${errorMessage(err)}`),
+        );
   let nextRelease = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
@@ -240,6 +276,7 @@ try {
   while (parseMetrics(await manager.metrics()).depth + parseMetrics(await observer.metrics()).depth > 0)
     await sleep(500);
   const burst = await snap();
+  if (profiled !== undefined) await profiled;
   if (HEAP_SNAPSHOTS !== undefined) {
     for (const c of [manager, observer]) c.proc.kill('SIGUSR2');
     console.error(`heap snapshots asked for in ${HEAP_SNAPSHOTS}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type KeepSpec, type KeepStatus, rendersToKeep } from './keep.ts';
+import { gcDue, type KeepSpec, type KeepStatus, namesRender, rendersToKeep } from './keep.ts';
 
 const h = (renderRef: string, appliedAt: string) => ({ renderRef, appliedAt });
 const t = (n: number) => `2030-01-01T00:00:${String(n).padStart(2, '0')}Z`;
@@ -61,3 +61,42 @@ for (const c of cases) {
     assert.deepEqual([...rendersToKeep(c.status, c.spec)].sort(), c.want);
   });
 }
+
+test('gcDue: what this process knows may be stored against what is kept', () => {
+  const set = (...xs: string[]) => new Set(xs);
+  const rows: { name: string; mayBeStored: Set<string> | undefined; keep: Set<string>; want: boolean }[] = [
+    { name: 'not collected by this process yet', mayBeStored: undefined, keep: set('a'), want: true },
+    {
+      name: 'every render that may be stored is kept',
+      mayBeStored: set('a', 'b'),
+      keep: set('a', 'b', 'c'),
+      want: false,
+    },
+    { name: 'a render left the kept set', mayBeStored: set('a', 'b'), keep: set('b', 'c'), want: true },
+    {
+      name: 'a render put since the last gc is not kept',
+      mayBeStored: set('a', 'x'),
+      keep: set('a'),
+      want: true,
+    },
+    { name: 'nothing stored, nothing kept', mayBeStored: set(), keep: set(), want: false },
+  ];
+  for (const r of rows) assert.equal(gcDue(r.mayBeStored, r.keep), r.want, r.name);
+});
+
+test('namesRender: a render the status names anywhere gc keeps from', () => {
+  const rows: { name: string; status: KeepStatus | undefined; want: boolean }[] = [
+    { name: 'no status', status: undefined, want: false },
+    { name: 'empty status', status: {}, want: false },
+    { name: 'in history', status: { history: [h('r', t(1))] }, want: true },
+    { name: 'lastAttempted', status: { lastAttempted: { renderRef: 'r' } }, want: true },
+    { name: 'lastHealthy', status: { lastHealthy: { renderRef: 'r' } }, want: true },
+    { name: 'lastSuccessful', status: { lastSuccessful: { renderRef: 'r' } }, want: true },
+    {
+      name: 'other renders only',
+      status: { history: [h('q', t(1))], lastAttempted: { renderRef: 'p' } },
+      want: false,
+    },
+  ];
+  for (const r of rows) assert.equal(namesRender(r.status, 'r'), r.want, r.name);
+});

@@ -34,3 +34,26 @@ export function rendersToKeep(status: KeepStatus, spec: KeepSpec): Set<string> {
   }
   return keep;
 }
+
+/**
+ * Whether the status names `renderRef` anywhere a stored render is kept from (history, lastHealthy,
+ * lastSuccessful, lastAttempted): false means this Release never stored it, so a put may create it
+ * straight away (PutOptions.expectNew).
+ */
+export function namesRender(status: KeepStatus | undefined, renderRef: string): boolean {
+  if (status === undefined) return false;
+  return [status.lastHealthy, status.lastSuccessful, status.lastAttempted, ...(status.history ?? [])].some(
+    (h) => h?.renderRef === renderRef,
+  );
+}
+
+/**
+ * Whether gc has anything to do: `mayBeStored` is what this process knows may be stored for the Release
+ * (what it kept at its last gc plus every render it put since); undefined when it has not collected the
+ * Release yet — an earlier process may have left renders behind (a put whose status write never
+ * landed), so gc runs. Else only a render that may be stored and is no longer kept makes a gc worth its
+ * LIST of the Release's Secrets.
+ */
+export function gcDue(mayBeStored: ReadonlySet<string> | undefined, keep: ReadonlySet<string>): boolean {
+  return mayBeStored === undefined || [...mayBeStored].some((r) => !keep.has(r));
+}

@@ -13,8 +13,10 @@ import {
   ANN_RENDER_REF,
   assemble,
   type Chunk,
+  type ChunkMeta,
   chunkSecret,
   DEFAULT_CHUNK_BYTES,
+  type EncodedRender,
   encodeRender,
   isRenderRef,
   lacksSize,
@@ -65,13 +67,6 @@ export class SecretRenderStore implements RenderStore {
     if (actual !== renderRef) {
       throw new RenderStoreError(`refusing to store a render hashing to ${actual} under ${renderRef}`);
     }
-    const existing = await this.#chunks(ns, release, renderSelector(ns, release, renderRef), 'data');
-    assertNoCollision(existing, renderRef);
-    const mine = existing.filter((c) => c.renderRef === renderRef);
-    // A committed, whole and verified write is the same content by construction.
-    if (writeState(mine).kind === 'complete' && (await verifies(renderRef, mine))) return;
-
-    const enc = await encodeRender(render, this.#chunkBytes, json);
     const meta = {
       ns,
       release,
@@ -80,6 +75,18 @@ export class SecretRenderStore implements RenderStore {
       storedAt: this.#now().toISOString(),
       owner: opts.owner,
     };
+    let enc: EncodedRender | undefined;
+    if (opts.expectNew === true) {
+      enc = await encodeRender(render, this.#chunkBytes, json);
+      if (await this.#createAll(meta, enc)) return;
+    }
+    const existing = await this.#chunks(ns, release, renderSelector(ns, release, renderRef), 'data');
+    assertNoCollision(existing, renderRef);
+    const mine = existing.filter((c) => c.renderRef === renderRef);
+    // A committed, whole and verified write is the same content by construction.
+    if (writeState(mine).kind === 'complete' && (await verifies(renderRef, mine))) return;
+
+    enc ??= await encodeRender(render, this.#chunkBytes, json);
     const byIndex = new Map(mine.map((c) => [c.index, c]));
     // A chunk is kept only when it is byte-for-byte the one this write would create.
     const reusable = (c: Chunk | undefined): boolean =>
@@ -102,6 +109,24 @@ export class SecretRenderStore implements RenderStore {
       if (c.index >= enc.chunks.length || c.index < 0) await this.#deleteSecret(ns, c.name);
     }
     if (!reusable(byIndex.get(0))) await this.#write(ns, chunkSecret(meta, enc, 0), undefined);
+  }
+
+  /**
+   * A new render's Secrets created by name, chunks 1…N-1 before chunk 0 (the commit, layout.ts): true
+   * when every create succeeded; false at the first Secret already there, which the caller settles by
+   * listing. The chunks created so far are the same bytes the listing write would create, so it keeps them.
+   */
+  async #createAll(meta: ChunkMeta, enc: EncodedRender): Promise<boolean> {
+    const order = [...enc.chunks.keys()].filter((i) => i > 0).concat(0);
+    for (const i of order) {
+      try {
+        await this.#client.create(asObject(chunkSecret(meta, enc, i)));
+      } catch (err) {
+        if (isAlreadyExists(err)) return false;
+        throw err;
+      }
+    }
+    return true;
   }
 
   async get(ns: string, release: string, renderRef: string): Promise<Render | undefined> {

@@ -31,6 +31,13 @@ export type PutOptions = {
   /** The source revision the render came from (annotation only; not part of the content). */
   readonly revision?: string;
   readonly owner?: OwnerRef;
+  /**
+   * The caller has never seen this render stored (not in the Release's history): its Secrets are created
+   * straight away, one request a chunk, without first listing what is there. Any Secret found in place
+   * (a write interrupted earlier, a name collision) turns the write into the listing one, so the result
+   * is the same either way (docs/design.md#render-store).
+   */
+  readonly expectNew?: boolean;
 };
 
 export interface RenderStore {

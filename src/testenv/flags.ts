@@ -17,6 +17,8 @@ export interface ApiServerLayout {
   readonly serviceAccountKeyFile: string;
   /** Turns on the front proxy of the aggregation layer (`aggregation: true`). */
   readonly frontProxy?: FrontProxyFiles;
+  /** Serves /debug/pprof (`profiling: true`): benches profile where the apiserver's CPU goes. */
+  readonly profiling?: boolean;
 }
 
 /** PEM files of the front-proxy (requestheader) CA and the client cert kube-apiserver proxies with. */
@@ -92,7 +94,7 @@ export const apiServerArgs = (l: ApiServerLayout): string[] => [
   '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
   '--service-cluster-ip-range=10.96.0.0/16',
   '--allow-privileged=true',
-  '--profiling=false',
+  `--profiling=${l.profiling === true}`,
   ...(l.frontProxy ? frontProxyArgs(l.frontProxy) : []),
 ];
 

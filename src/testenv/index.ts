@@ -84,6 +84,8 @@ export interface StartOptions {
    */
   readonly timeoutMs?: number;
   readonly log?: (line: string) => void;
+  /** The main kube-apiserver serves /debug/pprof (off by default: tests need no profiles). */
+  readonly profiling?: boolean;
   /** Also start an OCI registry (registry.ts) on loopback; stop() stops it too. */
   readonly registry?: RegistryOptions | true;
 }
@@ -255,6 +257,7 @@ class Env {
         tokenFile,
         serviceAccountKeyFile: saKeyFile,
         ...(proxy ? { frontProxy: proxy } : {}),
+        ...(opts.profiling === true && name === 'kube-apiserver' ? { profiling: true } : {}),
       });
     const extraCount = opts.extraClusters ?? 0;
     const [main, second, ...extras] = await Promise.all([

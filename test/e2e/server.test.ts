@@ -296,6 +296,64 @@ describe('authorization', () => {
   });
 });
 
+/** kube-apiserver's count of SubjectAccessReviews created so far (its /metrics). */
+async function accessReviews(): Promise<number> {
+  const text = await client.transport.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('apiserver_request_total{') && /resource="subjectaccessreviews"/.test(l))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
+describe('authorization by namespace first', () => {
+  test('a namespace-wide grant is reviewed once for every Release of the namespace', async () => {
+    const token = await serviceAccountToken('ns-syncer');
+    await grant('ns-syncer', { kind: 'ServiceAccount', name: 'ns-syncer' }, [
+      { group: API, verbs: ['create'], resources: ['releases/sync'] },
+    ]);
+    const before = await accessReviews();
+    for (const name of ['auto', 'manual', 'observed']) {
+      const r = await call('POST', `${BASE}/${name}/sync`, { token, body: {} });
+      assert.equal(r.status, 200, `${name}: ${JSON.stringify(r.body)}`);
+    }
+    assert.equal((await accessReviews()) - before, 1, 'one review answers the three Releases');
+  });
+
+  test('a grant by resourceNames opens its Release and no other', async () => {
+    const token = await serviceAccountToken('one-syncer');
+    await client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'one-syncer', namespace: NS },
+      rules: [{ apiGroups: [API], resources: ['releases/sync'], verbs: ['create'], resourceNames: ['auto'] }],
+    } as never);
+    await client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'one-syncer', namespace: NS },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'one-syncer' },
+      subjects: [{ kind: 'ServiceAccount', name: 'one-syncer', namespace: NS }],
+    } as never);
+    await waitForAccess(client, 'RBAC allows one-syncer to sync auto', {
+      user: saUser('one-syncer'),
+      groups: ['system:serviceaccounts', `system:serviceaccounts:${NS}`],
+      resourceAttributes: {
+        namespace: NS,
+        verb: 'create',
+        group: API,
+        resource: 'releases',
+        subresource: 'sync',
+        name: 'auto',
+      },
+    });
+    const allowed = await call('POST', `${BASE}/auto/sync`, { token, body: {} });
+    assert.equal(allowed.status, 200, JSON.stringify(allowed.body));
+    const denied = await call('POST', `${BASE}/manual/sync`, { token, body: {} });
+    assert.equal(denied.status, 403);
+    assert.match(denied.body.message, /cannot create releases\/sync .*release "manual"/);
+  });
+});
+
 describe('POST sync', () => {
   test('sets sync-requested-at with Server-Side Apply under convoy-api', async () => {
     const before = Date.now();

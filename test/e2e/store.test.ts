@@ -168,6 +168,46 @@ test('put is idempotent and completes a half-written earlier attempt', async () 
   assert.deepEqual(await store.get(NS, 'idem', ref), render);
 });
 
+/** kube-apiserver's count of LISTs of Secrets so far (its /metrics). */
+async function secretLists(): Promise<number> {
+  const text = await client.transport.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
+  return text
+    .split('\n')
+    .filter(
+      (l) =>
+        l.startsWith('apiserver_request_total{') && /verb="LIST"/.test(l) && /resource="secrets"/.test(l),
+    )
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
+test('a put with expectNew creates a new render without listing; one stored or half-written ends as a listing put does', async () => {
+  const render = bigRender();
+  const ref = renderRefOf(render);
+  const listsBefore = await secretLists();
+  await store.put(NS, 'fresh', ref, render, { expectNew: true });
+  assert.equal((await secretLists()) - listsBefore, 0, 'a new render is stored by creates alone');
+  assert.deepEqual(await store.get(NS, 'fresh', ref), render);
+  const first = await secretsOf('fresh');
+  assert.ok(first.length > 2, 'several chunks');
+
+  // Stored already (the caller's history was wrong): the first create finds it, the listing put writes nothing.
+  await store.put(NS, 'fresh', ref, render, { expectNew: true });
+  assert.deepEqual(
+    (await secretsOf('fresh')).map((s) => s.metadata?.resourceVersion),
+    first.map((s) => s.metadata?.resourceVersion),
+    'nothing rewritten',
+  );
+
+  // Half-written: no commit (chunk 0) and a chunk missing; the put completes it and keeps the intact chunk.
+  assert.ok(await client.delete(secretRef(first[0]?.metadata?.name ?? '')));
+  assert.ok(await client.delete(secretRef(first[2]?.metadata?.name ?? '')));
+  await store.put(NS, 'fresh', ref, render, { expectNew: true });
+  assert.deepEqual(await store.get(NS, 'fresh', ref), render);
+  const third = await secretsOf('fresh');
+  assert.equal(third.length, first.length);
+  assert.equal(third[1]?.metadata?.resourceVersion, first[1]?.metadata?.resourceVersion, 'intact chunk kept');
+});
+
 test('corruption of a stored chunk is detected, and a put repairs it', async () => {
   const render = bigRender();
   const ref = renderRefOf(render);

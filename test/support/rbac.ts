@@ -93,6 +93,7 @@ export interface AccessReview {
     readonly group: string;
     readonly resource: string | undefined;
     readonly subresource?: string | undefined;
+    readonly name?: string;
   };
 }
 

@@ -165,6 +165,7 @@ export function registerReleaseController(
   const deps: ReleaseDeps = {
     local: clusterClients.local,
     eventedRollouts: new Map(),
+    mayBeStored: new Map(),
     sentRollouts: new Map(),
     store: new SecretRenderStore(clusterClients.local),
     dryRuns: new DryRunMemo(),

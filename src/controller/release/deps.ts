@@ -41,6 +41,12 @@ export interface ReleaseDeps {
    */
   readonly sentRollouts?: Map<string, string>;
   /**
+   * Release uid → the renders that may be stored for it, as far as this process knows: what its last gc
+   * kept plus every render put since (store/keep.ts gcDue). A uid missing: not collected by this process
+   * yet. Absent: every applying reconcile collects.
+   */
+  readonly mayBeStored?: Map<string, Set<string>>;
+  /**
    * Aborted when this reconcile passes its deadline or is superseded (the Release is being deleted, a
    * sync was requested): the source fetch stops waiting at once.
    */

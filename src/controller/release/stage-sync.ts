@@ -9,6 +9,7 @@ import { API_VERSION } from '../../api/constants.ts';
 import type { Release, ReleaseInventory, WaveStatus } from '../../api/types.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { namesRender } from '../../store/keep.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
@@ -158,7 +159,9 @@ async function runStep(
         await deps.store.put(ns, name, rendered.renderRef, rendered.render, {
           revision: rendered.revision,
           owner: { apiVersion: API_VERSION, kind: 'Release', name, uid: release.metadata.uid ?? '' },
+          expectNew: !namesRender(release.status, rendered.renderRef),
         });
+        deps.mayBeStored?.get(release.metadata.uid ?? '')?.add(rendered.renderRef);
         return undefined;
       } catch (err) {
         const msg = `storing render ${rendered.renderRef}: ${errorMessage(err)}`;

@@ -6,7 +6,7 @@ import { FINALIZER } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { isSuperseded, type ReconcileResult } from '../../runtime/index.ts';
-import { rendersToKeep } from '../../store/keep.ts';
+import { gcDue, rendersToKeep } from '../../store/keep.ts';
 import { deletionHandler } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
 import {
@@ -91,8 +91,13 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
     },
   );
   if ((status.history?.length ?? 0) > 0 && status.history !== undefined && outcome.applied !== undefined) {
+    const uid = release.metadata.uid ?? '';
+    const keep = rendersToKeep(status, release.spec);
     try {
-      await deps.store.gc(ns, name, rendersToKeep(status, release.spec));
+      if (gcDue(deps.mayBeStored?.get(uid), keep)) {
+        await deps.store.gc(ns, name, keep);
+        deps.mayBeStored?.set(uid, new Set(keep));
+      }
     } catch (err) {
       deps.log.warn({ err: String(err) }, 'render store gc failed');
     }

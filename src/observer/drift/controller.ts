@@ -28,6 +28,7 @@ import {
   decideHeal,
   driftedCondition,
   driftStatusBody,
+  driftStatusDue,
   type HealState,
   inventoryDriftItems,
   newlyDrifted,
@@ -163,7 +164,8 @@ export class DriftController {
     const cond = driftedCondition(outcome, release.status?.driftSummary);
     const body = driftStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
     try {
-      const written = await writeDrift(this.#o.client, release, body);
+      const due = driftStatusDue(entries, release.status);
+      const written = due ? await writeDrift(this.#o.client, release, body) : undefined;
       if (written !== undefined) {
         this.#c.wrote('status');
         this.#loop.wroteRelease(key, release, written);

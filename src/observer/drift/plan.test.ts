@@ -7,6 +7,7 @@ import {
   decideHeal,
   driftedCondition,
   driftStatusBody,
+  driftStatusDue,
   driftStatusUpToDate,
   type EntryOutcome,
   type HealInput,
@@ -279,4 +280,27 @@ test('nextDelayMs: the flag, else the interval, else 5m; sooner while a heal is 
     5_000,
     'capped',
   );
+});
+
+test('driftStatusDue: nothing is written before there is anything to compare', () => {
+  const drifted = {
+    type: 'Drifted',
+    status: 'False' as const,
+    reason: 'InSync',
+    message: '',
+    lastTransitionTime: 't',
+  };
+  const rows: [string, unknown[], Parameters<typeof driftStatusDue>[1], boolean][] = [
+    ['a new Release: no entry, no attempt, no condition', [], undefined, false],
+    ['an empty status', [], {}, false],
+    ['entries recorded', [{}], {}, true],
+    [
+      'attempted (an empty render is in sync)',
+      [],
+      { lastAttempted: { renderRef: 'sha256:a', time: 't', applied: true, revision: 'r' } },
+      true,
+    ],
+    ['a Drifted condition to keep current', [], { conditions: [drifted] }, true],
+  ];
+  for (const [name, entries, status, want] of rows) assert.equal(driftStatusDue(entries, status), want, name);
 });

@@ -163,6 +163,22 @@ export interface DriftStatusBody {
   readonly driftSummary: DriftSummary;
 }
 
+/**
+ * Whether a pass writes the Drifted condition at all: not before there is anything to compare — no entry
+ * recorded, no attempt, no Drifted condition yet (a new Release): "in sync over 0 objects" would be a
+ * status write per new Release that says nothing, and the first check over recorded entries follows.
+ */
+export function driftStatusDue(
+  entries: readonly unknown[],
+  status: Pick<ReleaseStatus, 'lastAttempted' | 'conditions'> | undefined,
+): boolean {
+  return (
+    entries.length > 0 ||
+    status?.lastAttempted !== undefined ||
+    (status?.conditions ?? []).some((c) => c.type === 'Drifted')
+  );
+}
+
 /** The status writeDrift applies; lastTransitionTime moves only when the condition's status changes. */
 export function driftStatusBody(
   cond: DriftedCondition,

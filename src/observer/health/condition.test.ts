@@ -137,4 +137,15 @@ test('healthyCondition summaries', () => {
     { healthy: 1, progressing: 1, degraded: 0, unknown: 0, total: 2 },
     'counted from the entries even while Pending',
   );
+  const before = { outcome: { kind: 'assessed', entries: [e('a', 'Healthy')] } } as const;
+  assert.deepEqual(
+    healthyCondition({ ...before, lastAttemptedRenderRef: undefined, previousSummary: emptySummary }).summary,
+    emptySummary,
+    'before the first attempt the summary written with the first Pending is kept',
+  );
+  assert.deepEqual(
+    healthyCondition({ ...before, lastAttemptedRenderRef: undefined, previousSummary: undefined }).summary,
+    { healthy: 1, progressing: 0, degraded: 0, unknown: 0, total: 1 },
+    'counted when there is none yet',
+  );
 });

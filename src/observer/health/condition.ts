@@ -48,7 +48,7 @@ export function healthyCondition(input: ConditionInput): HealthyCondition {
         summary: input.previousSummary ?? emptySummary,
       };
     case 'assessed':
-      return fromEntries(o.entries, input.lastAttemptedRenderRef);
+      return fromEntries(o.entries, input.lastAttemptedRenderRef, input.previousSummary);
     default:
       return assertNever(o);
   }
@@ -57,12 +57,20 @@ export function healthyCondition(input: ConditionInput): HealthyCondition {
 function fromEntries(
   entries: readonly InventoryEntry[],
   lastAttempted: string | undefined,
+  previousSummary: HealthSummary | undefined,
 ): HealthyCondition {
   const summary = healthSummary(entries);
   // Before the first attempt nothing convoy applied can be healthy: "0 objects healthy" made a Release
-  // whose every dry run failed look fine in kubectl get.
+  // whose every dry run failed look fine in kubectl get. The summary written with the first Pending is
+  // kept until the attempt lands: the entries recorded meanwhile would cost a status write per new
+  // Release that the attempt's own Healthy write follows at once (docs/design.md#healthy-condition).
   if (lastAttempted === undefined) {
-    return { status: 'Unknown', reason: 'Pending', message: 'no render applied yet', summary };
+    return {
+      status: 'Unknown',
+      reason: 'Pending',
+      message: 'no render applied yet',
+      summary: previousSummary ?? summary,
+    };
   }
   if (entries.length === 0) {
     return {
