@@ -55,8 +55,12 @@ const lazyBuiltins: Plugin = {
   },
 };
 
-/** Builtins Node has loaded before any user code runs: taking them at once costs nothing. */
-const PRELOADED = new Set(['node:fs', 'node:path', 'node:url', 'node:util', 'node:buffer']);
+/**
+ * Builtins Node has loaded before any user code runs: taking them at once costs nothing. Not node:util:
+ * loaded, but esbuild's ESM interop reads every member of a CommonJS object, and util's lazy ones
+ * (TextDecoder, diff, …) then load encoding, worker_threads and assert's diff (~5 ms of `convoy get`).
+ */
+const PRELOADED = new Set(['node:fs', 'node:path', 'node:url', 'node:buffer']);
 
 /**
  * A builtin as a CommonJS object. A plain-object module (node:crypto, node:zlib, node:readline, …) is
