@@ -1,6 +1,11 @@
-// Builds the CLI bundle bin/convoy runs: src/cmd/convoy.ts and everything it imports as plain ESM
-// chunks (one per lazily imported command), so a command starts without Node stripping the types of
-// dozens of .ts files and loading libraries file by file (help and get: ~0.1 CPU-s instead of ~0.4).
+// Builds the CLI bundle bin/convoy runs, so a command starts without Node stripping the types of
+// dozens of .ts files and loading libraries file by file (help and get: ~0.1 CPU-s instead of ~0.4):
+// - convoy.mjs, one file: src/cmd/convoy.ts with main.ts, help and the fast reads (get, status, health,
+//   history) and all they import. One file, because resolving and linking each ES module of a split
+//   bundle cost `convoy get` about a fifth of its CPU time (npm run bench:cli; docs/cli.md);
+// - run.mjs and its chunks (one per lazily imported command): src/cli/run.ts, every other command,
+//   which main.ts imports only for those; and client-node.mjs, which kubeconfigs LiteKubeConfig cannot
+//   serve load. convoy.mjs names both as external modules, so nothing it does not run is in it.
 // Run by `npm ci` (the prepare script) and `npm run build:cli`; the bundle runs the sources instead
 // when one it was built from changed since (bundled.ts, by the inputs.json written here).
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -50,8 +55,12 @@ const lazyBuiltins: Plugin = {
   },
 };
 
-/** Builtins Node has loaded before any user code runs: taking them at once costs nothing. */
-const PRELOADED = new Set(['node:fs', 'node:path', 'node:url', 'node:util', 'node:buffer']);
+/**
+ * Builtins Node has loaded before any user code runs: taking them at once costs nothing. Not node:util:
+ * loaded, but esbuild's ESM interop reads every member of a CommonJS object, and util's lazy ones
+ * (TextDecoder, diff, …) then load encoding, worker_threads and assert's diff (~5 ms of `convoy get`).
+ */
+const PRELOADED = new Set(['node:fs', 'node:path', 'node:url', 'node:buffer']);
 
 /**
  * A builtin as a CommonJS object. A plain-object module (node:crypto, node:zlib, node:readline, …) is
@@ -90,35 +99,81 @@ const yamlEsm: Plugin = {
   },
 };
 
+/** What convoy.mjs imports from the chunks instead of bundling: module → the chunks' entry. */
+const CHUNK_ENTRIES = {
+  run: { from: 'src/cli/main.ts', module: './run.ts', entry: `${ROOT}src/cli/run.ts` },
+  'client-node': {
+    from: 'src/cli/kubeconfig.ts',
+    module: '@kubernetes/client-node',
+    entry: '@kubernetes/client-node',
+  },
+} as const;
+
+/** In convoy.mjs, the CHUNK_ENTRIES modules are imports of the chunks' entries; any other importer fails. */
+const toChunkEntries: Plugin = {
+  name: 'to-chunk-entries',
+  setup(b) {
+    for (const [name, e] of Object.entries(CHUNK_ENTRIES)) {
+      const filter = new RegExp(`^${e.module.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+      b.onResolve({ filter }, (args) => {
+        if (
+          relative(ROOT, args.importer).split('\\').join('/') !== e.from ||
+          args.kind !== 'dynamic-import'
+        ) {
+          return { errors: [{ text: `${e.module} is for ${e.from} to import dynamically (bundle.ts)` }] };
+        }
+        return { path: `./${name}.mjs`, external: true };
+      });
+    }
+  },
+};
+
+const common = {
+  absWorkingDir: ROOT,
+  metafile: true,
+  outdir: BUNDLE_DIR,
+  bundle: true,
+  // .mjs: Node knows the format without reading a package.json or parsing the file to detect it.
+  outExtension: { '.js': '.mjs' },
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  logLevel: 'warning',
+  // CommonJS dependencies call require(); ESM chunks have none of their own.
+  banner: {
+    js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
+  },
+} as const;
+
 export async function bundleCli(): Promise<void> {
   const builtAt = Date.now();
   await rm(BUNDLE_DIR, { recursive: true, force: true });
   await mkdir(dirname(BUNDLE_DIR), { recursive: true });
-  const result = await build({
-    // convoy-bundled.ts runs the bundled src/cmd/convoy.ts, or the sources when one changed since this build
-    entryPoints: { convoy: `${ROOT}src/cmd/convoy-bundled.ts` },
-    absWorkingDir: ROOT,
-    metafile: true,
-    outdir: BUNDLE_DIR,
-    bundle: true,
-    splitting: true,
-    // .mjs: Node knows the format without reading a package.json or parsing the file to detect it.
-    outExtension: { '.js': '.mjs' },
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    logLevel: 'warning',
-    plugins: [lazyBuiltins, yamlEsm, sourceUrls],
-    // CommonJS dependencies call require(); ESM chunks have none of their own.
-    banner: {
-      js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
-    },
-  });
+  const [fast, chunks] = await Promise.all([
+    build({
+      ...common,
+      // convoy-bundled.ts runs the bundled src/cmd/convoy.ts, or the sources when one changed since this build
+      entryPoints: { convoy: `${ROOT}src/cmd/convoy-bundled.ts` },
+      // main.ts's own dynamic imports (context, read) are in the file too, evaluated when first imported
+      splitting: false,
+      plugins: [toChunkEntries, lazyBuiltins, yamlEsm, sourceUrls],
+    }),
+    build({
+      ...common,
+      entryPoints: Object.fromEntries(Object.entries(CHUNK_ENTRIES).map(([name, e]) => [name, e.entry])),
+      splitting: true,
+      plugins: [lazyBuiltins, yamlEsm, sourceUrls],
+    }),
+  ]);
   // The sources bin/convoy compares with the build time (node_modules changes only with npm ci, which
   // builds again).
   const inputs: BundleInputs = {
     builtAt,
-    inputs: Object.keys(result.metafile.inputs).filter((p) => p.startsWith('src/')),
+    inputs: [
+      ...new Set(
+        [fast, chunks].flatMap((r) => Object.keys(r.metafile.inputs).filter((p) => p.startsWith('src/'))),
+      ),
+    ],
   };
   await writeFile(`${ROOT}${INPUTS_FILE}`, `${JSON.stringify(inputs)}\n`);
 }

@@ -1,30 +1,38 @@
-// `convoy <command>`: parses the command line, builds the context and runs one command. Each
-// command's code is imported only when it runs, so `convoy help` or `convoy get` do not pay for the
-// diff machinery, the renderers or client-node. Errors print as one line (errors.ts); exit codes:
-// 0 ok, 1 a negative answer (diff found changes, watch saw a failure, approval declined), 2 usage
-// and other errors.
+// `convoy <command>`: parses the command line and runs one command. help and the reads that must start
+// fast (get of Releases, status, health, history) run here; every other command is in run.ts, imported
+// only then. The CLI bundle keeps this split (src/cli/bundle.ts): this file and what it imports are one
+// file Node loads at once, run.ts and its commands are chunks loaded on demand. Errors print as one line
+// (errors.ts); exit codes: 0 ok, 1 a negative answer (diff found changes, watch saw a failure, approval
+// declined), 2 usage and other errors.
 
 import { assertNever } from '../lib/assert-never.ts';
-import { parseCommand } from './args.ts';
+import { type Command, parseCommand } from './args.ts';
 import type { Io } from './context.ts';
 import { describeError } from './errors.ts';
 import { commandHelp, findCommand, usageText } from './registry.ts';
-import { setDefaultTrust } from './trust.ts';
+import type { RunCommand } from './run.ts';
 
-/**
- * Commands whose only peer is the kubeconfig's API server (events and logs may read a target cluster,
- * diff renders sources, the writers may go through the convoy API or a target cluster).
- */
-const API_SERVER_ONLY: ReadonlySet<string> = new Set([
-  'get',
-  'status',
-  'health',
-  'tree',
-  'history',
-  'watch',
-  'suspend',
-  'resume',
-]);
+/** The commands runCli runs itself: help and the reads of bench:cli's start-up budget. */
+type FastCommand =
+  | Extract<Command, { kind: 'help' | 'status' | 'health' | 'history' }>
+  | (Extract<Command, { kind: 'get' }> & { readonly resource?: undefined });
+
+/** Whether runCli runs the command itself or hands it to run.ts. */
+function route(c: Command): { readonly fast: FastCommand } | { readonly rest: RunCommand } {
+  switch (c.kind) {
+    case 'help':
+    case 'status':
+    case 'health':
+    case 'history':
+      return { fast: c };
+    case 'get': {
+      const { resource, ...get } = c;
+      return resource === undefined ? { fast: get } : { rest: { ...get, resource } };
+    }
+    default:
+      return { rest: c };
+  }
+}
 
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const parsed = parseCommand(argv);
@@ -33,106 +41,41 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     io.err.write(`convoy: ${parsed.message}\nrun "${more}" for the arguments and flags\n`);
     return 2;
   }
-  const c = parsed.command;
+  const r = route(parsed.command);
+  // run.ts catches and prints its own errors: in the bundle it is a separate copy of the CLI, whose
+  // UserError is not this one's.
+  if ('rest' in r) return (await import('./run.ts')).runCommand(r.rest, io);
   try {
-    if (c.kind === 'help') {
-      const spec = c.topic === undefined ? undefined : findCommand(c.topic.split(' '));
-      io.out.write(spec === undefined ? usageText() : commandHelp(spec));
-      return 0;
-    }
-    // Say what TLS connections trust first (trust.ts): makeCtx narrows it to the API server's CA for
-    // the commands that talk to nothing else; commands that open no connection at all skip the cost.
-    const offline = c.kind === 'rulesEval' || (c.kind === 'render' && !c.dir.startsWith('oci://'));
-    if (!offline && !API_SERVER_ONLY.has(c.kind)) setDefaultTrust(undefined);
-    switch (c.kind) {
-      case 'dev': {
-        const { devMain } = await import('./dev.ts');
-        return await devMain(c.args, io.out, io.err);
-      }
-      case 'render':
-        return await (await import('./commands/offline.ts')).render(io, {
-          dir: c.dir,
-          substitute: c.substitute,
-          refOnly: c.refOnly,
-          output: c.global.output,
-          showSecrets: c.global.showSecrets === true,
-          apiVersions: c.apiVersions,
-          ...(c.targetNamespace === undefined ? {} : { targetNamespace: c.targetNamespace }),
-          ...(c.path === undefined ? {} : { path: c.path }),
-          ...(c.registry === undefined ? {} : { registry: c.registry }),
-          ...(c.type === undefined ? {} : { type: c.type }),
-          ...(c.release === undefined ? {} : { release: c.release }),
-          ...(c.kubeVersion === undefined ? {} : { kubeVersion: c.kubeVersion }),
-          ...(c.global.namespace === undefined ? {} : { namespace: c.global.namespace }),
-        });
-      case 'pushArtifact':
-        return await (await import('./commands/push.ts')).pushArtifactCommand(io, c);
-      case 'rulesEval':
-        return await (await import('./commands/offline.ts')).rules(io, c);
-      case 'import':
-        return await (await import('./commands/import.ts')).importCommand(io, c);
-      default:
-        break;
-    }
-    const ctx = await (await import('./context.ts')).makeCtx(c.global, io, API_SERVER_ONLY.has(c.kind));
-    switch (c.kind) {
-      case 'get':
-        if (c.resource !== undefined) {
-          return await (await import('./commands/notify.ts')).getNotify(ctx, c.resource, {
-            ...(c.name === undefined ? {} : { name: c.name }),
-            ...(c.labelSelector === undefined ? {} : { labelSelector: c.labelSelector }),
-          });
-        }
-        return await (await import('./commands/read.ts')).get(ctx, {
-          ...(c.name === undefined ? {} : { name: c.name }),
-          ...(c.labelSelector === undefined ? {} : { labelSelector: c.labelSelector }),
-          ...(c.statusSelector === undefined ? {} : { statusSelector: c.statusSelector }),
-        });
-      case 'status':
-        return await (await import('./commands/read.ts')).status(ctx, c.name);
-      case 'health':
-        return await (await import('./commands/read.ts')).health(ctx, c.name);
-      case 'tree':
-        return await (await import('./commands/tree.ts')).tree(ctx, c.name);
-      case 'history':
-        return await (await import('./commands/read.ts')).history(ctx, c.name);
-      case 'events':
-        return await (await import('./commands/events.ts')).events(ctx, c.name);
-      case 'logs':
-        return await (await import('./commands/events.ts')).logs(ctx, c.name, c.hook, c.tail);
-      case 'diff':
-        return await (await import('./commands/diff.ts')).diff(ctx, c.name, c.from);
-      case 'sync': {
-        const w = await import('./commands/write.ts');
-        return c.approve
-          ? await w.approve(ctx, c.name, c.yes, c.direct, c.force)
-          : await w.sync(ctx, c.name, c.force, c.direct);
-      }
-      case 'approve':
-        return await (await import('./commands/write.ts')).approve(ctx, c.name, c.yes, c.direct, false);
-      case 'pin':
-        return await (await import('./commands/write.ts')).pin(ctx, c.name, c.renderRef);
-      case 'unpin':
-        return await (await import('./commands/write.ts')).unpin(ctx, c.name);
-      case 'rollback':
-        return await (await import('./commands/write.ts')).rollback(ctx, c.name);
-      case 'suspend':
-        return await (await import('./commands/suspend.ts')).setSuspended(ctx, c.name, true);
-      case 'resume':
-        return await (await import('./commands/suspend.ts')).setSuspended(ctx, c.name, false);
-      case 'watch':
-        return await (await import('./commands/watch.ts')).watch(ctx, c.name, c.timeoutMs, c.renderRef);
-      case 'fleetStatus':
-        return await (await import('./commands/fleet.ts')).fleetStatus(ctx, c.name);
-      case 'fleetWatch':
-        return await (await import('./commands/fleet.ts')).fleetWatch(ctx, c.name, c.timeoutMs);
-      case 'ui':
-        return await (await import('./commands/ui.ts')).ui(ctx, c.port);
-      default:
-        return assertNever(c);
-    }
+    return await runFast(r.fast, io);
   } catch (err) {
     io.err.write(`convoy: ${describeError(err)}\n`);
     return 2;
+  }
+}
+
+async function runFast(c: FastCommand, io: Io): Promise<number> {
+  if (c.kind === 'help') {
+    const spec = c.topic === undefined ? undefined : findCommand(c.topic.split(' '));
+    io.out.write(spec === undefined ? usageText() : commandHelp(spec));
+    return 0;
+  }
+  // The reads talk to nothing but the API server: the process trusts only its CA (trust.ts).
+  const ctx = await (await import('./context.ts')).makeCtx(c.global, io, true);
+  const read = await import('./commands/read.ts');
+  switch (c.kind) {
+    case 'get':
+      return await read.get(ctx, {
+        ...(c.name === undefined ? {} : { name: c.name }),
+        ...(c.labelSelector === undefined ? {} : { labelSelector: c.labelSelector }),
+        ...(c.statusSelector === undefined ? {} : { statusSelector: c.statusSelector }),
+      });
+    case 'status':
+      return await read.status(ctx, c.name);
+    case 'health':
+      return await read.health(ctx, c.name);
+    case 'history':
+      return await read.history(ctx, c.name);
+    default:
+      return assertNever(c);
   }
 }

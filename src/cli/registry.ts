@@ -1,6 +1,7 @@
 // Every `convoy` command as data: its arguments, flags, a summary and examples. `convoy help`, `convoy
 // CMD --help` and the flag parser (args.ts) all read this table, so help cannot drift from what is
-// parsed. A command's code is not here: main.ts loads it only when that command runs (start-up cost).
+// parsed. A command's code is not here: main.ts or run.ts loads it only when that command runs
+// (start-up cost).
 // Pure data and text; no imports beyond types, so `convoy help` loads nothing else.
 
 export interface FlagSpec {

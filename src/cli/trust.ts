@@ -7,7 +7,7 @@
 //   kubeconfig names that CA (that connection trusts only its CA anyway, whatever the default);
 // - else Node's own default, its bundled roots and NODE_EXTRA_CA_CERTS, exactly as without the flag
 //   (not OpenSSL's store, which the flag would otherwise make the default).
-// Commands that open no connection (rules eval, render of a directory) skip both (main.ts).
+// Commands that open no connection (rules eval, render of a directory) skip both (run.ts).
 // A process started without the flag (the sources run directly, tests, the controllers) is left alone.
 
 /** Whether this process runs with the trust bin/convoy sets up. */

@@ -10,7 +10,7 @@
 // (docs/design.md#render-store).
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib';
+import { gunzip as gunzipCb, gzip as gzipCb, type ZlibOptions } from 'node:zlib';
 import { assertNever } from '../lib/assert-never.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { canonicalRenderJson, renderRef as renderRefOf } from '../render/canonical.ts';
@@ -114,8 +114,10 @@ export type EncodedRender = {
   readonly chunks: readonly Buffer[];
 };
 
-const gzip = promisify(gzipCb);
-const gunzip = promisify(gunzipCb);
+// Promisified at the first call, not at import: reading zlib's members loads zlib, which a command
+// that reads no render (`convoy get`) would pay for at start-up.
+const gzip = (buf: Buffer, opts: ZlibOptions) => promisify(gzipCb)(buf, opts);
+const gunzip = (buf: Buffer) => promisify(gunzipCb)(buf);
 
 /**
  * zlib's default level: on a compressible render (10,000 Deployments, 11 MiB of JSON) level 9 took 1.5x
