@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { gcDue, type KeepSpec, type KeepStatus, namesRender, rendersToKeep } from './keep.ts';
+import { gcDue, type KeepSpec, type KeepStatus, mayBeStored, namesRender, rendersToKeep } from './keep.ts';
 
 const h = (renderRef: string, appliedAt: string) => ({ renderRef, appliedAt });
 const t = (n: number) => `2030-01-01T00:00:${String(n).padStart(2, '0')}Z`;
@@ -99,4 +99,13 @@ test('namesRender: a render the status names anywhere gc keeps from', () => {
     },
   ];
   for (const r of rows) assert.equal(namesRender(r.status, 'r'), r.want, r.name);
+});
+
+test('mayBeStored: what the process knows, else only the applied render of a never-attempted Release', () => {
+  const known = new Set(['a']);
+  assert.equal(mayBeStored(known, { history: [h('x', t(1))] }, 'b'), known, 'known wins');
+  assert.deepEqual(mayBeStored(undefined, undefined, 'b'), new Set(['b']), 'no status: never attempted');
+  assert.deepEqual(mayBeStored(undefined, {}, 'b'), new Set(['b']));
+  assert.equal(mayBeStored(undefined, { history: [h('x', t(1))] }, 'b'), undefined, 'attempted: unknown');
+  assert.equal(mayBeStored(undefined, { lastAttempted: { renderRef: 'x' } }, 'b'), undefined);
 });

@@ -57,3 +57,19 @@ export function namesRender(status: KeepStatus | undefined, renderRef: string): 
 export function gcDue(mayBeStored: ReadonlySet<string> | undefined, keep: ReadonlySet<string>): boolean {
   return mayBeStored === undefined || [...mayBeStored].some((r) => !keep.has(r));
 }
+
+/**
+ * What may be stored for a Release before this reconcile's gc: what the process knows (`known`), else for
+ * a Release never attempted before (no history, no lastAttempted) only the render it just applied — its
+ * first gc would be a LIST of nothing to collect. A render an earlier process put and never recorded
+ * (it died before its status write) waits for the first gc of the next process that starts.
+ */
+export function mayBeStored(
+  known: ReadonlySet<string> | undefined,
+  status: KeepStatus | undefined,
+  applied: string,
+): ReadonlySet<string> | undefined {
+  if (known !== undefined) return known;
+  const attempted = (status?.history?.length ?? 0) > 0 || status?.lastAttempted?.renderRef !== undefined;
+  return attempted ? undefined : new Set([applied]);
+}

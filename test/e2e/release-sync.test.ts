@@ -12,8 +12,11 @@ import type { KubeClient } from '../../src/kube/client.ts';
 import { makeRepo, serveGitHttp } from '../../src/render/git/testsupport.ts';
 import { Informer } from '../../src/runtime/informer.ts';
 import { Transport } from '../../src/runtime/transport.ts';
+import { rendersToKeep } from '../../src/store/keep.ts';
+import { ANN_RENDER_REF, LABEL_RELEASE, releaseLabelValue } from '../../src/store/layout.ts';
 import type { ControlPlane } from '../../src/testenv/index.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { configMap, inlineRelease } from '../support/hooks.ts';
 import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
 import {
   cm,
@@ -464,4 +467,45 @@ test('deleting a Release removes its objects, inventory and render Secrets; with
   assert.equal(await client.get(cmRef(ns, 'd1')), undefined);
   assert.equal(await client.get(cmRef(ns, 'd2')), undefined);
   assert.ok(await client.get(cmRef(ns, 'o1')), 'Orphan keeps the objects');
+});
+
+test('renders that leave the kept set are collected from the render store, and only those', async () => {
+  manager ??= await startManager('main');
+  const ns = 'render-gc';
+  await namespace(ns);
+  const rel = (v: string) => inlineRelease(ns, 'app', [configMap('c', 0, { v })], { historyLimit: 1 });
+  const stored = async () =>
+    new Set(
+      (
+        await client.list<{ metadata: { annotations?: Record<string, string> } }>(
+          { apiVersion: 'v1', kind: 'Secret', namespace: ns },
+          { labelSelector: `${LABEL_RELEASE}=${releaseLabelValue(ns, 'app')}` },
+        )
+      ).map((s) => s.metadata.annotations?.[ANN_RENDER_REF] ?? ''),
+    );
+  const attempted = (previous: string | undefined) =>
+    waitForReady(
+      client,
+      ns,
+      'app',
+      (r) => isReady(r) && r.status?.lastAttempted?.renderRef !== previous,
+      'a new render applied',
+    );
+  await client.create(rel('1'));
+  const first = await attempted(undefined);
+  let ref = first.status?.lastAttempted?.renderRef;
+  assert.deepEqual(await stored(), new Set([ref]), 'the first render stored');
+  for (const v of ['2', '3']) {
+    await mergePatch(client, releaseRef(ns, 'app'), {
+      spec: { source: { inline: rel(v).spec.source.inline } },
+    });
+    ref = (await attempted(ref)).status?.lastAttempted?.renderRef;
+  }
+  const last = await getRelease(client, ns, 'app');
+  const keep = rendersToKeep(last?.status ?? {}, last?.spec ?? {});
+  assert.equal(keep.size, 1, 'historyLimit 1: only the newest render is kept');
+  await waitFor('the older renders are collected', async () => {
+    const s = await stored();
+    return s.size === keep.size && [...keep].every((r) => s.has(r));
+  });
 });

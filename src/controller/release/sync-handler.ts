@@ -6,7 +6,7 @@ import { FINALIZER } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { isSuperseded, type ReconcileResult } from '../../runtime/index.ts';
-import { gcDue, rendersToKeep } from '../../store/keep.ts';
+import { gcDue, mayBeStored, rendersToKeep } from '../../store/keep.ts';
 import { deletionHandler } from './deletion.ts';
 import type { ReleaseDeps } from './deps.ts';
 import {
@@ -94,10 +94,9 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
     const uid = release.metadata.uid ?? '';
     const keep = rendersToKeep(status, release.spec);
     try {
-      if (gcDue(deps.mayBeStored?.get(uid), keep)) {
+      if (gcDue(mayBeStored(deps.mayBeStored?.get(uid), release.status, outcome.applied.renderRef), keep))
         await deps.store.gc(ns, name, keep);
-        deps.mayBeStored?.set(uid, new Set(keep));
-      }
+      deps.mayBeStored?.set(uid, new Set(keep));
     } catch (err) {
       deps.log.warn({ err: String(err) }, 'render store gc failed');
     }
