@@ -11,17 +11,8 @@ import { promisify } from 'node:util';
 import { errorMessage } from '../lib/errors.ts';
 import { htpasswdLine } from './bcrypt.ts';
 import { request } from './http.ts';
-import { freePort, isAddressInUse } from './ports.ts';
-import {
-  logTail,
-  type Proc,
-  ProcessExitedError,
-  spawnLogged,
-  stopProc,
-  trackDir,
-  untrackDir,
-  Watchdog,
-} from './proc.ts';
+import { startOnFreePorts } from './ports.ts';
+import { GuardedDir, logTail, type Proc, ProcessExitedError, spawnLogged, stopProc } from './proc.ts';
 import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from './token-server.ts';
 import { ensureTools, toolPath } from './tools.ts';
 
@@ -72,13 +63,10 @@ export class RegistryStartError extends Error {
   override name = 'RegistryStartError';
 }
 
-const PORT_ATTEMPTS = 3;
-
 export async function startRegistry(opts: RegistryOptions = {}): Promise<TestRegistry> {
   const bin = opts.binDir ?? (await ensureTools(opts.log ? { log: opts.log } : {}));
   const dir = await mkdtemp(join(tmpdir(), 'convoy-registry-'));
-  trackDir(dir);
-  const watchdog = new Watchdog(dir);
+  const guard = new GuardedDir(dir);
   let proc: Proc | undefined;
   let tokens: TokenServer | undefined;
   let stopping: Promise<void> | undefined;
@@ -86,8 +74,7 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
     stopping ??= (async () => {
       if (proc !== undefined) await stopProc(proc);
       await tokens?.close();
-      watchdog.stop();
-      untrackDir(dir);
+      guard.release();
       await rm(dir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return stopping;
@@ -110,34 +97,22 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
       await writeFile(join(dir, 'htpasswd'), htpasswdLine(opts.auth.username, opts.auth.password));
     }
     const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
+    return await startOnFreePorts(1, async ([port = 0]) => {
       const config = join(dir, 'config.yml');
       await writeFile(config, registryConfig(dir, port, opts, tls, tokens?.realm));
-      const logPath = join(dir, 'registry.log');
-      await rm(logPath, { force: true });
       proc = spawnLogged({
         name: 'registry',
         command: toolPath(bin, 'registry'),
         args: ['serve', config],
-        logPath,
+        logPath: join(dir, 'registry.log'),
         // No tracing exporter: the registry would otherwise try to reach a collector.
         env: { ...process.env, HOME: dir, OTEL_TRACES_EXPORTER: 'none', OTEL_SDK_DISABLED: 'true' },
         cwd: dir,
       });
-      watchdog.record([proc]);
+      guard.record([proc]);
       const scheme = tls ? 'https' : 'http';
       const endpoint = `${scheme}://127.0.0.1:${port}`;
-      try {
-        await waitReady(proc, endpoint, tls?.caPem, deadline);
-      } catch (err) {
-        const retry =
-          err instanceof ProcessExitedError &&
-          attempt < PORT_ATTEMPTS &&
-          isAddressInUse(await readLog(logPath));
-        if (!retry) throw err;
-        continue;
-      }
+      await waitReady(proc, endpoint, tls?.caPem, deadline);
       const host = `127.0.0.1:${port}`;
       opts.log?.(`testenv: registry up at ${endpoint} (${dir})`);
       const { auth } = opts;
@@ -160,7 +135,7 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
         },
         stop,
       };
-    }
+    });
   } catch (err) {
     await stop();
     if (err instanceof ProcessExitedError) throw new RegistryStartError(err.message, { cause: err });
@@ -278,10 +253,3 @@ async function writeServingCert(dir: string): Promise<{ caPem: string; certFile:
 }
 
 /** The registry's log, or why it could not be read (so a retry decision never hides the reason). */
-async function readLog(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    return `(the registry log ${path} could not be read: ${String(err)})`;
-  }
-}
