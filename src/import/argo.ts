@@ -8,13 +8,12 @@ import { argoRevision } from './git-ref.ts';
 import { chartRepositorySource } from './helm-chart.ts';
 import {
   asRecord,
+  beginImport,
   type Doc,
   type DocImport,
-  describeDoc,
-  IMPORTED_HEALTH,
-  type ImportNote,
   type ImportOptions,
   list,
+  type MutableSpec,
   release,
   str,
 } from './types.ts';
@@ -29,16 +28,8 @@ export function isArgoApplication(d: Doc): boolean {
 }
 
 export function importArgoApplication(d: Doc, opts: ImportOptions = {}): DocImport {
-  const object = describeDoc(d);
-  const notes: ImportNote[] = [];
-  const note = (field: string, message: string) => notes.push({ object, field, message });
-  const meta = asRecord(d.metadata);
-  const spec = asRecord(d.spec);
-  const name = str(meta.name);
-  if (name === undefined) {
-    note('metadata.name', 'missing; nothing imported');
-    return { notes };
-  }
+  const { notes, note, meta, spec, name } = beginImport(d);
+  if (name === undefined) return { notes };
   const dest = asRecord(spec.destination);
   const namespace = opts.namespace ?? str(dest.namespace) ?? str(meta.namespace) ?? 'default';
 
@@ -58,10 +49,7 @@ export function importArgoApplication(d: Doc, opts: ImportOptions = {}): DocImpo
     return { notes };
   }
 
-  const out: { -readonly [K in keyof ReleaseSpec]: ReleaseSpec[K] } = {
-    source: {},
-    healthAssessment: IMPORTED_HEALTH,
-  };
+  const out: MutableSpec = { source: {} };
   const chart = str(src.chart);
   const helm = asRecord(src.helm);
   const kustomize = asRecord(src.kustomize);
