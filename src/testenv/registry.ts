@@ -2,21 +2,18 @@
 // port, for tests and `convoy dev`: its own temp dir for storage, config and log; optionally htpasswd
 // basic auth or a Bearer token service (token-server.ts), and TLS with a CA made for it. It dies with its owner like the control plane's processes
 // (process group, exit handlers, a watchdog for a SIGKILLed parent; see proc.ts).
-import { execFile as execFileCb } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { errorMessage } from '../lib/errors.ts';
+import { issued, selfSigned } from '../lib/openssl.ts';
 import { htpasswdLine } from './bcrypt.ts';
 import { request } from './http.ts';
 import { startOnFreePorts } from './ports.ts';
 import { GuardedDir, logTail, type Proc, ProcessExitedError, spawnLogged, stopProc } from './proc.ts';
 import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from './token-server.ts';
 import { ensureTools, toolPath } from './tools.ts';
-
-const execFile = promisify(execFileCb);
 
 export interface RegistryOptions {
   /**
@@ -203,52 +200,18 @@ async function waitReady(proc: Proc, endpoint: string, caPem: string | undefined
 async function writeServingCert(dir: string): Promise<{ caPem: string; certFile: string; keyFile: string }> {
   await mkdir(dir, { recursive: true });
   const f = (name: string) => join(dir, name);
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  const openssl = async (args: string[]) => {
-    try {
-      await execFile('openssl', args);
-    } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      throw new RegistryStartError(
-        `openssl ${args[0]} failed making the registry's TLS cert: ${(e.stderr ?? e.message).trim()}`,
-      );
-    }
-  };
-  await openssl([
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.crt'),
-    '-days',
-    '30',
-    '-subj',
-    '/CN=convoy-testenv-registry-ca',
-  ]);
-  await openssl(['req', ...ec, '-keyout', f('tls.key'), '-out', f('tls.csr'), '-subj', '/CN=127.0.0.1']);
-  await writeFile(
-    f('ext.cnf'),
-    'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n',
-  );
-  await openssl([
-    'x509',
-    '-req',
-    '-in',
-    f('tls.csr'),
-    '-CA',
-    f('ca.crt'),
-    '-CAkey',
-    f('ca.key'),
-    '-CAcreateserial',
-    '-out',
-    f('tls.crt'),
-    '-days',
-    '30',
-    '-extfile',
-    f('ext.cnf'),
-  ]);
+  const ca = { keyFile: f('ca.key'), certFile: f('ca.crt') };
+  try {
+    await selfSigned(ca, '/CN=convoy-testenv-registry-ca', 30);
+    await writeFile(
+      f('ext.cnf'),
+      'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n',
+    );
+    const tls = { keyFile: f('tls.key'), csrFile: f('tls.csr'), certFile: f('tls.crt') };
+    await issued(ca, tls, '/CN=127.0.0.1', 30, f('ext.cnf'));
+  } catch (err) {
+    throw new RegistryStartError(`making the registry's TLS cert: ${errorMessage(err)}`, { cause: err });
+  }
   return { caPem: await readFile(f('ca.crt'), 'utf8'), certFile: f('tls.crt'), keyFile: f('tls.key') };
 }
 
