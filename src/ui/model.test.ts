@@ -4,12 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { API_REQUEST_ANNOTATIONS } from '../api/constants.ts';
-import type { Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
+import { configMapEntry, inventoryOf, R1, R2 } from '../api/testsupport.ts';
+import type { Release, ReleaseStatus } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
 import { driftView, releaseDetail, releaseRow, releaseSetRow, timeline } from './model.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
 const { sync, approve, force } = API_REQUEST_ANNOTATIONS;
 const T0 = '2030-01-01T00:00:00.000Z';
 const T1 = '2030-01-01T00:01:00.000Z';
@@ -22,21 +21,11 @@ const release = (status: ReleaseStatus, spec: Partial<Release['spec']> = {}): Re
   status,
 });
 
-const inv: ReleaseInventory = {
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'ReleaseInventory',
-  metadata: { name: 'web', namespace: 'ns' },
-  entries: [
-    {
-      group: '',
-      kind: 'ConfigMap',
-      namespace: 'ns',
-      name: 'a',
-      wave: 0,
-      renderRef: R2,
-      state: 'Healthy',
-      assessedRenderRef: R2,
-    },
+const inv = inventoryOf(
+  'ns',
+  'web',
+  [
+    configMapEntry('ns', 'a', 0, R2, { state: 'Healthy', assessedRenderRef: R2 }),
     {
       group: 'apps',
       kind: 'Deployment',
@@ -50,8 +39,8 @@ const inv: ReleaseInventory = {
       driftMessage: 'spec.replicas: 3 in the render, 1 live',
     },
   ],
-  hooks: [],
-};
+  [],
+);
 
 const rolledBack = release({
   currentRender: { renderRef: R2, revision: 'bad' },
