@@ -53,29 +53,23 @@ export interface ToolsOptions {
 
 /** A directory holding kustomize, helm and registry, building the missing ones first. */
 export function ensureTools(opts: ToolsOptions = {}): Promise<string> {
-  const log = opts.log ?? logToStderr;
   const root = toolsCacheRoot();
-  return ensureBuilt({
-    variable: 'CONVOY_TOOLS_BIN',
-    names: TOOLS,
-    root,
-    log,
-    what: 'tools',
-    build: async (missing, bin) => {
-      const gover = await requireGo(
-        versions.go,
-        `convoy's render tools (kustomize ${versions.kustomize}, helm ${versions.helm}, registry ${versions.distribution}) ` +
-          `are built from their Go modules and need Go >= ${versions.go}. ` +
-          'Install Go, or set CONVOY_TOOLS_BIN to a directory that holds kustomize, helm and registry.',
-        'the render tools need',
-      );
-      await mkdir(bin, { recursive: true });
-      log(
-        `tools: building ${missing.join(', ')} with ${gover} into ${root} (first time only; a few minutes)`,
-      );
-      for (const tool of missing) await buildTool(root, bin, tool, log);
-    },
-  });
+  const log = opts.log ?? logToStderr;
+  const build = (missing: readonly Tool[], bin: string) => buildTools(root, bin, missing, log);
+  return ensureBuilt({ variable: 'CONVOY_TOOLS_BIN', names: TOOLS, root, log, what: 'tools', build });
+}
+
+async function buildTools(root: string, bin: string, missing: readonly Tool[], log: (line: string) => void) {
+  const gover = await requireGo(
+    versions.go,
+    `convoy's render tools (kustomize ${versions.kustomize}, helm ${versions.helm}, registry ${versions.distribution}) ` +
+      `are built from their Go modules and need Go >= ${versions.go}. ` +
+      'Install Go, or set CONVOY_TOOLS_BIN to a directory that holds kustomize, helm and registry.',
+    'the render tools need',
+  );
+  await mkdir(bin, { recursive: true });
+  log(`tools: building ${missing.join(', ')} with ${gover} into ${root} (first time only; a few minutes)`);
+  for (const tool of missing) await buildTool(root, bin, tool, log);
 }
 
 async function buildTool(root: string, bin: string, tool: Tool, log: (line: string) => void): Promise<void> {
