@@ -133,6 +133,14 @@ const Badge = ({ word, title }) =>
 const short = (ref) => (ref === undefined ? '-' : ref.replace(/^sha256:/, '').slice(0, 12));
 const when = (t) => (t ? new Date(t).toLocaleString() : '-');
 
+/** A filter of the Releases page: one of `options`, or all of them (''). */
+const Choice = ({ label, value, options, onChange }) => html`<label>${label}
+    <select value=${value} onChange=${(e) => onChange(e.currentTarget.value)}>
+      <option value="">all</option>
+      ${options.map((n) => html`<option value=${n}>${n}</option>`)}
+    </select>
+  </label>`;
+
 function Problems({ problems }) {
   if (problems.length === 0) return null;
   return html`<div class="banner error" role="alert">
@@ -172,18 +180,8 @@ function ReleasesPage() {
   return html`<h1>Releases</h1>
     <${Problems} problems=${s.problems.filter((p) => p.kind === 'Release' || p.kind === 'ReleaseInventory')} />
     <form class="filters" role="search" onSubmit=${(e) => e.preventDefault()}>
-      <label>Namespace
-        <select value=${ns} onChange=${(e) => setNs(e.currentTarget.value)}>
-          <option value="">all</option>
-          ${namespaces.map((n) => html`<option value=${n}>${n}</option>`)}
-        </select>
-      </label>
-      <label>State
-        <select value=${state} onChange=${(e) => setState(e.currentTarget.value)}>
-          <option value="">all</option>
-          ${states.map((n) => html`<option value=${n}>${n}</option>`)}
-        </select>
-      </label>
+      <${Choice} label="Namespace" value=${ns} options=${namespaces} onChange=${setNs} />
+      <${Choice} label="State" value=${state} options=${states} onChange=${setState} />
       <label>Search
         <input type="search" value=${text} placeholder="name, revision, message"
           onInput=${(e) => setText(e.currentTarget.value)} />
