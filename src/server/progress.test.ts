@@ -103,15 +103,19 @@ test('hooks are counted by state for the followed render only', () => {
   assert.equal(p.message, 'WaitingForHook: waiting for PostSync hooks');
 });
 
-test('a render the controller does not know is Pending, never Synced', () => {
-  const r = release(
+/** A Release without failurePolicy whose render R1 was attempted (applied or not) with this Ready. */
+const attempted = (applied: boolean, ready: ReturnType<typeof cond>): Release =>
+  release(
     {
       currentRender: { renderRef: R1, revision: 'a' },
-      lastAttempted: { renderRef: R1, revision: 'a', time: T, applied: true },
-      conditions: [cond('Ready', 'True', 'Synced', 'applied')],
+      lastAttempted: { renderRef: R1, revision: 'a', time: T, applied },
+      conditions: [ready],
     },
     { failurePolicy: undefined },
   );
+
+test('a render the controller does not know is Pending, never Synced', () => {
+  const r = attempted(true, cond('Ready', 'True', 'Synced', 'applied'));
   const unknown = progressSummary(r, undefined, R2);
   assert.equal(unknown.known, false);
   assert.equal(unknown.state, 'Pending');
@@ -121,13 +125,9 @@ test('a render the controller does not know is Pending, never Synced', () => {
 });
 
 test('a failing Ready shows its reason and message; a suspended Release says so', () => {
-  const failing = release(
-    {
-      currentRender: { renderRef: R1, revision: 'a' },
-      lastAttempted: { renderRef: R1, revision: 'a', time: T, applied: false },
-      conditions: [cond('Ready', 'False', 'DryRunFailed', 'ConfigMap hello: a namespace is required')],
-    },
-    { failurePolicy: undefined },
+  const failing = attempted(
+    false,
+    cond('Ready', 'False', 'DryRunFailed', 'ConfigMap hello: a namespace is required'),
   );
   const p = progressSummary(failing, undefined);
   assert.deepEqual([p.state, p.message], ['DryRunFailed', 'ConfigMap hello: a namespace is required']);
