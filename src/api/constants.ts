@@ -95,6 +95,13 @@ export const ANNOTATION_FORCE_SYNC_AT = `${prefix}force-sync-at`;
 export const ANNOTATION_SYNC_REQUESTED_BY = `${prefix}sync-requested-by`;
 export const ANNOTATION_APPROVED_BY = `${prefix}approved-by`;
 export const ANNOTATION_FORCE_SYNC_BY = `${prefix}force-sync-by`;
+/** The three requests the API records, each value's annotation beside the one naming who asked. */
+export const API_REQUEST_ANNOTATIONS = {
+  sync: { value: ANNOTATION_SYNC_REQUESTED_AT, by: ANNOTATION_SYNC_REQUESTED_BY },
+  approve: { value: ANNOTATION_APPROVED_RENDER, by: ANNOTATION_APPROVED_BY },
+  force: { value: ANNOTATION_FORCE_SYNC_AT, by: ANNOTATION_FORCE_SYNC_BY },
+} as const;
+export type ApiRequest = keyof typeof API_REQUEST_ANNOTATIONS;
 
 /**
  * On a Release: `orphan` gives up a deletion that cannot reach its target (a Cluster that is gone,

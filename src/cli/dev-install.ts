@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { KubeObject } from '../api/types.ts';
+import { waitEstablished } from '../controller/release/deployer.ts';
 import { applyObject } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { installDefaultRules, installRuleLibrary } from '../observer/health/loop/default-rules.ts';
@@ -15,7 +16,6 @@ const FIELD_MANAGER = 'convoy-install';
 
 interface CrdLike extends KubeObject {
   spec: { group: string; versions: { name: string }[]; names: { kind: string } };
-  status?: { conditions?: { type: string; status: string }[] };
 }
 
 export async function readCrds(): Promise<CrdLike[]> {
@@ -39,20 +39,7 @@ export async function installConvoy(client: KubeClient, leaseNamespace: string, 
   for (const crd of crds) await applyObject(client, crd, { fieldManager: FIELD_MANAGER, force: true });
   for (const crd of crds) {
     const name = crd.metadata.name ?? '';
-    await until(
-      `CRD ${name} Established`,
-      async () => {
-        const live = await client.get<CrdLike>({
-          apiVersion: 'apiextensions.k8s.io/v1',
-          kind: 'CustomResourceDefinition',
-          name,
-        });
-        return (
-          live?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true
-        );
-      },
-      timeoutMs,
-    );
+    await waitEstablished(client, name, timeoutMs);
     const apiVersion = `${crd.spec.group}/${crd.spec.versions[0]?.name}`;
     await until(
       `${crd.spec.names.kind} in discovery`,

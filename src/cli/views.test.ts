@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Release, ReleaseInventory } from '../api/types.ts';
+import { configMapEntry, inventoryOf, R1, R2 } from '../api/testsupport.ts';
+import type { Release } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
 import { healthResult, historyResult } from '../server/views.ts';
 import { healthLines, historyLines, objectName, releaseTable, statusLines } from './views.ts';
 import { progressLine } from './watch-view.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
 const now = new Date('2030-01-01T01:00:00Z');
 const o = { now, colour: false };
 
@@ -56,22 +55,11 @@ const web = rel('web', 'team', {
   },
 });
 
-const inv: ReleaseInventory = {
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'ReleaseInventory',
-  metadata: { name: 'web', namespace: 'team' },
-  entries: [
-    {
-      group: '',
-      kind: 'ConfigMap',
-      namespace: 'team',
-      name: 'cfg',
-      wave: 0,
-      renderRef: R2,
-      state: 'Healthy',
-      assessedRenderRef: R2,
-      message: 'exists',
-    },
+const inv = inventoryOf(
+  'team',
+  'web',
+  [
+    configMapEntry('team', 'cfg', 0, R2, { state: 'Healthy', assessedRenderRef: R2, message: 'exists' }),
     {
       group: 'apps',
       kind: 'Deployment',
@@ -84,7 +72,7 @@ const inv: ReleaseInventory = {
       message: 'available 1 of 3',
     },
   ],
-  hooks: [
+  [
     {
       name: 'migrate',
       phase: 'PreSync',
@@ -95,7 +83,7 @@ const inv: ReleaseInventory = {
       state: 'Succeeded',
     },
   ],
-};
+);
 
 test('get: the columns of kubectl get releases, sorted, with a NAMESPACE column under -A', () => {
   const other = rel('api', 'dev');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
+import { configMapEntry, inventoryOf as inventoryFor, R1, R2 } from '../api/testsupport.ts';
+import type { InventoryEntry, Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
 import {
   defaultTimeoutMs,
   outcome,
@@ -10,8 +11,6 @@ import {
   wholeInventory,
 } from './watch-view.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
 const T = '2030-01-01T00:00:00Z';
 
 function release(
@@ -242,22 +241,16 @@ const e = (
   renderRef: string,
   state?: 'Healthy' | 'Progressing',
   assessed = renderRef,
-) => ({
-  group: '',
-  kind: 'ConfigMap',
-  namespace: 'ns',
-  name,
-  wave,
-  renderRef,
-  ...(state === undefined ? {} : { state, assessedRenderRef: assessed }),
-});
+): InventoryEntry =>
+  configMapEntry(
+    'ns',
+    name,
+    wave,
+    renderRef,
+    state === undefined ? {} : { state, assessedRenderRef: assessed },
+  );
 
-const inventoryOf = (entries: ReturnType<typeof e>[]): ReleaseInventory => ({
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'ReleaseInventory',
-  metadata: { name: 'web', namespace: 'ns' },
-  entries,
-});
+const inventoryOf = (entries: InventoryEntry[]): ReleaseInventory => inventoryFor('ns', 'web', entries);
 
 test('progress counts waves, Healthy objects and hooks of the followed render only', () => {
   const r = release({
@@ -268,24 +261,23 @@ test('progress counts waves, Healthy objects and hooks of the followed render on
       { renderRef: R1, wave: 5, startedAt: T },
     ],
   });
-  const inv: ReleaseInventory = {
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'ReleaseInventory',
-    metadata: { name: 'web', namespace: 'ns' },
-    entries: [
+  const inv = inventoryFor(
+    'ns',
+    'web',
+    [
       e('a', 0, R2, 'Healthy'),
       e('b', 0, R2, 'Healthy', R1), // assessed for the old render: not counted
       e('c', 1, R2, 'Progressing'),
       e('d', 1, R2),
       e('old', 5, R1, 'Healthy'),
     ],
-    hooks: [
+    [
       { name: 'migrate', phase: 'PreSync', renderRef: R2, state: 'Succeeded' },
       { name: 'smoke', phase: 'PostSync', renderRef: R2, state: 'Running' },
       { name: 'notify', phase: 'SyncFail', renderRef: R2 },
       { name: 'old', phase: 'PreSync', renderRef: R1, state: 'Failed' },
     ],
-  };
+  );
   const p = progress(r, inv);
   assert.deepEqual(
     [p.renderRef, p.state, p.waves.done, p.waves.total, p.waves.current, p.objects.healthy, p.objects.total],
@@ -327,7 +319,7 @@ test('progress without a rollout shows the Ready reason', () => {
 
 test('progress counts the objects of every inventory part, not only part 0', () => {
   const r = release(rollout('Progressing'));
-  const part = (name: string, of: string, entries: ReturnType<typeof e>[]): ReleaseInventory => ({
+  const part = (name: string, of: string, entries: InventoryEntry[]): ReleaseInventory => ({
     ...inventoryOf(entries),
     metadata: { name, namespace: 'ns', labels: { 'convoy.kumodo.io/inventory-of': of } },
   });

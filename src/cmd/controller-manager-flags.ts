@@ -4,19 +4,8 @@ import { join } from 'node:path';
 import type { Tenancy } from '../controller/release/target.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { API_FLAGS, type ApiOptions, parseApiOptions, splitApiArgs } from './api-flags.ts';
-import {
-  describeFlag,
-  type Env,
-  FlagError,
-  type FlagTable,
-  flagValue,
-  parseArgv,
-  rejectRenamedEnv,
-  toBool,
-  toInt,
-  usage,
-} from './flags.ts';
-import { type HostInfo, parseShared, positiveMs, type SharedOptions, sharedFlags } from './shared-flags.ts';
+import { type Env, FlagError, type FlagTable, positiveMs, toBool, toInt } from './flags.ts';
+import { type HostInfo, parseProcessArgs, type SharedOptions, sharedFlags } from './shared-flags.ts';
 
 export const CONTROLLER_MANAGER = 'convoy-controller-manager';
 
@@ -104,25 +93,18 @@ export function parseControllerManagerFlags(
   env: Env,
   host: HostInfo & { readonly tmpdir: string },
 ): ControllerManagerCommand {
-  const table = CONTROLLER_MANAGER_FLAGS;
   const split = splitApiArgs(argv);
-  const parsed = parseArgv(split.rest, table, Object.keys(API_FLAGS));
-  if (parsed.kind === 'help') {
-    return {
-      kind: 'help',
-      text: usage(
-        CONTROLLER_MANAGER,
-        table,
-        '\nThe HTTP API: --api-bind-address, --api-tls-cert-file, --api-tls-key-file, --api-dev-self-signed,\n' +
-          '--api-requestheader-*, --api-auth-cache-ttl (docs/reference/processes.md) and --api-ui (docs/ui.md).\n',
-      ),
-    };
-  }
-  rejectRenamedEnv(env);
-  const get = (f: string) => flagValue(table, parsed.given, env, f);
-  const shared = parseShared(table, parsed.given, env, host);
-  const index = get('shard-index');
-  const shardIndex = index === undefined ? undefined : toInt(describeFlag(table, 'shard-index'), index, 0);
+  const parsed = parseProcessArgs(CONTROLLER_MANAGER, CONTROLLER_MANAGER_FLAGS, split.rest, env, host, {
+    alsoKnown: Object.keys(API_FLAGS),
+    footer:
+      '\nThe HTTP API: --api-bind-address, --api-tls-cert-file, --api-tls-key-file, --api-dev-self-signed,\n' +
+      '--api-requestheader-*, --api-auth-cache-ttl (docs/reference/processes.md) and --api-ui (docs/ui.md).\n',
+  });
+  if (parsed.kind === 'help') return parsed;
+  const { shared, read } = parsed;
+  const index = read.get('shard-index');
+  const shardIndex =
+    index === undefined ? undefined : read.parse('shard-index', (what, v) => toInt(what, v, 0));
   if (shardIndex !== undefined && shardIndex >= shared.shardCount) {
     throw new FlagError(`--shard-index ${shardIndex} must be below --shard-count ${shared.shardCount}`);
   }
@@ -130,13 +112,13 @@ export function parseControllerManagerFlags(
   const options: ControllerManagerOptions = {
     ...shared,
     shardIndex,
-    gitCacheDir: get('git-cache-dir') ?? join(host.tmpdir, 'convoy-git-cache'),
-    allowFileUrls: toBool(describeFlag(table, 'allow-file-urls'), get('allow-file-urls') ?? 'false'),
-    gitTimeoutMs: positiveMs(describeFlag(table, 'git-timeout'), get('git-timeout') ?? '2m'),
-    gitStallMs: positiveMs(describeFlag(table, 'git-stall-timeout'), get('git-stall-timeout') ?? '30s'),
-    kustomizeBinary: get('kustomize-binary') ?? 'kustomize',
-    helmBinary: get('helm-binary') ?? 'helm',
-    tenancy: parseTenancy(get('tenancy') ?? 'tenant', get('default-service-account')),
+    gitCacheDir: read.get('git-cache-dir') ?? join(host.tmpdir, 'convoy-git-cache'),
+    allowFileUrls: read.parse('allow-file-urls', toBool),
+    gitTimeoutMs: read.parse('git-timeout', positiveMs),
+    gitStallMs: read.parse('git-stall-timeout', positiveMs),
+    kustomizeBinary: read.need('kustomize-binary'),
+    helmBinary: read.need('helm-binary'),
+    tenancy: parseTenancy(read.need('tenancy'), read.get('default-service-account')),
     crashAfterWave:
       crash === undefined || crash === '' ? undefined : toInt('CONVOY_TEST_CRASH_AFTER_WAVE_APPLY', crash, 0),
   };

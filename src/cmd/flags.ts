@@ -2,6 +2,7 @@
 // stand alone, every flag `--foo-bar` backed by the variable CONVOY_FOO_BAR (a flag wins; an empty
 // variable counts as unset), `-h`/`--help`, and errors that name the flag — an unknown one together with
 // the flag meant. Pure: the entry points pass argv and the environment in.
+import { DurationError, parseDuration } from '../api/duration.ts';
 
 export interface FlagSpec {
   /** Placeholder of the value in the usage text; absent for a boolean, which may stand alone. */
@@ -135,6 +136,34 @@ export function flagValue(
   return given.get(flag) ?? fromEnv ?? spec?.default;
 }
 
+/** The flags of one command line, each read as flagValue finds it. */
+export interface FlagReader {
+  readonly given: ReadonlyMap<string, string>;
+  get(flag: string): string | undefined;
+  /** The value of a flag with a default (a table without one is a bug). */
+  need(flag: string): string;
+  /** need(flag) through `convert`, which names the flag `what` in its errors. */
+  parse<T>(flag: string, convert: (what: string, v: string) => T): T;
+  /** describeFlag */
+  describe(flag: string): string;
+}
+
+export function flagReader(table: FlagTable, given: ReadonlyMap<string, string>, env: Env): FlagReader {
+  const get = (flag: string) => flagValue(table, given, env, flag);
+  const need = (flag: string): string => {
+    const v = get(flag);
+    if (v === undefined) throw new Error(`flag table without a default for --${flag}`);
+    return v;
+  };
+  return {
+    given,
+    get,
+    need,
+    parse: (flag, convert) => convert(describeFlag(table, flag), need(flag)),
+    describe: (flag) => describeFlag(table, flag),
+  };
+}
+
 /** How a value is named in an error: the flag, and its variable when there is one. */
 export function describeFlag(table: FlagTable, flag: string): string {
   const name = envOf(flag, table[flag]);
@@ -147,6 +176,24 @@ export function toInt(what: string, v: string, min: number): number {
     throw new FlagError(`${what} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
   }
   return n;
+}
+
+/** A duration that must be above zero (a limit of 0 would fail everything at once). */
+export function positiveMs(what: string, v: string): number {
+  const ms = durationMs(what, v);
+  if (ms <= 0) throw new FlagError(`${what} must be above 0, got ${JSON.stringify(v)}`);
+  return ms;
+}
+
+export function durationMs(what: string, v: string): number {
+  try {
+    const ms = parseDuration(v);
+    if (ms < 0) throw new DurationError('negative');
+    return ms;
+  } catch (err) {
+    if (!(err instanceof DurationError)) throw err;
+    throw new FlagError(`${what} must be a Go duration like 15s or 1m30s, got ${JSON.stringify(v)}`);
+  }
 }
 
 export function toBool(what: string, v: string): boolean {

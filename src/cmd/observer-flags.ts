@@ -1,17 +1,8 @@
 // convoy-observer's command line: the shared flags (shared-flags.ts), the informer resync, and where
 // its wake-ups go (sync-flags.ts), and the drift loop's interval. Pure; the entry point reads the CA file and wires the rest.
 import { type DriftInterval, parseDriftInterval } from '../observer/drift/options.ts';
-import {
-  describeFlag,
-  type Env,
-  FlagError,
-  type FlagTable,
-  flagValue,
-  parseArgv,
-  rejectRenamedEnv,
-  usage,
-} from './flags.ts';
-import { durationMs, type HostInfo, parseShared, type SharedOptions, sharedFlags } from './shared-flags.ts';
+import { durationMs, type Env, FlagError, type FlagReader, type FlagTable } from './flags.ts';
+import { type HostInfo, parseProcessArgs, type SharedOptions, sharedFlags } from './shared-flags.ts';
 import { parseSyncSettings, SYNC_FLAGS, type SyncFlag, type SyncSettings } from './sync-flags.ts';
 
 export const OBSERVER = 'convoy-observer';
@@ -49,31 +40,27 @@ export type ObserverCommand =
   | { readonly kind: 'run'; readonly options: ObserverOptions };
 
 export function parseObserverFlags(argv: readonly string[], env: Env, host: HostInfo): ObserverCommand {
-  const table = OBSERVER_FLAGS;
-  const parsed = parseArgv(argv, table);
-  if (parsed.kind === 'help') return { kind: 'help', text: usage(OBSERVER, table) };
-  rejectRenamedEnv(env);
+  const parsed = parseProcessArgs(OBSERVER, OBSERVER_FLAGS, argv, env, host);
+  if (parsed.kind === 'help') return parsed;
+  const { shared, read } = parsed;
   const given: Partial<Record<SyncFlag, string>> = {};
   for (const f of Object.keys(SYNC_FLAGS) as SyncFlag[]) {
-    const v = parsed.given.get(f);
+    const v = read.given.get(f);
     if (v !== undefined) given[f] = v;
   }
   return {
     kind: 'run',
     options: {
-      ...parseShared(table, parsed.given, env, host),
-      resyncMs: durationMs(
-        describeFlag(table, 'resync'),
-        flagValue(table, parsed.given, env, 'resync') ?? '10m',
-      ),
+      ...shared,
+      resyncMs: read.parse('resync', durationMs),
       sync: parseSyncSettings(given, env),
-      driftInterval: driftInterval(table, parsed.given, env),
+      driftInterval: driftInterval(read),
     },
   };
 }
 
-function driftInterval(table: FlagTable, given: ReadonlyMap<string, string>, env: Env): DriftInterval {
-  const parsed = parseDriftInterval(flagValue(table, given, env, 'drift-interval'));
-  if ('error' in parsed) throw new FlagError(`${describeFlag(table, 'drift-interval')}: ${parsed.error}`);
+function driftInterval(read: FlagReader): DriftInterval {
+  const parsed = parseDriftInterval(read.get('drift-interval'));
+  if ('error' in parsed) throw new FlagError(`${read.describe('drift-interval')}: ${parsed.error}`);
   return parsed;
 }

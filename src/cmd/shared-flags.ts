@@ -1,15 +1,19 @@
 // The settings both processes take, spelled the same on both (docs/design.md#sharding: they must agree on the
 // shard count and the Lease namespace): one table, one parser. Pure.
-import { DurationError, parseDuration } from '../api/duration.ts';
 import {
   type BindAddress,
-  describeFlag,
+  durationMs,
   type Env,
   FlagError,
+  type FlagReader,
   type FlagTable,
-  flagValue,
+  flagReader,
+  parseArgv,
+  positiveMs,
+  rejectRenamedEnv,
   toBindAddress,
   toInt,
+  usage,
 } from './flags.ts';
 
 export const DEFAULT_LEASE_NAMESPACE = 'convoy-system';
@@ -73,31 +77,41 @@ export interface HostInfo {
   readonly pid: number;
 }
 
-export function parseShared(
+function parseShared(read: FlagReader, host: HostInfo): SharedOptions {
+  return {
+    kubeconfig: read.get('kubeconfig'),
+    shardCount: read.parse('shard-count', (what, v) => toInt(what, v, 1)),
+    leaseNamespace: read.need('lease-namespace'),
+    leaseDurationSeconds: read.parse('lease-duration', leaseSeconds),
+    identity: read.get('identity') ?? `${host.hostname}-${host.pid}`,
+    metricsBindAddress: read.parse('metrics-bind-address', toBindAddress),
+    concurrency: read.parse('concurrency', (what, v) => toInt(what, v, 1)),
+    reconcileTimeoutMs: read.parse('reconcile-timeout', positiveMs),
+  };
+}
+
+export type ProcessArgs =
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'flags'; readonly shared: SharedOptions; readonly read: FlagReader };
+
+/**
+ * A process's command line, read the same way by both: its --help text, or (once no renamed variable
+ * is set) the shared options and a reader for its own flags. `alsoKnown` and `footer` as parseArgv
+ * and usage take them.
+ */
+export function parseProcessArgs(
+  program: string,
   table: FlagTable,
-  given: ReadonlyMap<string, string>,
+  argv: readonly string[],
   env: Env,
   host: HostInfo,
-): SharedOptions {
-  const get = (f: string) => flagValue(table, given, env, f);
-  const need = (f: string): string => {
-    const v = get(f);
-    if (v === undefined) throw new Error(`flag table without a default for --${f}`);
-    return v;
-  };
-  return {
-    kubeconfig: get('kubeconfig'),
-    shardCount: toInt(describeFlag(table, 'shard-count'), need('shard-count'), 1),
-    leaseNamespace: need('lease-namespace'),
-    leaseDurationSeconds: leaseSeconds(describeFlag(table, 'lease-duration'), need('lease-duration')),
-    identity: get('identity') ?? `${host.hostname}-${host.pid}`,
-    metricsBindAddress: toBindAddress(
-      describeFlag(table, 'metrics-bind-address'),
-      need('metrics-bind-address'),
-    ),
-    concurrency: toInt(describeFlag(table, 'concurrency'), need('concurrency'), 1),
-    reconcileTimeoutMs: positiveMs(describeFlag(table, 'reconcile-timeout'), need('reconcile-timeout')),
-  };
+  more: { readonly alsoKnown?: readonly string[]; readonly footer?: string } = {},
+): ProcessArgs {
+  const parsed = parseArgv(argv, table, more.alsoKnown);
+  if (parsed.kind === 'help') return { kind: 'help', text: usage(program, table, more.footer) };
+  rejectRenamedEnv(env);
+  const read = flagReader(table, parsed.given, env);
+  return { kind: 'flags', shared: parseShared(read, host), read };
 }
 
 /** A Lease counts whole seconds (spec.leaseDurationSeconds); below 2 s renewals cannot keep up. */
@@ -109,22 +123,4 @@ function leaseSeconds(what: string, v: string): number {
     );
   }
   return ms / 1000;
-}
-
-/** A duration that must be above zero (a limit of 0 would fail everything at once). */
-export function positiveMs(what: string, v: string): number {
-  const ms = durationMs(what, v);
-  if (ms <= 0) throw new FlagError(`${what} must be above 0, got ${JSON.stringify(v)}`);
-  return ms;
-}
-
-export function durationMs(what: string, v: string): number {
-  try {
-    const ms = parseDuration(v);
-    if (ms < 0) throw new DurationError('negative');
-    return ms;
-  } catch (err) {
-    if (!(err instanceof DurationError)) throw err;
-    throw new FlagError(`${what} must be a Go duration like 15s or 1m30s, got ${JSON.stringify(v)}`);
-  }
 }

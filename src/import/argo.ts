@@ -4,17 +4,17 @@
 // Release judges health with the default rules and the library, and gets no failurePolicy (say so).
 // Pure. See docs/migrating.md.
 import type { ReleaseSpec } from '../api/types.ts';
+import { setAtPath } from '../render/helm/values.ts';
 import { argoRevision } from './git-ref.ts';
 import { chartRepositorySource } from './helm-chart.ts';
 import {
   asRecord,
+  beginImport,
   type Doc,
   type DocImport,
-  describeDoc,
-  IMPORTED_HEALTH,
-  type ImportNote,
   type ImportOptions,
   list,
+  type MutableSpec,
   release,
   str,
 } from './types.ts';
@@ -29,16 +29,8 @@ export function isArgoApplication(d: Doc): boolean {
 }
 
 export function importArgoApplication(d: Doc, opts: ImportOptions = {}): DocImport {
-  const object = describeDoc(d);
-  const notes: ImportNote[] = [];
-  const note = (field: string, message: string) => notes.push({ object, field, message });
-  const meta = asRecord(d.metadata);
-  const spec = asRecord(d.spec);
-  const name = str(meta.name);
-  if (name === undefined) {
-    note('metadata.name', 'missing; nothing imported');
-    return { notes };
-  }
+  const { notes, note, meta, spec, name } = beginImport(d);
+  if (name === undefined) return { notes };
   const dest = asRecord(spec.destination);
   const namespace = opts.namespace ?? str(dest.namespace) ?? str(meta.namespace) ?? 'default';
 
@@ -58,10 +50,7 @@ export function importArgoApplication(d: Doc, opts: ImportOptions = {}): DocImpo
     return { notes };
   }
 
-  const out: { -readonly [K in keyof ReleaseSpec]: ReleaseSpec[K] } = {
-    source: {},
-    healthAssessment: IMPORTED_HEALTH,
-  };
+  const out: MutableSpec = { source: {} };
   const chart = str(src.chart);
   const helm = asRecord(src.helm);
   const kustomize = asRecord(src.kustomize);
@@ -218,8 +207,8 @@ function helmSettings(
     const key = str(pr.name);
     if (key === undefined) continue;
     if (pr.forceString !== true && /^(true|false|-?\d+)$/.test(String(pr.value ?? '')))
-      setPath(values, key, JSON.parse(String(pr.value)));
-    else setPath(values, key, String(pr.value ?? ''));
+      setAtPath(values, key, JSON.parse(String(pr.value)));
+    else setAtPath(values, key, String(pr.value ?? ''));
   }
   if (Object.keys(values).length > 0) out.values = values;
   for (const k of ['fileParameters', 'passCredentials', 'skipCrds', 'version', 'kubeVersion', 'apiVersions'])
@@ -231,18 +220,6 @@ function helmSettings(
           : 'not carried over',
       );
   return out as NonNullable<NonNullable<ReleaseSpec['render']>['helm']>;
-}
-
-/** Sets a Helm --set style dotted key ("image.tag") in values. */
-function setPath(values: Record<string, unknown>, key: string, value: unknown): void {
-  const parts = key.split('.');
-  let at = values;
-  for (const p of parts.slice(0, -1)) {
-    const next = at[p];
-    if (typeof next !== 'object' || next === null || Array.isArray(next)) at[p] = {};
-    at = at[p] as Record<string, unknown>;
-  }
-  at[parts[parts.length - 1] as string] = value;
 }
 
 function hostName(url: string): string {

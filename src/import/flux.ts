@@ -8,20 +8,17 @@ import { fluxGitRef } from './git-ref.ts';
 import { chartRepositorySource } from './helm-chart.ts';
 import {
   asRecord,
+  beginImport,
   type Doc,
   type DocImport,
-  describeDoc,
   groupOf,
-  IMPORTED_HEALTH,
-  type ImportNote,
   type ImportOptions,
   list,
+  type MutableSpec,
+  type Note,
   release,
   str,
 } from './types.ts';
-
-type Spec = { -readonly [K in keyof ReleaseSpec]: ReleaseSpec[K] };
-type Note = (field: string, message: string) => void;
 
 export function isFluxKustomization(d: Doc): boolean {
   return d.kind === 'Kustomization' && groupOf(d.apiVersion) === 'kustomize.toolkit.fluxcd.io';
@@ -44,7 +41,7 @@ export function importFluxKustomization(d: Doc, lookup: SourceLookup, opts: Impo
   if (name === undefined) return { notes };
   const src = sourceOf(asRecord(spec.sourceRef), namespace, str(spec.path), lookup, note, 'spec.sourceRef');
   if (src === undefined) return { notes };
-  const out: Spec = { source: src, healthAssessment: IMPORTED_HEALTH };
+  const out: MutableSpec = { source: src };
   const render: {
     -readonly [K in keyof NonNullable<ReleaseSpec['render']>]: NonNullable<ReleaseSpec['render']>[K];
   } = { type: 'Kustomize' };
@@ -129,7 +126,7 @@ export function importFluxHelmRelease(d: Doc, lookup: SourceLookup, opts: Import
     if (files.length > 0) note('spec.chart.spec.valuesFiles', 'moved to render.helm.valuesFiles');
   }
   if (src === undefined) return { notes };
-  const out: Spec = { source: src, healthAssessment: IMPORTED_HEALTH };
+  const out: MutableSpec = { source: src };
   const helm: Record<string, unknown> = {};
   const releaseName = str(spec.releaseName);
   if (releaseName !== undefined) helm.releaseName = releaseName;
@@ -193,19 +190,14 @@ export function importFluxHelmRelease(d: Doc, lookup: SourceLookup, opts: Import
   return { release: release(name, opts.namespace ?? namespace, out), notes };
 }
 
-/** What both kinds start from: notes about this object, its spec, name and namespace (a missing name is noted). */
+/** What both kinds start from (beginImport), and the namespace of the object, Flux's own by default. */
 function begin(d: Doc) {
-  const object = describeDoc(d);
-  const notes: ImportNote[] = [];
-  const note: Note = (field, message) => notes.push({ object, field, message });
-  const meta = asRecord(d.metadata);
-  const name = str(meta.name);
-  if (name === undefined) note('metadata.name', 'missing; nothing imported');
-  return { notes, note, spec: asRecord(d.spec), name, namespace: str(meta.namespace) ?? 'flux-system' };
+  const begun = beginImport(d);
+  return { ...begun, namespace: str(begun.meta.namespace) ?? 'flux-system' };
 }
 
 /** interval, suspend, serviceAccountName, kubeConfig, dependsOn: shared by both kinds. */
-function common(spec: Readonly<Record<string, unknown>>, out: Spec, note: Note): void {
+function common(spec: Readonly<Record<string, unknown>>, out: MutableSpec, note: Note): void {
   const interval = str(spec.interval);
   out.syncPolicy = { mode: 'Auto', prune: true, ...(interval === undefined ? {} : { interval }) };
   if (spec.suspend === true) out.suspend = true;

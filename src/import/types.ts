@@ -45,8 +45,31 @@ export interface ImportResult {
 /** A manifest as parsed from YAML: anything, read defensively. */
 export type Doc = Readonly<Record<string, unknown>>;
 
-export function release(name: string, namespace: string, spec: ReleaseSpec): ImportedRelease {
-  return { apiVersion: API_VERSION, kind: 'Release', metadata: { name, namespace }, spec };
+/** A converter's spec while it fills it in; release() adds the health rules. */
+export type MutableSpec = { -readonly [K in keyof ReleaseSpec]: ReleaseSpec[K] };
+
+export type Note = (field: string, message: string) => void;
+
+/** The Release of a converted object, assessing health as every imported one does (IMPORTED_HEALTH). */
+export function release(name: string, namespace: string, spec: MutableSpec): ImportedRelease {
+  const { source, ...rest } = spec;
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name, namespace },
+    spec: { source, healthAssessment: IMPORTED_HEALTH, ...rest },
+  };
+}
+
+/** What every converter starts from: notes about this object, its metadata, spec and name (a missing one noted). */
+export function beginImport(d: Doc) {
+  const object = describeDoc(d);
+  const notes: ImportNote[] = [];
+  const note: Note = (field, message) => notes.push({ object, field, message });
+  const meta = asRecord(d.metadata);
+  const name = str(meta.name);
+  if (name === undefined) note('metadata.name', 'missing; nothing imported');
+  return { notes, note, meta, spec: asRecord(d.spec), name };
 }
 
 /** The `Kind namespace/name` of a manifest, for notes. */

@@ -70,7 +70,11 @@ export class KubeApiError extends Error {
   }
 }
 
-const REASON_BY_CODE: Readonly<Record<number, StatusReason>> = {
+/**
+ * The Status reason the apiserver gives each HTTP code; the reason of a failure whose body names none,
+ * and the one convoy's HTTP API gives its own errors so clients read them the same way.
+ */
+export const REASON_BY_CODE = {
   400: 'BadRequest',
   401: 'Unauthorized',
   403: 'Forbidden',
@@ -85,7 +89,8 @@ const REASON_BY_CODE: Readonly<Record<number, StatusReason>> = {
   500: 'InternalError',
   503: 'ServiceUnavailable',
   504: 'Timeout',
-};
+} as const satisfies Readonly<Record<number, StatusReason>>;
+const reasonByCode: Readonly<Record<number, StatusReason>> = REASON_BY_CODE;
 
 interface StatusBody {
   kind?: unknown;
@@ -116,7 +121,7 @@ export function fromResponse(
   origin: ErrorOrigin = 'response',
 ): KubeApiError {
   const status = parseBody(body);
-  const reason = str(status?.reason) ?? REASON_BY_CODE[code] ?? 'Unknown';
+  const reason = str(status?.reason) ?? reasonByCode[code] ?? 'Unknown';
   const rawText = typeof body === 'string' ? body.trim().slice(0, 2048) : '';
   const message = str(status?.message) ?? (rawText !== '' ? rawText : `HTTP ${code}`);
   const rawCauses = Array.isArray(status?.details?.causes) ? (status.details.causes as unknown[]) : [];

@@ -1,7 +1,7 @@
 // Parsing manifest files: YAML 1.1 as kubectl reads it, JSON, lists, and located errors.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseManifests } from './parse.ts';
+import { type ManifestFormat, parseManifests } from './parse.ts';
 
 const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n`;
 
@@ -43,31 +43,36 @@ describe('parseManifests', () => {
     assert.deepEqual(ok.value[0]?.object, { metadata: { labels: { n: 'x', y: 'yes' } } });
   });
 
-  it('reads YAML 1.1 as kubectl does: octal modes, yes/no booleans, timestamps as strings', () => {
-    const r = parseManifests(
+  const oneObject: [string, string, string, ManifestFormat, unknown][] = [
+    [
+      'reads YAML 1.1 as kubectl does: octal modes, yes/no booleans, timestamps as strings',
       'a: 0644\nb: yes\nc: 2024-01-02T03:04:05Z\nd: "0644"\ne: 1.5\n',
       'f.yaml',
       'yaml',
-    );
-    assert.ok(r.ok);
-    assert.deepEqual(r.value[0]?.object, { a: 420, b: true, c: '2024-01-02T03:04:05Z', d: '0644', e: 1.5 });
-  });
-
-  it('expands anchors and merge keys', () => {
-    const r = parseManifests('base: &b {x: 1}\nuse:\n  <<: *b\n  z: 2\n', 'f.yaml', 'yaml');
-    assert.ok(r.ok);
-    assert.deepEqual(r.value[0]?.object, { base: { x: 1 }, use: { x: 1, z: 2 } });
-  });
-
-  it('reads JSON files as JSON', () => {
-    const r = parseManifests(
+      { a: 420, b: true, c: '2024-01-02T03:04:05Z', d: '0644', e: 1.5 },
+    ],
+    [
+      'expands anchors and merge keys',
+      'base: &b {x: 1}\nuse:\n  <<: *b\n  z: 2\n',
+      'f.yaml',
+      'yaml',
+      { base: { x: 1 }, use: { x: 1, z: 2 } },
+    ],
+    [
+      'reads JSON files as JSON',
       '{"apiVersion": "v1", "kind": "ConfigMap", "n": 1e3, "s": "yes"}',
       'f.json',
       'json',
-    );
-    assert.ok(r.ok);
-    assert.deepEqual(r.value[0]?.object, { apiVersion: 'v1', kind: 'ConfigMap', n: 1000, s: 'yes' });
-  });
+      { apiVersion: 'v1', kind: 'ConfigMap', n: 1000, s: 'yes' },
+    ],
+  ];
+  for (const [name, text, file, format, want] of oneObject) {
+    it(name, () => {
+      const r = parseManifests(text, file, format);
+      assert.ok(r.ok);
+      assert.deepEqual(r.value[0]?.object, want);
+    });
+  }
 
   it('flattens kind: List', () => {
     const r = parseManifests(

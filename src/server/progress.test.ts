@@ -3,11 +3,10 @@
 // rollback, hooks counted against a total nobody knows, Synced for a render never applied) are rows here.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { configMapEntry, inventoryOf, R1, R2 } from '../api/testsupport.ts';
 import type { InventoryEntry, Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
 import { progressSummary } from './progress.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
 const T = '2030-01-01T00:00:00Z';
 
 const release = (status: ReleaseStatus, spec: Partial<Release['spec']> = {}): Release => ({
@@ -23,23 +22,17 @@ const release = (status: ReleaseStatus, spec: Partial<Release['spec']> = {}): Re
   status: { observedGeneration: 1, ...status },
 });
 
-const entry = (name: string, wave: number, renderRef: string, healthyFor?: string): InventoryEntry => ({
-  group: '',
-  kind: 'ConfigMap',
-  namespace: 'ns',
-  name,
-  wave,
-  renderRef,
-  ...(healthyFor === undefined ? {} : { state: 'Healthy' as const, assessedRenderRef: healthyFor }),
-});
+const entry = (name: string, wave: number, renderRef: string, healthyFor?: string): InventoryEntry =>
+  configMapEntry(
+    'ns',
+    name,
+    wave,
+    renderRef,
+    healthyFor === undefined ? {} : { state: 'Healthy', assessedRenderRef: healthyFor },
+  );
 
-const inventory = (entries: InventoryEntry[], hooks: ReleaseInventory['hooks'] = []): ReleaseInventory => ({
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'ReleaseInventory',
-  metadata: { name: 'web', namespace: 'ns' },
-  entries,
-  hooks,
-});
+const inventory = (entries: InventoryEntry[], hooks: ReleaseInventory['hooks'] = []): ReleaseInventory =>
+  inventoryOf('ns', 'web', entries, hooks);
 
 const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, message = '') => ({
   type,
@@ -110,15 +103,19 @@ test('hooks are counted by state for the followed render only', () => {
   assert.equal(p.message, 'WaitingForHook: waiting for PostSync hooks');
 });
 
-test('a render the controller does not know is Pending, never Synced', () => {
-  const r = release(
+/** A Release without failurePolicy whose render R1 was attempted (applied or not) with this Ready. */
+const attempted = (applied: boolean, ready: ReturnType<typeof cond>): Release =>
+  release(
     {
       currentRender: { renderRef: R1, revision: 'a' },
-      lastAttempted: { renderRef: R1, revision: 'a', time: T, applied: true },
-      conditions: [cond('Ready', 'True', 'Synced', 'applied')],
+      lastAttempted: { renderRef: R1, revision: 'a', time: T, applied },
+      conditions: [ready],
     },
     { failurePolicy: undefined },
   );
+
+test('a render the controller does not know is Pending, never Synced', () => {
+  const r = attempted(true, cond('Ready', 'True', 'Synced', 'applied'));
   const unknown = progressSummary(r, undefined, R2);
   assert.equal(unknown.known, false);
   assert.equal(unknown.state, 'Pending');
@@ -128,13 +125,9 @@ test('a render the controller does not know is Pending, never Synced', () => {
 });
 
 test('a failing Ready shows its reason and message; a suspended Release says so', () => {
-  const failing = release(
-    {
-      currentRender: { renderRef: R1, revision: 'a' },
-      lastAttempted: { renderRef: R1, revision: 'a', time: T, applied: false },
-      conditions: [cond('Ready', 'False', 'DryRunFailed', 'ConfigMap hello: a namespace is required')],
-    },
-    { failurePolicy: undefined },
+  const failing = attempted(
+    false,
+    cond('Ready', 'False', 'DryRunFailed', 'ConfigMap hello: a namespace is required'),
   );
   const p = progressSummary(failing, undefined);
   assert.deepEqual([p.state, p.message], ['DryRunFailed', 'ConfigMap hello: a namespace is required']);

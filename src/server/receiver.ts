@@ -50,13 +50,13 @@ export function verifyPush(
 ): Verified {
   switch (type) {
     case 'github':
-      if (!hmacOk(token, body, header(headers, 'X-Hub-Signature-256'))) {
-        return {
-          kind: 'unauthorized',
-          why: 'X-Hub-Signature-256 does not match the body signed with the token',
-        };
+    case 'generic': {
+      const signature = type === 'github' ? 'X-Hub-Signature-256' : 'X-Convoy-Signature';
+      if (!hmacOk(token, body, header(headers, signature))) {
+        return { kind: 'unauthorized', why: `${signature} does not match the body signed with the token` };
       }
       break;
+    }
     case 'gitlab': {
       const given = header(headers, 'X-Gitlab-Token');
       if (given === undefined || !sameText(given, token)) {
@@ -64,14 +64,6 @@ export function verifyPush(
       }
       break;
     }
-    case 'generic':
-      if (!hmacOk(token, body, header(headers, 'X-Convoy-Signature'))) {
-        return {
-          kind: 'unauthorized',
-          why: 'X-Convoy-Signature does not match the body signed with the token',
-        };
-      }
-      break;
   }
   let json: Json;
   try {

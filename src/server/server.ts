@@ -168,34 +168,30 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   opts.log?.info({ port, host }, 'HTTP API listening');
 
   const pollers: Poller[] = [];
+  /** A poller found a new half (the serving pair or the trust); the other is passed as it was. */
+  const reload = (pair: ServingPair, t: Trust | undefined) => {
+    server.setSecureContext(secureContext(pair, t));
+    serving = pair;
+    trust = t;
+  };
+  const pollDeps = { log: opts.log, metrics: opts.metrics };
   const certEveryMs = opts.certReloadIntervalMs ?? DEFAULT_CERT_POLL_MS;
   if (opts.tls.kind === 'files' && certEveryMs > 0) {
+    const current = { ...serving, fingerprint256: new X509Certificate(serving.cert).fingerprint256 };
     pollers.push(
-      watchServingFiles(
-        opts.tls,
-        { ...serving, fingerprint256: new X509Certificate(serving.cert).fingerprint256 },
-        {
-          intervalMs: certEveryMs,
-          log: opts.log,
-          metrics: opts.metrics,
-          apply: (pair) => {
-            server.setSecureContext(secureContext(pair, trust));
-            serving = pair;
-          },
-        },
-      ),
+      watchServingFiles(opts.tls, current, {
+        ...pollDeps,
+        intervalMs: certEveryMs,
+        apply: (pair) => reload(pair, trust),
+      }),
     );
   }
   if (followMs !== undefined) {
     pollers.push(
       watchRequestHeader(client, trust?.config, {
+        ...pollDeps,
         intervalMs: followMs,
-        log: opts.log,
-        metrics: opts.metrics,
-        apply: (t) => {
-          server.setSecureContext(secureContext(serving, t));
-          trust = t;
-        },
+        apply: (t) => reload(serving, t),
       }),
     );
   }

@@ -1,5 +1,6 @@
 // Errors of the HTTP API as Kubernetes `Status` objects, so kubectl and client libraries print the
 // message the same way they print the apiserver's own failures.
+import { REASON_BY_CODE } from '../kube/errors.ts';
 
 export type ErrorCode = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 503;
 
@@ -19,18 +20,8 @@ export interface ApiError {
   readonly allow?: readonly string[];
 }
 
-const REASONS: Readonly<Record<ErrorCode, string>> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  409: 'Conflict',
-  413: 'RequestEntityTooLarge',
-  415: 'UnsupportedMediaType',
-  500: 'InternalError',
-  503: 'ServiceUnavailable',
-};
+/** Each code's reason as the apiserver names it. */
+const REASONS: Readonly<Record<ErrorCode, string>> = REASON_BY_CODE;
 
 export function apiError(
   code: ErrorCode,

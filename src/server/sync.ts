@@ -2,27 +2,16 @@
 // each time or render with the requester beside it, in the same apply so the two never disagree —
 // decided from the Release as read, the request and who made it, and the Event that tells who asked.
 // Pure; sync-write.ts applies the result with Server-Side Apply.
-import {
-  ANNOTATION_APPROVED_BY,
-  ANNOTATION_APPROVED_RENDER,
-  ANNOTATION_FORCE_SYNC_AT,
-  ANNOTATION_FORCE_SYNC_BY,
-  ANNOTATION_SYNC_REQUESTED_AT,
-  ANNOTATION_SYNC_REQUESTED_BY,
-} from '../api/constants.ts';
+import { API_REQUEST_ANNOTATIONS, type ApiRequest } from '../api/constants.ts';
 import type { Release } from '../api/types.ts';
 import type { SyncRequest } from './body.ts';
 import { type ApiError, apiError } from './status.ts';
 
 /** Every annotation the convoy-api field manager owns. */
-export const API_ANNOTATIONS = [
-  ANNOTATION_SYNC_REQUESTED_AT,
-  ANNOTATION_SYNC_REQUESTED_BY,
-  ANNOTATION_APPROVED_RENDER,
-  ANNOTATION_APPROVED_BY,
-  ANNOTATION_FORCE_SYNC_AT,
-  ANNOTATION_FORCE_SYNC_BY,
-] as const;
+export const API_ANNOTATIONS: readonly string[] = Object.values(API_REQUEST_ANNOTATIONS).flatMap((a) => [
+  a.value,
+  a.by,
+]);
 
 /** Who asked for a sync: the user the API authenticated, or a push a Receiver verified. */
 export type Requester =
@@ -150,8 +139,8 @@ export function planSync(
       };
     }
   }
-  const syncRequestedAt = nextStamp(now, current[ANNOTATION_SYNC_REQUESTED_AT]);
-  const forceSyncAt = req.force ? nextStamp(now, current[ANNOTATION_FORCE_SYNC_AT]) : undefined;
+  const syncRequestedAt = nextStamp(now, current[API_REQUEST_ANNOTATIONS.sync.value]);
+  const forceSyncAt = req.force ? nextStamp(now, current[API_REQUEST_ANNOTATIONS.force.value]) : undefined;
 
   const annotations: Record<string, string> = {};
   for (const key of API_ANNOTATIONS) {
@@ -160,14 +149,15 @@ export function planSync(
   }
   // Each value set here gets its requester beside it, or loses the one of an earlier request: a *-by
   // must never name someone for a request they did not make.
-  const stamp = (key: string, value: string, byKey: string) => {
-    annotations[key] = value;
-    if (by === undefined) delete annotations[byKey];
-    else annotations[byKey] = requesterValue(by);
+  const stamp = (request: ApiRequest, value: string) => {
+    const keys = API_REQUEST_ANNOTATIONS[request];
+    annotations[keys.value] = value;
+    if (by === undefined) delete annotations[keys.by];
+    else annotations[keys.by] = requesterValue(by);
   };
-  stamp(ANNOTATION_SYNC_REQUESTED_AT, syncRequestedAt, ANNOTATION_SYNC_REQUESTED_BY);
-  if (approvedRender !== undefined) stamp(ANNOTATION_APPROVED_RENDER, approvedRender, ANNOTATION_APPROVED_BY);
-  if (forceSyncAt !== undefined) stamp(ANNOTATION_FORCE_SYNC_AT, forceSyncAt, ANNOTATION_FORCE_SYNC_BY);
+  stamp('sync', syncRequestedAt);
+  if (approvedRender !== undefined) stamp('approve', approvedRender);
+  if (forceSyncAt !== undefined) stamp('force', forceSyncAt);
   return {
     ok: true,
     plan: {

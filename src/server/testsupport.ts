@@ -1,15 +1,12 @@
 // Test support for the HTTP API: a front-proxy CA with client certificates (made by the openssl CLI,
 // as a cluster's requestheader CA would be), and an HTTPS client that returns status, headers and the
 // parsed body. Used by tests only.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { issued, selfSigned } from '../lib/openssl.ts';
 
 export interface TestCa {
   readonly cert: string;
@@ -23,53 +20,16 @@ export interface TestCa {
 
 export async function makeTestCa(commonName: string): Promise<TestCa> {
   const dir = await mkdtemp(join(tmpdir(), 'convoy-test-ca-'));
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await run('openssl', [
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    join(dir, 'ca.key'),
-    '-out',
-    join(dir, 'ca.crt'),
-    '-days',
-    '1',
-    '-subj',
-    `/CN=${commonName}`,
-  ]);
+  const ca = { keyFile: join(dir, 'ca.key'), certFile: join(dir, 'ca.crt') };
+  await selfSigned(ca, `/CN=${commonName}`, 1);
   let n = 0;
   return {
     cert: await readFile(join(dir, 'ca.crt'), 'utf8'),
     async issue(cn, opts = {}) {
       const base = join(dir, `c${n++}`);
       await writeFile(`${base}.ext`, `extendedKeyUsage=${opts.extendedKeyUsage ?? 'clientAuth'}\n`);
-      await run('openssl', [
-        'req',
-        ...ec,
-        '-keyout',
-        `${base}.key`,
-        '-out',
-        `${base}.csr`,
-        '-subj',
-        `/CN=${cn}`,
-      ]);
-      await run('openssl', [
-        'x509',
-        '-req',
-        '-in',
-        `${base}.csr`,
-        '-CA',
-        join(dir, 'ca.crt'),
-        '-CAkey',
-        join(dir, 'ca.key'),
-        '-CAcreateserial',
-        '-days',
-        '1',
-        '-extfile',
-        `${base}.ext`,
-        '-out',
-        `${base}.crt`,
-      ]);
+      const out = { keyFile: `${base}.key`, csrFile: `${base}.csr`, certFile: `${base}.crt` };
+      await issued(ca, out, `/CN=${cn}`, 1, `${base}.ext`);
       return { cert: await readFile(`${base}.crt`, 'utf8'), key: await readFile(`${base}.key`, 'utf8') };
     },
     dispose: () => rm(dir, { recursive: true, force: true }),

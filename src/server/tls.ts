@@ -1,13 +1,12 @@
 // The serving certificate: from files (production: --api-tls-cert-file/--api-tls-key-file, e.g. from
 // cert-manager) or self-signed at start for dev and tests. Node cannot create X.509 certificates, so
 // the self-signed one comes from the openssl CLI; production must not depend on that.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { errorMessage } from '../lib/errors.ts';
+import { selfSigned } from '../lib/openssl.ts';
 
 export type TlsSource =
   | { readonly kind: 'files'; readonly certFile: string; readonly keyFile: string }
@@ -52,25 +51,7 @@ export async function selfSignedCert(hosts: readonly string[], days = 30): Promi
     const keyFile = join(dir, 'tls.key');
     const certFile = join(dir, 'tls.crt');
     try {
-      await promisify(execFile)('openssl', [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-        '-days',
-        String(days),
-        '-subj',
-        '/CN=convoy-api',
-        '-addext',
-        `subjectAltName=${san}`,
-      ]);
+      await selfSigned({ keyFile, certFile }, '/CN=convoy-api', days, [`subjectAltName=${san}`]);
     } catch (err) {
       throw new Error(
         `creating a self-signed serving certificate with the openssl CLI failed (${errorMessage(err)}); ` +

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { InventoryEntry, Release, ReleaseInventory } from '../api/types.ts';
+import { configMapEntry, inventoryOf, R1, R2, R3 } from '../api/testsupport.ts';
+import type { InventoryEntry, Release } from '../api/types.ts';
 import type { StoredRenderMeta } from '../store/types.ts';
 import { healthResult, historyResult, renderResult } from './views.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
-const R3 = `sha256:${'3'.repeat(64)}`;
 const T = '2030-01-01T00:00:00Z';
 
 const healthy = {
@@ -33,30 +31,31 @@ const release: Release = {
   },
 };
 
-const inventory: ReleaseInventory = {
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'ReleaseInventory',
-  metadata: { namespace: 'ns', name: 'web' },
-  entries: [
-    {
-      group: 'apps',
-      version: 'v1',
-      kind: 'Deployment',
-      namespace: 'ns',
-      name: 'web',
-      wave: 1,
-      renderRef: R2,
-      state: 'Progressing',
-      message: 'available 0',
-      firstUnhealthy: T,
-      assessedRenderRef: R2,
-      rule: 'default/deployment-available',
-    } as InventoryEntry, // `rule`: a field a newer observer may record
-    { group: '', kind: 'ConfigMap', namespace: 'ns', name: 'cfg', wave: 0, renderRef: R2 },
+const deployment = {
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  namespace: 'ns',
+  name: 'web',
+  wave: 1,
+  state: 'Progressing',
+  message: 'available 0',
+  renderRef: R2,
+  assessedRenderRef: R2,
+  firstUnhealthy: T,
+  rule: 'default/deployment-available',
+} as const;
+
+const inventory = inventoryOf(
+  'ns',
+  'web',
+  [
+    deployment as InventoryEntry, // `rule`: a field a newer observer may record
+    configMapEntry('ns', 'cfg', 0, R2),
     { group: '', kind: 'Service', namespace: 'ns', name: 'web', renderRef: R2, state: 'Healthy' },
   ],
-  hooks: [{ name: 'migrate', phase: 'PreSync', renderRef: R2, state: 'Succeeded', finishedAt: T }],
-};
+  [{ name: 'migrate', phase: 'PreSync', renderRef: R2, state: 'Succeeded', finishedAt: T }],
+);
 
 test('healthResult: entries by wave, unassessed as Unknown, the rule when recorded, summary from the entries', () => {
   const h = healthResult(release, inventory);
@@ -74,20 +73,7 @@ test('healthResult: entries by wave, unassessed as Unknown, the rule when record
       [1, 'Deployment', 'Progressing', 'available 0'],
     ],
   );
-  assert.deepEqual(h.entries[2], {
-    group: 'apps',
-    version: 'v1',
-    kind: 'Deployment',
-    namespace: 'ns',
-    name: 'web',
-    wave: 1,
-    state: 'Progressing',
-    message: 'available 0',
-    renderRef: R2,
-    assessedRenderRef: R2,
-    firstUnhealthy: T,
-    rule: 'default/deployment-available',
-  });
+  assert.deepEqual(h.entries[2], deployment);
   assert.deepEqual(h.hooks, [
     { name: 'migrate', phase: 'PreSync', renderRef: R2, state: 'Succeeded', finishedAt: T },
   ]);

@@ -2,21 +2,18 @@
 // kube-scheduler, kwok) from their Go modules into a cache outside the repo, keyed by
 // versions.json, or takes them from $CONVOY_TESTENV_BIN. Tests and `convoy dev` call
 // ensureBinaries(); the first call on a machine builds (10–25 min), later calls are instant.
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { doneLine, heartbeatLine, startLine, withHeartbeat } from './build-progress.ts';
 import {
-  acquireLock,
-  binDirFromEnv,
   downloadJson,
+  ensureBuilt,
   go,
   logToStderr,
-  missingIn,
   requireGo,
   TestenvBuildError,
+  versionedCacheRoot,
   wrapperModule,
 } from './gobuild.ts';
 import versions from './versions.json' with { type: 'json' };
@@ -45,34 +42,21 @@ export interface BuildRecord {
 }
 
 export function cacheRoot(): string {
-  const base =
-    process.env.CONVOY_TESTENV_CACHE ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'convoy', 'testenv');
-  const key = createHash('sha256').update(JSON.stringify(versions)).digest('hex').slice(0, 12);
-  return join(base, key);
+  return versionedCacheRoot('CONVOY_TESTENV_CACHE', 'testenv', versions);
 }
 
 /** Returns a directory holding every binary in BINARIES, building them first if needed. */
-export async function ensureBinaries(opts: BuildOptions = {}): Promise<string> {
+export function ensureBinaries(opts: BuildOptions = {}): Promise<string> {
   const log = opts.log ?? logToStderr;
-  const fromEnv = await binDirFromEnv('CONVOY_TESTENV_BIN', BINARIES);
-  if (fromEnv !== undefined) return fromEnv;
   const root = cacheRoot();
-  const bin = join(root, 'bin');
-  if ((await missingBinaries(bin)).length === 0) return bin;
-  await mkdir(root, { recursive: true });
-  const release = await acquireLock(join(root, 'build.lock'), log);
-  try {
-    // Another process may have finished the build while we waited for the lock.
-    if ((await missingBinaries(bin)).length === 0) return bin;
-    await build(root, bin, log);
-    return bin;
-  } finally {
-    await release();
-  }
+  return ensureBuilt({
+    variable: 'CONVOY_TESTENV_BIN',
+    names: BINARIES,
+    root,
+    log,
+    build: (_, bin) => build(root, bin, log),
+  });
 }
-
-const missingBinaries = (dir: string): Promise<Binary[]> => missingIn(dir, BINARIES);
 
 /** etcd, kwok, Kubernetes: the steps of build(). */
 const STEPS = 3;

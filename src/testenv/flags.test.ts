@@ -20,9 +20,23 @@ const flagMap = (args: readonly string[]) =>
     }),
   );
 
+/** One test per row: `args` sets `flag` to `want` ('' for a flag without a value). */
+function itSets(args: readonly string[], rows: readonly (readonly [flag: string, want: string])[]): void {
+  const f = flagMap(args);
+  for (const [flag, want] of rows) it(`sets ${flag}`, () => assert.equal(f.get(flag), want));
+}
+
+const LAYOUT = {
+  etcdEndpoint: 'http://127.0.0.1:1111',
+  etcdPrefix: '/second/registry',
+  port: 3333,
+  certDir: '/d/certs',
+  tokenFile: '/d/tokens.csv',
+  serviceAccountKeyFile: '/d/sa.key',
+};
+
 describe('etcdArgs', () => {
-  const f = flagMap(etcdArgs({ dataDir: '/d/etcd', clientPort: 1111, peerPort: 2222 }));
-  for (const [flag, want] of [
+  itSets(etcdArgs({ dataDir: '/d/etcd', clientPort: 1111, peerPort: 2222 }), [
     ['--data-dir', '/d/etcd'],
     ['--listen-client-urls', 'http://127.0.0.1:1111'],
     ['--advertise-client-urls', 'http://127.0.0.1:1111'],
@@ -30,23 +44,13 @@ describe('etcdArgs', () => {
     ['--initial-advertise-peer-urls', 'http://127.0.0.1:2222'],
     ['--initial-cluster', 'default=http://127.0.0.1:2222'],
     ['--unsafe-no-fsync', ''],
-  ] as const) {
-    it(`sets ${flag}`, () => assert.equal(f.get(flag), want));
-  }
+  ]);
 });
 
 describe('apiServerArgs', () => {
-  const f = flagMap(
-    apiServerArgs({
-      etcdEndpoint: 'http://127.0.0.1:1111',
-      etcdPrefix: '/second/registry',
-      port: 3333,
-      certDir: '/d/certs',
-      tokenFile: '/d/tokens.csv',
-      serviceAccountKeyFile: '/d/sa.key',
-    }),
-  );
-  for (const [flag, want] of [
+  const args = apiServerArgs(LAYOUT);
+  const f = flagMap(args);
+  itSets(args, [
     ['--etcd-servers', 'http://127.0.0.1:1111'],
     ['--etcd-prefix', '/second/registry'],
     ['--secure-port', '3333'],
@@ -59,9 +63,7 @@ describe('apiServerArgs', () => {
     ['--service-account-key-file', '/d/sa.key'],
     ['--service-account-signing-key-file', '/d/sa.key'],
     ['--allow-privileged', 'true'],
-  ] as const) {
-    it(`sets ${flag}`, () => assert.equal(f.get(flag), want));
-  }
+  ]);
   it('sets a service account issuer and a service CIDR', () => {
     assert.ok(f.get('--service-account-issuer'));
     assert.ok(f.get('--service-cluster-ip-range'));
@@ -72,14 +74,7 @@ describe('apiServerArgs', () => {
 });
 
 describe('apiServerArgs with a front proxy (aggregation)', () => {
-  const layout = {
-    etcdEndpoint: 'http://127.0.0.1:1111',
-    etcdPrefix: '/registry',
-    port: 3333,
-    certDir: '/d/certs',
-    tokenFile: '/d/tokens.csv',
-    serviceAccountKeyFile: '/d/sa.key',
-  };
+  const layout = { ...LAYOUT, etcdPrefix: '/registry' };
   const plain = apiServerArgs(layout);
   const withProxy = apiServerArgs({
     ...layout,
@@ -90,8 +85,7 @@ describe('apiServerArgs with a front proxy (aggregation)', () => {
     },
   });
   const f = flagMap(withProxy);
-
-  for (const [flag, want] of [
+  itSets(withProxy, [
     ['--requestheader-client-ca-file', '/d/fp/ca.crt'],
     ['--requestheader-allowed-names', FRONT_PROXY_CLIENT_NAME],
     ['--requestheader-username-headers', 'X-Remote-User'],
@@ -99,9 +93,7 @@ describe('apiServerArgs with a front proxy (aggregation)', () => {
     ['--requestheader-extra-headers-prefix', 'X-Remote-Extra-'],
     ['--proxy-client-cert-file', '/d/fp/client.crt'],
     ['--proxy-client-key-file', '/d/fp/client.key'],
-  ] as const) {
-    it(`sets ${flag}`, () => assert.equal(f.get(flag), want));
-  }
+  ]);
   it('adds only those flags, and routes through Services, not endpoints', () => {
     assert.deepEqual(withProxy.slice(0, plain.length), plain);
     assert.equal(withProxy.length, plain.length + 7);

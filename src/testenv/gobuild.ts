@@ -2,7 +2,9 @@
 // tools.ts): finding Go, a throwaway wrapper module per upstream project, `go` with a clean
 // environment and a readable error, and a cross-process lock so one machine builds once.
 import { execFile as execFileCb } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { elapsed, HEARTBEAT_MS } from './build-progress.ts';
@@ -45,6 +47,51 @@ export async function binDirFromEnv(variable: string, names: readonly string[]):
     );
   }
   return dir;
+}
+
+/**
+ * A cache of one set of pinned versions: under $`variable`, else $XDG_CACHE_HOME/convoy/`folder` (or
+ * ~/.cache/…), a directory named by their hash, so other versions build beside it and never over it.
+ */
+export function versionedCacheRoot(variable: string, folder: string, versions: unknown): string {
+  const base =
+    process.env[variable] ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'convoy', folder);
+  const key = createHash('sha256').update(JSON.stringify(versions)).digest('hex').slice(0, 12);
+  return join(base, key);
+}
+
+export interface EnsureBuiltOptions<T extends string> {
+  /** The variable naming a directory that already holds them (binDirFromEnv). */
+  readonly variable: string;
+  readonly names: readonly T[];
+  /** The cache (versionedCacheRoot); the binaries go to its bin/. */
+  readonly root: string;
+  readonly log: (line: string) => void;
+  /** Who waits for another process's build, in the log (acquireLock). */
+  readonly what?: string;
+  /** Builds `missing` into `bin`; runs under the cache's lock. */
+  readonly build: (missing: readonly T[], bin: string) => Promise<void>;
+}
+
+/**
+ * A directory holding every one of `names`: $variable's, else the cache's bin/, built first where some
+ * are missing — by one process per machine (the cache's lock), the others then finding them there.
+ */
+export async function ensureBuilt<T extends string>(opts: EnsureBuiltOptions<T>): Promise<string> {
+  const fromEnv = await binDirFromEnv(opts.variable, opts.names);
+  if (fromEnv !== undefined) return fromEnv;
+  const bin = join(opts.root, 'bin');
+  if ((await missingIn(bin, opts.names)).length === 0) return bin;
+  await mkdir(opts.root, { recursive: true });
+  const release = await acquireLock(join(opts.root, 'build.lock'), opts.log, opts.what);
+  try {
+    // Another process may have finished the build while we waited for the lock.
+    const missing = await missingIn(bin, opts.names);
+    if (missing.length > 0) await opts.build(missing, bin);
+    return bin;
+  } finally {
+    await release();
+  }
 }
 
 /** `go env GOVERSION`; without Go on PATH, a TestenvBuildError saying `notInstalled`. */

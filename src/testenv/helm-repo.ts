@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { selfSigned } from '../lib/openssl.ts';
 import { ensureTools } from './tools.ts';
 
 const execFile = promisify(execFileCb);
@@ -106,30 +107,9 @@ export async function startHelmRepo(opts: HelmRepoOptions = {}): Promise<HelmRep
 async function selfSignedCert(dir: string): Promise<{ certPem: string; keyPem: string }> {
   const cert = join(dir, 'tls.crt');
   const key = join(dir, 'tls.key');
-  await execFile(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { timeout: TOOL_TIMEOUT_MS },
-  );
+  await selfSigned({ keyFile: key, certFile: cert }, '/CN=127.0.0.1', 2, [
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    'basicConstraints=critical,CA:TRUE',
+  ]);
   return { certPem: await readFile(cert, 'utf8'), keyPem: await readFile(key, 'utf8') };
 }

@@ -21,17 +21,8 @@ import { writeFrontProxyCerts } from './frontproxy.ts';
 import { type Endpoint, request } from './http.ts';
 import { type ClusterCredentials, parseKubeconfig, renderKubeconfig } from './kubeconfig.ts';
 import { type NodeLike, nodeManifest, nodeSchedulable } from './nodes.ts';
-import { freePorts, isAddressInUse } from './ports.ts';
-import {
-  logTail,
-  type Proc,
-  ProcessExitedError,
-  spawnLogged,
-  stopProc,
-  trackDir,
-  untrackDir,
-  Watchdog,
-} from './proc.ts';
+import { startOnFreePorts } from './ports.ts';
+import { GuardedDir, logTail, type Proc, ProcessExitedError, spawnLogged, stopProc } from './proc.ts';
 import { type RegistryOptions, startRegistry, type TestRegistry } from './registry.ts';
 import { stagesYaml } from './stages.ts';
 
@@ -136,7 +127,6 @@ export class ControlPlaneStartError extends Error {
 const MAIN_PREFIX = '/registry';
 // Not a prefix of MAIN_PREFIX nor the other way round, so neither apiserver sees the other's keys.
 const SECOND_PREFIX = '/second/registry';
-const PORT_ATTEMPTS = 3;
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /** Reads server, CA and admin token from a kubeconfig this module wrote. */
@@ -206,7 +196,7 @@ const exitText = (p: Proc): string =>
 /** One control plane's processes and files; startControlPlane returns its public face. */
 class Env {
   private readonly procs = new Set<Proc>();
-  private readonly watchdog: Watchdog;
+  private readonly guard: GuardedDir;
   private readonly token = randomBytes(24).toString('hex');
   private stopping: Promise<void> | undefined;
   /** Set once start() returned: from then on an exit we did not ask for is worth a warning. */
@@ -230,8 +220,7 @@ class Env {
     this.bin = bin;
     this.dir = dir;
     this.deadline = deadline;
-    trackDir(dir);
-    this.watchdog = new Watchdog(dir);
+    this.guard = new GuardedDir(dir);
   }
 
   async start(opts: StartOptions): Promise<ControlPlane> {
@@ -319,9 +308,9 @@ class Env {
         ...[...this.procs]
           .filter((p) => p.exit === undefined)
           .map(({ name, pid, logPath }) => ({ name, pid, logPath })),
-        ...(this.stopping || this.watchdog.pid < 0
+        ...(this.stopping || this.guard.watchdogPid < 0
           ? []
-          : [{ name: 'watchdog', pid: this.watchdog.pid, logPath: '' }]),
+          : [{ name: 'watchdog', pid: this.guard.watchdogPid, logPath: '' }]),
       ],
       restartApiServer: unlessStopped(restartApiServer),
       stopApiServer: unlessStopped(stopApiServer),
@@ -349,8 +338,7 @@ class Env {
         await Promise.all([...this.procs].filter((p) => tier.includes(p.name)).map((p) => stopProc(p)));
       }
       await Promise.all([...this.procs].map((p) => stopProc(p)));
-      this.watchdog.stop();
-      untrackDir(this.dir);
+      this.guard.release();
       if (!keepDir) await rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return this.stopping;
@@ -368,10 +356,10 @@ class Env {
     });
     for (const p of this.procs) if (p.name === name && p.exit !== undefined) this.procs.delete(p);
     this.procs.add(proc);
-    this.watchdog.record(this.procs);
+    this.guard.record(this.procs);
     void proc.exited.then(() => {
       if (this.stopping) return;
-      this.watchdog.record(this.procs);
+      this.guard.record(this.procs);
       if (this.started && !this.expectedExits.has(proc)) {
         // A test waiting on pods would otherwise just time out with no hint why.
         process.stderr.write(
@@ -383,24 +371,12 @@ class Env {
   }
 
   /** Starts a process on fresh ports, retrying when another process grabbed a port first. */
-  private async withPortRetry<T>(
-    start: (ports: number[]) => Promise<{ proc: Proc; value: T }>,
-    count: number,
-  ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const ports = await freePorts(count);
-      try {
-        return (await start(ports)).value;
-      } catch (err) {
-        const retry =
-          err instanceof ProcessExitedError &&
-          attempt < PORT_ATTEMPTS &&
-          isAddressInUse(await readFile(err.proc.logPath, 'utf8').catch(() => ''));
-        if (!retry) throw err;
-        this.procs.delete(err.proc);
-        await rm(err.proc.logPath, { force: true });
-      }
-    }
+  private withPortRetry<T>(start: (ports: number[]) => Promise<{ proc: Proc; value: T }>, count: number) {
+    return startOnFreePorts(
+      count,
+      async (ports) => (await start(ports)).value,
+      (proc) => this.procs.delete(proc),
+    );
   }
 
   private async startEtcd(): Promise<string> {

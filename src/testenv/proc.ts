@@ -167,6 +167,37 @@ export function untrackDir(dir: string): void {
   liveDirs.delete(dir);
 }
 
+/**
+ * A temp dir whose processes die with this Node process: the exit handlers (2 above) and a watchdog
+ * (3 above) guard it from construction until release().
+ */
+export class GuardedDir {
+  readonly dir: string;
+  readonly #watchdog: Watchdog;
+
+  constructor(dir: string) {
+    this.dir = dir;
+    trackDir(dir);
+    this.#watchdog = new Watchdog(dir);
+  }
+
+  /** The watchdog's pid; -1 when it is disabled. */
+  get watchdogPid(): number {
+    return this.#watchdog.pid;
+  }
+
+  /** The processes the watchdog kills (Watchdog.record). */
+  record(procs: Iterable<Proc>): void {
+    this.#watchdog.record(procs);
+  }
+
+  /** Stops guarding: the caller has stopped the processes and removes the dir. */
+  release(): void {
+    this.#watchdog.stop();
+    untrackDir(this.dir);
+  }
+}
+
 /** Whether a pid names a running (not zombie) process. */
 export function isAlive(pid: number): boolean {
   try {

@@ -2,30 +2,18 @@
 // port, for tests and `convoy dev`: its own temp dir for storage, config and log; optionally htpasswd
 // basic auth or a Bearer token service (token-server.ts), and TLS with a CA made for it. It dies with its owner like the control plane's processes
 // (process group, exit handlers, a watchdog for a SIGKILLed parent; see proc.ts).
-import { execFile as execFileCb } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { errorMessage } from '../lib/errors.ts';
+import { issued, selfSigned } from '../lib/openssl.ts';
 import { htpasswdLine } from './bcrypt.ts';
 import { request } from './http.ts';
-import { freePort, isAddressInUse } from './ports.ts';
-import {
-  logTail,
-  type Proc,
-  ProcessExitedError,
-  spawnLogged,
-  stopProc,
-  trackDir,
-  untrackDir,
-  Watchdog,
-} from './proc.ts';
+import { startOnFreePorts } from './ports.ts';
+import { GuardedDir, logTail, type Proc, ProcessExitedError, spawnLogged, stopProc } from './proc.ts';
 import { startTokenServer, TOKEN_ISSUER, TOKEN_SERVICE, type TokenServer } from './token-server.ts';
 import { ensureTools, toolPath } from './tools.ts';
-
-const execFile = promisify(execFileCb);
 
 export interface RegistryOptions {
   /**
@@ -72,13 +60,10 @@ export class RegistryStartError extends Error {
   override name = 'RegistryStartError';
 }
 
-const PORT_ATTEMPTS = 3;
-
 export async function startRegistry(opts: RegistryOptions = {}): Promise<TestRegistry> {
   const bin = opts.binDir ?? (await ensureTools(opts.log ? { log: opts.log } : {}));
   const dir = await mkdtemp(join(tmpdir(), 'convoy-registry-'));
-  trackDir(dir);
-  const watchdog = new Watchdog(dir);
+  const guard = new GuardedDir(dir);
   let proc: Proc | undefined;
   let tokens: TokenServer | undefined;
   let stopping: Promise<void> | undefined;
@@ -86,8 +71,7 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
     stopping ??= (async () => {
       if (proc !== undefined) await stopProc(proc);
       await tokens?.close();
-      watchdog.stop();
-      untrackDir(dir);
+      guard.release();
       await rm(dir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return stopping;
@@ -110,34 +94,22 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
       await writeFile(join(dir, 'htpasswd'), htpasswdLine(opts.auth.username, opts.auth.password));
     }
     const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
+    return await startOnFreePorts(1, async ([port = 0]) => {
       const config = join(dir, 'config.yml');
       await writeFile(config, registryConfig(dir, port, opts, tls, tokens?.realm));
-      const logPath = join(dir, 'registry.log');
-      await rm(logPath, { force: true });
       proc = spawnLogged({
         name: 'registry',
         command: toolPath(bin, 'registry'),
         args: ['serve', config],
-        logPath,
+        logPath: join(dir, 'registry.log'),
         // No tracing exporter: the registry would otherwise try to reach a collector.
         env: { ...process.env, HOME: dir, OTEL_TRACES_EXPORTER: 'none', OTEL_SDK_DISABLED: 'true' },
         cwd: dir,
       });
-      watchdog.record([proc]);
+      guard.record([proc]);
       const scheme = tls ? 'https' : 'http';
       const endpoint = `${scheme}://127.0.0.1:${port}`;
-      try {
-        await waitReady(proc, endpoint, tls?.caPem, deadline);
-      } catch (err) {
-        const retry =
-          err instanceof ProcessExitedError &&
-          attempt < PORT_ATTEMPTS &&
-          isAddressInUse(await readLog(logPath));
-        if (!retry) throw err;
-        continue;
-      }
+      await waitReady(proc, endpoint, tls?.caPem, deadline);
       const host = `127.0.0.1:${port}`;
       opts.log?.(`testenv: registry up at ${endpoint} (${dir})`);
       const { auth } = opts;
@@ -160,7 +132,7 @@ export async function startRegistry(opts: RegistryOptions = {}): Promise<TestReg
         },
         stop,
       };
-    }
+    });
   } catch (err) {
     await stop();
     if (err instanceof ProcessExitedError) throw new RegistryStartError(err.message, { cause: err });
@@ -228,60 +200,19 @@ async function waitReady(proc: Proc, endpoint: string, caPem: string | undefined
 async function writeServingCert(dir: string): Promise<{ caPem: string; certFile: string; keyFile: string }> {
   await mkdir(dir, { recursive: true });
   const f = (name: string) => join(dir, name);
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  const openssl = async (args: string[]) => {
-    try {
-      await execFile('openssl', args);
-    } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      throw new RegistryStartError(
-        `openssl ${args[0]} failed making the registry's TLS cert: ${(e.stderr ?? e.message).trim()}`,
-      );
-    }
-  };
-  await openssl([
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.crt'),
-    '-days',
-    '30',
-    '-subj',
-    '/CN=convoy-testenv-registry-ca',
-  ]);
-  await openssl(['req', ...ec, '-keyout', f('tls.key'), '-out', f('tls.csr'), '-subj', '/CN=127.0.0.1']);
-  await writeFile(
-    f('ext.cnf'),
-    'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n',
-  );
-  await openssl([
-    'x509',
-    '-req',
-    '-in',
-    f('tls.csr'),
-    '-CA',
-    f('ca.crt'),
-    '-CAkey',
-    f('ca.key'),
-    '-CAcreateserial',
-    '-out',
-    f('tls.crt'),
-    '-days',
-    '30',
-    '-extfile',
-    f('ext.cnf'),
-  ]);
+  const ca = { keyFile: f('ca.key'), certFile: f('ca.crt') };
+  try {
+    await selfSigned(ca, '/CN=convoy-testenv-registry-ca', 30);
+    await writeFile(
+      f('ext.cnf'),
+      'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n',
+    );
+    const tls = { keyFile: f('tls.key'), csrFile: f('tls.csr'), certFile: f('tls.crt') };
+    await issued(ca, tls, '/CN=127.0.0.1', 30, f('ext.cnf'));
+  } catch (err) {
+    throw new RegistryStartError(`making the registry's TLS cert: ${errorMessage(err)}`, { cause: err });
+  }
   return { caPem: await readFile(f('ca.crt'), 'utf8'), certFile: f('tls.crt'), keyFile: f('tls.key') };
 }
 
 /** The registry's log, or why it could not be read (so a retry decision never hides the reason). */
-async function readLog(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    return `(the registry log ${path} could not be read: ${String(err)})`;
-  }
-}

@@ -3,20 +3,10 @@
 // tools-versions.json, never by the control plane's versions.json, so a new helm does not rebuild
 // Kubernetes. Or takes them from $CONVOY_TOOLS_BIN. The first call on a machine builds (a few
 // minutes), later calls are instant.
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import {
-  acquireLock,
-  binDirFromEnv,
-  go,
-  logToStderr,
-  missingIn,
-  requireGo,
-  wrapperModule,
-} from './gobuild.ts';
+import { ensureBuilt, go, logToStderr, requireGo, versionedCacheRoot, wrapperModule } from './gobuild.ts';
 import versions from './tools-versions.json' with { type: 'json' };
 
 export const TOOLS = ['kustomize', 'helm', 'registry'] as const;
@@ -54,11 +44,7 @@ const BUILDS: Readonly<Record<Tool, ToolBuild>> = {
 };
 
 export function toolsCacheRoot(): string {
-  const base =
-    process.env.CONVOY_TOOLS_CACHE ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'convoy', 'tools');
-  const key = createHash('sha256').update(JSON.stringify(versions)).digest('hex').slice(0, 12);
-  return join(base, key);
+  return versionedCacheRoot('CONVOY_TOOLS_CACHE', 'tools', versions);
 }
 
 export interface ToolsOptions {
@@ -66,34 +52,25 @@ export interface ToolsOptions {
 }
 
 /** A directory holding kustomize, helm and registry, building the missing ones first. */
-export async function ensureTools(opts: ToolsOptions = {}): Promise<string> {
-  const log = opts.log ?? logToStderr;
-  const fromEnv = await binDirFromEnv('CONVOY_TOOLS_BIN', TOOLS);
-  if (fromEnv !== undefined) return fromEnv;
+export function ensureTools(opts: ToolsOptions = {}): Promise<string> {
   const root = toolsCacheRoot();
-  const bin = join(root, 'bin');
-  if ((await missingTools(bin)).length === 0) return bin;
-  await mkdir(bin, { recursive: true });
-  const release = await acquireLock(join(root, 'build.lock'), log, 'tools');
-  try {
-    const missing = await missingTools(bin);
-    if (missing.length === 0) return bin;
-    const gover = await requireGo(
-      versions.go,
-      `convoy's render tools (kustomize ${versions.kustomize}, helm ${versions.helm}, registry ${versions.distribution}) ` +
-        `are built from their Go modules and need Go >= ${versions.go}. ` +
-        'Install Go, or set CONVOY_TOOLS_BIN to a directory that holds kustomize, helm and registry.',
-      'the render tools need',
-    );
-    log(`tools: building ${missing.join(', ')} with ${gover} into ${root} (first time only; a few minutes)`);
-    for (const tool of missing) await buildTool(root, bin, tool, log);
-    return bin;
-  } finally {
-    await release();
-  }
+  const log = opts.log ?? logToStderr;
+  const build = (missing: readonly Tool[], bin: string) => buildTools(root, bin, missing, log);
+  return ensureBuilt({ variable: 'CONVOY_TOOLS_BIN', names: TOOLS, root, log, what: 'tools', build });
 }
 
-const missingTools = (dir: string): Promise<Tool[]> => missingIn(dir, TOOLS);
+async function buildTools(root: string, bin: string, missing: readonly Tool[], log: (line: string) => void) {
+  const gover = await requireGo(
+    versions.go,
+    `convoy's render tools (kustomize ${versions.kustomize}, helm ${versions.helm}, registry ${versions.distribution}) ` +
+      `are built from their Go modules and need Go >= ${versions.go}. ` +
+      'Install Go, or set CONVOY_TOOLS_BIN to a directory that holds kustomize, helm and registry.',
+    'the render tools need',
+  );
+  await mkdir(bin, { recursive: true });
+  log(`tools: building ${missing.join(', ')} with ${gover} into ${root} (first time only; a few minutes)`);
+  for (const tool of missing) await buildTool(root, bin, tool, log);
+}
 
 async function buildTool(root: string, bin: string, tool: Tool, log: (line: string) => void): Promise<void> {
   const b = BUILDS[tool];

@@ -3,20 +3,13 @@
 // awaits approval, drift lists the drifted objects with their message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  ANNOTATION_APPROVED_BY,
-  ANNOTATION_APPROVED_RENDER,
-  ANNOTATION_FORCE_SYNC_AT,
-  ANNOTATION_FORCE_SYNC_BY,
-  ANNOTATION_SYNC_REQUESTED_AT,
-  ANNOTATION_SYNC_REQUESTED_BY,
-} from '../api/constants.ts';
-import type { Release, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
+import { API_REQUEST_ANNOTATIONS } from '../api/constants.ts';
+import { configMapEntry, inventoryOf, R1, R2 } from '../api/testsupport.ts';
+import type { Release, ReleaseStatus } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
 import { driftView, releaseDetail, releaseRow, releaseSetRow, timeline } from './model.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
+const { sync, approve, force } = API_REQUEST_ANNOTATIONS;
 const T0 = '2030-01-01T00:00:00.000Z';
 const T1 = '2030-01-01T00:01:00.000Z';
 
@@ -28,21 +21,11 @@ const release = (status: ReleaseStatus, spec: Partial<Release['spec']> = {}): Re
   status,
 });
 
-const inv: ReleaseInventory = {
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'ReleaseInventory',
-  metadata: { name: 'web', namespace: 'ns' },
-  entries: [
-    {
-      group: '',
-      kind: 'ConfigMap',
-      namespace: 'ns',
-      name: 'a',
-      wave: 0,
-      renderRef: R2,
-      state: 'Healthy',
-      assessedRenderRef: R2,
-    },
+const inv = inventoryOf(
+  'ns',
+  'web',
+  [
+    configMapEntry('ns', 'a', 0, R2, { state: 'Healthy', assessedRenderRef: R2 }),
     {
       group: 'apps',
       kind: 'Deployment',
@@ -56,8 +39,8 @@ const inv: ReleaseInventory = {
       driftMessage: 'spec.replicas: 3 in the render, 1 live',
     },
   ],
-  hooks: [],
-};
+  [],
+);
 
 const rolledBack = release({
   currentRender: { renderRef: R2, revision: 'bad' },
@@ -233,7 +216,7 @@ test('who or what triggered each render: rollback, pin, forced and requested syn
   ]);
   const requested = {
     ...release({ history }, { source: git }),
-    metadata: { name: 'web', namespace: 'ns', annotations: { [ANNOTATION_SYNC_REQUESTED_AT]: at(3) } },
+    metadata: { name: 'web', namespace: 'ns', annotations: { [sync.value]: at(3) } },
   };
   assert.equal(
     triggers(requested)[3],
@@ -282,28 +265,28 @@ test('who asked: the requester the API wrote beside each request, in the trigger
   const rows: [string, Record<string, string>, Partial<ReleaseStatus>, string, string[]][] = [
     [
       'a user asked',
-      { [ANNOTATION_SYNC_REQUESTED_AT]: at(1), [ANNOTATION_SYNC_REQUESTED_BY]: 'user:alice' },
+      { [sync.value]: at(1), [sync.by]: 'user:alice' },
       {},
       'requested: sync requested by alice at 2030-01-01T00:01:00.000Z',
       ['sync requested by alice'],
     ],
     [
       'a push asked',
-      { [ANNOTATION_SYNC_REQUESTED_AT]: at(1), [ANNOTATION_SYNC_REQUESTED_BY]: 'receiver:ns/github' },
+      { [sync.value]: at(1), [sync.by]: 'receiver:ns/github' },
       {},
       'requested: sync requested by a push (Receiver ns/github) at 2030-01-01T00:01:00.000Z',
       ['sync requested by a push (Receiver ns/github)'],
     ],
     [
       'no requester recorded (an older convoy, convoy sync --direct): where it may have come from',
-      { [ANNOTATION_SYNC_REQUESTED_AT]: at(1) },
+      { [sync.value]: at(1) },
       {},
       'requested: sync requested at 2030-01-01T00:01:00.000Z (a push webhook, convoy sync or this UI)',
       ['sync requested'],
     ],
     [
       'a value convoy did not write names nobody',
-      { [ANNOTATION_SYNC_REQUESTED_AT]: at(1), [ANNOTATION_SYNC_REQUESTED_BY]: 'mallory' },
+      { [sync.value]: at(1), [sync.by]: 'mallory' },
       {},
       'requested: sync requested at 2030-01-01T00:01:00.000Z (a push webhook, convoy sync or this UI)',
       ['sync requested'],
@@ -311,10 +294,10 @@ test('who asked: the requester the API wrote beside each request, in the trigger
     [
       'a forced sync by bob, the later plain request by the observer',
       {
-        [ANNOTATION_SYNC_REQUESTED_AT]: at(3),
-        [ANNOTATION_SYNC_REQUESTED_BY]: 'user:system:serviceaccount:convoy-system:observer',
-        [ANNOTATION_FORCE_SYNC_AT]: at(1),
-        [ANNOTATION_FORCE_SYNC_BY]: 'user:bob',
+        [sync.value]: at(3),
+        [sync.by]: 'user:system:serviceaccount:convoy-system:observer',
+        [force.value]: at(1),
+        [force.by]: 'user:bob',
       },
       {},
       'forced: forced sync requested by bob at 2030-01-01T00:01:00.000Z',
@@ -322,7 +305,7 @@ test('who asked: the requester the API wrote beside each request, in the trigger
     ],
     [
       'a forced sync known only from the status: its requester is not claimed',
-      { [ANNOTATION_FORCE_SYNC_BY]: 'user:bob' },
+      { [force.by]: 'user:bob' },
       { lastHandledForceSyncAt: at(1) },
       'forced: forced sync requested at 2030-01-01T00:01:00.000Z',
       [],
@@ -330,10 +313,10 @@ test('who asked: the requester the API wrote beside each request, in the trigger
     [
       'an approval by carol',
       {
-        [ANNOTATION_SYNC_REQUESTED_AT]: at(1),
-        [ANNOTATION_SYNC_REQUESTED_BY]: 'user:carol',
-        [ANNOTATION_APPROVED_RENDER]: R2,
-        [ANNOTATION_APPROVED_BY]: 'user:carol',
+        [sync.value]: at(1),
+        [sync.by]: 'user:carol',
+        [approve.value]: R2,
+        [approve.by]: 'user:carol',
       },
       {},
       'requested: approved by carol at 2030-01-01T00:01:00.000Z',

@@ -3,14 +3,7 @@
 // progressSummary and the object tree from healthResult — the derivations `convoy watch`, `status`,
 // `get` and the HTTP API use — so the page cannot disagree with them (docs/design.md#status-assembly).
 // Pure.
-import {
-  ANNOTATION_APPROVED_BY,
-  ANNOTATION_APPROVED_RENDER,
-  ANNOTATION_FORCE_SYNC_AT,
-  ANNOTATION_FORCE_SYNC_BY,
-  ANNOTATION_SYNC_REQUESTED_AT,
-  ANNOTATION_SYNC_REQUESTED_BY,
-} from '../api/constants.ts';
+import { API_REQUEST_ANNOTATIONS } from '../api/constants.ts';
 import { parseOptionalDuration } from '../api/duration.ts';
 import { shortRevision } from '../api/revision.ts';
 import type { Cluster, Condition, Release, ReleaseInventory, ReleaseSet } from '../api/types.ts';
@@ -113,6 +106,8 @@ function sourceChange(r: Release, revision: string): string {
   return `spec.source changed (revision ${rev})`;
 }
 
+const { sync, approve, force } = API_REQUEST_ANNOTATIONS;
+
 /** " by alice" for a *-by annotation the API wrote (docs/http-api.md#post-sync), else nothing. */
 const byText = (value: string | undefined): string => {
   const by = parseRequester(value);
@@ -136,15 +131,15 @@ export function triggerOf(r: Release, history: readonly HistoryEntry[], i: numbe
   if (newest && r.spec.pin?.renderRef === e.renderRef) {
     return { kind: 'pin', text: 'pinned by a user (spec.pin: convoy pin or rollback, or this UI)' };
   }
-  const force = a[ANNOTATION_FORCE_SYNC_AT] ?? r.status?.lastHandledForceSyncAt;
-  if (within(force, prev?.appliedAt, e.appliedAt)) {
-    const by = a[ANNOTATION_FORCE_SYNC_AT] === force ? byText(a[ANNOTATION_FORCE_SYNC_BY]) : '';
-    return { kind: 'forced', text: `forced sync requested${by} at ${force}` };
+  const forced = a[force.value] ?? r.status?.lastHandledForceSyncAt;
+  if (within(forced, prev?.appliedAt, e.appliedAt)) {
+    const by = a[force.value] === forced ? byText(a[force.by]) : '';
+    return { kind: 'forced', text: `forced sync requested${by} at ${forced}` };
   }
-  const requested = a[ANNOTATION_SYNC_REQUESTED_AT];
+  const requested = a[sync.value];
   if (within(requested, prev?.appliedAt, e.appliedAt)) {
-    const approved = a[ANNOTATION_APPROVED_RENDER] === e.renderRef;
-    const by = byText(a[approved ? ANNOTATION_APPROVED_BY : ANNOTATION_SYNC_REQUESTED_BY]);
+    const approved = a[approve.value] === e.renderRef;
+    const by = byText(a[approved ? approve.by : sync.by]);
     const how = approved ? '(convoy approve or this UI)' : '(a push webhook, convoy sync or this UI)';
     return {
       kind: 'requested',
@@ -241,21 +236,21 @@ export function timeline(r: Release): TimelineItem[] {
     });
   }
   const a = r.metadata.annotations ?? {};
-  const triggers: [string, string, string][] = [
-    [ANNOTATION_SYNC_REQUESTED_AT, ANNOTATION_SYNC_REQUESTED_BY, 'sync requested'],
-    [ANNOTATION_FORCE_SYNC_AT, ANNOTATION_FORCE_SYNC_BY, 'forced sync requested'],
-  ];
-  for (const [key, byKey, title] of triggers) {
-    const t = a[key];
+  const triggers = [
+    [sync, 'sync requested'],
+    [force, 'forced sync requested'],
+  ] as const;
+  for (const [keys, title] of triggers) {
+    const t = a[keys.value];
     if (t !== undefined && t !== '')
-      items.push({ time: t, kind: 'trigger', title: `${title}${byText(a[byKey])}` });
+      items.push({ time: t, kind: 'trigger', title: `${title}${byText(a[keys.by])}` });
   }
-  const approved = a[ANNOTATION_APPROVED_RENDER];
+  const approved = a[approve.value];
   if (approved !== undefined && approved !== '') {
     items.push({
-      time: a[ANNOTATION_SYNC_REQUESTED_AT] ?? '',
+      time: a[sync.value] ?? '',
       kind: 'trigger',
-      title: `render approved${byText(a[ANNOTATION_APPROVED_BY])}`,
+      title: `render approved${byText(a[approve.by])}`,
       renderRef: approved,
     });
   }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { ReleaseSetSpec, ReleaseSpec } from '../../api/types.ts';
 import { canonicalJson } from '../../render/canonical.ts';
+import { setAtPath } from '../../render/helm/values.ts';
 
 /** The member name of the cluster convoy runs in (spec.local). */
 export const LOCAL_MEMBER = 'local';
@@ -75,7 +76,7 @@ export function memberSpec(
       },
     ) ??
     from(inputs?.valuesFromLabels, cluster.labels, 'label', 'valuesFromLabels', (k, v) =>
-      setPath(values, k, v),
+      setAtPath(values, k, v),
     );
   if (problem !== undefined) return { kind: 'error', message: problem };
   const own = inputs?.clusters?.find((c) => c.cluster === cluster.name);
@@ -96,17 +97,6 @@ export function memberSpec(
   }
   if (Object.keys(render).length > 0) spec.render = render;
   return { kind: 'ok', spec };
-}
-
-function setPath(target: Record<string, unknown>, path: string, value: string): void {
-  const parts = path.split('.');
-  let at = target;
-  for (const part of parts.slice(0, -1)) {
-    const next = at[part];
-    if (typeof next !== 'object' || next === null || Array.isArray(next)) at[part] = {};
-    at = at[part] as Record<string, unknown>;
-  }
-  at[parts[parts.length - 1] ?? path] = value;
 }
 
 function deepMerge(target: Record<string, unknown>, source: Readonly<Record<string, unknown>>): void {

@@ -5,9 +5,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ExecError, runBounded } from './run.ts';
+import { ExecError, type ExecOptions, runBounded } from './run.ts';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+/** runBounded of `command args` with a PATH only and 10 s unless `more` says otherwise. */
+const run = (command: string, args: readonly string[], more: Partial<ExecOptions> = {}) =>
+  runBounded({ command, args, env, timeoutMs: 10_000, ...more });
 
 function alive(pid: number): boolean {
   try {
@@ -40,48 +44,34 @@ describe('runBounded', () => {
   });
 
   it('returns stdout as bytes and stderr as text', async () => {
-    const r = await runBounded({
-      command: 'sh',
-      args: ['-c', 'printf out; printf err >&2'],
-      env,
-      timeoutMs: 10_000,
-    });
+    const r = await run('sh', ['-c', 'printf out; printf err >&2']);
     assert.equal(r.stdout.toString(), 'out');
     assert.equal(r.stderr, 'err');
   });
   it('passes input on stdin', async () => {
-    const r = await runBounded({
-      command: 'cat',
-      args: [],
-      env,
-      timeoutMs: 10_000,
-      input: Buffer.from('hi'),
-    });
+    const r = await run('cat', [], { input: Buffer.from('hi') });
     assert.equal(r.stdout.toString(), 'hi');
   });
   it('rejects with the exit status and stderr', async () => {
     await assert.rejects(
-      runBounded({ command: 'sh', args: ['-c', 'echo nope >&2; exit 3'], env, timeoutMs: 10_000 }),
+      run('sh', ['-c', 'echo nope >&2; exit 3']),
       (e: unknown) =>
         failureOf('exit')(e) && (e as ExecError).stderr === 'nope\n' && /exit status 3/.test(String(e)),
     );
   });
   it('kills the command when stdout passes its cap', async () => {
-    await assert.rejects(
-      runBounded({ command: 'yes', args: [], env, timeoutMs: 10_000, maxStdoutBytes: 1000 }),
-      failureOf('output'),
-    );
+    await assert.rejects(run('yes', [], { maxStdoutBytes: 1000 }), failureOf('output'));
   });
   it('says when the program is missing', async () => {
     await assert.rejects(
-      runBounded({ command: 'convoy-no-such-tool', args: [], env, timeoutMs: 1000 }),
+      run('convoy-no-such-tool', [], { timeoutMs: 1000 }),
       (e: unknown) =>
         failureOf('notFound')(e) && /convoy-no-such-tool command is not installed/.test(String(e)),
     );
   });
   it('rejects an aborted signal before starting', async () => {
     await assert.rejects(
-      runBounded({ command: 'true', args: [], env, timeoutMs: 1000, signal: AbortSignal.abort() }),
+      run('true', [], { timeoutMs: 1000, signal: AbortSignal.abort() }),
       failureOf('aborted'),
     );
   });
@@ -105,7 +95,7 @@ describe('runBounded', () => {
     const s = stuck('timeout');
     const started = Date.now();
     await assert.rejects(
-      runBounded({ command: 'sh', args: s.args, env, timeoutMs: 500 }),
+      run('sh', s.args, { timeoutMs: 500 }),
       (e: unknown) => failureOf('timeout')(e) && /timed out after 0.5s/.test(String(e)),
     );
     assert.ok(Date.now() - started < 5000);
@@ -114,25 +104,19 @@ describe('runBounded', () => {
   it('kills the process group when there is no output for idleMs', async () => {
     const s = stuck('idle');
     await assert.rejects(
-      runBounded({ command: 'sh', args: s.args, env, timeoutMs: 60_000, idleMs: 400 }),
+      run('sh', s.args, { timeoutMs: 60_000, idleMs: 400 }),
       (e: unknown) => failureOf('idle')(e) && /no progress for 0.4s/.test(String(e)),
     );
     assert.ok(await gone(await childPid(s.pidFile)));
   });
   it('output keeps an idle command alive', async () => {
-    const r = await runBounded({
-      command: 'sh',
-      args: ['-c', 'for i in 1 2 3 4 5; do echo $i; sleep 0.1; done'],
-      env,
-      timeoutMs: 10_000,
-      idleMs: 400,
-    });
+    const r = await run('sh', ['-c', 'for i in 1 2 3 4 5; do echo $i; sleep 0.1; done'], { idleMs: 400 });
     assert.equal(r.stdout.toString(), '1\n2\n3\n4\n5\n');
   });
   it('kills the process group when aborted, with the reason', async () => {
     const s = stuck('abort');
     const ac = new AbortController();
-    const p = runBounded({ command: 'sh', args: s.args, env, timeoutMs: 60_000, signal: ac.signal });
+    const p = run('sh', s.args, { timeoutMs: 60_000, signal: ac.signal });
     const pid = await childPid(s.pidFile);
     ac.abort(new Error('the Release is being deleted'));
     await assert.rejects(p, (e: unknown) => failureOf('aborted')(e) && /being deleted/.test(String(e)));

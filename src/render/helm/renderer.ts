@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { ANNOTATION_SYNC_WAVE } from '../../api/constants.ts';
 import type { Problem } from '../errors.ts';
 import { parseWave } from '../keys.ts';
-import { toolEnv } from '../kustomize/renderer.ts';
+import { kustomizeBuild, toolEnv } from '../kustomize/renderer.ts';
 import type { RendererOptions, RenderResult } from '../renderer.ts';
 import { fail, ok } from '../result.ts';
 import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
@@ -133,19 +133,9 @@ export class HelmRenderer extends ToolRenderer {
         await writeFile(join(postDir, 'kustomization.yaml'), postRenderKustomization(pr.kustomize), {
           mode: 0o600,
         });
-        const kout = await runToolFor(
-          this.#kustomize,
-          this.run,
-          {
-            args: ['build', postDir, '--load-restrictor', 'LoadRestrictionsRootOnly'],
-            cwd: dir,
-            env: toolEnv(dir, false),
-            ...(options.signal === undefined ? {} : { signal: options.signal }),
-          },
-          postDir,
-          `spec.render.helm.postRenderers[${i}]`,
-          '.',
-        );
+        const where = `spec.render.helm.postRenderers[${i}]`;
+        const build = { dir, target: postDir, allowNetwork: false, where };
+        const kout = await kustomizeBuild(this.#kustomize, this.run, build, options.signal);
         if (!kout.ok) return fail([kout.problem]);
         text = kout.stdout;
       }

@@ -53,10 +53,25 @@ export function valuesOf(
 }
 
 function atPath(path: string, value: string): Values {
-  return path
-    .split('.')
-    .reverse()
-    .reduce<unknown>((inner, segment) => ({ [segment]: inner }), value) as Values;
+  const values: Record<string, unknown> = {};
+  setAtPath(values, path, value);
+  return values;
+}
+
+/**
+ * Sets a Helm --set style dotted path ("image.tag") in `values`, making each map on the way (and
+ * replacing a value in the way that is not one). For targetPath, a ReleaseSet's valuesFromLabels and
+ * an imported Application's helm.parameters.
+ */
+export function setAtPath(values: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let at = values;
+  for (const part of parts.slice(0, -1)) {
+    const next = at[part];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) at[part] = {};
+    at = at[part] as Record<string, unknown>;
+  }
+  at[parts[parts.length - 1] ?? path] = value;
 }
 
 /** Every entry's values, in order, or every problem. */

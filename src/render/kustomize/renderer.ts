@@ -1,6 +1,9 @@
+// The Kustomize renderer: `kustomize build` of the source path in a work directory, remote bases
+// refused unless render.kustomize.allowRemoteResources, and the build helm post-renderers share.
 import type { RendererOptions, RenderResult } from '../renderer.ts';
 import { fail } from '../result.ts';
-import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
+import { outputManifests, type RunResult, runToolFor, type ToolInfo } from '../tools/output.ts';
+import type { ToolRunner } from '../tools/run.ts';
 import { ToolRenderer, type ToolRendererOptions, toolLimits } from '../tools/tool-renderer.ts';
 import { withWorkDir } from '../tools/workdir.ts';
 import type { SourceFile } from '../types.ts';
@@ -54,24 +57,44 @@ export class KustomizeRenderer extends ToolRenderer {
     allowRemote: boolean,
   ): Promise<RenderResult> {
     return withWorkDir('kustomize', files, async (dir) => {
-      const src = `${dir}/src`;
-      const out = await runToolFor(
-        this.#tool,
-        this.run,
-        {
-          args: ['build', src, '--load-restrictor', 'LoadRestrictionsRootOnly'],
-          cwd: dir,
-          env: toolEnv(dir, allowRemote),
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-        },
-        src,
-        KUSTOMIZE_OUTPUT,
-        '.',
-      );
+      const build = { dir, target: `${dir}/src`, allowNetwork: allowRemote, where: KUSTOMIZE_OUTPUT };
+      const out = await kustomizeBuild(this.#tool, this.run, build, options.signal);
       if (!out.ok) return fail([out.problem]);
       return outputManifests(out.stdout, KUSTOMIZE_OUTPUT, options.substitute);
     });
   }
+}
+
+/**
+ * `kustomize build` of `target` (a directory in the work directory `dir`), confined to the target's
+ * tree and run in toolEnv; a failure is located at `where`. The Kustomize renderer's build and each
+ * Helm post-renderer's.
+ */
+export function kustomizeBuild(
+  tool: ToolInfo,
+  run: ToolRunner,
+  build: {
+    readonly dir: string;
+    readonly target: string;
+    readonly allowNetwork: boolean;
+    readonly where: string;
+  },
+  signal: AbortSignal | undefined,
+): Promise<RunResult> {
+  const { dir, target } = build;
+  return runToolFor(
+    tool,
+    run,
+    {
+      args: ['build', target, '--load-restrictor', 'LoadRestrictionsRootOnly'],
+      cwd: dir,
+      env: toolEnv(dir, build.allowNetwork),
+      ...(signal === undefined ? {} : { signal }),
+    },
+    target,
+    build.where,
+    '.',
+  );
 }
 
 /**

@@ -133,6 +133,14 @@ const Badge = ({ word, title }) =>
 const short = (ref) => (ref === undefined ? '-' : ref.replace(/^sha256:/, '').slice(0, 12));
 const when = (t) => (t ? new Date(t).toLocaleString() : '-');
 
+/** A filter of the Releases page: one of `options`, or all of them (''). */
+const Choice = ({ label, value, options, onChange }) => html`<label>${label}
+    <select value=${value} onChange=${(e) => onChange(e.currentTarget.value)}>
+      <option value="">all</option>
+      ${options.map((n) => html`<option value=${n}>${n}</option>`)}
+    </select>
+  </label>`;
+
 function Problems({ problems }) {
   if (problems.length === 0) return null;
   return html`<div class="banner error" role="alert">
@@ -172,18 +180,8 @@ function ReleasesPage() {
   return html`<h1>Releases</h1>
     <${Problems} problems=${s.problems.filter((p) => p.kind === 'Release' || p.kind === 'ReleaseInventory')} />
     <form class="filters" role="search" onSubmit=${(e) => e.preventDefault()}>
-      <label>Namespace
-        <select value=${ns} onChange=${(e) => setNs(e.currentTarget.value)}>
-          <option value="">all</option>
-          ${namespaces.map((n) => html`<option value=${n}>${n}</option>`)}
-        </select>
-      </label>
-      <label>State
-        <select value=${state} onChange=${(e) => setState(e.currentTarget.value)}>
-          <option value="">all</option>
-          ${states.map((n) => html`<option value=${n}>${n}</option>`)}
-        </select>
-      </label>
+      <${Choice} label="Namespace" value=${ns} options=${namespaces} onChange=${setNs} />
+      <${Choice} label="State" value=${state} options=${states} onChange=${setState} />
       <label>Search
         <input type="search" value=${text} placeholder="name, revision, message"
           onInput=${(e) => setText(e.currentTarget.value)} />
@@ -617,17 +615,33 @@ function History({ h, d, ask, base, perms }) {
   </section>`;
 }
 
-// --- Clusters -------------------------------------------------------------------------------------
+// --- Fleet pages ----------------------------------------------------------------------------------
 
-function ClustersPage() {
+/** A fleet page's body: read from `path`, again on every fleet change; undefined until it came. */
+function useFleetBody(path) {
   const s = useStore();
   const [body, setBody] = useState(undefined);
   useEffect(() => follow(undefined), []);
   useEffect(() => {
-    getJson('/api/clusters').then(setBody, (err) => setBody({ error: err.message }));
+    getJson(path).then(setBody, (err) => setBody({ error: err.message }));
   }, [s.fleetVersion]);
-  if (body === undefined) return html`<h1>Clusters</h1><p class="loading">Loading…</p>`;
-  if (body.error) return html`<h1>Clusters</h1><div class="banner error" role="alert">${body.error}</div>`;
+  return body;
+}
+
+/** The page titled `title` while its body loads or when reading it failed; null once it is there. */
+const notYet = (title, body) =>
+  body === undefined
+    ? html`<h1>${title}</h1><p class="loading">Loading…</p>`
+    : body.error
+      ? html`<h1>${title}</h1><div class="banner error" role="alert">${body.error}</div>`
+      : null;
+
+// --- Clusters -------------------------------------------------------------------------------------
+
+function ClustersPage() {
+  const body = useFleetBody('/api/clusters');
+  const waiting = notYet('Clusters', body);
+  if (waiting !== null) return waiting;
   return html`<h1>Clusters</h1>
     <${Problems} problems=${body.problems} />
     ${body.clusters.length === 0 ? html`<p>No Cluster objects: every Release deploys to the cluster convoy runs in.</p>` : null}
@@ -645,15 +659,9 @@ function ClustersPage() {
 // --- ReleaseSets ----------------------------------------------------------------------------------
 
 function ReleaseSetsPage() {
-  const s = useStore();
-  const [body, setBody] = useState(undefined);
-  useEffect(() => follow(undefined), []);
-  useEffect(() => {
-    getJson('/api/releasesets').then(setBody, (err) => setBody({ error: err.message }));
-  }, [s.fleetVersion]);
-  if (body === undefined) return html`<h1>Release sets</h1><p class="loading">Loading…</p>`;
-  if (body.error)
-    return html`<h1>Release sets</h1><div class="banner error" role="alert">${body.error}</div>`;
+  const body = useFleetBody('/api/releasesets');
+  const waiting = notYet('Release sets', body);
+  if (waiting !== null) return waiting;
   const link = (ns, name) => `${ROOT}/releases/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`;
   return html`<h1>Release sets</h1>
     <${Problems} problems=${body.problems} />

@@ -1,0 +1,42 @@
+// Builders the unit tests of the read views share (cli, server, ui: status, health, progress, the
+// web UI's model): render refs, a ReleaseInventory and its entries with just the fields a test sets.
+// Used by tests only.
+import { API_VERSION } from './constants.ts';
+import type { InventoryEntry, ReleaseInventory } from './types.ts';
+
+export const R1 = `sha256:${'1'.repeat(64)}`;
+export const R2 = `sha256:${'2'.repeat(64)}`;
+export const R3 = `sha256:${'3'.repeat(64)}`;
+
+/** The inventory of Release namespace/name; `hooks` only when given (an old one may lack the field). */
+export function inventoryOf(
+  namespace: string,
+  name: string,
+  entries: InventoryEntry[],
+  hooks?: ReleaseInventory['hooks'],
+): ReleaseInventory {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'ReleaseInventory',
+    metadata: { name, namespace },
+    entries,
+    ...(hooks === undefined ? {} : { hooks }),
+  };
+}
+
+/** An entry with the fields a test sets; `group` is the core group unless given. */
+export const inventoryEntry = (
+  fields: Omit<InventoryEntry, 'group'> & { group?: string },
+): InventoryEntry => ({
+  group: '',
+  ...fields,
+});
+
+/** The entry of the ConfigMap namespace/name, recorded in `wave` for `renderRef`, with `more` on top. */
+export const configMapEntry = (
+  namespace: string,
+  name: string,
+  wave: number,
+  renderRef: string,
+  more: Partial<InventoryEntry> = {},
+): InventoryEntry => inventoryEntry({ kind: 'ConfigMap', namespace, name, wave, renderRef, ...more });
