@@ -70,6 +70,14 @@ export function partName(release: string, index: number): string {
   return `${release.slice(0, MAX_NAME - suffix.length - hash.length - 1)}-${hash}${suffix}`;
 }
 
+/**
+ * Whether `name` could be part 1…N of some Release's inventory (every part name ends `-part-<i>`): a
+ * name that cannot is only ever part 0 of the Release of that name.
+ */
+export function mayBePartName(name: string): boolean {
+  return /-part-[1-9][0-9]{0,4}$/.test(name);
+}
+
 /** The part index of an inventory object named `name` for Release `release`; undefined when not one. */
 export function partIndexOf(release: string, name: string): number | undefined {
   if (name === release) return 0;

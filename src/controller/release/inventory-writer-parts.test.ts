@@ -97,8 +97,8 @@ describe('InventoryWriter over parts', () => {
     const w = new InventoryWriter(api.client, release, undefined, limits);
     await w.notePending(['a', 'b', 'c'].map(entry));
     await w.record(['a', 'b', 'c'].map(entry));
+    // part 0's name cannot be a part's: its first apply creates it; part 1 is created first
     assert.deepEqual(api.log, [
-      'create web',
       'apply web entries=[] pending=[a,b]',
       'create web-part-1',
       'apply web-part-1 entries=[] pending=[c]',
@@ -146,6 +146,13 @@ describe('InventoryWriter over parts', () => {
       // the apply happens only after notePending returned: from then on all five must be named
       if (noted) assert.deepEqual(await namedKeys(api.client), keys, `killed after ${failAfter} writes`);
     }
+  });
+
+  it('a Release named like a part creates its part 0 before writing it', async () => {
+    const api = fakeApi();
+    const named = { ...release, metadata: { ...release.metadata, name: 'shop-part-1' } };
+    await new InventoryWriter(api.client, named, undefined, limits).notePending([entry('a')]);
+    assert.deepEqual(api.log, ['create shop-part-1', 'apply shop-part-1 entries=[] pending=[a]']);
   });
 
   it('a part name taken by another Release’s inventory is refused, never written into', async () => {

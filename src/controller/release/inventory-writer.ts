@@ -26,6 +26,7 @@ import {
   emptyParts,
   keyOf,
   type MergedInventory,
+  mayBePartName,
   mergeParts,
   type PartLimits,
   partName,
@@ -208,7 +209,10 @@ export class InventoryWriter {
     hooks: InventoryHook[],
     pending: PendingEntry[],
   ): Promise<ReleaseInventory> {
-    const existing = stored ?? (await createPart(this.#client, this.#release, index));
+    // A part the read did not find is created first so that no write lands in another Release's part;
+    // a part 0 whose name no part can have (docs/design.md#inventory-parts) is created by the apply itself.
+    const direct = stored === undefined && index === 0 && !mayBePartName(partName(this.#ref().name, 0));
+    const existing = stored ?? (direct ? undefined : await createPart(this.#client, this.#release, index));
     const body: ReleaseInventory = {
       apiVersion: API_VERSION,
       kind: 'ReleaseInventory',
@@ -221,7 +225,7 @@ export class InventoryWriter {
     return applyObject(this.#client, body, {
       fieldManager: FIELD_MANAGERS.controller,
       force: true,
-      ...existingOnly(existing),
+      ...(existing === undefined ? {} : existingOnly(existing)),
     });
   }
 
