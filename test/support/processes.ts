@@ -107,8 +107,11 @@ async function startChild(
     await waitFor(
       ready,
       async () => {
+        // Ready first: a process told to crash right after its first apply may print it and exit
+        // between two polls, and it did become ready.
+        if (out.includes(ready)) return true;
         if (ended) throw new Error(`${script} exited early:\n${out.slice(-4000)}`);
-        return out.includes(ready);
+        return false;
       },
       { timeoutMs: opts.readyTimeoutMs ?? 60_000 },
     );

@@ -166,6 +166,7 @@ export function registerReleaseController(
     local: clusterClients.local,
     eventedRollouts: new Map(),
     mayBeStored: new Map(),
+    inventoriesOpened: new Set(),
     sentRollouts: new Map(),
     store: new SecretRenderStore(clusterClients.local),
     dryRuns: new DryRunMemo(),

@@ -47,6 +47,12 @@ export interface ReleaseDeps {
    */
   readonly mayBeStored?: Map<string, Set<string>>;
   /**
+   * Release uids whose inventory this process has opened for writing. A Release missing here, never
+   * attempted and without an inventory in the (synced) cache has none: its sync starts from nothing
+   * instead of reading the API (inventory-writer.ts openInventory). Absent: every sync reads the API.
+   */
+  readonly inventoriesOpened?: Set<string>;
+  /**
    * Aborted when this reconcile passes its deadline or is superseded (the Release is being deleted, a
    * sync was requested): the source fetch stops waiting at once.
    */

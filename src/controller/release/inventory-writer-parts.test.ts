@@ -12,7 +12,7 @@ import { fromResponse } from '../../kube/errors.ts';
 import { LABEL_INVENTORY_OF } from '../../kube/inventory-parts.ts';
 import { readInventoryParts } from '../../kube/inventory-read.ts';
 import { cmEntry } from './fixtures.ts';
-import { InventoryWriter } from './inventory-writer.ts';
+import { InventoryWriter, openInventory } from './inventory-writer.ts';
 
 const R = `sha256:${'a'.repeat(64)}`;
 const release: Release = {
@@ -173,4 +173,59 @@ describe('InventoryWriter over parts', () => {
       ['theirs'],
     );
   });
+});
+
+describe('openInventory', () => {
+  const reads = (api: ReturnType<typeof fakeApi>) => {
+    let n = 0;
+    const c = api.client as unknown as { get: (r: unknown) => unknown; list: (...a: unknown[]) => unknown };
+    const [get, list] = [c.get, c.list];
+    c.get = (r) => (n++, get(r));
+    c.list = (...a) => (n++, list(...a));
+    return () => n;
+  };
+  const attempted: Release = {
+    ...release,
+    status: { lastAttempted: { renderRef: R, revision: 'r', time: 't', applied: true } },
+  };
+  it('a new Release, never attempted, none in the cache, not opened before: nothing read, nothing there', async () => {
+    const api = fakeApi();
+    const count = reads(api);
+    const opened = new Set<string>();
+    const deps = { local: api.client, cachedInventory: () => undefined, inventoriesOpened: opened };
+    assert.equal(await openInventory(deps, release), undefined);
+    assert.equal(count(), 0);
+    assert.ok(opened.has('uid-web'), 'noted before the first write');
+    // a second sync by this process reads the API: its own writes may not be cached yet
+    await new InventoryWriter(api.client, release, undefined, limits).notePending([entry('a')]);
+    assert.deepEqual(
+      (await openInventory(deps, release))?.inventory.pending?.map((p) => p.name),
+      ['a'],
+    );
+    assert.ok(count() > 0);
+  });
+  const rows: [string, Release, boolean, Set<string> | undefined][] = [
+    ['attempted before', attempted, false, new Set()],
+    ['an inventory in the cache', release, true, new Set()],
+    ['opened by this process before', release, false, new Set(['uid-web'])],
+    ['no memory of opened inventories', release, false, undefined],
+  ];
+  for (const [name, rel, cached, opened] of rows)
+    it(`reads the API: ${name}`, async () => {
+      const api = fakeApi();
+      await new InventoryWriter(api.client, rel, undefined, limits).notePending([entry('a')]);
+      const count = reads(api);
+      const inv = await read(api.client);
+      const before = count();
+      const deps = {
+        local: api.client,
+        cachedInventory: () => (cached ? inv : undefined),
+        ...(opened === undefined ? {} : { inventoriesOpened: opened }),
+      };
+      assert.deepEqual(
+        (await openInventory(deps, rel))?.inventory.pending?.map((p) => p.name),
+        ['a'],
+      );
+      assert.ok(count() > before, 'read from the API');
+    });
 });

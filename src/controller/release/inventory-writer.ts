@@ -33,6 +33,7 @@ import {
   splitByPart,
 } from '../../kube/inventory-parts.ts';
 import { deleteInventoryObject, readInventoryParts } from '../../kube/inventory-read.ts';
+import type { ReleaseDeps } from './deps.ts';
 import {
   contentOf,
   controllerFields,
@@ -61,6 +62,31 @@ export function readInventory(local: KubeClient, release: Release): Promise<Merg
     namespace: release.metadata.namespace ?? '',
     name: release.metadata.name ?? '',
   });
+}
+
+/**
+ * The inventory a sync starts writing from: none, without a read, for a Release that cannot have one —
+ * never attempted (no lastAttempted, no history), none in the informer cache (synced before any
+ * reconcile, so it holds whatever an earlier process wrote) and not opened by this process before (whose
+ * own writes the cache may not show yet); else as the API has it now (readInventory). The uid is noted
+ * before the first write, so a second sync of the Release always reads. Two requests less for a new
+ * Release (docs/design.md#inventory-parts).
+ */
+export async function openInventory(
+  deps: Pick<ReleaseDeps, 'local' | 'cachedInventory' | 'inventoriesOpened'>,
+  release: Release,
+): Promise<MergedInventory | undefined> {
+  const uid = release.metadata.uid ?? '';
+  const opened = deps.inventoriesOpened;
+  const fresh =
+    opened !== undefined &&
+    uid !== '' &&
+    !opened.has(uid) &&
+    release.status?.lastAttempted === undefined &&
+    (release.status?.history?.length ?? 0) === 0 &&
+    deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '') === undefined;
+  opened?.add(uid);
+  return fresh ? undefined : readInventory(deps.local, release);
 }
 
 export class InventoryWriter {

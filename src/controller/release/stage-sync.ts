@@ -27,7 +27,7 @@ import {
   pruneDepartedHooks,
   type SyncHookInput,
 } from './hooks/index.ts';
-import { InventoryWriter, readInventory } from './inventory-writer.ts';
+import { InventoryWriter, openInventory } from './inventory-writer.ts';
 import { foreignNote, pruneLeft, settleInterrupted } from './prune.ts';
 import { completeWaves, formatTime } from './rollout/index.ts';
 import type { Rendered } from './stage-render.ts';
@@ -177,7 +177,7 @@ async function runStep(
     }
     case 'settleInterrupted':
       try {
-        const writer = new InventoryWriter(deps.local, release, await readInventory(deps.local, release));
+        const writer = new InventoryWriter(deps.local, release, await openInventory(deps, release));
         run.writer = writer;
         notes.push(...(await settleInterrupted(rendered.render.objects, writer, release, rendered.target)));
         return undefined;
