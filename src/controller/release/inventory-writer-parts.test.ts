@@ -180,8 +180,14 @@ describe('openInventory', () => {
     let n = 0;
     const c = api.client as unknown as { get: (r: unknown) => unknown; list: (...a: unknown[]) => unknown };
     const [get, list] = [c.get, c.list];
-    c.get = (r) => (n++, get(r));
-    c.list = (...a) => (n++, list(...a));
+    c.get = (r) => {
+      n++;
+      return get(r);
+    };
+    c.list = (...a) => {
+      n++;
+      return list(...a);
+    };
     return () => n;
   };
   const attempted: Release = {
