@@ -56,8 +56,10 @@ export function inventoryDriftItems(
         });
       continue;
     }
-    if (o.result.kind === 'inSync') out.push({ ...keys, drifted: false });
-    else out.push({ ...keys, drifted: true, driftMessage: driftMessage(o.entry.kind, o.result) });
+    // In sync is the absence of drift fields: a new render in sync costs no inventory write, and an
+    // entry that drifted before has its fields released by the apply that leaves it out.
+    if (o.result.kind === 'inSync') continue;
+    out.push({ ...keys, drifted: true, driftMessage: driftMessage(o.entry.kind, o.result) });
   }
   return out;
 }
