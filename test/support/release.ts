@@ -106,6 +106,17 @@ export function waitForReady(
   );
 }
 
+/** Waits until the Release's Ready condition has this reason (whatever its status); returns the Release. */
+export function waitForReason(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  reason: string,
+  timeoutMs?: number,
+): Promise<Release> {
+  return waitForReady(client, namespace, name, readyReason(reason), reason, timeoutMs);
+}
+
 export async function mergePatch(
   client: KubeClient,
   ref: { apiVersion: string; kind: string; namespace?: string; name: string },
