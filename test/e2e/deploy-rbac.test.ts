@@ -11,7 +11,6 @@
 import assert from 'node:assert/strict';
 import { execFile as execFileCb } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -31,6 +30,7 @@ import {
   deployedTenancy,
   installAs,
 } from '../support/deploy-install.ts';
+import { httpsGet } from '../support/https-get.ts';
 import {
   type ManagerProcess,
   type ObserverProcess,
@@ -38,7 +38,7 @@ import {
   startObserver,
   wakeupsTo,
 } from '../support/processes.ts';
-import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { bindRole, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { getInventory, getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -410,34 +410,18 @@ spec:
       user: `system:serviceaccount:${TEAM}:dev`,
       resourceAttributes: { verb: 'watch', group: 'convoy.kumodo.io', resource: 'releases', namespace: TEAM },
     });
-    const tr = await admin.request<{ status: { token: string } }>({
-      method: 'POST',
-      path: `/api/v1/namespaces/${TEAM}/serviceaccounts/dev/token`,
-      body: {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 600 },
-      },
-    });
+    const token = await serviceAccountToken(admin, TEAM, 'dev', 600);
     // Straight to convoy's port with the member's token: TokenReview names them (user, uid, groups and
     // the credential-id extra), and the session impersonates all of it.
     const { url, caPem } = controller.api;
-    const res = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
-      const req = httpsRequest(
-        `${url}/apis/api.convoy.kumodo.io/v1alpha1/namespaces/${TEAM}/ui/web/proxy/api/releases`,
-        { ca: caPem, headers: { authorization: `Bearer ${tr.status.token}` }, timeout: 60_000 },
-        (r) => {
-          let body = '';
-          r.on('data', (b: Buffer) => {
-            body += b.toString();
-          });
-          r.on('end', () => resolve({ status: r.statusCode, body }));
-        },
-      );
-      req.once('timeout', () => req.destroy(new Error('timed out')));
-      req.once('error', reject);
-      req.end();
-    });
+    const res = await httpsGet(
+      `${url}/apis/api.convoy.kumodo.io/v1alpha1/namespaces/${TEAM}/ui/web/proxy/api/releases`,
+      {
+        ca: caPem,
+        headers: { authorization: `Bearer ${token}` },
+        timeoutMs: 60_000,
+      },
+    );
     assert.equal(res.status, 200, res.body);
     const rows = (JSON.parse(res.body) as { rows: { key: string }[] }).rows.map((r) => r.key);
     assert.deepEqual(rows, [`${TEAM}/rogue`]);

@@ -37,7 +37,7 @@ import { SecretRenderStore } from '../../src/store/secrets.ts';
 import type { Render } from '../../src/store/types.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
-import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { bindRole, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'api-e2e';
@@ -140,14 +140,9 @@ async function grant(
   });
 }
 
-async function serviceAccountToken(sa: string): Promise<string> {
+async function newServiceAccountToken(sa: string): Promise<string> {
   await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: NS } });
-  const tr = await client.request<{ status: { token: string } }>({
-    method: 'POST',
-    path: `/api/v1/namespaces/${NS}/serviceaccounts/${sa}/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-  });
-  return tr.status.token;
+  return serviceAccountToken(client, NS, sa);
 }
 
 const API = 'api.convoy.kumodo.io';
@@ -161,7 +156,7 @@ before(async () => {
   server = await startApiServer({ kubeConfig: cp.kubeConfig, tls: { kind: 'selfSigned' } });
 
   for (const sa of ['nobody', 'syncer', 'reader', 'crdgroup', 'secrets-reader'])
-    tokens[sa] = await serviceAccountToken(sa);
+    tokens[sa] = await newServiceAccountToken(sa);
   await grant('secrets-reader', { kind: 'ServiceAccount', name: 'secrets-reader' }, [
     { group: API, verbs: ['get'], resources: ['releases/renders'] },
     { group: '', verbs: ['get'], resources: ['secrets'] },
@@ -681,21 +676,13 @@ describe('deploy/api manifests', () => {
       await applyObject(client, obj, { fieldManager: 'convoy-test', force: true });
     }
     // The server runs with the controller-manager's ServiceAccount and nothing but deploy/api/rbac.yaml.
-    const tr = await client.request<{ status: { token: string } }>({
-      method: 'POST',
-      path: '/api/v1/namespaces/convoy-system/serviceaccounts/convoy-controller-manager/token',
-      body: {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 3600 },
-      },
-    });
+    const token = await serviceAccountToken(client, 'convoy-system', 'convoy-controller-manager');
     const cluster = cp.kubeConfig.getCurrentCluster();
     assert.ok(cluster);
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [cluster],
-      users: [{ name: 'convoy-controller-manager', token: tr.status.token }],
+      users: [{ name: 'convoy-controller-manager', token }],
       contexts: [{ name: 'sa', cluster: cluster.name, user: 'convoy-controller-manager' }],
       currentContext: 'sa',
     });

@@ -30,6 +30,7 @@ import {
   startControllerManager,
   startObserver,
 } from '../support/processes.ts';
+import { serviceAccountToken } from '../support/rbac.ts';
 import { annotationOwners, getRelease, isReady, releaseOf, waitForReady } from '../support/release.ts';
 import { assertSyncRequestedByApi, assertWakeupsServed } from '../support/sync-api.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
@@ -126,15 +127,11 @@ test('`convoy sync` goes through the aggregated API (no fallback note) and sets 
 /** A kubeconfig for a new ServiceAccount of LEASE_NS, with a token from the TokenRequest API. */
 async function serviceAccountKubeConfig(name: string): Promise<KubeConfig> {
   await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: LEASE_NS } });
-  const tr = await client.request<{ status: { token: string } }>({
-    method: 'POST',
-    path: `/api/v1/namespaces/${LEASE_NS}/serviceaccounts/${name}/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-  });
+  const token = await serviceAccountToken(client, LEASE_NS, name);
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'cp', server: cp.server, caData: Buffer.from(cp.caPem).toString('base64') }],
-    users: [{ name, token: tr.status.token }],
+    users: [{ name, token }],
     contexts: [{ name, cluster: 'cp', user: name }],
     currentContext: name,
   });

@@ -36,7 +36,7 @@ import {
   tailLogs,
   wakeupsTo,
 } from '../support/processes.ts';
-import { bindRole, READ_WRITE, waitForAccess } from '../support/rbac.ts';
+import { bindRole, READ_WRITE, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -737,18 +737,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
       metadata: { name: 'b-git-credentials', namespace: B },
       stringData: { username: 'b', password: 'secret' },
     } as never);
-    const token = async (ns: string, sa: string) =>
-      (
-        await admin.request<{ status: { token: string } }>({
-          method: 'POST',
-          path: `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`,
-          body: {
-            apiVersion: 'authentication.k8s.io/v1',
-            kind: 'TokenRequest',
-            spec: { expirationSeconds: 3600 },
-          },
-        })
-      ).status.token;
+    const token = (ns: string, sa: string) => serviceAccountToken(admin, ns, sa);
     // Users' tokens for the HTTP API: ServiceAccounts standing for alice and bob, bound like them.
     for (const [ns, sa] of [
       [A, 'alice-token'],

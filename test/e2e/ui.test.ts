@@ -23,7 +23,7 @@ import {
   startControllerManager,
   startObserver,
 } from '../support/processes.ts';
-import { bindViewer, waitForAccess } from '../support/rbac.ts';
+import { bindViewer, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { getRelease, mergePatch, releaseRef } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { launchBrowser, screenshot, seriousViolations, startUi, type UiProcess } from '../support/ui.ts';
@@ -250,11 +250,7 @@ test('a user without create releases/sync is told which permission is missing be
     kind: 'ServiceAccount',
     metadata: { name: 'viewer', namespace: NS },
   });
-  const tr = await client.request<{ status: { token: string } }>({
-    method: 'POST',
-    path: `/api/v1/namespaces/${NS}/serviceaccounts/viewer/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-  });
+  const token = await serviceAccountToken(client, NS, 'viewer');
   const viewer = `system:serviceaccount:${NS}:viewer`;
   await bindViewer(client, NS, 'viewer', ['releases', 'releaseinventories', 'clusters'], {
     resources: ['releases/health', 'releases/history'],
@@ -265,10 +261,7 @@ test('a user without create releases/sync is told which permission is missing be
     resourceAttributes: { verb: 'list', group: 'convoy.kumodo.io', resource: 'releases', namespace: NS },
   });
   const kubeconfig = join(cluster?.work ?? '', 'viewer.kubeconfig');
-  await writeFile(
-    kubeconfig,
-    renderKubeconfig('viewer', { server: cp.server, caPem: cp.caPem, token: tr.status.token }),
-  );
+  await writeFile(kubeconfig, renderKubeconfig('viewer', { server: cp.server, caPem: cp.caPem, token }));
   const limited = await startUi(['--kubeconfig', kubeconfig, '-n', NS]);
   try {
     const p = await browser?.newPage({ viewport: { width: 420, height: 900 } });
