@@ -17,12 +17,13 @@ import { ANNOTATION_FORCE_SYNC_BY, ANNOTATION_SYNC_REQUESTED_BY } from '../../sr
 import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
-import { type ControlPlane, registerApiService } from '../../src/testenv/index.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
 import { renderKubeconfig } from '../../src/testenv/kubeconfig.ts';
+import { startAggregatedManager } from '../support/aggregated.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, inlineRelease } from '../support/hooks.ts';
 import { httpsGet } from '../support/https-get.ts';
-import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
+import type { ManagerProcess } from '../support/processes.ts';
 import { bindRole, bindViewer, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { runCommand } from '../support/run-command.ts';
 import { launchBrowser, screenshot, seriousViolations } from '../support/ui.ts';
@@ -84,16 +85,7 @@ before(async () => {
     scratch: 'convoy-ui-cluster-e2e-',
   });
   ({ cp, client } = cluster);
-  manager = await startControllerManager({
-    kubeconfigPath: cp.kubeconfigPath,
-    identity: 'ui-cluster',
-    tenancy: { mode: 'cluster' },
-    gitCacheDir: join(cluster.work, 'git-cache'),
-    api: { kind: 'serve', tls: 'dev-self-signed' },
-    args: ['--api-ui'],
-  });
-  assert.ok(manager.api, 'the controller-manager serves its API');
-  await registerApiService(cp.kubeConfig, { port: manager.api.port, caPem: manager.api.caPem });
+  manager = await startAggregatedManager(cluster, 'ui-cluster', ['--api-ui']);
   await client.create(inlineRelease(NS, 'web', [configMap('web')], {}));
   await client.create(inlineRelease(OTHER, 'batch', [configMap('batch')], {}));
   browser = await launchBrowser();

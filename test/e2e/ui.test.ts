@@ -13,16 +13,12 @@ import { shortRevision } from '../../src/api/revision.ts';
 import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
-import { type ControlPlane, registerApiService } from '../../src/testenv/index.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
 import { renderKubeconfig } from '../../src/testenv/kubeconfig.ts';
+import { startAggregatedManager } from '../support/aggregated.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, deployment, inlineRelease, manifests } from '../support/hooks.ts';
-import {
-  type ManagerProcess,
-  type ObserverProcess,
-  startControllerManager,
-  startObserver,
-} from '../support/processes.ts';
+import { type ManagerProcess, type ObserverProcess, startObserver } from '../support/processes.ts';
 import { bindViewer, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { getRelease, mergePatch, releaseRef } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
@@ -55,15 +51,7 @@ before(async () => {
   });
   ({ cp, client } = cluster);
   await installDefaultRules(client);
-  manager = await startControllerManager({
-    kubeconfigPath: cp.kubeconfigPath,
-    identity: 'ui',
-    tenancy: { mode: 'cluster' },
-    gitCacheDir: join(cluster.work, 'git-cache'),
-    api: { kind: 'serve', tls: 'dev-self-signed' },
-  });
-  assert.ok(manager.api, 'the controller-manager serves its API');
-  await registerApiService(cp.kubeConfig, { port: manager.api.port, caPem: manager.api.caPem });
+  manager = await startAggregatedManager(cluster, 'ui');
   observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: { kind: 'aggregated' } });
   ui = await startUi(['--kubeconfig', cp.kubeconfigPath]);
   browser = await launchBrowser();
