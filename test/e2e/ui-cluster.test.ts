@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { ANNOTATION_FORCE_SYNC_BY, ANNOTATION_SYNC_REQUESTED_BY } from '../../src/api/constants.ts';
-import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
 import type { ControlPlane } from '../../src/testenv/index.ts';
@@ -25,6 +24,7 @@ import { configMap, inlineRelease } from '../support/hooks.ts';
 import { httpsGet } from '../support/https-get.ts';
 import type { ManagerProcess } from '../support/processes.ts';
 import { bindRole, bindViewer, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
+import { getRelease } from '../support/release.ts';
 import { runCommand } from '../support/run-command.ts';
 import { launchBrowser, screenshot, seriousViolations } from '../support/ui.ts';
 import { waitFor } from '../support/wait.ts';
@@ -248,12 +248,7 @@ test('who asked: a sync through kube-apiserver as an impersonated user is an Eve
     { timeoutMs: WAIT_MS },
   );
   assert.ok(forced);
-  const r = await client.get<Release>({
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'Release',
-    namespace: NS,
-    name: 'web',
-  });
+  const r = await getRelease(client, NS, 'web');
   assert.equal(r?.metadata.annotations?.[ANNOTATION_FORCE_SYNC_BY], 'user:alice');
   await page
     .locator('ol.timeline li[data-kind="trigger"]', { hasText: 'forced sync requested by alice' })
@@ -283,12 +278,7 @@ test('who asked: a sync through kube-apiserver as an impersonated user is an Eve
     },
     { timeoutMs: WAIT_MS },
   );
-  const after = await client.get<Release>({
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'Release',
-    namespace: NS,
-    name: 'web',
-  });
+  const after = await getRelease(client, NS, 'web');
   assert.equal(after?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_BY], 'user:bob');
   // bob's plain sync leaves alice's forced sync hers.
   assert.equal(after?.metadata.annotations?.[ANNOTATION_FORCE_SYNC_BY], 'user:alice');
