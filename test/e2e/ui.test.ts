@@ -17,7 +17,7 @@ import type { ControlPlane } from '../../src/testenv/index.ts';
 import { renderKubeconfig } from '../../src/testenv/kubeconfig.ts';
 import { startAggregatedManager } from '../support/aggregated.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
-import { configMap, deployment, inlineRelease, manifests } from '../support/hooks.ts';
+import { configMap, deployment, inlineRelease, type Manifest, manifests } from '../support/hooks.ts';
 import { type ManagerProcess, type ObserverProcess, startObserver } from '../support/processes.ts';
 import { bindViewer, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { getRelease, mergePatch, releaseRef } from '../support/release.ts';
@@ -42,6 +42,9 @@ const spec = (extra: Partial<Release['spec']> = {}): Partial<Release['spec']> =>
   failurePolicy: { deadline: '2m' },
   ...extra,
 });
+/** A Release `name` of namespace NS: `objs` inline, assessed by the default rules, spec(`extra`). */
+const createRelease = (name: string, objs: readonly Manifest[], extra: Partial<Release['spec']> = {}) =>
+  client.create(inlineRelease(NS, name, objs, spec(extra)));
 
 before(async () => {
   cluster = await startCrdCluster({
@@ -82,7 +85,7 @@ test('the Releases list shows a new Release without a reload, with READY and its
   await page.evaluate(() => {
     (globalThis as { notReloaded?: boolean }).notReloaded = true;
   });
-  await client.create(inlineRelease(NS, 'hello', [configMap('hello')], spec()));
+  await createRelease('hello', [configMap('hello')]);
   const r = row(page, 'hello');
   await r.waitFor({ timeout: UI_WAIT_MS });
   await r.locator('td[data-col=state]', { hasText: 'Succeeded' }).waitFor({ timeout: UI_WAIT_MS });
@@ -95,7 +98,7 @@ test('the Releases list shows a new Release without a reload, with READY and its
 });
 
 test("a rollout's waves and objects advance live on the Release page", async () => {
-  await client.create(inlineRelease(NS, 'waves', [configMap('w0', 0)], spec()));
+  await createRelease('waves', [configMap('w0', 0)]);
   await row(page, 'waves')
     .locator('td[data-col=state]', { hasText: 'Succeeded' })
     .waitFor({ timeout: UI_WAIT_MS });
@@ -139,14 +142,9 @@ test("a rollout's waves and objects advance live on the Release page", async () 
 });
 
 test('a broken change rolls back: RolledBack with its reason on the page, and the ConfigMap diff of the bad render', async () => {
-  await client.create(
-    inlineRelease(
-      NS,
-      'broken',
-      [configMap('settings', 0, { color: 'blue' })],
-      spec({ failurePolicy: { deadline: '5s' } }),
-    ),
-  );
+  await createRelease('broken', [configMap('settings', 0, { color: 'blue' })], {
+    failurePolicy: { deadline: '5s' },
+  });
   await row(page, 'broken')
     .locator('td[data-col=state]', { hasText: 'Succeeded' })
     .waitFor({ timeout: UI_WAIT_MS });
@@ -197,14 +195,7 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
 });
 
 test('approve in Manual mode: the diff first, then the render is applied', async () => {
-  await client.create(
-    inlineRelease(
-      NS,
-      'manual',
-      [configMap('gated', 0, { v: '1' })],
-      spec({ syncPolicy: { mode: 'Manual' } }),
-    ),
-  );
+  await createRelease('manual', [configMap('gated', 0, { v: '1' })], { syncPolicy: { mode: 'Manual' } });
   await row(page, 'manual').waitFor({ timeout: UI_WAIT_MS });
   await waitFor('the controller to render the Manual Release', async () => {
     const r = await getRelease(client, NS, 'manual');
