@@ -18,6 +18,7 @@ import {
   ANNOTATION_FORCE_SYNC_AT,
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
+  FIELD_MANAGERS,
 } from '../../src/api/constants.ts';
 import type { KubeObject, Release } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
@@ -38,6 +39,7 @@ import type { Render } from '../../src/store/types.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
 import { bindRole, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
+import { applyControllerInventory, applyInventoryAs } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'api-e2e';
@@ -428,65 +430,19 @@ describe('POST sync', () => {
 });
 
 describe('GET health, history, renders', () => {
+  // The inventory's two objects: keys as the observer's managers write them, and with the version.
+  const webKey = { group: 'apps', kind: 'Deployment', namespace: NS, name: 'web' };
+  const cfgKey = { group: '', kind: 'ConfigMap', namespace: NS, name: 'cfg' };
+  const web = { ...webKey, version: 'v1', wave: 1, renderRef: REF_NEW };
+  const cfg = { ...cfgKey, version: 'v1', wave: 0, renderRef: REF_NEW };
+  const webHealth = { state: 'Degraded', message: 'available 0 of 3', assessedRenderRef: REF_NEW } as const;
+  const cfgHealth = { state: 'Healthy', assessedRenderRef: REF_NEW } as const;
   before(async () => {
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: { name: 'observed', namespace: NS },
-        entries: [
-          {
-            group: 'apps',
-            version: 'v1',
-            kind: 'Deployment',
-            namespace: NS,
-            name: 'web',
-            wave: 1,
-            renderRef: REF_NEW,
-          },
-          {
-            group: '',
-            version: 'v1',
-            kind: 'ConfigMap',
-            namespace: NS,
-            name: 'cfg',
-            wave: 0,
-            renderRef: REF_NEW,
-          },
-        ],
-      },
-      { fieldManager: 'convoy-controller', force: true },
-    );
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: { name: 'observed', namespace: NS },
-        entries: [
-          {
-            group: 'apps',
-            kind: 'Deployment',
-            namespace: NS,
-            name: 'web',
-            state: 'Degraded',
-            message: 'available 0 of 3',
-            firstUnhealthy: T,
-            assessedRenderRef: REF_NEW,
-          },
-          {
-            group: '',
-            kind: 'ConfigMap',
-            namespace: NS,
-            name: 'cfg',
-            state: 'Healthy',
-            assessedRenderRef: REF_NEW,
-          },
-        ],
-      },
-      { fieldManager: 'convoy-health-inventory', force: true },
-    );
+    await applyControllerInventory(client, NS, 'observed', [web, cfg]);
+    await applyInventoryAs(FIELD_MANAGERS.healthInventory, client, NS, 'observed', [
+      { ...webKey, ...webHealth, firstUnhealthy: T },
+      { ...cfgKey, ...cfgHealth },
+    ]);
     await store.put(NS, 'observed', REF_OLD, RENDER_OLD, { revision: 'rev-old' });
     await store.put(NS, 'observed', REF_NEW, RENDER_NEW, { revision: 'rev-new' });
     await store.put(NS, 'auto', REF_SECRET, RENDER_SECRET, { revision: 'rev-secret' });
@@ -500,31 +456,8 @@ describe('GET health, history, renders', () => {
     assert.deepEqual(r.body.summary, { healthy: 1, progressing: 0, degraded: 1, unknown: 0, total: 2 });
     assert.equal(r.body.healthy.reason, 'Degraded');
     assert.deepEqual(r.body.entries, [
-      {
-        group: '',
-        version: 'v1',
-        kind: 'ConfigMap',
-        namespace: NS,
-        name: 'cfg',
-        wave: 0,
-        state: 'Healthy',
-        message: '',
-        renderRef: REF_NEW,
-        assessedRenderRef: REF_NEW,
-      },
-      {
-        group: 'apps',
-        version: 'v1',
-        kind: 'Deployment',
-        namespace: NS,
-        name: 'web',
-        wave: 1,
-        state: 'Degraded',
-        message: 'available 0 of 3',
-        renderRef: REF_NEW,
-        assessedRenderRef: REF_NEW,
-        firstUnhealthy: T,
-      },
+      { ...cfg, ...cfgHealth, message: '' },
+      { ...web, ...webHealth, firstUnhealthy: T },
     ]);
   });
 

@@ -183,6 +183,21 @@ export function applyControllerInventory(
   entries: readonly InventoryEntry[],
   hooks?: readonly InventoryHook[],
 ) {
+  return applyInventoryAs(FIELD_MANAGERS.controller, client, namespace, name, entries, hooks);
+}
+
+/**
+ * Writes a ReleaseInventory's entries (and hooks) as `fieldManager`: with the observer's managers, only
+ * the fields each owns (docs/design.md#field-ownership), keyed as the controller's entries are.
+ */
+export function applyInventoryAs(
+  fieldManager: string,
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  entries: readonly Partial<InventoryEntry>[],
+  hooks?: readonly InventoryHook[],
+) {
   return applyObject(
     client,
     {
@@ -192,6 +207,6 @@ export function applyControllerInventory(
       entries,
       ...(hooks === undefined ? {} : { hooks }),
     },
-    { fieldManager: FIELD_MANAGERS.controller, force: true },
+    { fieldManager, force: true },
   );
 }
