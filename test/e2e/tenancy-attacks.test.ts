@@ -821,6 +821,19 @@ describe('tenancy: a hostile tenant against the default install', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  /** The victim's own ConfigMap `name` is gone (`what`), and the decoy Secrets of A and C are still there. */
+  const assertGoneKeepingDecoys = async (name: string, what: string) => {
+    assert.equal(
+      await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: C, name }),
+      undefined,
+      what,
+    );
+    for (const ns of [A, C])
+      assert.ok(
+        await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'decoy' }),
+        `the decoy in ${ns} stays`,
+      );
+  };
   const readyOf = async (ns: string, name: string, ok: (c: Condition) => boolean, what: string) => {
     try {
       return await waitFor(
@@ -906,16 +919,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
       { fieldManager: 'convoy-test', force: true },
     );
     await readyOf(C, 'victim', (c) => c.status === 'True', 'Ready=True on the new render');
-    assert.equal(
-      await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: C, name: 'victim-cm' }),
-      undefined,
-      'its own object was pruned',
-    );
-    for (const ns of [A, C])
-      assert.ok(
-        await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'decoy' }),
-        `the decoy in ${ns} stays`,
-      );
+    await assertGoneKeepingDecoys('victim-cm', 'its own object was pruned');
   });
 
   it('deleting the victim finishes and leaves the decoys', async () => {
@@ -926,16 +930,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
     }).catch((err: Error) => {
       throw new Error(`${err.message}\n${logs()}`);
     });
-    assert.equal(
-      await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: C, name: 'victim-cm-2' }),
-      undefined,
-      'its own object went',
-    );
-    for (const ns of [A, C])
-      assert.ok(
-        await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'decoy' }),
-        `the decoy in ${ns} stays`,
-      );
+    await assertGoneKeepingDecoys('victim-cm-2', 'its own object went');
   });
 
   describe('the HTTP API', () => {
