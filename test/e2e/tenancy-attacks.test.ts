@@ -779,15 +779,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
     });
 
     // The victim: tenant C's Release, and objects labelled and annotated as its own elsewhere.
-    await admin.create({
-      apiVersion: CONVOY,
-      kind: 'Release',
-      metadata: { name: 'victim', namespace: C },
-      spec: {
-        serviceAccountName: 'c-deployer',
-        source: { inline: { manifests: manifestsOf([cm('victim-cm')]) } },
-      },
-    } as never);
+    await admin.create(victimRelease('victim-cm') as never);
     const victim = await waitFor(
       'the victim has a uid',
       async () => (await getRelease(admin, C, 'victim'))?.metadata.uid,
@@ -821,6 +813,13 @@ describe('tenancy: a hostile tenant against the default install', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  /** Tenant C's Release `victim`, applying the one ConfigMap `cmName` as C's deployer. */
+  const victimRelease = (cmName: string) => ({
+    apiVersion: CONVOY,
+    kind: 'Release',
+    metadata: { name: 'victim', namespace: C },
+    spec: { serviceAccountName: 'c-deployer', source: { inline: { manifests: manifestsOf([cm(cmName)]) } } },
+  });
   /** The victim's own ConfigMap `name` is gone (`what`), and the decoy Secrets of A and C are still there. */
   const assertGoneKeepingDecoys = async (name: string, what: string) => {
     assert.equal(
@@ -905,19 +904,10 @@ describe('tenancy: a hostile tenant against the default install', () => {
     // A new render (the decoys are not in it, nor in the inventory): synced, decoys untouched.
     const r = await getRelease(admin, C, 'victim');
     assert.ok(r);
-    await applyObject(
-      admin,
-      {
-        apiVersion: CONVOY,
-        kind: 'Release',
-        metadata: { name: 'victim', namespace: C },
-        spec: {
-          serviceAccountName: 'c-deployer',
-          source: { inline: { manifests: manifestsOf([cm('victim-cm-2')]) } },
-        },
-      } as never,
-      { fieldManager: 'convoy-test', force: true },
-    );
+    await applyObject(admin, victimRelease('victim-cm-2') as never, {
+      fieldManager: 'convoy-test',
+      force: true,
+    });
     await readyOf(C, 'victim', (c) => c.status === 'True', 'Ready=True on the new render');
     await assertGoneKeepingDecoys('victim-cm', 'its own object was pruned');
   });
