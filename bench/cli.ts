@@ -96,6 +96,17 @@ try {
       { apiVersion: API_VERSION, kind: 'Release', metadata: { name, namespace: 'bench' }, status } as Release,
       { ...controller, subresource: 'status' },
     );
+  /** A status whose one render `applied` was applied, succeeded and is healthy; `current` is the newest. */
+  const appliedStatus = (applied: { renderRef: string; revision: string }, current = applied) =>
+    ({
+      observedGeneration: 1,
+      currentRender: current,
+      lastAttempted: { ...applied, time: now, applied: true },
+      lastSuccessful: { ...applied, time: now },
+      lastHealthy: { ...applied, time: now },
+      history: [{ ...applied, appliedAt: now }],
+      conditions,
+    }) as Release['status'];
 
   // web: what the read commands look at.
   await client.create<Release>({
@@ -104,16 +115,7 @@ try {
     metadata: { name: 'web', namespace: 'bench' },
     spec: { source: inline },
   } as Release);
-  const pointer = { renderRef: ref, revision: 'r1' };
-  await writeStatus('web', {
-    observedGeneration: 1,
-    currentRender: pointer,
-    lastAttempted: { ...pointer, time: now, applied: true },
-    lastSuccessful: { ...pointer, time: now },
-    lastHealthy: { ...pointer, time: now },
-    history: [{ ...pointer, appliedAt: now }],
-    conditions,
-  } as Release['status']);
+  await writeStatus('web', appliedStatus({ renderRef: ref, revision: 'r1' }));
   await applyObject<ReleaseInventory>(
     client,
     {
@@ -164,15 +166,7 @@ try {
   const ref2 = renderRef(render2);
   const r1 = { renderRef: ref, revision: 'r1' };
   const r2 = { renderRef: ref2, revision: 'r2' };
-  await writeStatus('ops', {
-    observedGeneration: 1,
-    currentRender: r2,
-    lastAttempted: { ...r1, time: now, applied: true },
-    lastSuccessful: { ...r1, time: now },
-    lastHealthy: { ...r1, time: now },
-    history: [{ ...r1, appliedAt: now }],
-    conditions,
-  } as Release['status']);
+  await writeStatus('ops', appliedStatus(r1, r2));
   await store.put('bench', 'ops', ref, render, { revision: 'r1' });
   await store.put('bench', 'ops', ref2, render2, { revision: 'r2' });
 

@@ -14,6 +14,7 @@ import { Harness, type KubeObject, newLogger } from '../src/runtime/index.ts';
 import { startControlPlane } from '../src/testenv/index.ts';
 import { freePort } from '../src/testenv/ports.ts';
 import { installCrds } from '../test/support/crds.ts';
+import { applyControllerInventory, releaseOf } from '../test/support/release.ts';
 import { waitFor } from '../test/support/wait.ts';
 
 const N = Number(process.env.BENCH_OBJECTS ?? 500);
@@ -54,36 +55,27 @@ try {
     }
     await applyObject(
       client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: { name: release, namespace: NS },
-        spec: {
-          source: { inline: { manifests: '# bench' } },
-          healthAssessment: {
-            globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } },
-          },
+      releaseOf(NS, release, {
+        source: { inline: { manifests: '# bench' } },
+        healthAssessment: {
+          globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } },
         },
-      },
+      }),
       { fieldManager: FIELD_MANAGERS.controller, force: true },
     );
-    await applyObject(
+    await applyControllerInventory(
       client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: { name: release, namespace: NS },
-        entries: names.map((name) => ({
-          group: '',
-          version: 'v1',
-          kind: 'ConfigMap',
-          namespace: NS,
-          name,
-          wave: 0,
-          renderRef: REF,
-        })),
-      },
-      { fieldManager: FIELD_MANAGERS.controller, force: true },
+      NS,
+      release,
+      names.map((name) => ({
+        group: '',
+        version: 'v1',
+        kind: 'ConfigMap',
+        namespace: NS,
+        name,
+        wave: 0,
+        renderRef: REF,
+      })),
     );
   };
 

@@ -25,17 +25,11 @@ import { Recorder, type Seen } from '../test/support/recorder.ts';
 import { deployment, gitRelease, reached, waitForRollout } from '../test/support/rollout.ts';
 import { startConvoySystem } from '../test/support/system.ts';
 import { waitFor } from '../test/support/wait.ts';
+import { median, secs } from './stats.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const BUSY = Number(process.env.BENCH_BUSY ?? 3);
 const KEY = 'bench-hook-key';
-
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
-const secs = (ms: number) => +(ms / 1000).toFixed(2);
 
 // The logging git: "<epoch seconds.micro> <args>" per process (bash's clock, no process of its own).
 const shimDir = mkdtempSync(join(tmpdir(), 'convoy-bench-git-'));

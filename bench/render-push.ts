@@ -14,17 +14,11 @@ import { startRegistry } from '../src/testenv/registry.ts';
 import { releaseOf } from '../test/support/release.ts';
 import { deployment, reached, waitForRollout } from '../test/support/rollout.ts';
 import { DEFAULT_RULES_SELECTOR, startConvoySystem } from '../test/support/system.ts';
+import { median, secs } from './stats.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const USER = 'ci';
 const PASSWORD = 'bench-password';
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
-const secs = (ms: number) => +(ms / 1000).toFixed(2);
 
 const env = await startConvoySystem({ identity: 'bench-render-push' });
 const registry = await startRegistry({ tls: true, auth: { username: USER, password: PASSWORD } });

@@ -9,6 +9,7 @@
 // entry Healthy to Succeeded (the controller's share; the rest is the observer's recheck backoff, since it
 // does not watch target objects). Prints the medians of BENCH_RUNS runs (default 5).
 import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION, PLURAL_INVENTORIES } from '../src/api/constants.ts';
+import type { RolloutState } from '../src/api/types.ts';
 import { errorMessage } from '../src/lib/errors.ts';
 import { makeRepo } from '../src/render/git/testsupport.ts';
 import type { KubeObject } from '../src/runtime/index.ts';
@@ -16,9 +17,10 @@ import { Informer } from '../src/runtime/informer.ts';
 import { Transport } from '../src/runtime/transport.ts';
 import { recordRollouts } from '../test/support/recorder.ts';
 import { cm, mergePatch, releaseRef } from '../test/support/release.ts';
-import { deadlineOf, deployment, gitRelease, waitForRollout } from '../test/support/rollout.ts';
+import { deadlineOf, deployment, gitRelease, reached, waitForRollout } from '../test/support/rollout.ts';
 import { type ConvoySystem, startConvoySystem } from '../test/support/system.ts';
 import { waitFor } from '../test/support/wait.ts';
+import { median, secs } from './stats.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const DEADLINE = '8s';
@@ -54,13 +56,6 @@ function firstTime(env: ConvoySystem, path: string) {
   };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-};
-const secs = (ms: number) => +(ms / 1000).toFixed(2);
-
 const env = await startConvoySystem({ identity: 'bench-rollout' });
 const readyToSucceeded: number[] = [];
 const deadlineToLive: number[] = [];
@@ -70,6 +65,8 @@ try {
   for (let run = 0; run < RUNS; run++) {
     const { client, cp } = env;
     const ns = `bench-rollout-${run}`;
+    const rolloutReached = (what: string, state: RolloutState, sha: string) =>
+      waitForRollout(client, ns, 'app', what, reached(state, sha), 120_000);
     await env.namespace(ns);
     const repo = await makeRepo(`bench-${run}`);
     const pods = firstTime(env, `/api/v1/namespaces/${ns}/pods`);
@@ -101,14 +98,7 @@ try {
           failurePolicy: { deadline: DEADLINE, rollback: 'OnFailure' },
         }),
       );
-      const r1 = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'Succeeded(R1)',
-        (r) => r.state === 'Succeeded' && r.revision === sha1,
-        120_000,
-      );
+      const r1 = await rolloutReached('Succeeded(R1)', 'Succeeded', sha1);
       const succeededAt = log.seen.find(
         (s) => s.rollout?.state === 'Succeeded' && s.rollout.renderRef === r1.status?.rollout?.renderRef,
       )?.at;
@@ -128,14 +118,7 @@ try {
       await waitFor('R2 applied', async () => r2Live() !== undefined, { timeoutMs: 60_000 });
       const deployBack = deploys.arm((d) => tagOf(d) === 'v1');
       const cmBack = cms.arm((c) => c.metadata.name === 'cfg' && c.data?.v === '1');
-      const rb = await waitForRollout(
-        client,
-        ns,
-        'app',
-        'RolledBack(R2)',
-        (r) => r.state === 'RolledBack' && r.revision === sha2,
-        120_000,
-      );
+      const rb = await rolloutReached('RolledBack(R2)', 'RolledBack', sha2);
       const deadline = deadlineOf(rb.status?.rollout, DEADLINE);
       const live = await waitFor('R1 live again', async () => {
         const a = deployBack();

@@ -18,6 +18,7 @@ import { KubeClient, type RawRequest } from '../../src/kube/client.ts';
 import { Harness } from '../../src/runtime/index.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
+import { applyKubeconfigSecret } from '../support/kubeconfig-secret.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'fleet';
@@ -70,17 +71,7 @@ describe('cluster controller', () => {
   let silent: Awaited<ReturnType<typeof silentServer>>;
   const probes: { key: string; result: ProbeResult }[] = [];
 
-  const secret = (name: string, text: string) =>
-    applyObject(
-      admin,
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name, namespace: NS },
-        data: { kubeconfig: Buffer.from(text).toString('base64') },
-      },
-      { fieldManager: 'convoy-test', force: true },
-    );
+  const secret = (name: string, text: string) => applyKubeconfigSecret(admin, NS, name, text);
   const cluster = (name: string, spec: ClusterSpec) =>
     applyObject(
       admin,

@@ -15,8 +15,9 @@ import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { Informer, Transport } from '../../src/runtime/index.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { applyKubeconfigSecret } from '../support/kubeconfig-secret.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'team';
@@ -52,6 +53,7 @@ async function closedPort(): Promise<number> {
 }
 
 describe('resolveTarget', () => {
+  let env: CrdCluster | undefined;
   let cp: ControlPlane;
   let local: KubeClient;
   let remoteAdmin: KubeClient;
@@ -59,17 +61,7 @@ describe('resolveTarget', () => {
   let informer: Informer<CachedCluster>;
   let deps: TargetDeps;
 
-  const secret = (name: string, text: string) =>
-    applyObject(
-      local,
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name, namespace: NS },
-        data: { kubeconfig: Buffer.from(text).toString('base64') },
-      },
-      { fieldManager: 'convoy-test', force: true },
-    );
+  const secret = (name: string, text: string) => applyKubeconfigSecret(local, NS, name, text);
   /** Creates the Cluster and waits until the informer cache has this version of it. */
   const cluster = async (name: string, spec: ClusterSpec, namespace = NS): Promise<Cluster> => {
     const c = await applyObject<Cluster>(
@@ -86,14 +78,11 @@ describe('resolveTarget', () => {
   };
 
   before(async () => {
-    cp = await startControlPlane({ secondCluster: true });
-    await installCrds(cp.kubeConfig);
-    local = new KubeClient(cp.kubeConfig);
+    env = await startCrdCluster({ secondCluster: true, namespaces: [NS, 'other'] });
+    ({ cp, client: local } = env);
     assert.ok(cp.second);
     remoteAdmin = new KubeClient(cp.second.kubeConfig);
     secondKubeconfig = await readFile(cp.second.kubeconfigPath, 'utf8');
-    for (const ns of [NS, 'other'])
-      await local.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     await remoteAdmin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     informer = new Informer<CachedCluster>(new Transport(cp.kubeConfig), {
       path: '/apis/convoy.kumodo.io/v1alpha1/clusters',
@@ -109,7 +98,7 @@ describe('resolveTarget', () => {
 
   after(async () => {
     await informer?.stop();
-    await cp?.stop();
+    await env?.stop();
   });
 
   it('a Release on a Cluster with a kubeconfig Secret writes to that cluster, not the local one', async () => {

@@ -10,9 +10,6 @@
 // runs impersonating them with those rights alone.
 import assert from 'node:assert/strict';
 import { execFile as execFileCb } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -20,10 +17,10 @@ import { promisify } from 'node:util';
 import type { KubeObject, Release, ReleaseInventory } from '../../src/api/types.ts';
 import { BROKEN_PATCH, exampleRelease, git, initExampleRepo } from '../../src/cli/dev-example.ts';
 import { applyObject } from '../../src/kube/apply.ts';
-import { KubeClient } from '../../src/kube/client.ts';
+import type { KubeClient } from '../../src/kube/client.ts';
 import { errorMessage } from '../../src/lib/errors.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import {
   componentArgs,
   DENIAL_PRELOAD,
@@ -31,6 +28,7 @@ import {
   deployedTenancy,
   installAs,
 } from '../support/deploy-install.ts';
+import { httpsGet } from '../support/https-get.ts';
 import {
   type ManagerProcess,
   type ObserverProcess,
@@ -38,7 +36,7 @@ import {
   startObserver,
   wakeupsTo,
 } from '../support/processes.ts';
-import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { bindRole, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { getInventory, getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -85,6 +83,7 @@ async function assertWakeupsServed(controller: ManagerProcess, observer: Observe
 }
 
 describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
+  let cluster: CrdCluster | undefined;
   let cp: ControlPlane;
   let admin: KubeClient;
   let dir: string;
@@ -95,10 +94,8 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
   const logs = () => `${controller?.log() ?? ''}\n${observer?.log() ?? ''}`;
 
   before(async () => {
-    cp = await startControlPlane({ workloads: true, nodes: 2 });
-    admin = new KubeClient(cp.kubeConfig);
-    dir = await mkdtemp(join(tmpdir(), 'convoy-deploy-rbac-'));
-    await installCrds(cp.kubeConfig);
+    cluster = await startCrdCluster({ workloads: true, nodes: 2, scratch: 'convoy-deploy-rbac-' });
+    ({ cp, client: admin, work: dir } = cluster);
     kubeconfigs = await installAs(admin, cp, dir, 'controller-manager/rbac-apply.yaml');
     await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     repo = join(dir, 'repo');
@@ -127,8 +124,7 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
   after(async () => {
     await controller?.stop();
     await observer?.stop();
-    await cp?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   test('the denial recorder sees a 403 (so its silence below means something)', async () => {
@@ -235,6 +231,7 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
 
 describe("deploy/ as installed (tenant mode): convoy writes only as the Release's serviceAccountName", () => {
   const TEAM = 'team';
+  let cluster: CrdCluster | undefined;
   let cp: ControlPlane;
   let admin: KubeClient;
   let dir: string;
@@ -273,10 +270,8 @@ spec:
   });
 
   before(async () => {
-    cp = await startControlPlane({ workloads: true, nodes: 2 });
-    admin = new KubeClient(cp.kubeConfig);
-    dir = await mkdtemp(join(tmpdir(), 'convoy-deploy-tenant-'));
-    await installCrds(cp.kubeConfig);
+    cluster = await startCrdCluster({ workloads: true, nodes: 2, scratch: 'convoy-deploy-tenant-' });
+    ({ cp, client: admin, work: dir } = cluster);
     kubeconfigs = await installAs(admin, cp, dir, 'controller-manager/rbac-tenant.yaml', ['ui/rbac.yaml']);
     // The team's own deployer: it may write what its renders hold, in its namespace only.
     for (const obj of [
@@ -323,8 +318,7 @@ spec:
   after(async () => {
     await controller?.stop();
     await observer?.stop();
-    await cp?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   test('a Release with serviceAccountName rolls out to Succeeded and is deleted, with no request denied', async () => {
@@ -410,34 +404,18 @@ spec:
       user: `system:serviceaccount:${TEAM}:dev`,
       resourceAttributes: { verb: 'watch', group: 'convoy.kumodo.io', resource: 'releases', namespace: TEAM },
     });
-    const tr = await admin.request<{ status: { token: string } }>({
-      method: 'POST',
-      path: `/api/v1/namespaces/${TEAM}/serviceaccounts/dev/token`,
-      body: {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 600 },
-      },
-    });
+    const token = await serviceAccountToken(admin, TEAM, 'dev', 600);
     // Straight to convoy's port with the member's token: TokenReview names them (user, uid, groups and
     // the credential-id extra), and the session impersonates all of it.
     const { url, caPem } = controller.api;
-    const res = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
-      const req = httpsRequest(
-        `${url}/apis/api.convoy.kumodo.io/v1alpha1/namespaces/${TEAM}/ui/web/proxy/api/releases`,
-        { ca: caPem, headers: { authorization: `Bearer ${tr.status.token}` }, timeout: 60_000 },
-        (r) => {
-          let body = '';
-          r.on('data', (b: Buffer) => {
-            body += b.toString();
-          });
-          r.on('end', () => resolve({ status: r.statusCode, body }));
-        },
-      );
-      req.once('timeout', () => req.destroy(new Error('timed out')));
-      req.once('error', reject);
-      req.end();
-    });
+    const res = await httpsGet(
+      `${url}/apis/api.convoy.kumodo.io/v1alpha1/namespaces/${TEAM}/ui/web/proxy/api/releases`,
+      {
+        ca: caPem,
+        headers: { authorization: `Bearer ${token}` },
+        timeoutMs: 60_000,
+      },
+    );
     assert.equal(res.status, 200, res.body);
     const rows = (JSON.parse(res.body) as { rows: { key: string }[] }).rows.map((r) => r.key);
     assert.deepEqual(rows, [`${TEAM}/rogue`]);

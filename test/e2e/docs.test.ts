@@ -15,12 +15,12 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { ensureBinaries } from '../../src/testenv/build.ts';
-import { registerApiService } from '../../src/testenv/index.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
+import { startAggregatedManager } from '../support/aggregated.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { blockName, type DocBlock, extractAll, HOW_TO_MARK, LANGS } from '../support/doc-blocks.ts';
 import { configMap, inlineRelease } from '../support/hooks.ts';
-import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
+import type { ManagerProcess } from '../support/processes.ts';
 import { runCommand } from '../support/run-command.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -264,16 +264,7 @@ describe("docs: the blocks that need convoy's API registered (doc-test: api) run
       namespaces: ['convoy-system', 'shop'],
       scratch: 'convoy-docs-api-',
     });
-    manager = await startControllerManager({
-      kubeconfigPath: cluster.cp.kubeconfigPath,
-      identity: 'docs-api',
-      tenancy: { mode: 'cluster' },
-      gitCacheDir: join(cluster.work, 'git-cache'),
-      api: { kind: 'serve', tls: 'dev-self-signed' },
-      args: ['--api-ui'],
-    });
-    assert.ok(manager.api, 'the controller-manager serves its API');
-    await registerApiService(cluster.cp.kubeConfig, { port: manager.api.port, caPem: manager.api.caPem });
+    manager = await startAggregatedManager(cluster, 'docs-api', ['--api-ui']);
     await cluster.client.create(inlineRelease('shop', 'web', [configMap('web')], {}));
     home = await mkdtemp(join(tmpdir(), 'convoy-docs-api-home-'));
     env = await blockEnv(cluster.cp.kubeconfigPath, home);

@@ -105,6 +105,17 @@ function recordTrain() {
     },
     given,
     done,
+    /** Each `higher` member was given train `id` only after `lower` was Succeeded on it. */
+    assertGivenAfter(id: string | undefined, pairs: readonly (readonly [string, string])[], detail = '') {
+      for (const [lower, higher] of pairs) {
+        const g = given.get(`${id}/${higher}`);
+        const d = done.get(`${id}/${lower}`);
+        assert.ok(
+          g !== undefined && d !== undefined && g.seq > d.seq,
+          `${higher} given after ${lower} Succeeded${detail}`,
+        );
+      }
+    },
     stop: () => informer.stop(),
   };
 }
@@ -128,17 +139,14 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
       (c) => `${c}: given +${at(rec.given, c)} ms, Succeeded +${at(rec.done, c)} ms`,
     );
     t.diagnostic(shown.join('; '));
-    for (const [lower, higher] of [
-      ['c1', 'c2'],
-      ['c2', 'c3'],
-    ] as const) {
-      const g = rec.given.get(`${id}/${higher}`);
-      const d = rec.done.get(`${id}/${lower}`);
-      assert.ok(
-        g !== undefined && d !== undefined && g.seq > d.seq,
-        `${higher} given after ${lower} Succeeded: ${shown}`,
-      );
-    }
+    rec.assertGivenAfter(
+      id,
+      [
+        ['c1', 'c2'],
+        ['c2', 'c3'],
+      ],
+      `: ${shown}`,
+    );
     // The Releases' own rollout times say the same (second precision).
     const times = await Promise.all(
       ['c1', 'c2', 'c3'].map(async (c) => (await getRelease(c))?.status?.rollout),
@@ -229,18 +237,11 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
     await rec.stop();
     assert.equal(set.status?.good?.revision, set.status?.revision);
     const id = set.status?.train?.id;
-    for (const [lower, higher] of [
+    rec.assertGivenAfter(id, [
       ['c1', 'c2'],
       ['c2', 'c3'],
       ['c2', 'c4'],
-    ] as const) {
-      const g = rec.given.get(`${id}/${higher}`);
-      const d = rec.done.get(`${id}/${lower}`);
-      assert.ok(
-        g !== undefined && d !== undefined && g.seq > d.seq,
-        `${higher} given after ${lower} Succeeded`,
-      );
-    }
+    ]);
     for (const c of ['c1', 'c2', 'c3', 'c4']) assert.equal(await live(c), 'v4', c);
     assert.equal(
       (await getRelease('c1'))?.spec.pin,

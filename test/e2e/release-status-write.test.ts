@@ -26,6 +26,9 @@ async function newRelease(name: string): Promise<Release> {
 const get = (name: string) =>
   cluster.client.get<Release>({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name });
 const healthy = { renderRef: R1, revision: 'one', time: '2024-01-01T00:00:00Z' };
+/** The controller's write of lastHealthy, decided from `read`. */
+const writeHealthy = (read: Release) =>
+  writeReleaseStatus(read, { observedGeneration: 1, lastHealthy: healthy }, { local: cluster.client });
 const healthCondition = {
   type: 'Healthy',
   status: 'True',
@@ -65,14 +68,7 @@ test('an observer write since the read: the controller status still lands, next 
 
 test('a controller write the read misses: refused as a conflict, and the newer status stays', async () => {
   const read = await newRelease('own-raced');
-  assert.equal(
-    await writeReleaseStatus(
-      read,
-      { observedGeneration: 1, lastHealthy: healthy },
-      { local: cluster.client },
-    ),
-    'written',
-  );
+  assert.equal(await writeHealthy(read), 'written');
   // `read` is what a cache that has not seen that write still holds: a status built from it lacks lastHealthy
   assert.equal(
     await writeReleaseStatus(read, { observedGeneration: 1 }, { local: cluster.client }),
@@ -93,13 +89,6 @@ test('a Release deleted and created again under the same name: a conflict, nothi
     }),
   });
   await newRelease('recreated');
-  assert.equal(
-    await writeReleaseStatus(
-      read,
-      { observedGeneration: 1, lastHealthy: healthy },
-      { local: cluster.client },
-    ),
-    'conflict',
-  );
+  assert.equal(await writeHealthy(read), 'conflict');
   assert.equal((await get('recreated'))?.status?.lastHealthy, undefined);
 });

@@ -26,7 +26,7 @@ import {
   condition,
   getInventory,
   releaseRef,
-  waitForReady,
+  waitForReason,
 } from '../support/release.ts';
 import { events, gitRelease, inRolloutScenario, liveConfigMap, liveTag } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
@@ -368,13 +368,7 @@ describe('render.type Helm', { concurrency: true }, () => {
       for (const c of cases) await client.create(c.release);
       await Promise.all(
         cases.map(async (c) => {
-          const r = await waitForReady(
-            client,
-            ns,
-            c.name,
-            (x) => condition(x, 'Ready')?.reason === 'RenderFailed',
-            `${c.name}: RenderFailed`,
-          );
+          const r = await waitForReason(client, ns, c.name, 'RenderFailed');
           assert.equal(condition(r, 'Ready')?.status, 'False');
           assert.match(condition(r, 'Ready')?.message ?? '', c.message, c.name);
           assert.doesNotMatch(
@@ -477,13 +471,7 @@ describe('render.type Helm from a chart repository', () => {
         ];
         for (const b of bad) await client.create(fromRepo(b.name, b.spec));
         for (const b of bad) {
-          const r = await waitForReady(
-            client,
-            ns,
-            b.name,
-            (x) => condition(x, 'Ready')?.reason === 'SourceFailed',
-            `${b.name}: SourceFailed`,
-          );
+          const r = await waitForReason(client, ns, b.name, 'SourceFailed');
           assert.match(condition(r, 'Ready')?.message ?? '', b.message);
           assert.doesNotMatch(condition(r, 'Ready')?.message ?? '', /s3cret/);
           await waitFor(`${b.name}: the Event`, async () =>
@@ -539,13 +527,7 @@ describe('render.type Helm without a helm binary', () => {
             render: { type: 'Helm', targetNamespace: ns, helm: { releaseName: 'nobin' } },
           }),
         );
-        const r = await waitForReady(
-          client,
-          ns,
-          'app',
-          (x) => condition(x, 'Ready')?.reason === 'RenderFailed',
-          'RenderFailed (no helm)',
-        );
+        const r = await waitForReason(client, ns, 'app', 'RenderFailed');
         const message = condition(r, 'Ready')?.message ?? '';
         assert.match(message, new RegExp(`the helm binary was not found \\(${HELM}\\): .*--helm-binary`));
         await waitFor('the Event', async () =>

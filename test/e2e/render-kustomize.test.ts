@@ -8,8 +8,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { renderFiles } from '../../src/cli/local-render.ts';
 import { GitSource } from '../../src/render/git/source.ts';
-import { condition, getInventory, waitForReady } from '../support/release.ts';
-import { deployment, events, gitRelease, inRolloutScenario, reached } from '../support/rollout.ts';
+import { condition, getInventory, waitForReady, waitForReason } from '../support/release.ts';
+import {
+  deployment,
+  events,
+  gitRelease,
+  inRolloutScenario,
+  liveConfigMap,
+  reached,
+} from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -93,12 +100,7 @@ describe('render.type Kustomize', { concurrency: true }, () => {
       assert.equal(d1?.metadata.labels?.team, 'web', 'the component applied');
       assert.equal(d1?.metadata.annotations?.['example.com/patched'], 'yes', 'the patch applied');
       assert.equal(d1?.metadata.annotations?.['example.com/replicas'], '1', 'the replacement applied');
-      const live1 = await client.get<{ data?: Record<string, string> }>({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        namespace: ns,
-        name: cfg1,
-      });
+      const live1 = await liveConfigMap(client, ns, cfg1);
       assert.equal(live1?.data?.LEVEL, 'one');
 
       // The same files rendered here (as `convoy render` does) give the controller's renderRef.
@@ -125,12 +127,7 @@ describe('render.type Kustomize', { concurrency: true }, () => {
       // The whole render came back: the Deployment names the old hashed ConfigMap, which is live with
       // its old data, and the new one is gone from the inventory.
       assert.equal(cfgOf(await liveWeb(ns)), cfg1);
-      const back = await client.get<{ data?: Record<string, string> }>({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        namespace: ns,
-        name: cfg1,
-      });
+      const back = await liveConfigMap(client, ns, cfg1);
       assert.equal(back?.data?.LEVEL, 'one');
       const inv = await getInventory(client, ns, 'app');
       const names = (inv?.entries ?? []).filter((e) => e.kind === 'ConfigMap').map((e) => e.name);
@@ -148,13 +145,7 @@ describe('render.type Kustomize', { concurrency: true }, () => {
       await client.create(
         gitRelease(ns, 'app', repo, { render: { type: 'Kustomize', targetNamespace: ns } }),
       );
-      const r = await waitForReady(
-        client,
-        ns,
-        'app',
-        (x) => condition(x, 'Ready')?.reason === 'RenderFailed',
-        'RenderFailed (missing file)',
-      );
+      const r = await waitForReason(client, ns, 'app', 'RenderFailed');
       const message = condition(r, 'Ready')?.message ?? '';
       assert.equal(condition(r, 'Ready')?.status, 'False');
       assert.match(message, /kustomize build: .*missing\.yaml/);

@@ -369,6 +369,12 @@ describe('front-proxy CA rotation, followed from extension-apiserver-authenticat
       agent,
       headers: { 'X-Remote-User': sa(NS, 'reader'), 'X-Remote-Group': 'system:serviceaccounts' },
     });
+  /** Waits until the reader's request through `proxy` is served (`what` names it); returns that answer. */
+  const trusted = (what: string, proxy: { cert: string; key: string }) =>
+    waitFor(what, async () => {
+      const r = await asReader(proxy);
+      return r.status === 200 && r;
+    });
 
   before(async () => {
     [oldCa, newCa] = await Promise.all([
@@ -399,10 +405,7 @@ describe('front-proxy CA rotation, followed from extension-apiserver-authenticat
   });
 
   test('the published CA is trusted from the first read; a proxy certificate from another CA is not', async () => {
-    const ok = await waitFor('the old CA trusted', async () => {
-      const r = await asReader(oldProxy);
-      return r.status === 200 && r;
-    });
+    const ok = await trusted('the old CA trusted', oldProxy);
     assert.equal(ok.body.kind, 'ReleaseHealth');
     const stranger = await asReader(newProxy);
     assert.equal(stranger.status, 401, JSON.stringify(stranger.body));
@@ -413,7 +416,7 @@ describe('front-proxy CA rotation, followed from extension-apiserver-authenticat
     const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
     const keepAliveNew = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      await waitFor('the old CA trusted', async () => (await asReader(oldProxy)).status === 200);
+      await trusted('the old CA trusted', oldProxy);
       // Opened now, its handshake verifies the proxy certificate against the old CA.
       const opened = await asReader(oldProxy, keepAlive);
       assert.equal(opened.status, 200, JSON.stringify(opened.body));
@@ -427,10 +430,7 @@ describe('front-proxy CA rotation, followed from extension-apiserver-authenticat
       await waitFor('the ConfigMap names the new test CA and no longer the old one', () =>
         published({ has: [apiserverCa, newCa.cert], lacks: [oldCa.cert] }),
       );
-      const ok = await waitFor('the new CA trusted without a restart', async () => {
-        const r = await asReader(newProxy);
-        return r.status === 200 && r;
-      });
+      const ok = await trusted('the new CA trusted without a restart', newProxy);
       assert.equal(ok.body.kind, 'ReleaseHealth');
 
       const refused = await asReader(oldProxy);

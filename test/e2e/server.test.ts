@@ -18,6 +18,7 @@ import {
   ANNOTATION_FORCE_SYNC_AT,
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
+  FIELD_MANAGERS,
 } from '../../src/api/constants.ts';
 import type { KubeObject, Release } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
@@ -37,7 +38,8 @@ import { SecretRenderStore } from '../../src/store/secrets.ts';
 import type { Render } from '../../src/store/types.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
-import { bindRole, waitForAccess } from '../support/rbac.ts';
+import { bindRole, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
+import { applyControllerInventory, applyInventoryAs } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'api-e2e';
@@ -140,14 +142,9 @@ async function grant(
   });
 }
 
-async function serviceAccountToken(sa: string): Promise<string> {
+async function newServiceAccountToken(sa: string): Promise<string> {
   await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: NS } });
-  const tr = await client.request<{ status: { token: string } }>({
-    method: 'POST',
-    path: `/api/v1/namespaces/${NS}/serviceaccounts/${sa}/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-  });
-  return tr.status.token;
+  return serviceAccountToken(client, NS, sa);
 }
 
 const API = 'api.convoy.kumodo.io';
@@ -161,7 +158,7 @@ before(async () => {
   server = await startApiServer({ kubeConfig: cp.kubeConfig, tls: { kind: 'selfSigned' } });
 
   for (const sa of ['nobody', 'syncer', 'reader', 'crdgroup', 'secrets-reader'])
-    tokens[sa] = await serviceAccountToken(sa);
+    tokens[sa] = await newServiceAccountToken(sa);
   await grant('secrets-reader', { kind: 'ServiceAccount', name: 'secrets-reader' }, [
     { group: API, verbs: ['get'], resources: ['releases/renders'] },
     { group: '', verbs: ['get'], resources: ['secrets'] },
@@ -491,65 +488,19 @@ describe('POST sync', () => {
 });
 
 describe('GET health, history, renders', () => {
+  // The inventory's two objects: keys as the observer's managers write them, and with the version.
+  const webKey = { group: 'apps', kind: 'Deployment', namespace: NS, name: 'web' };
+  const cfgKey = { group: '', kind: 'ConfigMap', namespace: NS, name: 'cfg' };
+  const web = { ...webKey, version: 'v1', wave: 1, renderRef: REF_NEW };
+  const cfg = { ...cfgKey, version: 'v1', wave: 0, renderRef: REF_NEW };
+  const webHealth = { state: 'Degraded', message: 'available 0 of 3', assessedRenderRef: REF_NEW } as const;
+  const cfgHealth = { state: 'Healthy', assessedRenderRef: REF_NEW } as const;
   before(async () => {
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: { name: 'observed', namespace: NS },
-        entries: [
-          {
-            group: 'apps',
-            version: 'v1',
-            kind: 'Deployment',
-            namespace: NS,
-            name: 'web',
-            wave: 1,
-            renderRef: REF_NEW,
-          },
-          {
-            group: '',
-            version: 'v1',
-            kind: 'ConfigMap',
-            namespace: NS,
-            name: 'cfg',
-            wave: 0,
-            renderRef: REF_NEW,
-          },
-        ],
-      },
-      { fieldManager: 'convoy-controller', force: true },
-    );
-    await applyObject(
-      client,
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: { name: 'observed', namespace: NS },
-        entries: [
-          {
-            group: 'apps',
-            kind: 'Deployment',
-            namespace: NS,
-            name: 'web',
-            state: 'Degraded',
-            message: 'available 0 of 3',
-            firstUnhealthy: T,
-            assessedRenderRef: REF_NEW,
-          },
-          {
-            group: '',
-            kind: 'ConfigMap',
-            namespace: NS,
-            name: 'cfg',
-            state: 'Healthy',
-            assessedRenderRef: REF_NEW,
-          },
-        ],
-      },
-      { fieldManager: 'convoy-health-inventory', force: true },
-    );
+    await applyControllerInventory(client, NS, 'observed', [web, cfg]);
+    await applyInventoryAs(FIELD_MANAGERS.healthInventory, client, NS, 'observed', [
+      { ...webKey, ...webHealth, firstUnhealthy: T },
+      { ...cfgKey, ...cfgHealth },
+    ]);
     await store.put(NS, 'observed', REF_OLD, RENDER_OLD, { revision: 'rev-old' });
     await store.put(NS, 'observed', REF_NEW, RENDER_NEW, { revision: 'rev-new' });
     await store.put(NS, 'auto', REF_SECRET, RENDER_SECRET, { revision: 'rev-secret' });
@@ -563,31 +514,8 @@ describe('GET health, history, renders', () => {
     assert.deepEqual(r.body.summary, { healthy: 1, progressing: 0, degraded: 1, unknown: 0, total: 2 });
     assert.equal(r.body.healthy.reason, 'Degraded');
     assert.deepEqual(r.body.entries, [
-      {
-        group: '',
-        version: 'v1',
-        kind: 'ConfigMap',
-        namespace: NS,
-        name: 'cfg',
-        wave: 0,
-        state: 'Healthy',
-        message: '',
-        renderRef: REF_NEW,
-        assessedRenderRef: REF_NEW,
-      },
-      {
-        group: 'apps',
-        version: 'v1',
-        kind: 'Deployment',
-        namespace: NS,
-        name: 'web',
-        wave: 1,
-        state: 'Degraded',
-        message: 'available 0 of 3',
-        renderRef: REF_NEW,
-        assessedRenderRef: REF_NEW,
-        firstUnhealthy: T,
-      },
+      { ...cfg, ...cfgHealth, message: '' },
+      { ...web, ...webHealth, firstUnhealthy: T },
     ]);
   });
 
@@ -739,21 +667,13 @@ describe('deploy/api manifests', () => {
       await applyObject(client, obj, { fieldManager: 'convoy-test', force: true });
     }
     // The server runs with the controller-manager's ServiceAccount and nothing but deploy/api/rbac.yaml.
-    const tr = await client.request<{ status: { token: string } }>({
-      method: 'POST',
-      path: '/api/v1/namespaces/convoy-system/serviceaccounts/convoy-controller-manager/token',
-      body: {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 3600 },
-      },
-    });
+    const token = await serviceAccountToken(client, 'convoy-system', 'convoy-controller-manager');
     const cluster = cp.kubeConfig.getCurrentCluster();
     assert.ok(cluster);
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [cluster],
-      users: [{ name: 'convoy-controller-manager', token: tr.status.token }],
+      users: [{ name: 'convoy-controller-manager', token }],
       contexts: [{ name: 'sa', cluster: cluster.name, user: 'convoy-controller-manager' }],
       currentContext: 'sa',
     });

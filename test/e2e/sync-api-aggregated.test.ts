@@ -7,7 +7,6 @@
 // proxied requests) once RBAC lets it read them.
 import assert from 'node:assert/strict';
 import { execFile as execFileCb } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -21,15 +20,12 @@ import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { newLogger } from '../../src/runtime/index.ts';
 import { newApiMetrics } from '../../src/server/index.ts';
 import { type ControlPlane, registerApiService } from '../../src/testenv/index.ts';
+import { startAggregatedManager } from '../support/aggregated.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, manifests } from '../support/hooks.ts';
 import { metricValue } from '../support/metrics.ts';
-import {
-  type ManagerProcess,
-  type ObserverProcess,
-  startControllerManager,
-  startObserver,
-} from '../support/processes.ts';
+import { type ManagerProcess, type ObserverProcess, startObserver } from '../support/processes.ts';
+import { serviceAccountToken } from '../support/rbac.ts';
 import { annotationOwners, getRelease, isReady, releaseOf, waitForReady } from '../support/release.ts';
 import { assertSyncRequestedByApi, assertWakeupsServed } from '../support/sync-api.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
@@ -43,7 +39,6 @@ const LEASE_NS = 'convoy-system';
 let cluster: CrdCluster | undefined;
 let cp: ControlPlane;
 let client: KubeClient;
-let work: string;
 let manager: ManagerProcess;
 let observer: ObserverProcess;
 
@@ -53,18 +48,9 @@ before(async () => {
     namespaces: [LEASE_NS, NS],
     scratch: 'convoy-sync-agg-e2e-',
   });
-  ({ cp, client, work } = cluster);
+  ({ cp, client } = cluster);
   await installDefaultRules(client);
-  manager = await startControllerManager({
-    tenancy: { mode: 'cluster' },
-    kubeconfigPath: cp.kubeconfigPath,
-    identity: 'sync-agg',
-    gitCacheDir: join(work, 'git-cache'),
-    api: { kind: 'serve', tls: 'dev-self-signed' },
-  });
-  const api = manager.api;
-  assert.ok(api, 'the controller-manager serves its API');
-  await registerApiService(cp.kubeConfig, { port: api.port, caPem: api.caPem });
+  manager = await startAggregatedManager(cluster, 'sync-agg');
   observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: { kind: 'aggregated' } });
 });
 
@@ -126,15 +112,11 @@ test('`convoy sync` goes through the aggregated API (no fallback note) and sets 
 /** A kubeconfig for a new ServiceAccount of LEASE_NS, with a token from the TokenRequest API. */
 async function serviceAccountKubeConfig(name: string): Promise<KubeConfig> {
   await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: LEASE_NS } });
-  const tr = await client.request<{ status: { token: string } }>({
-    method: 'POST',
-    path: `/api/v1/namespaces/${LEASE_NS}/serviceaccounts/${name}/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-  });
+  const token = await serviceAccountToken(client, LEASE_NS, name);
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'cp', server: cp.server, caData: Buffer.from(cp.caPem).toString('base64') }],
-    users: [{ name, token: tr.status.token }],
+    users: [{ name, token }],
     contexts: [{ name, cluster: 'cp', user: name }],
     currentContext: name,
   });

@@ -36,7 +36,7 @@ import {
   tailLogs,
   wakeupsTo,
 } from '../support/processes.ts';
-import { bindRole, READ_WRITE, waitForAccess } from '../support/rbac.ts';
+import { bindRole, READ_WRITE, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -737,18 +737,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
       metadata: { name: 'b-git-credentials', namespace: B },
       stringData: { username: 'b', password: 'secret' },
     } as never);
-    const token = async (ns: string, sa: string) =>
-      (
-        await admin.request<{ status: { token: string } }>({
-          method: 'POST',
-          path: `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`,
-          body: {
-            apiVersion: 'authentication.k8s.io/v1',
-            kind: 'TokenRequest',
-            spec: { expirationSeconds: 3600 },
-          },
-        })
-      ).status.token;
+    const token = (ns: string, sa: string) => serviceAccountToken(admin, ns, sa);
     // Users' tokens for the HTTP API: ServiceAccounts standing for alice and bob, bound like them.
     for (const [ns, sa] of [
       [A, 'alice-token'],
@@ -790,15 +779,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
     });
 
     // The victim: tenant C's Release, and objects labelled and annotated as its own elsewhere.
-    await admin.create({
-      apiVersion: CONVOY,
-      kind: 'Release',
-      metadata: { name: 'victim', namespace: C },
-      spec: {
-        serviceAccountName: 'c-deployer',
-        source: { inline: { manifests: manifestsOf([cm('victim-cm')]) } },
-      },
-    } as never);
+    await admin.create(victimRelease('victim-cm') as never);
     const victim = await waitFor(
       'the victim has a uid',
       async () => (await getRelease(admin, C, 'victim'))?.metadata.uid,
@@ -832,6 +813,26 @@ describe('tenancy: a hostile tenant against the default install', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  /** Tenant C's Release `victim`, applying the one ConfigMap `cmName` as C's deployer. */
+  const victimRelease = (cmName: string) => ({
+    apiVersion: CONVOY,
+    kind: 'Release',
+    metadata: { name: 'victim', namespace: C },
+    spec: { serviceAccountName: 'c-deployer', source: { inline: { manifests: manifestsOf([cm(cmName)]) } } },
+  });
+  /** The victim's own ConfigMap `name` is gone (`what`), and the decoy Secrets of A and C are still there. */
+  const assertGoneKeepingDecoys = async (name: string, what: string) => {
+    assert.equal(
+      await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: C, name }),
+      undefined,
+      what,
+    );
+    for (const ns of [A, C])
+      assert.ok(
+        await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'decoy' }),
+        `the decoy in ${ns} stays`,
+      );
+  };
   const readyOf = async (ns: string, name: string, ok: (c: Condition) => boolean, what: string) => {
     try {
       return await waitFor(
@@ -903,30 +904,12 @@ describe('tenancy: a hostile tenant against the default install', () => {
     // A new render (the decoys are not in it, nor in the inventory): synced, decoys untouched.
     const r = await getRelease(admin, C, 'victim');
     assert.ok(r);
-    await applyObject(
-      admin,
-      {
-        apiVersion: CONVOY,
-        kind: 'Release',
-        metadata: { name: 'victim', namespace: C },
-        spec: {
-          serviceAccountName: 'c-deployer',
-          source: { inline: { manifests: manifestsOf([cm('victim-cm-2')]) } },
-        },
-      } as never,
-      { fieldManager: 'convoy-test', force: true },
-    );
+    await applyObject(admin, victimRelease('victim-cm-2') as never, {
+      fieldManager: 'convoy-test',
+      force: true,
+    });
     await readyOf(C, 'victim', (c) => c.status === 'True', 'Ready=True on the new render');
-    assert.equal(
-      await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: C, name: 'victim-cm' }),
-      undefined,
-      'its own object was pruned',
-    );
-    for (const ns of [A, C])
-      assert.ok(
-        await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'decoy' }),
-        `the decoy in ${ns} stays`,
-      );
+    await assertGoneKeepingDecoys('victim-cm', 'its own object was pruned');
   });
 
   it('deleting the victim finishes and leaves the decoys', async () => {
@@ -937,16 +920,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
     }).catch((err: Error) => {
       throw new Error(`${err.message}\n${logs()}`);
     });
-    assert.equal(
-      await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: C, name: 'victim-cm-2' }),
-      undefined,
-      'its own object went',
-    );
-    for (const ns of [A, C])
-      assert.ok(
-        await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'decoy' }),
-        `the decoy in ${ns} stays`,
-      );
+    await assertGoneKeepingDecoys('victim-cm-2', 'its own object went');
   });
 
   describe('the HTTP API', () => {

@@ -5,9 +5,7 @@
 // - a Release targeting a Cluster whose kubeconfig Secret points at the second apiserver applies there,
 //   and not in the local cluster.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
@@ -17,8 +15,9 @@ import { registerReleaseController } from '../../src/controller/release/controll
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { Harness } from '../../src/runtime/index.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { applyKubeconfigSecret } from '../support/kubeconfig-secret.ts';
 import { configMapWriter } from '../support/rbac.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -35,6 +34,7 @@ const configMap = (namespace: string, name: string) => ({
 const cmRef = (namespace: string, name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
 
 describe('tenancy: Releases', () => {
+  let env: CrdCluster | undefined;
   let cp: ControlPlane;
   let admin: KubeClient;
   let remoteAdmin: KubeClient;
@@ -69,18 +69,17 @@ describe('tenancy: Releases', () => {
     );
 
   before(async () => {
-    cp = await startControlPlane({ secondCluster: true });
-    await installCrds(cp.kubeConfig);
-    admin = new KubeClient(cp.kubeConfig);
+    env = await startCrdCluster({
+      secondCluster: true,
+      namespaces: [A, B, 'convoy-system'],
+      scratch: 'convoy-tenancy-git-',
+    });
+    ({ cp, client: admin, work: gitCache } = env);
     assert.ok(cp.second);
     remoteAdmin = new KubeClient(cp.second.kubeConfig);
-    for (const ns of [A, B, 'convoy-system']) {
-      await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    }
     await remoteAdmin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: A } });
     await configMapWriter(admin, A, SA, ['get', 'list', 'create', 'patch', 'delete']);
 
-    gitCache = await mkdtemp(join(tmpdir(), 'convoy-tenancy-git-'));
     harness = new Harness({
       name: 'tenancy-test',
       kubeConfig: cp.kubeConfig,
@@ -99,8 +98,7 @@ describe('tenancy: Releases', () => {
 
   after(async () => {
     await harness?.stop();
-    await cp?.stop();
-    if (gitCache) await rm(gitCache, { recursive: true, force: true });
+    await env?.stop();
   });
 
   it('a Release whose service account may write only its namespace applies nothing outside it', async () => {
@@ -133,16 +131,7 @@ describe('tenancy: Releases', () => {
   it('a Release targeting the second cluster applies there, not in the local cluster', async () => {
     const second = cp.second;
     assert.ok(second);
-    await applyObject(
-      admin,
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'second-kubeconfig', namespace: A },
-        data: { kubeconfig: Buffer.from(await readFile(second.kubeconfigPath, 'utf8')).toString('base64') },
-      },
-      { fieldManager: 'convoy-test', force: true },
-    );
+    await applyKubeconfigSecret(admin, A, 'second-kubeconfig', await readFile(second.kubeconfigPath, 'utf8'));
     await applyObject(
       admin,
       {

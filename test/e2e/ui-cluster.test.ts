@@ -10,20 +10,21 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { ANNOTATION_FORCE_SYNC_BY, ANNOTATION_SYNC_REQUESTED_BY } from '../../src/api/constants.ts';
-import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
-import { type ControlPlane, registerApiService } from '../../src/testenv/index.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
 import { renderKubeconfig } from '../../src/testenv/kubeconfig.ts';
+import { startAggregatedManager } from '../support/aggregated.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, inlineRelease } from '../support/hooks.ts';
-import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
-import { bindRole, bindViewer, waitForAccess } from '../support/rbac.ts';
+import { httpsGet } from '../support/https-get.ts';
+import type { ManagerProcess } from '../support/processes.ts';
+import { bindRole, bindViewer, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
+import { getRelease } from '../support/release.ts';
 import { runCommand } from '../support/run-command.ts';
 import { launchBrowser, screenshot, seriousViolations } from '../support/ui.ts';
 import { waitFor } from '../support/wait.ts';
@@ -71,16 +72,9 @@ async function kubectlProxy(kubeconfig: string, extra: readonly string[] = []): 
 /** A ServiceAccount's kubeconfig (a token from the TokenRequest API). */
 async function accountKubeconfig(name: string): Promise<string> {
   await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: NS } });
-  const tr = await client.request<{ status: { token: string } }>({
-    method: 'POST',
-    path: `/api/v1/namespaces/${NS}/serviceaccounts/${name}/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-  });
+  const token = await serviceAccountToken(client, NS, name);
   const path = join(cluster?.work ?? '', `${name}.kubeconfig`);
-  await writeFile(
-    path,
-    renderKubeconfig(name, { server: cp.server, caPem: cp.caPem, token: tr.status.token }),
-  );
+  await writeFile(path, renderKubeconfig(name, { server: cp.server, caPem: cp.caPem, token }));
   return path;
 }
 
@@ -91,16 +85,7 @@ before(async () => {
     scratch: 'convoy-ui-cluster-e2e-',
   });
   ({ cp, client } = cluster);
-  manager = await startControllerManager({
-    kubeconfigPath: cp.kubeconfigPath,
-    identity: 'ui-cluster',
-    tenancy: { mode: 'cluster' },
-    gitCacheDir: join(cluster.work, 'git-cache'),
-    api: { kind: 'serve', tls: 'dev-self-signed' },
-    args: ['--api-ui'],
-  });
-  assert.ok(manager.api, 'the controller-manager serves its API');
-  await registerApiService(cp.kubeConfig, { port: manager.api.port, caPem: manager.api.caPem });
+  manager = await startAggregatedManager(cluster, 'ui-cluster', ['--api-ui']);
   await client.create(inlineRelease(NS, 'web', [configMap('web')], {}));
   await client.create(inlineRelease(OTHER, 'batch', [configMap('batch')], {}));
   browser = await launchBrowser();
@@ -179,30 +164,11 @@ test('a viewer reaches their namespace and is told, before any click, which perm
 test("straight to convoy's port: no credentials 401, a bearer token is the user it names", async () => {
   assert.ok(manager?.api);
   const { url, caPem } = manager.api;
-  const tr = await client.request<{ status: { token: string } }>({
-    method: 'POST',
-    path: `/api/v1/namespaces/${NS}/serviceaccounts/viewer/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } },
-  });
+  const token = await serviceAccountToken(client, NS, 'viewer', 600);
   const get = (headers: Record<string, string>) =>
-    new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
-      const req = httpsRequest(
-        `${url}${UI_NS}api/releases`,
-        { ca: caPem, headers, timeout: WAIT_MS },
-        (res) => {
-          let body = '';
-          res.on('data', (b: Buffer) => {
-            body += b.toString();
-          });
-          res.on('end', () => resolve({ status: res.statusCode, body }));
-        },
-      );
-      req.once('timeout', () => req.destroy(new Error('timed out')));
-      req.once('error', reject);
-      req.end();
-    });
+    httpsGet(`${url}${UI_NS}api/releases`, { ca: caPem, headers, timeoutMs: WAIT_MS });
   assert.equal((await get({})).status, 401);
-  const asViewer = await get({ authorization: `Bearer ${tr.status.token}` });
+  const asViewer = await get({ authorization: `Bearer ${token}` });
   assert.equal(asViewer.status, 200, asViewer.body);
   const rows = (JSON.parse(asViewer.body) as { rows: { key: string }[] }).rows.map((r) => r.key);
   assert.deepEqual(rows.sort(), [`${NS}/late`, `${NS}/web`]);
@@ -282,12 +248,7 @@ test('who asked: a sync through kube-apiserver as an impersonated user is an Eve
     { timeoutMs: WAIT_MS },
   );
   assert.ok(forced);
-  const r = await client.get<Release>({
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'Release',
-    namespace: NS,
-    name: 'web',
-  });
+  const r = await getRelease(client, NS, 'web');
   assert.equal(r?.metadata.annotations?.[ANNOTATION_FORCE_SYNC_BY], 'user:alice');
   await page
     .locator('ol.timeline li[data-kind="trigger"]', { hasText: 'forced sync requested by alice' })
@@ -317,12 +278,7 @@ test('who asked: a sync through kube-apiserver as an impersonated user is an Eve
     },
     { timeoutMs: WAIT_MS },
   );
-  const after = await client.get<Release>({
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'Release',
-    namespace: NS,
-    name: 'web',
-  });
+  const after = await getRelease(client, NS, 'web');
   assert.equal(after?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_BY], 'user:bob');
   // bob's plain sync leaves alice's forced sync hers.
   assert.equal(after?.metadata.annotations?.[ANNOTATION_FORCE_SYNC_BY], 'user:alice');

@@ -13,17 +13,13 @@ import { shortRevision } from '../../src/api/revision.ts';
 import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
-import { type ControlPlane, registerApiService } from '../../src/testenv/index.ts';
+import type { ControlPlane } from '../../src/testenv/index.ts';
 import { renderKubeconfig } from '../../src/testenv/kubeconfig.ts';
+import { startAggregatedManager } from '../support/aggregated.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
-import { configMap, deployment, inlineRelease, manifests } from '../support/hooks.ts';
-import {
-  type ManagerProcess,
-  type ObserverProcess,
-  startControllerManager,
-  startObserver,
-} from '../support/processes.ts';
-import { bindViewer, waitForAccess } from '../support/rbac.ts';
+import { configMap, deployment, inlineRelease, type Manifest, manifests } from '../support/hooks.ts';
+import { type ManagerProcess, type ObserverProcess, startObserver } from '../support/processes.ts';
+import { bindViewer, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { getRelease, mergePatch, releaseRef } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { launchBrowser, screenshot, seriousViolations, startUi, type UiProcess } from '../support/ui.ts';
@@ -46,6 +42,9 @@ const spec = (extra: Partial<Release['spec']> = {}): Partial<Release['spec']> =>
   failurePolicy: { deadline: '2m' },
   ...extra,
 });
+/** A Release `name` of namespace NS: `objs` inline, assessed by the default rules, spec(`extra`). */
+const createRelease = (name: string, objs: readonly Manifest[], extra: Partial<Release['spec']> = {}) =>
+  client.create(inlineRelease(NS, name, objs, spec(extra)));
 
 before(async () => {
   cluster = await startCrdCluster({
@@ -55,15 +54,7 @@ before(async () => {
   });
   ({ cp, client } = cluster);
   await installDefaultRules(client);
-  manager = await startControllerManager({
-    kubeconfigPath: cp.kubeconfigPath,
-    identity: 'ui',
-    tenancy: { mode: 'cluster' },
-    gitCacheDir: join(cluster.work, 'git-cache'),
-    api: { kind: 'serve', tls: 'dev-self-signed' },
-  });
-  assert.ok(manager.api, 'the controller-manager serves its API');
-  await registerApiService(cp.kubeConfig, { port: manager.api.port, caPem: manager.api.caPem });
+  manager = await startAggregatedManager(cluster, 'ui');
   observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: { kind: 'aggregated' } });
   ui = await startUi(['--kubeconfig', cp.kubeconfigPath]);
   browser = await launchBrowser();
@@ -94,7 +85,7 @@ test('the Releases list shows a new Release without a reload, with READY and its
   await page.evaluate(() => {
     (globalThis as { notReloaded?: boolean }).notReloaded = true;
   });
-  await client.create(inlineRelease(NS, 'hello', [configMap('hello')], spec()));
+  await createRelease('hello', [configMap('hello')]);
   const r = row(page, 'hello');
   await r.waitFor({ timeout: UI_WAIT_MS });
   await r.locator('td[data-col=state]', { hasText: 'Succeeded' }).waitFor({ timeout: UI_WAIT_MS });
@@ -107,7 +98,7 @@ test('the Releases list shows a new Release without a reload, with READY and its
 });
 
 test("a rollout's waves and objects advance live on the Release page", async () => {
-  await client.create(inlineRelease(NS, 'waves', [configMap('w0', 0)], spec()));
+  await createRelease('waves', [configMap('w0', 0)]);
   await row(page, 'waves')
     .locator('td[data-col=state]', { hasText: 'Succeeded' })
     .waitFor({ timeout: UI_WAIT_MS });
@@ -151,14 +142,9 @@ test("a rollout's waves and objects advance live on the Release page", async () 
 });
 
 test('a broken change rolls back: RolledBack with its reason on the page, and the ConfigMap diff of the bad render', async () => {
-  await client.create(
-    inlineRelease(
-      NS,
-      'broken',
-      [configMap('settings', 0, { color: 'blue' })],
-      spec({ failurePolicy: { deadline: '5s' } }),
-    ),
-  );
+  await createRelease('broken', [configMap('settings', 0, { color: 'blue' })], {
+    failurePolicy: { deadline: '5s' },
+  });
   await row(page, 'broken')
     .locator('td[data-col=state]', { hasText: 'Succeeded' })
     .waitFor({ timeout: UI_WAIT_MS });
@@ -209,14 +195,7 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
 });
 
 test('approve in Manual mode: the diff first, then the render is applied', async () => {
-  await client.create(
-    inlineRelease(
-      NS,
-      'manual',
-      [configMap('gated', 0, { v: '1' })],
-      spec({ syncPolicy: { mode: 'Manual' } }),
-    ),
-  );
+  await createRelease('manual', [configMap('gated', 0, { v: '1' })], { syncPolicy: { mode: 'Manual' } });
   await row(page, 'manual').waitFor({ timeout: UI_WAIT_MS });
   await waitFor('the controller to render the Manual Release', async () => {
     const r = await getRelease(client, NS, 'manual');
@@ -250,11 +229,7 @@ test('a user without create releases/sync is told which permission is missing be
     kind: 'ServiceAccount',
     metadata: { name: 'viewer', namespace: NS },
   });
-  const tr = await client.request<{ status: { token: string } }>({
-    method: 'POST',
-    path: `/api/v1/namespaces/${NS}/serviceaccounts/viewer/token`,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-  });
+  const token = await serviceAccountToken(client, NS, 'viewer');
   const viewer = `system:serviceaccount:${NS}:viewer`;
   await bindViewer(client, NS, 'viewer', ['releases', 'releaseinventories', 'clusters'], {
     resources: ['releases/health', 'releases/history'],
@@ -265,10 +240,7 @@ test('a user without create releases/sync is told which permission is missing be
     resourceAttributes: { verb: 'list', group: 'convoy.kumodo.io', resource: 'releases', namespace: NS },
   });
   const kubeconfig = join(cluster?.work ?? '', 'viewer.kubeconfig');
-  await writeFile(
-    kubeconfig,
-    renderKubeconfig('viewer', { server: cp.server, caPem: cp.caPem, token: tr.status.token }),
-  );
+  await writeFile(kubeconfig, renderKubeconfig('viewer', { server: cp.server, caPem: cp.caPem, token }));
   const limited = await startUi(['--kubeconfig', kubeconfig, '-n', NS]);
   try {
     const p = await browser?.newPage({ viewport: { width: 420, height: 900 } });

@@ -15,7 +15,7 @@ import type { Tenancy } from '../../src/controller/release/target.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import type { ControlPlane } from '../../src/testenv/index.ts';
-import { waitForAccess } from './rbac.ts';
+import { serviceAccountToken, waitForAccess } from './rbac.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** NODE_OPTIONS of a process whose every 401/403 is printed as a CONVOY-DENIED line. */
@@ -70,19 +70,11 @@ export async function installAs(
   assert.ok(cluster);
   const out: Record<string, string> = {};
   for (const sa of ['convoy-controller-manager', 'convoy-observer']) {
-    const tr = await admin.request<{ status: { token: string } }>({
-      method: 'POST',
-      path: `/api/v1/namespaces/convoy-system/serviceaccounts/${sa}/token`,
-      body: {
-        apiVersion: 'authentication.k8s.io/v1',
-        kind: 'TokenRequest',
-        spec: { expirationSeconds: 3600 },
-      },
-    });
+    const token = await serviceAccountToken(admin, 'convoy-system', sa);
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [cluster],
-      users: [{ name: sa, token: tr.status.token }],
+      users: [{ name: sa, token }],
       contexts: [{ name: sa, cluster: cluster.name, user: sa }],
       currentContext: sa,
     });

@@ -8,6 +8,7 @@ import type { ReleaseSet } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import type { ClusterAccess } from '../../src/testenv/index.ts';
+import { applyKubeconfigSecret } from './kubeconfig-secret.ts';
 import { applyRuleSet } from './rules.ts';
 import { waitFor } from './wait.ts';
 
@@ -61,16 +62,7 @@ export async function addFleetCluster(client: KubeClient, ns: string, c: FleetCl
       if (err.code !== 409) throw err;
     });
   const kubeconfig = await readFile(c.access.kubeconfigPath, 'utf8');
-  await applyObject(
-    client,
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: `${c.name}-kubeconfig`, namespace: ns },
-      data: { kubeconfig: Buffer.from(kubeconfig).toString('base64') },
-    },
-    FM,
-  );
+  await applyKubeconfigSecret(client, ns, `${c.name}-kubeconfig`, kubeconfig);
   await applyObject(
     client,
     {

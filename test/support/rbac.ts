@@ -1,5 +1,5 @@
 // RBAC set-up for e2e tests: a Role bound to its subjects in one namespace, a ServiceAccount that may
-// only write ConfigMaps of its own namespace, and waiting until the RBAC
+// only write ConfigMaps of its own namespace, a ServiceAccount's token, and waiting until the RBAC
 // authorizer enforces a grant (it learns bindings through an informer, so a request made right after
 // the create may still be denied, and a server's decision cache would keep that denial).
 import type { KubeClient } from '../../src/kube/client.ts';
@@ -107,4 +107,19 @@ export async function waitForAccess(client: KubeClient, what: string, review: Ac
     });
     return sar.status?.allowed === true;
   });
+}
+
+/** A token of the (existing) ServiceAccount `namespace/name` from the TokenRequest API. */
+export async function serviceAccountToken(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  expirationSeconds = 3600,
+): Promise<string> {
+  const tr = await client.request<{ status: { token: string } }>({
+    method: 'POST',
+    path: `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds } },
+  });
+  return tr.status.token;
 }

@@ -106,6 +106,17 @@ export function waitForReady(
   );
 }
 
+/** Waits until the Release's Ready condition has this reason (whatever its status); returns the Release. */
+export function waitForReason(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  reason: string,
+  timeoutMs?: number,
+): Promise<Release> {
+  return waitForReady(client, namespace, name, readyReason(reason), reason, timeoutMs);
+}
+
 export async function mergePatch(
   client: KubeClient,
   ref: { apiVersion: string; kind: string; namespace?: string; name: string },
@@ -172,6 +183,21 @@ export function applyControllerInventory(
   entries: readonly InventoryEntry[],
   hooks?: readonly InventoryHook[],
 ) {
+  return applyInventoryAs(FIELD_MANAGERS.controller, client, namespace, name, entries, hooks);
+}
+
+/**
+ * Writes a ReleaseInventory's entries (and hooks) as `fieldManager`: with the observer's managers, only
+ * the fields each owns (docs/design.md#field-ownership), keyed as the controller's entries are.
+ */
+export function applyInventoryAs(
+  fieldManager: string,
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  entries: readonly Partial<InventoryEntry>[],
+  hooks?: readonly InventoryHook[],
+) {
   return applyObject(
     client,
     {
@@ -181,6 +207,6 @@ export function applyControllerInventory(
       entries,
       ...(hooks === undefined ? {} : { hooks }),
     },
-    { fieldManager: FIELD_MANAGERS.controller, force: true },
+    { fieldManager, force: true },
   );
 }
