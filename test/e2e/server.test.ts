@@ -304,7 +304,7 @@ async function accessReviews(): Promise<number> {
 
 describe('authorization by namespace first', () => {
   test('a namespace-wide grant is reviewed once for every Release of the namespace', async () => {
-    const token = await serviceAccountToken('ns-syncer');
+    const token = await newServiceAccountToken('ns-syncer');
     await grant('ns-syncer', { kind: 'ServiceAccount', name: 'ns-syncer' }, [
       { group: API, verbs: ['create'], resources: ['releases/sync'] },
     ]);
@@ -317,7 +317,7 @@ describe('authorization by namespace first', () => {
   });
 
   test('a grant by resourceNames opens its Release and no other', async () => {
-    const token = await serviceAccountToken('one-syncer');
+    const token = await newServiceAccountToken('one-syncer');
     await client.create({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',

@@ -1,0 +1,31 @@
+import { readFile } from 'node:fs/promises';
+import { API_VERSION } from '../src/api/constants.ts';
+import type { Release } from '../src/api/types.ts';
+import { KubeClient } from '../src/kube/client.ts';
+import { installDefaultRules } from '../src/observer/health/loop/index.ts';
+import { startControlPlane } from '../src/testenv/index.ts';
+import { installCrds } from '../test/support/crds.ts';
+import { startControllerManager, startObserver, wakeupsTo } from '../test/support/processes.ts';
+import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
+import { configMapManifests } from './fixtures.ts';
+const cp = await startControlPlane({ workloads: true, nodes: 1 });
+const admin = new KubeClient(cp.kubeConfig);
+const gets = async () => {
+  const t = await admin.transport.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
+  return t.split('\n').filter((l) => l.startsWith('apiserver_request_total{') && /verb="GET"/.test(l) && /resource="releases"/.test(l)).map((l) => l.slice(l.lastIndexOf(' ') + 1)).join('+');
+};
+await installCrds(cp.kubeConfig);
+for (const n of [LEASE_NS, 'g']) await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
+await installDefaultRules(admin);
+const manager = await startControllerManager({ kubeconfigPath: cp.kubeconfigPath, identity: 'x', leaseNamespace: LEASE_NS, leaseDuration: '15s', gitCacheDir: '/tmp/gcx', tenancy: { mode: 'cluster' } });
+const observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, leaseNamespace: LEASE_NS, leaseDuration: '15s', wakeups: wakeupsTo(manager) });
+for (let r = 0; r < 10; r++)
+  await admin.create<Release>({ apiVersion: API_VERSION, kind: 'Release', metadata: { name: `r${r}`, namespace: 'g' }, spec: { source: { inline: { manifests: configMapManifests(r, 3) } }, render: { targetNamespace: 'g' }, healthAssessment: DEFAULT_HEALTH } } as Release);
+await new Promise((r) => setTimeout(r, 30_000));
+console.log('GET releases', await gets());
+await new Promise((r) => setTimeout(r, 10_000));
+console.log('GET releases +10s', await gets());
+const kcm = cp.processes().find((p) => p.name === 'kube-controller-manager');
+const log = await readFile(kcm?.logPath ?? '', 'utf8');
+console.log(log.split('\n').filter((l) => /garbage|owner|Release/i.test(l)).slice(-15).join('\n'));
+await observer.stop(); await manager.stop(); await cp.stop();
