@@ -33,4 +33,4 @@ COPY --from=tools /out/kustomize /out/helm /usr/local/bin/
 ENV NODE_ENV=production
 # The image's `node` user, by number so that runAsNonRoot can verify it.
 USER 1000:1000
-CMD ["node", "src/cmd/controller-manager.ts"]
+CMD ["node", "--max-semi-space-size=8", "src/cmd/controller-manager.ts"]

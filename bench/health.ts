@@ -2,6 +2,7 @@
 // wall time and API reads of the first pass (assess + write 500 entries) and of steady passes, with one
 // GET per object and with one LIST per kind and namespace; then the RSS of a real convoy-observer
 // process working both Releases. Also prints the rule engine's throughput from bench/health-rules.ts.
+
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import { applyObject } from '../src/kube/apply.ts';
 import { KubeClient } from '../src/kube/client.ts';
 import { HealthController, installDefaultRules } from '../src/observer/health/loop/index.ts';
 import { Harness, type KubeObject, newLogger } from '../src/runtime/index.ts';
+import { PROCESS_NODE_FLAGS } from '../src/runtime/node-flags.ts';
 import { startControlPlane } from '../src/testenv/index.ts';
 import { freePort } from '../src/testenv/ports.ts';
 import { installCrds } from '../test/support/crds.ts';
@@ -129,6 +131,7 @@ try {
   const child = spawn(
     process.execPath,
     [
+      ...PROCESS_NODE_FLAGS,
       fileURLToPath(new URL('../src/cmd/observer.ts', import.meta.url)),
       '--kubeconfig',
       cp.kubeconfigPath,

@@ -1,9 +1,11 @@
 // convoy's own processes under `convoy dev`: controller-manager and observer run on the same Node binary
 // as the CLI, each in its own process group (so the terminal's Ctrl-C reaches only `convoy dev`, which
 // then stops them in order) with its JSON log in a file the user can tail.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { PROCESS_NODE_FLAGS } from '../runtime/node-flags.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -34,7 +36,7 @@ export async function startConvoyProcess(spec: StartSpec): Promise<ConvoyProcess
   const log = await open(spec.logPath, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [spec.script, ...spec.args], {
+    child = spawn(process.execPath, [...PROCESS_NODE_FLAGS, spec.script, ...spec.args], {
       cwd: ROOT,
       detached: true,
       stdio: ['ignore', log.fd, log.fd],

@@ -5,6 +5,7 @@
 // and the API server accepts every object (CRDs applied, then everything else with server-side dry run).
 // The opt-in web UI component (deploy/ui), uncommented as docs/ui.md says, builds with kubectl kustomize
 // into a controller-manager with --api-ui and the impersonation ClusterRole bound to its ServiceAccount.
+
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +20,7 @@ import { parseObserverFlags } from '../../src/cmd/observer-flags.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { libraryYaml } from '../../src/rules/library.ts';
+import { PROCESS_NODE_FLAGS } from '../../src/runtime/node-flags.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
@@ -112,8 +114,10 @@ describe('deploy/ manifests, offline', () => {
       const [c] = pod.containers;
       assert.ok(c);
       assert.equal(c.image, 'convoy:dev');
-      const [node, script] = c.command;
+      const [node, ...rest] = c.command;
       assert.equal(node, 'node');
+      const script = rest.at(-1);
+      assert.deepEqual(rest.slice(0, -1), PROCESS_NODE_FLAGS, 'the processes run with PROCESS_NODE_FLAGS');
       assert.ok(script !== undefined && existsSync(join(ROOT, script)), `${script} exists`);
     }
     const host = { hostname: 'pod', pid: 1, tmpdir: '/tmp' };

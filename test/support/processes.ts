@@ -6,12 +6,14 @@
 // told otherwise; the observer always wakes it through that API — straight to the URL of the
 // controller-manager it is paired with (wakeupsTo), or through kube-apiserver's aggregation layer when
 // the test has registered the APIService.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Tenancy } from '../../src/controller/release/target.ts';
+import { PROCESS_NODE_FLAGS } from '../../src/runtime/node-flags.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
 import { metricValue, probePortOf, scrape } from './metrics.ts';
 import { makeServingCert, presentedCert, type ServingCert } from './serving-cert.ts';
@@ -75,7 +77,7 @@ async function startChild(
   ready: string,
   cleanup: () => Promise<void> = async () => {},
 ): Promise<ConvoyChild> {
-  const proc = spawn(process.execPath, [script, ...args, ...(opts.args ?? [])], {
+  const proc = spawn(process.execPath, [...PROCESS_NODE_FLAGS, script, ...args, ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,8 @@
+// The Node flags convoy's long-running processes (controller-manager, observer) run with, wherever they
+// are started: the deploy manifests, the image, `convoy dev` and the tests' child processes. Node 24
+// sizes the young generation from the machine's memory (up to 3 × 64 MiB here): the processes' peak
+// RSS was ~400 MiB at 1,000 Releases with a ~75 MiB live heap. 8 MiB semi-spaces took it to ~275 MiB
+// at 300 Releases for no measurable CPU (npm run bench:floor, CONVOY_BENCH_NODE_OPTIONS; capping the
+// old space as well halved RSS again but doubled the time: garbage collection thrashed).
+// docs/design.md#processes.
+export const PROCESS_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
