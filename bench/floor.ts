@@ -6,7 +6,7 @@
 // kube-apiserver and of each convoy process, their peak RSS; then a steady window (requests per minute,
 // CPU %), and from a pod turning Ready to its Release's rollout Succeeded (median of 5 Deployments).
 // Default 200 Releases × 10 ConfigMaps in 20 namespaces, 60 s steady; `--full`: 1,000 × 10, 300 s.
-// Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS, CONVOY_BENCH_NODE_OPTIONS
+// Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS, CONVOY_BENCH_CONCURRENCY, CONVOY_BENCH_NODE_OPTIONS
 // (Node flags of both convoy processes, e.g. heap limits); CONVOY_BENCH_HEAP_SNAPSHOTS=<dir>
 // writes a heap snapshot of each convoy process into <dir> when the burst is over (what holds the memory);
 // CONVOY_BENCH_APISERVER_PROFILE=<file> writes kube-apiserver's CPU profile of the burst's first 60 s
@@ -49,6 +49,9 @@ const nodeOptions = [
   .join(' ')
   .trim();
 const childEnv: Record<string, string> = nodeOptions === '' ? {} : { NODE_OPTIONS: nodeOptions };
+/** CONVOY_BENCH_CONCURRENCY: --concurrency of both processes (their default otherwise). */
+const CONCURRENCY = process.env.CONVOY_BENCH_CONCURRENCY;
+const childArgs = CONCURRENCY === undefined ? {} : { args: ['--concurrency', CONCURRENCY] };
 
 const secs = (ms: number) => +(ms / 1000).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -195,10 +198,12 @@ try {
     gitCacheDir: join(work, 'git-cache'),
     tenancy: { mode: 'cluster' },
     env: childEnv,
+    ...childArgs,
   });
   children.push(manager);
   const observer = await startObserver({
     env: childEnv,
+    ...childArgs,
     kubeconfigPath: cp.kubeconfigPath,
     leaseNamespace: LEASE_NS,
     leaseDuration: '15s',
