@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { R1, R2 } from '../../api/testsupport.ts';
 import type { InventoryEntry, InventoryHook } from '../../api/types.ts';
 import { cmEntry } from './fixtures.ts';
 import {
@@ -10,8 +11,6 @@ import {
   mergePending,
 } from './inventory-writer.ts';
 
-const R1 = `sha256:${'a'.repeat(64)}`;
-const R2 = `sha256:${'b'.repeat(64)}`;
 const armed = (name: string, renderRef: string, createdAt: string): InventoryHook => ({
   name,
   phase: 'PreSync',
