@@ -64,11 +64,11 @@ export interface LoopStatus<F extends SummaryField, C extends ConditionValue> {
   upToDate(prior: ReleaseStatus | undefined, body: LoopStatusBody<F>): boolean;
 }
 
-/** The status of the loop that owns condition `type` and summary `field` (compared by `keys`). */
+/** The status of the loop that owns condition `type` and summary `field`. */
 export function loopStatus<
   F extends SummaryField,
   C extends ConditionValue & { readonly summary: Summary<F> },
->(type: string, field: F, keys: readonly (keyof Summary<F>)[]): LoopStatus<F, C> {
+>(type: string, field: F): LoopStatus<F, C> {
   return {
     body: (cond, prior, generation, now) => {
       const summary = { [field]: { ...cond.summary } } as Record<F, Summary<F>>;
@@ -76,6 +76,10 @@ export function loopStatus<
     },
     upToDate: (prior, body) =>
       conditionStored(prior, body.conditions[0]) &&
-      sameFields(prior?.[field] as Summary<F> | undefined, body[field], keys),
+      sameFields(
+        prior?.[field] as Summary<F> | undefined,
+        body[field],
+        Object.keys(body[field]) as (keyof Summary<F>)[],
+      ),
   };
 }

@@ -168,10 +168,7 @@ export function driftStatusDue(
   );
 }
 
-const driftStatus = loopStatus<'driftSummary', DriftedCondition>('Drifted', 'driftSummary', [
-  'drifted',
-  'total',
-]);
+const driftStatus = loopStatus<'driftSummary', DriftedCondition>('Drifted', 'driftSummary');
 export type DriftStatusBody = LoopStatusBody<'driftSummary'>;
 /** The status writeDrift applies; lastTransitionTime moves only when the condition's status changes. */
 export const driftStatusBody = driftStatus.body;

@@ -76,13 +76,7 @@ export function inventoryHealthChanged(
   return false;
 }
 
-const healthStatus = loopStatus<'healthSummary', HealthyCondition>('Healthy', 'healthSummary', [
-  'healthy',
-  'progressing',
-  'degraded',
-  'unknown',
-  'total',
-]);
+const healthStatus = loopStatus<'healthSummary', HealthyCondition>('Healthy', 'healthSummary');
 export type HealthStatusBody = LoopStatusBody<'healthSummary'>;
 /** The status writeHealth applies; lastTransitionTime moves only when the condition's status changes. */
 export const healthStatusBody = healthStatus.body;
