@@ -1,6 +1,6 @@
-// Builders the unit tests of the read views share (cli, server, ui: status, health, progress, the
-// web UI's model): render refs, a ReleaseInventory and its entries with just the fields a test sets.
-// Used by tests only.
+// Builders the unit tests share across layers (the read views of cli, server and ui; the controller's and
+// the observers' table tests): render refs, a ReleaseInventory and its entries with just the fields a test
+// sets. Used by tests only.
 import { API_VERSION } from './constants.ts';
 import type { InventoryEntry, ReleaseInventory } from './types.ts';
 

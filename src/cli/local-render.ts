@@ -13,6 +13,7 @@ import { RenderError } from '../render/errors.ts';
 import { GitSource } from '../render/git/source.ts';
 import { helmRenderInputs } from '../render/helm/inputs.ts';
 import { ChartRepoSource } from '../render/helm/repo-source.ts';
+import { valuesFromClient } from '../render/helm/values-from-client.ts';
 import { InlineSource } from '../render/inline.ts';
 import type { RegistryCredentials } from '../render/oci/auth.ts';
 import { OciSource } from '../render/oci/source.ts';
@@ -63,19 +64,11 @@ export async function renderFiles(
   const inputs = await helmRenderInputs(
     spec.render,
     opts.namespace ?? 'default',
-    async (kind, namespace, name) => {
-      if (opts.local === undefined) {
-        throw new Error('valuesFrom is read from the cluster; offline it is not available');
-      }
-      const obj = await opts.local.get<{ data?: Record<string, string> }>({
-        apiVersion: 'v1',
-        kind,
-        namespace,
-        name,
-      });
-      if (obj === undefined) return undefined;
-      return kind === 'Secret' ? credentialsFromSecretData(obj.data) : (obj.data ?? {});
-    },
+    opts.local === undefined
+      ? async () => {
+          throw new Error('valuesFrom is read from the cluster; offline it is not available');
+        }
+      : valuesFromClient(opts.local),
     async () =>
       opts.capabilities ?? (opts.target === undefined ? undefined : clusterCapabilities(opts.target)),
   );

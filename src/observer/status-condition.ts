@@ -1,7 +1,9 @@
 // The one condition each observer loop owns in a Release's status (Healthy, Drifted), with metav1.Condition
 // semantics both loops must share: lastTransitionTime moves only when the status changes, and a write is
-// skipped only when every field it would send is already stored.
+// skipped only when every field it would send is already stored. loopStatus gives a loop its status body
+// (the condition and the summary it owns beside it) and that check.
 import type { Condition, ReleaseStatus } from '../api/types.ts';
+import { sameFields } from '../lib/same-fields.ts';
 
 /** metav1.Time precision: whole seconds, UTC. */
 export function formatTime(d: Date): string {
@@ -38,12 +40,46 @@ export function nextCondition(
 export function conditionStored(prior: ReleaseStatus | undefined, want: Condition | undefined): boolean {
   if (want === undefined) return false;
   const have = prior?.conditions?.find((c) => c.type === want.type);
-  return (
-    have !== undefined &&
-    have.status === want.status &&
-    have.reason === want.reason &&
-    have.message === want.message &&
-    have.lastTransitionTime === want.lastTransitionTime &&
-    have.observedGeneration === want.observedGeneration
-  );
+  return sameFields(have, want, ['status', 'reason', 'message', 'lastTransitionTime', 'observedGeneration']);
+}
+
+/** The status field of a loop's summary, written with its condition. */
+type SummaryField = 'healthSummary' | 'driftSummary';
+type Summary<F extends SummaryField> = NonNullable<ReleaseStatus[F]>;
+
+/** What a loop's status write applies: its one condition and its summary. */
+export type LoopStatusBody<F extends SummaryField> = { readonly conditions: readonly Condition[] } & {
+  readonly [K in F]: Summary<F>;
+};
+
+export interface LoopStatus<F extends SummaryField, C extends ConditionValue> {
+  /** The body to apply; lastTransitionTime moves only when the condition's status changes. */
+  body(
+    cond: C,
+    prior: ReleaseStatus | undefined,
+    generation: number | undefined,
+    now: string,
+  ): LoopStatusBody<F>;
+  /** True when the cached status already holds this condition and every field of the summary. */
+  upToDate(prior: ReleaseStatus | undefined, body: LoopStatusBody<F>): boolean;
+}
+
+/** The status of the loop that owns condition `type` and summary `field`. */
+export function loopStatus<
+  F extends SummaryField,
+  C extends ConditionValue & { readonly summary: Summary<F> },
+>(type: string, field: F): LoopStatus<F, C> {
+  return {
+    body: (cond, prior, generation, now) => {
+      const summary = { [field]: { ...cond.summary } } as Record<F, Summary<F>>;
+      return { conditions: [nextCondition(type, cond, prior, generation, now)], ...summary };
+    },
+    upToDate: (prior, body) =>
+      conditionStored(prior, body.conditions[0]) &&
+      sameFields(
+        prior?.[field] as Summary<F> | undefined,
+        body[field],
+        Object.keys(body[field]) as (keyof Summary<F>)[],
+      ),
+  };
 }

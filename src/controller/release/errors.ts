@@ -13,6 +13,18 @@ export abstract class ReleaseError extends Error {
 }
 
 /**
+ * The base of a step's error whose reason and stalling are fixed: the class of each such step is one line,
+ * and its `name` (the class name, in logs) is set once here.
+ */
+function stepError<R extends ReadyReason>(name: string, reason: R, stalled = false) {
+  return class extends ReleaseError {
+    override name = name;
+    readonly reason: R = reason;
+    override readonly stalled: boolean = stalled;
+  };
+}
+
+/**
  * Fetching or resolving the source failed (network, credentials, unknown ref; SourceTimeout when a time
  * limit ended it): retry.
  */
@@ -26,18 +38,10 @@ export class SourceFailedError extends ReleaseError {
 }
 
 /** The source's files do not make a valid render: only a new revision or spec can fix it. */
-export class RenderFailedError extends ReleaseError {
-  override name = 'RenderFailedError';
-  readonly reason = 'RenderFailed';
-  override readonly stalled = true;
-}
+export class RenderFailedError extends stepError('RenderFailedError', 'RenderFailed', true) {}
 
 /** spec.pin names a render the store does not hold: only a spec change can fix it. */
-export class PinNotFoundError extends ReleaseError {
-  override name = 'PinNotFoundError';
-  readonly reason = 'PinNotFound';
-  override readonly stalled = true;
-}
+export class PinNotFoundError extends stepError('PinNotFoundError', 'PinNotFound', true) {}
 
 /** The target Cluster is missing or not Ready (ClusterUnavailable): retry. */
 export class ClusterUnavailableError extends ReleaseError {
@@ -54,11 +58,11 @@ export class ClusterUnavailableError extends ReleaseError {
  * not write with its own identity (docs/design.md#tenancy-and-impersonation). Only a spec change (or the
  * flag) fixes it.
  */
-export class ServiceAccountRequiredError extends ReleaseError {
-  override name = 'ServiceAccountRequiredError';
-  readonly reason = 'ServiceAccountRequired';
-  override readonly stalled = true;
-}
+export class ServiceAccountRequiredError extends stepError(
+  'ServiceAccountRequiredError',
+  'ServiceAccountRequired',
+  true,
+) {}
 
 /**
  * The server-side dry run rejected an object. `invalid` (the API said 400 BadRequest or 422
@@ -81,23 +85,11 @@ export class DryRunFailedError extends ReleaseError {
 }
 
 /** Writing the render to the render store (or lastAttempted) failed. */
-export class PersistFailedError extends ReleaseError {
-  override name = 'PersistFailedError';
-  readonly reason = 'PersistFailed';
-}
+export class PersistFailedError extends stepError('PersistFailedError', 'PersistFailed') {}
 
-export class ApplyFailedError extends ReleaseError {
-  override name = 'ApplyFailedError';
-  readonly reason = 'ApplyFailed';
-}
+export class ApplyFailedError extends stepError('ApplyFailedError', 'ApplyFailed') {}
 
-export class PruneFailedError extends ReleaseError {
-  override name = 'PruneFailedError';
-  readonly reason = 'PruneFailed';
-}
+export class PruneFailedError extends stepError('PruneFailedError', 'PruneFailed') {}
 
 /** A PreSync/PostSync hook failed, or its workload could not be created. */
-export class HookFailedError extends ReleaseError {
-  override name = 'HookFailedError';
-  readonly reason = 'HookFailed';
-}
+export class HookFailedError extends stepError('HookFailedError', 'HookFailed') {}

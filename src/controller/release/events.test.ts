@@ -2,6 +2,7 @@
 // the same in every process; a persisted transition is announced again only while it is recent.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { R1, R2 } from '../../api/testsupport.ts';
 import type { Release } from '../../api/types.ts';
 import {
   eventBeforeReplacing,
@@ -13,8 +14,6 @@ import {
 } from './events.ts';
 import type { Rollout } from './rollout/index.ts';
 
-const R1 = `sha256:${'a'.repeat(64)}`;
-const R2 = `sha256:${'b'.repeat(64)}`;
 const release = (uid = 'u-1'): Release =>
   ({
     apiVersion: 'convoy.kumodo.io/v1alpha1',
@@ -98,7 +97,7 @@ describe('recoveredRolloutEvent', () => {
     );
     assert.match(
       e.message,
-      /^rollout → RolledBack \(sha256:b{7}.*reason DeadlineExceeded; last healthy render/,
+      /^rollout → RolledBack \(sha256:2{7}.*reason DeadlineExceeded; last healthy render/,
     );
     assert.match(e.message, /\(recorded after a controller restart\)$/);
   });

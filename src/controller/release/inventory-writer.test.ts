@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { R1, R2 } from '../../api/testsupport.ts';
 import type { InventoryEntry, InventoryHook } from '../../api/types.ts';
 import { cmEntry } from './fixtures.ts';
 import {
@@ -10,8 +11,6 @@ import {
   mergePending,
 } from './inventory-writer.ts';
 
-const R1 = `sha256:${'a'.repeat(64)}`;
-const R2 = `sha256:${'b'.repeat(64)}`;
 const armed = (name: string, renderRef: string, createdAt: string): InventoryHook => ({
   name,
   phase: 'PreSync',
@@ -22,6 +21,11 @@ const armed = (name: string, renderRef: string, createdAt: string): InventoryHoo
   createdAt,
   timeout: '5m',
 });
+
+/** One `it` per row [name, args, want]: what `got` makes of the args deep-equals want. */
+function rows<A extends unknown[], W>(table: [string, A, W][], got: (...args: A) => W): void {
+  for (const [name, args, want] of table) it(name, () => assert.deepEqual(got(...args), want));
+}
 
 describe('controllerHookFields', () => {
   it('keeps the definition and its namespace, drops the observer’s fields', () => {
@@ -75,14 +79,7 @@ describe('mergeEntries: appliedResourceVersion', () => {
       ['10', '20'],
     ],
   ];
-  for (const [name, args, want] of table) {
-    it(name, () =>
-      assert.deepEqual(
-        mergeEntries(...args).map((x) => x.appliedResourceVersion),
-        want,
-      ),
-    );
-  }
+  rows(table, (...args) => mergeEntries(...args).map((x) => x.appliedResourceVersion));
   it("the version is a controller field; the observer's fields are not", () => {
     const x = { ...e('a', R1, '10'), state: 'Healthy', message: 'ok' } as InventoryEntry;
     assert.deepEqual(controllerFields(x), e('a', R1, '10'));
@@ -98,14 +95,7 @@ describe('mergePending', () => {
     ['a key added and settled in one call leaves', [[], [p('a')], [p('a')]], []],
     ['settling a key that is not pending changes nothing', [[p('a')], [], [p('z')]], ['a']],
   ];
-  for (const [name, args, want] of table) {
-    it(name, () =>
-      assert.deepEqual(
-        mergePending(...args).map((e) => e.name),
-        want,
-      ),
-    );
-  }
+  rows(table, (...args) => mergePending(...args).map((e) => e.name));
   it('keeps only the pending fields', () => {
     const extra = { ...p('a'), state: 'Healthy' } as ReturnType<typeof p>;
     assert.deepEqual(mergePending([extra], []), [p('a')]);

@@ -6,6 +6,7 @@ import { errorMessage } from '../../lib/errors.ts';
 import { discoverScope } from '../../render/discover-scope.ts';
 import { RenderError, SourceError } from '../../render/errors.ts';
 import { helmRenderInputs } from '../../render/helm/inputs.ts';
+import { valuesFromClient } from '../../render/helm/values-from-client.ts';
 import { assembleOutcome, renderManifests } from '../../render/release.ts';
 import { credentialsFromSecretData, fetchSource, sourceSecretNames } from '../../render/source.ts';
 import type { CredentialData, Render, RenderInputs } from '../../render/types.ts';
@@ -102,16 +103,7 @@ async function renderInputs(release: Release, deps: ReleaseDeps, target: Target)
   const inputs = await helmRenderInputs(
     release.spec.render,
     release.metadata.namespace ?? '',
-    async (kind, namespace, name) => {
-      const obj = await deps.local.get<{ data?: Record<string, string> }>({
-        apiVersion: 'v1',
-        kind,
-        namespace,
-        name,
-      });
-      if (obj === undefined) return undefined;
-      return kind === 'Secret' ? credentialsFromSecretData(obj.data) : (obj.data ?? {});
-    },
+    valuesFromClient(deps.local),
     () => clusterCapabilities(target.readClient),
   );
   if (!inputs.ok) {

@@ -2,13 +2,12 @@
 // with newly applied renders, failures set Ready/Stalled, observer-owned conditions are never sent.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { R1, R2 } from '../../api/testsupport.ts';
 import type { Release } from '../../api/types.ts';
 import { DryRunFailedError, SourceFailedError } from './errors.ts';
 import { noAttempt, noRollout, type Outcome } from './outcome.ts';
 import { releaseStatus } from './status.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
 const T0 = Date.parse('2025-01-01T00:00:00Z');
 const T1 = T0 + 60_000;
 

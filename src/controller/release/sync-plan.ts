@@ -18,32 +18,27 @@ import { forcedAtOf, hookDefs, type SyncHookStep, syncHooksSettled } from './hoo
 import { type Rollout, type WaveGateDecision, waveHealthGate } from './rollout/index.ts';
 import { groupWaves, renderApplied } from './sync/index.ts';
 
+/** What a sync that persisted ends with besides its kind: the attempt, status.waves so far, the notes. */
+interface SyncRecord {
+  readonly attempt: LastAttempted;
+  readonly waves: readonly WaveStatus[];
+  readonly notes: readonly string[];
+}
+
+type HeldReason = 'WaitingForWaveHealth' | 'WaveTimeout' | 'WaitingForHook';
+
 export type SyncResult =
   | { readonly kind: 'upToDate' }
-  | {
-      readonly kind: 'synced';
-      readonly attempt: LastAttempted;
-      readonly waves: readonly WaveStatus[];
-      readonly notes: readonly string[];
-    }
+  | ({ readonly kind: 'synced' } & SyncRecord)
   /** A wave gate held (or, with action stop, failed the rollout) part-way; or PreSync/PostSync hooks run. */
-  | {
+  | ({
       readonly kind: 'held';
-      readonly reason: 'WaitingForWaveHealth' | 'WaveTimeout' | 'WaitingForHook';
+      readonly reason: HeldReason;
       readonly message: string;
       readonly rollout: Rollout | undefined;
-      readonly attempt: LastAttempted;
-      readonly waves: readonly WaveStatus[];
-      readonly notes: readonly string[];
-    }
+    } & SyncRecord)
   /** The wave gate rolled back: the caller runs applyLastHealthy. */
-  | {
-      readonly kind: 'rollback';
-      readonly rollout: Rollout;
-      readonly attempt: LastAttempted;
-      readonly waves: readonly WaveStatus[];
-      readonly notes: readonly string[];
-    }
+  | ({ readonly kind: 'rollback'; readonly rollout: Rollout } & SyncRecord)
   | {
       readonly kind: 'failed';
       readonly error: ReleaseError;
@@ -221,41 +216,42 @@ export interface SyncSoFar {
   readonly notes: readonly string[];
 }
 
+/** The attempt of a sync that did not apply all of R, with the reason (and message) it stopped for. */
+function notApplied(s: SyncSoFar, reason: LastAttempted['reason'], message?: string): LastAttempted {
+  return { ...s.attemptBase, applied: false, reason, ...(message === undefined ? {} : { message }) };
+}
+
 export function failedSync(error: ReleaseError, s: SyncSoFar): SyncResult {
-  const attempt = { ...s.attemptBase, applied: false, reason: error.reason, message: error.message };
+  const attempt = notApplied(s, error.reason, error.message);
   return { kind: 'failed', error, attempt, waves: s.waves, notes: s.notes };
+}
+
+/** Held part-way: the attempt records `reason`, `rollout` is set only when the gate moved one. */
+function held(reason: HeldReason, message: string, rollout: Rollout | undefined, s: SyncSoFar): SyncResult {
+  return {
+    kind: 'held',
+    reason,
+    message,
+    rollout,
+    attempt: notApplied(s, reason),
+    waves: s.waves,
+    notes: s.notes,
+  };
 }
 
 /** A gate that does not let the wave go: held, held with a failed rollout (action stop), or a rollback. */
 export function gateStop(gate: WaveGateDecision, s: SyncSoFar): SyncResult | undefined {
-  const { attemptBase, waves, notes } = s;
   switch (gate.kind) {
     case 'proceed':
       return undefined;
     case 'hold':
-      return {
-        kind: 'held',
-        reason: gate.reason,
-        message: gate.message,
-        rollout: undefined,
-        attempt: { ...attemptBase, applied: false, reason: gate.reason },
-        waves,
-        notes,
-      };
+      return held(gate.reason, gate.message, undefined, s);
     case 'transition':
       if (gate.action === 'applyLastHealthy') {
-        const attempt = { ...attemptBase, applied: false, reason: 'WaveTimeout' } as const;
-        return { kind: 'rollback', rollout: gate.rollout, attempt, waves, notes };
+        const attempt = notApplied(s, 'WaveTimeout');
+        return { kind: 'rollback', rollout: gate.rollout, attempt, waves: s.waves, notes: s.notes };
       }
-      return {
-        kind: 'held',
-        reason: 'WaveTimeout',
-        message: gate.rollout.message ?? 'wave timeout',
-        rollout: gate.rollout,
-        attempt: { ...attemptBase, applied: false, reason: 'WaveTimeout' },
-        waves,
-        notes,
-      };
+      return held('WaveTimeout', gate.rollout.message ?? 'wave timeout', gate.rollout, s);
     default:
       return assertNever(gate);
   }
@@ -264,20 +260,8 @@ export function gateStop(gate: WaveGateDecision, s: SyncSoFar): SyncResult | und
 /** The result of a hook step (PreSync, PostSync): undefined to go on, else held or failed (or synced after PostSync). */
 export function hookStop(step: SyncHookStep, s: SyncSoFar, last: boolean): SyncResult | undefined {
   if (step.kind === 'fail') return failedSync(step.error, s);
-  if (step.kind === 'hold') return waitingForHook(step.message, s);
+  // HOOKS (docs/design.md#hooks): PreSync or PostSync hooks of R run (or PostSync waits for health).
+  if (step.kind === 'hold') return held('WaitingForHook', step.message, undefined, s);
   if (!last) return undefined;
   return { kind: 'synced', attempt: { ...s.attemptBase, applied: true }, waves: s.waves, notes: s.notes };
-}
-
-/** HOOKS (docs/design.md#hooks): PreSync or PostSync hooks of R run (or PostSync waits for health). */
-function waitingForHook(message: string, s: SyncSoFar): SyncResult {
-  return {
-    kind: 'held',
-    reason: 'WaitingForHook',
-    message,
-    rollout: undefined,
-    attempt: { ...s.attemptBase, applied: false, reason: 'WaitingForHook' },
-    waves: s.waves,
-    notes: s.notes,
-  };
 }

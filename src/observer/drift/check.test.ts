@@ -3,13 +3,12 @@
 // reached it), and drifted when it is neither's. Over an injected client that answers GETs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { R1, R2 } from '../../api/testsupport.ts';
 import type { InventoryEntry, PendingEntry } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import { checkDrift, inFlightRenders, judgeEntry } from './check.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
 const LABEL = 'ns.app';
 
 const cm = (v: string): Obj => ({

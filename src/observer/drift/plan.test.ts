@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { InventoryEntry, InventoryKey, ReleaseStatus } from '../../api/types.ts';
+import type { DriftResult } from './detect.ts';
 import {
   type CheckOutcome,
   DEFAULT_DRIFT_INTERVAL_MS,
@@ -24,24 +25,18 @@ const key = (kind: string, name: string): InventoryKey => ({
   namespace: 'prod',
   name,
 });
-const inSync = (kind: string, name: string): EntryOutcome => ({
+const checked = (entry: InventoryKey, result: DriftResult): EntryOutcome => ({
   kind: 'checked',
-  entry: key(kind, name),
-  result: { kind: 'inSync' },
+  entry,
+  result,
 });
-const scaled = (name: string, from: number, to: number): EntryOutcome => ({
-  kind: 'checked',
-  entry: key('Deployment', name),
-  result: {
+const inSync = (kind: string, name: string) => checked(key(kind, name), { kind: 'inSync' });
+const scaled = (name: string, from: number, to: number) =>
+  checked(key('Deployment', name), {
     kind: 'drifted',
     differences: [{ kind: 'changed', path: 'spec.replicas', desired: from, live: to }],
-  },
-});
-const deleted = (kind: string, name: string): EntryOutcome => ({
-  kind: 'checked',
-  entry: key(kind, name),
-  result: { kind: 'deleted' },
-});
+  });
+const deleted = (kind: string, name: string) => checked(key(kind, name), { kind: 'deleted' });
 const unknown = (kind: string, name: string, reason: string): EntryOutcome => ({
   kind: 'unknown',
   entry: key(kind, name),

@@ -1,15 +1,9 @@
 // The pure parts of one drift pass: the inventory items writeInventoryDrift sends and its "nothing
 // changed" check, the Drifted condition and driftSummary with theirs, whether selfHeal asks for a sync,
 // and when the next pass runs.
-import type {
-  Condition,
-  DriftSummary,
-  InventoryEntry,
-  InventoryKey,
-  ReleaseStatus,
-} from '../../api/types.ts';
+import type { DriftSummary, InventoryEntry, InventoryKey, ReleaseStatus } from '../../api/types.ts';
 import { progressBackoff } from '../health/backoff.ts';
-import { conditionStored, nextCondition } from '../status-condition.ts';
+import { type LoopStatusBody, loopStatus } from '../status-condition.ts';
 import type { DriftResult } from './detect.ts';
 import { clamp, driftMessage, shortDrift } from './message.ts';
 
@@ -160,11 +154,6 @@ export function driftedCondition(
   };
 }
 
-export interface DriftStatusBody {
-  readonly conditions: readonly Condition[];
-  readonly driftSummary: DriftSummary;
-}
-
 /**
  * Whether a pass writes the Drifted condition at all: not before there is anything to compare — no entry
  * recorded, no attempt, no Drifted condition yet (a new Release): "in sync over 0 objects" would be a
@@ -181,28 +170,11 @@ export function driftStatusDue(
   );
 }
 
+const driftStatus = loopStatus<'driftSummary', DriftedCondition>('Drifted', 'driftSummary');
+export type DriftStatusBody = LoopStatusBody<'driftSummary'>;
 /** The status writeDrift applies; lastTransitionTime moves only when the condition's status changes. */
-export function driftStatusBody(
-  cond: DriftedCondition,
-  prior: ReleaseStatus | undefined,
-  generation: number | undefined,
-  now: string,
-): DriftStatusBody {
-  return {
-    conditions: [nextCondition('Drifted', cond, prior, generation, now)],
-    driftSummary: { ...cond.summary },
-  };
-}
-
-export function driftStatusUpToDate(prior: ReleaseStatus | undefined, body: DriftStatusBody): boolean {
-  const s = prior?.driftSummary;
-  return (
-    conditionStored(prior, body.conditions[0]) &&
-    s !== undefined &&
-    s.drifted === body.driftSummary.drifted &&
-    s.total === body.driftSummary.total
-  );
-}
+export const driftStatusBody = driftStatus.body;
+export const driftStatusUpToDate = driftStatus.upToDate;
 
 /**
  * selfHeal for one Release while it is drifted, in memory: the controller's status.lastAttempted.time when

@@ -106,31 +106,29 @@ test('ordinary rules cost little: the default limits leave room for large object
 test('ObjectBudget: cost and time, expression and object', () => {
   const e = compileExpr(`${ints}.all(a, ${ints}.all(b, true))`, 'bool');
   assert.ok(e.ok);
-  const fine = e.expr.run(new Map(), new ObjectBudget(defaultBudget));
-  assert.deepEqual(fine, { ok: true, value: true });
-  const tight = e.expr.run(
-    new Map(),
-    new ObjectBudget({ expression: { cost: 1000, ms: 1000 }, object: { cost: 5000, ms: 1000 } }),
-  );
-  assert.deepEqual(tight.ok ? undefined : tight.exhausted, {
+  const run = (budget: ObjectBudget) => e.expr.run(new Map(), budget);
+  const exhausted = (budget: ObjectBudget) => {
+    const r = run(budget);
+    return r.ok ? undefined : r.exhausted;
+  };
+  /** A budget of `expression` and `object` cost, each with `ms` of time unless given. */
+  const limits = (expression: number, object: number, ms = { expression: 1000, object: 1000 }) =>
+    new ObjectBudget({
+      expression: { cost: expression, ms: ms.expression },
+      object: { cost: object, ms: ms.object },
+    });
+  assert.deepEqual(run(new ObjectBudget(defaultBudget)), { ok: true, value: true });
+  assert.deepEqual(exhausted(limits(1000, 5000)), {
     how: { kind: 'cost', limit: 1000, of: 'expression' },
     ran: true,
   });
-  const slow = e.expr.run(
-    new Map(),
-    new ObjectBudget({ expression: { cost: 1e12, ms: 0 }, object: { cost: 1e12, ms: 1000 } }),
-  );
-  assert.deepEqual(slow.ok ? undefined : slow.exhausted, {
+  assert.deepEqual(exhausted(limits(1e12, 1e12, { expression: 0, object: 1000 })), {
     how: { kind: 'time', ms: 0, of: 'expression' },
     ran: true,
   });
-  const spent = new ObjectBudget({ expression: { cost: 1000, ms: 1000 }, object: { cost: 1000, ms: 1000 } });
-  e.expr.run(new Map(), spent);
-  const none = e.expr.run(new Map(), spent);
-  assert.deepEqual(none.ok ? undefined : none.exhausted, {
-    how: { kind: 'cost', limit: 1000, of: 'object' },
-    ran: false,
-  });
+  const spent = limits(1000, 1000);
+  run(spent);
+  assert.deepEqual(exhausted(spent), { how: { kind: 'cost', limit: 1000, of: 'object' }, ran: false });
 });
 
 test('metering keeps the meaning of macros and errors', () => {

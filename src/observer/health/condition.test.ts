@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emptySummary, healthSummary } from '../../api/health-summary.ts';
+import { emptySummary, type HealthSummary, healthSummary } from '../../api/health-summary.ts';
 import { type ConditionInput, healthyCondition } from './condition.ts';
 import { deploymentEntry } from './fixtures.ts';
 import type { HealthState, InventoryEntry } from './types.ts';
@@ -105,47 +105,48 @@ test('healthyCondition follows docs/design.md#healthy-condition, first row wins'
 });
 
 test('healthyCondition summaries', () => {
-  const prev = { healthy: 4, progressing: 0, degraded: 0, unknown: 0, total: 4 };
-  assert.deepEqual(
-    healthyCondition({ outcome: { kind: 'notConfigured' }, lastAttemptedRenderRef: R, previousSummary: prev })
-      .summary,
-    emptySummary,
-  );
-  assert.deepEqual(
-    healthyCondition({
-      outcome: { kind: 'failed', message: 'x' },
-      lastAttemptedRenderRef: R,
-      previousSummary: prev,
-    }).summary,
-    prev,
-    'kept on failure',
-  );
-  assert.deepEqual(
-    healthyCondition({
-      outcome: { kind: 'failed', message: 'x' },
-      lastAttemptedRenderRef: R,
-      previousSummary: undefined,
-    }).summary,
-    emptySummary,
-  );
-  assert.deepEqual(
-    healthyCondition({
-      outcome: { kind: 'assessed', entries: [e('a', 'Healthy'), e('b', 'Progressing', 'sha256:old')] },
-      lastAttemptedRenderRef: R,
-      previousSummary: prev,
-    }).summary,
-    { healthy: 1, progressing: 1, degraded: 0, unknown: 0, total: 2 },
-    'counted from the entries even while Pending',
-  );
-  const before = { outcome: { kind: 'assessed', entries: [e('a', 'Healthy')] } } as const;
-  assert.deepEqual(
-    healthyCondition({ ...before, lastAttemptedRenderRef: undefined, previousSummary: emptySummary }).summary,
-    emptySummary,
-    'before the first attempt the summary written with the first Pending is kept',
-  );
-  assert.deepEqual(
-    healthyCondition({ ...before, lastAttemptedRenderRef: undefined, previousSummary: undefined }).summary,
-    { healthy: 1, progressing: 0, degraded: 0, unknown: 0, total: 1 },
-    'counted when there is none yet',
-  );
+  /** A summary with nothing degraded or unknown. */
+  const sum = (healthy: number, progressing: number): HealthSummary => ({
+    healthy,
+    progressing,
+    degraded: 0,
+    unknown: 0,
+    total: healthy + progressing,
+  });
+  const prev = sum(4, 0);
+  const failed = { kind: 'failed', message: 'x' } as const;
+  const one = { kind: 'assessed', entries: [e('a', 'Healthy')] } as const;
+  const two = {
+    kind: 'assessed',
+    entries: [e('a', 'Healthy'), e('b', 'Progressing', 'sha256:old')],
+  } as const;
+  // [what, outcome, lastAttemptedRenderRef, previousSummary, the summary written]
+  type Row = [
+    string,
+    ConditionInput['outcome'],
+    string | undefined,
+    HealthSummary | undefined,
+    HealthSummary,
+  ];
+  const cases: Row[] = [
+    ['not configured', { kind: 'notConfigured' }, R, prev, emptySummary],
+    ['kept on failure', failed, R, prev, prev],
+    ['a failure with no summary before', failed, R, undefined, emptySummary],
+    ['counted from the entries even while Pending', two, R, prev, sum(1, 1)],
+    [
+      'before the first attempt the summary written with the first Pending is kept',
+      one,
+      undefined,
+      emptySummary,
+      emptySummary,
+    ],
+    ['counted when there is none yet', one, undefined, undefined, sum(1, 0)],
+  ];
+  for (const [what, outcome, lastAttemptedRenderRef, previousSummary, want] of cases) {
+    assert.deepEqual(
+      healthyCondition({ outcome, lastAttemptedRenderRef, previousSummary }).summary,
+      want,
+      what,
+    );
+  }
 });

@@ -29,58 +29,34 @@ const n = (name: string, wave: number, state: HealthState) => e(name, wave, NEW,
 const o = (name: string, wave: number, state: HealthState) => e(name, wave, OLD, state, OLD);
 
 test('frontierWaveCompleted', () => {
-  const cases: [string, InventoryEntry[], InventoryEntry[], string | undefined, boolean][] = [
-    [
-      'frontier wave turned healthy',
-      [n('a', 0, 'Healthy'), n('b', 1, 'Progressing')],
-      [n('a', 0, 'Healthy'), n('b', 1, 'Healthy')],
-      NEW,
-      true,
-    ],
-    ['steady: already healthy before', [n('b', 1, 'Healthy')], [n('b', 1, 'Healthy')], NEW, false],
-    [
-      'one of the wave still progressing',
-      [n('b', 1, 'Progressing'), n('c', 1, 'Progressing')],
-      [n('b', 1, 'Healthy'), n('c', 1, 'Progressing')],
-      NEW,
-      false,
-    ],
-    [
-      'only a lower wave turned healthy',
-      [n('a', 0, 'Progressing'), n('b', 1, 'Progressing')],
-      [n('a', 0, 'Healthy'), n('b', 1, 'Progressing')],
-      NEW,
-      false,
-    ],
-    ['newly recorded entry, healthy at first sight', [], [n('a', 0, 'Healthy')], NEW, true],
-    [
-      'healthy before, but for the older render',
-      [e('a', 0, NEW, 'Healthy', OLD)],
-      [n('a', 0, 'Healthy')],
-      NEW,
-      true,
-    ],
+  const [H, P, D] = ['Healthy', 'Progressing', 'Degraded'] as const;
+  // [what, before, after, completed] against the newest render NEW; with no attempt at all, after the table.
+  const cases: [string, InventoryEntry[], InventoryEntry[], boolean][] = [
+    ['frontier wave turned healthy', [n('a', 0, H), n('b', 1, P)], [n('a', 0, H), n('b', 1, H)], true],
+    ['steady: already healthy before', [n('b', 1, H)], [n('b', 1, H)], false],
+    ['one of the wave still progressing', [n('b', 1, P), n('c', 1, P)], [n('b', 1, H), n('c', 1, P)], false],
+    ['only a lower wave turned healthy', [n('a', 0, P), n('b', 1, P)], [n('a', 0, H), n('b', 1, P)], false],
+    ['newly recorded entry, healthy at first sight', [], [n('a', 0, H)], true],
+    ['healthy before, but for the older render', [e('a', 0, NEW, H, OLD)], [n('a', 0, H)], true],
     [
       'leftover of an older render in a higher wave is not the frontier',
-      [n('a', 0, 'Progressing'), o('z', 5, 'Progressing')],
-      [n('a', 0, 'Healthy'), o('z', 5, 'Progressing')],
-      NEW,
+      [n('a', 0, P), o('z', 5, P)],
+      [n('a', 0, H), o('z', 5, P)],
       true,
     ],
     [
       'leftover of an older render in the same wave does not block',
-      [n('a', 2, 'Progressing'), o('z', 2, 'Degraded')],
-      [n('a', 2, 'Healthy'), o('z', 2, 'Degraded')],
-      NEW,
+      [n('a', 2, P), o('z', 2, D)],
+      [n('a', 2, H), o('z', 2, D)],
       true,
     ],
-    ['no entry of the newest render yet', [o('z', 0, 'Progressing')], [o('z', 0, 'Healthy')], NEW, false],
-    ['nothing attempted', [], [n('a', 0, 'Healthy')], undefined, false],
-    ['empty inventory', [], [], NEW, false],
-    ['negative waves', [n('a', -1, 'Progressing')], [n('a', -1, 'Healthy')], NEW, true],
+    ['no entry of the newest render yet', [o('z', 0, P)], [o('z', 0, H)], false],
+    ['empty inventory', [], [], false],
+    ['negative waves', [n('a', -1, P)], [n('a', -1, H)], true],
   ];
-  for (const [what, before, after, newest, want] of cases)
-    assert.equal(frontierWaveCompleted(before, after, newest), want, what);
+  for (const [what, before, after, want] of cases)
+    assert.equal(frontierWaveCompleted(before, after, NEW), want, what);
+  assert.equal(frontierWaveCompleted([], [n('a', 0, H)], undefined), false, 'nothing attempted');
 });
 
 test('renderAdvanced', () => {

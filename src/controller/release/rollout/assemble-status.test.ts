@@ -266,31 +266,23 @@ describe('assembleStatus', () => {
   test('a steady reconcile produces an identical status', () => {
     // Reconcile 1 opens R2; reconcile 2 and 3 repeat the same attempt and rollout later on.
     const progressing = rollout('Progressing');
-    const step = (p: RolloutStatusFields, now: number) =>
+    const step = (p: RolloutStatusFields, now: number, r: Rollout, verdict: Verdict) =>
       assembleStatus(
         input({
           prior: p,
           now,
-          outcome: { attempt: attempt(R2, now), rollout: { kind: 'rollout', rollout: progressing } },
-          health: { renderRef: R2, verdict: unhealthy },
+          outcome: { attempt: attempt(R2, now), rollout: { kind: 'rollout', rollout: r } },
+          health: { renderRef: R2, verdict },
         }),
       );
-    const s1 = step(prior, T0);
-    const s2 = step(s1, T0 + 5 * MIN);
+    const s1 = step(prior, T0, progressing, unhealthy);
+    const s2 = step(s1, T0 + 5 * MIN, progressing, unhealthy);
     assert.deepEqual(s2, s1);
     assert.equal(s2.lastAttempted?.time, at(T0));
 
     // And once healthy and Succeeded, still steady.
     const succeeded = { ...progressing, state: 'Succeeded' as const, finishedAt: at(T0 + 6 * MIN) };
-    const done = (p: RolloutStatusFields, now: number) =>
-      assembleStatus(
-        input({
-          prior: p,
-          now,
-          outcome: { attempt: attempt(R2, now), rollout: { kind: 'rollout', rollout: succeeded } },
-          health: { renderRef: R2, verdict: healthy },
-        }),
-      );
+    const done = (p: RolloutStatusFields, now: number) => step(p, now, succeeded, healthy);
     const s3 = done(s2, T0 + 6 * MIN);
     assert.equal(s3.lastHealthy?.time, at(T0 + 6 * MIN));
     const s4 = done(s3, T0 + 60 * MIN);

@@ -3,6 +3,7 @@
 // condition and lastHandledForceSyncAt. Times change only when what they describe changes, so a steady
 // reconcile yields a status equal to the prior one and the status writer has nothing to send.
 import { assertNever } from '../../../lib/assert-never.ts';
+import { sameFields } from '../../../lib/same-fields.ts';
 import { setCondition } from './conditions.ts';
 import { formatTime } from './time.ts';
 import type { Attempt, Condition, ConditionStatus, RenderStamp, Rollout, RolloutState } from './types.ts';
@@ -156,18 +157,11 @@ function conditionStatus(state: RolloutState): ConditionStatus {
 
 /** The same attempt but for its time: a repeated persist of one render does not move lastAttempted.time. */
 function sameAttempt(a: Attempt | undefined, b: Attempt): boolean {
-  return (
-    a !== undefined &&
-    a.renderRef === b.renderRef &&
-    a.revision === b.revision &&
-    a.applied === b.applied &&
-    a.reason === b.reason &&
-    a.message === b.message
-  );
+  return sameFields(a, b, ['renderRef', 'revision', 'applied', 'reason', 'message']);
 }
 
 function sameRender(a: RenderStamp | undefined, b: { renderRef: string; revision: string }): boolean {
-  return a !== undefined && a.renderRef === b.renderRef && a.revision === b.revision;
+  return sameFields<{ renderRef: string; revision: string }>(a, b, ['renderRef', 'revision']);
 }
 
 /** Drops undefined fields, so "absent" has one shape and a steady status compares deep-equal. */

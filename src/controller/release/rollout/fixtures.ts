@@ -2,9 +2,7 @@
 // just the fields a row needs.
 import type { HookEntry, HookPhase, InventoryEntry, ObjectRef } from './types.ts';
 
-export const R1 = `sha256:${'1'.repeat(64)}`;
-export const R2 = `sha256:${'2'.repeat(64)}`;
-export const R3 = `sha256:${'3'.repeat(64)}`;
+export { R1, R2, R3 } from '../../../api/testsupport.ts';
 
 export const T0 = Date.UTC(2025, 5, 1, 12, 0, 0);
 export const MIN = 60_000;

@@ -75,17 +75,23 @@ function names<T extends ObjectRef>(
   return objects.length > MAX_NAMED ? `${shown}; and ${objects.length - MAX_NAMED} more` : shown;
 }
 
+/** A verdict that is not Healthy (Healthy has one reason, and one place: the last row of verdict). */
+function notHealthy(kind: 'Pending' | 'Unhealthy', reason: VerdictReason, message: string): Verdict {
+  return { kind, reason, message };
+}
+
 export function verdict(input: VerdictInput): Verdict {
   const R = input.render.renderRef;
   const short = shortRef(R);
   const total = input.render.objects.length;
+  /** "n of total objects …" for the rows that name the objects holding R back. */
+  const some = (n: number, what: string) => `${n} of ${total} objects ${what}`;
+  const hookOf = (h: { readonly phase: HookPhase; readonly name: string }, what: string) =>
+    `${h.phase} hook ${h.name} of ${short} ${what}`;
 
   if (!input.observerLive) {
-    return {
-      kind: 'Pending',
-      reason: VerdictReason.ObserverNotLive,
-      message: `observer not live: health of ${short} cannot be assessed`,
-    };
+    const message = `observer not live: health of ${short} cannot be assessed`;
+    return notHealthy('Pending', VerdictReason.ObserverNotLive, message);
   }
 
   // Hooks of R: the ones R declares plus any PreSync/PostSync entry armed for R.
@@ -105,11 +111,8 @@ export function verdict(input: VerdictInput): Verdict {
   if (failed !== undefined) {
     const entry = hookByName.get(failed.name);
     const why = [entry?.reason, entry?.message].filter((s) => s !== undefined && s !== '').join(': ');
-    return {
-      kind: 'Unhealthy',
-      reason: VerdictReason.HookFailed,
-      message: `${failed.phase} hook ${failed.name} of ${short} failed${why === '' ? '' : `: ${why}`}`,
-    };
+    const message = hookOf(failed, `failed${why === '' ? '' : `: ${why}`}`);
+    return notHealthy('Unhealthy', VerdictReason.HookFailed, message);
   }
 
   // Entries of objects that left the render are leftovers awaiting prune: they say nothing about R.
@@ -118,59 +121,42 @@ export function verdict(input: VerdictInput): Verdict {
 
   const unrecorded = ofR.filter((x) => x.entry?.renderRef !== R);
   if (unrecorded.length > 0) {
-    return {
-      kind: 'Pending',
-      reason: VerdictReason.NotYetRecorded,
-      message: `${unrecorded.length} of ${total} objects not yet applied for ${short}: ${names(unrecorded.map((x) => x.ref))}`,
-    };
+    const message = some(
+      unrecorded.length,
+      `not yet applied for ${short}: ${names(unrecorded.map((x) => x.ref))}`,
+    );
+    return notHealthy('Pending', VerdictReason.NotYetRecorded, message);
   }
   const recorded = ofR.flatMap((x) => (x.entry === undefined ? [] : [x.entry]));
 
   const unassessed = recorded.filter((e) => e.assessedRenderRef !== R || e.state === undefined);
   if (unassessed.length > 0) {
-    return {
-      kind: 'Pending',
-      reason: VerdictReason.NotYetAssessed,
-      message: `${unassessed.length} of ${total} objects not yet assessed for ${short}: ${names(unassessed)}`,
-    };
+    const message = some(unassessed.length, `not yet assessed for ${short}: ${names(unassessed)}`);
+    return notHealthy('Pending', VerdictReason.NotYetAssessed, message);
   }
 
   const unknown = recorded.filter((e) => e.state === 'Unknown');
   if (unknown.length > 0) {
-    return {
-      kind: 'Pending',
-      reason: VerdictReason.HealthUnknown,
-      message: `${unknown.length} of ${total} objects of ${short} have unknown health: ${names(unknown, withMessage)}`,
-    };
+    const message = some(unknown.length, `of ${short} have unknown health: ${names(unknown, withMessage)}`);
+    return notHealthy('Pending', VerdictReason.HealthUnknown, message);
   }
 
   const running = hooks.find((h) => h.progress === 'Running');
   if (running !== undefined) {
-    return {
-      kind: 'Pending',
-      reason: VerdictReason.HookRunning,
-      message: `${running.phase} hook ${running.name} of ${short} has not finished`,
-    };
+    return notHealthy('Pending', VerdictReason.HookRunning, hookOf(running, 'has not finished'));
   }
 
   const unhealthy = recorded.filter((e) => e.state === 'Progressing' || e.state === 'Degraded');
   if (unhealthy.length > 0) {
-    return {
-      kind: 'Unhealthy',
-      reason: VerdictReason.ObjectsUnhealthy,
-      message: `${unhealthy.length} of ${total} objects of ${short} not healthy: ${names(unhealthy, withMessage)}`,
-    };
+    const message = some(unhealthy.length, `of ${short} not healthy: ${names(unhealthy, withMessage)}`);
+    return notHealthy('Unhealthy', VerdictReason.ObjectsUnhealthy, message);
   }
 
   // Every object is Healthy for R; a declared hook not yet armed (PostSync waits for this moment) keeps
   // the verdict Pending, so R cannot succeed before its PostSync hooks have run.
   const notStarted = hooks.find((h) => h.progress === 'NotStarted');
   if (notStarted !== undefined) {
-    return {
-      kind: 'Pending',
-      reason: VerdictReason.HookNotStarted,
-      message: `${notStarted.phase} hook ${notStarted.name} of ${short} has not started`,
-    };
+    return notHealthy('Pending', VerdictReason.HookNotStarted, hookOf(notStarted, 'has not started'));
   }
 
   const hookNote = hooks.length > 0 ? ` and ${hooks.length} hooks succeeded` : '';

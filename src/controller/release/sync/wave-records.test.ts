@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { R1, R2 } from '../../../api/testsupport.ts';
 import type { WaveStatus } from '../../../api/types.ts';
 import { recordWaveStart } from './wave-records.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
 const T1 = '2030-01-01T00:00:01Z';
 const T2 = '2030-01-01T00:00:02Z';
 

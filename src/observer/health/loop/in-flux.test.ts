@@ -1,6 +1,7 @@
 // assessable: an entry noted pending for another render is not judged; the rest with a renderRef are.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { R2, R3 } from '../../../api/testsupport.ts';
 import type { PendingEntry } from '../../../api/types.ts';
 import type { InventoryEntry } from '../types.ts';
 import { assessable } from './in-flux.ts';
@@ -13,9 +14,6 @@ const entry = (name: string, renderRef?: string): InventoryEntry => ({
   ...(renderRef === undefined ? {} : { renderRef }),
 });
 const pending = (name: string, renderRef: string): PendingEntry => ({ ...key(name), renderRef });
-
-const R2 = `sha256:${'2'.repeat(64)}`;
-const R3 = `sha256:${'3'.repeat(64)}`;
 
 const cases: readonly {
   readonly name: string;

@@ -1,10 +1,5 @@
-// The pure parts of one health pass: converting inventory entries for the rule engine, the bodies of
-// writeInventoryHealth and writeHealth with their "nothing changed" checks, and the pending targets of
-// scheduleHealthRecheck.
-
-import type { HealthSummary } from '../../../api/health-summary.ts';
-import type { InventoryEntry as ApiEntry, Condition, ReleaseStatus } from '../../../api/types.ts';
-import { conditionStored, nextCondition } from '../../status-condition.ts';
+import type { InventoryEntry as ApiEntry } from '../../../api/types.ts';
+import { type LoopStatusBody, loopStatus } from '../../status-condition.ts';
 import type { HealthyCondition } from '../condition.ts';
 import { entryKey, type HealthState, type InventoryEntry } from '../types.ts';
 
@@ -81,37 +76,12 @@ export function inventoryHealthChanged(
   return false;
 }
 
-export interface HealthStatusBody {
-  readonly conditions: readonly Condition[];
-  readonly healthSummary: HealthSummary;
-}
-
+const healthStatus = loopStatus<'healthSummary', HealthyCondition>('Healthy', 'healthSummary');
+export type HealthStatusBody = LoopStatusBody<'healthSummary'>;
 /** The status writeHealth applies; lastTransitionTime moves only when the condition's status changes. */
-export function healthStatusBody(
-  cond: HealthyCondition,
-  prior: ReleaseStatus | undefined,
-  generation: number | undefined,
-  now: string,
-): HealthStatusBody {
-  return {
-    conditions: [nextCondition('Healthy', cond, prior, generation, now)],
-    healthSummary: { ...cond.summary },
-  };
-}
-
+export const healthStatusBody = healthStatus.body;
 /** True when the cached status already holds this Healthy condition and summary. */
-export function healthStatusUpToDate(prior: ReleaseStatus | undefined, body: HealthStatusBody): boolean {
-  const s = prior?.healthSummary;
-  return (
-    conditionStored(prior, body.conditions[0]) &&
-    s !== undefined &&
-    s.healthy === body.healthSummary.healthy &&
-    s.progressing === body.healthSummary.progressing &&
-    s.degraded === body.healthSummary.degraded &&
-    s.unknown === body.healthSummary.unknown &&
-    s.total === body.healthSummary.total
-  );
-}
+export const healthStatusUpToDate = healthStatus.upToDate;
 
 export interface PendingInput {
   /** Entries assessed in this pass (those with a renderRef); empty when not assessed. */
