@@ -322,6 +322,18 @@ test('who asked: the requester the API wrote beside each request, in the trigger
       'requested: approved by carol at 2030-01-01T00:01:00.000Z',
       ['sync requested by carol', 'render approved by carol'],
     ],
+    [
+      'an approval by carol, then a wake-up from the observer restamps sync-requested-at',
+      {
+        [sync.value]: at(9),
+        [sync.by]: 'user:system:serviceaccount:convoy-system:observer',
+        [approve.value]: R2,
+        [approve.by]: 'user:carol',
+      },
+      {},
+      'requested: approved by carol',
+      ['sync requested by system:serviceaccount:convoy-system:observer', 'render approved by carol'],
+    ],
   ];
   for (const [name, annotations, status, trigger, titles] of rows) {
     const items = timeline(withAnnotations(annotations, status));

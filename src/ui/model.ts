@@ -137,6 +137,13 @@ export function triggerOf(r: Release, history: readonly HistoryEntry[], i: numbe
     return { kind: 'forced', text: `forced sync requested${by} at ${forced}` };
   }
   const requested = a[sync.value];
+  // The approval of this render stays on the Release after a later /sync (the observer's wake-up once it
+  // is applied) restamps sync-requested-at: the render was still applied because it was approved, only
+  // the time of the approval is gone.
+  if (newest && a[approve.value] === e.renderRef && !within(requested, prev?.appliedAt, e.appliedAt)) {
+    const by = byText(a[approve.by]);
+    return { kind: 'requested', text: `approved${by}${by === '' ? ' (convoy approve or this UI)' : ''}` };
+  }
   if (within(requested, prev?.appliedAt, e.appliedAt)) {
     const approved = a[approve.value] === e.renderRef;
     const by = byText(a[approved ? approve.by : sync.by]);
