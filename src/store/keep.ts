@@ -70,6 +70,10 @@ export function mayBeStored(
   applied: string,
 ): ReadonlySet<string> | undefined {
   if (known !== undefined) return known;
-  const attempted = (status?.history?.length ?? 0) > 0 || status?.lastAttempted?.renderRef !== undefined;
-  return attempted ? undefined : new Set([applied]);
+  return neverAttempted(status) ? new Set([applied]) : undefined;
+}
+
+/** No attempt recorded yet: no lastAttempted and no history (a new Release, or one whose dry runs failed). */
+export function neverAttempted(status: KeepStatus | undefined): boolean {
+  return status?.lastAttempted?.renderRef === undefined && (status?.history?.length ?? 0) === 0;
 }

@@ -2,6 +2,7 @@
 // tokens, and the requestheader front-proxy identity), SubjectAccessReview against RBAC, the /sync
 // annotations written with Server-Side Apply under convoy-api, and health/history/renders read back
 // from what the inventory, the Release status and the render store hold.
+
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
@@ -38,6 +39,7 @@ import { SecretRenderStore } from '../../src/store/secrets.ts';
 import type { Render } from '../../src/store/types.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
+import { apiserverMetric } from '../support/metrics.ts';
 import { bindRole, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { applyControllerInventory, applyInventoryAs } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
@@ -293,14 +295,9 @@ describe('authorization', () => {
   });
 });
 
-/** kube-apiserver's count of SubjectAccessReviews created so far (its /metrics). */
-async function accessReviews(): Promise<number> {
-  const text = await client.transport.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('apiserver_request_total{') && /resource="subjectaccessreviews"/.test(l))
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-}
+/** kube-apiserver's count of SubjectAccessReviews created so far. */
+const accessReviews = () =>
+  apiserverMetric(client, 'apiserver_request_total', { resource: 'subjectaccessreviews' });
 
 describe('authorization by namespace first', () => {
   test('a namespace-wide grant is reviewed once for every Release of the namespace', async () => {

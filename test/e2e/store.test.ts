@@ -12,6 +12,7 @@ import { LABEL_RELEASE, releaseLabelValue } from '../../src/store/layout.ts';
 import { SecretRenderStore } from '../../src/store/secrets.ts';
 import type { Render } from '../../src/store/types.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { apiserverMetric } from '../support/metrics.ts';
 
 let cp: ControlPlane;
 let client: KubeClient;
@@ -168,17 +169,9 @@ test('put is idempotent and completes a half-written earlier attempt', async () 
   assert.deepEqual(await store.get(NS, 'idem', ref), render);
 });
 
-/** kube-apiserver's count of LISTs of Secrets so far (its /metrics). */
-async function secretLists(): Promise<number> {
-  const text = await client.transport.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
-  return text
-    .split('\n')
-    .filter(
-      (l) =>
-        l.startsWith('apiserver_request_total{') && /verb="LIST"/.test(l) && /resource="secrets"/.test(l),
-    )
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-}
+/** kube-apiserver's count of LISTs of Secrets so far. */
+const secretLists = () =>
+  apiserverMetric(client, 'apiserver_request_total', { verb: 'LIST', resource: 'secrets' });
 
 test('a put with expectNew creates a new render without listing; one stored or half-written ends as a listing put does', async () => {
   const render = bigRender();

@@ -1,5 +1,6 @@
-// Reading a child process's Prometheus /metrics in e2e tests: the text, and the sum of one metric's
-// samples whose labels include the given ones.
+// Reading Prometheus /metrics in e2e tests — a child process's, or kube-apiserver's through a client — the
+// text, and the sum of one metric's samples whose labels include the given ones.
+import type { KubeClient } from '../../src/kube/client.ts';
 
 export async function scrape(port: number): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
@@ -20,6 +21,16 @@ export function metricValue(
     if (wanted) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return sum;
+}
+
+/** Sum of kube-apiserver's samples of `name` carrying every label in `labels`, read through `client`. */
+export async function apiserverMetric(
+  client: KubeClient,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): Promise<number> {
+  const text = await client.transport.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
+  return metricValue(text, name, labels);
 }
 
 /** The probe port a convoy process logged in its ready line. */

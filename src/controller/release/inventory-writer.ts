@@ -33,6 +33,7 @@ import {
   splitByPart,
 } from '../../kube/inventory-parts.ts';
 import { deleteInventoryObject, readInventoryParts } from '../../kube/inventory-read.ts';
+import { neverAttempted } from '../../store/keep.ts';
 import type { ReleaseDeps } from './deps.ts';
 import {
   contentOf,
@@ -82,8 +83,7 @@ export async function openInventory(
     opened !== undefined &&
     uid !== '' &&
     !opened.has(uid) &&
-    release.status?.lastAttempted === undefined &&
-    (release.status?.history?.length ?? 0) === 0 &&
+    neverAttempted(release.status) &&
     deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '') === undefined;
   opened?.add(uid);
   return fresh ? undefined : readInventory(deps.local, release);
