@@ -2,15 +2,13 @@
 // and each way a run can go wrong — the ones issue 20 found among them — is named by the check it breaks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { R1, R2, R3 } from '../../src/api/testsupport.ts';
 import type { Release, RenderRecord, RolloutStatus } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
 import { checkExits, checkRelease, type Invariant, type ReleaseRecord } from './invariants.ts';
 import { appliedObjects, expectedLive, HOOK } from './scenario.ts';
 import type { Snapshot } from './watch.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
-const R3 = `sha256:${'3'.repeat(64)}`;
 const stamp = (renderRef: string): RenderRecord => ({
   renderRef,
   revision: renderRef.slice(7, 19),
