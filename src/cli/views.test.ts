@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { configMapEntry, inventoryOf, R1, R2 } from '../api/testsupport.ts';
+import { configMapEntry, inventoryOf, R1, R2, R3 } from '../api/testsupport.ts';
 import type { Release } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
 import { healthResult, historyResult } from '../server/views.ts';
@@ -9,6 +9,8 @@ import { progressLine } from './watch-view.ts';
 
 const now = new Date('2030-01-01T01:00:00Z');
 const o = { now, colour: false };
+// a render ref as the tables show it, spelled out so the expectation does not lean on the code under test
+const short = (r: string) => r.slice(0, 'sha256:'.length + 12);
 
 function rel(name: string, ns: string, extra: Partial<Release> = {}): Release {
   return {
@@ -203,14 +205,12 @@ test('history: newest first, with what each render is now', () => {
   ]);
   const lines = historyLines(h, web, o);
   assert.match(lines[0] ?? '', /^RENDER +REVISION +APPLIED +RESULT +STORED +NOTES$/);
-  const short = (r: string) => r.slice(0, 'sha256:'.length + 12);
   assert.match(lines[1] ?? '', new RegExp(`^${short(R2)} +abc123 +3m ago +Progressing +yes +current$`));
   assert.match(lines[2] ?? '', new RegExp(`^${short(R1)} +old999 +25h ago +- +no +last healthy$`));
   assert.match(lines.join('\n'), /convoy pin web RENDER/);
 });
 
 test('history shows rolled-back renders and a failed attempt that applied nothing, newest first', () => {
-  const R3 = `sha256:${'3'.repeat(64)}`;
   const r = rel('web', 'team', {
     spec: web.spec,
     status: {
@@ -243,7 +243,6 @@ test('history shows rolled-back renders and a failed attempt that applied nothin
     reason: 'DryRunFailed',
     message: 'dry run failed: no such kind Widget\nmore',
   });
-  const short = (x: string) => x.slice(0, 'sha256:'.length + 12);
   const lines = historyLines(h, r, o);
   assert.match(
     lines[1] ?? '',

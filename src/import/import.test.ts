@@ -13,6 +13,8 @@ const docs = (file: string): Doc[] =>
   parseAllDocuments(readFileSync(new URL(`../../examples/import/${file}`, import.meta.url), 'utf8')).map(
     (d) => d.toJS() as Doc,
   );
+/** Where each imported Release lands, as namespace/name, in import order. */
+const placesOf = (r: ImportResult) => r.releases.map((x) => `${x.metadata.namespace}/${x.metadata.name}`);
 const byName = (r: ImportResult, name: string) => r.releases.find((x) => x.metadata.name === name);
 const notesOf = (r: ImportResult, object: string) =>
   r.notes.filter((n) => n.object === object).map((n) => `${n.field}: ${n.message}`);
@@ -28,10 +30,12 @@ const HEALTH = {
 describe('import Argo CD Applications', () => {
   const r = importDocs(docs('argocd-applications.yaml'));
   it('imports each Application as a Release in its destination namespace', () =>
-    assert.deepEqual(
-      r.releases.map((x) => `${x.metadata.namespace}/${x.metadata.name}`),
-      ['guestbook/guestbook', 'shop/shop-web', 'ops/overlay', 'ingress/ingress'],
-    ));
+    assert.deepEqual(placesOf(r), [
+      'guestbook/guestbook',
+      'shop/shop-web',
+      'ops/overlay',
+      'ingress/ingress',
+    ]));
   it('a plain directory: git source at the default branch, automated sync → Auto with prune and selfHeal', () =>
     assert.deepEqual(byName(r, 'guestbook')?.spec, {
       source: { git: { url: 'https://github.com/argoproj/argocd-example-apps.git', path: 'guestbook' } },
@@ -126,10 +130,7 @@ describe('import Argo CD Applications', () => {
 describe('import Flux', () => {
   const r = importDocs(docs('flux.yaml'));
   it('imports Kustomizations and HelmReleases, reading their sources among the documents', () =>
-    assert.deepEqual(
-      r.releases.map((x) => `${x.metadata.namespace}/${x.metadata.name}`),
-      ['apps/podinfo', 'apps/from-oci', 'apps/podinfo-chart', 'apps/redis'],
-    ));
+    assert.deepEqual(placesOf(r), ['apps/podinfo', 'apps/from-oci', 'apps/podinfo-chart', 'apps/redis']));
   it('a Kustomization over a GitRepository: branch, path, secret, interval, prune, targetNamespace, substitute', () =>
     assert.deepEqual(byName(r, 'podinfo')?.spec, {
       source: {

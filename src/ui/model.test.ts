@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { API_REQUEST_ANNOTATIONS } from '../api/constants.ts';
-import { configMapEntry, inventoryOf, R1, R2 } from '../api/testsupport.ts';
+import { configMapEntry, inventoryOf, R1, R2, R3 } from '../api/testsupport.ts';
 import type { Release, ReleaseStatus } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
 import { driftView, releaseDetail, releaseRow, releaseSetRow, timeline } from './model.ts';
@@ -181,7 +181,6 @@ test('a ReleaseSet row: READY from its summary, the train with where it stopped,
 });
 
 test('who or what triggered each render: rollback, pin, forced and requested syncs, a source change', () => {
-  const R3 = `sha256:${'3'.repeat(64)}`;
   const at = (m: number) => `2030-01-01T00:0${m}:00.000Z`;
   const history = [
     {

@@ -2,15 +2,13 @@
 // and each way a run can go wrong — the ones issue 20 found among them — is named by the check it breaks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { R1, R2, R3 } from '../../src/api/testsupport.ts';
 import type { Release, RenderRecord, RolloutStatus } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
 import { checkExits, checkRelease, type Invariant, type ReleaseRecord } from './invariants.ts';
 import { appliedObjects, expectedLive, HOOK } from './scenario.ts';
 import type { Snapshot } from './watch.ts';
 
-const R1 = `sha256:${'1'.repeat(64)}`;
-const R2 = `sha256:${'2'.repeat(64)}`;
-const R3 = `sha256:${'3'.repeat(64)}`;
 const stamp = (renderRef: string): RenderRecord => ({
   renderRef,
   revision: renderRef.slice(7, 19),
@@ -37,6 +35,11 @@ const goodSnapshots: Snapshot[] = [
   snap(ro('Progressing', R3), R2, R2),
   snap(ro('RolledBack', R3), R2, R2),
 ];
+/** The final status when render 3 ended in `state`, `healthy` the last healthy and successful render. */
+const endedStatus = (state: RolloutStatus['state'], healthy: string) =>
+  ({
+    status: { rollout: ro(state, R3), lastHealthy: stamp(healthy), lastSuccessful: stamp(healthy) },
+  }) as Release;
 const event = (state: string, ref: string) => ({
   reason: `Rollout${state}`,
   message: `rollout … → ${state} (sha256:${ref.slice(7, 19)}…), reason x`,
@@ -47,9 +50,7 @@ const good: ReleaseRecord = {
   refs: { 1: R1, 2: R2, 3: R3 },
   driveFailure: undefined,
   snapshots: goodSnapshots,
-  final: {
-    status: { rollout: ro('RolledBack', R3), lastHealthy: stamp(R2), lastSuccessful: stamp(R2) },
-  } as Release,
+  final: endedStatus('RolledBack', R2),
   entries: appliedObjects(2).map((o) => ({ key: `${o.kind}/${o.name}`, renderRef: R2 })),
   live: expectedLive(2, R2),
   events: [
@@ -82,6 +83,11 @@ test('a run that went right breaks no invariant', () => {
 
 test('each way a run can go wrong breaks its invariant', () => {
   const withSnapshot = (i: number, s: Snapshot) => goodSnapshots.map((x, j) => (j === i ? s : x));
+  // render 3 ended otherwise than in the good run: its last snapshot and the final status agree
+  const r3Ended = (state: RolloutStatus['state'], healthy: string) => ({
+    snapshots: withSnapshot(6, snap(ro(state, R3), healthy, healthy)),
+    final: endedStatus(state, healthy),
+  });
   const rows: [string, ReleaseRecord, Invariant[]][] = [
     [
       'Succeeded(R2) written with lastHealthy still R1 (issue 20, finding 1)',
@@ -92,10 +98,7 @@ test('each way a run can go wrong breaks its invariant', () => {
       'R3 rolled back to render 1',
       {
         ...good,
-        snapshots: withSnapshot(6, snap(ro('RolledBack', R3), R1, R1)),
-        final: {
-          status: { rollout: ro('RolledBack', R3), lastHealthy: stamp(R1), lastSuccessful: stamp(R1) },
-        } as Release,
+        ...r3Ended('RolledBack', R1),
         live: expectedLive(1, R1),
         entries: appliedObjects(1).map((o) => ({ key: `${o.kind}/${o.name}`, renderRef: R1 })),
       },
@@ -105,10 +108,7 @@ test('each way a run can go wrong breaks its invariant', () => {
       'R3 Failed "no render has been healthy yet"',
       {
         ...good,
-        snapshots: withSnapshot(6, snap(ro('Failed', R3), R2, R2)),
-        final: {
-          status: { rollout: ro('Failed', R3), lastHealthy: stamp(R2), lastSuccessful: stamp(R2) },
-        } as Release,
+        ...r3Ended('Failed', R2),
         events: [...good.events.slice(0, 5), event('Failed', R3)],
         driveFailure: 'render 3 ended Failed, not RolledBack',
       },
