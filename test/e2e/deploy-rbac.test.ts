@@ -36,7 +36,7 @@ import {
   startObserver,
   wakeupsTo,
 } from '../support/processes.ts';
-import { bindRole, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
+import { bindUiRole, serviceAccountToken, UI_RESOURCES, waitForAccess } from '../support/rbac.ts';
 import { getInventory, getRelease, releaseRef } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -386,19 +386,16 @@ spec:
       kind: 'ServiceAccount',
       metadata: { name: 'dev', namespace: TEAM },
     });
-    await bindRole(
+    await bindUiRole(
       admin,
       TEAM,
       'ui-dev',
-      [
-        {
-          apiGroups: ['convoy.kumodo.io'],
-          resources: ['releases', 'releaseinventories', 'clusters', 'releasesets'],
-          verbs: ['get', 'list', 'watch'],
-        },
-        { apiGroups: ['api.convoy.kumodo.io'], resources: ['ui/proxy'], verbs: ['get', 'create'] },
-      ],
       [{ kind: 'ServiceAccount', name: 'dev', namespace: TEAM }],
+      UI_RESOURCES,
+      {
+        resources: ['ui/proxy'],
+        verbs: ['get', 'create'],
+      },
     );
     await waitForAccess(admin, 'dev may watch releases', {
       user: `system:serviceaccount:${TEAM}:dev`,

@@ -43,10 +43,34 @@ export async function bindRole(
 /** Every verb a writer of a resource needs (get, list, watch, create, update, patch, delete). */
 export const READ_WRITE: readonly string[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
+/** Every convoy.kumodo.io resource the web UI shows. */
+export const UI_RESOURCES: readonly string[] = ['releases', 'releaseinventories', 'clusters', 'releasesets'];
+
 /**
- * The Role ui-viewer of `ns` bound to its ServiceAccount `sa`: read (get, list, watch) the convoy.kumodo.io
+ * A web UI user's Role `name` of `ns` bound to `subjects`: read (get, list, watch) the convoy.kumodo.io
  * resources `read`, and the `api` rule on the aggregated API (api.convoy.kumodo.io).
  */
+export function bindUiRole(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  subjects: readonly Subject[],
+  read: readonly string[],
+  api: Omit<PolicyRule, 'apiGroups'>,
+): Promise<void> {
+  return bindRole(
+    client,
+    ns,
+    name,
+    [
+      { apiGroups: ['convoy.kumodo.io'], resources: read, verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['api.convoy.kumodo.io'], ...api },
+    ],
+    subjects,
+  );
+}
+
+/** bindUiRole as the Role ui-viewer of `ns`, bound to its ServiceAccount `sa`. */
 export function bindViewer(
   client: KubeClient,
   ns: string,
@@ -54,15 +78,13 @@ export function bindViewer(
   read: readonly string[],
   api: Omit<PolicyRule, 'apiGroups'>,
 ): Promise<void> {
-  return bindRole(
+  return bindUiRole(
     client,
     ns,
     'ui-viewer',
-    [
-      { apiGroups: ['convoy.kumodo.io'], resources: read, verbs: ['get', 'list', 'watch'] },
-      { apiGroups: ['api.convoy.kumodo.io'], ...api },
-    ],
     [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+    read,
+    api,
   );
 }
 
