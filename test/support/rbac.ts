@@ -47,16 +47,18 @@ export const READ_WRITE: readonly string[] = ['get', 'list', 'watch', 'create', 
 export const UI_RESOURCES: readonly string[] = ['releases', 'releaseinventories', 'clusters', 'releasesets'];
 
 /**
- * A web UI user's Role `name` of `ns` bound to `subjects`: read (get, list, watch) the convoy.kumodo.io
- * resources `read`, and the `api` rule on the aggregated API (api.convoy.kumodo.io).
+ * What a web UI user's Role grants: read (get, list, watch) the convoy.kumodo.io resources `read`, and
+ * the `api` rule on the aggregated API (api.convoy.kumodo.io).
  */
+export type UiGrant = [read: readonly string[], api: Omit<PolicyRule, 'apiGroups'>];
+
+/** A web UI user's Role `name` of `ns` with `grant`, bound to `subjects`. */
 export function bindUiRole(
   client: KubeClient,
   ns: string,
   name: string,
   subjects: readonly Subject[],
-  read: readonly string[],
-  api: Omit<PolicyRule, 'apiGroups'>,
+  ...[read, api]: UiGrant
 ): Promise<void> {
   return bindRole(
     client,
@@ -71,21 +73,8 @@ export function bindUiRole(
 }
 
 /** bindUiRole as the Role ui-viewer of `ns`, bound to its ServiceAccount `sa`. */
-export function bindViewer(
-  client: KubeClient,
-  ns: string,
-  sa: string,
-  read: readonly string[],
-  api: Omit<PolicyRule, 'apiGroups'>,
-): Promise<void> {
-  return bindUiRole(
-    client,
-    ns,
-    'ui-viewer',
-    [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
-    read,
-    api,
-  );
+export function bindViewer(client: KubeClient, ns: string, sa: string, ...grant: UiGrant): Promise<void> {
+  return bindUiRole(client, ns, 'ui-viewer', [{ kind: 'ServiceAccount', name: sa, namespace: ns }], ...grant);
 }
 
 /** A ServiceAccount `sa` of `ns` that may do only `verbs` on the ConfigMaps of `ns` (Role configmap-writer). */
