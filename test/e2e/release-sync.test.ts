@@ -426,7 +426,7 @@ test('Manual mode holds; a wake-up does not open it; approval applies; a new com
     assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '2');
 
     // the source becomes unreachable; a pin re-applies R1 from the render store
-    await rename(join(repo.srv, 'manual.git'), join(repo.srv, 'moved.git'));
+    await rename(join(repo.srv, `${repo.name}.git`), join(repo.srv, 'moved.git'));
     await mergePatch(client, relRef, { spec: { pin: { renderRef: R1 } } });
     await waitForReady(client, ns, 'app', readyWith({ renderRef: R1 }), 'pinned R1 applied');
     assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '1');
