@@ -17,10 +17,11 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION } from '../src/api/constants.ts';
-import type { Receiver, Release } from '../src/api/types.ts';
+import type { Release } from '../src/api/types.ts';
 import { errorMessage } from '../src/lib/errors.ts';
 import { GitSource } from '../src/render/git/source.ts';
 import { makeRepo } from '../src/render/git/testsupport.ts';
+import { receiver } from '../test/support/notify.ts';
 import { Recorder, type Seen } from '../test/support/recorder.ts';
 import { deployment, gitRelease, reached, waitForRollout } from '../test/support/rollout.ts';
 import { startConvoySystem } from '../test/support/system.ts';
@@ -111,13 +112,7 @@ try {
     metadata: { namespace: ns, name: 'hook' },
     stringData: { token: KEY },
   } as never);
-  const receiver: Receiver = {
-    apiVersion: API_VERSION,
-    kind: 'Receiver',
-    metadata: { namespace: ns, name: 'github' },
-    spec: { type: 'github', secretRef: { name: 'hook' } },
-  };
-  await client.create(receiver);
+  await client.create(receiver(ns, 'github', { type: 'github', secretRef: { name: 'hook' } }));
   const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v0', 'healthy') });
   await client.create(gitRelease(ns, 'app', repo, { syncPolicy: { interval: '1h' } }));
   await waitForRollout(client, ns, 'app', 'Succeeded(first commit)', reached('Succeeded', sha1), 120_000);

@@ -36,8 +36,8 @@ import {
   startObserver,
   wakeupsTo,
 } from '../support/processes.ts';
-import { bindRole, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
-import { getInventory, getRelease, releaseRef } from '../support/release.ts';
+import { bindUiRole, serviceAccountToken, UI_RESOURCES, waitForAccess } from '../support/rbac.ts';
+import { deleteReleaseAndWait, getInventory, getRelease } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
 const execFile = promisify(execFileCb);
@@ -191,11 +191,7 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
   });
 
   test('deleting the Release prunes the app and its stored renders', async () => {
-    await admin.delete(releaseRef(NS, NAME));
-    await waitFor('Release gone', async () => (await getRelease(admin, NS, NAME)) === undefined, {
-      timeoutMs: 120_000,
-      intervalMs: 500,
-    });
+    await deleteReleaseAndWait(admin, NS, NAME, { timeoutMs: 120_000, intervalMs: 500 });
     const secrets = await admin.list<KubeObject>(
       { apiVersion: 'v1', kind: 'Secret', namespace: NS },
       { labelSelector: 'convoy.kumodo.io/release' },
@@ -328,11 +324,7 @@ spec:
       async () => (await getRelease(admin, TEAM, 'web'))?.status?.rollout?.state === 'Succeeded',
       { timeoutMs: 180_000, intervalMs: 500 },
     );
-    await admin.delete(releaseRef(TEAM, 'web'));
-    await waitFor('Release gone', async () => (await getRelease(admin, TEAM, 'web')) === undefined, {
-      timeoutMs: 120_000,
-      intervalMs: 500,
-    });
+    await deleteReleaseAndWait(admin, TEAM, 'web', { timeoutMs: 120_000, intervalMs: 500 });
     assert.equal(
       await admin.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: TEAM, name: 'web' }),
       undefined,
@@ -386,19 +378,16 @@ spec:
       kind: 'ServiceAccount',
       metadata: { name: 'dev', namespace: TEAM },
     });
-    await bindRole(
+    await bindUiRole(
       admin,
       TEAM,
       'ui-dev',
-      [
-        {
-          apiGroups: ['convoy.kumodo.io'],
-          resources: ['releases', 'releaseinventories', 'clusters', 'releasesets'],
-          verbs: ['get', 'list', 'watch'],
-        },
-        { apiGroups: ['api.convoy.kumodo.io'], resources: ['ui/proxy'], verbs: ['get', 'create'] },
-      ],
       [{ kind: 'ServiceAccount', name: 'dev', namespace: TEAM }],
+      UI_RESOURCES,
+      {
+        resources: ['ui/proxy'],
+        verbs: ['get', 'create'],
+      },
     );
     await waitForAccess(admin, 'dev may watch releases', {
       user: `system:serviceaccount:${TEAM}:dev`,

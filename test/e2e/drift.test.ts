@@ -12,7 +12,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION, LABEL_RELEASE } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
-import { condition, getInventory, getRelease, mergePatch, releaseRef } from '../support/release.ts';
+import {
+  condition,
+  getInventory,
+  getRelease,
+  mergePatch,
+  releaseOf,
+  releaseRef,
+} from '../support/release.ts';
 import { events } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
@@ -292,17 +299,13 @@ test('a Release with many objects of one kind is read in bulk, not by a GET each
     (await metric('convoy_observer_live_reads_total', { from: 'cache' }));
   const bulkAtStart = await bulk();
   const getsAtStart = await metric('convoy_drift_object_reads_total', { verb: 'get' });
-  const many: Release = {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name: 'many', namespace: NS },
-    spec: {
+  await env.client.create(
+    releaseOf(NS, 'many', {
       source: { inline: { manifests: manyManifests } },
       render: { targetNamespace: NS },
       syncPolicy: { interval: '10m' },
-    },
-  };
-  await env.client.create(many);
+    }),
+  );
   await env.waitForRelease(
     NS,
     'many',

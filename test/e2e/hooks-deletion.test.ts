@@ -58,9 +58,7 @@ test('deletion runs PreDelete, then the prune, then PostDelete, and the inventor
   const cleanup = hookWorkloadName('cleanup', R);
   assert.equal((await renderSecrets(ns)).length > 0, true, 'the render is stored');
 
-  const rec = Recorder.forNamespace(env.cp.kubeConfig, ns);
-  await rec.start();
-  try {
+  await Recorder.forNamespace(env.cp.kubeConfig, ns).during(async (rec) => {
     await env.client.delete(releaseRef(ns, 'app'));
     await env.waitForReleaseGone(ns, 'app', 120_000, () => rec.summary());
 
@@ -127,9 +125,7 @@ test('deletion runs PreDelete, then the prune, then PostDelete, and the inventor
       });
     }
     assert.deepEqual(await renderSecrets(ns), []);
-  } finally {
-    await rec.stop();
-  }
+  });
 });
 
 test('a failed PreDelete blocks the deletion with HookFailed and keeps the objects; a forced sync runs it again', async () => {

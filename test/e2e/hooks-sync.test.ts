@@ -44,9 +44,7 @@ const jobOf = (s: Seen) => s.object as JobLike;
 test('PreSync before wave 0, the waves in order, PostSync once the last wave is Healthy, and only then a Succeeded rollout; an unchanged render does not run them again, a forced sync does', async () => {
   const ns = 'hk-order';
   await env.namespace(ns);
-  const rec = Recorder.forNamespace(env.cp.kubeConfig, ns);
-  await rec.start();
-  try {
+  await Recorder.forNamespace(env.cp.kubeConfig, ns).during(async (rec) => {
     await env.client.create(
       inlineRelease(
         ns,
@@ -188,17 +186,13 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
     const newPost = after.find((s) => s.type === 'add' && s.name === post);
     assert.ok(newPreDone && newPost && newPreDone.seq < newPost.seq, rec.summary());
     assert.equal(rec.first(isJob('page')), undefined, 'SyncFail still never ran');
-  } finally {
-    await rec.stop();
-  }
+  });
 });
 
 test('a failed PreSync blocks the waves, fails the sync with HookFailed, runs SyncFail once, and with a failurePolicy fails the rollout', async () => {
   const ns = 'hk-fail';
   await env.namespace(ns);
-  const rec = Recorder.forNamespace(env.cp.kubeConfig, ns, ['Job', 'ConfigMap']);
-  await rec.start();
-  try {
+  await Recorder.forNamespace(env.cp.kubeConfig, ns, ['Job', 'ConfigMap']).during(async (rec) => {
     await env.client.create(
       inlineRelease(
         ns,
@@ -251,9 +245,7 @@ test('a failed PreSync blocks the waves, fails the sync with HookFailed, runs Sy
       1,
       'a failed PreSync is not re-run without a new render or a forced sync',
     );
-  } finally {
-    await rec.stop();
-  }
+  });
 });
 
 test('a hung hook times out at its timeout: Failed, reason Timeout', async () => {
@@ -345,16 +337,14 @@ test('bad hook annotations fail the render with a condition naming the object, a
 test('SyncFail runs on the transition to Failed but not on RolledBack; a failed PostSync fails the sync', async () => {
   const ns = 'hk-syncfail';
   await env.namespace(ns);
-  const rec = Recorder.forNamespace(env.cp.kubeConfig, ns, ['Job']);
-  await rec.start();
-  // 'rolled' gets a longer deadline: its first render must become healthy within it even on a loaded
-  // machine, or that render fails (and rightly runs SyncFail) before it ever succeeds.
-  const policy = (rollback: 'Never' | 'OnFailure', deadline = '5s') => ({
-    healthAssessment: DEFAULT_HEALTH,
-    failurePolicy: { deadline, rollback },
-  });
-  const hang = { [TEST_LABEL_NEVER_READY]: 'true' };
-  try {
+  await Recorder.forNamespace(env.cp.kubeConfig, ns, ['Job']).during(async (rec) => {
+    // 'rolled' gets a longer deadline: its first render must become healthy within it even on a loaded
+    // machine, or that render fails (and rightly runs SyncFail) before it ever succeeds.
+    const policy = (rollback: 'Never' | 'OnFailure', deadline = '5s') => ({
+      healthAssessment: DEFAULT_HEALTH,
+      failurePolicy: { deadline, rollback },
+    });
+    const hang = { [TEST_LABEL_NEVER_READY]: 'true' };
     // 'failed': its sync succeeds but its Deployment never becomes Ready, so the rollout fails
     await env.client.create(
       inlineRelease(
@@ -412,9 +402,7 @@ test('SyncFail runs on the transition to Failed but not on RolledBack; a failed 
       `no SyncFail for a rollback: ${rec.summary()}`,
     );
     assert.equal(await hookEntry(env.client, ns, 'rolled', 'alert'), undefined);
-  } finally {
-    await rec.stop();
-  }
+  });
 });
 
 test('a new render runs its PreSync hooks again (replacing the old run), and a hook that left the render leaves with its workload', async () => {

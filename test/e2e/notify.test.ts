@@ -15,7 +15,7 @@ import { describe, test } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Alert, Condition, Provider, Receiver } from '../../src/api/types.ts';
 import { makeRepo } from '../../src/render/git/testsupport.ts';
-import { alert, captureServer, messages, type Notification, provider } from '../support/notify.ts';
+import { alert, captureServer, messages, type Notification, provider, receiver } from '../support/notify.ts';
 import { startControllerManager } from '../support/processes.ts';
 import { getRelease } from '../support/release.ts';
 import { deployment, gitRelease, inRolloutScenario, reached, waitForRollout } from '../support/rollout.ts';
@@ -170,37 +170,46 @@ describe('notifications', { concurrency: true }, () => {
           ['Progressing:R1', 'Succeeded:R1', 'Progressing:R2', 'RolledBack:R2'],
         );
 
-        // GitHub's side: one status per transition, per commit, in order.
-        const statuses = (sha: string) =>
-          hook.seen
-            .filter((c) => c.url === `/api/repos/acme/web/statuses/${sha}`)
-            .map((c) => {
-              assert.equal(c.headers.authorization, 'Bearer ghp_t0ken');
-              const b = JSON.parse(c.body) as { state: string; context: string };
-              assert.equal(b.context, `convoy/${ns}/app`);
-              return b.state;
-            });
-        await waitFor('commit 2 failure status', async () => statuses(sha2).includes('failure'), {
-          timeoutMs: 30_000,
-        });
-        assert.deepEqual(statuses(sha1), ['pending', 'success']);
-        assert.deepEqual(statuses(sha2), ['pending', 'failure']);
-
-        // GitLab's side: the project path URL-encoded, its token header, states pending → success / failed.
-        const gitlab = (sha: string) =>
-          hook.seen
-            .filter((c) => c.url === `/gitlab/api/v4/projects/acme%2Fplatform%2Fweb/statuses/${sha}`)
-            .map((c) => {
-              assert.equal(c.headers['private-token'], 'glpat-t0ken');
-              const b = JSON.parse(c.body) as { state: string; name: string; description: string };
-              assert.equal(b.name, `convoy/${ns}/app`);
-              return b.state;
-            });
-        await waitFor('commit 2 failed status on GitLab', async () => gitlab(sha2).includes('failed'), {
-          timeoutMs: 30_000,
-        });
-        assert.deepEqual(gitlab(sha1), ['pending', 'success']);
-        assert.deepEqual(gitlab(sha2), ['pending', 'failed']);
+        // The git hosts' side: one status per transition, per commit, in order. GitLab's URL holds the
+        // project path URL-encoded and its token goes in its own header; its failed state is 'failed'.
+        const hosts = [
+          {
+            host: 'GitHub',
+            url: (sha: string) => `/api/repos/acme/web/statuses/${sha}`,
+            header: 'authorization',
+            token: 'Bearer ghp_t0ken',
+            context: 'context',
+            failed: 'failure',
+          },
+          {
+            host: 'GitLab',
+            url: (sha: string) => `/gitlab/api/v4/projects/acme%2Fplatform%2Fweb/statuses/${sha}`,
+            header: 'private-token',
+            token: 'glpat-t0ken',
+            context: 'name',
+            failed: 'failed',
+          },
+        ];
+        for (const h of hosts) {
+          const statuses = (sha: string) =>
+            hook.seen
+              .filter((c) => c.url === h.url(sha))
+              .map((c) => {
+                assert.equal(c.headers[h.header], h.token);
+                const b = JSON.parse(c.body) as Record<string, string>;
+                assert.equal(b[h.context], `convoy/${ns}/app`);
+                return b.state;
+              });
+          await waitFor(
+            `commit 2 ${h.failed} status on ${h.host}`,
+            async () => statuses(sha2).includes(h.failed),
+            {
+              timeoutMs: 30_000,
+            },
+          );
+          assert.deepEqual(statuses(sha1), ['pending', 'success'], h.host);
+          assert.deepEqual(statuses(sha2), ['pending', h.failed], h.host);
+        }
 
         // Slack: one message for the rollback (the Alert wants RolledBack and Failed only), naming both
         // renders and the reason.
@@ -292,13 +301,7 @@ describe('notifications', { concurrency: true }, () => {
     const repo = await makeRepo('pushed');
     try {
       await secret(ns, 'gh-hook', { token: 'wh-s3cret' });
-      const receiver: Receiver = {
-        apiVersion: API_VERSION,
-        kind: 'Receiver',
-        metadata: { namespace: ns, name: 'github' },
-        spec: { type: 'github', secretRef: { name: 'gh-hook' } },
-      };
-      await client.create(receiver);
+      await client.create(receiver(ns, 'github', { type: 'github', secretRef: { name: 'gh-hook' } }));
       const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
       // No polling: only a push (or a reconcile for another reason) reads the branch again.
       await client.create(gitRelease(ns, 'app', repo, { syncPolicy: { interval: '1h' } }));

@@ -40,7 +40,7 @@ import { startObserver as startObserverProcess } from '../support/processes.ts';
 import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
 import { applyRuleSet } from '../support/rules.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
-import { waitFor, waitForMore } from '../support/wait.ts';
+import { type WaitOptions, waitFor, waitForMore } from '../support/wait.ts';
 
 const NS = 'obs';
 const LEASE_NS = 'convoy-system';
@@ -192,6 +192,26 @@ describe('convoy-observer health loop', () => {
     (await getInventory(release))?.entries?.find((e) => e.name === name);
   const hookState = async (release: string, name: string) =>
     (await getInventory(release))?.hooks?.find((h) => h.name === name);
+  /** Waits until entry `name` of `release`'s inventory is in `state`, and returns it. */
+  const entryIn = (release: string, name: string, state: InventoryEntry['state'], opts?: WaitOptions) =>
+    waitFor(
+      `${release}: ${name} ${state}`,
+      async () => {
+        const e = await entryState(release, name);
+        return e?.state === state && e;
+      },
+      opts,
+    );
+  /** Waits until hook `name` of `release`'s inventory is in `state`, and returns it. */
+  const hookIn = (release: string, name: string, state: InventoryHook['state'], opts?: WaitOptions) =>
+    waitFor(
+      `${release}: hook ${name} ${state}`,
+      async () => {
+        const h = await hookState(release, name);
+        return h?.state === state && h;
+      },
+      opts,
+    );
   const deleteRelease = async (name: string, ns = NS) => {
     await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: ns, name });
     await client.delete({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: ns, name });
@@ -300,19 +320,9 @@ describe('convoy-observer health loop', () => {
     await applyDeployment('stuck', 'stuck', { [TEST_LABEL_NEVER_READY]: 'true' });
     await applyRelease('stuck', { healthAssessment: { ...DEFAULT_HEALTH, deadline: '4s' } });
     await applyInventory('stuck', [entry('Deployment', 'stuck')]);
-    const first = await waitFor('stuck Progressing', async () => {
-      const e = await entryState('stuck', 'stuck');
-      return e?.state === 'Progressing' && e;
-    });
+    const first = await entryIn('stuck', 'stuck', 'Progressing');
     const anchor = Date.parse(first.firstUnhealthy ?? '');
-    const degraded = await waitFor(
-      'stuck Degraded',
-      async () => {
-        const e = await entryState('stuck', 'stuck');
-        return e?.state === 'Degraded' && e;
-      },
-      { timeoutMs: 30_000, intervalMs: 200 },
-    );
+    const degraded = await entryIn('stuck', 'stuck', 'Degraded', { timeoutMs: 30_000, intervalMs: 200 });
     const seenAt = Date.now();
     assert.equal(degraded.firstUnhealthy, first.firstUnhealthy, 'the anchor does not move');
     assert.ok(seenAt - anchor >= 4000, 'not Degraded before the deadline');
@@ -392,10 +402,7 @@ describe('convoy-observer health loop', () => {
     assert.equal(cond?.reason, 'Progressing');
 
     await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'cfg-gone' });
-    const gone = await waitFor('cfg-gone not found', async () => {
-      const e = await entryState('mixed', 'cfg-gone');
-      return e?.state === 'Progressing' && e;
-    });
+    const gone = await entryIn('mixed', 'cfg-gone', 'Progressing');
     assert.equal(gone.message, 'not found');
     assert.ok(gone.firstUnhealthy);
     assert.equal((await entryState('mixed', 'cfg-fine'))?.state, 'Healthy');
@@ -495,28 +502,11 @@ describe('convoy-observer health loop', () => {
     });
     assert.equal(running.state, 'Running');
     assert.equal(running.finishedAt, undefined);
-    const ok = await waitFor(
-      'ok Succeeded',
-      async () => {
-        const h = await hookState('hooks', 'ok');
-        return h?.state === 'Succeeded' && h;
-      },
-      { timeoutMs: 40_000 },
-    );
+    const ok = await hookIn('hooks', 'ok', 'Succeeded', { timeoutMs: 40_000 });
     assert.ok(Date.parse(ok.finishedAt ?? '') >= Date.parse(created));
-    const failed = await waitFor('fail Failed', async () => {
-      const h = await hookState('hooks', 'fail');
-      return h?.state === 'Failed' && h;
-    });
+    const failed = await hookIn('hooks', 'fail', 'Failed');
     assert.match(failed.message ?? '', /BackoffLimitExceeded|backoff limit|exited/);
-    const hung = await waitFor(
-      'hung Failed',
-      async () => {
-        const h = await hookState('hooks', 'hung');
-        return h?.state === 'Failed' && h;
-      },
-      { timeoutMs: 40_000 },
-    );
+    const hung = await hookIn('hooks', 'hung', 'Failed', { timeoutMs: 40_000 });
     assert.equal(hung.reason, 'Timeout');
     assert.ok(Date.parse(hung.finishedAt ?? '') - Date.parse(created) >= 4000);
 
@@ -528,14 +518,7 @@ describe('convoy-observer health loop', () => {
       [],
       [hook('ok', '5m', { workloadName: 'ok-b', createdAt: rearmedAt }), hook('fail'), hook('hung', '4s')],
     );
-    const again = await waitFor(
-      're-armed ok Failed',
-      async () => {
-        const h = await hookState('hooks', 'ok');
-        return h?.state === 'Failed' && h;
-      },
-      { timeoutMs: 40_000 },
-    );
+    const again = await hookIn('hooks', 'ok', 'Failed', { timeoutMs: 40_000 });
     assert.ok(Date.parse(again.finishedAt ?? '') >= Date.parse(rearmedAt));
     assert.match(again.message ?? '', new RegExp(`${TEST_FAIL_MESSAGE.slice(0, 10)}|backoff limit`, 'i'));
     await deleteRelease('hooks');
@@ -572,11 +555,7 @@ describe('convoy-observer health loop', () => {
           },
         ],
       );
-      await waitFor(
-        'predelete Succeeded',
-        async () => (await hookState('del', 'predelete'))?.state === 'Succeeded',
-        { timeoutMs: 30_000 },
-      );
+      await hookIn('del', 'predelete', 'Succeeded', { timeoutMs: 30_000 });
       await waitFor('a sync for the finished hook', async () => syncs.count() >= 1);
       const rv = (await getInventory('del'))?.metadata.resourceVersion;
       await waitPasses(`${NS}/del`, 3);
@@ -617,25 +596,12 @@ describe('convoy-observer health loop', () => {
 
     let child = await spawnObserver();
     try {
-      const first = await waitFor(
-        'restart Progressing',
-        async () => {
-          const e = await entryState('restart', 'restart');
-          return e?.state === 'Progressing' && e;
-        },
-        { timeoutMs: 30_000 },
-      );
+      const first = await entryIn('restart', 'restart', 'Progressing', { timeoutMs: 30_000 });
       await child.stop();
       child = await spawnObserver();
       // A controller-owned change wakes the new process; its pass assesses the new entry.
       await applyInventory('restart', [entry('Deployment', 'restart'), entry('ConfigMap', 'restart-cfg')]);
-      await waitFor(
-        'restart-cfg assessed by the new process',
-        async () => (await entryState('restart', 'restart-cfg'))?.state === 'Healthy',
-        {
-          timeoutMs: 30_000,
-        },
-      );
+      await entryIn('restart', 'restart-cfg', 'Healthy', { timeoutMs: 30_000 });
       const e = await entryState('restart', 'restart');
       assert.equal(e?.state, 'Progressing');
       assert.equal(e?.firstUnhealthy, first.firstUnhealthy, 'the anchor survives the restart');

@@ -16,6 +16,7 @@ import { type ManagerProcess, startControllerManager } from '../support/processe
 import {
   cm,
   condition,
+  deleteReleaseAndWait,
   getInventory,
   getRelease,
   mergePatch,
@@ -91,15 +92,24 @@ spec:
       openAPIV3Schema: ${schema}
 `;
 
-const cr = (kind: string, name: string, ns: string, annotations: Record<string, string> = {}, size = '1') =>
-  `apiVersion: example.com/v1
+/** The YAML document of object ns/name of `kind`, with these annotations and then `rest`. */
+const namespaced = (
+  apiVersion: string,
+  kind: string,
+  ns: string,
+  name: string,
+  annotations: Record<string, string>,
+  rest = '',
+) => `apiVersion: ${apiVersion}
 kind: ${kind}
 metadata:
   name: ${name}
   namespace: ${ns}
   annotations: ${JSON.stringify(annotations)}
-spec: {size: ${size}}
-`;
+${rest}`;
+
+const cr = (kind: string, name: string, ns: string, annotations: Record<string, string> = {}, size = '1') =>
+  namespaced('example.com/v1', kind, ns, name, annotations, `spec: {size: ${size}}\n`);
 
 const inNs = (ns: string, doc: string) => doc.replace('metadata:\n', `metadata:\n  namespace: ${ns}\n`);
 const docs = (...d: string[]) => d.join('---\n');
@@ -121,19 +131,22 @@ async function eventsOf(ns: string, name: string) {
   }>({ apiVersion: 'v1', kind: 'Event', namespace: ns }, { fieldSelector: `involvedObject.name=${name}` });
 }
 
-test('a CRD applied and its custom resource rejected: the CRD is recorded, the resource stays pending, the condition names it; deletion takes both', async () => {
+/** The manager the tests below share, started by the first that needs it, and a fresh namespace `ns`. */
+async function sharedManagerIn(ns: string): Promise<void> {
   manager ??= await startManager('main');
-  const ns = 'pending-crd';
   await namespace(ns);
+}
+
+/** Creates Release ns/app of the given YAML documents. */
+const createApp = (ns: string, ...documents: string[]) =>
+  client.create(inlineRelease(ns, 'app', docs(...documents)));
+
+test('a CRD applied and its custom resource rejected: the CRD is recorded, the resource stays pending, the condition names it; deletion takes both', async () => {
+  const ns = 'pending-crd';
+  await sharedManagerIn(ns);
   // The Gadget's spec.size is not the integer its CRD asks for: the dry run cannot check it (its CRD is
   // not installed yet), the apply of the CRD succeeds, the apply of the Gadget fails.
-  await client.create(
-    inlineRelease(
-      ns,
-      'app',
-      docs(crd('gadgets', 'Gadget', {}, STRICT_SCHEMA), cr('Gadget', 'g', ns, {}, 'big')),
-    ),
-  );
+  await createApp(ns, crd('gadgets', 'Gadget', {}, STRICT_SCHEMA), cr('Gadget', 'g', ns, {}, 'big'));
   // ApplyFailed first; the retries then fail their dry run (the CRD is in now, so the Gadget is checked)
   const r = await waitForReady(
     client,
@@ -165,10 +178,7 @@ test('a CRD applied and its custom resource rejected: the CRD is recorded, the r
     (await eventsOf(ns, 'app')).some((e) => e.type === 'Warning' && /Gadget/.test(e.message ?? '')),
   );
 
-  await client.delete(releaseRef(ns, 'app'));
-  await waitFor('the Release gone', async () => (await getRelease(client, ns, 'app')) === undefined, {
-    timeoutMs: 60_000,
-  });
+  await deleteReleaseAndWait(client, ns, 'app');
   await waitFor(
     'the CRD deleted with it',
     async () => (await client.get(crdRef('gadgets.example.com'))) === undefined,
@@ -177,19 +187,13 @@ test('a CRD applied and its custom resource rejected: the CRD is recorded, the r
 });
 
 test('a CRD of a later wave than its custom resource applies first, in one go', async () => {
-  manager ??= await startManager('main');
   const ns = 'pending-crd-order';
-  await namespace(ns);
-  await client.create(
-    inlineRelease(
-      ns,
-      'app',
-      docs(
-        cr('Sprocket', 's', ns, wave(0)),
-        crd('sprockets', 'Sprocket', wave(2)),
-        inNs(ns, cm('c', { v: '1' }, wave(1))),
-      ),
-    ),
+  await sharedManagerIn(ns);
+  await createApp(
+    ns,
+    cr('Sprocket', 's', ns, wave(0)),
+    crd('sprockets', 'Sprocket', wave(2)),
+    inNs(ns, cm('c', { v: '1' }, wave(1))),
   );
   const r = await waitForReady(client, ns, 'app', readyWith(), 'Ready');
   assert.equal(r.status?.lastAttempted?.applied, true);
@@ -210,10 +214,7 @@ test('a CRD of a later wave than its custom resource applies first, in one go', 
   );
   assert.equal(inv?.pending, undefined);
   assert.ok(await client.get({ apiVersion: 'example.com/v1', kind: 'Sprocket', namespace: ns, name: 's' }));
-  await client.delete(releaseRef(ns, 'app'));
-  await waitFor('the Release gone', async () => (await getRelease(client, ns, 'app')) === undefined, {
-    timeoutMs: 60_000,
-  });
+  await deleteReleaseAndWait(client, ns, 'app');
 });
 
 test('killed between applying a wave and recording it: the next process records what stays and prunes what left, any kind, never on the label alone', async () => {
@@ -221,24 +222,13 @@ test('killed between applying a wave and recording it: the next process records 
   manager = undefined;
   const ns = 'pending-crash';
   await namespace(ns);
-  const secret = (name: string, annotations: Record<string, string>) => `apiVersion: v1
-kind: Secret
-metadata:
-  name: ${name}
-  namespace: ${ns}
-  annotations: ${JSON.stringify(annotations)}
-stringData: {k: v}
-`;
-  const sa = (name: string, annotations: Record<string, string>) => `apiVersion: v1
-kind: ServiceAccount
-metadata:
-  name: ${name}
-  namespace: ${ns}
-  annotations: ${JSON.stringify(annotations)}
-`;
+  const secret = (name: string, annotations: Record<string, string>) =>
+    namespaced('v1', 'Secret', ns, name, annotations, 'stringData: {k: v}\n');
+  const sa = (name: string, annotations: Record<string, string>) =>
+    namespaced('v1', 'ServiceAccount', ns, name, annotations);
   const a = inNs(ns, cm('a', { v: '1' }, wave(0)));
   const b = inNs(ns, cm('b', { v: '1' }, wave(1)));
-  await client.create(inlineRelease(ns, 'app', docs(a, b, secret('s', wave(1)), sa('taken', wave(1)))));
+  await createApp(ns, a, b, secret('s', wave(1)), sa('taken', wave(1)));
   const crashing = await startManager('crash', { CONVOY_TEST_CRASH_AFTER_WAVE_APPLY: '1' });
   try {
     let exitCode: number | string | undefined;

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
-import { makeRepo, serveGitHttp } from '../../src/render/git/testsupport.ts';
+import { type Fixture, makeRepo, serveGitHttp } from '../../src/render/git/testsupport.ts';
 import { Informer } from '../../src/runtime/informer.ts';
 import { Transport } from '../../src/runtime/transport.ts';
 import { rendersToKeep } from '../../src/store/keep.ts';
@@ -67,198 +67,215 @@ async function startManager(identity: string, env: Record<string, string> = {}) 
 const cmRef = (ns: string, name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
 type CM = { data?: Record<string, string>; metadata: { labels?: Record<string, string> } };
 
+/** [name, renderRef] of every entry the inventory of Release ns/app records, sorted. */
+const recorded = async (ns: string) =>
+  (await getInventory(client, ns, 'app'))?.entries?.map((e) => [e.name, e.renderRef]).sort();
+
+/** Commits `files` and waits until Release ns/app is Ready at that commit. */
+async function commitApplied(repo: Fixture, ns: string, files: Readonly<Record<string, string | null>>) {
+  const sha = await repo.commit(files);
+  return waitForReady(client, ns, 'app', readyWith({ revision: sha }), `revision ${sha} applied`);
+}
+
+/** The manager the tests below share, started by the first that needs it, and a fresh namespace `ns`. */
+async function sharedManagerIn(ns: string): Promise<ManagerProcess> {
+  manager ??= await startManager('main');
+  await namespace(ns);
+  return manager;
+}
+
+/** Runs `body` with a fresh git repository `name`, removed however `body` ends. */
+async function withRepo(name: string, body: (repo: Fixture) => Promise<void>): Promise<void> {
+  const repo = await makeRepo(name);
+  try {
+    await body(repo);
+  } finally {
+    await repo.cleanup();
+  }
+}
+
+/** Runs `body` on the shared manager, in a fresh namespace `ns`, with a fresh git repository of that name. */
+async function onSharedManager(
+  ns: string,
+  body: (repo: Fixture, manager: ManagerProcess) => Promise<void>,
+): Promise<void> {
+  const m = await sharedManagerIn(ns);
+  await withRepo(ns, (repo) => body(repo, m));
+}
+
 test('crash safety: killed between applying a wave and recording it, the restarted controller records or prunes what was pending', async () => {
   const ns = 'rel-crash';
   await namespace(ns);
-  const repo = await makeRepo('crash');
-  await repo.commit({
-    'app/x0.yaml': cm('x0', { v: '1' }, wave(0)),
-    'app/x1.yaml': cm('x1', { v: '1' }, wave(1)),
-    'app/x1b.yaml': cm('x1b', { v: '1' }, wave(1)),
-    'app/x2.yaml': cm('x2', { v: '1' }, wave(2)),
-  });
-  const crashing = await startManager('crash', { CONVOY_TEST_CRASH_AFTER_WAVE_APPLY: '1' });
-  try {
-    await client.create(gitRelease(ns, 'app', repo));
-    let exitCode: number | string | undefined;
-    void crashing.exited.then((c) => {
-      exitCode = c;
+  await withRepo('crash', async (repo) => {
+    await repo.commit({
+      'app/x0.yaml': cm('x0', { v: '1' }, wave(0)),
+      'app/x1.yaml': cm('x1', { v: '1' }, wave(1)),
+      'app/x1b.yaml': cm('x1b', { v: '1' }, wave(1)),
+      'app/x2.yaml': cm('x2', { v: '1' }, wave(2)),
     });
-    const code = await waitFor('the controller to crash', async () => exitCode ?? false, {
-      timeoutMs: 60_000,
-    });
-    assert.equal(code, 137, crashing.log().slice(-3000));
-    // wave 1 is applied and labelled but not recorded; wave 2 never started
-    for (const n of ['x1', 'x1b']) {
-      const live = await client.get<CM>(cmRef(ns, n));
-      assert.equal(live?.metadata.labels?.['convoy.kumodo.io/release'], `${ns}.app`, n);
-    }
-    assert.equal(await client.get(cmRef(ns, 'x2')), undefined);
-    const inv = await getInventory(client, ns, 'app');
-    assert.deepEqual(inv?.entries?.map((e) => e.name).sort(), ['x0']);
-    assert.deepEqual(inv?.pending?.map((e) => e.name).sort(), ['x1', 'x1b']);
-
-    // x1b leaves the render before the restart: only the inventory's pending list names it
-    const sha2 = await repo.commit({ 'app/x1b.yaml': null });
-    const restarted = await startManager('crash');
+    const crashing = await startManager('crash', { CONVOY_TEST_CRASH_AFTER_WAVE_APPLY: '1' });
     try {
-      const r = await waitForReady(client, ns, 'app', readyWith({ revision: sha2 }), 'Ready after restart');
-      const R = r.status?.lastSuccessful?.renderRef;
-      await waitFor('x1b deleted', async () => (await client.get(cmRef(ns, 'x1b'))) === undefined);
-      const inv2 = await getInventory(client, ns, 'app');
-      assert.deepEqual(inv2?.entries?.map((e) => [e.name, e.renderRef]).sort(), [
-        ['x0', R],
-        ['x1', R],
-        ['x2', R],
-      ]);
-      const labelled = await client.list<{ metadata: { name: string } }>(
-        { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns },
-        { labelSelector: `convoy.kumodo.io/release=${ns}.app` },
-      );
-      assert.deepEqual(
-        labelled.map((o) => o.metadata.name).sort(),
-        ['x0', 'x1', 'x2'],
-        'nothing left orphaned',
-      );
-      const events = await client.list<{
-        reason?: string;
-        message?: string;
-        involvedObject?: { name?: string };
-      }>({
-        apiVersion: 'v1',
-        kind: 'Event',
-        namespace: ns,
+      await client.create(gitRelease(ns, 'app', repo));
+      let exitCode: number | string | undefined;
+      void crashing.exited.then((c) => {
+        exitCode = c;
       });
-      assert.ok(
-        events.some(
-          (e) =>
-            e.involvedObject?.name === 'app' &&
-            /pruned 1 objects an interrupted sync applied and left the render/.test(e.message ?? ''),
-        ),
-        JSON.stringify(events.map((e) => [e.reason, e.message])),
-      );
+      const code = await waitFor('the controller to crash', async () => exitCode ?? false, {
+        timeoutMs: 60_000,
+      });
+      assert.equal(code, 137, crashing.log().slice(-3000));
+      // wave 1 is applied and labelled but not recorded; wave 2 never started
+      for (const n of ['x1', 'x1b']) {
+        const live = await client.get<CM>(cmRef(ns, n));
+        assert.equal(live?.metadata.labels?.['convoy.kumodo.io/release'], `${ns}.app`, n);
+      }
+      assert.equal(await client.get(cmRef(ns, 'x2')), undefined);
+      const inv = await getInventory(client, ns, 'app');
+      assert.deepEqual(inv?.entries?.map((e) => e.name).sort(), ['x0']);
+      assert.deepEqual(inv?.pending?.map((e) => e.name).sort(), ['x1', 'x1b']);
+
+      // x1b leaves the render before the restart: only the inventory's pending list names it
+      const sha2 = await repo.commit({ 'app/x1b.yaml': null });
+      const restarted = await startManager('crash');
+      try {
+        const r = await waitForReady(client, ns, 'app', readyWith({ revision: sha2 }), 'Ready after restart');
+        const R = r.status?.lastSuccessful?.renderRef;
+        await waitFor('x1b deleted', async () => (await client.get(cmRef(ns, 'x1b'))) === undefined);
+        assert.deepEqual(await recorded(ns), [
+          ['x0', R],
+          ['x1', R],
+          ['x2', R],
+        ]);
+        const labelled = await client.list<{ metadata: { name: string } }>(
+          { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns },
+          { labelSelector: `convoy.kumodo.io/release=${ns}.app` },
+        );
+        assert.deepEqual(
+          labelled.map((o) => o.metadata.name).sort(),
+          ['x0', 'x1', 'x2'],
+          'nothing left orphaned',
+        );
+        const events = await client.list<{
+          reason?: string;
+          message?: string;
+          involvedObject?: { name?: string };
+        }>({
+          apiVersion: 'v1',
+          kind: 'Event',
+          namespace: ns,
+        });
+        assert.ok(
+          events.some(
+            (e) =>
+              e.involvedObject?.name === 'app' &&
+              /pruned 1 objects an interrupted sync applied and left the render/.test(e.message ?? ''),
+          ),
+          JSON.stringify(events.map((e) => [e.reason, e.message])),
+        );
+      } finally {
+        await restarted.stop();
+      }
     } finally {
-      await restarted.stop();
+      await crashing.stop();
     }
-  } finally {
-    await crashing.stop();
-    await repo.cleanup();
-  }
+  });
 });
 
 test('a 3-wave release applies in wave order, records inventory and waves, prunes, and reuses renderRefs', async () => {
-  manager ??= await startManager('main');
-  const m0 = manager;
   const ns = 'rel-waves';
-  await namespace(ns);
-  const repo = await makeRepo('waves');
-  const sha1 = await repo.commit({
-    'app/a.yaml': cm('a', { v: '1' }, wave(0)),
-    'app/b.yaml': cm('b', { v: '1' }, wave(1)),
-    'app/b2.yaml': cm('b2', { v: '1' }, wave(1)),
-    'app/c.yaml': cm('c', { v: '1' }, wave(2)),
-  });
-
-  const seen: { name: string; order: number }[] = [];
-  let order = 0;
-  const watch = new Informer<CM & { metadata: { name: string } }>(new Transport(cp.kubeConfig), {
-    path: `/api/v1/namespaces/${ns}/configmaps`,
-  });
-  watch.addHandlers({ add: (o) => seen.push({ name: o.metadata.name, order: order++ }) });
-  watch.start();
-  await watch.waitForSync();
-
-  try {
-    await client.create(gitRelease(ns, 'app', repo));
-    const r1 = await waitForReady(client, ns, 'app', isReady, 'Ready=True');
-    const R1 = r1.status?.lastSuccessful?.renderRef ?? '';
-    assert.equal(r1.status?.lastSuccessful?.revision, sha1);
-    assert.match(R1, /^sha256:[0-9a-f]{64}$/);
-
-    // wave order through the watch: every object of a wave was ADDED before any of the next wave
-    const pos = (n: string) => seen.find((s) => s.name === n)?.order ?? -1;
-    for (const n of ['a', 'b', 'b2', 'c'])
-      assert.ok(pos(n) >= 0, `${n} seen by the watch: ${JSON.stringify(seen)}`);
-    assert.ok(pos('a') < Math.min(pos('b'), pos('b2')), JSON.stringify(seen));
-    assert.ok(Math.max(pos('b'), pos('b2')) < pos('c'), JSON.stringify(seen));
-
-    const inv = await getInventory(client, ns, 'app');
-    assert.deepEqual(inv?.entries?.map((e) => [e.kind, e.name, e.wave, e.renderRef]).sort(), [
-      ['ConfigMap', 'a', 0, R1],
-      ['ConfigMap', 'b', 1, R1],
-      ['ConfigMap', 'b2', 1, R1],
-      ['ConfigMap', 'c', 2, R1],
-    ]);
-    assert.deepEqual(
-      r1.status?.waves?.map((w) => [w.renderRef, w.wave]),
-      [
-        [R1, 0],
-        [R1, 1],
-        [R1, 2],
-      ],
-    );
-    for (const w of r1.status?.waves ?? []) assert.ok(!Number.isNaN(Date.parse(w.startedAt)));
-    assert.equal(r1.status?.history?.length, 1);
-    assert.equal(r1.status?.observedGeneration, r1.metadata.generation);
-    const a = await client.get<CM>(cmRef(ns, 'a'));
-    assert.equal(a?.metadata.labels?.['convoy.kumodo.io/release'], `${ns}.app`);
-
-    // a commit that removes c and changes b
-    const sha2 = await repo.commit({ 'app/c.yaml': null, 'app/b.yaml': cm('b', { v: '2' }, wave(1)) });
-    const r2 = await waitForReady(
-      client,
-      ns,
-      'app',
-      readyWith({ revision: sha2 }),
-      `revision ${sha2} applied`,
-    );
-    const R2 = r2.status?.lastSuccessful?.renderRef;
-    assert.notEqual(R2, R1);
-    assert.equal((await client.get<CM>(cmRef(ns, 'b')))?.data?.v, '2');
-    await waitFor('c pruned', async () => (await client.get(cmRef(ns, 'c'))) === undefined);
-    const inv2 = await getInventory(client, ns, 'app');
-    assert.deepEqual(inv2?.entries?.map((e) => [e.name, e.renderRef]).sort(), [
-      ['a', R2],
-      ['b', R2],
-      ['b2', R2],
-    ]);
-
-    // a later commit whose content equals the first gives the first's renderRef
-    const sha3 = await repo.commit({
+  await onSharedManager(ns, async (repo, m0) => {
+    const sha1 = await repo.commit({
+      'app/a.yaml': cm('a', { v: '1' }, wave(0)),
       'app/b.yaml': cm('b', { v: '1' }, wave(1)),
+      'app/b2.yaml': cm('b2', { v: '1' }, wave(1)),
       'app/c.yaml': cm('c', { v: '1' }, wave(2)),
     });
-    const r3 = await waitForReady(
-      client,
-      ns,
-      'app',
-      readyWith({ revision: sha3 }),
-      `revision ${sha3} applied`,
-    );
-    assert.equal(r3.status?.lastSuccessful?.renderRef, R1);
-    assert.deepEqual(
-      r3.status?.history?.map((h) => h.renderRef),
-      [R1, R2, R1],
-    );
-    assert.ok(await client.get(cmRef(ns, 'c')));
 
-    // a steady Release writes nothing: after three more reconciles its resourceVersion has not moved
-    await m0.moreReconciles(3);
-    const steady = await getRelease(client, ns, 'app');
-    assert.equal(steady?.metadata.resourceVersion, r3.metadata.resourceVersion, 'no write in steady state');
-  } finally {
-    await watch.stop();
-    await repo.cleanup();
-  }
+    const seen: { name: string; order: number }[] = [];
+    let order = 0;
+    const watch = new Informer<CM & { metadata: { name: string } }>(new Transport(cp.kubeConfig), {
+      path: `/api/v1/namespaces/${ns}/configmaps`,
+    });
+    watch.addHandlers({ add: (o) => seen.push({ name: o.metadata.name, order: order++ }) });
+    watch.start();
+    await watch.waitForSync();
+
+    try {
+      await client.create(gitRelease(ns, 'app', repo));
+      const r1 = await waitForReady(client, ns, 'app', isReady, 'Ready=True');
+      const R1 = r1.status?.lastSuccessful?.renderRef ?? '';
+      assert.equal(r1.status?.lastSuccessful?.revision, sha1);
+      assert.match(R1, /^sha256:[0-9a-f]{64}$/);
+
+      // wave order through the watch: every object of a wave was ADDED before any of the next wave
+      const pos = (n: string) => seen.find((s) => s.name === n)?.order ?? -1;
+      for (const n of ['a', 'b', 'b2', 'c'])
+        assert.ok(pos(n) >= 0, `${n} seen by the watch: ${JSON.stringify(seen)}`);
+      assert.ok(pos('a') < Math.min(pos('b'), pos('b2')), JSON.stringify(seen));
+      assert.ok(Math.max(pos('b'), pos('b2')) < pos('c'), JSON.stringify(seen));
+
+      const inv = await getInventory(client, ns, 'app');
+      assert.deepEqual(inv?.entries?.map((e) => [e.kind, e.name, e.wave, e.renderRef]).sort(), [
+        ['ConfigMap', 'a', 0, R1],
+        ['ConfigMap', 'b', 1, R1],
+        ['ConfigMap', 'b2', 1, R1],
+        ['ConfigMap', 'c', 2, R1],
+      ]);
+      assert.deepEqual(
+        r1.status?.waves?.map((w) => [w.renderRef, w.wave]),
+        [
+          [R1, 0],
+          [R1, 1],
+          [R1, 2],
+        ],
+      );
+      for (const w of r1.status?.waves ?? []) assert.ok(!Number.isNaN(Date.parse(w.startedAt)));
+      assert.equal(r1.status?.history?.length, 1);
+      assert.equal(r1.status?.observedGeneration, r1.metadata.generation);
+      const a = await client.get<CM>(cmRef(ns, 'a'));
+      assert.equal(a?.metadata.labels?.['convoy.kumodo.io/release'], `${ns}.app`);
+
+      // a commit that removes c and changes b
+      const r2 = await commitApplied(repo, ns, {
+        'app/c.yaml': null,
+        'app/b.yaml': cm('b', { v: '2' }, wave(1)),
+      });
+      const R2 = r2.status?.lastSuccessful?.renderRef;
+      assert.notEqual(R2, R1);
+      assert.equal((await client.get<CM>(cmRef(ns, 'b')))?.data?.v, '2');
+      await waitFor('c pruned', async () => (await client.get(cmRef(ns, 'c'))) === undefined);
+      assert.deepEqual(await recorded(ns), [
+        ['a', R2],
+        ['b', R2],
+        ['b2', R2],
+      ]);
+
+      // a later commit whose content equals the first gives the first's renderRef
+      const r3 = await commitApplied(repo, ns, {
+        'app/b.yaml': cm('b', { v: '1' }, wave(1)),
+        'app/c.yaml': cm('c', { v: '1' }, wave(2)),
+      });
+      assert.equal(r3.status?.lastSuccessful?.renderRef, R1);
+      assert.deepEqual(
+        r3.status?.history?.map((h) => h.renderRef),
+        [R1, R2, R1],
+      );
+      assert.ok(await client.get(cmRef(ns, 'c')));
+
+      // a steady Release writes nothing: after three more reconciles its resourceVersion has not moved
+      await m0.moreReconciles(3);
+      const steady = await getRelease(client, ns, 'app');
+      assert.equal(steady?.metadata.resourceVersion, r3.metadata.resourceVersion, 'no write in steady state');
+    } finally {
+      await watch.stop();
+    }
+  });
 });
 
 test('bad input applies nothing, names the file or object, and keeps the previous render live', async () => {
-  manager ??= await startManager('main');
   const ns = 'rel-bad';
-  await namespace(ns);
-  const repo = await makeRepo('bad');
-  await repo.commit({ 'app/good.yaml': cm('good', { v: '1' }) });
-  try {
+  await onSharedManager(ns, async (repo) => {
+    await repo.commit({ 'app/good.yaml': cm('good', { v: '1' }) });
     await client.create(gitRelease(ns, 'app', repo));
     const ok = await waitForReady(client, ns, 'app', isReady, 'Ready=True');
     const R1 = ok.status?.lastSuccessful?.renderRef;
@@ -305,69 +322,58 @@ test('bad input applies nothing, names the file or object, and keeps the previou
       assert.match(ready?.message ?? '', c.names);
       assert.equal(await client.get(cmRef(ns, 'new')), undefined, `nothing of ${sha} applied`);
       assert.equal(r.status?.lastSuccessful?.renderRef, R1, 'the previous render stays live');
-      const inv = await getInventory(client, ns, 'app');
-      assert.deepEqual(
-        inv?.entries?.map((e) => [e.name, e.renderRef]),
-        [['good', R1]],
-      );
+      assert.deepEqual(await recorded(ns), [['good', R1]]);
     }
-  } finally {
-    await repo.cleanup();
-  }
+  });
 });
 
 test('a git Secret with a wrong token: SourceFailed, nothing applied, the previous render stays live', async () => {
-  manager ??= await startManager('main');
   const ns = 'rel-token';
-  await namespace(ns);
-  const repo = await makeRepo('token');
-  const server = await serveGitHttp(repo.srv, `Basic ${Buffer.from('git:right-token').toString('base64')}`);
-  await repo.commit({ 'app/one.yaml': cm('one', { v: '1' }) });
-  const secret = {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'git', namespace: ns },
-    stringData: { token: 'right-token' },
-  };
-  try {
-    await client.create(secret);
-    const rel = gitRelease(ns, 'app', repo);
-    rel.spec.source = {
-      git: {
-        url: `${server.base}/token.git`,
-        ref: { branch: 'main' },
-        path: 'app',
-        secretRef: { name: 'git' },
-      },
+  await onSharedManager(ns, async (repo) => {
+    const server = await serveGitHttp(repo.srv, `Basic ${Buffer.from('git:right-token').toString('base64')}`);
+    await repo.commit({ 'app/one.yaml': cm('one', { v: '1' }) });
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'git', namespace: ns },
+      stringData: { token: 'right-token' },
     };
-    await client.create(rel);
-    const ok = await waitForReady(client, ns, 'app', isReady, 'Ready=True');
-    await mergePatch(
-      client,
-      { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'git' },
-      { stringData: { token: 'wrong-token' } },
-    );
-    await repo.commit({ 'app/two.yaml': cm('two', { v: '1' }) });
-    const r = await waitForReady(client, ns, 'app', readyReason('SourceFailed'), 'SourceFailed');
-    assert.equal(condition(r, 'Ready')?.status, 'False');
-    assert.doesNotMatch(condition(r, 'Ready')?.message ?? '', /wrong-token/, 'the credential never shows');
-    assert.equal(await client.get(cmRef(ns, 'two')), undefined);
-    assert.equal(r.status?.lastSuccessful?.renderRef, ok.status?.lastSuccessful?.renderRef);
-    assert.ok(await client.get(cmRef(ns, 'one')));
-  } finally {
-    await server.close();
-    await repo.cleanup();
-  }
+    try {
+      await client.create(secret);
+      const rel = gitRelease(ns, 'app', repo);
+      rel.spec.source = {
+        git: {
+          url: `${server.base}/${repo.name}.git`,
+          ref: { branch: 'main' },
+          path: 'app',
+          secretRef: { name: 'git' },
+        },
+      };
+      await client.create(rel);
+      const ok = await waitForReady(client, ns, 'app', isReady, 'Ready=True');
+      await mergePatch(
+        client,
+        { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'git' },
+        { stringData: { token: 'wrong-token' } },
+      );
+      await repo.commit({ 'app/two.yaml': cm('two', { v: '1' }) });
+      const r = await waitForReady(client, ns, 'app', readyReason('SourceFailed'), 'SourceFailed');
+      assert.equal(condition(r, 'Ready')?.status, 'False');
+      assert.doesNotMatch(condition(r, 'Ready')?.message ?? '', /wrong-token/, 'the credential never shows');
+      assert.equal(await client.get(cmRef(ns, 'two')), undefined);
+      assert.equal(r.status?.lastSuccessful?.renderRef, ok.status?.lastSuccessful?.renderRef);
+      assert.ok(await client.get(cmRef(ns, 'one')));
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 test('Manual mode holds; a wake-up does not open it; approval applies; a new commit needs a new approval; a pin works with the source gone', async () => {
-  manager ??= await startManager('main');
   const ns = 'rel-manual';
-  await namespace(ns);
-  const repo = await makeRepo('manual');
-  const sha1 = await repo.commit({ 'app/m.yaml': cm('m', { v: '1' }) });
-  const relRef = releaseRef(ns, 'app');
-  try {
+  await onSharedManager(ns, async (repo) => {
+    const sha1 = await repo.commit({ 'app/m.yaml': cm('m', { v: '1' }) });
+    const relRef = releaseRef(ns, 'app');
     await client.create(gitRelease(ns, 'app', repo, { syncPolicy: { mode: 'Manual', interval: '1s' } }));
     const held = await waitForReady(client, ns, 'app', readyReason('WaitingForApproval'), 'held');
     assert.equal(condition(held, 'Ready')?.status, 'False');
@@ -420,22 +426,19 @@ test('Manual mode holds; a wake-up does not open it; approval applies; a new com
     assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '2');
 
     // the source becomes unreachable; a pin re-applies R1 from the render store
-    await rename(join(repo.srv, 'manual.git'), join(repo.srv, 'moved.git'));
+    await rename(join(repo.srv, `${repo.name}.git`), join(repo.srv, 'moved.git'));
     await mergePatch(client, relRef, { spec: { pin: { renderRef: R1 } } });
     await waitForReady(client, ns, 'app', readyWith({ renderRef: R1 }), 'pinned R1 applied');
     assert.equal((await client.get<CM>(cmRef(ns, 'm')))?.data?.v, '1');
     // without the pin the unreachable source shows
     await mergePatch(client, relRef, { spec: { pin: null } });
     await waitForReady(client, ns, 'app', readyReason('SourceFailed'), 'SourceFailed without the pin');
-  } finally {
-    await repo.cleanup();
-  }
+  });
 });
 
 test('deleting a Release removes its objects, inventory and render Secrets; with Orphan the objects stay', async () => {
-  manager ??= await startManager('main');
   const ns = 'rel-del';
-  await namespace(ns);
+  await sharedManagerIn(ns);
   const inline = (name: string, policy: 'Delete' | 'Orphan', objects: string[]): Release => ({
     apiVersion: API_VERSION,
     kind: 'Release',
@@ -470,9 +473,8 @@ test('deleting a Release removes its objects, inventory and render Secrets; with
 });
 
 test('renders that leave the kept set are collected from the render store, and only those', async () => {
-  manager ??= await startManager('main');
   const ns = 'render-gc';
-  await namespace(ns);
+  await sharedManagerIn(ns);
   const rel = (v: string) => inlineRelease(ns, 'app', [configMap('c', 0, { v })], { historyLimit: 1 });
   const stored = async () =>
     new Set(

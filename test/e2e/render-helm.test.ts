@@ -21,6 +21,7 @@ import { GitSource } from '../../src/render/git/source.ts';
 import { startHelmRepo } from '../../src/testenv/helm-repo.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
+import { HELM_MIGRATE_HOOK, HELM_TEST_POD } from '../support/helm-chart.ts';
 import {
   gitRelease as bareGitRelease,
   condition,
@@ -108,20 +109,7 @@ spec:
         image: "registry.invalid/app:{{ .Values.tag }}"
         envFrom: [{configMapRef: {name: {{ .Release.Name }}-config}}]
 `,
-    'app/templates/migrate.yaml': `apiVersion: batch/v1
-kind: Job
-metadata:
-  name: migrate
-  annotations:
-    helm.sh/hook: pre-install,pre-upgrade
-    helm.sh/hook-delete-policy: before-hook-creation
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-      containers: [{name: migrate, image: registry.invalid/migrate:1}]
-`,
+    'app/templates/migrate.yaml': HELM_MIGRATE_HOOK,
     'app/templates/notify.yaml': `apiVersion: batch/v1
 kind: Job
 metadata:
@@ -134,14 +122,7 @@ spec:
       restartPolicy: Never
       containers: [{name: notify, image: registry.invalid/notify:1}]
 `,
-    'app/templates/tests/smoke.yaml': `apiVersion: v1
-kind: Pod
-metadata:
-  name: smoke
-  annotations: {helm.sh/hook: test}
-spec:
-  containers: [{name: smoke, image: registry.invalid/smoke:1}]
-`,
+    'app/templates/tests/smoke.yaml': HELM_TEST_POD,
   };
   // The CRD is cluster-scoped: only one test's chart may own it.
   if (withCrd) {

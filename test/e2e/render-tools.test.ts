@@ -11,6 +11,7 @@ import { renderSource } from '../../src/render/release.ts';
 import { runTool, type ToolRunner } from '../../src/render/tools/run.ts';
 import type { Obj, RenderInputs, RenderSpec, SourceFile } from '../../src/render/types.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
+import { HELM_MIGRATE_HOOK, HELM_TEST_POD } from '../support/helm-chart.ts';
 
 let tools = '';
 before(async () => {
@@ -186,27 +187,8 @@ data:
   kube: {{ .Capabilities.KubeVersion.Version | quote }}
   hasWidgets: {{ .Capabilities.APIVersions.Has "example.com/v1" | quote }}
 `,
-  'templates/hook.yaml': `apiVersion: batch/v1
-kind: Job
-metadata:
-  name: migrate
-  annotations:
-    helm.sh/hook: pre-install,pre-upgrade
-    helm.sh/hook-delete-policy: before-hook-creation
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers: [{name: m, image: busybox}]
-`,
-  'templates/tests/test.yaml': `apiVersion: v1
-kind: Pod
-metadata:
-  name: smoke
-  annotations: {helm.sh/hook: test}
-spec:
-  containers: [{name: t, image: busybox}]
-`,
+  'templates/hook.yaml': HELM_MIGRATE_HOOK,
+  'templates/tests/test.yaml': HELM_TEST_POD,
 };
 
 describe('Helm over the real helm', () => {

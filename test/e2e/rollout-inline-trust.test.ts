@@ -69,9 +69,7 @@ async function liveVersion(ns: string): Promise<string | undefined> {
 async function cycle(ns: string): Promise<void> {
   const { client } = env;
   await env.namespace(ns);
-  const rec = Recorder.forNamespace(env.cp.kubeConfig, ns, ['Release', 'ReleaseInventory']);
-  await rec.start();
-  try {
+  await Recorder.forNamespace(env.cp.kubeConfig, ns, ['Release', 'ReleaseInventory']).during(async (rec) => {
     const base = inlineRelease(ns, 'app', render('v1', false), {
       healthAssessment: DEFAULT_HEALTH,
       syncPolicy: { interval: '3s' },
@@ -162,9 +160,7 @@ async function cycle(ns: string): Promise<void> {
       );
       await waitFor(`${ns}: ${good}'s Deployment live again`, async () => (await liveVersion(ns)) === good);
     }
-  } finally {
-    await rec.stop();
-  }
+  });
 }
 
 test(`${RELEASES} inline Releases, twice each: a pod template whose pods never become Ready is never judged Healthy, never Succeeded, and is RolledBack after its deadline`, async () => {

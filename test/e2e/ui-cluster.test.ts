@@ -23,7 +23,7 @@ import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, inlineRelease } from '../support/hooks.ts';
 import { httpsGet } from '../support/https-get.ts';
 import type { ManagerProcess } from '../support/processes.ts';
-import { bindRole, bindViewer, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
+import { bindUiRole, bindViewer, serviceAccountToken, UI_RESOURCES, waitForAccess } from '../support/rbac.ts';
 import { getRelease } from '../support/release.ts';
 import { runCommand } from '../support/run-command.ts';
 import { launchBrowser, screenshot, seriousViolations } from '../support/ui.ts';
@@ -126,7 +126,7 @@ test('through kubectl proxy and the aggregated API, an admin sees every namespac
 test('a viewer reaches their namespace and is told, before any click, which permission the actions need', async () => {
   const kubeconfig = await accountKubeconfig('viewer');
   const viewer = `system:serviceaccount:${NS}:viewer`;
-  await bindViewer(client, NS, 'viewer', ['releases', 'releaseinventories', 'clusters', 'releasesets'], {
+  await bindViewer(client, NS, 'viewer', UI_RESOURCES, {
     resources: ['ui/proxy'],
     verbs: ['get', 'create'],
   });
@@ -188,26 +188,19 @@ test('a user without get ui/proxy is refused by the API server, naming the permi
 
 test('who asked: a sync through kube-apiserver as an impersonated user is an Event naming them, and the timeline says so', async () => {
   // alice and bob exist only as names kubectl impersonates (the admin may impersonate anyone).
-  await bindRole(
+  await bindUiRole(
     client,
     NS,
     'ui-operator',
     [
-      {
-        apiGroups: ['convoy.kumodo.io'],
-        resources: ['releases', 'releaseinventories', 'clusters', 'releasesets'],
-        verbs: ['get', 'list', 'watch'],
-      },
-      {
-        apiGroups: ['api.convoy.kumodo.io'],
-        resources: ['ui/proxy', 'releases/sync', 'releases/history', 'releases/renders'],
-        verbs: ['get', 'create'],
-      },
-    ],
-    [
       { kind: 'User', name: 'alice' },
       { kind: 'User', name: 'bob' },
     ],
+    UI_RESOURCES,
+    {
+      resources: ['ui/proxy', 'releases/sync', 'releases/history', 'releases/renders'],
+      verbs: ['get', 'create'],
+    },
   );
   for (const user of ['alice', 'bob']) {
     await waitForAccess(client, `${user} may create releases/sync`, {

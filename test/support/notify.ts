@@ -1,11 +1,11 @@
 // Helpers of the notification e2e tests: an HTTP server on loopback that plays a webhook, Slack or a git
 // host's status API — it records every request convoy sends (method, URL, headers, body, local arrival
 // time) and answers 201; stop() and start() keep its port, so a test can take a provider down and bring
-// it back — Provider and Alert objects, and the generic webhook's messages of one namespace.
+// it back — Provider, Alert and Receiver objects, and the generic webhook's messages of one namespace.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { API_VERSION } from '../../src/api/constants.ts';
-import type { Alert, Provider } from '../../src/api/types.ts';
+import type { Alert, Provider, Receiver } from '../../src/api/types.ts';
 
 export interface Captured {
   readonly at: number;
@@ -67,6 +67,10 @@ export function provider(ns: string, name: string, spec: Provider['spec']): Prov
 
 export function alert(ns: string, name: string, spec: Alert['spec']): Alert {
   return { apiVersion: API_VERSION, kind: 'Alert', metadata: { namespace: ns, name }, spec };
+}
+
+export function receiver(ns: string, name: string, spec: Receiver['spec']): Receiver {
+  return { apiVersion: API_VERSION, kind: 'Receiver', metadata: { namespace: ns, name }, spec };
 }
 
 export type Notification = {

@@ -43,27 +43,38 @@ export async function bindRole(
 /** Every verb a writer of a resource needs (get, list, watch, create, update, patch, delete). */
 export const READ_WRITE: readonly string[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
+/** Every convoy.kumodo.io resource the web UI shows. */
+export const UI_RESOURCES: readonly string[] = ['releases', 'releaseinventories', 'clusters', 'releasesets'];
+
 /**
- * The Role ui-viewer of `ns` bound to its ServiceAccount `sa`: read (get, list, watch) the convoy.kumodo.io
- * resources `read`, and the `api` rule on the aggregated API (api.convoy.kumodo.io).
+ * What a web UI user's Role grants: read (get, list, watch) the convoy.kumodo.io resources `read`, and
+ * the `api` rule on the aggregated API (api.convoy.kumodo.io).
  */
-export function bindViewer(
+export type UiGrant = [read: readonly string[], api: Omit<PolicyRule, 'apiGroups'>];
+
+/** A web UI user's Role `name` of `ns` with `grant`, bound to `subjects`. */
+export function bindUiRole(
   client: KubeClient,
   ns: string,
-  sa: string,
-  read: readonly string[],
-  api: Omit<PolicyRule, 'apiGroups'>,
+  name: string,
+  subjects: readonly Subject[],
+  ...[read, api]: UiGrant
 ): Promise<void> {
   return bindRole(
     client,
     ns,
-    'ui-viewer',
+    name,
     [
       { apiGroups: ['convoy.kumodo.io'], resources: read, verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['api.convoy.kumodo.io'], ...api },
     ],
-    [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+    subjects,
   );
+}
+
+/** bindUiRole as the Role ui-viewer of `ns`, bound to its ServiceAccount `sa`. */
+export function bindViewer(client: KubeClient, ns: string, sa: string, ...grant: UiGrant): Promise<void> {
+  return bindUiRole(client, ns, 'ui-viewer', [{ kind: 'ServiceAccount', name: sa, namespace: ns }], ...grant);
 }
 
 /** A ServiceAccount `sa` of `ns` that may do only `verbs` on the ConfigMaps of `ns` (Role configmap-writer). */

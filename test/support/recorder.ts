@@ -81,6 +81,16 @@ export class Recorder {
     await Promise.all(this.#informers.map((i) => i.stop()));
   }
 
+  /** Runs `body` with this recorder started, and stops it however `body` ends. */
+  async during<T>(body: (rec: this) => Promise<T>): Promise<T> {
+    await this.start();
+    try {
+      return await body(this);
+    } finally {
+      await this.stop();
+    }
+  }
+
   /** The first event matching, or undefined. */
   first(pred: (s: Seen) => boolean): Seen | undefined {
     return this.events.find(pred);

@@ -12,7 +12,7 @@ import type {
 import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import type { Fixture } from '../../src/render/git/testsupport.ts';
-import { waitFor } from './wait.ts';
+import { type WaitOptions, waitFor } from './wait.ts';
 
 /** A Release of the given spec (beside apiVersion, kind and metadata nothing is added). */
 export function releaseOf(namespace: string, name: string, spec: Release['spec']): Release {
@@ -44,6 +44,21 @@ export function getRelease(
   name: string,
 ): Promise<Release | undefined> {
   return client.get<Release>(releaseRef(namespace, name));
+}
+
+/** Deletes Release namespace/name and waits until it is gone, its finalizer done (60 s unless `opts` say). */
+export async function deleteReleaseAndWait(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  opts: WaitOptions = { timeoutMs: 60_000 },
+): Promise<void> {
+  await client.delete(releaseRef(namespace, name));
+  await waitFor(
+    `Release ${namespace}/${name} gone`,
+    async () => (await getRelease(client, namespace, name)) === undefined,
+    opts,
+  );
 }
 
 export function getInventory(client: KubeClient, namespace: string, name: string) {
