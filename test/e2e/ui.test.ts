@@ -137,14 +137,10 @@ test("a rollout's waves and objects advance live on the Release page", async () 
     () => progressMatches(/Progressing.*waves 2\/3 \(at wave 1\)/),
     { timeoutMs: UI_WAIT_MS },
   );
-  await client.request({
-    method: 'PATCH',
-    path: await client.pathOf(
-      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NS, name: 'w1' },
-      'status',
-    ),
-    contentType: 'application/merge-patch+json',
-    body: {
+  await mergePatch(
+    client,
+    { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NS, name: 'w1' },
+    {
       status: {
         observedGeneration: 1,
         replicas: 1,
@@ -153,7 +149,8 @@ test("a rollout's waves and objects advance live on the Release page", async () 
         availableReplicas: 1,
       },
     },
-  });
+    'status',
+  );
   await waitFor(
     'the page to show the 3-wave rollout Succeeded',
     () => progressMatches(/Succeeded.*waves 3\/3.*objects 3\/3 healthy/),

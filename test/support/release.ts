@@ -136,10 +136,12 @@ export async function mergePatch(
   client: KubeClient,
   ref: { apiVersion: string; kind: string; namespace?: string; name: string },
   body: unknown,
+  /** e.g. 'status': patch that subresource (a test playing a controller that is not running). */
+  subresource?: string,
 ) {
   return client.request({
     method: 'PATCH',
-    path: await client.pathOf(ref),
+    path: await client.pathOf(ref, subresource),
     contentType: 'application/merge-patch+json',
     body,
   });
