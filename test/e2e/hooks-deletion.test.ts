@@ -62,13 +62,12 @@ test('deletion runs PreDelete, then the prune, then PostDelete, and the inventor
     await env.client.delete(releaseRef(ns, 'app'));
     await env.waitForReleaseGone(ns, 'app', 120_000, () => rec.summary());
 
-    const at = (what: string, pred: (s: Seen) => boolean) => rec.at(what, pred);
-    const drainAdded = at('PreDelete Job created', (s) => s.type === 'add' && s.name === drain);
-    const drainDone = at(
+    const drainAdded = await rec.seen('PreDelete Job created', (s) => s.type === 'add' && s.name === drain);
+    const drainDone = await rec.seen(
       'PreDelete Job Complete',
       (s) => s.name === drain && jobDone(s.object as JobLike, 'Complete'),
     );
-    const drainFinished = at(
+    const drainFinished = await rec.seen(
       'PreDelete finished in the inventory',
       (s) =>
         s.kind === 'ReleaseInventory' &&
@@ -76,21 +75,27 @@ test('deletion runs PreDelete, then the prune, then PostDelete, and the inventor
           (h) => h.name === 'drain' && h.state === 'Succeeded',
         ) === true,
     );
-    const c0Deleted = at(
+    const c0Deleted = await rec.seen(
       'c0 pruned',
       (s) => s.kind === 'ConfigMap' && s.name === 'c0' && s.type === 'delete',
     );
-    const webDeleted = at(
+    const webDeleted = await rec.seen(
       'web pruned',
       (s) => s.kind === 'Deployment' && s.name === 'web' && s.type === 'delete',
     );
-    const cleanupAdded = at('PostDelete Job created', (s) => s.type === 'add' && s.name === cleanup);
-    const cleanupDone = at(
+    const cleanupAdded = await rec.seen(
+      'PostDelete Job created',
+      (s) => s.type === 'add' && s.name === cleanup,
+    );
+    const cleanupDone = await rec.seen(
       'PostDelete Job Complete',
       (s) => s.name === cleanup && jobDone(s.object as JobLike, 'Complete'),
     );
-    const invDeleted = at('inventory deleted', (s) => s.kind === 'ReleaseInventory' && s.type === 'delete');
-    const deleting = at(
+    const invDeleted = await rec.seen(
+      'inventory deleted',
+      (s) => s.kind === 'ReleaseInventory' && s.type === 'delete',
+    );
+    const deleting = await rec.seen(
       'Ready=Unknown Deleting while hooks run',
       (s) => s.kind === 'Release' && ready(asRelease(s))?.reason === 'Deleting',
     );

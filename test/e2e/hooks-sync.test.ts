@@ -71,26 +71,32 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
     const post = hookWorkloadName('post', R);
 
     // the order of things as the watches saw them
-    const heldForPre = rec.at(
+    const heldForPre = await rec.seen(
       'Ready WaitingForHook before the waves',
       (s) => s.kind === 'Release' && ready(s.object as unknown as Release)?.reason === 'WaitingForHook',
     );
-    const preAdded = rec.at('PreSync Job created', (s) => s.type === 'add' && s.name === pre);
-    const preDone = rec.at('PreSync Job Complete', (s) => s.name === pre && jobDone(jobOf(s), 'Complete'));
-    const aAdded = rec.at(
+    const preAdded = await rec.seen('PreSync Job created', (s) => s.type === 'add' && s.name === pre);
+    const preDone = await rec.seen(
+      'PreSync Job Complete',
+      (s) => s.name === pre && jobDone(jobOf(s), 'Complete'),
+    );
+    const aAdded = await rec.seen(
       'wave 0 applied',
       (s) => s.kind === 'ConfigMap' && s.name === 'a' && s.type === 'add',
     );
-    const webAdded = rec.at('wave 1 applied', (s) => s.kind === 'Deployment' && s.type === 'add');
-    const webAvailable = rec.at(
+    const webAdded = await rec.seen('wave 1 applied', (s) => s.kind === 'Deployment' && s.type === 'add');
+    const webAvailable = await rec.seen(
       'wave 1 Available',
       (s) =>
         s.kind === 'Deployment' &&
         (s.object as { status?: { availableReplicas?: number } }).status?.availableReplicas === 1,
     );
-    const postAdded = rec.at('PostSync Job created', (s) => s.type === 'add' && s.name === post);
-    const postDone = rec.at('PostSync Job Complete', (s) => s.name === post && jobDone(jobOf(s), 'Complete'));
-    const succeeded = rec.at(
+    const postAdded = await rec.seen('PostSync Job created', (s) => s.type === 'add' && s.name === post);
+    const postDone = await rec.seen(
+      'PostSync Job Complete',
+      (s) => s.name === post && jobDone(jobOf(s), 'Complete'),
+    );
+    const succeeded = await rec.seen(
       'rollout Succeeded',
       (s) => s.kind === 'Release' && (s.object as unknown as Release).status?.rollout?.state === 'Succeeded',
     );

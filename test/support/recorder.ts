@@ -7,6 +7,7 @@ import type { KubeObject } from '../../src/runtime/index.ts';
 import { Informer } from '../../src/runtime/informer.ts';
 import { Transport } from '../../src/runtime/transport.ts';
 import type { ControlPlane } from '../../src/testenv/index.ts';
+import { type WaitOptions, waitFor } from './wait.ts';
 
 export interface Seen {
   readonly seq: number;
@@ -101,6 +102,18 @@ export class Recorder {
     const s = this.first(pred);
     if (s === undefined) throw new Error(`never seen: ${what}\n${this.summary()}`);
     return s.seq;
+  }
+
+  /**
+   * seq of the first event matching, waiting for it to arrive: a state read through a GET can be
+   * ahead of this recorder's watch of the same object, so a test that just saw it must wait here.
+   */
+  async seen(what: string, pred: (s: Seen) => boolean, opts: WaitOptions = {}): Promise<number> {
+    try {
+      return await waitFor(what, async () => this.first(pred)?.seq, opts);
+    } catch (e) {
+      throw new Error(`never seen: ${what}\n${this.summary()}`, { cause: e });
+    }
   }
 
   summary(): string {
