@@ -14,7 +14,7 @@ import type {
   ReceiverSpec,
   ReceiverStatus,
 } from './schema/notification.ts';
-import type { ReleaseSpecSchema, ReleaseStatusSchema } from './schema/release.ts';
+import { type ReleaseSpecSchema, type ReleaseStatusSchema, ROLLOUT_STATES } from './schema/release.ts';
 import type { ReleaseSetSpec, ReleaseSetStatus } from './schema/releaseset.ts';
 
 export type {
@@ -186,7 +186,7 @@ export const HEALTHY_REASONS = [
 export type HealthyReason = (typeof HEALTHY_REASONS)[number];
 
 /** Follows status.rollout.state. */
-export const ROLLOUT_SUCCEEDED_REASONS = ['Progressing', 'Succeeded', 'Failed', 'RolledBack'] as const;
+export const ROLLOUT_SUCCEEDED_REASONS = ROLLOUT_STATES;
 export type RolloutSucceededReason = (typeof ROLLOUT_SUCCEEDED_REASONS)[number];
 
 export const DRIFTED_REASONS = ['InSync', 'Drifted', 'NotConfigured', 'DriftCheckFailed'] as const;

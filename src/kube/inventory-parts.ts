@@ -144,15 +144,23 @@ export function assignParts(
   return out;
 }
 
-/** Entries grouped by part index, in the order given; parts that get none are absent. */
+/**
+ * Entries grouped by part index, in the order given; parts that get none are absent. An entry whose key
+ * has no part is an error, or with `missing: 'skip'` left out (a removal or a write of fields for a key
+ * the inventory no longer holds).
+ */
 export function splitByPart<T extends InventoryKey>(
   entries: readonly T[],
   parts: ReadonlyMap<string, number>,
+  missing: 'throw' | 'skip' = 'throw',
 ): Map<number, T[]> {
   const out = new Map<number, T[]>();
   for (const e of entries) {
     const part = parts.get(keyOf(e));
-    if (part === undefined) throw new Error(`inventory entry ${keyOf(e)} has no part`);
+    if (part === undefined) {
+      if (missing === 'skip') continue;
+      throw new Error(`inventory entry ${keyOf(e)} has no part`);
+    }
     const list = out.get(part);
     if (list === undefined) out.set(part, [e]);
     else list.push(e);

@@ -6,6 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { API_VERSION } from '../api/constants.ts';
 import type { ProviderSpec } from '../api/types.ts';
+import { definedFields } from '../lib/defined.ts';
 import { type Fact, summary } from './facts.ts';
 
 export const SIGNATURE_HEADER = 'X-Convoy-Signature';
@@ -45,21 +46,21 @@ export function sign(key: string, body: string): string {
 
 /** The JSON a generic webhook receives. */
 export function genericBody(release: ReleaseRef, fact: Fact, time: string): Record<string, unknown> {
-  return {
+  return definedFields({
     apiVersion: API_VERSION,
     kind: 'Notification',
     release: { namespace: release.namespace, name: release.name },
     event: fact.event,
     severity: fact.severity,
-    ...(fact.renderRef === undefined ? {} : { renderRef: fact.renderRef }),
-    ...(fact.revision === undefined ? {} : { revision: fact.revision }),
-    ...(fact.targetRenderRef === undefined ? {} : { targetRenderRef: fact.targetRenderRef }),
-    ...(fact.targetRevision === undefined ? {} : { targetRevision: fact.targetRevision }),
+    renderRef: fact.renderRef,
+    revision: fact.revision,
+    targetRenderRef: fact.targetRenderRef,
+    targetRevision: fact.targetRevision,
     reason: fact.reason,
     message: summary(release, fact),
     detail: fact.message,
     time,
-  };
+  });
 }
 
 const SLACK_ICON: Readonly<Record<Fact['severity'], string>> = {

@@ -6,7 +6,7 @@ import { API_VERSION, type FieldManager } from '../api/constants.ts';
 import type { InventoryEntry, InventoryKey, Release, ReleaseInventory } from '../api/types.ts';
 import { applyObject, preconditionsOf } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { keyOf, type MergedInventory } from '../kube/inventory-parts.ts';
+import { type MergedInventory, splitByPart } from '../kube/inventory-parts.ts';
 import { writeStatus } from '../kube/status.ts';
 
 /**
@@ -47,14 +47,7 @@ export async function applyEntryFieldsByPart<T extends InventoryKey>(
   changed: (cached: readonly InventoryEntry[], items: readonly T[]) => boolean,
   onWritten: (replaced: ReleaseInventory, written: ReleaseInventory) => void = () => {},
 ): Promise<ReleaseInventory[]> {
-  const byPart = new Map<number, T[]>();
-  for (const item of items) {
-    const index = inventory.parts.get(keyOf(item));
-    if (index === undefined) continue;
-    const list = byPart.get(index);
-    if (list === undefined) byPart.set(index, [item]);
-    else list.push(item);
-  }
+  const byPart = splitByPart(items, inventory.parts, 'skip');
   const written: ReleaseInventory[] = [];
   for (const index of [...byPart.keys()].sort((a, b) => a - b)) {
     const part = inventory.objects.get(index);

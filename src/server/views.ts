@@ -9,6 +9,7 @@ import type {
   Release,
   ReleaseInventory,
 } from '../api/types.ts';
+import { definedFields } from '../lib/defined.ts';
 import { maskSecret } from '../render/secret-mask.ts';
 import type { Render, StoredRenderMeta } from '../store/types.ts';
 import { RESPONSE_KINDS } from './discovery.ts';
@@ -69,12 +70,8 @@ export interface HealthResult {
 /** An inventory entry may carry fields newer than this build's schema, e.g. the deciding rule. */
 type EntryIn = InventoryEntry & { readonly rule?: unknown };
 
-function definedOnly<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
 function entryView(e: EntryIn): HealthEntryView {
-  return definedOnly({
+  return definedFields({
     group: e.group,
     version: e.version,
     kind: e.kind,
@@ -99,9 +96,9 @@ const byWaveThenKey = (a: HealthEntryView, b: HealthEntryView): number =>
 
 export function healthResult(release: Release, inventory: ReleaseInventory | undefined): HealthResult {
   const entries = (inventory?.entries ?? []).map((e) => entryView(e as EntryIn)).sort(byWaveThenKey);
-  const hooks = (inventory?.hooks ?? []).map((h: InventoryHook) => definedOnly({ ...h }) as HookView);
+  const hooks = (inventory?.hooks ?? []).map((h: InventoryHook) => definedFields({ ...h }) as HookView);
   const healthy = release.status?.conditions?.find((c) => c.type === 'Healthy');
-  return definedOnly({
+  return definedFields({
     apiVersion: GROUP_VERSION,
     kind: RESPONSE_KINDS.health,
     metadata: metaOf(release),
@@ -184,7 +181,7 @@ export function historyResult(release: Release, stored: readonly StoredRenderMet
     kind: RESPONSE_KINDS.history,
     metadata: metaOf(release),
     history: (release.status?.history ?? []).map((h) =>
-      definedOnly({
+      definedFields({
         renderRef: h.renderRef,
         revision: h.revision,
         appliedAt: h.appliedAt,
@@ -195,7 +192,7 @@ export function historyResult(release: Release, stored: readonly StoredRenderMet
     ),
     ...failedAttemptOf(release),
     stored: stored.map((m) =>
-      definedOnly({
+      definedFields({
         renderRef: m.renderRef,
         revision: m.revision,
         storedAt: m.storedAt,
@@ -229,7 +226,7 @@ function failedAttemptOf(release: Release): { failedAttempt?: FailedAttemptView 
   const noRender = ['SourceFailed', 'SourceTimeout', 'RenderFailed'].includes(ready.reason);
   const render = noRender ? undefined : s?.currentRender;
   return {
-    failedAttempt: definedOnly({
+    failedAttempt: definedFields({
       renderRef: render?.renderRef,
       revision: render?.revision,
       time: ready.lastTransitionTime,

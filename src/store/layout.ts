@@ -11,25 +11,28 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip as gunzipCb, gzip as gzipCb, type ZlibOptions } from 'node:zlib';
+import { GROUP, LABEL_RELEASE } from '../api/constants.ts';
 import { assertNever } from '../lib/assert-never.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { canonicalRenderJson, renderRef as renderRefOf } from '../render/canonical.ts';
 import { RenderStoreCorruptError } from './errors.ts';
 import type { OwnerRef, Render, StoredRenderMeta } from './types.ts';
 
-export const SECRET_TYPE = 'convoy.kumodo.io/render';
-export const LABEL_RELEASE = 'convoy.kumodo.io/release';
-export const LABEL_RENDER_REF = 'convoy.kumodo.io/render-ref';
-export const ANN_RELEASE = 'convoy.kumodo.io/release';
-export const ANN_RENDER_REF = 'convoy.kumodo.io/render-ref';
-export const ANN_CHUNK_INDEX = 'convoy.kumodo.io/chunk-index';
-export const ANN_CHUNK_COUNT = 'convoy.kumodo.io/chunk-count';
+export const SECRET_TYPE = `${GROUP}/render`;
+/** The label of every object a Release applied marks its stored renders too. */
+export { LABEL_RELEASE };
+export const LABEL_RENDER_REF = `${GROUP}/render-ref`;
+/** The same keys as annotations hold the values whole: the label values may be cut to fit. */
+export const ANN_RELEASE = LABEL_RELEASE;
+export const ANN_RENDER_REF = LABEL_RENDER_REF;
+export const ANN_CHUNK_INDEX = `${GROUP}/chunk-index`;
+export const ANN_CHUNK_COUNT = `${GROUP}/chunk-count`;
 /** sha256 of the whole gzip blob: tells chunks of one write from those of another. */
-export const ANN_BLOB_SHA256 = 'convoy.kumodo.io/blob-sha256';
-export const ANN_REVISION = 'convoy.kumodo.io/revision';
-export const ANN_STORED_AT = 'convoy.kumodo.io/stored-at';
+export const ANN_BLOB_SHA256 = `${GROUP}/blob-sha256`;
+export const ANN_REVISION = `${GROUP}/revision`;
+export const ANN_STORED_AT = `${GROUP}/stored-at`;
 /** Size of this chunk's data: list() reads only metadata and still reports storedBytes. */
-export const ANN_CHUNK_BYTES = 'convoy.kumodo.io/chunk-bytes';
+export const ANN_CHUNK_BYTES = `${GROUP}/chunk-bytes`;
 export const DATA_KEY = 'chunk';
 
 /** Secrets hold at most 1 MiB of data; leave room for the API server's own accounting. */

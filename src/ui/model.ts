@@ -7,6 +7,7 @@ import { API_REQUEST_ANNOTATIONS } from '../api/constants.ts';
 import { parseOptionalDuration } from '../api/duration.ts';
 import { shortRevision } from '../api/revision.ts';
 import type { Cluster, Condition, Release, ReleaseInventory, ReleaseSet } from '../api/types.ts';
+import { definedFields } from '../lib/defined.ts';
 import { type ProgressSummary, progressSummary } from '../server/progress.ts';
 import { describeRequester, parseRequester } from '../server/sync.ts';
 import { type HealthResult, healthResult } from '../server/views.ts';
@@ -425,14 +426,14 @@ export function releaseSetRow(s: ReleaseSet): ReleaseSetRow {
     ...(t === undefined
       ? {}
       : {
-          train: {
+          train: definedFields({
             state: t.state,
             revision: t.revision,
-            ...(t.wave === undefined ? {} : { wave: t.wave }),
-            ...(t.reason === undefined ? {} : { reason: t.reason }),
-            ...(t.message === undefined ? {} : { message: t.message }),
-            ...(t.failedCluster === undefined ? {} : { failedCluster: t.failedCluster }),
-          },
+            wave: t.wave,
+            reason: t.reason,
+            message: t.message,
+            failedCluster: t.failedCluster,
+          }),
         }),
     message: st?.message ?? '',
     members: (st?.clusters ?? []).map((m) => ({

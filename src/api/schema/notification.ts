@@ -5,20 +5,13 @@
 import { type Static, Type } from 'typebox';
 import { LabelSelector, LocalSecretRefSchema, StatusHead } from './common.ts';
 import { Duration, ListMap, ListSet, ObjectName, StringEnum, Time } from './k8s.ts';
+import { ROLLOUT_STATES } from './release.ts';
 
 export const PROVIDER_TYPES = ['generic', 'slack', 'github', 'gitlab'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
-/** What an Alert can forward, in the order a rollout meets them. */
-export const ALERT_EVENTS = [
-  'Progressing',
-  'Succeeded',
-  'Failed',
-  'RolledBack',
-  'SyncFailed',
-  'DriftDetected',
-  'HookFailed',
-] as const;
+/** What an Alert can forward, in the order a rollout meets them: its states, then the failures beside it. */
+export const ALERT_EVENTS = [...ROLLOUT_STATES, 'SyncFailed', 'DriftDetected', 'HookFailed'] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
 export const SEVERITIES = ['info', 'warning', 'error'] as const;

@@ -101,6 +101,46 @@ export async function followAll<T extends Named>(
   }
 }
 
+/**
+ * Calls onChange with the Release's whole inventory (undefined: none) once part 0 and parts 1…N
+ * (docs/design.md#inventory-parts) have both been listed, then on every change of either.
+ */
+export function followInventory(
+  ctx: Ctx,
+  name: string,
+  onChange: (inventory: ReleaseInventory | undefined) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  let head: ReleaseInventory | undefined;
+  let parts: ReadonlyMap<string, ReleaseInventory> | undefined;
+  let seenHead = false;
+  const changed = () => {
+    if (seenHead && parts !== undefined) onChange(wholeInventory(ctx.namespace, name, head, parts.values()));
+  };
+  const part0 = follow<ReleaseInventory>(
+    ctx,
+    'ReleaseInventory',
+    name,
+    (inv) => {
+      seenHead = true;
+      head = inv;
+      changed();
+    },
+    signal,
+  );
+  const others = followAll<ReleaseInventory>(
+    ctx,
+    'ReleaseInventory',
+    { labelSelector: partSelector(name) },
+    (objs) => {
+      parts = objs;
+      changed();
+    },
+    signal,
+  );
+  return Promise.all([part0, others]).then(() => undefined);
+}
+
 export async function watch(
   ctx: Ctx,
   name: string,
@@ -122,11 +162,9 @@ export async function watch(
   const why = timeoutFlag === undefined ? ' (the rollout deadline plus a margin; --timeout to change)' : '';
   const abort = new AbortController();
   let release: Release | undefined;
-  let head: ReleaseInventory | undefined;
-  let parts: ReadonlyMap<string, ReleaseInventory> = new Map();
+  let inventory: ReleaseInventory | undefined;
   let seenRelease = false;
-  let seenHead = false;
-  let seenParts = false;
+  let seenInventory = false;
   let lastLine = '';
   let lastKey = '';
   let lineOpen = false;
@@ -161,13 +199,13 @@ export async function watch(
       resolve(code);
     };
     const evaluate = () => {
-      // Both first LISTs in, so the first line never counts objects of an inventory not read yet.
-      if (abort.signal.aborted || !seenRelease || !seenHead || !seenParts) return;
+      // Every first LIST in, so the first line never counts objects of an inventory not read yet.
+      if (abort.signal.aborted || !seenRelease || !seenInventory) return;
       if (release === undefined) {
         finish(2, `release ${ctx.namespace}/${name} was deleted`);
         return;
       }
-      show(progress(release, wholeInventory(ctx.namespace, name, head, parts.values()), renderRef));
+      show(progress(release, inventory, renderRef));
       const o = outcome(release, renderRef);
       if (o.kind === 'done') finish(o.exitCode, o.summary);
     };
@@ -189,25 +227,12 @@ export async function watch(
       },
       abort.signal,
     ).catch(reject);
-    follow<ReleaseInventory>(
+    followInventory(
       ctx,
-      'ReleaseInventory',
       name,
       (inv) => {
-        seenHead = true;
-        head = inv;
-        evaluate();
-      },
-      abort.signal,
-    ).catch(reject);
-    // Parts 1…N of a large Release's inventory (docs/design.md#inventory-parts).
-    followAll<ReleaseInventory>(
-      ctx,
-      'ReleaseInventory',
-      { labelSelector: partSelector(name) },
-      (objs) => {
-        seenParts = true;
-        parts = new Map(objs);
+        seenInventory = true;
+        inventory = inv;
         evaluate();
       },
       abort.signal,

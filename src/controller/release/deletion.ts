@@ -29,7 +29,7 @@ import {
 import { InventoryWriter, readInventory } from './inventory-writer.ts';
 import { noAttempt, noRollout, type Outcome } from './outcome.ts';
 import { pruneEntries } from './prune.ts';
-import { nextWakeUp } from './rollout/index.ts';
+import { requeueAfterPass } from './requeue.ts';
 import { releaseStatus } from './status.ts';
 import type { Target } from './target.ts';
 import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
@@ -283,13 +283,5 @@ export async function deletionHandler(release: Release, deps: ReleaseDeps): Prom
   // outage less and less often.
   if (result.kind === 'waiting')
     return { kind: 'error', error: new DeletionBlockedError(result.reason, result.message) };
-  const wake = nextWakeUp({
-    rollout: status.rollout,
-    failurePolicy: release.spec.failurePolicy,
-    pinned: release.spec.pin !== undefined,
-    deleting: true,
-    interval: release.spec.syncPolicy?.interval,
-    now,
-  });
-  return wake.kind === 'requeue' ? { kind: 'requeueAfter', ms: wake.afterMs } : { kind: 'done' };
+  return requeueAfterPass(release, status, now, true);
 }

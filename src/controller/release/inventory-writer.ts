@@ -24,7 +24,6 @@ import {
   assignParts,
   DEFAULT_PART_LIMITS,
   emptyParts,
-  keyOf,
   type MergedInventory,
   mayBePartName,
   mergeParts,
@@ -306,14 +305,7 @@ export class InventoryWriter {
     const merged = this.#merged;
     if (merged === undefined) return;
     const { namespace, name } = this.#ref();
-    const byPart = new Map<number, InventoryKey[]>();
-    for (const k of keys) {
-      const index = merged.parts.get(keyOf(k));
-      if (index === undefined) continue;
-      const list = byPart.get(index);
-      if (list === undefined) byPart.set(index, [k]);
-      else list.push(k);
-    }
+    const byPart = splitByPart(keys, merged.parts, 'skip');
     if (hookNames.length > 0 && !byPart.has(0)) byPart.set(0, []);
     const objects = new Map(merged.objects);
     for (const index of [...byPart.keys()].sort((a, b) => a - b)) {

@@ -23,7 +23,8 @@ import {
 import { addFinalizer } from './finalizer.ts';
 import type { Outcome } from './outcome.ts';
 import { reconcile } from './reconcile.ts';
-import { nextWakeUp, type RolloutTransition, rolloutTransition, waveTimeoutAt } from './rollout/index.ts';
+import { requeueAfterPass } from './requeue.ts';
+import { type RolloutTransition, rolloutTransition } from './rollout/index.ts';
 import { type ControllerStatus, releaseStatus } from './status.ts';
 import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
 
@@ -108,16 +109,7 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
     deps.log.info({ reason: result.error.reason, err: result.error.message }, 'reconcile failed');
     if (!result.error.stalled) return { kind: 'error', error: result.error };
   }
-  const wake = nextWakeUp({
-    rollout: status.rollout,
-    failurePolicy: release.spec.failurePolicy,
-    pinned: release.spec.pin !== undefined,
-    deleting: false,
-    interval: release.spec.syncPolicy?.interval,
-    now,
-    waveTimeoutAt: waveTimeoutAt(status.waves, release.spec.waves, status.rollout?.renderRef),
-  });
-  return wake.kind === 'requeue' ? { kind: 'requeueAfter', ms: wake.afterMs } : { kind: 'done' };
+  return requeueAfterPass(release, status, now, false);
 }
 
 /**

@@ -34,7 +34,7 @@ export type ExecResult = { readonly stdout: Buffer; readonly stderr: string };
 
 /** A run that did not end with exit status 0; `failure` says how, `stderr` what the command said. */
 export class ExecError extends Error {
-  override readonly name = 'ExecError';
+  override readonly name: string = 'ExecError';
   readonly failure: ExecFailure;
   readonly stderr: string;
   constructor(command: string, failure: ExecFailure, stderr: string) {

@@ -1,17 +1,11 @@
 // Running the git CLI through the bounded runner (src/render/exec): an argument vector, a total limit, an
 // idle limit for network commands, an abort signal and a cap on output; the whole process group (git,
 // `git remote-http`, ssh) is killed when a limit passes.
-import { ExecError, type ExecFailure, type ExecOptions, runBounded } from '../exec/run.ts';
+import { ExecError, type ExecOptions, runBounded } from '../exec/run.ts';
 
-export class GitCommandError extends Error {
+/** A git run that failed: the runner's error, told apart from other tools' by its class. */
+export class GitCommandError extends ExecError {
   override readonly name = 'GitCommandError';
-  readonly stderr: string;
-  readonly failure: ExecFailure;
-  constructor(message: string, stderr: string, failure: ExecFailure) {
-    super(message);
-    this.stderr = stderr;
-    this.failure = failure;
-  }
 }
 
 /** The runner's options without the command (git, or `git` for tests that stand in another program). */
@@ -26,7 +20,7 @@ export async function runGit(
     const { git: _, ...rest } = opts;
     return await runBounded({ ...rest, command: git, args });
   } catch (e) {
-    if (e instanceof ExecError) throw new GitCommandError(e.message, e.stderr, e.failure);
+    if (e instanceof ExecError) throw new GitCommandError(git, e.failure, e.stderr);
     throw e;
   }
 }

@@ -48,14 +48,6 @@ export class KustomizeRenderer extends ToolRenderer {
       const remote = remoteEntries(files);
       if (remote.length > 0) return Promise.resolve(fail(remote));
     }
-    return this.#build(files, options, allowRemote);
-  }
-
-  async #build(
-    files: readonly SourceFile[],
-    options: RendererOptions,
-    allowRemote: boolean,
-  ): Promise<RenderResult> {
     return withWorkDir('kustomize', files, async (dir) => {
       const build = { dir, target: `${dir}/src`, allowNetwork: allowRemote, where: KUSTOMIZE_OUTPUT };
       const out = await kustomizeBuild(this.#tool, this.run, build, options.signal);

@@ -36,22 +36,23 @@ export type HttpOptions = HttpLimits & {
   readonly signal?: AbortSignal;
 };
 
+/** `req` passed its total time limit, or its server sent nothing for the idle limit; `ms` is that limit. */
 export class HttpTimeoutError extends Error {
   override readonly name = 'HttpTimeoutError';
   readonly ms: number;
-  constructor(message: string, ms: number) {
-    super(message);
+  constructor(req: HttpRequest, limit: 'total' | 'idle', ms: number) {
+    super(
+      limit === 'total'
+        ? `${req.method} ${req.url.host} took longer than ${ms} ms`
+        : `${req.url.host} sent nothing for ${ms} ms`,
+    );
     this.ms = ms;
   }
 }
 
+/** The answer is over `req.maxBodyBytes` (announced or sent). */
 export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
-  readonly limit: number;
-  constructor(message: string, limit: number) {
-    super(message);
-    this.limit = limit;
-  }
 }
 
 const MAX_REDIRECTS = 5;
@@ -84,12 +85,7 @@ function once(req: HttpRequest, opts: HttpOptions, deadline: number): Promise<Ht
   return new Promise((resolve, reject) => {
     const left = deadline - Date.now();
     if (left <= 0) {
-      reject(
-        new HttpTimeoutError(
-          `${req.method} ${req.url.host} took longer than ${opts.timeoutMs} ms`,
-          opts.timeoutMs,
-        ),
-      );
+      reject(new HttpTimeoutError(req, 'total', opts.timeoutMs));
       return;
     }
     if (opts.signal?.aborted) {
@@ -117,21 +113,10 @@ function once(req: HttpRequest, opts: HttpOptions, deadline: number): Promise<Ht
         reject(err);
       } else if (res !== undefined) resolve(res);
     };
-    const total = setTimeout(
-      () =>
-        finish(
-          new HttpTimeoutError(
-            `${req.method} ${req.url.host} took longer than ${opts.timeoutMs} ms`,
-            opts.timeoutMs,
-          ),
-        ),
-      left,
-    );
+    const total = setTimeout(() => finish(new HttpTimeoutError(req, 'total', opts.timeoutMs)), left);
     const onAbort = () => finish(new Error(`${req.method} ${req.url.host} aborted`));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    r.setTimeout(opts.idleMs, () =>
-      finish(new HttpTimeoutError(`${req.url.host} sent nothing for ${opts.idleMs} ms`, opts.idleMs)),
-    );
+    r.setTimeout(opts.idleMs, () => finish(new HttpTimeoutError(req, 'idle', opts.idleMs)));
     r.on('error', (e) => finish(e));
     r.on('response', (res) => {
       const declared = Number(res.headers['content-length'] ?? Number.NaN);
@@ -139,7 +124,6 @@ function once(req: HttpRequest, opts: HttpOptions, deadline: number): Promise<Ht
         finish(
           new BodyTooLargeError(
             `${req.url.host} announced ${declared} bytes, over the limit of ${req.maxBodyBytes}`,
-            req.maxBodyBytes,
           ),
         );
         return;
@@ -149,12 +133,7 @@ function once(req: HttpRequest, opts: HttpOptions, deadline: number): Promise<Ht
       res.on('data', (c: Buffer) => {
         n += c.length;
         if (n > req.maxBodyBytes) {
-          finish(
-            new BodyTooLargeError(
-              `${req.url.host} sent more than ${req.maxBodyBytes} bytes`,
-              req.maxBodyBytes,
-            ),
-          );
+          finish(new BodyTooLargeError(`${req.url.host} sent more than ${req.maxBodyBytes} bytes`));
           return;
         }
         chunks.push(c);

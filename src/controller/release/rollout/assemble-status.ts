@@ -3,6 +3,7 @@
 // condition and lastHandledForceSyncAt. Times change only when what they describe changes, so a steady
 // reconcile yields a status equal to the prior one and the status writer has nothing to send.
 import { assertNever } from '../../../lib/assert-never.ts';
+import { definedFields } from '../../../lib/defined.ts';
 import { sameFields } from '../../../lib/same-fields.ts';
 import { setCondition } from './conditions.ts';
 import { formatTime } from './time.ts';
@@ -138,7 +139,15 @@ export function assembleStatus(input: AssembleInput): RolloutStatusFields {
 
   const lastHandledForceSyncAt = input.forcedSyncPendingAt ?? prior.lastHandledForceSyncAt;
 
-  return defined({ lastAttempted, lastSuccessful, lastHealthy, rollout, conditions, lastHandledForceSyncAt });
+  // Undefined fields left out, so a steady status compares deep-equal with the stored one.
+  return definedFields({
+    lastAttempted,
+    lastSuccessful,
+    lastHealthy,
+    rollout,
+    conditions,
+    lastHandledForceSyncAt,
+  });
 }
 
 function conditionStatus(state: RolloutState): ConditionStatus {
@@ -162,9 +171,4 @@ function sameAttempt(a: Attempt | undefined, b: Attempt): boolean {
 
 function sameRender(a: RenderStamp | undefined, b: { renderRef: string; revision: string }): boolean {
   return sameFields<{ renderRef: string; revision: string }>(a, b, ['renderRef', 'revision']);
-}
-
-/** Drops undefined fields, so "absent" has one shape and a steady status compares deep-equal. */
-function defined(s: RolloutStatusFields): RolloutStatusFields {
-  return Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) as RolloutStatusFields;
 }
