@@ -63,6 +63,8 @@ export interface OnCluster {
  */
 export function useCrdCluster(opts: CrdClusterOptions = {}, on: OnCluster = {}): CrdCluster {
   const what = 'the CRD cluster';
+  // Set as soon as the cluster is up, so that setUp may already use what this returns.
+  let current: CrdCluster | undefined;
   const stop = async (c: CrdCluster) => {
     try {
       await on.tearDown?.();
@@ -70,27 +72,28 @@ export function useCrdCluster(opts: CrdClusterOptions = {}, on: OnCluster = {}):
       await c.stop();
     }
   };
-  const cluster = startedPerFile(
+  startedPerFile(
     what,
     async () => {
-      const c = await startCrdCluster(opts);
+      current = await startCrdCluster(opts);
       try {
-        await on.setUp?.(c);
+        await on.setUp?.(current);
       } catch (err) {
-        await stop(c);
+        await stop(current);
         throw err;
       }
-      return c;
+      return current;
     },
     stop,
   );
+  const started = readThrough(what, () => current);
   return {
-    cp: readThrough(what, () => cluster.cp),
-    client: readThrough(what, () => cluster.client),
+    cp: readThrough(what, () => current?.cp),
+    client: readThrough(what, () => current?.client),
     get work() {
-      return cluster.work;
+      return started.work;
     },
-    stop: () => cluster.stop(),
+    stop: () => started.stop(),
   };
 }
 

@@ -4,7 +4,8 @@ import { after, before } from 'node:test';
 
 /**
  * A stand-in for an object that exists only later: every read goes to what `current()` returns then
- * (methods bound to it), and throws, naming `what`, while that is still undefined.
+ * (methods bound to it), and throws, naming `what`, while that is still undefined. It is not that object:
+ * code that knows objects by identity (a WeakMap) must be given the one or the other throughout.
  */
 export function readThrough<T extends object>(what: string, current: () => T | undefined): T {
   const target = () => {
