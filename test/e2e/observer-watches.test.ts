@@ -12,8 +12,9 @@ import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { HealthController, installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { TargetWatches } from '../../src/observer/target-watches.ts';
-import { Harness, newLogger } from '../../src/runtime/index.ts';
+import type { Harness } from '../../src/runtime/index.ts';
 import { useCrdCluster } from '../support/cluster.ts';
+import { observerHarness } from '../support/observer-harness.ts';
 import { bindRole, waitForAccess } from '../support/rbac.ts';
 import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
 import { DEFAULT_HEALTH, LEASE_NS } from '../support/system.ts';
@@ -38,19 +39,7 @@ describe('observer watched reads', () => {
           metadata: { name: 'default', namespace: NS },
         });
         await installDefaultRules(client);
-        harness = new Harness({
-          name: 'observer-watches-test',
-          kubeConfig: cp.kubeConfig,
-          log: newLogger('observer-watches-test', undefined, 'warn'),
-          shards: {
-            count: 1,
-            namespace: LEASE_NS,
-            role: 'observer',
-            identity: 'in-process',
-            leaseDurationSeconds: 5,
-            retryMs: 300,
-          },
-        });
+        harness = observerHarness('observer-watches-test', cp.kubeConfig);
         watches = new TargetWatches({ registry: harness.metrics.registry, log: harness.log });
         harness.onStop(() => watches.stop());
         // Wake-ups go nowhere: no controller runs here (the annotation mode patches the Release).
