@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_VERSION, FIELD_MANAGERS, LABEL_RELEASE } from '../../src/api/constants.ts';
+import { inventoryEntry } from '../../src/api/testsupport.ts';
 import type { InventoryEntry, Release, ReleaseInventory } from '../../src/api/types.ts';
 import { impersonating } from '../../src/controller/cluster/access.ts';
 import { applyObject } from '../../src/kube/apply.ts';
@@ -54,15 +55,8 @@ describe('observer watched reads', () => {
     applyAppliedRelease(client, NS, name, { healthAssessment: DEFAULT_HEALTH }, A);
   const applyInventory = (name: string, entries: InventoryEntry[]) =>
     applyControllerInventory(client, NS, name, entries);
-  const entry = (kind: string, name: string): InventoryEntry => ({
-    group: '',
-    version: 'v1',
-    kind,
-    namespace: NS,
-    name,
-    wave: 0,
-    renderRef: A,
-  });
+  const entry = (kind: string, name: string) =>
+    inventoryEntry({ version: 'v1', kind, namespace: NS, name, wave: 0, renderRef: A });
   const labels = (release: string) => ({ [LABEL_RELEASE]: `${NS}.${release}` });
   const healthy = async (name: string) =>
     (
