@@ -58,8 +58,8 @@ export interface OnCluster {
 /**
  * A CrdCluster started before the file's (or a describe's) tests and stopped after them: the set-up most
  * e2e files share. Its cp and client read through to the started cluster, so they may be destructured
- * where the hooks are registered (`const { cp, client } = useCrdCluster(…)`); `work`, a string, is
- * there once the cluster has started.
+ * where the hooks are registered (`const { cp, client } = useCrdCluster(…)`), and are stand-ins, not
+ * the objects (see readThrough); `work`, a string, is there once the cluster has started.
  */
 export function useCrdCluster(opts: CrdClusterOptions = {}, on: OnCluster = {}): CrdCluster {
   const what = 'the CRD cluster';
