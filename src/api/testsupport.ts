@@ -32,11 +32,11 @@ export const inventoryEntry = (
   ...fields,
 });
 
-/** The entry of the ConfigMap namespace/name, recorded in `wave` for `renderRef`, with `more` on top. */
-export const configMapEntry = (
-  namespace: string,
-  name: string,
-  wave: number,
-  renderRef: string,
-  more: Partial<InventoryEntry> = {},
-): InventoryEntry => inventoryEntry({ kind: 'ConfigMap', namespace, name, wave, renderRef, ...more });
+/** Builds the entries of one kind: namespace/name, recorded in `wave` for `renderRef`, with `more` on top. */
+const entriesOf =
+  (group: string, kind: string) =>
+  (namespace: string, name: string, wave: number, renderRef: string, more: Partial<InventoryEntry> = {}) =>
+    inventoryEntry({ group, kind, namespace, name, wave, renderRef, ...more });
+
+export const configMapEntry = entriesOf('', 'ConfigMap');
+export const deploymentEntry = entriesOf('apps', 'Deployment');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { configMapEntry, inventoryOf, R1, R2, R3 } from '../api/testsupport.ts';
+import { configMapEntry, deploymentEntry, inventoryOf, R1, R2, R3 } from '../api/testsupport.ts';
 import type { Release } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
 import { healthResult, historyResult } from '../server/views.ts';
@@ -62,17 +62,11 @@ const inv = inventoryOf(
   'web',
   [
     configMapEntry('team', 'cfg', 0, R2, { state: 'Healthy', assessedRenderRef: R2, message: 'exists' }),
-    {
-      group: 'apps',
-      kind: 'Deployment',
-      namespace: 'team',
-      name: 'web',
-      wave: 1,
-      renderRef: R2,
+    deploymentEntry('team', 'web', 1, R2, {
       state: 'Progressing',
       assessedRenderRef: R2,
       message: 'available 1 of 3',
-    },
+    }),
   ],
   [
     {

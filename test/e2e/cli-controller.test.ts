@@ -3,39 +3,29 @@
 // controller has applied it, `diff` finds nothing to change (the dry run is what the deployer does).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { runConvoy } from '../../src/cli/testsupport.ts';
-import type { KubeClient } from '../../src/kube/client.ts';
 import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
-import type { ControlPlane } from '../../src/testenv/index.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
-import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
+import { startClusterManager, useCrdCluster } from '../support/cluster.ts';
+import type { ManagerProcess } from '../support/processes.ts';
 import { cm, readyWith, waitForReady, wave } from '../support/release.ts';
 
-let cluster: CrdCluster | undefined;
-let cp: ControlPlane;
-let client: KubeClient;
 let manager: ManagerProcess | undefined;
 let repo: Fixture | undefined;
-
-before(async () => {
-  cluster = await startCrdCluster({ namespaces: ['convoy-system'], scratch: 'convoy-cli-ctl-' });
-  ({ cp, client } = cluster);
-  manager = await startControllerManager({
-    tenancy: { mode: 'cluster' },
-    kubeconfigPath: cp.kubeconfigPath,
-    identity: 'cli',
-    gitCacheDir: join(cluster.work, 'git-cache'),
-  });
-});
-
-after(async () => {
-  await manager?.stop();
-  await cluster?.stop();
-  await repo?.cleanup();
-});
+const { cp, client } = useCrdCluster(
+  { namespaces: ['convoy-system'], scratch: 'convoy-cli-ctl-' },
+  {
+    setUp: async (cluster) => {
+      manager = await startClusterManager(cluster, 'cli');
+    },
+    tearDown: async () => {
+      await manager?.stop();
+      await repo?.cleanup();
+    },
+  },
+);
 
 test('render DIR gives the controller renderRef for the same commit; diff after the sync is empty', async () => {
   const ns = 'cli-ctl';

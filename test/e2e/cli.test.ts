@@ -6,13 +6,14 @@
 import assert from 'node:assert/strict';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   ANNOTATION_APPROVED_RENDER,
   ANNOTATION_FORCE_SYNC_AT,
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
 } from '../../src/api/constants.ts';
+import { deploymentEntry } from '../../src/api/testsupport.ts';
 import type { InventoryEntry, Release, ReleaseInventory, ReleaseStatus } from '../../src/api/types.ts';
 import { CONVOY_LAUNCHER, runConvoy, startConvoy } from '../../src/cli/testsupport.ts';
 import { applyObject } from '../../src/kube/apply.ts';
@@ -22,25 +23,12 @@ import { renderRelease } from '../../src/render/release.ts';
 import { SecretRenderStore } from '../../src/store/secrets.ts';
 import type { Render } from '../../src/store/types.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
-import type { ControlPlane } from '../../src/testenv/index.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { useCrdCluster } from '../support/cluster.ts';
 import { waitFor } from '../support/wait.ts';
 
-let cluster: CrdCluster | undefined;
-let cp: ControlPlane;
-let client: KubeClient;
-let store: SecretRenderStore;
-let work: string;
-
-before(async () => {
-  cluster = await startCrdCluster({ scratch: 'convoy-cli-e2e-' });
-  ({ cp, client, work } = cluster);
-  store = new SecretRenderStore(client);
-});
-
-after(async () => {
-  await cluster?.stop();
-});
+const cluster = useCrdCluster({ scratch: 'convoy-cli-e2e-' });
+const { cp, client } = cluster;
+const store = new SecretRenderStore(client);
 
 const convoy = (...args: string[]) => runConvoy([...args, '--kubeconfig', cp.kubeconfigPath]);
 const T0 = new Date(Date.now() - 10 * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -171,17 +159,11 @@ test('get, list -A, status, health and history print what the cluster holds', as
   await writeInventory(ns, 'web', {
     entries: [
       cfgEntry(ns, R2, 'Healthy', { message: 'exists' }),
-      {
-        group: 'apps',
-        kind: 'Deployment',
-        namespace: ns,
-        name: 'web',
-        wave: 1,
-        renderRef: R2,
+      deploymentEntry(ns, 'web', 1, R2, {
         state: 'Progressing',
         assessedRenderRef: R2,
         message: 'available 1 of 3',
-      },
+      }),
     ],
     hooks: [
       {
@@ -426,7 +408,7 @@ test('diff shows the dry-run change of each live object and what would be pruned
   });
   assert.deepEqual(live?.data, { tag: 'old' }, 'a dry run changes nothing');
 
-  const dir = join(work, 'diff-dir');
+  const dir = join(cluster.work, 'diff-dir');
   await mkdir(dir);
   await writeFile(
     join(dir, 'cm.yaml'),
@@ -525,7 +507,7 @@ test('diff, approve and render mask Secret values (changed: *** (before) / *** (
   assert.match(refusedShown.stdout, new RegExp(`^\\+ {2}password: ${NEW}$`, 'm'));
   assert.equal((await getRelease(ns, 'web'))?.metadata.annotations?.[ANNOTATION_APPROVED_RENDER], undefined);
 
-  const dir = join(work, 'render-secret');
+  const dir = join(cluster.work, 'render-secret');
   await mkdir(dir);
   await writeFile(
     join(dir, 's.yaml'),
@@ -642,7 +624,7 @@ test('watch follows a rollout and exits 0 on Succeeded, 1 on RolledBack', async 
 });
 
 test('render DIR prints the YAML and the same renderRef the controller code computes', async () => {
-  const dir = join(work, 'render-src');
+  const dir = join(cluster.work, 'render-src');
   await mkdir(join(dir, 'sub'), { recursive: true });
   const files: Record<string, string> = {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder --substitute fills
@@ -675,7 +657,7 @@ test('render DIR prints the YAML and the same renderRef the controller code comp
     'VERSION=1.2',
   ]);
   assert.equal(only.stdout, `${want.renderRef}\n`);
-  const broken = join(work, 'render-broken');
+  const broken = join(cluster.work, 'render-broken');
   await mkdir(broken);
   await writeFile(join(broken, 'x.yaml'), 'kind: ConfigMap\n');
   const bad = await runConvoy(['render', broken]);
@@ -684,7 +666,7 @@ test('render DIR prints the YAML and the same renderRef the controller code comp
 });
 
 test('rules eval judges local objects offline', async () => {
-  const file = join(work, 'deploy.yaml');
+  const file = join(cluster.work, 'deploy.yaml');
   await writeFile(
     file,
     'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns, generation: 1}\nspec: {replicas: 3}\nstatus: {observedGeneration: 1, replicas: 3, updatedReplicas: 3, availableReplicas: 1, readyReplicas: 1}\n',
@@ -699,7 +681,7 @@ test('kubectl convoy: the launcher works as a kubectl plugin', async () => {
   const ns = 'cli-plugin';
   await namespace(ns);
   await createRelease(ns, 'web');
-  const pluginDir = join(work, 'plugins');
+  const pluginDir = join(cluster.work, 'plugins');
   await mkdir(pluginDir);
   await symlink(CONVOY_LAUNCHER, join(pluginDir, 'kubectl-convoy'));
   const kubectl = join(await ensureBinaries(), 'kubectl');
@@ -736,11 +718,11 @@ test('first contact: help per command, one-line errors, watch ends on what needs
       /^convoy: rules eval: unknown flag --bogus\nrun "convoy rules eval --help" for the arguments and flags\n$/,
     ],
     [
-      ['rules', 'eval', '--rules', join(work, 'missing.yaml'), '-'],
+      ['rules', 'eval', '--rules', join(cluster.work, 'missing.yaml'), '-'],
       /^convoy: \/.*missing\.yaml: no such file or directory\n$/,
     ],
-    [['rules', 'eval', '--rules', work, '-'], /^convoy: \/.*: is a directory, not a file\n$/],
-    [['get', '--kubeconfig', work], /^convoy: kubeconfig \/.*: is a directory, not a file\n$/],
+    [['rules', 'eval', '--rules', cluster.work, '-'], /^convoy: \/.*: is a directory, not a file\n$/],
+    [['get', '--kubeconfig', cluster.work], /^convoy: kubeconfig \/.*: is a directory, not a file\n$/],
   ];
   for (const [argv, want] of errors) {
     const r = await runConvoy(argv, { stdin: '' });

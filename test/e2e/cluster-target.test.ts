@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import type { Cluster, ClusterSpec, Release } from '../../src/api/types.ts';
 import { type CachedCluster, ClusterClients } from '../../src/controller/cluster/index.ts';
@@ -15,8 +15,7 @@ import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { Informer, Transport } from '../../src/runtime/index.ts';
-import type { ControlPlane } from '../../src/testenv/index.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { useCrdCluster } from '../support/cluster.ts';
 import { applyKubeconfigSecret } from '../support/kubeconfig-secret.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -53,13 +52,14 @@ async function closedPort(): Promise<number> {
 }
 
 describe('resolveTarget', () => {
-  let env: CrdCluster | undefined;
-  let cp: ControlPlane;
-  let local: KubeClient;
   let remoteAdmin: KubeClient;
   let secondKubeconfig: string;
   let informer: Informer<CachedCluster>;
   let deps: TargetDeps;
+  const { cp, client: local } = useCrdCluster(
+    { secondCluster: true, namespaces: [NS, 'other'] },
+    { setUp: watchClusters, tearDown: async () => informer?.stop() },
+  );
 
   const secret = (name: string, text: string) => applyKubeconfigSecret(local, NS, name, text);
   /** Creates the Cluster and waits until the informer cache has this version of it. */
@@ -77,9 +77,8 @@ describe('resolveTarget', () => {
     return c;
   };
 
-  before(async () => {
-    env = await startCrdCluster({ secondCluster: true, namespaces: [NS, 'other'] });
-    ({ cp, client: local } = env);
+  /** The second cluster's admin and kubeconfig, and a Cluster informer with the deps it feeds. */
+  async function watchClusters() {
     assert.ok(cp.second);
     remoteAdmin = new KubeClient(cp.second.kubeConfig);
     secondKubeconfig = await readFile(cp.second.kubeconfigPath, 'utf8');
@@ -94,12 +93,7 @@ describe('resolveTarget', () => {
       clusters: informer.cache,
       tenancy: { mode: 'cluster' },
     };
-  });
-
-  after(async () => {
-    await informer?.stop();
-    await env?.stop();
-  });
+  }
 
   it('a Release on a Cluster with a kubeconfig Secret writes to that cluster, not the local one', async () => {
     await secret('second-kubeconfig', secondKubeconfig);

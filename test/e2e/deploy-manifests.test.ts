@@ -11,19 +11,17 @@ import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/api/types.ts';
 import { parseControllerManagerFlags } from '../../src/cmd/controller-manager-flags.ts';
 import { parseObserverFlags } from '../../src/cmd/observer-flags.ts';
 import { applyObject } from '../../src/kube/apply.ts';
-import { KubeClient } from '../../src/kube/client.ts';
 import { libraryYaml } from '../../src/rules/library.ts';
 import { PROCESS_NODE_FLAGS } from '../../src/runtime/node-flags.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import { useCrdCluster } from '../support/cluster.ts';
 import { runCommand } from '../support/run-command.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -236,21 +234,16 @@ describe('deploy/ manifests, offline', () => {
 });
 
 describe('deploy/ manifests against the API server', () => {
-  let cp: ControlPlane;
-  let client: KubeClient;
-
-  before(async () => {
-    cp = await startControlPlane();
-    client = new KubeClient(cp.kubeConfig);
-    // What docs/install.md says to do first: the CRDs, for real.
-    await installCrds(cp.kubeConfig);
-    for (const ns of await docs('namespace.yaml'))
-      await applyObject(client, ns, { fieldManager: 'convoy-test', force: true });
-  });
-
-  after(async () => {
-    await cp?.stop();
-  });
+  // What docs/install.md says to do first: the CRDs, for real, then the namespace.
+  const { cp, client } = useCrdCluster(
+    {},
+    {
+      setUp: async ({ client }) => {
+        for (const ns of await docs('namespace.yaml'))
+          await applyObject(client, ns, { fieldManager: 'convoy-test', force: true });
+      },
+    },
+  );
 
   test('every object of kustomization.yaml and the cluster-mode RBAC passes a server-side dry run', async () => {
     const files = [...(await kustomized()), ...ALTERNATIVES].filter(

@@ -4,10 +4,9 @@
 // tells users to commit; and every resource under examples/resources/ passes the same dry run.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/api/types.ts';
 import {
@@ -18,11 +17,9 @@ import {
   git,
   initExampleRepo,
 } from '../../src/cli/dev-example.ts';
-import { KubeClient } from '../../src/kube/client.ts';
 import { renderRelease } from '../../src/render/index.ts';
 import type { Obj, SourceFile } from '../../src/render/types.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import { useCrdCluster } from '../support/cluster.ts';
 
 async function filesUnder(dir: string, root = dir): Promise<SourceFile[]> {
   const out: SourceFile[] = [];
@@ -44,21 +41,8 @@ async function apps(): Promise<string[]> {
 }
 
 describe('examples/', () => {
-  let cp: ControlPlane;
-  let client: KubeClient;
-  let dir: string;
-
-  before(async () => {
-    cp = await startControlPlane();
-    client = new KubeClient(cp.kubeConfig);
-    await installCrds(cp.kubeConfig);
-    dir = await mkdtemp(join(tmpdir(), 'convoy-examples-'));
-  });
-
-  after(async () => {
-    await cp?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  const cluster = useCrdCluster({ scratch: 'convoy-examples-' });
+  const { client } = cluster;
 
   async function dryRun(obj: Obj | KubeObject, what: string): Promise<void> {
     const namespace = obj.metadata.namespace ?? undefined;
@@ -112,7 +96,7 @@ describe('examples/', () => {
   test('each broken.patch applies to its app, and the broken app still renders and dry-runs', async () => {
     for (const app of await apps()) {
       if (!existsSync(join(EXAMPLES_DIR, app, BROKEN_PATCH))) continue;
-      const repo = join(dir, app);
+      const repo = join(cluster.work, app);
       await initExampleRepo(repo, app);
       await git(repo, 'apply', BROKEN_PATCH);
       assert.notEqual(await git(repo, 'status', '--porcelain'), '', 'the patch changes something');

@@ -6,60 +6,45 @@
 // reason and an Event until the orphan annotation), and a namespace deleted with its Cluster and Release;
 // an Event recorded while kube-apiserver is down arrives once it is back.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   ANNOTATION_DELETION_POLICY,
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
 } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
-import type { KubeClient } from '../../src/kube/client.ts';
 import { type DropReason, EventRecorder } from '../../src/kube/events.ts';
 import {
   processesMentioning,
   type SilentListener,
   silentListener,
 } from '../../src/render/git/testsupport.ts';
-import type { ControlPlane } from '../../src/testenv/index.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
-import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
+import { startClusterManager, useCrdCluster } from '../support/cluster.ts';
+import type { ManagerProcess } from '../support/processes.ts';
 import { cm, condition, getRelease, mergePatch, releaseRef, waitForReady } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
 const GIT_TIMEOUT_S = 15;
 
-let cluster: CrdCluster | undefined;
-let cp: ControlPlane;
-let client: KubeClient;
 let manager: ManagerProcess | undefined;
 let silent: SilentListener | undefined;
-
-before(async () => {
-  // workloads: kube-controller-manager's namespace controller, which deletes what a deleted namespace holds.
-  cluster = await startCrdCluster({
-    namespaces: ['convoy-system'],
-    scratch: 'convoy-faults-e2e-',
-    workloads: true,
-    nodes: 1,
-  });
-  ({ cp, client } = cluster);
-  silent = await silentListener();
-  manager = await startControllerManager({
-    tenancy: { mode: 'cluster' },
-    kubeconfigPath: cp.kubeconfigPath,
-    identity: 'faults',
-    gitCacheDir: join(cluster.work, 'git-cache'),
-    // Only the total limit can end a fetch from the silent server here.
-    args: [`--git-timeout=${GIT_TIMEOUT_S}s`, '--git-stall-timeout=10m', '--reconcile-timeout=1m'],
-  });
-});
-
-after(async () => {
-  await manager?.stop();
-  await silent?.close();
-  await cluster?.stop();
-});
+// workloads: kube-controller-manager's namespace controller, which deletes what a deleted namespace holds.
+const { cp, client } = useCrdCluster(
+  { namespaces: ['convoy-system'], scratch: 'convoy-faults-e2e-', workloads: true, nodes: 1 },
+  {
+    setUp: async (cluster) => {
+      silent = await silentListener();
+      manager = await startClusterManager(cluster, 'faults', {
+        // Only the total limit can end a fetch from the silent server here.
+        args: [`--git-timeout=${GIT_TIMEOUT_S}s`, '--git-stall-timeout=10m', '--reconcile-timeout=1m'],
+      });
+    },
+    tearDown: async () => {
+      await manager?.stop();
+      await silent?.close();
+    },
+  },
+);
 
 async function namespace(name: string) {
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

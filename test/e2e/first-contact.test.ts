@@ -13,23 +13,16 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { runConvoy } from '../../src/cli/testsupport.ts';
-import type { KubeClient } from '../../src/kube/client.ts';
 import { makeTestCa } from '../../src/server/testsupport.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { startClusterManager, useCrdCluster } from '../support/cluster.ts';
 import { hookJob } from '../support/hooks.ts';
-import {
-  type ManagerProcess,
-  type ObserverProcess,
-  startControllerManager,
-  startObserver,
-  wakeupsTo,
-} from '../support/processes.ts';
+import { type ManagerProcess, type ObserverProcess, startObserver, wakeupsTo } from '../support/processes.ts';
 import {
   cm,
   getInventory,
@@ -44,34 +37,22 @@ import { waitFor } from '../support/wait.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NS = 'first';
 
-let cluster: CrdCluster | undefined;
-let client: KubeClient;
 let manager: ManagerProcess | undefined;
 let observer: ObserverProcess | undefined;
-
-before(async () => {
-  // with workloads (controllers, scheduler, one kwok node): a Deployment's pods and a hook Job run
-  cluster = await startCrdCluster({
-    namespaces: ['convoy-system', NS],
-    scratch: 'convoy-first-e2e-',
-    workloads: true,
-    nodes: 1,
-  });
-  client = cluster.client;
-  manager = await startControllerManager({
-    tenancy: { mode: 'cluster' },
-    kubeconfigPath: cluster.cp.kubeconfigPath,
-    identity: 'first',
-    gitCacheDir: join(cluster.work, 'git-cache'),
-  });
-  observer = await startObserver({ kubeconfigPath: cluster.cp.kubeconfigPath, wakeups: wakeupsTo(manager) });
-});
-
-after(async () => {
-  await observer?.stop();
-  await manager?.stop();
-  await cluster?.stop();
-});
+// with workloads (controllers, scheduler, one kwok node): a Deployment's pods and a hook Job run
+const { cp, client } = useCrdCluster(
+  { namespaces: ['convoy-system', NS], scratch: 'convoy-first-e2e-', workloads: true, nodes: 1 },
+  {
+    setUp: async (cluster) => {
+      manager = await startClusterManager(cluster, 'first');
+      observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: wakeupsTo(manager) });
+    },
+    tearDown: async () => {
+      await observer?.stop();
+      await manager?.stop();
+    },
+  },
+);
 
 const inline = (name: string, manifests: string, spec: Record<string, unknown> = {}): Release => ({
   apiVersion: API_VERSION,
@@ -163,8 +144,7 @@ test('an unknown kind fails the dry run asking whether its CRD is installed; it 
   assert.deepEqual([h?.status, h?.reason, h?.message], ['Unknown', 'Pending', 'no render applied yet']);
 });
 
-const convoy = (...args: string[]) =>
-  runConvoy([...args, '-n', NS, '--kubeconfig', cluster?.cp.kubeconfigPath ?? '']);
+const convoy = (...args: string[]) => runConvoy([...args, '-n', NS, '--kubeconfig', cp.kubeconfigPath]);
 
 test('a client-side DryRunFailed is not Stalled: watch ends at once with exit 1 and says why; history lists it', async () => {
   // `widget` (an unknown kind, found out by convoy's discovery before any request) from the test above

@@ -4,89 +4,59 @@
 // a steady pass reads nothing from the API, a deleted object reads "not found", the cache holds no
 // managedFields, and a kind the observer may not list falls back to reads.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { API_VERSION, FIELD_MANAGERS, LABEL_RELEASE } from '../../src/api/constants.ts';
+import { inventoryEntry } from '../../src/api/testsupport.ts';
 import type { InventoryEntry, Release, ReleaseInventory } from '../../src/api/types.ts';
 import { impersonating } from '../../src/controller/cluster/access.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { HealthController, installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { TargetWatches } from '../../src/observer/target-watches.ts';
-import { Harness, newLogger } from '../../src/runtime/index.ts';
-import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
-import { installCrds } from '../support/crds.ts';
+import type { Harness } from '../../src/runtime/index.ts';
+import { useCrdCluster } from '../support/cluster.ts';
+import { observerHarness } from '../support/observer-harness.ts';
 import { bindRole, waitForAccess } from '../support/rbac.ts';
 import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
-import { DEFAULT_HEALTH } from '../support/system.ts';
+import { DEFAULT_HEALTH, LEASE_NS } from '../support/system.ts';
 import { waitFor, waitForMore } from '../support/wait.ts';
 
 const NS = 'watched';
-const LEASE_NS = 'convoy-system';
 const A = `sha256:${'a'.repeat(64)}`;
 
 describe('observer watched reads', () => {
-  let cp: ControlPlane;
-  let client: KubeClient;
   let harness: Harness;
   let hc: HealthController;
   let watches: TargetWatches;
-
-  before(async () => {
-    cp = await startControlPlane();
-    client = new KubeClient(cp.kubeConfig);
-    await installCrds(cp.kubeConfig);
-    for (const ns of [NS, LEASE_NS]) {
-      await applyObject(
-        client,
-        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
-        { fieldManager: 'convoy-test' },
-      );
-    }
-    // No kube-controller-manager here to make it, and pod admission wants it.
-    await client.create({
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: 'default', namespace: NS },
-    });
-    await installDefaultRules(client);
-    harness = new Harness({
-      name: 'observer-watches-test',
-      kubeConfig: cp.kubeConfig,
-      log: newLogger('observer-watches-test', undefined, 'warn'),
-      shards: {
-        count: 1,
-        namespace: LEASE_NS,
-        role: 'observer',
-        identity: 'in-process',
-        leaseDurationSeconds: 5,
-        retryMs: 300,
+  const { cp, client } = useCrdCluster(
+    { namespaces: [NS, LEASE_NS] },
+    {
+      // The views cp and client throughout: the tests hand `client` to watches, which know clients by identity.
+      setUp: async () => {
+        // No kube-controller-manager here to make it, and pod admission wants it.
+        await client.create({
+          apiVersion: 'v1',
+          kind: 'ServiceAccount',
+          metadata: { name: 'default', namespace: NS },
+        });
+        await installDefaultRules(client);
+        harness = observerHarness('observer-watches-test', cp.kubeConfig);
+        watches = new TargetWatches({ registry: harness.metrics.registry, log: harness.log });
+        harness.onStop(() => watches.stop());
+        // Wake-ups go nowhere: no controller runs here (the annotation mode patches the Release).
+        hc = new HealthController(harness, { client, workers: 2, sync: { kind: 'annotation' }, watches });
+        await harness.start();
       },
-    });
-    watches = new TargetWatches({ registry: harness.metrics.registry, log: harness.log });
-    harness.onStop(() => watches.stop());
-    // Wake-ups go nowhere: no controller runs here (the annotation mode patches the Release).
-    hc = new HealthController(harness, { client, workers: 2, sync: { kind: 'annotation' }, watches });
-    await harness.start();
-  });
-
-  after(async () => {
-    await harness?.stop();
-    await cp?.stop();
-  });
+      tearDown: async () => harness?.stop(),
+    },
+  );
 
   const applyRelease = (name: string) =>
     applyAppliedRelease(client, NS, name, { healthAssessment: DEFAULT_HEALTH }, A);
   const applyInventory = (name: string, entries: InventoryEntry[]) =>
     applyControllerInventory(client, NS, name, entries);
-  const entry = (kind: string, name: string): InventoryEntry => ({
-    group: '',
-    version: 'v1',
-    kind,
-    namespace: NS,
-    name,
-    wave: 0,
-    renderRef: A,
-  });
+  const entry = (kind: string, name: string) =>
+    inventoryEntry({ version: 'v1', kind, namespace: NS, name, wave: 0, renderRef: A });
   const labels = (release: string) => ({ [LABEL_RELEASE]: `${NS}.${release}` });
   const healthy = async (name: string) =>
     (

@@ -23,7 +23,7 @@ import type {
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { HealthController, installDefaultRules } from '../../src/observer/health/loop/index.ts';
-import { Harness, Informer, newLogger, Transport } from '../../src/runtime/index.ts';
+import { type Harness, Informer, Transport } from '../../src/runtime/index.ts';
 import { type ApiServer, startApiServer } from '../../src/server/index.ts';
 import {
   type ControlPlane,
@@ -36,6 +36,7 @@ import {
 } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
 import { hostileRules } from '../support/hostile-rules.ts';
+import { observerHarness } from '../support/observer-harness.ts';
 import { startObserver as startObserverProcess } from '../support/processes.ts';
 import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
 import { applyRuleSet } from '../support/rules.ts';
@@ -55,19 +56,7 @@ describe('convoy-observer health loop', () => {
   let caDir: string;
 
   const startObserver = async () => {
-    harness = new Harness({
-      name: 'observer-test',
-      kubeConfig: cp.kubeConfig,
-      log: newLogger('observer-test', undefined, 'warn'),
-      shards: {
-        count: 1,
-        namespace: LEASE_NS,
-        role: 'observer',
-        identity: 'in-process',
-        leaseDurationSeconds: 5,
-        retryMs: 300,
-      },
-    });
+    harness = observerHarness('observer-test', cp.kubeConfig);
     hc = new HealthController(harness, {
       client,
       workers: 4,

@@ -5,14 +5,11 @@
 // records or prunes what was pending — any kind, and only objects that carry the Release's own uid. CRDs
 // go before their custom resources, even those of an earlier wave, and are waited for until Established.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
-import type { KubeClient } from '../../src/kube/client.ts';
-import type { ControlPlane } from '../../src/testenv/index.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
-import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
+import { startClusterManager, useCrdCluster } from '../support/cluster.ts';
+import type { ManagerProcess } from '../support/processes.ts';
 import {
   cm,
   condition,
@@ -27,33 +24,15 @@ import {
 } from '../support/release.ts';
 import { waitFor } from '../support/wait.ts';
 
-let cluster: CrdCluster | undefined;
-let cp: ControlPlane;
-let client: KubeClient;
-let work: string;
 let manager: ManagerProcess | undefined;
-
-before(async () => {
-  cluster = await startCrdCluster({
-    namespaces: ['convoy-system'],
-    scratch: 'convoy-inventory-pending-e2e-',
-  });
-  ({ cp, client, work } = cluster);
-});
-
-after(async () => {
-  await manager?.stop();
-  await cluster?.stop();
-});
+const cluster = useCrdCluster(
+  { namespaces: ['convoy-system'], scratch: 'convoy-inventory-pending-e2e-' },
+  { tearDown: async () => manager?.stop() },
+);
+const { client } = cluster;
 
 function startManager(identity: string, env: Record<string, string> = {}) {
-  return startControllerManager({
-    tenancy: { mode: 'cluster' },
-    kubeconfigPath: cp.kubeconfigPath,
-    identity,
-    gitCacheDir: join(work, `cache-${identity}`),
-    env,
-  });
+  return startClusterManager(cluster, identity, { env });
 }
 
 async function namespace(name: string) {

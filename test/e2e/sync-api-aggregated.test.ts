@@ -7,58 +7,51 @@
 // proxied requests) once RBAC lets it read them.
 import assert from 'node:assert/strict';
 import { execFile as execFileCb } from 'node:child_process';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
-import { DEV_SELF_SIGNED_HOSTS } from '../../src/cmd/api-flags.ts';
+import { parseApiOptions } from '../../src/cmd/api-flags.ts';
 import { startApi } from '../../src/cmd/api-server.ts';
-import type { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { newLogger } from '../../src/runtime/index.ts';
 import { newApiMetrics } from '../../src/server/index.ts';
-import { type ControlPlane, registerApiService } from '../../src/testenv/index.ts';
+import { registerApiService } from '../../src/testenv/index.ts';
 import { startAggregatedManager } from '../support/aggregated.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { useCrdCluster } from '../support/cluster.ts';
 import { configMap, manifests } from '../support/hooks.ts';
 import { metricValue } from '../support/metrics.ts';
 import { type ManagerProcess, type ObserverProcess, startObserver } from '../support/processes.ts';
 import { serviceAccountToken } from '../support/rbac.ts';
 import { annotationOwners, getRelease, isReady, releaseOf, waitForReady } from '../support/release.ts';
 import { assertSyncRequestedByApi, assertWakeupsServed } from '../support/sync-api.ts';
-import { DEFAULT_HEALTH } from '../support/system.ts';
+import { DEFAULT_HEALTH, LEASE_NS } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
 const execFile = promisify(execFileCb);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NS = 'sync-agg';
-const LEASE_NS = 'convoy-system';
-
-let cluster: CrdCluster | undefined;
-let cp: ControlPlane;
-let client: KubeClient;
 let manager: ManagerProcess;
 let observer: ObserverProcess;
-
-before(async () => {
-  cluster = await startCrdCluster({
-    aggregation: true,
-    namespaces: [LEASE_NS, NS],
-    scratch: 'convoy-sync-agg-e2e-',
-  });
-  ({ cp, client } = cluster);
-  await installDefaultRules(client);
-  manager = await startAggregatedManager(cluster, 'sync-agg');
-  observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: { kind: 'aggregated' } });
-});
-
-after(async () => {
-  await observer?.stop();
-  await manager?.stop();
-  await cluster?.stop();
-});
+const { cp, client } = useCrdCluster(
+  { aggregation: true, namespaces: [LEASE_NS, NS], scratch: 'convoy-sync-agg-e2e-' },
+  {
+    setUp: async (cluster) => {
+      await installDefaultRules(cluster.client);
+      manager = await startAggregatedManager(cluster, 'sync-agg');
+      observer = await startObserver({
+        kubeconfigPath: cluster.cp.kubeconfigPath,
+        wakeups: { kind: 'aggregated' },
+      });
+    },
+    tearDown: async () => {
+      await observer?.stop();
+      await manager?.stop();
+    },
+  },
+);
 
 test('the controller-manager took the front-proxy settings from the cluster and its own certificate', () => {
   assert.match(
@@ -159,17 +152,18 @@ test('front-proxy settings readable only later: bearer tokens first, then a rest
   const lines: string[] = [];
   const log = newLogger('late-api', { write: (l: string) => void lines.push(l) }, 'debug');
   const registry = new Registry();
-  const api = await startApi(
-    {
-      kind: 'serve',
-      host: '127.0.0.1',
-      port: 0,
-      tls: { kind: 'devSelfSigned', hosts: DEV_SELF_SIGNED_HOSTS },
-      requestHeader: { kind: 'fromCluster' },
-      authCacheTtlMs: 0,
-    },
-    { kubeConfig: kc, log, metrics: newApiMetrics(registry), retry: { minMs: 200, maxMs: 1000 } },
+  // Started as the controller-manager starts it from these flags (requestheader from the cluster).
+  const serve = parseApiOptions(
+    ['--api-bind-address=127.0.0.1:0', '--api-dev-self-signed', '--api-auth-cache-ttl=0s'],
+    {},
   );
+  assert.ok(serve.kind === 'serve');
+  const api = await startApi(serve, {
+    kubeConfig: kc,
+    log,
+    metrics: newApiMetrics(registry),
+    retry: { minMs: 200, maxMs: 1000 },
+  });
   const text = () => lines.join('');
   try {
     assert.match(text(), /"requestHeader":"waiting for the cluster"[^\n]*HTTP API serving/);

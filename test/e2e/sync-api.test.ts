@@ -3,19 +3,16 @@
 // --sync-api-url/--sync-api-ca-file) sends its wake-ups there. What the API served is read from the
 // controller-manager's convoy_api_requests_total; who wrote sync-requested-at from managedFields.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
-import type { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
-import { type ControlPlane, TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
+import { startClusterManager, useCrdCluster } from '../support/cluster.ts';
 import { configMap, inlineRelease, type Manifest } from '../support/hooks.ts';
 import {
   type ManagerProcess,
   type ObserverProcess,
-  startControllerManager,
   startObserver,
   tailLogs,
   wakeupsTo,
@@ -23,50 +20,35 @@ import {
 import { annotationOwners, getInventory, getRelease } from '../support/release.ts';
 import { makeServingCert, type ServingCert } from '../support/serving-cert.ts';
 import { assertSyncRequestedByApi, assertWakeupsServed, SYNC_FAILURES } from '../support/sync-api.ts';
-import { createNamespace, DEFAULT_HEALTH } from '../support/system.ts';
+import { createNamespace, DEFAULT_HEALTH, LEASE_NS } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
-const LEASE_NS = 'convoy-system';
-
-let cluster: CrdCluster | undefined;
-let cp: ControlPlane;
-let client: KubeClient;
-let work: string;
 let cert: ServingCert;
 let manager: ManagerProcess;
 let observer: ObserverProcess;
 
 const logs = () => tailLogs(manager, observer);
 
+const cluster = useCrdCluster(
+  { workloads: true, nodes: 1, namespaces: [LEASE_NS], scratch: 'convoy-sync-api-e2e-' },
+  {
+    setUp: async () => {
+      await installDefaultRules(client);
+      cert = await makeServingCert();
+      manager = await startManager();
+      observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: wakeupsTo(manager) });
+    },
+    tearDown: async () => {
+      await observer?.stop();
+      await manager?.stop();
+      await cert?.dispose();
+    },
+  },
+);
+const { cp, client } = cluster;
+
 const startManager = (port = 0) =>
-  startControllerManager({
-    tenancy: { mode: 'cluster' },
-    kubeconfigPath: cp.kubeconfigPath,
-    identity: 'sync-api',
-    gitCacheDir: join(work, 'git-cache'),
-    api: { kind: 'serve', tls: cert, port },
-  });
-
-before(async () => {
-  cluster = await startCrdCluster({
-    workloads: true,
-    nodes: 1,
-    namespaces: [LEASE_NS],
-    scratch: 'convoy-sync-api-e2e-',
-  });
-  ({ cp, client, work } = cluster);
-  await installDefaultRules(client);
-  cert = await makeServingCert();
-  manager = await startManager();
-  observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: wakeupsTo(manager) });
-});
-
-after(async () => {
-  await observer?.stop();
-  await manager?.stop();
-  await cluster?.stop();
-  await cert?.dispose();
-});
+  startClusterManager(cluster, 'sync-api', { api: { kind: 'serve', tls: cert, port } });
 
 const release = (ns: string, name: string, objects: readonly Manifest[]): Release =>
   inlineRelease(ns, name, objects, { syncPolicy: { interval: '2s' }, healthAssessment: DEFAULT_HEALTH });

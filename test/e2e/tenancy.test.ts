@@ -6,7 +6,7 @@
 //   and not in the local cluster.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import type { Condition, Release } from '../../src/api/types.ts';
@@ -15,8 +15,7 @@ import { registerReleaseController } from '../../src/controller/release/controll
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { Harness } from '../../src/runtime/index.ts';
-import type { ControlPlane } from '../../src/testenv/index.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { useCrdCluster } from '../support/cluster.ts';
 import { applyKubeconfigSecret } from '../support/kubeconfig-secret.ts';
 import { configMapWriter } from '../support/rbac.ts';
 import { waitFor } from '../support/wait.ts';
@@ -34,12 +33,13 @@ const configMap = (namespace: string, name: string) => ({
 const cmRef = (namespace: string, name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
 
 describe('tenancy: Releases', () => {
-  let env: CrdCluster | undefined;
-  let cp: ControlPlane;
-  let admin: KubeClient;
   let remoteAdmin: KubeClient;
   let harness: Harness;
-  let gitCache: string;
+  const cluster = useCrdCluster(
+    { secondCluster: true, namespaces: [A, B, 'convoy-system'], scratch: 'convoy-tenancy-git-' },
+    { setUp: setUpControllers, tearDown: async () => harness?.stop() },
+  );
+  const { cp, client: admin } = cluster;
 
   const release = (namespace: string, name: string, spec: Record<string, unknown>, objects: object[]) =>
     applyObject(
@@ -68,13 +68,8 @@ describe('tenancy: Releases', () => {
       { timeoutMs: 60_000 },
     );
 
-  before(async () => {
-    env = await startCrdCluster({
-      secondCluster: true,
-      namespaces: [A, B, 'convoy-system'],
-      scratch: 'convoy-tenancy-git-',
-    });
-    ({ cp, client: admin, work: gitCache } = env);
+  /** The cluster and release controllers in-process, on the cluster. */
+  async function setUpControllers() {
     assert.ok(cp.second);
     remoteAdmin = new KubeClient(cp.second.kubeConfig);
     await remoteAdmin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: A } });
@@ -91,15 +86,10 @@ describe('tenancy: Releases', () => {
       tenancy: { mode: 'cluster' },
       kubeConfig: cp.kubeConfig,
       leaseNamespace: 'convoy-system',
-      gitCacheDir: gitCache,
+      gitCacheDir: cluster.work,
     });
     await harness.start();
-  });
-
-  after(async () => {
-    await harness?.stop();
-    await env?.stop();
-  });
+  }
 
   it('a Release whose service account may write only its namespace applies nothing outside it', async () => {
     await release(A, 'spill', { serviceAccountName: SA }, [configMap(A, 'mine'), configMap(B, 'theirs')]);

@@ -3,8 +3,29 @@
 import { after, before } from 'node:test';
 
 /**
+ * A stand-in for an object that exists only later: every read goes to what `current()` returns then
+ * (methods bound to it), and throws, naming `what`, while that is still undefined. It is not that object:
+ * code that knows objects by identity (a WeakMap) must be given the one or the other throughout.
+ */
+export function readThrough<T extends object>(what: string, current: () => T | undefined): T {
+  const target = () => {
+    const now = current();
+    if (now === undefined) throw new Error(`${what} is used before before() started it`);
+    return now;
+  };
+  return new Proxy({} as T, {
+    get(_, key) {
+      const now = target();
+      const value: unknown = Reflect.get(now, key, now);
+      return typeof value === 'function' ? value.bind(now) : value;
+    },
+    has: (_, key) => Reflect.has(target(), key),
+  });
+}
+
+/**
  * `start()` in before() and `stop` in after(). The object returned reads through to what was started
- * (methods bound to it). Call it once at the file's top level: Node 24 runs a file's top-level before
+ * (see readThrough). Call it once at the file's top level: Node 24 runs a file's top-level before
  * hooks without awaiting one before the next, so the file's own set-up belongs inside `start`.
  */
 export function startedPerFile<T extends object>(
@@ -19,11 +40,5 @@ export function startedPerFile<T extends object>(
   after(async () => {
     if (started !== undefined) await stop(started);
   });
-  return new Proxy({} as T, {
-    get(_, key) {
-      if (started === undefined) throw new Error(`${what} is used before before() started it`);
-      const value: unknown = Reflect.get(started, key, started);
-      return typeof value === 'function' ? value.bind(started) : value;
-    },
-  });
+  return readThrough(what, () => started);
 }

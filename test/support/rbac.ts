@@ -108,16 +108,19 @@ export interface AccessReview {
   };
 }
 
+/** Whether the API server's authorizer allows `review` now (a SubjectAccessReview). */
+export async function isAllowed(client: KubeClient, review: AccessReview): Promise<boolean> {
+  const sar = await client.request<{ status?: { allowed?: boolean } }>({
+    method: 'POST',
+    path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+    body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: review },
+  });
+  return sar.status?.allowed === true;
+}
+
 /** Waits until the API server's authorizer allows `review` (`what` names it in a timeout). */
 export async function waitForAccess(client: KubeClient, what: string, review: AccessReview): Promise<void> {
-  await waitFor(what, async () => {
-    const sar = await client.request<{ status?: { allowed?: boolean } }>({
-      method: 'POST',
-      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: review },
-    });
-    return sar.status?.allowed === true;
-  });
+  await waitFor(what, () => isAllowed(client, review));
 }
 
 /** A token of the (existing) ServiceAccount `namespace/name` from the TokenRequest API. */
