@@ -19,7 +19,6 @@ import { BROKEN_PATCH, exampleRelease, git, initExampleRepo } from '../../src/cl
 import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { errorMessage } from '../../src/lib/errors.ts';
-import type { ControlPlane } from '../../src/testenv/index.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import {
   componentArgs,
@@ -82,49 +81,101 @@ async function assertWakeupsServed(controller: ManagerProcess, observer: Observe
   assert.ok((await observer.metric('convoy_health_sync_requests_total')) >= 1, 'wake-ups the observer sent');
 }
 
-describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
+/** The two processes as deploy/ installs them, in a cluster of their own; see useDeployedSystem. */
+interface DeployedSystem {
+  readonly admin: KubeClient;
+  readonly dir: string;
+  readonly kubeconfigs: Record<string, string>;
+  readonly controller: ManagerProcess;
+  readonly observer: ObserverProcess;
+}
+
+/**
+ * Starts, before the tests of the enclosing describe, a cluster with deploy/'s RBAC (`rbac` and
+ * `extras` of deploy-install), `prepare` run as the admin, and both processes with their ServiceAccounts'
+ * kubeconfigs and the denial preload; the observer wakes the controller through its API. Stops all after.
+ */
+function useDeployedSystem(o: {
+  readonly name: string;
+  readonly rbac: Parameters<typeof installAs>[3];
+  readonly extras?: readonly string[];
+  readonly tenancy: () => Promise<Parameters<typeof startControllerManager>[0]['tenancy']>;
+  readonly args?: () => Promise<readonly string[]>;
+  readonly prepare?: (admin: KubeClient) => Promise<void>;
+}): DeployedSystem & { readonly logs: () => string } {
   let cluster: CrdCluster | undefined;
-  let cp: ControlPlane;
-  let admin: KubeClient;
-  let dir: string;
-  let repo: string;
+  let sys: DeployedSystem | undefined;
   let controller: ManagerProcess | undefined;
   let observer: ObserverProcess | undefined;
-  let kubeconfigs: Record<string, string> = {};
-  const logs = () => `${controller?.log() ?? ''}\n${observer?.log() ?? ''}`;
-
   before(async () => {
-    cluster = await startCrdCluster({ workloads: true, nodes: 2, scratch: 'convoy-deploy-rbac-' });
-    ({ cp, client: admin, work: dir } = cluster);
-    kubeconfigs = await installAs(admin, cp, dir, 'controller-manager/rbac-apply.yaml');
-    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-    repo = join(dir, 'repo');
-    const url = await initExampleRepo(repo);
+    cluster = await startCrdCluster({ workloads: true, nodes: 2, scratch: `convoy-deploy-${o.name}-` });
+    const { cp, client: admin, work: dir } = cluster;
+    const kubeconfigs = await installAs(admin, cp, dir, o.rbac, o.extras);
+    await o.prepare?.(admin);
     const env = { NODE_OPTIONS: DENIAL_PRELOAD };
     controller = await startControllerManager({
-      tenancy: { mode: 'cluster' },
+      tenancy: await o.tenancy(),
       kubeconfigPath: kubeconfigs['convoy-controller-manager'] ?? '',
-      identity: 'controller-rbac',
+      identity: `controller-${o.name}`,
       gitCacheDir: join(dir, 'git-cache'),
       env,
+      ...(o.args === undefined ? {} : { args: [...(await o.args())] }),
     });
     // Wake-ups straight to the controller-manager's API with the observer's ServiceAccount token: the
     // API reviews it (TokenReview, SubjectAccessReview) with the controller-manager's own identity.
     observer = await startObserver({
       kubeconfigPath: kubeconfigs['convoy-observer'] ?? '',
-      identity: 'observer-rbac',
+      identity: `observer-${o.name}`,
       wakeups: wakeupsTo(controller),
       env,
     });
-    await admin.create(
-      exampleRelease({ name: NAME, namespace: NS, url, targetNamespace: APP_NS, rolloutDeadline: '20s' }),
-    );
+    sys = { admin, dir, kubeconfigs, controller, observer };
   });
-
   after(async () => {
     await controller?.stop();
     await observer?.stop();
     await cluster?.stop();
+  });
+  const started = (): DeployedSystem => {
+    assert.ok(sys, 'the deployed system started');
+    return sys;
+  };
+  return {
+    get admin() {
+      return started().admin;
+    },
+    get dir() {
+      return started().dir;
+    },
+    get kubeconfigs() {
+      return started().kubeconfigs;
+    },
+    get controller() {
+      return started().controller;
+    },
+    get observer() {
+      return started().observer;
+    },
+    logs: () => `${controller?.log() ?? ''}\n${observer?.log() ?? ''}`,
+  };
+}
+
+describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
+  const d = useDeployedSystem({
+    name: 'rbac',
+    rbac: 'controller-manager/rbac-apply.yaml',
+    tenancy: async () => ({ mode: 'cluster' }),
+    prepare: (admin) =>
+      admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }).then(() => {}),
+  });
+  let repo: string;
+
+  before(async () => {
+    repo = join(d.dir, 'repo');
+    const url = await initExampleRepo(repo);
+    await d.admin.create(
+      exampleRelease({ name: NAME, namespace: NS, url, targetNamespace: APP_NS, rolloutDeadline: '20s' }),
+    );
   });
 
   test('the denial recorder sees a 403 (so its silence below means something)', async () => {
@@ -135,7 +186,7 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
       import { KubeClient } from './src/kube/client.ts';
       import { Transport } from './src/runtime/transport.ts';
       const kc = new KubeConfig();
-      kc.loadFromFile(${JSON.stringify(kubeconfigs['convoy-observer'])});
+      kc.loadFromFile(${JSON.stringify(d.kubeconfigs['convoy-observer'])});
       await new KubeClient(kc).delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'x' }).catch(() => {});
       await new Transport(kc).request('DELETE', '/api/v1/namespaces/default/configmaps/y').catch(() => {});
     `;
@@ -152,13 +203,13 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
 
   test('the example rolls out to Succeeded, PostSync hook included', async () => {
     const head = await git(repo, 'rev-parse', 'HEAD');
-    const release = await waitRollout(admin, 'Succeeded', head, logs);
+    const release = await waitRollout(d.admin, 'Succeeded', head, d.logs);
     const summary = release.status?.healthSummary;
     assert.ok(
       summary !== undefined && summary.total > 0 && summary.healthy === summary.total,
       JSON.stringify(summary),
     );
-    const inv = (await getInventory(admin, NS, NAME)) as ReleaseInventory | undefined;
+    const inv = (await getInventory(d.admin, NS, NAME)) as ReleaseInventory | undefined;
     assert.deepEqual(
       inv?.hooks?.map((h) => [h.phase, h.state]),
       [['PostSync', 'Succeeded']],
@@ -170,29 +221,29 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
   });
 
   test('a broken commit is rolled back to the last healthy render', async () => {
-    const good = (await getRelease(admin, NS, NAME))?.status?.lastHealthy?.renderRef;
+    const good = (await getRelease(d.admin, NS, NAME))?.status?.lastHealthy?.renderRef;
     assert.ok(good);
     await git(repo, 'apply', BROKEN_PATCH);
     await git(repo, 'commit', '-q', '-am', 'Break the frontend');
     const broken = await git(repo, 'rev-parse', 'HEAD');
-    await waitRollout(admin, 'RolledBack', broken, logs);
+    await waitRollout(d.admin, 'RolledBack', broken, d.logs);
     const deployment = await waitFor('the frontend runs the good image again', async () => {
-      const d = await admin.get<{ spec: { template: { spec: { containers: { image: string }[] } } } }>({
+      const dep = await d.admin.get<{ spec: { template: { spec: { containers: { image: string }[] } } } }>({
         apiVersion: 'apps/v1',
         kind: 'Deployment',
         namespace: APP_NS,
         name: 'frontend',
       });
-      const image = d?.spec.template.spec.containers[0]?.image;
-      return image !== undefined && !image.endsWith('-does-not-exist') ? d : false;
+      const image = dep?.spec.template.spec.containers[0]?.image;
+      return image !== undefined && !image.endsWith('-does-not-exist') ? dep : false;
     });
     assert.ok(deployment);
-    assert.equal((await getRelease(admin, NS, NAME))?.status?.lastHealthy?.renderRef, good);
+    assert.equal((await getRelease(d.admin, NS, NAME))?.status?.lastHealthy?.renderRef, good);
   });
 
   test('deleting the Release prunes the app and its stored renders', async () => {
-    await deleteReleaseAndWait(admin, NS, NAME, { timeoutMs: 120_000, intervalMs: 500 });
-    const secrets = await admin.list<KubeObject>(
+    await deleteReleaseAndWait(d.admin, NS, NAME, { timeoutMs: 120_000, intervalMs: 500 });
+    const secrets = await d.admin.list<KubeObject>(
       { apiVersion: 'v1', kind: 'Secret', namespace: NS },
       { labelSelector: 'convoy.kumodo.io/release' },
     );
@@ -200,7 +251,7 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
       secrets.map((s) => s.metadata.name),
       [],
     );
-    const ns = await admin.get<{ metadata: { deletionTimestamp?: string } }>({
+    const ns = await d.admin.get<{ metadata: { deletionTimestamp?: string } }>({
       apiVersion: 'v1',
       kind: 'Namespace',
       name: APP_NS,
@@ -209,31 +260,22 @@ describe('deploy/ RBAC: both processes with their ServiceAccounts only', () => {
   });
 
   test("the observer's wake-ups reached the API with its own token, none refused", async () => {
-    assert.ok(controller && observer);
-    await assertWakeupsServed(controller, observer);
+    await assertWakeupsServed(d.controller, d.observer);
   });
 
   test('no request of either process was denied', async () => {
-    assert.ok(controller && observer);
     // Stop first, so requests made on the way out (releasing Leases) count too.
-    await controller.stop();
-    await observer.stop();
-    assert.deepEqual(denials(controller.log()), [], 'controller-manager');
-    assert.deepEqual(denials(observer.log()), [], 'observer');
-    assert.doesNotMatch(controller.log(), /forbidden/i);
-    assert.doesNotMatch(observer.log(), /forbidden/i);
+    await d.controller.stop();
+    await d.observer.stop();
+    assert.deepEqual(denials(d.controller.log()), [], 'controller-manager');
+    assert.deepEqual(denials(d.observer.log()), [], 'observer');
+    assert.doesNotMatch(d.controller.log(), /forbidden/i);
+    assert.doesNotMatch(d.observer.log(), /forbidden/i);
   });
 });
 
 describe("deploy/ as installed (tenant mode): convoy writes only as the Release's serviceAccountName", () => {
   const TEAM = 'team';
-  let cluster: CrdCluster | undefined;
-  let cp: ControlPlane;
-  let admin: KubeClient;
-  let dir: string;
-  let controller: ManagerProcess | undefined;
-  let observer: ObserverProcess | undefined;
-  let kubeconfigs: Record<string, string> = {};
   const manifests = `apiVersion: v1
 kind: ConfigMap
 metadata: {name: web-config}
@@ -265,84 +307,66 @@ spec:
     },
   });
 
-  before(async () => {
-    cluster = await startCrdCluster({ workloads: true, nodes: 2, scratch: 'convoy-deploy-tenant-' });
-    ({ cp, client: admin, work: dir } = cluster);
-    kubeconfigs = await installAs(admin, cp, dir, 'controller-manager/rbac-tenant.yaml', ['ui/rbac.yaml']);
+  const d = useDeployedSystem({
+    name: 'tenant',
+    rbac: 'controller-manager/rbac-tenant.yaml',
+    extras: ['ui/rbac.yaml'],
+    tenancy: deployedTenancy,
+    args: () => componentArgs('ui'),
     // The team's own deployer: it may write what its renders hold, in its namespace only.
-    for (const obj of [
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } },
-      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: TEAM } },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: 'deployer', namespace: TEAM },
-        rules: [
-          {
-            apiGroups: ['', 'apps'],
-            resources: ['configmaps', 'deployments'],
-            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-          },
-        ],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: 'deployer', namespace: TEAM },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'deployer' },
-        subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace: TEAM }],
-      },
-    ] as KubeObject[])
-      await applyObject(admin, obj, { fieldManager: 'convoy-test', force: true });
-    const env = { NODE_OPTIONS: DENIAL_PRELOAD };
-    controller = await startControllerManager({
-      tenancy: await deployedTenancy(),
-      kubeconfigPath: kubeconfigs['convoy-controller-manager'] ?? '',
-      identity: 'controller-tenant',
-      gitCacheDir: join(dir, 'git-cache'),
-      env,
-      args: await componentArgs('ui'),
-    });
-    observer = await startObserver({
-      kubeconfigPath: kubeconfigs['convoy-observer'] ?? '',
-      identity: 'observer-tenant',
-      wakeups: wakeupsTo(controller),
-      env,
-    });
-  });
-
-  after(async () => {
-    await controller?.stop();
-    await observer?.stop();
-    await cluster?.stop();
+    prepare: async (admin) => {
+      for (const obj of [
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TEAM } },
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: TEAM } },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'deployer', namespace: TEAM },
+          rules: [
+            {
+              apiGroups: ['', 'apps'],
+              resources: ['configmaps', 'deployments'],
+              verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+            },
+          ],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'deployer', namespace: TEAM },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'deployer' },
+          subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace: TEAM }],
+        },
+      ] as KubeObject[])
+        await applyObject(admin, obj, { fieldManager: 'convoy-test', force: true });
+    },
   });
 
   test('a Release with serviceAccountName rolls out to Succeeded and is deleted, with no request denied', async () => {
-    await admin.create(release('web', 'deployer'));
+    await d.admin.create(release('web', 'deployer'));
     await waitFor(
       'rollout Succeeded',
-      async () => (await getRelease(admin, TEAM, 'web'))?.status?.rollout?.state === 'Succeeded',
+      async () => (await getRelease(d.admin, TEAM, 'web'))?.status?.rollout?.state === 'Succeeded',
       { timeoutMs: 180_000, intervalMs: 500 },
     );
-    await deleteReleaseAndWait(admin, TEAM, 'web', { timeoutMs: 120_000, intervalMs: 500 });
+    await deleteReleaseAndWait(d.admin, TEAM, 'web', { timeoutMs: 120_000, intervalMs: 500 });
     assert.equal(
-      await admin.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: TEAM, name: 'web' }),
+      await d.admin.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: TEAM, name: 'web' }),
       undefined,
       'pruned as the deployer',
     );
-    assert.deepEqual(denials(controller?.log() ?? ''), [], 'controller-manager');
-    assert.deepEqual(denials(observer?.log() ?? ''), [], 'observer');
-    assert.ok(controller && observer);
-    await assertWakeupsServed(controller, observer);
+    assert.deepEqual(denials(d.controller.log()), [], 'controller-manager');
+    assert.deepEqual(denials(d.observer.log()), [], 'observer');
+    await assertWakeupsServed(d.controller, d.observer);
   });
 
   test('the default install refuses a Release without serviceAccountName: a condition, an Event, nothing tried', async () => {
-    const before = denials(controller?.log() ?? '').length;
-    await admin.create(release('rogue'));
+    const before = denials(d.controller.log()).length;
+    await d.admin.create(release('rogue'));
     const ready = await waitFor(
       'Ready=False ServiceAccountRequired',
       async () => {
-        const c = (await getRelease(admin, TEAM, 'rogue'))?.status?.conditions?.find(
+        const c = (await getRelease(d.admin, TEAM, 'rogue'))?.status?.conditions?.find(
           (x) => x.type === 'Ready',
         );
         return c?.reason === 'ServiceAccountRequired' ? c : false;
@@ -354,16 +378,16 @@ spec:
     assert.match(ready.message, /--default-service-account/);
     assert.match(ready.message, /set spec\.serviceAccountName to a ServiceAccount of namespace "team"/);
     const event = await waitFor('a Warning Event', async () => {
-      const events = await admin.list<KubeObject & { reason?: string; type?: string }>(
+      const events = await d.admin.list<KubeObject & { reason?: string; type?: string }>(
         { apiVersion: 'v1', kind: 'Event', namespace: TEAM },
         { fieldSelector: 'involvedObject.name=rogue' },
       );
       return events.find((e) => e.reason === 'ServiceAccountRequired') ?? false;
     });
     assert.equal(event.type, 'Warning');
-    assert.deepEqual(denials(controller?.log() ?? '').slice(before), [], 'no write was even tried');
+    assert.deepEqual(denials(d.controller.log()).slice(before), [], 'no write was even tried');
     assert.equal(
-      await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: TEAM, name: 'web-config' }),
+      await d.admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: TEAM, name: 'web-config' }),
       undefined,
       'nothing was written',
     );
@@ -371,15 +395,15 @@ spec:
 
   test("with deploy/ui, a team member's web UI session runs as them on convoy's ServiceAccount alone", async () => {
     assert.deepEqual(await componentArgs('ui'), ['--api-ui']);
-    assert.ok(controller?.api);
-    const before = denials(controller.log()).length;
-    await admin.create({
+    assert.ok(d.controller.api);
+    const before = denials(d.controller.log()).length;
+    await d.admin.create({
       apiVersion: 'v1',
       kind: 'ServiceAccount',
       metadata: { name: 'dev', namespace: TEAM },
     });
     await bindUiRole(
-      admin,
+      d.admin,
       TEAM,
       'ui-dev',
       [{ kind: 'ServiceAccount', name: 'dev', namespace: TEAM }],
@@ -389,14 +413,14 @@ spec:
         verbs: ['get', 'create'],
       },
     );
-    await waitForAccess(admin, 'dev may watch releases', {
+    await waitForAccess(d.admin, 'dev may watch releases', {
       user: `system:serviceaccount:${TEAM}:dev`,
       resourceAttributes: { verb: 'watch', group: 'convoy.kumodo.io', resource: 'releases', namespace: TEAM },
     });
-    const token = await serviceAccountToken(admin, TEAM, 'dev', 600);
+    const token = await serviceAccountToken(d.admin, TEAM, 'dev', 600);
     // Straight to convoy's port with the member's token: TokenReview names them (user, uid, groups and
     // the credential-id extra), and the session impersonates all of it.
-    const { url, caPem } = controller.api;
+    const { url, caPem } = d.controller.api;
     const res = await httpsGet(
       `${url}/apis/api.convoy.kumodo.io/v1alpha1/namespaces/${TEAM}/ui/web/proxy/api/releases`,
       {
@@ -410,6 +434,6 @@ spec:
     assert.deepEqual(rows, [`${TEAM}/rogue`]);
     const problems = (JSON.parse(res.body) as { problems?: unknown[] }).problems ?? [];
     assert.deepEqual(problems, [], 'every watch of the session runs');
-    assert.deepEqual(denials(controller.log()).slice(before), [], 'no impersonated request was denied');
+    assert.deepEqual(denials(d.controller.log()).slice(before), [], 'no impersonated request was denied');
   });
 });

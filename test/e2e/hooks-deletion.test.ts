@@ -16,10 +16,10 @@ import {
   hookJob,
   inlineRelease,
   type JobLike,
-  jobDone,
+  jobCompleted,
   ready,
 } from '../support/hooks.ts';
-import { Recorder, type Seen } from '../support/recorder.ts';
+import { added, Recorder, type Seen } from '../support/recorder.ts';
 import { getInventory, isReady, readyReason, releaseRef } from '../support/release.ts';
 import { convoySystemPerFile, DEFAULT_HEALTH } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
@@ -62,11 +62,8 @@ test('deletion runs PreDelete, then the prune, then PostDelete, and the inventor
     await env.client.delete(releaseRef(ns, 'app'));
     await env.waitForReleaseGone(ns, 'app', 120_000, () => rec.summary());
 
-    const drainAdded = await rec.seen('PreDelete Job created', (s) => s.type === 'add' && s.name === drain);
-    const drainDone = await rec.seen(
-      'PreDelete Job Complete',
-      (s) => s.name === drain && jobDone(s.object as JobLike, 'Complete'),
-    );
+    const drainAdded = await rec.seen('PreDelete Job created', added(drain));
+    const drainDone = await rec.seen('PreDelete Job Complete', jobCompleted(drain));
     const drainFinished = await rec.seen(
       'PreDelete finished in the inventory',
       (s) =>
@@ -83,14 +80,8 @@ test('deletion runs PreDelete, then the prune, then PostDelete, and the inventor
       'web pruned',
       (s) => s.kind === 'Deployment' && s.name === 'web' && s.type === 'delete',
     );
-    const cleanupAdded = await rec.seen(
-      'PostDelete Job created',
-      (s) => s.type === 'add' && s.name === cleanup,
-    );
-    const cleanupDone = await rec.seen(
-      'PostDelete Job Complete',
-      (s) => s.name === cleanup && jobDone(s.object as JobLike, 'Complete'),
-    );
+    const cleanupAdded = await rec.seen('PostDelete Job created', added(cleanup));
+    const cleanupDone = await rec.seen('PostDelete Job Complete', jobCompleted(cleanup));
     const invDeleted = await rec.seen(
       'inventory deleted',
       (s) => s.kind === 'ReleaseInventory' && s.type === 'delete',

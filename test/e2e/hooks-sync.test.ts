@@ -19,11 +19,12 @@ import {
   hookJob,
   inlineRelease,
   type JobLike,
+  jobCompleted,
   jobDone,
   manifests,
   ready,
 } from '../support/hooks.ts';
-import { Recorder, type Seen } from '../support/recorder.ts';
+import { added, Recorder, type Seen } from '../support/recorder.ts';
 import {
   getInventory,
   getRelease,
@@ -75,11 +76,8 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
       'Ready WaitingForHook before the waves',
       (s) => s.kind === 'Release' && ready(s.object as unknown as Release)?.reason === 'WaitingForHook',
     );
-    const preAdded = await rec.seen('PreSync Job created', (s) => s.type === 'add' && s.name === pre);
-    const preDone = await rec.seen(
-      'PreSync Job Complete',
-      (s) => s.name === pre && jobDone(jobOf(s), 'Complete'),
-    );
+    const preAdded = await rec.seen('PreSync Job created', added(pre));
+    const preDone = await rec.seen('PreSync Job Complete', jobCompleted(pre));
     const aAdded = await rec.seen(
       'wave 0 applied',
       (s) => s.kind === 'ConfigMap' && s.name === 'a' && s.type === 'add',
@@ -91,11 +89,8 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
         s.kind === 'Deployment' &&
         (s.object as { status?: { availableReplicas?: number } }).status?.availableReplicas === 1,
     );
-    const postAdded = await rec.seen('PostSync Job created', (s) => s.type === 'add' && s.name === post);
-    const postDone = await rec.seen(
-      'PostSync Job Complete',
-      (s) => s.name === post && jobDone(jobOf(s), 'Complete'),
-    );
+    const postAdded = await rec.seen('PostSync Job created', added(post));
+    const postDone = await rec.seen('PostSync Job Complete', jobCompleted(post));
     const succeeded = await rec.seen(
       'rollout Succeeded',
       (s) => s.kind === 'Release' && (s.object as unknown as Release).status?.rollout?.state === 'Succeeded',
@@ -185,11 +180,11 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
     );
     assert.notEqual(rerun.p?.createdAt, createdBefore);
     const after = rec.events.slice(seqForced);
-    const newPre = after.find((s) => s.type === 'add' && s.name === pre);
+    const newPre = after.find(added(pre));
     assert.ok(newPre, `a new PreSync Job: ${rec.summary()}`);
     assert.notEqual(jobOf(newPre).metadata.uid, preUid);
-    const newPreDone = after.find((s) => s.name === pre && jobDone(jobOf(s), 'Complete'));
-    const newPost = after.find((s) => s.type === 'add' && s.name === post);
+    const newPreDone = after.find(jobCompleted(pre));
+    const newPost = after.find(added(post));
     assert.ok(newPreDone && newPost && newPreDone.seq < newPost.seq, rec.summary());
     assert.equal(rec.first(isJob('page')), undefined, 'SyncFail still never ran');
   });
@@ -228,7 +223,7 @@ test('a failed PreSync blocks the waves, fails the sync with HookFailed, runs Sy
       { timeoutMs: 60_000 },
     );
     await env.manager.moreReconciles(3, { timeoutMs: 60_000 });
-    const pageAdds = rec.events.filter((s) => s.type === 'add' && s.name === page);
+    const pageAdds = rec.events.filter(added(page));
     assert.equal(pageAdds.length, 1, `SyncFail ran once: ${rec.summary()}`);
     const entry = await hookEntry(env.client, ns, 'app', 'page');
     assert.equal(entry?.phase, 'SyncFail');
@@ -247,7 +242,7 @@ test('a failed PreSync blocks the waves, fails the sync with HookFailed, runs Sy
     const check = await hookEntry(env.client, ns, 'app', 'check');
     assert.equal(check?.state, 'Failed');
     assert.equal(
-      rec.events.filter((s) => s.type === 'add' && s.name === hookWorkloadName('check', R)).length,
+      rec.events.filter(added(hookWorkloadName('check', R))).length,
       1,
       'a failed PreSync is not re-run without a new render or a forced sync',
     );

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
+import { AGGREGATED_GROUP_VERSION, API_VERSION } from '../../src/api/constants.ts';
 import type { Condition, KubeObject } from '../../src/api/types.ts';
 import { impersonating } from '../../src/controller/cluster/access.ts';
 import { applyObject } from '../../src/kube/apply.ts';
@@ -45,8 +46,7 @@ const A = 'tenant-a';
 const B = 'tenant-b';
 const C = 'tenant-c';
 const SA = 'deployer';
-const CONVOY = 'convoy.kumodo.io/v1alpha1';
-const API_BASE = '/apis/api.convoy.kumodo.io/v1alpha1/namespaces';
+const API_BASE = `/apis/${AGGREGATED_GROUP_VERSION}/namespaces`;
 
 type Obj = Record<string, unknown> & {
   kind: string;
@@ -123,7 +123,7 @@ const kubeconfigSecret = (name: string, text: string, ns = A): Obj => ({
   stringData: { kubeconfig: text },
 });
 const clusterOf = (name: string, secret: string): Obj => ({
-  apiVersion: CONVOY,
+  apiVersion: API_VERSION,
   kind: 'Cluster',
   metadata: { name, namespace: A },
   spec: { kubeconfigSecretRef: { name: secret } },
@@ -178,7 +178,12 @@ function attacksWith(ctx: Ctx): Attack[] {
       name: 'no serviceAccountName, a Cluster without kubeconfig (the local cluster)',
       spec: { cluster: { name: 'local-alias' } },
       setup: [
-        { apiVersion: CONVOY, kind: 'Cluster', metadata: { name: 'local-alias', namespace: A }, spec: {} },
+        {
+          apiVersion: API_VERSION,
+          kind: 'Cluster',
+          metadata: { name: 'local-alias', namespace: A },
+          spec: {},
+        },
       ],
       objects: [cm('no-sa-cluster', B)],
       outcome: { refused: ['ServiceAccountRequired'] },
@@ -726,7 +731,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
     const adminKubeconfig = await readFile(cp.kubeconfigPath, 'utf8');
     await admin.create(kubeconfigSecret('b-admin-kubeconfig', adminKubeconfig, B) as never);
     await admin.create({
-      apiVersion: CONVOY,
+      apiVersion: API_VERSION,
       kind: 'Cluster',
       metadata: { name: 'b-admin', namespace: B },
       spec: { kubeconfigSecretRef: { name: 'b-admin-kubeconfig' } },
@@ -795,7 +800,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
       for (const o of a.setup ?? [])
         await applyObject(alice, o as never, { fieldManager: 'alice', force: true });
       await alice.create({
-        apiVersion: CONVOY,
+        apiVersion: API_VERSION,
         kind: 'Release',
         metadata: { name, namespace: A },
         spec: {
@@ -815,7 +820,7 @@ describe('tenancy: a hostile tenant against the default install', () => {
 
   /** Tenant C's Release `victim`, applying the one ConfigMap `cmName` as C's deployer. */
   const victimRelease = (cmName: string) => ({
-    apiVersion: CONVOY,
+    apiVersion: API_VERSION,
     kind: 'Release',
     metadata: { name: 'victim', namespace: C },
     spec: { serviceAccountName: 'c-deployer', source: { inline: { manifests: manifestsOf([cm(cmName)]) } } },

@@ -6,6 +6,7 @@ import type { Release, ReleaseSpec } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import type { KubeObject } from '../../src/runtime/index.ts';
 import { TEST_LABEL_FAIL, TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
+import type { Seen } from './recorder.ts';
 import { getInventory, releaseRef } from './release.ts';
 
 export type Manifest = Record<string, unknown>;
@@ -110,6 +111,10 @@ export interface JobLike extends KubeObject {
 
 export const jobDone = (j: JobLike | undefined, type: 'Complete' | 'Failed') =>
   j?.status?.conditions?.some((c) => c.type === type && c.status === 'True') === true;
+
+/** A recorder event of the Job `name` once it has completed. */
+export const jobCompleted = (name: string) => (s: Seen) =>
+  s.name === name && jobDone(s.object as JobLike, 'Complete');
 
 /** Sets annotations the way /sync does (merge patch under convoy-api). */
 export async function annotate(

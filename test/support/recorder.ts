@@ -124,6 +124,9 @@ export class Recorder {
   }
 }
 
+/** A recorder event that adds the object `name`. */
+export const added = (name: string) => (s: Seen) => s.type === 'add' && s.name === name;
+
 /** Every distinct status.rollout the watch delivered for one Release, with the local time it arrived. */
 export interface RolloutLog {
   readonly seen: readonly { readonly at: number; readonly rollout: RolloutStatus | undefined }[];
