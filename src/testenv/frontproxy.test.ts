@@ -2,26 +2,24 @@
 // CN, for client auth only, that the CA really signed, and a key that matches it.
 import assert from 'node:assert/strict';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
+import { useScratchDir } from '../lib/scratch-dir.ts';
 import { FRONT_PROXY_CLIENT_NAME } from './flags.ts';
 import { type FrontProxyCerts, writeFrontProxyCerts } from './frontproxy.ts';
 
 describe('writeFrontProxyCerts', () => {
-  let dir: string;
+  const dir = useScratchDir('convoy-frontproxy-test-');
   let certs: FrontProxyCerts;
   let ca: X509Certificate;
   let client: X509Certificate;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'convoy-frontproxy-test-'));
-    certs = await writeFrontProxyCerts(join(dir, 'front-proxy'));
+    certs = await writeFrontProxyCerts(join(dir(), 'front-proxy'));
     ca = new X509Certificate(await readFile(certs.caFile));
     client = new X509Certificate(await readFile(certs.clientCertFile));
   });
-  after(() => rm(dir, { recursive: true, force: true }));
 
   it('returns the CA file it wrote as caPem', async () => {
     assert.equal(certs.caPem, await readFile(certs.caFile, 'utf8'));

@@ -10,6 +10,23 @@ export const TEST_ANNOTATION_READY_DELAY = 'convoy.kumodo.io/test-ready-delay';
 /** The message a pod failed by the test-fail stage carries in status.message. */
 export const TEST_FAIL_MESSAGE = 'convoy test stage: container exited with code 1';
 
+/** What a test puts on a pod template to pick a test stage for its pods. */
+export interface PodStage {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/** The test stages by name: pods that never become Ready, that fail, or that are Ready after `delay`. */
+export const TEST_STAGE = {
+  none: { labels: {}, annotations: {} },
+  neverReady: { labels: { [TEST_LABEL_NEVER_READY]: 'true' }, annotations: {} },
+  fail: { labels: { [TEST_LABEL_FAIL]: 'true' }, annotations: {} },
+  readyAfter: (delay: string): PodStage => ({
+    labels: { [TEST_LABEL_DELAY]: 'true' },
+    annotations: { [TEST_ANNOTATION_READY_DELAY]: delay },
+  }),
+} as const satisfies Record<string, PodStage | ((delay: string) => PodStage)>;
+
 const notDeleting = `
     - key: '.metadata.deletionTimestamp'
       operator: 'DoesNotExist'`;

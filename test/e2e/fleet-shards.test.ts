@@ -10,18 +10,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { API_VERSION } from '../../src/api/constants.ts';
-import type { FleetMemberStatus, Release, ReleaseSet } from '../../src/api/types.ts';
+import type { FleetMemberStatus, ReleaseSet } from '../../src/api/types.ts';
 import { shardOf } from '../../src/runtime/index.ts';
-import {
-  addFleetCluster,
-  applyFleetRule,
-  applyFleetSet,
-  type FleetCluster,
-  getFleetSet,
-  liveVersion,
-  trainEnded,
-  waitForSet,
-} from '../support/fleet.ts';
+import { type FleetMemberSpec, fleetFixture, trainEnded } from '../support/fleet.ts';
 import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
 import { mergePatch } from '../support/release.ts';
 import { convoySystemPerFile, LEASE_NS } from '../support/system.ts';
@@ -59,32 +50,16 @@ const managers = (): ManagerProcess[] => {
   return [sys.manager, second];
 };
 
-/** Members: [extra cluster, wave, shard, the version that is bad there]. */
-const SPEC: Record<string, [number, number, number, string]> = {
-  c1: [0, 1, OTHER, 'none'],
-  c2: [1, 2, SET_SHARD, 'v2'],
-  c3: [2, 2, OTHER, 'none'],
+/** Members: the extra cluster, the wave, the shard and the version that is bad there. */
+const SPEC: Record<string, FleetMemberSpec> = {
+  c1: { extra: 0, targetNs: 'web', wave: 1, shard: OTHER, bad: 'none' },
+  c2: { extra: 1, targetNs: 'web', wave: 2, shard: SET_SHARD, bad: 'v2' },
+  c3: { extra: 2, targetNs: 'web', wave: 2, shard: OTHER, bad: 'none' },
 };
-const CLUSTERS = Object.keys(SPEC);
-function member(name: string): FleetCluster {
-  const [i, wave, shard, bad] = SPEC[name] ?? [0, 0, 0, ''];
-  const access = sys.cp.extra[i];
-  if (access === undefined) throw new Error(`no extra cluster ${i}`);
-  return { name, access, targetNs: 'web', wave, bad, shard };
-}
 const STRATEGY = { maxParallel: 1, soak: '10s' } as const;
 const SOAK_MS = 10_000;
-const live = (c: string) => liveVersion(member(c));
-const getRelease = (cluster: string) =>
-  sys.client.get<Release>({
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    namespace: NS,
-    name: `web-${cluster}`,
-  });
 const logs = () => `${sys.logs()}\n--- controller-manager shard 1 ---\n${second?.log().slice(-4000) ?? ''}`;
-const waitSet = (what: string, ok: (s: ReleaseSet) => boolean) =>
-  waitForSet(sys.client, NS, what, ok, { context: logs });
+const fleet = fleetFixture(sys, NS, SPEC, logs);
 const row = (s: ReleaseSet, c: string): FleetMemberStatus => {
   const r = s.status?.clusters?.find((m) => m.cluster === c);
   if (r === undefined) throw new Error(`no row for ${c}: ${JSON.stringify(s.status?.clusters)}`);
@@ -105,12 +80,12 @@ const linesAbout = (m: ManagerProcess, key: string) =>
 describe('ReleaseSet spanning two controller-manager shards', () => {
   it('a healthy revision reaches every cluster in wave order, one at a time in wave 2, after the soak', async (t) => {
     await sys.namespace(NS);
-    await applyFleetRule(sys.client, NS);
-    for (const c of CLUSTERS) await addFleetCluster(sys.client, NS, member(c));
-    await applyFleetSet(sys.client, NS, 'v1', STRATEGY);
-    const set = await waitSet('v1 on every cluster', trainEnded('Succeeded'));
-    for (const c of CLUSTERS) assert.equal(await live(c), 'v1', c);
-    const [c1, c2, c3] = CLUSTERS.map((c) => row(set, c));
+    await fleet.applyRule();
+    for (const c of fleet.names) await fleet.addCluster(c);
+    await fleet.applySet('v1', STRATEGY);
+    const set = await fleet.waitSet('v1 on every cluster', trainEnded('Succeeded'));
+    for (const c of fleet.names) assert.equal(await fleet.live(c), 'v1', c);
+    const [c1, c2, c3] = fleet.names.map((c) => row(set, c));
     if (c1 === undefined || c2 === undefined || c3 === undefined) throw new Error('rows');
     t.diagnostic(JSON.stringify([c1, c2, c3].map((r) => [r.cluster, r.startedAt, r.succeededAt])));
     // Wave 2 starts after wave 1 Succeeded and soaked; inside it, maxParallel 1: c3 after c2 Succeeded.
@@ -123,9 +98,9 @@ describe('ReleaseSet spanning two controller-manager shards', () => {
       `maxParallel 1: c3 starts after c2 Succeeded: ${JSON.stringify([c2, c3])}`,
     );
     // Each Release was worked by the process of its Cluster's shard, and only by it.
-    for (const c of CLUSTERS) {
+    for (const c of fleet.names) {
       const key = `${NS}/web-${c}`;
-      const shard = SPEC[c]?.[2] ?? -1;
+      const shard = SPEC[c]?.shard ?? -1;
       const [owner, other] = shard === 0 ? managers() : [...managers()].reverse();
       if (owner === undefined || other === undefined) throw new Error('managers');
       assert.ok(linesAbout(owner, key).length > 0, `shard ${shard} worked ${key}\n${logs()}`);
@@ -134,39 +109,42 @@ describe('ReleaseSet spanning two controller-manager shards', () => {
   });
 
   it('a revision failing on wave 2 stops before c3 and rolls wave 1 back on the other shard', async () => {
-    const before = (await getFleetSet(sys.client, NS)).status?.good?.revision;
-    await applyFleetSet(sys.client, NS, 'v2', STRATEGY);
-    const set = await waitSet('fleet rollback of v2', trainEnded('RolledBack'));
+    const before = (await fleet.set()).status?.good?.revision;
+    await fleet.applySet('v2', STRATEGY);
+    const set = await fleet.waitSet('fleet rollback of v2', trainEnded('RolledBack'));
     assert.equal(set.status?.train?.failedCluster, 'c2');
     assert.deepEqual([...(set.status?.train?.rolledBack ?? [])].sort(), ['c1', 'c2']);
     assert.equal(set.status?.good?.revision, before, 'the good revision stays the last healthy one');
     for (const c of ['c1', 'c2'])
-      await waitFor(`${c} back on v1 (its ConfigMap)`, async () => (await live(c)) === 'v1', {
+      await waitFor(`${c} back on v1 (its ConfigMap)`, async () => (await fleet.live(c)) === 'v1', {
         timeoutMs: 120_000,
       });
-    assert.ok((await getRelease('c1'))?.spec.pin !== undefined, 'c1 (shard of the other process) is pinned');
-    assert.equal(await live('c3'), 'v1', 'c3 never got v2');
+    assert.ok(
+      (await fleet.release('c1'))?.spec.pin !== undefined,
+      'c1 (shard of the other process) is pinned',
+    );
+    assert.equal(await fleet.live('c3'), 'v1', 'c3 never got v2');
     assert.notEqual(
-      (await getRelease('c3'))?.metadata.annotations?.['convoy.kumodo.io/fleet-revision'],
+      (await fleet.release('c3'))?.metadata.annotations?.['convoy.kumodo.io/fleet-revision'],
       set.status?.revision,
     );
   });
 
   it('a forced sync after the fleet rollback runs the same revision again as a new train', async () => {
-    const rolled = await getFleetSet(sys.client, NS);
+    const rolled = await fleet.set();
     const first = rolled.status?.train?.id;
     await mergePatch(
       sys.client,
       { apiVersion: API_VERSION, kind: 'ReleaseSet', namespace: NS, name: 'web' },
       { metadata: { annotations: { 'convoy.kumodo.io/force-sync-at': new Date().toISOString() } } },
     );
-    const set = await waitSet(
+    const set = await fleet.waitSet(
       'a new train of v2 rolled back',
       (s) => trainEnded('RolledBack')(s) && s.status?.train?.id !== first,
     );
     assert.equal(set.status?.revision, rolled.status?.revision, 'the same revision');
     assert.equal(set.status?.train?.failedCluster, 'c2');
-    const c1 = await getRelease('c1');
+    const c1 = await fleet.release('c1');
     assert.equal(
       c1?.metadata.annotations?.['convoy.kumodo.io/fleet-train'],
       set.status?.train?.id,
@@ -177,27 +155,27 @@ describe('ReleaseSet spanning two controller-manager shards', () => {
       'c1 took the train again after the first one ended',
     );
     for (const c of ['c1', 'c2'])
-      await waitFor(`${c} back on v1`, async () => (await live(c)) === 'v1', { timeoutMs: 120_000 }).catch(
-        async (err: Error) => {
-          const r = await getRelease(c);
-          const seen = JSON.stringify({
-            row: row(set, c),
-            pin: r?.spec.pin,
-            lastHealthy: r?.status?.lastHealthy,
-          });
-          throw new Error(`${err.message}\n${seen}\n${logs()}`, { cause: err });
-        },
-      );
-    assert.equal(await live('c3'), 'v1', 'c3 never got v2');
+      await waitFor(`${c} back on v1`, async () => (await fleet.live(c)) === 'v1', {
+        timeoutMs: 120_000,
+      }).catch(async (err: Error) => {
+        const r = await fleet.release(c);
+        const seen = JSON.stringify({
+          row: row(set, c),
+          pin: r?.spec.pin,
+          lastHealthy: r?.status?.lastHealthy,
+        });
+        throw new Error(`${err.message}\n${seen}\n${logs()}`, { cause: err });
+      });
+    assert.equal(await fleet.live('c3'), 'v1', 'c3 never got v2');
   });
 
   it('the next revision unpins the rolled back clusters and reaches every cluster', async () => {
-    await applyFleetSet(sys.client, NS, 'v3', STRATEGY);
-    const set = await waitSet('v3 on every cluster', trainEnded('Succeeded'));
+    await fleet.applySet('v3', STRATEGY);
+    const set = await fleet.waitSet('v3 on every cluster', trainEnded('Succeeded'));
     assert.equal(set.status?.good?.revision, set.status?.revision);
-    for (const c of CLUSTERS) {
-      assert.equal(await live(c), 'v3', c);
-      assert.equal((await getRelease(c))?.spec.pin, undefined, `${c} unpinned`);
+    for (const c of fleet.names) {
+      assert.equal(await fleet.live(c), 'v3', c);
+      assert.equal((await fleet.release(c))?.spec.pin, undefined, `${c} unpinned`);
     }
   });
 });

@@ -15,16 +15,7 @@ import { runConvoy } from '../../src/cli/testsupport.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { Informer, type KubeObject, Transport } from '../../src/runtime/index.ts';
-import {
-  addFleetCluster,
-  applyFleetRule,
-  applyFleetSet,
-  type FleetCluster,
-  getFleetSet,
-  liveVersion,
-  trainEnded,
-  waitForSet,
-} from '../support/fleet.ts';
+import { type FleetMemberSpec, fleetFixture, trainEnded } from '../support/fleet.ts';
 import { type ManagerProcess, startControllerManager } from '../support/processes.ts';
 import { mergePatch } from '../support/release.ts';
 import { deployment } from '../support/rollout.ts';
@@ -39,30 +30,14 @@ after(async () => {
 });
 
 /** Members: three apiservers in waves 1–2–3, and c4 on the first one in another namespace (wave 3). */
-const SPEC: Record<string, [number, string, number, string]> = {
-  c1: [0, 'web-a', 1, 'none'],
-  c2: [1, 'web-a', 2, 'v3'],
-  c3: [2, 'web-a', 3, 'none'],
-  c4: [0, 'web-b', 3, 'none'],
+const SPEC: Record<string, FleetMemberSpec> = {
+  c1: { extra: 0, targetNs: 'web-a', wave: 1, bad: 'none' },
+  c2: { extra: 1, targetNs: 'web-a', wave: 2, bad: 'v3' },
+  c3: { extra: 2, targetNs: 'web-a', wave: 3, bad: 'none' },
+  c4: { extra: 0, targetNs: 'web-b', wave: 3, bad: 'none' },
 };
-function member(name: string): FleetCluster {
-  const [i, targetNs, wave, bad] = SPEC[name] ?? [0, '', 0, ''];
-  const access = sys.cp.extra[i];
-  if (access === undefined) throw new Error(`no extra cluster ${i}`);
-  return { name, access, targetNs, wave, bad };
-}
-const live = (c: string) => liveVersion(member(c));
-const getRelease = (cluster: string) =>
-  sys.client.get<Release>({
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    namespace: NS,
-    name: `web-${cluster}`,
-  });
 const logs = () => `${sys.logs()}\n${manager?.log().slice(-4000) ?? ''}`;
-const waitSet = (what: string, ok: (s: ReleaseSet) => boolean) =>
-  waitForSet(sys.client, NS, what, ok, { context: logs });
-const getSet = () => getFleetSet(sys.client, NS);
+const fleet = fleetFixture(sys, NS, SPEC, logs);
 const row = (s: ReleaseSet, c: string) => s.status?.clusters?.find((m) => m.cluster === c);
 const cli = (...args: string[]) => runConvoy([...args, '-n', NS, '--kubeconfig', sys.cp.kubeconfigPath]);
 const paused = (c: string, p: boolean) =>
@@ -72,7 +47,7 @@ const paused = (c: string, p: boolean) =>
     { spec: { paused: p } },
   );
 const revisionOf = async (c: string) =>
-  (await getRelease(c))?.metadata.annotations?.['convoy.kumodo.io/fleet-revision'];
+  (await fleet.release(c))?.metadata.annotations?.['convoy.kumodo.io/fleet-revision'];
 
 /**
  * For each train, the order (one watch of the namespace's Releases: the API's order) and local time at
@@ -123,16 +98,16 @@ function recordTrain() {
 describe('ReleaseSet over three clusters in waves 1–2–3', () => {
   it('sets up the rule, the clusters and the first revision, which reaches the waves in order', async (t) => {
     await sys.namespace(NS);
-    await applyFleetRule(sys.client, NS);
-    for (const c of ['c1', 'c2', 'c3']) await addFleetCluster(sys.client, NS, member(c));
+    await fleet.applyRule();
+    for (const c of ['c1', 'c2', 'c3']) await fleet.addCluster(c);
     const rec = recordTrain();
     await rec.start();
-    await applyFleetSet(sys.client, NS, 'v1');
-    const set = await waitSet('v1 on every cluster', trainEnded('Succeeded'));
+    await fleet.applySet('v1');
+    const set = await fleet.waitSet('v1 on every cluster', trainEnded('Succeeded'));
     await rec.stop();
     const id = set.status?.train?.id;
     assert.equal(set.status?.good?.revision, set.status?.revision);
-    for (const c of ['c1', 'c2', 'c3']) assert.equal(await live(c), 'v1', c);
+    for (const c of ['c1', 'c2', 'c3']) assert.equal(await fleet.live(c), 'v1', c);
     const at = (m: Map<string, { at: number }>, c: string) => (m.get(`${id}/${c}`)?.at ?? Number.NaN) - t0;
     const t0 = rec.given.get(`${id}/c1`)?.at ?? 0;
     const shown = ['c1', 'c2', 'c3'].map(
@@ -149,21 +124,21 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
     );
     // The Releases' own rollout times say the same (second precision).
     const times = await Promise.all(
-      ['c1', 'c2', 'c3'].map(async (c) => (await getRelease(c))?.status?.rollout),
+      ['c1', 'c2', 'c3'].map(async (c) => (await fleet.release(c))?.status?.rollout),
     );
     for (let i = 1; i < times.length; i++) {
       assert.ok(Date.parse(times[i]?.startedAt ?? '') >= Date.parse(times[i - 1]?.finishedAt ?? ''));
     }
-    const release = await getRelease('c1');
+    const release = await fleet.release('c1');
     assert.equal(release?.metadata.ownerReferences?.[0]?.kind, 'ReleaseSet');
     assert.deepEqual(release?.spec.cluster, { name: 'c1' });
   });
 
   it('a paused cluster holds the waves above it; a cluster added meanwhile gets the good revision', async () => {
-    const good = (await getSet()).status?.revision;
+    const good = (await fleet.set()).status?.revision;
     await paused('c2', true);
-    await applyFleetSet(sys.client, NS, 'v2');
-    const held = await waitSet('c1 on v2, c2 paused', (s) => {
+    await fleet.applySet('v2');
+    const held = await fleet.waitSet('c1 on v2, c2 paused', (s) => {
       const c1 = row(s, 'c1');
       return (
         c1?.state === 'Succeeded' && c1.revision === s.status?.revision && row(s, 'c2')?.state === 'Paused'
@@ -175,29 +150,29 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
       held.status?.revision,
       'wave 3 waits behind the paused wave 2',
     );
-    await addFleetCluster(sys.client, NS, member('c4'));
-    await waitFor('c4 on the good revision', async () => (await live('c4')) === 'v1', {
+    await fleet.addCluster('c4');
+    await waitFor('c4 on the good revision', async () => (await fleet.live('c4')) === 'v1', {
       timeoutMs: 120_000,
     });
     assert.equal(await revisionOf('c4'), good);
-    assert.equal(await live('c3'), 'v1');
+    assert.equal(await fleet.live('c3'), 'v1');
     await paused('c2', false);
-    await waitSet('v2 on every cluster', trainEnded('Succeeded'));
-    for (const c of ['c1', 'c2', 'c3', 'c4']) assert.equal(await live(c), 'v2', c);
+    await fleet.waitSet('v2 on every cluster', trainEnded('Succeeded'));
+    for (const c of ['c1', 'c2', 'c3', 'c4']) assert.equal(await fleet.live(c), 'v2', c);
   });
 
   it('a revision failing on wave 2 stops before wave 3 and rolls wave 1 back; fleet watch exits 1', async () => {
-    await applyFleetSet(sys.client, NS, 'v3');
+    await fleet.applySet('v3');
     const watch = cli('fleet', 'watch', 'web', '--timeout', '5m');
-    const set = await waitSet('fleet rollback of v3', trainEnded('RolledBack'));
+    const set = await fleet.waitSet('fleet rollback of v3', trainEnded('RolledBack'));
     assert.equal(set.status?.train?.failedCluster, 'c2');
     assert.deepEqual([...(set.status?.train?.rolledBack ?? [])].sort(), ['c1', 'c2']);
-    await waitFor('c1 back on v2', async () => (await live('c1')) === 'v2', { timeoutMs: 120_000 });
-    assert.equal(await live('c2'), 'v2');
+    await waitFor('c1 back on v2', async () => (await fleet.live('c1')) === 'v2', { timeoutMs: 120_000 });
+    assert.equal(await fleet.live('c2'), 'v2');
     for (const c of ['c3', 'c4']) {
-      assert.equal(await live(c), 'v2', `${c} never got v3`);
+      assert.equal(await fleet.live(c), 'v2', `${c} never got v3`);
       assert.notEqual(
-        (await getRelease(c))?.metadata.annotations?.['convoy.kumodo.io/fleet-revision'],
+        (await fleet.release(c))?.metadata.annotations?.['convoy.kumodo.io/fleet-revision'],
         set.status?.revision,
       );
     }
@@ -213,8 +188,8 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
   it('a controller-manager killed mid-train: the next one resumes the train; fleet watch exits 0', async () => {
     const rec = recordTrain();
     await rec.start();
-    await applyFleetSet(sys.client, NS, 'v4');
-    await waitSet('v4 given to wave 2', (s) => {
+    await fleet.applySet('v4');
+    await fleet.waitSet('v4 given to wave 2', (s) => {
       const c2 = row(s, 'c2');
       return (
         row(s, 'c1')?.state === 'Succeeded' &&
@@ -233,7 +208,7 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
     });
     const watch = await cli('fleet', 'watch', 'web', '--timeout', '5m');
     assert.equal(watch.code, 0, `${watch.stdout}${watch.stderr}\n${logs()}`);
-    const set = await waitSet('v4 on every cluster', trainEnded('Succeeded'));
+    const set = await fleet.waitSet('v4 on every cluster', trainEnded('Succeeded'));
     await rec.stop();
     assert.equal(set.status?.good?.revision, set.status?.revision);
     const id = set.status?.train?.id;
@@ -242,9 +217,9 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
       ['c2', 'c3'],
       ['c2', 'c4'],
     ]);
-    for (const c of ['c1', 'c2', 'c3', 'c4']) assert.equal(await live(c), 'v4', c);
+    for (const c of ['c1', 'c2', 'c3', 'c4']) assert.equal(await fleet.live(c), 'v4', c);
     assert.equal(
-      (await getRelease('c1'))?.spec.pin,
+      (await fleet.release('c1'))?.spec.pin,
       undefined,
       'the new train unpinned the rolled back cluster',
     );
@@ -293,7 +268,7 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
       ).catch((err: Error) => {
         throw new Error(`${err.message}\n${logs()}`, { cause: err });
       });
-      const m = member(c);
+      const m = fleet.member(c);
       const target = new KubeClient(m.access.kubeConfig);
       const d = await target.get<{ status?: { availableReplicas?: number } }>({
         apiVersion: 'apps/v1',
@@ -315,7 +290,7 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
   });
 
   it('a Cluster that leaves the selector has its Releases deleted, and with them its objects', async () => {
-    const c4 = member('c4');
+    const c4 = fleet.member('c4');
     const target = new KubeClient(c4.access.kubeConfig);
     const app = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: c4.targetNs, name: 'app' };
     assert.ok((await target.get(app)) !== undefined, 'apps-c4 runs its Deployment before');
@@ -327,7 +302,7 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
     await waitFor(
       'the Releases of c4 gone, and its Deployment and ConfigMap on the target',
       async () =>
-        (await getRelease('c4')) === undefined &&
+        (await fleet.release('c4')) === undefined &&
         (await sys.client.get({
           apiVersion: API_VERSION,
           kind: 'Release',
@@ -335,13 +310,13 @@ describe('ReleaseSet over three clusters in waves 1–2–3', () => {
           name: 'apps-c4',
         })) === undefined &&
         (await target.get(app)) === undefined &&
-        (await live('c4')) === undefined,
+        (await fleet.live('c4')) === undefined,
       { timeoutMs: 120_000 },
     ).catch((err: Error) => {
       throw new Error(`${err.message}\n${logs()}`, { cause: err });
     });
     // The other members keep theirs; c1 shares c4's apiserver, in another namespace.
-    assert.ok((await getRelease('c1')) !== undefined);
-    assert.equal(await live('c1'), 'v4');
+    assert.ok((await fleet.release('c1')) !== undefined);
+    assert.equal(await fleet.live('c1'), 'v4');
   });
 });

@@ -27,12 +27,10 @@ import { type Harness, Informer, Transport } from '../../src/runtime/index.ts';
 import { type ApiServer, startApiServer } from '../../src/server/index.ts';
 import {
   type ControlPlane,
+  type PodStage,
   startControlPlane,
-  TEST_ANNOTATION_READY_DELAY,
   TEST_FAIL_MESSAGE,
-  TEST_LABEL_DELAY,
-  TEST_LABEL_FAIL,
-  TEST_LABEL_NEVER_READY,
+  TEST_STAGE,
 } from '../../src/testenv/index.ts';
 import { installCrds } from '../support/crds.ts';
 import { hostileRules } from '../support/hostile-rules.ts';
@@ -111,12 +109,7 @@ describe('convoy-observer health loop', () => {
     renderRef: A,
     ...extra,
   });
-  const applyDeployment = (
-    release: string,
-    name: string,
-    podLabels: Record<string, string> = {},
-    podAnnotations: Record<string, string> = {},
-  ) =>
+  const applyDeployment = (release: string, name: string, stage: PodStage = TEST_STAGE.none) =>
     applyObject(
       client,
       {
@@ -127,7 +120,7 @@ describe('convoy-observer health loop', () => {
           replicas: 1,
           selector: { matchLabels: { app: name } },
           template: {
-            metadata: { labels: { app: name, ...podLabels }, annotations: podAnnotations },
+            metadata: { labels: { app: name, ...stage.labels }, annotations: stage.annotations },
             spec: { containers: [{ name: 'main', image: 'registry.invalid/noop:1' }] },
           },
         },
@@ -140,11 +133,7 @@ describe('convoy-observer health loop', () => {
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { k: 'v' } },
       { fieldManager: FIELD_MANAGERS.deployer, force: true },
     );
-  const applyJob = (
-    name: string,
-    podLabels: Record<string, string>,
-    podAnnotations: Record<string, string> = {},
-  ) =>
+  const applyJob = (name: string, stage: PodStage) =>
     applyObject(
       client,
       {
@@ -154,7 +143,7 @@ describe('convoy-observer health loop', () => {
         spec: {
           backoffLimit: 0,
           template: {
-            metadata: { labels: podLabels, annotations: podAnnotations },
+            metadata: { labels: stage.labels, annotations: stage.annotations },
             spec: {
               restartPolicy: 'Never',
               containers: [{ name: 'main', image: 'registry.invalid/noop:1' }],
@@ -233,12 +222,7 @@ describe('convoy-observer health loop', () => {
   // --- tests ------------------------------------------------------------------------------------------
 
   it('a Deployment goes Progressing → Healthy; completing the wave sends exactly one sync; a steady pass writes nothing', async () => {
-    await applyDeployment(
-      'web',
-      'web',
-      { [TEST_LABEL_DELAY]: 'true' },
-      { [TEST_ANNOTATION_READY_DELAY]: '6s' },
-    );
+    await applyDeployment('web', 'web', TEST_STAGE.readyAfter('6s'));
     await applyRelease('web', { healthAssessment: DEFAULT_HEALTH, syncPolicy: { interval: '1s' } });
     await applyInventory('web', [entry('Deployment', 'web')]);
 
@@ -306,7 +290,7 @@ describe('convoy-observer health loop', () => {
   });
 
   it('a never-ready Deployment goes Progressing → Degraded when healthAssessment.deadline passes', async () => {
-    await applyDeployment('stuck', 'stuck', { [TEST_LABEL_NEVER_READY]: 'true' });
+    await applyDeployment('stuck', 'stuck', TEST_STAGE.neverReady);
     await applyRelease('stuck', { healthAssessment: { ...DEFAULT_HEALTH, deadline: '4s' } });
     await applyInventory('stuck', [entry('Deployment', 'stuck')]);
     const first = await entryIn('stuck', 'stuck', 'Progressing');
@@ -476,9 +460,9 @@ describe('convoy-observer health loop', () => {
       timeout,
       ...extra,
     });
-    await applyJob('ok-a', { [TEST_LABEL_DELAY]: 'true' }, { [TEST_ANNOTATION_READY_DELAY]: '5s' });
-    await applyJob('fail-a', { [TEST_LABEL_FAIL]: 'true' });
-    await applyJob('hung-a', { [TEST_LABEL_NEVER_READY]: 'true' });
+    await applyJob('ok-a', TEST_STAGE.readyAfter('5s'));
+    await applyJob('fail-a', TEST_STAGE.fail);
+    await applyJob('hung-a', TEST_STAGE.neverReady);
     await applyRelease('hooks', {});
     await applyInventory('hooks', [], [hook('ok'), hook('fail'), hook('hung', '4s')]);
 
@@ -501,7 +485,7 @@ describe('convoy-observer health loop', () => {
 
     // Re-arm "ok" as the controller would: a new workload, createdAt after finishedAt.
     const rearmedAt = `${new Date(Date.parse(ok.finishedAt ?? '') + 2000).toISOString().slice(0, 19)}Z`;
-    await applyJob('ok-b', { [TEST_LABEL_FAIL]: 'true' });
+    await applyJob('ok-b', TEST_STAGE.fail);
     await applyInventory(
       'hooks',
       [],
@@ -526,7 +510,7 @@ describe('convoy-observer health loop', () => {
 
     await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name: 'del' });
     await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'del-cfg' });
-    await applyJob('predelete-a', { [TEST_LABEL_DELAY]: 'true' }, { [TEST_ANNOTATION_READY_DELAY]: '3s' });
+    await applyJob('predelete-a', TEST_STAGE.readyAfter('3s'));
     const syncs = await countSyncRequests('del');
     try {
       await applyInventory(
@@ -570,7 +554,7 @@ describe('convoy-observer health loop', () => {
   it('restarting the observer (child process) keeps firstUnhealthy', async () => {
     await harness?.stop();
     harness = undefined;
-    await applyDeployment('restart', 'restart', { [TEST_LABEL_NEVER_READY]: 'true' });
+    await applyDeployment('restart', 'restart', TEST_STAGE.neverReady);
     await applyConfigMap('restart-cfg');
     await applyRelease('restart', { healthAssessment: DEFAULT_HEALTH });
     await applyInventory('restart', [entry('Deployment', 'restart')]);

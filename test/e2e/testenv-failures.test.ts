@@ -4,11 +4,11 @@
 // next to stand-in scripts for the process that is meant to misbehave.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { useScratchDir } from '../../src/lib/scratch-dir.ts';
 import { ensureBinaries } from '../../src/testenv/build.ts';
 import { startControlPlane } from '../../src/testenv/index.ts';
 
@@ -20,18 +20,14 @@ async function script(dir: string, name: string, body: string): Promise<void> {
 
 describe('testenv: failing starts', () => {
   let realBin: string;
-  let scratch: string;
+  const scratch = useScratchDir('convoy-testenv-fakes-');
 
   before(async () => {
     realBin = await ensureBinaries();
-    scratch = await mkdtemp(join(tmpdir(), 'convoy-testenv-fakes-'));
-  });
-  after(async () => {
-    await rm(scratch, { recursive: true, force: true });
   });
 
   it('reports a process that exits while starting, with its log tail, and cleans up', async () => {
-    const bin = join(scratch, 'apiserver-dies');
+    const bin = join(scratch(), 'apiserver-dies');
     await mkdir(bin);
     await symlink(join(realBin, 'etcd'), join(bin, 'etcd'));
     await script(
@@ -53,9 +49,9 @@ describe('testenv: failing starts', () => {
   });
 
   it('retries on a fresh port when the chosen one was taken in the meantime', async () => {
-    const bin = join(scratch, 'etcd-port-taken');
+    const bin = join(scratch(), 'etcd-port-taken');
     await mkdir(bin);
-    const counter = join(scratch, 'etcd-starts');
+    const counter = join(scratch(), 'etcd-starts');
     // The first start fails the way etcd does when its port is taken; later ones are real.
     await script(
       bin,

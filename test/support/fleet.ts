@@ -1,10 +1,11 @@
-// Fleet fixtures for test/e2e/fleet.test.ts and bench/fleet.ts: a Cluster (with its kubeconfig Secret and
+// Fleet fixtures for test/e2e/fleet*.test.ts and bench/fleet.ts: a Cluster (with its kubeconfig Secret and
 // its target namespace) for a kube-apiserver of the control plane, the ReleaseSet `web` whose template is
 // one ConfigMap carrying a version (bad where the Cluster's label `bad` names that version, by the
 // HealthRuleSet `fleet`), and reads of the set and of what runs in a target.
 import { readFile } from 'node:fs/promises';
 import { API_VERSION } from '../../src/api/constants.ts';
-import type { ReleaseSet } from '../../src/api/types.ts';
+import type { Release, ReleaseSet } from '../../src/api/types.ts';
+import { memberReleaseName } from '../../src/controller/releaseset/executor.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import type { ClusterAccess } from '../../src/testenv/index.ts';
@@ -54,6 +55,23 @@ export type FleetCluster = {
   /** Cluster.spec.shard (none: the hash of its namespace/name). */
   readonly shard?: number;
 };
+
+/** A row of a test's member table: which extra cluster of the control plane it is, and the rest. */
+export type FleetMemberSpec = Omit<FleetCluster, 'name' | 'access'> & { readonly extra: number };
+
+/** The member `name` of a test's table, on the extra kube-apiserver its row names. */
+function fleetMember(
+  extra: readonly ClusterAccess[],
+  table: Readonly<Record<string, FleetMemberSpec>>,
+  name: string,
+): FleetCluster {
+  const row = table[name];
+  if (row === undefined) throw new Error(`no member ${name} in the table`);
+  const { extra: i, ...rest } = row;
+  const access = extra[i];
+  if (access === undefined) throw new Error(`no extra cluster ${i}`);
+  return { name, access, ...rest };
+}
 
 export async function addFleetCluster(client: KubeClient, ns: string, c: FleetCluster): Promise<void> {
   await new KubeClient(c.access.kubeConfig)
@@ -155,4 +173,38 @@ export async function waitForSet(
     const status = JSON.stringify((await getFleetSet(client, ns)).status, null, 1);
     throw new Error(`${err.message}\nstatus: ${status}\n${opts.context?.() ?? ''}`);
   });
+}
+
+/**
+ * One e2e file's fleet: its namespace, its member table and its system's client, bound once, so each
+ * file reads `fleet.live('c1')` rather than threading the client and namespace through every call.
+ * `sys` is read at each call (its fields exist once the file's control plane is up).
+ */
+export function fleetFixture(
+  sys: { readonly client: KubeClient; readonly cp: { readonly extra: readonly ClusterAccess[] } },
+  ns: string,
+  table: Readonly<Record<string, FleetMemberSpec>>,
+  context: () => string,
+) {
+  const member = (name: string) => fleetMember(sys.cp.extra, table, name);
+  return {
+    member,
+    names: Object.keys(table),
+    live: (name: string) => liveVersion(member(name)),
+    /** The Release the set made for the member `name`. */
+    release: (name: string) =>
+      sys.client.get<Release>({
+        apiVersion: API_VERSION,
+        kind: 'Release',
+        namespace: ns,
+        name: memberReleaseName(SET, name),
+      }),
+    set: () => getFleetSet(sys.client, ns),
+    waitSet: (what: string, ok: (s: ReleaseSet) => boolean) =>
+      waitForSet(sys.client, ns, what, ok, { context }),
+    applyRule: () => applyFleetRule(sys.client, ns),
+    addCluster: (name: string) => addFleetCluster(sys.client, ns, member(name)),
+    applySet: (version: string, strategy?: Parameters<typeof applyFleetSet>[3]) =>
+      applyFleetSet(sys.client, ns, version, strategy),
+  };
 }

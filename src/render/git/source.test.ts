@@ -2,12 +2,12 @@
 // (git http-backend) for credentials and for counting what goes over the network.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { errorMessage } from '../../lib/errors.ts';
+import { useScratchDir } from '../../lib/scratch-dir.ts';
 import { SourceError, SourceTimeoutError } from '../errors.ts';
 import { renderRelease } from '../release.ts';
 import type { SourceOutput } from '../types.ts';
@@ -509,14 +509,12 @@ describe('GitSource over SSH', () => {
 
 describe('GitSource against a server that accepts and never answers', () => {
   let silent: SilentListener;
-  let root: string;
+  const root = useScratchDir('convoy-git-stuck-');
   before(async () => {
     silent = await silentListener();
-    root = await mkdtemp(join(tmpdir(), 'convoy-git-stuck-'));
   });
   after(async () => {
     await silent.close();
-    await rm(root, { recursive: true, force: true });
   });
 
   const isTimeout = (started: number, boundMs: number) => (e: unknown) => {
@@ -546,7 +544,7 @@ describe('GitSource against a server that accepts and never answers', () => {
   ];
   for (const { name, cache, limits: l, says } of limits) {
     it(name, async () => {
-      const source = new GitSource({ cacheDir: join(root, cache), ...l });
+      const source = new GitSource({ cacheDir: join(root(), cache), ...l });
       const started = Date.now();
       await assert.rejects(source.fetch({ url: silent.url, ref: { branch: 'main' } }, undefined), (e) => {
         isTimeout(started, 20_000)(e);
@@ -558,7 +556,7 @@ describe('GitSource against a server that accepts and never answers', () => {
   }
 
   it('Releases on one URL share one fetch and its answer; one caller leaving early does not stop the others', async () => {
-    const source = new GitSource({ cacheDir: join(root, 'c'), timeoutMs: 2000, stallMs: 600_000 });
+    const source = new GitSource({ cacheDir: join(root(), 'c'), timeoutMs: 2000, stallMs: 600_000 });
     const spec = { url: silent.url, ref: { branch: 'main' } };
     const before = silent.accepted;
     const ac = new AbortController();
