@@ -261,6 +261,12 @@ test('who asked: the requester the API wrote beside each request, in the trigger
     ...release({ history, ...status }, { source: { git: { url: 'https://git.example/app.git' } } }),
     metadata: { name: 'web', namespace: 'ns', annotations },
   });
+  /** A request's annotation and, when given, the requester beside it. */
+  const stamp = (a: { value: string; by: string }, value: string, by?: string) => ({
+    [a.value]: value,
+    ...(by === undefined ? {} : { [a.by]: by }),
+  });
+  const OBSERVER = 'user:system:serviceaccount:convoy-system:observer';
   const rows: [string, Record<string, string>, Partial<ReleaseStatus>, string, string[]][] = [
     [
       'a user asked',
@@ -292,12 +298,7 @@ test('who asked: the requester the API wrote beside each request, in the trigger
     ],
     [
       'a forced sync by bob, the later plain request by the observer',
-      {
-        [sync.value]: at(3),
-        [sync.by]: 'user:system:serviceaccount:convoy-system:observer',
-        [force.value]: at(1),
-        [force.by]: 'user:bob',
-      },
+      { ...stamp(sync, at(3), OBSERVER), ...stamp(force, at(1), 'user:bob') },
       {},
       'forced: forced sync requested by bob at 2030-01-01T00:01:00.000Z',
       ['sync requested by system:serviceaccount:convoy-system:observer', 'forced sync requested by bob'],
@@ -311,24 +312,14 @@ test('who asked: the requester the API wrote beside each request, in the trigger
     ],
     [
       'an approval by carol',
-      {
-        [sync.value]: at(1),
-        [sync.by]: 'user:carol',
-        [approve.value]: R2,
-        [approve.by]: 'user:carol',
-      },
+      { ...stamp(sync, at(1), 'user:carol'), ...stamp(approve, R2, 'user:carol') },
       {},
       'requested: approved by carol at 2030-01-01T00:01:00.000Z',
       ['sync requested by carol', 'render approved by carol'],
     ],
     [
       'an approval by carol, then a wake-up from the observer restamps sync-requested-at',
-      {
-        [sync.value]: at(9),
-        [sync.by]: 'user:system:serviceaccount:convoy-system:observer',
-        [approve.value]: R2,
-        [approve.by]: 'user:carol',
-      },
+      { ...stamp(sync, at(9), OBSERVER), ...stamp(approve, R2, 'user:carol') },
       {},
       'requested: approved by carol',
       ['sync requested by system:serviceaccount:convoy-system:observer', 'render approved by carol'],

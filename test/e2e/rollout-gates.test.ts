@@ -6,15 +6,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ANNOTATION_APPROVED_RENDER, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
-import { cm, getInventory, getRelease, mergePatch, releaseRef, wave } from '../support/release.ts';
+import { getInventory, getRelease, mergePatch, releaseRef } from '../support/release.ts';
 import {
   deadlineOf,
   deployment,
   gitRelease,
   inRolloutScenario,
-  liveConfigMap,
-  liveTag,
   reached,
+  webAndCfg,
 } from '../support/rollout.ts';
 import { convoySystemPerFile, DEFAULT_RULES_SELECTOR } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
@@ -39,7 +38,7 @@ async function podReadyAt(ns: string, tag: string): Promise<number | undefined> 
 
 describe('rollout clock and gates', { concurrency: true }, () => {
   test('Manual mode: a render approved later than its deadline still gets its full deadline from its first apply', () =>
-    inRolloutScenario(env, 'ro-manual', 'manual', async ({ ns, repo, log, waitForRollout }) => {
+    inRolloutScenario(env, 'ro-manual', 'manual', async ({ ns, repo, log, waitForRollout, live }) => {
       const { client } = env;
       const approve = (ref: string) =>
         mergePatch(client, releaseRef(ns, 'app'), {
@@ -62,7 +61,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         async () => {
           const r = await getRelease(client, ns, 'app');
           const ro = r?.status?.rollout;
-          const tag = await liveTag(client, ns, 'web');
+          const tag = await live.tag('web');
           // R2 stays Progressing without a clock and unapplied while the gate holds it
           if (
             ro?.renderRef !== R2 ||
@@ -98,12 +97,9 @@ describe('rollout clock and gates', { concurrency: true }, () => {
     }));
 
   test('a WaitPrevious wave whose previous wave never becomes healthy → RolledBack after the wave timeout', () =>
-    inRolloutScenario(env, 'ro-wave', 'wave', async ({ ns, repo, waitForRollout }) => {
+    inRolloutScenario(env, 'ro-wave', 'wave', async ({ ns, repo, waitForRollout, live }) => {
       const { client } = env;
-      const sha1 = await repo.commit({
-        'app/web.yaml': deployment('web', 'v1', 'healthy', wave(0)),
-        'app/cfg.yaml': cm('cfg', { v: '1' }, wave(1)),
-      });
+      const sha1 = await repo.commit(webAndCfg(1, 'healthy', true));
       await client.create(
         gitRelease(ns, 'app', repo, {
           waves: [{ wave: 1, healthStrategy: 'WaitPrevious', timeout: '6s' }],
@@ -127,10 +123,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         `wave 1 started after wave 0 completed: ${JSON.stringify(w1)}`,
       );
 
-      const sha2 = await repo.commit({
-        'app/web.yaml': deployment('web', 'v2', 'never-ready', wave(0)),
-        'app/cfg.yaml': cm('cfg', { v: '2' }, wave(1)),
-      });
+      const sha2 = await repo.commit(webAndCfg(2, 'never-ready', true));
       // what a /sync (a webhook) sets: with interval 0 nothing else polls the source
       await mergePatch(client, releaseRef(ns, 'app'), {
         metadata: { annotations: { [ANNOTATION_SYNC_REQUESTED_AT]: new Date().toISOString() } },
@@ -154,18 +147,15 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         false,
         'wave 1 of R2 never applied',
       );
-      assert.equal(await liveTag(client, ns, 'web'), 'v1');
-      assert.equal((await liveConfigMap(client, ns, 'cfg'))?.data?.v, '1');
+      assert.equal(await live.tag('web'), 'v1');
+      assert.equal((await live.configMap('cfg'))?.data?.v, '1');
       assert.equal(rb.status?.lastSuccessful?.renderRef, R1);
     }));
 
   test('no early verdict: a Healthy verdict of R1 never makes R2 Succeeded', () =>
     inRolloutScenario(env, 'ro-early', 'early', async ({ ns, repo, log, waitForRollout }) => {
       const { client } = env;
-      const sha1 = await repo.commit({
-        'app/web.yaml': deployment('web', 'v1', 'healthy'),
-        'app/cfg.yaml': cm('cfg', { v: '1' }),
-      });
+      const sha1 = await repo.commit(webAndCfg(1, 'healthy'));
       await client.create(
         gitRelease(ns, 'app', repo, { failurePolicy: { deadline: '60s', rollback: 'OnFailure' } }),
       );
@@ -194,7 +184,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
     }));
 
   test('pin: the rollout is kept and no decision runs; unpin re-opens Progressing for the source render with a fresh clock', () =>
-    inRolloutScenario(env, 'ro-pin', 'pin', async ({ ns, repo, log, waitForRollout }) => {
+    inRolloutScenario(env, 'ro-pin', 'pin', async ({ ns, repo, log, waitForRollout, live }) => {
       const { client } = env;
       const sha1 = await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
       await client.create(gitRelease(ns, 'app', repo));
@@ -205,7 +195,7 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       const kept = r2.status?.rollout;
 
       await mergePatch(client, releaseRef(ns, 'app'), { spec: { pin: { renderRef: R1 } } });
-      await waitFor('R1 live under the pin', async () => (await liveTag(client, ns, 'web')) === 'v1');
+      await waitFor('R1 live under the pin', async () => (await live.tag('web')) === 'v1');
       const pinned = await waitFor('pinned status', async () => {
         const r = await getRelease(client, ns, 'app');
         return r?.status?.lastSuccessful?.renderRef === R1 && r.status.currentRender?.renderRef === R1 && r;
@@ -244,6 +234,6 @@ describe('rollout clock and gates', { concurrency: true }, () => {
         60_000,
       );
       assert.equal(again.status?.rollout?.startedAt, fresh, 'the re-opened rollout ran on the fresh clock');
-      assert.equal(await liveTag(client, ns, 'web'), 'v2');
+      assert.equal(await live.tag('web'), 'v2');
     }));
 });

@@ -15,9 +15,8 @@ import {
   events,
   gitRelease,
   inRolloutScenario,
-  liveConfigMap,
-  liveTag,
   reached,
+  webAndCfg,
 } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
@@ -38,12 +37,9 @@ function states(seen: readonly { rollout: RolloutStatus | undefined }[], refs: R
 
 describe('rollout lifecycle', { concurrency: true }, () => {
   test('healthy → Succeeded; never Ready → RolledBack at the deadline with its ConfigMap, held; forced sync retries once; next commit → Succeeded', () =>
-    inRolloutScenario(env, 'ro-main', 'main', async ({ ns, repo, log, waitForRollout }) => {
+    inRolloutScenario(env, 'ro-main', 'main', async ({ ns, repo, log, waitForRollout, live }) => {
       const { client } = env;
-      const sha1 = await repo.commit({
-        'app/web.yaml': deployment('web', 'v1', 'healthy'),
-        'app/cfg.yaml': cm('cfg', { v: '1' }),
-      });
+      const sha1 = await repo.commit(webAndCfg(1, 'healthy'));
       await client.create(gitRelease(ns, 'app', repo));
 
       // commit 1 → Succeeded, lastHealthy = R1
@@ -55,10 +51,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
       assert.equal(r1.status?.conditions?.find((c) => c.type === 'RolloutSucceeded')?.status, 'True');
 
       // commit 2: pods never Ready, ConfigMap changed → Progressing, then RolledBack after the deadline
-      const sha2 = await repo.commit({
-        'app/web.yaml': deployment('web', 'v2', 'never-ready'),
-        'app/cfg.yaml': cm('cfg', { v: '2' }),
-      });
+      const sha2 = await repo.commit(webAndCfg(2, 'never-ready'));
       const p2 = await waitForRollout(
         'Progressing(commit 2) with a clock',
         (r) => r.state === 'Progressing' && r.revision === sha2 && r.startedAt !== undefined,
@@ -67,9 +60,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
       assert.notEqual(R2, R1);
       await waitFor(
         'commit 2 live',
-        async () =>
-          (await liveTag(client, ns, 'web')) === 'v2' &&
-          (await liveConfigMap(client, ns, 'cfg'))?.data?.v === '2',
+        async () => (await live.tag('web')) === 'v2' && (await live.configMap('cfg'))?.data?.v === '2',
       );
       const rb = await waitForRollout('RolledBack(commit 2)', (r) => r.state === 'RolledBack', 60_000);
       const ro = rb.status?.rollout;
@@ -80,8 +71,8 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         `rolled back before the deadline: ${JSON.stringify(ro)}`,
       );
       // R1's objects are live again, the ConfigMap included; the attempt names R1 with reason RolledBack
-      assert.equal(await liveTag(client, ns, 'web'), 'v1');
-      assert.equal((await liveConfigMap(client, ns, 'cfg'))?.data?.v, '1');
+      assert.equal(await live.tag('web'), 'v1');
+      assert.equal((await live.configMap('cfg'))?.data?.v, '1');
       assert.equal(rb.status?.lastAttempted?.renderRef, R1);
       assert.equal(rb.status?.lastAttempted?.reason, 'RolledBack');
       assert.equal(rb.status?.lastSuccessful?.renderRef, R1);
@@ -123,16 +114,14 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'cfg' },
         { data: { v: 'drifted' } },
       );
-      await waitFor(
-        'the hold re-applies R1',
-        async () => (await liveConfigMap(client, ns, 'cfg'))?.data?.v === '1',
-        { timeoutMs: 30_000 },
-      );
+      await waitFor('the hold re-applies R1', async () => (await live.configMap('cfg'))?.data?.v === '1', {
+        timeoutMs: 30_000,
+      });
       await env.manager.moreReconciles(3);
       const held = await getRelease(client, ns, 'app');
       assert.equal(held?.status?.currentRender?.renderRef, R2, 'the source still gives R2');
       assert.deepEqual(held?.status?.rollout, ro, 'the rollout is held unchanged');
-      assert.equal(await liveTag(client, ns, 'web'), 'v1');
+      assert.equal(await live.tag('web'), 'v1');
 
       // a forced sync retries the RolledBack render once: Progressing with a new clock, R2 live, RolledBack again
       const forceAt = new Date().toISOString();
@@ -149,28 +138,25 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         'a new clock',
       );
       assert.equal(retry.status?.lastHandledForceSyncAt, forceAt);
-      await waitFor('R2 live again', async () => (await liveTag(client, ns, 'web')) === 'v2');
+      await waitFor('R2 live again', async () => (await live.tag('web')) === 'v2');
       const rb2 = await waitForRollout(
         'RolledBack again',
         (r) => r.state === 'RolledBack' && r.startedAt === retry.status?.rollout?.startedAt,
         60_000,
       );
-      assert.equal(await liveTag(client, ns, 'web'), 'v1');
+      assert.equal(await live.tag('web'), 'v1');
       await env.manager.moreReconciles(3);
       const once = await getRelease(client, ns, 'app');
       assert.deepEqual(once?.status?.rollout, rb2.status?.rollout, 'the forced sync was handled once');
-      assert.equal(await liveTag(client, ns, 'web'), 'v1');
+      assert.equal(await live.tag('web'), 'v1');
 
       // commit 3 (healthy) opens a new rollout → Succeeded
-      const sha3 = await repo.commit({
-        'app/web.yaml': deployment('web', 'v3', 'healthy'),
-        'app/cfg.yaml': cm('cfg', { v: '3' }),
-      });
+      const sha3 = await repo.commit(webAndCfg(3, 'healthy'));
       const r3 = await waitForRollout('Succeeded(commit 3)', reached('Succeeded', sha3), 60_000);
       const R3 = r3.status?.rollout?.renderRef ?? '';
       assert.equal(r3.status?.lastHealthy?.renderRef, R3);
-      assert.equal(await liveTag(client, ns, 'web'), 'v3');
-      assert.equal((await liveConfigMap(client, ns, 'cfg'))?.data?.v, '3');
+      assert.equal(await live.tag('web'), 'v3');
+      assert.equal((await live.configMap('cfg'))?.data?.v, '3');
 
       assert.deepEqual(states(log.seen, { R1, R2, R3 }), [
         'Progressing(R1)',
@@ -185,19 +171,13 @@ describe('rollout lifecycle', { concurrency: true }, () => {
     }));
 
   test('rollback: Never → Failed at the deadline, and R2 stays', () =>
-    inRolloutScenario(env, 'ro-never', 'never', async ({ ns, repo, waitForRollout }) => {
+    inRolloutScenario(env, 'ro-never', 'never', async ({ ns, repo, waitForRollout, live }) => {
       const { client } = env;
-      const sha1 = await repo.commit({
-        'app/web.yaml': deployment('web', 'v1', 'healthy'),
-        'app/cfg.yaml': cm('cfg', { v: '1' }),
-      });
+      const sha1 = await repo.commit(webAndCfg(1, 'healthy'));
       await client.create(gitRelease(ns, 'app', repo, { failurePolicy: { deadline: D, rollback: 'Never' } }));
       const r1 = await waitForRollout('Succeeded(commit 1)', reached('Succeeded', sha1));
       const R1 = r1.status?.rollout?.renderRef;
-      const sha2 = await repo.commit({
-        'app/web.yaml': deployment('web', 'v2', 'never-ready'),
-        'app/cfg.yaml': cm('cfg', { v: '2' }),
-      });
+      const sha2 = await repo.commit(webAndCfg(2, 'never-ready'));
       const failed = await waitForRollout('Failed(commit 2)', reached('Failed', sha2), 60_000);
       const ro = failed.status?.rollout;
       assert.equal(ro?.reason, 'DeadlineExceeded');
@@ -208,8 +188,8 @@ describe('rollout lifecycle', { concurrency: true }, () => {
       await env.manager.moreReconciles(3);
       const later = await getRelease(client, ns, 'app');
       assert.deepEqual(later?.status?.rollout, ro);
-      assert.equal(await liveTag(client, ns, 'web'), 'v2', 'R2 stays');
-      assert.equal((await liveConfigMap(client, ns, 'cfg'))?.data?.v, '2');
+      assert.equal(await live.tag('web'), 'v2', 'R2 stays');
+      assert.equal((await live.configMap('cfg'))?.data?.v, '2');
       assert.ok(
         (await events(client, ns, 'app')).some(
           (e) => e.reason === 'RolloutFailed' && /→ Failed/.test(e.message ?? ''),
@@ -218,7 +198,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
     }));
 
   test('a revert to the last healthy render that then turns unhealthy → Failed, not rolled back to itself', () =>
-    inRolloutScenario(env, 'ro-revert', 'revert', async ({ ns, repo, waitForRollout }) => {
+    inRolloutScenario(env, 'ro-revert', 'revert', async ({ ns, repo, waitForRollout, live }) => {
       const { client } = env;
       const good = {
         'app/web.yaml': deployment('web', 'a', 'healthy'),
@@ -238,7 +218,7 @@ describe('rollout lifecycle', { concurrency: true }, () => {
       const RA = ra.status?.rollout?.renderRef;
       const shaB = await repo.commit({ 'app/web.yaml': deployment('web', 'b', 'never-ready') });
       await waitForRollout('RolledBack(B)', reached('RolledBack', shaB), 60_000);
-      assert.equal(await liveTag(client, ns, 'web'), 'a');
+      assert.equal(await live.tag('web'), 'a');
 
       // A's render now fails a rule (a changed dependency, in effect); the source is reverted to A.
       await client.create({
@@ -257,6 +237,6 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         failed.status?.rollout?.message ?? '',
         /no rollback: the last healthy render is this render/,
       );
-      assert.equal(await liveTag(client, ns, 'web'), 'a');
+      assert.equal(await live.tag('web'), 'a');
     }));
 });

@@ -11,7 +11,7 @@ import {
   TEST_LABEL_NEVER_READY,
 } from '../../src/testenv/index.ts';
 import { type RolloutLog, recordRollouts } from './recorder.ts';
-import { gitRelease as bareGitRelease, getRelease } from './release.ts';
+import { gitRelease as bareGitRelease, cm, getRelease, wave } from './release.ts';
 import { type ConvoySystem, DEFAULT_RULES_SELECTOR } from './system.ts';
 import { waitFor } from './wait.ts';
 
@@ -46,6 +46,17 @@ spec:
     spec:
       containers: [{name: main, image: "registry.invalid/app:${tag}"}]
 `;
+}
+
+/**
+ * The rollout tests' app at version `n`: Deployment `web` (tag `v<n>`, pods `pods`) and ConfigMap `cfg`
+ * (`v: "<n>"`), as the files of one commit; `waved`: web in wave 0, cfg in wave 1.
+ */
+export function webAndCfg(n: number, pods: PodBehaviour, waved = false): Record<string, string> {
+  return {
+    'app/web.yaml': deployment('web', `v${n}`, pods, waved ? wave(0) : {}),
+    'app/cfg.yaml': cm('cfg', { v: String(n) }, waved ? wave(1) : {}),
+  };
 }
 
 /** The repository's app/ on branch main, synced every second, assessed by the default rules. */
@@ -106,6 +117,11 @@ export interface RolloutScenario {
     ok: (r: RolloutStatus, rel: Release) => boolean,
     timeoutMs?: number,
   ): Promise<Release>;
+  /** What runs in `ns`: the tag of a Deployment's pod template (liveTag) and a ConfigMap. */
+  readonly live: {
+    tag(name: string): Promise<string | undefined>;
+    configMap(name: string): Promise<LiveConfigMap | undefined>;
+  };
 }
 
 /** Runs `body` in a new namespace `ns` with a new repository `repoName`; stops the recording and removes the repository after. */
@@ -127,6 +143,10 @@ export async function inRolloutScenario(
         waitForRollout(env.client, ns, 'app', what, ok, timeoutMs).catch((err: Error) => {
           throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
         }),
+      live: {
+        tag: (name) => liveTag(env.client, ns, name),
+        configMap: (name) => liveConfigMap(env.client, ns, name),
+      },
     });
   } finally {
     await log.stop();
