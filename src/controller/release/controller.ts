@@ -1,6 +1,7 @@
-// The release controller on the harness: informers on Release (primary), ReleaseInventory (health
-// changes wake the Release up), Cluster (its Ready condition), the observer's shard Leases (liveness
-// for the verdict) and labelled valuesFrom ConfigMaps and Secrets (values-watch.ts); the event filters; the shard of a key; and the ReleaseDeps one reconcile uses.
+// The release controller on the harness: informers on Release (primary), ReleaseInventory, Cluster, the
+// observer's shard Leases (liveness for the verdict) and labelled valuesFrom ConfigMaps and Secrets
+// (values-watch.ts); the event filters; the shard of a key; and the ReleaseDeps one reconcile uses. What
+// the secondary informers wake is in wake-ups.ts.
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ANNOTATION_APPROVED_RENDER,
@@ -10,14 +11,13 @@ import {
   PLURAL_INVENTORIES,
   PLURAL_RELEASES,
 } from '../../api/constants.ts';
-import type { Cluster, Release, ReleaseInventory } from '../../api/types.ts';
+import type { Release, ReleaseInventory } from '../../api/types.ts';
 import { KubeClient } from '../../kube/client.ts';
 import {
   assembleInventory,
   BY_INVENTORY_OF,
   inventoryOfIndex,
   partsIndexKey,
-  releaseKeyOfInventory,
 } from '../../kube/inventory-read.ts';
 import { GitSource } from '../../render/git/source.ts';
 import { ChartRepoSource } from '../../render/helm/repo-source.ts';
@@ -35,7 +35,6 @@ import {
   type KubeObject,
   keyOf,
   type Lease,
-  leaseRevived,
   OwnWrites,
   observerLeaseName,
   shardOf,
@@ -48,12 +47,12 @@ import { clusterWaveOf } from './cluster-wave-of.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { eventRecorder } from './event-recorder.ts';
 import { releaseInventoryOfGoneRelease } from './finalizer.ts';
-import { healthChanged } from './rollout/index.ts';
-import { DryRunMemo, driftAppeared } from './sync/index.ts';
+import { DryRunMemo } from './sync/index.ts';
 import { syncHandler } from './sync-handler.ts';
 import { PendingSyncRequests } from './sync-requests.ts';
 import { resolveTarget, type Tenancy } from './target.ts';
 import { watchValuesFrom } from './values-watch.ts';
+import { watchWakeUps } from './wake-ups.ts';
 
 export interface ReleaseControllerOptions {
   readonly kubeConfig: KubeConfig;
@@ -93,7 +92,6 @@ const base = `/apis/${API_VERSION}`;
 type Cached<T> = T & KubeObject;
 type CRelease = Cached<Release>;
 type CInventory = Cached<ReleaseInventory>;
-type CCluster = Cached<Cluster>;
 const WATCHED_ANNOTATIONS = [
   ANNOTATION_SYNC_REQUESTED_AT,
   ANNOTATION_APPROVED_RENDER,
@@ -121,10 +119,6 @@ export function registerReleaseController(
   });
   // a large inventory is split in parts (docs/design.md#inventory-parts): found by their label
   inventories.addIndex(BY_INVENTORY_OF, inventoryOfIndex);
-  const releaseKeys = (inv: CInventory) => {
-    const key = releaseKeyOfInventory(inv);
-    return key === undefined ? [] : [key];
-  };
   // the cluster controller's informer (shared by path), which keeps managedFields for its status writer
   const clusters = clusterInformer(harness);
   const leases = harness.informer<Cached<Lease>>({
@@ -252,55 +246,14 @@ export function registerReleaseController(
       });
     },
   });
-  // inventory.HealthChanged wakes a Release whose rollout waits for a verdict; a Failed or RolledBack rollout
-  // waits for the interval only (docs/design.md#rollout-wake-ups). Without a failurePolicy it still wakes,
-  // for lastHealthy.
-  controller.watch({
-    informer: inventories,
-    updateFilter: (o, n) => healthChanged(o, n),
-    keys: (inv) =>
-      releaseKeys(inv).filter((key) => {
-        const r = releases.cache.get(key);
-        const state = r?.spec?.failurePolicy === undefined ? undefined : r.status?.rollout?.state;
-        return state !== 'Failed' && state !== 'RolledBack';
-      }),
-  });
-  // An inventory the garbage collector started deleting: its Release may be gone (see deletion.ts).
-  controller.watch({
-    informer: inventories,
-    updateFilter: deletionStarted,
-    keys: releaseKeys,
-  });
-  // selfHeal: an entry the drift loop flags wakes its Release, whatever the order of the observer's /sync
-  // and the inventory update reaching this process.
-  controller.watch({
-    informer: inventories,
-    updateFilter: (o, n) => driftAppeared(o, n),
-    keys: (inv) =>
-      releaseKeys(inv).filter((key) => releases.cache.get(key)?.spec?.syncPolicy?.selfHeal === true),
-  });
-  // An observer that comes back (a new holder or acquire time on its shard Lease, or a renewal that lands
-  // after the hold lapsed, as read here) may find no health change to report; its Releases are reconciled so
-  // a verdict that was Pending (ObserverNotLive) while it was away is read again.
-  const holderChanged = changed((l: Cached<Lease>) => [l.spec?.holderIdentity, l.spec?.acquireTime]);
-  controller.watch({
-    informer: leases,
-    updateFilter: (o, n) => holderChanged(o, n) || leaseRevived(o, n, now()),
-    keys: (lease) => {
-      const shard = Array.from({ length: count }, (_, i) => i).find(
-        (i) => observerLeaseName(i) === lease.metadata.name,
-      );
-      if (shard === undefined) return [];
-      return releases.cache
-        .list()
-        .filter((r) => shardOfRelease(r, keyOf(r)) === shard)
-        .map(keyOf);
-    },
-  });
-  controller.watch({
-    informer: clusters,
-    updateFilter: changed((c: CCluster) => c.status?.conditions?.find((x) => x.type === 'Ready')?.status),
-    keys: (c) => releases.cache.byIndex('cluster', keyOf(c)).map(keyOf),
+  watchWakeUps(controller, {
+    releases,
+    inventories,
+    leases,
+    clusters,
+    observerShards: count,
+    shardOfRelease,
+    now,
   });
   watchValuesFrom(harness, controller, (ns) => releases.cache.byIndex(BY_NAMESPACE, ns));
   return { controller, deps, shardOfKey: (key) => shardOfRelease(releases.cache.get(key), key) };

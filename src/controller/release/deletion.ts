@@ -26,7 +26,8 @@ import {
   forcedAtOf,
   hookWorkloadOptions,
 } from './hooks/index.ts';
-import { InventoryWriter, readInventory } from './inventory-writer.ts';
+import { readInventory } from './inventory-open.ts';
+import { InventoryWriter } from './inventory-writer.ts';
 import { noAttempt, noRollout, type Outcome } from './outcome.ts';
 import { pruneEntries } from './prune.ts';
 import { requeueAfterPass } from './requeue.ts';

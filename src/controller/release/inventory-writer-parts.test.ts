@@ -12,7 +12,8 @@ import { fromResponse } from '../../kube/errors.ts';
 import { LABEL_INVENTORY_OF } from '../../kube/inventory-parts.ts';
 import { readInventoryParts } from '../../kube/inventory-read.ts';
 import { cmEntry } from './fixtures.ts';
-import { InventoryWriter, openInventory } from './inventory-writer.ts';
+import { openInventory } from './inventory-open.ts';
+import { InventoryWriter } from './inventory-writer.ts';
 
 const R = `sha256:${'a'.repeat(64)}`;
 const release: Release = {

@@ -31,9 +31,7 @@ import {
   partName,
   splitByPart,
 } from '../../kube/inventory-parts.ts';
-import { deleteInventoryObject, readInventoryParts } from '../../kube/inventory-read.ts';
-import { neverAttempted } from '../../store/keep.ts';
-import type { ReleaseDeps } from './deps.ts';
+import { deleteInventoryObject } from '../../kube/inventory-read.ts';
 import {
   contentOf,
   controllerFields,
@@ -55,38 +53,6 @@ export {
   mergePending,
 } from './inventory-fields.ts';
 export { InventoryNameTakenError } from './inventory-part-create.ts';
-
-/** The ReleaseInventory, every part, as the API has it now (not the cache): what a writer must start from. */
-export function readInventory(local: KubeClient, release: Release): Promise<MergedInventory | undefined> {
-  return readInventoryParts(local, {
-    namespace: release.metadata.namespace ?? '',
-    name: release.metadata.name ?? '',
-  });
-}
-
-/**
- * The inventory a sync starts writing from: none, without a read, for a Release that cannot have one —
- * never attempted (no lastAttempted, no history), none in the informer cache (synced before any
- * reconcile, so it holds whatever an earlier process wrote) and not opened by this process before (whose
- * own writes the cache may not show yet); else as the API has it now (readInventory). The uid is noted
- * before the first write, so a second sync of the Release always reads. Two requests less for a new
- * Release (docs/design.md#inventory-parts).
- */
-export async function openInventory(
-  deps: Pick<ReleaseDeps, 'local' | 'cachedInventory' | 'inventoriesOpened'>,
-  release: Release,
-): Promise<MergedInventory | undefined> {
-  const uid = release.metadata.uid ?? '';
-  const opened = deps.inventoriesOpened;
-  const fresh =
-    opened !== undefined &&
-    uid !== '' &&
-    !opened.has(uid) &&
-    neverAttempted(release.status) &&
-    deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '') === undefined;
-  opened?.add(uid);
-  return fresh ? undefined : readInventory(deps.local, release);
-}
 
 export class InventoryWriter {
   readonly #client: KubeClient;

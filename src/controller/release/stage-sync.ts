@@ -27,7 +27,9 @@ import {
   pruneDepartedHooks,
   type SyncHookInput,
 } from './hooks/index.ts';
-import { InventoryWriter, openInventory } from './inventory-writer.ts';
+import { openInventory } from './inventory-open.ts';
+import { InventoryWriter } from './inventory-writer.ts';
+import { missingServiceAccount } from './missing-service-account.ts';
 import { foreignNote, pruneLeft, settleInterrupted } from './prune.ts';
 import { completeWaves, formatTime } from './rollout/index.ts';
 import type { Rendered } from './stage-render.ts';
@@ -281,27 +283,4 @@ async function runWave(
 function opened(run: Run): InventoryWriter {
   if (run.writer === undefined) throw new Error('stageSync: the plan reads the inventory before its waves');
   return run.writer;
-}
-
-/**
- * For a 403 while impersonating spec.serviceAccountName: when that ServiceAccount does not exist, say
- * so — the API server only says the (nonexistent) user is forbidden, which reads like missing RBAC.
- */
-async function missingServiceAccount(
-  release: Release,
-  err: unknown,
-  deps: ReleaseDeps,
-): Promise<string | undefined> {
-  const sa = release.spec.serviceAccountName;
-  if (!(err instanceof ObjectApplyError) || err.httpStatus !== 403 || sa === undefined || sa === '')
-    return undefined;
-  const ns = release.metadata.namespace ?? '';
-  const live = await deps.local
-    .get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa })
-    .catch((readErr: unknown) => {
-      deps.log.warn({ err: String(readErr) }, 'could not check spec.serviceAccountName');
-      return null;
-    });
-  if (live !== undefined) return undefined;
-  return `ServiceAccount ${ns}/${sa} (spec.serviceAccountName) does not exist: create it and give it the rights to apply the render (the API said: ${err.message})`;
 }

@@ -52,7 +52,7 @@ test('memberRelease: owned by the set, labelled, annotated with revision and tra
 });
 
 test('memberRelease: a forced train forces the Release; a fleet rollback pins it', () => {
-  const forced = memberRelease(set, eu, { ...rev, train: 'r1.abcd' }, 'sha256:' + 'a'.repeat(64));
+  const forced = memberRelease(set, eu, { ...rev, train: 'r1.abcd' }, `sha256:${'a'.repeat(64)}`);
   assert.ok(typeof forced !== 'string');
   assert.equal(forced.metadata.annotations?.['convoy.kumodo.io/force-sync-at'], 'f1');
   assert.deepEqual(forced.spec.pin, { renderRef: `sha256:${'a'.repeat(64)}` });

@@ -2,69 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FleetMemberStatus, FleetTrain } from '../../api/types.ts';
-import type { ReleaseView } from './observe.ts';
-import { type FleetAction, type PlanInput, type PlanMember, planFleet } from './plan.ts';
-
-const NOW = '2026-12-02T05:00:00Z';
-const R = 'rev2';
-const ref = (c: string) => `sha256:${c.repeat(64).slice(0, 64)}`;
-
-function release(
-  train: string | undefined,
-  state: 'Progressing' | 'Succeeded' | 'Failed' | 'RolledBack' | 'Pending',
-  extra: Partial<ReleaseView> = {},
-): ReleaseView {
-  return {
-    name: 'x',
-    train,
-    revision: train?.split('.')[0],
-    pending: state === 'Pending',
-    rollout:
-      state === 'Pending'
-        ? undefined
-        : {
-            state,
-            current: true,
-            finishedAt: state === 'Succeeded' ? '2026-12-02T04:59:50Z' : undefined,
-            reason: state === 'Failed' ? 'DeadlineExceeded' : undefined,
-          },
-    hasFailurePolicy: true,
-    appliedHealthy: false,
-    lastHealthyRenderRef: ref('a'),
-    lastSuccessfulRenderRef: ref('b'),
-    healthyBefore: ref('a'),
-    pin: undefined,
-    health: 'True',
-    ...extra,
-  };
-}
-
-function member(
-  cluster: string,
-  wave: number,
-  rel?: ReleaseView,
-  extra: Partial<PlanMember> = {},
-): PlanMember {
-  const release = rel === undefined ? undefined : { ...rel, name: `set-${cluster}` };
-  return { cluster, wave, paused: false, inputError: undefined, release, prior: undefined, ...extra };
-}
-
-function input(members: PlanMember[], extra: Partial<PlanInput> = {}): PlanInput {
-  return {
-    now: NOW,
-    nowMs: Date.parse(NOW),
-    revision: R,
-    trainId: R,
-    priorTrain: undefined,
-    goodRevision: 'rev1',
-    maxParallel: undefined,
-    soakMs: 0,
-    fleetRollback: true,
-    members,
-    strays: [],
-    ...extra,
-  };
-}
+import { type FleetAction, type PlanInput, planFleet } from './plan.ts';
+import { input, member, NOW, R, ref, release } from './testsupport.ts';
 
 const old = (state: 'Succeeded' = 'Succeeded') => release('rev1', state);
 const states = (ms: readonly FleetMemberStatus[]) => Object.fromEntries(ms.map((m) => [m.cluster, m.state]));
