@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { API_VERSION, FIELD_MANAGERS, GROUP, LABEL_RELEASE, VERSION } from '../src/api/constants.ts';
 import type { ReleaseInventory } from '../src/api/types.ts';
+import { processScript } from '../src/cli/bundled.ts';
 import { applyObject } from '../src/kube/apply.ts';
 import { KubeClient } from '../src/kube/client.ts';
 import { HealthController, installDefaultRules } from '../src/observer/health/loop/index.ts';
@@ -18,6 +19,8 @@ import { freePort } from '../src/testenv/ports.ts';
 import { installCrds } from '../test/support/crds.ts';
 import { applyControllerInventory, releaseOf } from '../test/support/release.ts';
 import { waitFor } from '../test/support/wait.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 const N = Number(process.env.BENCH_OBJECTS ?? 500);
 const NS = 'bench';
@@ -132,7 +135,7 @@ try {
     process.execPath,
     [
       ...PROCESS_NODE_FLAGS,
-      fileURLToPath(new URL('../src/cmd/observer.ts', import.meta.url)),
+      `${ROOT}${processScript(ROOT, 'observer')}`,
       '--kubeconfig',
       cp.kubeconfigPath,
       '--metrics-bind-address',

@@ -11,7 +11,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { type BundleInputs, INPUTS_FILE } from './bundled.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,22 +21,27 @@ export const BUNDLE_DIR = `${ROOT}.convoy/cli`;
 /**
  * Modules find files beside them with `new URL('x', import.meta.url)` (the default rules, the deploy
  * and examples folders). In a chunk, import.meta.url is the chunk's: point it back at the source file,
- * relative to the chunk directory so the repository may move.
+ * relative to the bundle's directory `outDir` so the repository may move.
  */
-const sourceUrls: Plugin = {
-  name: 'source-import-meta-url',
-  setup(b) {
-    b.onLoad({ filter: /\/src\/.*\.ts$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return { contents: text, loader: 'ts' };
-      const rel = relative(BUNDLE_DIR, args.path).split('\\').join('/');
-      return {
-        contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`),
-        loader: 'ts',
-      };
-    });
-  },
-};
+export function sourceUrls(outDir: string): Plugin {
+  return {
+    name: 'source-import-meta-url',
+    setup(b) {
+      b.onLoad({ filter: /\/src\/.*\.ts$/ }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return { contents: text, loader: 'ts' };
+        const rel = relative(outDir, args.path).split('\\').join('/');
+        return {
+          contents: text.replaceAll(
+            'import.meta.url',
+            `new URL(${JSON.stringify(rel)}, import.meta.url).href`,
+          ),
+          loader: 'ts',
+        };
+      });
+    },
+  };
+}
 
 /**
  * `import … from 'node:http'` in ESM builds the module's namespace, which reads every export — and
@@ -44,7 +49,7 @@ const sourceUrls: Plugin = {
  * (~0.1 CPU-s for `convoy get`). Builtins are taken with process.getBuiltinModule instead, as
  * CommonJS objects whose members esbuild reads only where the code uses them.
  */
-const lazyBuiltins: Plugin = {
+export const lazyBuiltins: Plugin = {
   name: 'lazy-builtins',
   setup(b) {
     b.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'builtin' }));
@@ -92,7 +97,7 @@ function builtinShim(name: string): string {
  * yaml's Node entry is CommonJS, which esbuild must keep whole and wrap; its ESM build (the package's
  * `default` export) is the same code as modules, so only what convoy uses is bundled and evaluated.
  */
-const yamlEsm: Plugin = {
+export const yamlEsm: Plugin = {
   name: 'yaml-esm',
   setup(b) {
     b.onResolve({ filter: /^yaml$/ }, () => ({ path: `${ROOT}node_modules/yaml/browser/index.js` }));
@@ -128,10 +133,9 @@ const toChunkEntries: Plugin = {
   },
 };
 
-const common = {
+export const common = {
   absWorkingDir: ROOT,
   metafile: true,
-  outdir: BUNDLE_DIR,
   bundle: true,
   // .mjs: Node knows the format without reading a package.json or parsing the file to detect it.
   outExtension: { '.js': '.mjs' },
@@ -156,32 +160,44 @@ export async function bundleCli(): Promise<void> {
       entryPoints: { convoy: `${ROOT}src/cmd/convoy-bundled.ts` },
       // main.ts's own dynamic imports (context, read) are in the file too, evaluated when first imported
       splitting: false,
-      plugins: [toChunkEntries, lazyBuiltins, yamlEsm, sourceUrls],
+      outdir: BUNDLE_DIR,
+      plugins: [toChunkEntries, lazyBuiltins, yamlEsm, sourceUrls(BUNDLE_DIR)],
     }),
     build({
       ...common,
       entryPoints: Object.fromEntries(Object.entries(CHUNK_ENTRIES).map(([name, e]) => [name, e.entry])),
       splitting: true,
-      plugins: [lazyBuiltins, yamlEsm, sourceUrls],
+      outdir: BUNDLE_DIR,
+      plugins: [lazyBuiltins, yamlEsm, sourceUrls(BUNDLE_DIR)],
     }),
   ]);
-  // The sources bin/convoy compares with the build time (node_modules changes only with npm ci, which
-  // builds again).
+  await recordInputs(INPUTS_FILE, builtAt, [fast, chunks]);
+}
+
+/**
+ * Writes `file` (under the root): the build's start and the sources its `results` read, which
+ * staleBecause compares with the checkout (node_modules changes only with npm ci, which builds again).
+ */
+export async function recordInputs(
+  file: string,
+  builtAt: number,
+  results: readonly { readonly metafile: Metafile }[],
+): Promise<void> {
   const inputs: BundleInputs = {
     builtAt,
     inputs: [
-      ...new Set(
-        [fast, chunks].flatMap((r) => Object.keys(r.metafile.inputs).filter((p) => p.startsWith('src/'))),
-      ),
+      ...new Set(results.flatMap((r) => Object.keys(r.metafile.inputs).filter((p) => p.startsWith('src/')))),
     ],
   };
-  await writeFile(`${ROOT}${INPUTS_FILE}`, `${JSON.stringify(inputs)}\n`);
+  await writeFile(`${ROOT}${file}`, `${JSON.stringify(inputs)}\n`);
 }
 
-if (import.meta.main) {
+/** Runs a build from the command line and says where it went and how long it took. */
+export async function buildFromCli(what: string, dir: string, run: () => Promise<void>): Promise<void> {
   const started = Date.now();
-  await bundleCli();
-  process.stdout.write(
-    `convoy CLI bundle: ${pathToFileURL(BUNDLE_DIR).pathname} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
-  );
+  await run();
+  const s = ((Date.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`${what}: ${pathToFileURL(dir).pathname} (${s} s)\n`);
 }
+
+if (import.meta.main) await buildFromCli('convoy CLI bundle', BUNDLE_DIR, bundleCli);

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { PROCESS_NODE_FLAGS } from '../runtime/node-flags.ts';
+import { type ProcessName, processScript } from './bundled.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -22,9 +23,8 @@ export interface ConvoyProcess {
 }
 
 export interface StartSpec {
-  readonly name: string;
-  /** Entry point relative to the repository root, e.g. src/cmd/observer.ts. */
-  readonly script: string;
+  /** Which process: its bundle, or its sources once they changed since (processScript). */
+  readonly name: ProcessName;
   readonly args: readonly string[];
   readonly logPath: string;
   /** The log line that says it is running. */
@@ -36,7 +36,7 @@ export async function startConvoyProcess(spec: StartSpec): Promise<ConvoyProcess
   const log = await open(spec.logPath, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [...PROCESS_NODE_FLAGS, spec.script, ...spec.args], {
+    child = spawn(process.execPath, [...PROCESS_NODE_FLAGS, processScript(ROOT, spec.name), ...spec.args], {
       cwd: ROOT,
       detached: true,
       stdio: ['ignore', log.fd, log.fd],

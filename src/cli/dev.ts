@@ -15,6 +15,7 @@ import { errorMessage } from '../lib/errors.ts';
 import { ensureBinaries } from '../testenv/build.ts';
 import { type ControlPlane, registerApiService, startControlPlane } from '../testenv/index.ts';
 import { ensureTools } from '../testenv/tools.ts';
+import type { ProcessName } from './bundled.ts';
 import {
   BROKEN_PATCH,
   breakCommand,
@@ -136,9 +137,9 @@ export async function runDev(opts: DevOptions): Promise<void> {
       '--lease-namespace',
       LEASE_NAMESPACE,
     ];
-    const start = async (name: string, script: string, args: string[], readyText: string) => {
+    const start = async (name: ProcessName, args: string[], readyText: string) => {
       const logPath = join(logs, `${name}.log`);
-      const p = await startConvoyProcess({ name, script, args, readyText, logPath });
+      const p = await startConvoyProcess({ name, args, readyText, logPath });
       procs.push(p);
       say(`convoy dev: started convoy ${name} (pid ${p.pid}, log ${logPath})`);
       return p;
@@ -148,7 +149,6 @@ export async function runDev(opts: DevOptions): Promise<void> {
     // /apis/api.convoy.kumodo.io/…` and the observer's wake-ups (POST /sync) go through kube-apiserver.
     const manager = await start(
       'controller-manager',
-      'src/cmd/controller-manager.ts',
       [
         ...common,
         '--git-cache-dir',
@@ -178,7 +178,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
     });
     say(`convoy dev: registered the HTTP API (${apiUrl}) as ${API_GROUP_PATH} in kube-apiserver`);
     if (stop.signal.aborted) return;
-    await start('observer', 'src/cmd/observer.ts', [...common, '--identity', 'dev'], 'convoy-observer ready');
+    await start('observer', [...common, '--identity', 'dev'], 'convoy-observer ready');
     // The web UI of `convoy ui`, with the admin kubeconfig (docs/ui.md).
     const { makeCtx } = await import('./context.ts');
     const { serveUi } = await import('./commands/ui.ts');

@@ -10,17 +10,18 @@ const read = (path: string) => readFile(new URL(path, root), 'utf8');
 
 test('the deploy manifests and the image start the processes with PROCESS_NODE_FLAGS', async () => {
   for (const [file, script] of [
-    ['deploy/controller-manager/deployment.yaml', 'src/cmd/controller-manager.ts'],
-    ['deploy/observer/deployment.yaml', 'src/cmd/observer.ts'],
+    ['deploy/controller-manager/deployment.yaml', '\\.convoy/cmd/controller-manager\\.mjs'],
+    ['deploy/observer/deployment.yaml', '\\.convoy/cmd/observer\\.mjs'],
   ] as const)
     assert.match(
       await read(file),
       new RegExp(`command: \\[node, ${PROCESS_NODE_FLAGS.join(', ')}, ${script}\\]`),
       file,
     );
-  const cmd = JSON.stringify(['node', ...PROCESS_NODE_FLAGS, 'src/cmd/controller-manager.ts']).replaceAll(
-    ',',
-    ', ',
-  );
+  const cmd = JSON.stringify([
+    'node',
+    ...PROCESS_NODE_FLAGS,
+    '.convoy/cmd/controller-manager.mjs',
+  ]).replaceAll(',', ', ');
   assert.ok((await read('Dockerfile')).includes(`CMD ${cmd}`), 'Dockerfile CMD');
 });

@@ -12,6 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ProcessName, processScript } from '../../src/cli/bundled.ts';
 import type { Tenancy } from '../../src/controller/release/target.ts';
 import { PROCESS_NODE_FLAGS } from '../../src/runtime/node-flags.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
@@ -71,12 +72,13 @@ function commonArgs(o: CommonOptions): string[] {
 
 /** Spawns an entry point and waits for its ready line; `cleanup` runs once it has exited. */
 async function startChild(
-  script: string,
+  name: ProcessName,
   args: readonly string[],
   opts: CommonOptions,
   ready: string,
   cleanup: () => Promise<void> = async () => {},
 ): Promise<ConvoyChild> {
+  const script = processScript(ROOT, name);
   const proc = spawn(process.execPath, [...PROCESS_NODE_FLAGS, script, ...args, ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { ...process.env, ...opts.env },
@@ -230,7 +232,7 @@ export async function startControllerManager(opts: ManagerOptions): Promise<Mana
     throw err;
   }
   const child = await startChild(
-    'src/cmd/controller-manager.ts',
+    'controller-manager',
     [
       ...commonArgs(opts),
       '--git-cache-dir',
@@ -313,5 +315,5 @@ export type ObserverProcess = ConvoyChild;
 export function startObserver(opts: ObserverOptions): Promise<ObserverProcess> {
   const w = opts.wakeups;
   const sync = w.kind === 'direct' ? ['--sync-api-url', w.url, '--sync-api-ca-file', w.caFile] : [];
-  return startChild('src/cmd/observer.ts', [...commonArgs(opts), ...sync], opts, OBSERVER_READY);
+  return startChild('observer', [...commonArgs(opts), ...sync], opts, OBSERVER_READY);
 }
