@@ -1,4 +1,4 @@
-// Nothing untracked (issue 20, finding 4), end to end against a real kube-apiserver with the
+// Nothing untracked (docs/design.md#inventory-parts), end to end against a real kube-apiserver with the
 // convoy-controller-manager process: a wave's keys are noted as `pending` in the ReleaseInventory before
 // its apply and settled after, so a failure (a custom resource the API rejects after its CRD went in) or a
 // crash between apply and record never leaves a live object that no inventory names; the next process

@@ -1,4 +1,4 @@
-// A steady system sends no write (issue: performance at the floor; docs/design.md#inventory-parts, "a
+// A steady system sends no write (docs/design.md#inventory-parts, "a
 // steady system writes nothing"): once a few Releases with an interval (inline, and one of a git
 // repository) are all applied, Healthy and their render lastHealthy, the requests both convoy processes
 // send (their own count, convoy_kube_requests_total, by method and resource) are taken over a window that

@@ -1,5 +1,5 @@
-// CEL rules built to exhaust the evaluator (issue 20, finding 6, and variants that try to slip past the
-// meter). Shared by the unit tests, the e2e test and bench:health-rules: each must end as
+// CEL rules built to exhaust the evaluator (docs/design.md#fault-model, and variants that try to slip past
+// the meter). Shared by the unit tests, the e2e test and bench:health-rules: each must end as
 // "rule … exceeded its budget". The first three fit the HealthRuleSet schema (4,096 characters an
 // expression); the others are for the evaluator alone.
 const ints = `[${Array.from({ length: 100 }, (_, i) => i).join(',')}]`;
