@@ -135,7 +135,23 @@ export async function printDiff(
   );
   let prunedCount = 0;
   for (const e of pruned) {
-    const live = await target.get<Obj>(entryRef(e)).catch(() => undefined);
+    // A read that failed (not a 404: get answers undefined for that) cannot tell whether the object opts
+    // out of pruning; say so rather than guess either way.
+    let live: Obj | undefined;
+    try {
+      live = await target.get<Obj>(entryRef(e));
+    } catch (err) {
+      prunedCount++;
+      const why = isKubeError(err) ? err.apiMessage : errorMessage(err);
+      ctx.print(
+        paint(
+          'red',
+          `prune  ${objectName(e)} (left the render; could not read it to check ${ANNOTATION_PRUNE}: ${why})`,
+          ctx.colour,
+        ),
+      );
+      continue;
+    }
     if (live?.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) {
       ctx.print(`keep   ${objectName(e)} (left the render; ${ANNOTATION_PRUNE}: ${PRUNE_DISABLED})`);
     } else {
