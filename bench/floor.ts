@@ -9,6 +9,7 @@
 // Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS, CONVOY_BENCH_CONCURRENCY, CONVOY_BENCH_NODE_OPTIONS
 // (Node flags of both convoy processes, e.g. heap limits); CONVOY_BENCH_HEAP_SNAPSHOTS=<dir>
 // writes a heap snapshot of each convoy process into <dir> when the burst is over (what holds the memory);
+// CONVOY_BENCH_LOGS=<dir> keeps both processes' logs there;
 // CONVOY_BENCH_APISERVER_PROFILE=<file> writes kube-apiserver's CPU profile of the burst's first 60 s
 // (pprof, read with `go tool pprof -top <file>`): where the apiserver's CPU goes.
 // Dry-run requests are counted apart ("APPLY configmaps (dry run)"), and each process's requests by resource.
@@ -28,7 +29,7 @@ import { installCrds } from '../test/support/crds.ts';
 import { startControllerManager, startObserver, wakeupsTo } from '../test/support/processes.ts';
 import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
 import { configMapManifests } from './fixtures.ts';
-import { parseMetrics, proc, rates, type Sample, sample } from './procs.ts';
+import { parseMetrics, proc, rates, reconcileFigures, type Sample, sample } from './procs.ts';
 
 const FULL = process.argv.includes('--full');
 const RELEASES = Number(process.env.CONVOY_BENCH_RELEASES ?? (FULL ? 1000 : 200));
@@ -41,6 +42,8 @@ const TIMEOUT_MS = 60 * 60_000;
 const HEAP_SNAPSHOTS = process.env.CONVOY_BENCH_HEAP_SNAPSHOTS;
 const APISERVER_PROFILE = process.env.CONVOY_BENCH_APISERVER_PROFILE;
 const PROFILE_SECONDS = 60;
+/** CONVOY_BENCH_LOGS=<dir>: both convoy processes' logs are written there at the end. */
+const LOGS = process.env.CONVOY_BENCH_LOGS;
 /** Node flags of the convoy processes: CONVOY_BENCH_NODE_OPTIONS (e.g. heap limits), a heap snapshot on SIGUSR2. */
 const nodeOptions = [
   process.env.CONVOY_BENCH_NODE_OPTIONS ?? '',
@@ -60,7 +63,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const cp = await startControlPlane({ workloads: true, nodes: 1, profiling: APISERVER_PROFILE !== undefined });
 const work = await mkdtemp(join(tmpdir(), 'convoy-bench-floor-'));
 const admin = new KubeClient(cp.kubeConfig);
-const children: { stop: () => Promise<unknown> }[] = [];
+const children: { stop: () => Promise<unknown>; log: () => string }[] = [];
 const informers: Informer<KubeObject>[] = [];
 
 /** kube-apiserver's requests so far by "VERB resource" (apiserver_request_total), refused ones by code apart. */
@@ -277,6 +280,10 @@ try {
     }
   }
   const tAll = Math.max(...ready.values(), ...healthy.values()) - t0;
+  // The stragglers: the Releases that came last, with when each was Ready and Healthy (the tail of the burst).
+  const last = [...healthy.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  for (const [k, t] of last)
+    console.error(`last Healthy: ${k} at ${secs(t - t0)} s (Ready at ${secs((ready.get(k) ?? t0) - t0)} s)`);
   // The burst is over once both work queues are empty (timed rechecks may still be pending).
   while (parseMetrics(await manager.metrics()).depth + parseMetrics(await observer.metrics()).depth > 0)
     await sleep(500);
@@ -302,6 +309,7 @@ try {
         .filter(([, d]) => d > 0)
         .sort((p, q) => q[1] - p[1]),
     ),
+    reconcilesBurst: reconcileFigures(a, b),
     steady: rates(b, c),
   });
   const convoyRequests = delta(before.apiserver, burst.apiserver);
@@ -383,6 +391,12 @@ try {
   console.error(errorMessage(err));
   process.exitCode = 1;
 } finally {
+  if (LOGS !== undefined)
+    for (const [name, c] of [
+      ['manager', children[0]],
+      ['observer', children[1]],
+    ] as const)
+      if (c !== undefined) await writeFile(join(LOGS, `${name}.log`), c.log());
   for (const i of informers) await i.stop();
   for (const c of children.reverse())
     await c.stop().catch((err: unknown) => console.error(`stopping: ${errorMessage(err)}`));

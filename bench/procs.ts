@@ -10,6 +10,10 @@ export type Sample = {
   readonly cpuSeconds: number;
   readonly requests: Readonly<Record<string, number>>;
   readonly reconciles: Readonly<Record<string, number>>;
+  /** Seconds spent in reconciles, errors and retries (requeues after an error), by controller. */
+  readonly reconcileSeconds: Readonly<Record<string, number>>;
+  readonly reconcileErrors: Readonly<Record<string, number>>;
+  readonly retries: Readonly<Record<string, number>>;
 };
 
 const CLK_TCK = 100;
@@ -31,6 +35,12 @@ export async function proc(pid: number): Promise<{ rssMiB: number; hwmMiB: numbe
 export function parseMetrics(text: string) {
   const requests: Record<string, number> = {};
   const reconciles: Record<string, number> = {};
+  const reconcileSeconds: Record<string, number> = {};
+  const reconcileErrors: Record<string, number> = {};
+  const retries: Record<string, number> = {};
+  const add = (to: Record<string, number>, k: string, v: number) => {
+    to[k] = (to[k] ?? 0) + v;
+  };
   let depth = 0;
   for (const line of text.split('\n')) {
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
@@ -39,16 +49,43 @@ export function parseMetrics(text: string) {
       const k = `${label('method')} ${label('resource')}`;
       requests[k] = (requests[k] ?? 0) + value;
     } else if (line.startsWith('convoy_reconcile_duration_seconds_count{')) {
-      const c = label('controller');
-      reconciles[c] = (reconciles[c] ?? 0) + value;
+      add(reconciles, label('controller'), value);
+    } else if (line.startsWith('convoy_reconcile_duration_seconds_sum{')) {
+      add(reconcileSeconds, label('controller'), value);
+    } else if (line.startsWith('convoy_reconcile_errors_total{')) {
+      add(reconcileErrors, label('controller'), value);
+    } else if (line.startsWith('convoy_workqueue_retries_total{')) {
+      add(retries, label('controller'), value);
     } else if (line.startsWith('convoy_workqueue_depth{')) depth += value;
   }
-  return { requests, reconciles, depth };
+  return { requests, reconciles, reconcileSeconds, reconcileErrors, retries, depth };
 }
 
 export async function sample(child: ConvoyChild): Promise<Sample> {
   const m = parseMetrics(await child.metrics());
   return { at: performance.now(), ...(await proc(child.proc.pid ?? 0)), ...m };
+}
+
+/** Per controller between two samples: reconciles, their mean seconds, errors and retries. */
+export function reconcileFigures(a: Sample, b: Sample) {
+  const d = (x: Readonly<Record<string, number>>, y: Readonly<Record<string, number>>, k: string) =>
+    (y[k] ?? 0) - (x[k] ?? 0);
+  return Object.fromEntries(
+    Object.keys(b.reconciles)
+      .filter((k) => d(a.reconciles, b.reconciles, k) > 0)
+      .map((k) => {
+        const n = d(a.reconciles, b.reconciles, k);
+        return [
+          k,
+          {
+            reconciles: n,
+            meanSeconds: +(d(a.reconcileSeconds, b.reconcileSeconds, k) / n).toFixed(3),
+            errors: d(a.reconcileErrors, b.reconcileErrors, k),
+            retries: d(a.retries, b.retries, k),
+          },
+        ];
+      }),
+  );
 }
 
 export const total = (r: Readonly<Record<string, number>>) => Object.values(r).reduce((a, b) => a + b, 0);
