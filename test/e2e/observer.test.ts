@@ -19,6 +19,7 @@ import type {
   Release,
   ReleaseInventory,
   ReleaseSpec,
+  RolloutStatus,
 } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
@@ -95,8 +96,13 @@ describe('convoy-observer health loop', () => {
 
   // --- playing the controller-manager -------------------------------------------------------------
 
-  const applyRelease = (name: string, spec: Partial<ReleaseSpec>, lastAttempted = A, ns = NS) =>
-    applyAppliedRelease(client, ns, name, spec, lastAttempted);
+  const applyRelease = (
+    name: string,
+    spec: Partial<ReleaseSpec>,
+    lastAttempted = A,
+    ns = NS,
+    rollout?: RolloutStatus,
+  ) => applyAppliedRelease(client, ns, name, spec, lastAttempted, rollout);
   const applyInventory = (name: string, entries: InventoryEntry[], hooks: InventoryHook[] = [], ns = NS) =>
     applyControllerInventory(client, ns, name, entries, hooks);
   const entry = (kind: string, name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry => ({
@@ -221,30 +227,19 @@ describe('convoy-observer health loop', () => {
 
   // --- tests ------------------------------------------------------------------------------------------
 
-  it('a Deployment goes Progressing → Healthy; completing the wave sends exactly one sync; a steady pass writes nothing', async () => {
+  it('a Deployment goes Progressing → Healthy; its inventory writes wake the controller, so no sync is sent; a steady pass writes nothing', async () => {
     await applyDeployment('web', 'web', TEST_STAGE.readyAfter('6s'));
     await applyRelease('web', { healthAssessment: DEFAULT_HEALTH, syncPolicy: { interval: '1s' } });
-    await applyInventory('web', [entry('Deployment', 'web')]);
-
-    // First pass: the render advanced (one sync), the object is not ready yet.
-    const progressing = await waitFor(
-      'web Progressing with its first sync sent',
-      async () => {
-        const e = await entryState('web', 'web');
-        const r = await getRelease('web');
-        return (
-          e?.state === 'Progressing' &&
-          r?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT] !== undefined && { e, r }
-        );
-      },
-      { timeoutMs: 20_000 },
-    );
-    assert.equal(progressing.e.assessedRenderRef, A);
-    assert.ok(progressing.e.firstUnhealthy, 'a failing object gets an anchor');
-    assert.equal(healthy(progressing.r)?.status, 'Unknown');
-    assert.equal(healthy(progressing.r)?.reason, 'Progressing');
     const syncs = await countSyncRequests('web');
     try {
+      await applyInventory('web', [entry('Deployment', 'web')]);
+      // First pass: the render advanced; the object is not ready yet.
+      const progressing = await entryIn('web', 'web', 'Progressing', { timeoutMs: 20_000 });
+      assert.equal(progressing.assessedRenderRef, A);
+      assert.ok(progressing.firstUnhealthy, 'a failing object gets an anchor');
+      const first = await getRelease('web');
+      assert.equal(healthy(first)?.status, 'Unknown');
+      assert.equal(healthy(first)?.reason, 'Progressing');
       const r = await waitFor(
         'web Healthy',
         async () => {
@@ -265,7 +260,7 @@ describe('convoy-observer health loop', () => {
       assert.equal(e?.state, 'Healthy');
       assert.equal(e?.firstUnhealthy, undefined, 'a pass clears the anchor');
 
-      // Steady state: several passes, no write and no further sync.
+      // Steady state: several passes, no write and no sync.
       await waitPasses(`${NS}/web`, 1);
       const rvRelease = (await getRelease('web'))?.metadata.resourceVersion;
       const rvInventory = (await getInventory('web'))?.metadata.resourceVersion;
@@ -282,11 +277,37 @@ describe('convoy-observer health loop', () => {
         rvInventory,
         'inventory unchanged by steady passes',
       );
-      assert.equal(syncs.count(), 1, 'exactly one sync for the completed wave, none for steady passes');
+      // The render advancing and the wave completing each changed an entry's state or assessedRenderRef:
+      // the controller's inventory watch wakes it for those (docs/design.md#controller-wake-ups).
+      assert.equal(syncs.count(), 0, 'no sync: every edge was carried by an inventory write');
     } finally {
       await syncs.stop();
     }
     await deleteRelease('web');
+  });
+
+  it('under a Failed rollout, which the inventory watch does not wake, the render advancing and the wave completing each send one sync', async () => {
+    await applyDeployment('failed', 'failed', TEST_STAGE.readyAfter('6s'));
+    await applyRelease(
+      'failed',
+      { healthAssessment: DEFAULT_HEALTH, failurePolicy: { deadline: '1m' }, syncPolicy: { interval: '1s' } },
+      A,
+      NS,
+      { state: 'Failed', renderRef: A, reason: 'DeadlineExceeded' },
+    );
+    const syncs = await countSyncRequests('failed');
+    try {
+      await applyInventory('failed', [entry('Deployment', 'failed')]);
+      await entryIn('failed', 'failed', 'Progressing', { timeoutMs: 20_000 });
+      await waitFor('the render-advanced sync', async () => syncs.count() === 1, { timeoutMs: 20_000 });
+      await entryIn('failed', 'failed', 'Healthy', { timeoutMs: 40_000 });
+      await waitFor('the wave-complete sync', async () => syncs.count() === 2, { timeoutMs: 20_000 });
+      await waitPasses(`${NS}/failed`, 3);
+      assert.equal(syncs.count(), 2, 'exactly one sync per edge, none for steady passes');
+    } finally {
+      await syncs.stop();
+    }
+    await deleteRelease('failed');
   });
 
   it('a never-ready Deployment goes Progressing → Degraded when healthAssessment.deadline passes', async () => {

@@ -21,7 +21,7 @@ import { newApiMetrics } from '../../src/server/index.ts';
 import { registerApiService } from '../../src/testenv/index.ts';
 import { startAggregatedManager } from '../support/aggregated.ts';
 import { useCrdCluster } from '../support/cluster.ts';
-import { configMap, manifests } from '../support/hooks.ts';
+import { configMap, hookJob, manifests } from '../support/hooks.ts';
 import { metricValue } from '../support/metrics.ts';
 import { type ManagerProcess, type ObserverProcess, startObserver } from '../support/processes.ts';
 import { serviceAccountToken } from '../support/rbac.ts';
@@ -36,7 +36,13 @@ const NS = 'sync-agg';
 let manager: ManagerProcess;
 let observer: ObserverProcess;
 const { cp, client } = useCrdCluster(
-  { aggregation: true, namespaces: [LEASE_NS, NS], scratch: 'convoy-sync-agg-e2e-' },
+  {
+    aggregation: true,
+    workloads: true,
+    nodes: 1,
+    namespaces: [LEASE_NS, NS],
+    scratch: 'convoy-sync-agg-e2e-',
+  },
   {
     setUp: async (cluster) => {
       await installDefaultRules(cluster.client);
@@ -63,10 +69,15 @@ test('the controller-manager took the front-proxy settings from the cluster and 
 });
 
 test('the observer wakes the controller through kube-apiserver: POST /sync proxied to the API', async () => {
+  // The PostSync hook finishing is the edge only a /sync carries (the controller does not watch hook states).
   const web = releaseOf(NS, 'web', {
     source: {
       inline: {
-        manifests: manifests([configMap('first', 0, { k: 'v' }), configMap('second', 1, { k: 'v' })]),
+        manifests: manifests([
+          configMap('first', 0, { k: 'v' }),
+          configMap('second', 1, { k: 'v' }),
+          hookJob('smoke', 'PostSync'),
+        ]),
       },
     },
     render: { targetNamespace: NS },

@@ -9,7 +9,7 @@ import type { Release } from '../../src/api/types.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
 import { startClusterManager, useCrdCluster } from '../support/cluster.ts';
-import { configMap, inlineRelease, type Manifest } from '../support/hooks.ts';
+import { configMap, hookJob, inlineRelease, type Manifest } from '../support/hooks.ts';
 import {
   type ManagerProcess,
   type ObserverProcess,
@@ -53,14 +53,19 @@ const startManager = (port = 0) =>
 const release = (ns: string, name: string, objects: readonly Manifest[]): Release =>
   inlineRelease(ns, name, objects, { syncPolicy: { interval: '2s' }, healthAssessment: DEFAULT_HEALTH });
 
-test('a completed wave reaches the controller as a POST /sync its API served, applied as convoy-api', async () => {
+test('a finished PostSync hook reaches the controller as a POST /sync its API served, applied as convoy-api', async () => {
   const ns = 'sync-api-waves';
   await createNamespace(client, ns);
   await client.create(
-    release(ns, 'app', [configMap('first', 0, { k: 'v' }), configMap('second', 1, { k: 'v' })]),
+    release(ns, 'app', [
+      configMap('first', 0, { k: 'v' }),
+      configMap('second', 1, { k: 'v' }),
+      hookJob('smoke', 'PostSync'),
+    ]),
   );
 
-  // Both waves applied and assessed healthy: the observer has seen the render advance and wave 0 complete.
+  // Both waves applied and assessed healthy, then the hook ran: the controller does not watch hook states,
+  // so the observer's /sync is what tells it (the waves' health reached it through the inventory watch).
   await assertWakeupsServed(client, ns, 'app', 2, manager, observer);
   assert.doesNotMatch(observer.log(), /sync request failed/);
   await assertSyncRequestedByApi(client, ns, 'app');
@@ -82,18 +87,25 @@ test('an unreachable API: the wake-up fails, is counted and retried, and goes ou
       },
     },
   };
-  await client.create(release(ns, 'app', [deployment]));
-  // The render-advanced wake-up went out while the API was up; the Deployment is still Progressing.
-  const before = await waitFor(
-    'web assessed Progressing and the first wake-up served',
+  // A rollout that Failed (the deadline passed, no rollback) is not woken by its inventory's health: the
+  // observer's /sync is then the only way the wave completing reaches the controller.
+  await client.create(
+    inlineRelease(ns, 'app', [deployment], {
+      syncPolicy: { interval: '2s' },
+      healthAssessment: DEFAULT_HEALTH,
+      failurePolicy: { deadline: '2s', rollback: 'Never' },
+    }),
+  );
+  const failed = await waitFor(
+    'web assessed Progressing and the rollout Failed',
     async () => {
       const e = (await getInventory(client, ns, 'app'))?.entries?.[0];
       const r = await getRelease(client, ns, 'app');
-      const at = r?.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT];
-      return e?.state === 'Progressing' && at !== undefined && at;
+      return e?.state === 'Progressing' && r?.status?.rollout?.state === 'Failed' && r;
     },
     { timeoutMs: 60_000 },
   ).catch((err: Error) => assert.fail(`${err.message}\n${logs()}`));
+  const before = failed.metadata.annotations?.[ANNOTATION_SYNC_REQUESTED_AT];
   const port = manager.api?.port ?? 0;
   const failuresBefore = await observer.metric(SYNC_FAILURES);
   const errorsBefore = await observer.metric('convoy_reconcile_errors_total', { controller: 'health' });

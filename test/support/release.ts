@@ -8,6 +8,7 @@ import type {
   ReleaseInventory,
   ReleaseSpec,
   RolloutState,
+  RolloutStatus,
 } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
@@ -173,6 +174,8 @@ export async function applyAppliedRelease(
   name: string,
   spec: Partial<ReleaseSpec>,
   renderRef: string,
+  /** status.rollout as the controller would have written it (a Failed rollout, say). */
+  rollout?: RolloutStatus,
 ): Promise<void> {
   const owner = { fieldManager: FIELD_MANAGERS.controller, force: true };
   await applyObject(
@@ -186,7 +189,10 @@ export async function applyAppliedRelease(
       apiVersion: API_VERSION,
       kind: 'Release',
       metadata: { name, namespace },
-      status: { lastAttempted: { renderRef, revision: 'r1', time: nowStamp(), applied: true } },
+      status: {
+        lastAttempted: { renderRef, revision: 'r1', time: nowStamp(), applied: true },
+        ...(rollout === undefined ? {} : { rollout }),
+      },
     },
     { ...owner, subresource: 'status' },
   );

@@ -1,6 +1,7 @@
 // What wakes a Release besides its own changes: its inventory (a health verdict, a deletion the garbage
 // collector started, drift for selfHeal), the observer's shard Lease coming back, and its Cluster's Ready
 // condition (docs/design.md#rollout-wake-ups). Each is a secondary watch of the release controller.
+import { healthChanged, healthChangeWakes } from '../../api/health-wake.ts';
 import type { Cluster, Release, ReleaseInventory } from '../../api/types.ts';
 import { releaseKeyOfInventory } from '../../kube/inventory-read.ts';
 import {
@@ -14,7 +15,6 @@ import {
   leaseRevived,
   observerLeaseName,
 } from '../../runtime/index.ts';
-import { healthChanged } from './rollout/index.ts';
 import { driftAppeared } from './sync/index.ts';
 
 type Cached<T> = T & KubeObject;
@@ -43,12 +43,7 @@ export function watchWakeUps(controller: Controller<Cached<Release>>, s: WakeUpS
   controller.watch({
     informer: inventories,
     updateFilter: (o, n) => healthChanged(o, n),
-    keys: (inv) =>
-      releaseKeys(inv).filter((key) => {
-        const r = releases.cache.get(key);
-        const state = r?.spec?.failurePolicy === undefined ? undefined : r.status?.rollout?.state;
-        return state !== 'Failed' && state !== 'RolledBack';
-      }),
+    keys: (inv) => releaseKeys(inv).filter((key) => healthChangeWakes(releases.cache.get(key))),
   });
   // An inventory the garbage collector started deleting: its Release may be gone (see deletion.ts).
   controller.watch({

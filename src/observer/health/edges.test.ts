@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { frontierWaveCompleted, renderAdvanced } from './edges.ts';
+import type { Release, RolloutStatus } from '../../api/types.ts';
+import { controllerWakeNeeded, frontierWaveCompleted, renderAdvanced } from './edges.ts';
 import type { HealthState, InventoryEntry } from './types.ts';
 
 const NEW = 'sha256:new';
@@ -68,4 +69,66 @@ test('renderAdvanced', () => {
     ['an entry without renderRef is not assessed', [e('a', 0, undefined)], false],
   ];
   for (const [what, before, want] of cases) assert.equal(renderAdvanced(before), want, what);
+});
+
+test('controllerWakeNeeded: a /sync only for what the inventory write does not carry to the controller', () => {
+  const [H, P] = ['Healthy', 'Progressing'] as const;
+  const release = (rollout?: RolloutStatus['state']): Release => ({
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'Release',
+    metadata: { name: 'r', namespace: 'ns' },
+    spec: {
+      source: { inline: { manifests: '' } },
+      ...(rollout === undefined ? {} : { healthAssessment: {}, failurePolicy: { deadline: '5m' } }),
+    },
+    status: {
+      lastAttempted: { renderRef: NEW, revision: 'r', time: '2030-01-01T00:00:00Z', applied: true },
+      ...(rollout === undefined ? {} : { rollout: { state: rollout, renderRef: NEW } }),
+    },
+  });
+  const completed = { before: [n('a', 0, P)], after: [n('a', 0, H)] };
+  const steady = { before: [n('a', 0, H)], after: [n('a', 0, H)] };
+  // The entry's key is noted for another render (in flux): its judgement, and so assessedRenderRef, stays.
+  const inFlux = { before: [e('a', 0, NEW, P, OLD)], after: [e('a', 0, NEW, P, OLD)] };
+  const cases: [string, Parameters<typeof controllerWakeNeeded>[0], boolean][] = [
+    [
+      'wave completed, written: the inventory watch wakes the controller',
+      { release: release(), hooksFinished: 0, assessment: { ...completed, wrote: true } },
+      false,
+    ],
+    [
+      'the same under a Progressing rollout',
+      { release: release('Progressing'), hooksFinished: 0, assessment: { ...completed, wrote: true } },
+      false,
+    ],
+    [
+      'wave completed but the rollout Failed: only a /sync wakes it',
+      { release: release('Failed'), hooksFinished: 0, assessment: { ...completed, wrote: true } },
+      true,
+    ],
+    [
+      'wave completed, RolledBack',
+      { release: release('RolledBack'), hooksFinished: 0, assessment: { ...completed, wrote: true } },
+      true,
+    ],
+    [
+      'wave completed, nothing written (the write is what wakes)',
+      { release: release(), hooksFinished: 0, assessment: { ...completed, wrote: false } },
+      true,
+    ],
+    [
+      'render advanced, no state or assessedRenderRef changed',
+      { release: release(), hooksFinished: 0, assessment: { ...inFlux, wrote: true } },
+      true,
+    ],
+    ['steady pass', { release: release(), hooksFinished: 0, assessment: { ...steady, wrote: false } }, false],
+    [
+      'a hook finished: the controller does not watch hook states',
+      { release: release(), hooksFinished: 1, assessment: { ...steady, wrote: false } },
+      true,
+    ],
+    ['a hook finished, no assessment', { release: release(), hooksFinished: 1 }, true],
+    ['no assessment, no hook', { release: release(), hooksFinished: 0 }, false],
+  ];
+  for (const [what, input, want] of cases) assert.equal(controllerWakeNeeded(input), want, what);
 });

@@ -1,5 +1,8 @@
 // Edge triggers of one health pass (docs/design.md#controller-wake-ups): the observer sends
-// POST /sync only when something changed in this pass, never on a steady pass.
+// POST /sync only when something changed in this pass, never on a steady pass, and not for an edge its own
+// inventory write already carries to the controller.
+import { healthChanged, healthChangeWakes } from '../../api/health-wake.ts';
+import type { Release } from '../../api/types.ts';
 import { entryKey, type InventoryEntry } from './types.ts';
 
 /**
@@ -29,4 +32,39 @@ export function frontierWaveCompleted(
 /** Some entry (as read before this pass wrote) carries a render not yet assessed. */
 export function renderAdvanced(before: readonly InventoryEntry[]): boolean {
   return before.some((e) => e.renderRef !== undefined && e.renderRef !== e.assessedRenderRef);
+}
+
+/** What one pass saw, for controllerWakeNeeded. */
+export interface WakeInput {
+  readonly release: Release;
+  /** Hooks that reached a terminal state in this pass. */
+  readonly hooksFinished: number;
+  /** The assessment of this pass; undefined when there was none (no healthAssessment, or it failed). */
+  readonly assessment?: {
+    readonly before: readonly InventoryEntry[];
+    readonly after: readonly InventoryEntry[];
+    /** This pass wrote the inventory (its judgement differed from the stored one). */
+    readonly wrote: boolean;
+  };
+}
+
+/**
+ * Whether the pass sends POST /sync. A finished hook always does: the controller does not watch hook
+ * states. A health edge (render advanced, frontier wave complete) does only when the pass's inventory write
+ * does not wake the controller by itself — that is, when the write changed no entry's state or
+ * assessedRenderRef (an entry in flux keeps its old judgement), or when the Release's rollout waits for a
+ * /sync (healthChangeWakes: Failed or RolledBack). One wake-up, not two: the request cost the Release an
+ * annotation write, a read and an Event (docs/design.md#controller-wake-ups). Pure.
+ */
+export function controllerWakeNeeded(i: WakeInput): boolean {
+  if (i.hooksFinished > 0) return true;
+  const a = i.assessment;
+  if (a === undefined) return false;
+  const edge =
+    renderAdvanced(a.before) ||
+    frontierWaveCompleted(a.before, a.after, i.release.status?.lastAttempted?.renderRef);
+  if (!edge) return false;
+  const carried =
+    a.wrote && healthChanged({ entries: a.before }, { entries: a.after }) && healthChangeWakes(i.release);
+  return !carried;
 }

@@ -62,6 +62,4 @@ export function groupOf(apiVersion: string): string {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
-export function entryKey(e: Pick<InventoryEntry, 'group' | 'kind' | 'namespace' | 'name'>): string {
-  return `${e.group}/${e.kind}/${e.namespace ?? ''}/${e.name}`;
-}
+export { inventoryKeyOf as entryKey } from '../../api/health-wake.ts';

@@ -46,9 +46,7 @@ export interface RenderId {
   readonly revision: string;
 }
 
-export function objectKey(o: ObjectRef): string {
-  return `${o.group}/${o.kind}/${o.namespace}/${o.name}`;
-}
+export { inventoryKeyOf as objectKey } from '../../../api/health-wake.ts';
 
 /** The wave an entry was recorded in; the sync-wave annotation defaults to 0. */
 export function entryWave(e: InventoryEntry): number {

@@ -1,15 +1,12 @@
 // When a Release must be reconciled again for its rollout (docs/design.md#rollout-wake-ups): the deadline
-// requeue of a Progressing rollout, and the ReleaseInventory watch filter inventory.HealthChanged. Without
+// requeue of a Progressing rollout, and the ReleaseInventory watch filter inventory.HealthChanged (src/api/health-wake.ts). Without
 // them a healthy render could pass its deadline before the next poll and be rolled back.
 import { parseDuration } from '../../../api/duration.ts';
+
+export { healthChanged } from '../../../api/health-wake.ts';
+
 import { elapsedSince } from './time.ts';
-import {
-  type FailurePolicy,
-  type InventoryEntry,
-  objectKey,
-  type Rollout,
-  type WaveStatus,
-} from './types.ts';
+import type { FailurePolicy, Rollout, WaveStatus } from './types.ts';
 
 export type WakeUp =
   | { readonly kind: 'none' }
@@ -87,20 +84,4 @@ export function waveTimeoutAt(
   const started = Date.parse(last.startedAt);
   if (timeout <= 0 || Number.isNaN(started)) return undefined;
   return started + timeout;
-}
-
-interface InventoryLike {
-  readonly entries?: readonly InventoryEntry[];
-}
-
-/** inventory.HealthChanged: the entry count, or an entry's state or assessedRenderRef, changed. */
-export function healthChanged(oldInv: InventoryLike | undefined, newInv: InventoryLike | undefined): boolean {
-  const before = oldInv?.entries ?? [];
-  const after = newInv?.entries ?? [];
-  if (before.length !== after.length) return true;
-  const old = new Map(before.map((e) => [objectKey(e), e]));
-  return after.some((e) => {
-    const o = old.get(objectKey(e));
-    return o === undefined || o.state !== e.state || o.assessedRenderRef !== e.assessedRenderRef;
-  });
 }

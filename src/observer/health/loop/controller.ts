@@ -27,11 +27,11 @@ import { formatTime } from '../../status-condition.ts';
 import type { TargetWatches } from '../../target-watches.ts';
 import { planRecheck } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
-import { frontierWaveCompleted } from '../edges.ts';
+import { controllerWakeNeeded } from '../edges.ts';
 import { EvaluatorMemo } from '../evaluator-memo.ts';
 import { type Assessment, assess } from './assess.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
-import { healthStatusBody, pendingTargets } from './plan.ts';
+import { healthStatusBody, holdFirstPending, pendingTargets } from './plan.ts';
 import { collectRules } from './rules.ts';
 import type { SyncVia } from './sync-request.ts';
 import { TargetResolver } from './target.ts';
@@ -187,15 +187,19 @@ export class HealthController {
       throw err;
     }
     // 6. Wake the controller on an edge.
-    const edge =
-      hooks.finished.length > 0 ||
-      (assessment !== undefined &&
-        (assessment.renderAdvanced ||
-          frontierWaveCompleted(
-            assessment.before,
-            assessment.after,
-            release.status?.lastAttempted?.renderRef,
-          )));
+    const edge = controllerWakeNeeded({
+      release,
+      hooksFinished: hooks.finished.length,
+      ...(assessment === undefined
+        ? {}
+        : {
+            assessment: {
+              before: assessment.before,
+              after: assessment.after,
+              wrote: assessment.written.length > 0,
+            },
+          }),
+    });
     const sent = await this.#wake(key, release, edge, log);
     if (sent !== undefined) return sent;
     // 7. Next pass.
@@ -251,6 +255,7 @@ export class HealthController {
   }
 
   async #writeHealth(key: string, release: Release, cond: HealthyCondition): Promise<void> {
+    if (holdFirstPending(release, cond)) return;
     const body = healthStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
     const written = await writeHealth(this.#o.client, release, body);
     if (written !== undefined) {

@@ -12,6 +12,13 @@ const release = (meta: Partial<Release['metadata']> = {}, status?: Release['stat
   ...(status ? { status } : {}),
 });
 
+const attempt = (renderRef: string) => ({
+  renderRef,
+  revision: 'r1',
+  time: '2030-01-01T00:00:00Z',
+  applied: true,
+});
+
 describe('releaseUpdateMatters', () => {
   const base = release();
   const rows: [string, Release, boolean][] = [
@@ -35,8 +42,28 @@ describe('releaseUpdateMatters', () => {
       false,
     ],
     ['labels only', release({ labels: { x: 'y' }, resourceVersion: '2' }), false],
+    [
+      "the controller's lastAttempted names a render",
+      release({ resourceVersion: '2' }, { lastAttempted: attempt('sha256:a') }),
+      true,
+    ],
   ];
   for (const [name, n, want] of rows) it(name, () => assert.equal(releaseUpdateMatters(base, n), want));
+  it("the controller's first report on a generation counts, the observer's own status write does not", () => {
+    const reported = release({}, { observedGeneration: 1 });
+    assert.equal(releaseUpdateMatters(base, reported), true);
+    const summary = { healthy: 1, progressing: 0, degraded: 0, unknown: 0, total: 1 };
+    assert.equal(
+      releaseUpdateMatters(reported, release({}, { observedGeneration: 1, healthSummary: summary })),
+      false,
+    );
+  });
+  it('lastAttempted: another render counts, the same render attempted again does not', () => {
+    const at = (ref: string, time: string) => release({}, { lastAttempted: { ...attempt(ref), time } });
+    const a = at('sha256:a', '2030-01-01T00:00:00Z');
+    assert.equal(releaseUpdateMatters(a, at('sha256:b', '2030-01-01T00:00:00Z')), true);
+    assert.equal(releaseUpdateMatters(a, at('sha256:a', '2030-01-01T00:01:00Z')), false);
+  });
   it('deletion timestamp already set: a further update does not count', () => {
     const d = release({ deletionTimestamp: '2030-01-01T00:00:00Z' });
     assert.equal(releaseUpdateMatters(d, { ...d, metadata: { ...d.metadata, finalizers: [] } }), false);

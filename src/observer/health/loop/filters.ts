@@ -3,9 +3,19 @@
 // Cluster filter is the drift loop's too: ../../loop-keys.ts.
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
 
-/** Release: generation changed or deletion started; not annotation-only changes or status writes. */
+/**
+ * Release: generation changed, deletion started, or the controller's status names another attempted
+ * render (lastAttempted.renderRef: the render the Healthy condition waits for) or reports on another
+ * generation (observedGeneration: its first report on a new Release, ./plan.ts holdFirstPending); not
+ * annotation-only changes nor any other status write, the loop's own included. The controller records the
+ * inventory before it writes the status, so a pass woken by the record can find the attempt not yet written
+ * and say Pending; without this wake-up the Release waited for the recheck backoff (the last of 1,000 new
+ * Releases for 26 s; docs/design.md#health-events).
+ */
 export function releaseUpdateMatters(o: Release, n: Release): boolean {
   if (o.metadata.generation !== n.metadata.generation) return true;
+  if (o.status?.lastAttempted?.renderRef !== n.status?.lastAttempted?.renderRef) return true;
+  if (o.status?.observedGeneration !== n.status?.observedGeneration) return true;
   return o.metadata.deletionTimestamp === undefined && n.metadata.deletionTimestamp !== undefined;
 }
 

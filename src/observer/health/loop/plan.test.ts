@@ -1,13 +1,14 @@
 // Table tests of the pure parts of a health pass.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { InventoryEntry as ApiEntry, ReleaseStatus } from '../../../api/types.ts';
+import type { InventoryEntry as ApiEntry, Release, ReleaseStatus } from '../../../api/types.ts';
 import type { HealthyCondition } from '../condition.ts';
 import { deploymentEntry } from '../fixtures.ts';
 import type { InventoryEntry } from '../types.ts';
 import {
   healthStatusBody,
   healthStatusUpToDate,
+  holdFirstPending,
   inventoryHealthChanged,
   inventoryHealthItems,
   pendingTargets,
@@ -148,4 +149,43 @@ it('toHealthEntry fills version and wave defaults', () => {
   const h = toHealthEntry({ group: '', kind: 'ConfigMap', namespace: 'ns', name: 'x' });
   assert.equal(h.version, '');
   assert.equal(h.wave, 0);
+});
+
+describe('holdFirstPending', () => {
+  const cond = (reason: HealthyCondition['reason']): HealthyCondition => ({
+    status: 'Unknown',
+    reason,
+    message: '',
+    summary: { healthy: 0, progressing: 0, degraded: 0, unknown: 0, total: 0 },
+  });
+  const release = (status?: ReleaseStatus): Release => ({
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'Release',
+    metadata: { name: 'r', namespace: 'ns', generation: 2 },
+    spec: { source: { inline: { manifests: '' } } },
+    ...(status === undefined ? {} : { status }),
+  });
+  const attempt = { renderRef: 'sha256:a', revision: 'r', time: '2030-01-01T00:00:00Z', applied: true };
+  const healthy = {
+    type: 'Healthy',
+    status: 'Unknown' as const,
+    reason: 'Pending',
+    message: '',
+    lastTransitionTime: 'T',
+  };
+  const rows: [string, Release, HealthyCondition['reason'], boolean][] = [
+    ['a new Release the controller has not reported on', release(), 'Pending', true],
+    ['the controller reported on an older generation', release({ observedGeneration: 1 }), 'Pending', true],
+    [
+      'the controller reported on this generation without an attempt',
+      release({ observedGeneration: 2 }),
+      'Pending',
+      false,
+    ],
+    ['an attempt exists', release({ lastAttempted: attempt }), 'Pending', false],
+    ['a Healthy condition was written before', release({ conditions: [healthy] }), 'Pending', false],
+    ['not Pending', release(), 'Progressing', false],
+  ];
+  for (const [name, r, reason, want] of rows)
+    it(name, () => assert.equal(holdFirstPending(r, cond(reason)), want));
 });

@@ -1,4 +1,4 @@
-import type { InventoryEntry as ApiEntry } from '../../../api/types.ts';
+import type { InventoryEntry as ApiEntry, Release } from '../../../api/types.ts';
 import { type LoopStatusBody, loopStatus } from '../../status-condition.ts';
 import type { HealthyCondition } from '../condition.ts';
 import { entryKey, type HealthState, type InventoryEntry } from '../types.ts';
@@ -82,6 +82,22 @@ export type HealthStatusBody = LoopStatusBody<'healthSummary'>;
 export const healthStatusBody = healthStatus.body;
 /** True when the cached status already holds this Healthy condition and summary. */
 export const healthStatusUpToDate = healthStatus.upToDate;
+
+/**
+ * Whether this pass leaves the Healthy condition unwritten: it would be the first one, Pending, and the
+ * controller has not yet reported on this generation (its status.observedGeneration) — so there is no
+ * attempt to wait for yet, only a queue. The controller's status write wakes the loop
+ * (./filters.ts), and its first report either names an attempt (the pass then judges it) or says why
+ * there is none (the pass then writes Pending): one status write per new Release fewer, and Pending still
+ * shown for a Release the controller could not apply (docs/design.md#healthy-condition).
+ */
+export function holdFirstPending(release: Release, cond: HealthyCondition): boolean {
+  if (cond.reason !== 'Pending') return false;
+  const s = release.status;
+  if (s?.lastAttempted !== undefined) return false;
+  if ((s?.conditions ?? []).some((c) => c.type === 'Healthy')) return false;
+  return s?.observedGeneration !== release.metadata.generation;
+}
 
 export interface PendingInput {
   /** Entries assessed in this pass (those with a renderRef); empty when not assessed. */

@@ -1,0 +1,42 @@
+// When a health change the observer records in a ReleaseInventory wakes the Release's controller by
+// itself (docs/design.md#rollout-wake-ups): the controller watches the inventory through these two
+// functions, and the observer asks the same question before it sends POST /sync for an edge — an edge
+// this wake-up already carries needs no request (docs/design.md#controller-wake-ups). One definition, so
+// the two processes cannot disagree about which wake-ups a /sync must carry.
+import type { InventoryEntry, Release } from './types.ts';
+
+/** The list-map keys of an inventory entry; a cluster-scoped object's namespace is "" (or absent). */
+type EntryKeys = Pick<InventoryEntry, 'group' | 'kind' | 'name'> & { readonly namespace?: string };
+
+/** "group/kind/namespace/name": the list-map key of an inventory entry as one string. */
+export function inventoryKeyOf(o: EntryKeys): string {
+  return `${o.group}/${o.kind}/${o.namespace ?? ''}/${o.name}`;
+}
+
+type HealthFields = EntryKeys & Pick<InventoryEntry, 'state' | 'assessedRenderRef'>;
+
+interface InventoryLike {
+  readonly entries?: readonly HealthFields[];
+}
+
+/** inventory.HealthChanged: the entry count, or an entry's state or assessedRenderRef, changed. */
+export function healthChanged(oldInv: InventoryLike | undefined, newInv: InventoryLike | undefined): boolean {
+  const before = oldInv?.entries ?? [];
+  const after = newInv?.entries ?? [];
+  if (before.length !== after.length) return true;
+  const old = new Map(before.map((e) => [inventoryKeyOf(e), e]));
+  return after.some((e) => {
+    const o = old.get(inventoryKeyOf(e));
+    return o === undefined || o.state !== e.state || o.assessedRenderRef !== e.assessedRenderRef;
+  });
+}
+
+/**
+ * Whether a health change of its inventory wakes the Release: yes, unless its rollout is Failed or
+ * RolledBack under a failurePolicy — those wait for the interval or a /sync, so a flapping object does not
+ * reconcile them again and again. Without a failurePolicy it wakes, for lastHealthy.
+ */
+export function healthChangeWakes(release: Release | undefined): boolean {
+  const state = release?.spec?.failurePolicy === undefined ? undefined : release.status?.rollout?.state;
+  return state !== 'Failed' && state !== 'RolledBack';
+}
