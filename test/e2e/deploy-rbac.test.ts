@@ -292,6 +292,18 @@ spec:
   template:
     metadata: {labels: {app: web}}
     spec: {containers: [{name: web, image: registry.k8s.io/pause:3.10}]}
+---
+# A finished hook is the edge only the observer's POST /sync carries to the controller: the wake-up path
+# runs under this install's RBAC too.
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: smoke
+  annotations: {convoy.kumodo.io/hook: PostSync}
+spec:
+  backoffLimit: 0
+  template:
+    spec: {restartPolicy: Never, containers: [{name: smoke, image: registry.k8s.io/pause:3.10}]}
 `;
   const release = (name: string, serviceAccountName?: string): Release => ({
     apiVersion: 'convoy.kumodo.io/v1alpha1',
@@ -324,8 +336,8 @@ spec:
           metadata: { name: 'deployer', namespace: TEAM },
           rules: [
             {
-              apiGroups: ['', 'apps'],
-              resources: ['configmaps', 'deployments'],
+              apiGroups: ['', 'apps', 'batch'],
+              resources: ['configmaps', 'deployments', 'jobs'],
               verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
             },
           ],
