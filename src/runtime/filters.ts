@@ -2,6 +2,10 @@
 // Controllers build their "only fields the controller-manager owns" checks from changed().
 import { isDeepStrictEqual } from 'node:util';
 
+/**
+ * An object as the harness holds it — looser than src/api's KubeObject on purpose: items of a LIST come
+ * without apiVersion and kind, and the runtime works any kind without knowing its schema.
+ */
 export type KubeObject = {
   readonly apiVersion?: string;
   readonly kind?: string;

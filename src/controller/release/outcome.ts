@@ -3,7 +3,7 @@
 // (status.waves, a render newly applied for history, notes for Events).
 import type { WaveStatus } from '../../api/types.ts';
 import type { OutcomeAttempt, OutcomeRollout, RenderVerdict } from './rollout/index.ts';
-import type { ReconcileOutcome as ReadyOutcome } from './sync/index.ts';
+import type { ReadyOutcome } from './sync/index.ts';
 import type { ReleaseWarning } from './warnings.ts';
 
 export interface RenderSummary {

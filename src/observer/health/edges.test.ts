@@ -93,42 +93,42 @@ test('controllerWakeNeeded: a /sync only for what the inventory write does not c
   const cases: [string, Parameters<typeof controllerWakeNeeded>[0], boolean][] = [
     [
       'wave completed, written: the inventory watch wakes the controller',
-      { release: release(), hooksFinished: 0, assessment: { ...completed, wrote: true } },
+      { release: release(), hooksFinished: 0, assessment: { ...completed, written: [{}] } },
       false,
     ],
     [
       'the same under a Progressing rollout',
-      { release: release('Progressing'), hooksFinished: 0, assessment: { ...completed, wrote: true } },
+      { release: release('Progressing'), hooksFinished: 0, assessment: { ...completed, written: [{}] } },
       false,
     ],
     [
       'wave completed but the rollout Failed: only a /sync wakes it',
-      { release: release('Failed'), hooksFinished: 0, assessment: { ...completed, wrote: true } },
+      { release: release('Failed'), hooksFinished: 0, assessment: { ...completed, written: [{}] } },
       true,
     ],
     [
       'wave completed, RolledBack',
-      { release: release('RolledBack'), hooksFinished: 0, assessment: { ...completed, wrote: true } },
+      { release: release('RolledBack'), hooksFinished: 0, assessment: { ...completed, written: [{}] } },
       true,
     ],
     [
       'wave completed, nothing written (the write is what wakes)',
-      { release: release(), hooksFinished: 0, assessment: { ...completed, wrote: false } },
+      { release: release(), hooksFinished: 0, assessment: { ...completed, written: [] } },
       true,
     ],
     [
       'render advanced, no state or assessedRenderRef changed',
-      { release: release(), hooksFinished: 0, assessment: { ...inFlux, wrote: true } },
+      { release: release(), hooksFinished: 0, assessment: { ...inFlux, written: [{}] } },
       true,
     ],
-    ['steady pass', { release: release(), hooksFinished: 0, assessment: { ...steady, wrote: false } }, false],
+    ['steady pass', { release: release(), hooksFinished: 0, assessment: { ...steady, written: [] } }, false],
     [
       'a hook finished: the controller does not watch hook states',
-      { release: release(), hooksFinished: 1, assessment: { ...steady, wrote: false } },
+      { release: release(), hooksFinished: 1, assessment: { ...steady, written: [] } },
       true,
     ],
-    ['a hook finished, no assessment', { release: release(), hooksFinished: 1 }, true],
-    ['no assessment, no hook', { release: release(), hooksFinished: 0 }, false],
+    ['a hook finished, no assessment', { release: release(), hooksFinished: 1, assessment: undefined }, true],
+    ['no assessment, no hook', { release: release(), hooksFinished: 0, assessment: undefined }, false],
   ];
   for (const [what, input, want] of cases) assert.equal(controllerWakeNeeded(input), want, what);
 });

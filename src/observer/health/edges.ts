@@ -40,12 +40,14 @@ export interface WakeInput {
   /** Hooks that reached a terminal state in this pass. */
   readonly hooksFinished: number;
   /** The assessment of this pass; undefined when there was none (no healthAssessment, or it failed). */
-  readonly assessment?: {
-    readonly before: readonly InventoryEntry[];
-    readonly after: readonly InventoryEntry[];
-    /** This pass wrote the inventory (its judgement differed from the stored one). */
-    readonly wrote: boolean;
-  };
+  readonly assessment:
+    | {
+        readonly before: readonly InventoryEntry[];
+        readonly after: readonly InventoryEntry[];
+        /** The inventory parts this pass wrote: none when its judgement equalled the stored one. */
+        readonly written: readonly unknown[];
+      }
+    | undefined;
 }
 
 /**
@@ -65,6 +67,8 @@ export function controllerWakeNeeded(i: WakeInput): boolean {
     frontierWaveCompleted(a.before, a.after, i.release.status?.lastAttempted?.renderRef);
   if (!edge) return false;
   const carried =
-    a.wrote && healthChanged({ entries: a.before }, { entries: a.after }) && healthChangeWakes(i.release);
+    a.written.length > 0 &&
+    healthChanged({ entries: a.before }, { entries: a.after }) &&
+    healthChangeWakes(i.release);
   return !carried;
 }

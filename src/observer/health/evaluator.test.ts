@@ -116,7 +116,7 @@ test('matching: group, kinds, wildcards, selector, rule-set order', () => {
     'ns1/team/web-only',
   ]);
   assert.deepEqual(
-    ids({ apiVersion: 'example.com/v1', kind: 'deployment' }),
+    ids({ apiVersion: 'example.com/v1', kind: 'deployment', metadata: { name: 'd' } }),
     ['global/any'],
     'kinds are case-sensitive',
   );

@@ -1,7 +1,9 @@
-// Structural types the health engine works on: the rule shapes (defined in src/rules/types.ts, below the
-// observer, and re-exported here), objects as read, rule results and the health loop's view of an
+// Types the health engine works on: the rule shapes (src/rules/types.ts, below the observer, re-exported
+// here), objects as read (src/api's KubeObject), rule results and the health loop's view of an
 // inventory entry. The entry is still a stand-in for src/api's InventoryEntry (one shape, pending).
 
+/** Any Kubernetes object as read from the API (JSON): src/api's one definition. */
+export type { KubeObject } from '../../api/types.ts';
 export type {
   HealthRule,
   HealthRuleMatch,
@@ -9,19 +11,6 @@ export type {
   LabelSelector,
   LabelSelectorRequirement,
 } from '../../rules/types.ts';
-
-/** Any Kubernetes object as read from the API (JSON). */
-export interface KubeObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata?: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly labels?: Readonly<Record<string, string>>;
-    readonly [key: string]: unknown;
-  };
-  readonly [key: string]: unknown;
-}
 
 /** Outcome of every matching rule for one object. `rule` ids are `<ruleSet>/<rule>`. */
 export type RuleResult =

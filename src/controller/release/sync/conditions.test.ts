@@ -12,12 +12,12 @@ import {
   RenderFailedError,
   SourceFailedError,
 } from '../errors.ts';
-import { conditionsFor, type HoldReason, type ReconcileOutcome } from './conditions.ts';
+import { conditionsFor, type HoldReason, type ReadyOutcome } from './conditions.ts';
 
 const R = `sha256:${'e'.repeat(64)}`;
-type Row = [string, ReconcileOutcome, ready: string, reason: string, stalled: 'True' | 'False'];
-const fail = (error: ReleaseError): ReconcileOutcome => ({ kind: 'failed', error });
-const held = (reason: HoldReason): ReconcileOutcome => ({ kind: 'held', reason, message: 'm' });
+type Row = [string, ReadyOutcome, ready: string, reason: string, stalled: 'True' | 'False'];
+const fail = (error: ReleaseError): ReadyOutcome => ({ kind: 'failed', error });
+const held = (reason: HoldReason): ReadyOutcome => ({ kind: 'held', reason, message: 'm' });
 const dryRun = (status: number | undefined) => fail(DryRunFailedError.fromStatus('x', status));
 const cluster = (reason: 'ClusterNotFound' | 'ClusterNotReady') =>
   fail(new ClusterUnavailableError(reason, 'x'));

@@ -16,7 +16,7 @@ export type HoldReason =
   | 'WaitingForHook'
   | 'WaveTimeout';
 
-export type ReconcileOutcome =
+export type ReadyOutcome =
   | { readonly kind: 'synced'; readonly renderRef: string; readonly revision: string }
   /** applyLastHealthy applied the last healthy render instead of R. */
   | {
@@ -43,7 +43,7 @@ export type OutcomeConditions = {
 
 const notStalled = { type: 'Stalled', status: 'False', reason: 'NotStalled', message: '' } as const;
 
-export function conditionsFor(outcome: ReconcileOutcome): OutcomeConditions {
+export function conditionsFor(outcome: ReadyOutcome): OutcomeConditions {
   switch (outcome.kind) {
     case 'synced':
       return {

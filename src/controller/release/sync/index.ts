@@ -7,7 +7,7 @@ export {
   conditionsFor,
   type HoldReason,
   type OutcomeConditions,
-  type ReconcileOutcome,
+  type ReadyOutcome,
 } from './conditions.ts';
 export { driftAppeared, selfHealNote } from './drift.ts';
 export { DRY_RUN_MEMO_LIMIT, DryRunMemo } from './dry-run-memo.ts';

@@ -187,19 +187,7 @@ export class HealthController {
       throw err;
     }
     // 6. Wake the controller on an edge.
-    const edge = controllerWakeNeeded({
-      release,
-      hooksFinished: hooks.finished.length,
-      ...(assessment === undefined
-        ? {}
-        : {
-            assessment: {
-              before: assessment.before,
-              after: assessment.after,
-              wrote: assessment.written.length > 0,
-            },
-          }),
-    });
+    const edge = controllerWakeNeeded({ release, hooksFinished: hooks.finished.length, assessment });
     const sent = await this.#wake(key, release, edge, log);
     if (sent !== undefined) return sent;
     // 7. Next pass.
