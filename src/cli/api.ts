@@ -8,6 +8,7 @@ import { applyObject } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
 import { assertNever } from '../lib/assert-never.ts';
+import { nameOf } from '../lib/names.ts';
 import type { SyncRequest } from '../server/body.ts';
 import { GROUP_VERSION } from '../server/routes.ts';
 import { planSync, type SyncSet } from '../server/sync.ts';
@@ -142,7 +143,7 @@ export async function readHealth(ctx: Ctx, name: string): Promise<HealthResult> 
 
 /** GET …/history, or the same view from the Release status and the render store. */
 export async function readHistory(ctx: Ctx, release: Release): Promise<HistoryResult> {
-  const name = release.metadata.name ?? '';
+  const name = nameOf(release);
   const viaApi = await viaApiOr(ctx, () =>
     ctx.client.request<HistoryResult>({ method: 'GET', path: releasePath(ctx.namespace, name, 'history') }),
   );

@@ -6,6 +6,7 @@ import type { Release, ReleaseInventory } from '../api/types.ts';
 import { KubeClient } from '../kube/client.ts';
 import { readInventoryParts } from '../kube/inventory-read.ts';
 import { assertNever } from '../lib/assert-never.ts';
+import { nameOf } from '../lib/names.ts';
 import { SecretRenderStore } from '../store/secrets.ts';
 import type { Global } from './args.ts';
 import { UserError } from './errors.ts';
@@ -121,7 +122,7 @@ export function withoutManagedFields<T extends { metadata?: { managedFields?: un
  */
 export async function resolveRenderId(ctx: Ctx, release: Release, id: string): Promise<string> {
   if (isFullRenderRef(id)) return id;
-  const name = release.metadata.name ?? '';
+  const name = nameOf(release);
   const known = [
     ...statusRenderRefs(release.status),
     ...(release.spec.pin === undefined ? [] : [release.spec.pin.renderRef]),

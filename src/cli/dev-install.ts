@@ -9,6 +9,7 @@ import type { KubeObject } from '../api/types.ts';
 import { waitEstablished } from '../controller/release/deployer.ts';
 import { applyObject } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { nameOf } from '../lib/names.ts';
 import { installDefaultRules, installRuleLibrary } from '../observer/health/loop/default-rules.ts';
 
 export const DEPLOY_DIR = fileURLToPath(new URL('../../deploy/', import.meta.url));
@@ -38,7 +39,7 @@ export async function installConvoy(client: KubeClient, leaseNamespace: string, 
   const crds = await readCrds();
   for (const crd of crds) await applyObject(client, crd, { fieldManager: FIELD_MANAGER, force: true });
   for (const crd of crds) {
-    const name = crd.metadata.name ?? '';
+    const name = nameOf(crd);
     await waitEstablished(client, name, timeoutMs);
     const apiVersion = `${crd.spec.group}/${crd.spec.versions[0]?.name}`;
     await until(

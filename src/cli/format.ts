@@ -1,5 +1,6 @@
 // Text building blocks of the CLI's human output: kubectl-style tables, ages ("5m", "2d"), short
 // renderRefs and colour that is applied only when the output is a terminal. Pure.
+import { nameOf, namespaceOf } from '../lib/names.ts';
 
 /** Columns separated by three spaces, like kubectl; the last column is not padded. */
 export function table(rows: readonly (readonly string[])[]): string[] {
@@ -60,10 +61,7 @@ export function byNamespaceName(
   a: { readonly metadata: { readonly namespace?: string; readonly name?: string } },
   b: { readonly metadata: { readonly namespace?: string; readonly name?: string } },
 ): number {
-  return (
-    (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
-    (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '')
-  );
+  return namespaceOf(a).localeCompare(namespaceOf(b)) || nameOf(a).localeCompare(nameOf(b));
 }
 
 export function dash(s: string | undefined): string {

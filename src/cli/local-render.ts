@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Release } from '../api/types.ts';
 import { clusterCapabilities } from '../kube/capabilities.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { nameOf, namespaceOf } from '../lib/names.ts';
 import { discoverScope } from '../render/discover-scope.ts';
 import { RenderError } from '../render/errors.ts';
 import { GitSource } from '../render/git/source.ts';
@@ -134,7 +135,7 @@ export async function renderReleaseSource(
   local: KubeClient,
   target: KubeClient,
 ): Promise<Rendered> {
-  const ns = release.metadata.namespace ?? '';
+  const ns = namespaceOf(release);
   let credentials: CredentialData | undefined;
   for (const name of sourceSecretNames(release.spec.source)) {
     const secret = await local.get<{ data?: Record<string, string> }>({
@@ -158,7 +159,7 @@ export async function renderReleaseSource(
       target,
       local,
       namespace: ns,
-      name: release.metadata.name ?? '',
+      name: nameOf(release),
     });
   } finally {
     await rm(cacheDir, { recursive: true, force: true });

@@ -3,6 +3,7 @@
 import { shortRevision } from '../api/revision.ts';
 import type { Condition, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
 import { oneLine } from '../controller/release/status-message.ts';
+import { nameOf, namespaceOf } from '../lib/names.ts';
 import { progressSummary } from '../server/progress.ts';
 import type { HealthResult, HistoryResult } from '../server/views.ts';
 import type { StatusSelector } from './args.ts';
@@ -19,7 +20,7 @@ const condition = (r: Release, type: string): Condition | undefined =>
 
 /** "ns/name" of a Release, for messages. */
 export function releaseName(r: Pick<Release, 'metadata'>): string {
-  return `${r.metadata.namespace ?? ''}/${r.metadata.name ?? ''}`;
+  return `${namespaceOf(r)}/${nameOf(r)}`;
 }
 
 export function clusterOf(r: Release): string {
@@ -54,7 +55,7 @@ export function releaseTable(releases: readonly Release[], allNamespaces: boolea
       return c === undefined ? '-' : paintState(c, o.colour);
     };
     const row = [
-      r.metadata.name ?? '',
+      nameOf(r),
       status('Ready'),
       status('Healthy'),
       paintState(rolloutWord(r), o.colour),
@@ -62,7 +63,7 @@ export function releaseTable(releases: readonly Release[], allNamespaces: boolea
       age(r.metadata.creationTimestamp, o.now),
       r.status?.message ?? '',
     ];
-    return allNamespaces ? [r.metadata.namespace ?? '', ...row] : row;
+    return allNamespaces ? [namespaceOf(r), ...row] : row;
   });
   return table([allNamespaces ? ['NAMESPACE', ...head] : head, ...rows]);
 }

@@ -8,6 +8,7 @@ import type { Release, ReleaseInventory } from '../api/types.ts';
 import { forcedSyncPending } from '../controller/release/sync/force.ts';
 import { assembleInventory } from '../kube/inventory-read.ts';
 import { assertNever } from '../lib/assert-never.ts';
+import { nameOf } from '../lib/names.ts';
 import { followedRender, type ProgressSummary, progressSummary } from '../server/progress.ts';
 import { paint, paintState, shortRef } from './format.ts';
 
@@ -75,7 +76,7 @@ const PROGRESS_REASONS = new Set([
 export function outcome(r: Release, wanted?: string): Outcome {
   const s = r.status;
   const gen = r.metadata.generation ?? 0;
-  const name = r.metadata.name ?? '';
+  const name = nameOf(r);
   if (r.spec.suspend === true) {
     return {
       kind: 'done',

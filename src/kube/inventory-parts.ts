@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { API_VERSION } from '../api/constants.ts';
 import type { InventoryEntry, InventoryKey, PendingEntry, ReleaseInventory } from '../api/types.ts';
+import { nameOf } from '../lib/names.ts';
 
 /** At most this many entries per part. */
 export const PART_MAX_ENTRIES = 1000;
@@ -39,7 +40,7 @@ export function isPartObject(o: Pick<ReleaseInventory, 'metadata'>): boolean {
  * the label back; undefined when neither fits.
  */
 export function releaseNameOf(o: Pick<ReleaseInventory, 'metadata'>): string | undefined {
-  const name = o.metadata.name ?? '';
+  const name = nameOf(o);
   const label = o.metadata.labels?.[LABEL_INVENTORY_OF];
   if (label === undefined) return name;
   const owner = o.metadata.ownerReferences?.find((r) => r.kind === 'Release')?.name;
@@ -195,7 +196,7 @@ export function mergeParts(
   if (head !== undefined) objects.set(0, head);
   for (const o of others) {
     if (o.metadata.labels?.[LABEL_INVENTORY_OF] !== label) continue;
-    const index = partIndexOf(release, o.metadata.name ?? '');
+    const index = partIndexOf(release, nameOf(o));
     if (index !== undefined && index > 0) objects.set(index, o);
   }
   const parts = new Map<string, number>();

@@ -4,6 +4,7 @@
 // API — goes through here, so none of them sees only part 0 of a large Release.
 import { API_VERSION, INVENTORY_FINALIZER } from '../api/constants.ts';
 import type { ReleaseInventory } from '../api/types.ts';
+import { namespaceOf } from '../lib/names.ts';
 import type { KubeClient } from './client.ts';
 import { removeFinalizerOf } from './finalizers.ts';
 import {
@@ -83,7 +84,7 @@ export async function deleteInventoryObject(
 export const BY_INVENTORY_OF = 'convoy:inventory-of';
 export function inventoryOfIndex(o: Pick<ReleaseInventory, 'metadata'>): string[] {
   const label = o.metadata.labels?.[LABEL_INVENTORY_OF];
-  return label === undefined ? [] : [`${o.metadata.namespace ?? ''}/${label}`];
+  return label === undefined ? [] : [`${namespaceOf(o)}/${label}`];
 }
 
 /** The key under which the parts of Release `namespace/name` are indexed (BY_INVENTORY_OF). */
@@ -94,5 +95,5 @@ export function partsIndexKey(namespace: string, name: string): string {
 /** The `namespace/name` key of the Release an inventory object (any part) belongs to; undefined: none. */
 export function releaseKeyOfInventory(o: Pick<ReleaseInventory, 'metadata'>): string | undefined {
   const name = releaseNameOf(o);
-  return name === undefined ? undefined : `${o.metadata.namespace ?? ''}/${name}`;
+  return name === undefined ? undefined : `${namespaceOf(o)}/${name}`;
 }

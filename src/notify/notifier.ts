@@ -7,6 +7,7 @@
 // and the API, the bench and unit tests plain maps.
 import { parseDuration } from '../api/duration.ts';
 import type { Alert, Provider, Release } from '../api/types.ts';
+import { nameOf, namespaceOf } from '../lib/names.ts';
 import { splitKey } from '../runtime/cache.ts';
 import { type Fact, factsOf } from './facts.ts';
 import { Ledger } from './ledger.ts';
@@ -108,15 +109,15 @@ export class Notifier {
    * status holds now — for every Alert of its namespace. Returns how many deliveries were queued.
    */
   observe(release: Release, captured: readonly Fact[] = []): number {
-    const ns = release.metadata.namespace ?? '';
-    const name = release.metadata.name ?? '';
+    const ns = namespaceOf(release);
+    const name = nameOf(release);
     const seen = new Set<string>();
     const facts = [...captured, ...factsOf(release)].filter((f) => !seen.has(f.key) && seen.add(f.key));
     const now = this.#now();
     const stamp = new Date(now).toISOString();
     let queued = 0;
     for (const alert of this.#d.alerts(ns)) {
-      const alertKey = `${ns}/${alert.metadata.name ?? ''}`;
+      const alertKey = `${ns}/${nameOf(alert)}`;
       this.ledger.seed(alertKey, alert);
       const plans = planFacts({
         alert,

@@ -4,6 +4,7 @@
 // the URL or a header. Pure.
 import { receiverPath } from '../api/constants.ts';
 import type { Alert, Provider, Receiver } from '../api/types.ts';
+import { nameOf, namespaceOf } from '../lib/names.ts';
 import type { ProviderHealth } from './notifier.ts';
 
 export interface ConditionValueOf {
@@ -21,7 +22,7 @@ export function alertStatusValue(alert: Alert, provider: Provider | undefined): 
     return {
       status: 'False',
       reason: 'ProviderNotFound',
-      message: `spec.providerRef: Provider ${JSON.stringify(name)} not found in namespace ${JSON.stringify(alert.metadata.namespace ?? '')}; messages wait for it`,
+      message: `spec.providerRef: Provider ${JSON.stringify(name)} not found in namespace ${JSON.stringify(namespaceOf(alert))}; messages wait for it`,
     };
   }
   const events = alert.spec.events?.length ? alert.spec.events.join(', ') : 'every event';
@@ -69,7 +70,7 @@ export function receiverStatusValue(receiver: Receiver): {
   condition: ConditionValueOf;
   webhookPath: string;
 } {
-  const webhookPath = receiverPath(receiver.metadata.namespace ?? '', receiver.metadata.name ?? '');
+  const webhookPath = receiverPath(namespaceOf(receiver), nameOf(receiver));
   if (receiver.spec.suspend === true) {
     return {
       condition: { status: 'False', reason: 'Suspended', message: 'spec.suspend is true: pushes get 503' },

@@ -1,6 +1,7 @@
 // Which keys the observer's per-Release loops (health, drift) work and when a Cluster wakes them: both
 // must agree with each other and with the controller-manager, so the rules live once here.
 import type { Cluster, Release } from '../api/types.ts';
+import { namespaceOf } from '../lib/names.ts';
 import { shardOf } from '../runtime/index.ts';
 
 /**
@@ -8,7 +9,7 @@ import { shardOf } from '../runtime/index.ts';
  * (docs/design.md#sharding).
  */
 export function shardOfRelease(release: Release, cluster: Cluster | undefined, count: number): number {
-  const ns = release.metadata.namespace ?? '';
+  const ns = namespaceOf(release);
   const name = release.spec?.cluster?.name;
   if (name === undefined) return shardOf({ kind: 'namespace', namespace: ns }, count);
   const shard = cluster?.spec?.shard;

@@ -14,6 +14,7 @@ import {
   partsIndexKey,
   releaseKeyOfInventory,
 } from '../kube/inventory-read.ts';
+import { nameOf, namespaceOf } from '../lib/names.ts';
 import {
   type Controller,
   type Harness,
@@ -138,7 +139,7 @@ export class ReleaseLoop {
 
   /** Remembers one inventory object (any part) this loop wrote over `replaced` (what it read). */
   wroteInventoryObject(replaced: ReleaseInventory | undefined, written: ReleaseInventory): void {
-    const key = `${written.metadata.namespace ?? ''}/${written.metadata.name ?? ''}`;
+    const key = `${namespaceOf(written)}/${nameOf(written)}`;
     this.#writtenInventory.remember(key, replaced, written);
   }
 
@@ -150,8 +151,8 @@ export class ReleaseLoop {
       this.wroteInventoryObject(index === undefined ? undefined : objects.get(index), w);
       if (index !== undefined) objects.set(index, w);
     }
-    const namespace = read.inventory.metadata.namespace ?? '';
-    const name = read.inventory.metadata.name ?? '';
+    const namespace = namespaceOf(read.inventory);
+    const name = nameOf(read.inventory);
     return assembleInventory({ namespace, name }, objects.get(0), [...objects.values()]) ?? read;
   }
 

@@ -8,6 +8,7 @@ import { applyObject, preconditionsOf } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { type MergedInventory, splitByPart } from '../kube/inventory-parts.ts';
 import { writeStatus } from '../kube/status.ts';
+import { nameOf } from '../lib/names.ts';
 
 /**
  * SSA of entries and/or hooks (list-map items carrying their keys and this manager's fields). The cached
@@ -69,7 +70,7 @@ export async function applyReleaseStatus(
 ): Promise<Release | undefined> {
   const r = await writeStatus<Release>(
     client,
-    { kind: 'Release', namespace: release.metadata.namespace, name: release.metadata.name ?? '' },
+    { kind: 'Release', namespace: release.metadata.namespace, name: nameOf(release) },
     body as Record<string, unknown>,
     { fieldManager },
   );

@@ -1,6 +1,8 @@
 // From a renderer's manifests to a Render: each object checked to be something the API can take,
 // namespaced by targetNamespace, checked for duplicates and convoy annotations, hooks split out,
 // both lists in canonical order. Shared by every renderer.
+
+import { namespaceOf } from '../lib/names.ts';
 import { checkAnnotations, hookOf } from './annotations.ts';
 import { sortCanonical } from './canonical.ts';
 import { formatOrigin, type Problem } from './errors.ts';
@@ -39,7 +41,7 @@ export function assembleRender(
     const key: ObjectKey = {
       group: groupOf(obj.apiVersion),
       kind: obj.kind,
-      namespace: obj.metadata.namespace ?? '',
+      namespace: namespaceOf(obj),
       name: obj.metadata.name,
     };
     const where = `${describeKey(key)} (${formatOrigin(origin)})`;

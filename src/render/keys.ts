@@ -1,6 +1,7 @@
 // Identity of objects in a render: the key the inventory and prune use, and the sync wave.
 import { ANNOTATION_SYNC_WAVE } from '../api/constants.ts';
 import type { InventoryKey } from '../api/types.ts';
+import { namespaceOf } from '../lib/names.ts';
 import type { Obj, ObjectKey } from './types.ts';
 
 /** "apps/v1" → "apps", "v1" → "" (the core group). */
@@ -32,7 +33,7 @@ export function objectKey(obj: Obj): ObjectKey {
   return {
     group: groupOf(obj.apiVersion),
     kind: obj.kind,
-    namespace: obj.metadata.namespace ?? '',
+    namespace: namespaceOf(obj),
     name: obj.metadata.name,
   };
 }

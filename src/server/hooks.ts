@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { API_VERSION as CRD_API_VERSION } from '../api/constants.ts';
 import type { Receiver, Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { nameOf } from '../lib/names.ts';
 import { selectionMatches } from '../lib/selector.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { followsPush, verifyPush } from './receiver.ts';
@@ -151,7 +152,7 @@ export class HookHandler {
       .filter((r) => r.metadata.deletionTimestamp === undefined)
       .filter((r) => followsPush(r, v))
       .filter((r) => selectionMatches(receiver.spec.releases, r.metadata.name, r.metadata.labels))
-      .map((r) => r.metadata.name ?? '');
+      .map((r) => nameOf(r));
     const synced: string[] = [];
     for (const rel of following) {
       const done = await writeSync(

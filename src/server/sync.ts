@@ -4,6 +4,7 @@
 // Pure; sync-write.ts applies the result with Server-Side Apply.
 import { API_REQUEST_ANNOTATIONS, type ApiRequest } from '../api/constants.ts';
 import type { Release } from '../api/types.ts';
+import { nameOf, namespaceOf } from '../lib/names.ts';
 import type { SyncRequest } from './body.ts';
 import { type ApiError, apiError } from './status.ts';
 
@@ -115,7 +116,7 @@ export function planSync(
   by?: Requester,
 ): SyncDecision {
   const current = release.metadata.annotations ?? {};
-  const where = `release ${release.metadata.namespace ?? ''}/${release.metadata.name ?? ''}`;
+  const where = `release ${namespaceOf(release)}/${nameOf(release)}`;
   let approvedRender: string | undefined;
   if (req.approve) {
     const mode = release.spec.syncPolicy?.mode ?? 'Auto';

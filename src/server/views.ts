@@ -10,6 +10,7 @@ import type {
   ReleaseInventory,
 } from '../api/types.ts';
 import { definedFields } from '../lib/defined.ts';
+import { nameOf, namespaceOf } from '../lib/names.ts';
 import { maskSecret } from '../render/secret-mask.ts';
 import type { Render, StoredRenderMeta } from '../store/types.ts';
 import { RESPONSE_KINDS } from './discovery.ts';
@@ -263,5 +264,5 @@ export function renderResult(
 }
 
 function metaOf(release: Release): Meta {
-  return { namespace: release.metadata.namespace ?? '', name: release.metadata.name ?? '' };
+  return { namespace: namespaceOf(release), name: nameOf(release) };
 }

@@ -8,6 +8,7 @@ import type { Cluster, Release, ReleaseInventory, ReleaseSet } from '../api/type
 import type { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
 import { errorMessage } from '../lib/errors.ts';
+import { nameOf, namespaceOf } from '../lib/names.ts';
 import type { KubeObject } from '../runtime/filters.ts';
 import { Informer } from '../runtime/informer.ts';
 import { Transport } from '../runtime/transport.ts';
@@ -60,7 +61,7 @@ export class LiveState {
       });
       const changed = (obj: T) => {
         if (this.#problems.delete(kind)) this.#emit({ kind, key: '' });
-        this.#emit({ kind, key: `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}` });
+        this.#emit({ kind, key: `${namespaceOf(obj)}/${nameOf(obj)}` });
       };
       inf.addHandlers({ add: changed, update: (_o, n) => changed(n), delete: changed });
       return inf;

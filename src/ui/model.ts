@@ -8,6 +8,7 @@ import { parseOptionalDuration } from '../api/duration.ts';
 import { shortRevision } from '../api/revision.ts';
 import type { Cluster, Condition, Release, ReleaseInventory, ReleaseSet } from '../api/types.ts';
 import { definedFields } from '../lib/defined.ts';
+import { nameOf, namespaceOf } from '../lib/names.ts';
 import { type ProgressSummary, progressSummary } from '../server/progress.ts';
 import { describeRequester, parseRequester } from '../server/sync.ts';
 import { type HealthResult, healthResult } from '../server/views.ts';
@@ -51,8 +52,8 @@ export function releaseRow(r: Release, inv: ReleaseInventory | undefined, p?: Pr
   const progress = p ?? progressSummary(r, inv);
   const ready = cond(r, 'Ready');
   const healthy = cond(r, 'Healthy');
-  const namespace = r.metadata.namespace ?? '';
-  const name = r.metadata.name ?? '';
+  const namespace = namespaceOf(r);
+  const name = nameOf(r);
   return {
     key: releaseKey(namespace, name),
     namespace,
@@ -374,9 +375,9 @@ export interface ClusterRow {
 export function clusterRow(c: Cluster): ClusterRow {
   const ready = c.status?.conditions?.find((x) => x.type === 'Ready');
   return {
-    key: releaseKey(c.metadata.namespace ?? '', c.metadata.name ?? ''),
-    namespace: c.metadata.namespace ?? '',
-    name: c.metadata.name ?? '',
+    key: releaseKey(namespaceOf(c), nameOf(c)),
+    namespace: namespaceOf(c),
+    name: nameOf(c),
     ready: ready?.status ?? '-',
     reason: ready?.reason ?? '',
     message: ready?.message ?? '',
@@ -417,9 +418,9 @@ export function releaseSetRow(s: ReleaseSet): ReleaseSetRow {
   const st = s.status;
   const t = st?.train;
   return {
-    key: releaseKey(s.metadata.namespace ?? '', s.metadata.name ?? ''),
-    namespace: s.metadata.namespace ?? '',
-    name: s.metadata.name ?? '',
+    key: releaseKey(namespaceOf(s), nameOf(s)),
+    namespace: namespaceOf(s),
+    name: nameOf(s),
     ready: st?.summary?.ready ?? '-',
     readyCondition: st?.conditions?.find((c) => c.type === 'Ready')?.status ?? '-',
     revision: st?.revision ?? '-',

@@ -9,6 +9,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { entryRef, objectKey } from '../../render/keys.ts';
 import { labelled } from '../../render/labelled.ts';
 import { maskSecretPair } from '../../render/secret-mask.ts';
@@ -36,7 +37,7 @@ export async function loadRender(
   from: DiffFrom,
   target: KubeClient,
 ): Promise<LoadedRender> {
-  const name = release.metadata.name ?? '';
+  const name = nameOf(release);
   switch (from.kind) {
     case 'dir': {
       const r = await renderDir(from.dir, release.spec, {
@@ -91,8 +92,8 @@ export async function printDiff(
   loaded: LoadedRender,
   target: KubeClient,
 ): Promise<DiffSummary> {
-  const ns = release.metadata.namespace ?? '';
-  const name = release.metadata.name ?? '';
+  const ns = namespaceOf(release);
+  const name = nameOf(release);
   const label = `${ns}.${name}`;
   const paintLine = (l: string) => {
     const s = diffLineStyle(l);

@@ -3,6 +3,7 @@
 // say: a Provider's Secret is named, never read.
 import { API_VERSION } from '../../api/constants.ts';
 import type { Alert, Condition, KubeObject, Provider, Receiver } from '../../api/types.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import type { NotifyResource } from '../args.ts';
 import type { Ctx } from '../context.ts';
 import { withoutManagedFields } from '../context.ts';
@@ -40,7 +41,7 @@ export function notifyTable(
     switch (o.kind) {
       case 'Alert':
         row = [
-          o.metadata.name ?? '',
+          nameOf(o),
           o.spec.providerRef.name,
           o.spec.events?.length ? o.spec.events.join(',') : 'all',
           o.spec.severity ?? 'info',
@@ -50,13 +51,13 @@ export function notifyTable(
         ];
         break;
       case 'Provider':
-        row = [o.metadata.name ?? '', o.spec.type, st, created, msg];
+        row = [nameOf(o), o.spec.type, st, created, msg];
         break;
       case 'Receiver':
-        row = [o.metadata.name ?? '', o.spec.type, st, dash(o.status?.webhookPath), created, msg];
+        row = [nameOf(o), o.spec.type, st, dash(o.status?.webhookPath), created, msg];
         break;
     }
-    return all ? [o.metadata.namespace ?? '', ...row] : row;
+    return all ? [namespaceOf(o), ...row] : row;
   });
   const h = head[resource];
   return table([all ? ['NAMESPACE', ...h] : h, ...rows]);

@@ -5,6 +5,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, ClusterSpec } from '../../api/types.ts';
 import { KubeClient } from '../../kube/client.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { loadKubeconfig } from './kubeconfig.ts';
 
 /** The parts of a core/v1 Secret read here. */
@@ -123,8 +124,8 @@ export class ClusterClients {
    * Errors reading the Secret (other than not found) are thrown.
    */
   async remote(cluster: Cluster, ref: SecretKeyRef): Promise<RemoteAccess> {
-    const namespace = cluster.metadata.namespace ?? '';
-    const cacheKey = `${namespace}/${cluster.metadata.name ?? ''}`;
+    const namespace = namespaceOf(cluster);
+    const cacheKey = `${namespace}/${nameOf(cluster)}`;
     const secret = await this.#readSecret(namespace, ref.name);
     const text = kubeconfigText(secret, namespace, ref);
     if (text.kind !== 'ok') {

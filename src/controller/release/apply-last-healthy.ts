@@ -3,6 +3,7 @@
 // applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
 import type { LastAttempted, Release } from '../../api/types.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { waveOf } from '../../render/keys.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll } from './deployer.ts';
@@ -26,8 +27,8 @@ export async function applyLastHealthy(
   const healthy = release.status?.lastHealthy;
   // 1. nothing to return to
   if (healthy === undefined) return { applied: false, message: 'no rollback: status.lastHealthy is empty' };
-  const ns = release.metadata.namespace ?? '';
-  const name = release.metadata.name ?? '';
+  const ns = namespaceOf(release);
+  const name = nameOf(release);
   try {
     // 2. the blob
     const render = await deps.store.get(ns, name, healthy.renderRef);

@@ -4,6 +4,7 @@
 
 import { LABEL_RELEASE_SET } from '../../api/constants.ts';
 import type { Cluster, Release } from '../../api/types.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { sourceIdentity, type WavePeer } from './sync/index.ts';
 
@@ -18,7 +19,7 @@ export function clusterWaveOf(
   byNamespace: string,
 ): NonNullable<ReleaseDeps['clusterWave']> {
   return (release, revision) => {
-    const ns = release.metadata.namespace ?? '';
+    const ns = namespaceOf(release);
     const waveOf = (r: Release) => {
       const c = r.spec.cluster?.name;
       return c === undefined ? undefined : clusters.get(`${ns}/${c}`)?.spec.wave;
@@ -34,7 +35,7 @@ export function clusterWaveOf(
       .filter((r) => r.metadata.name !== release.metadata.name)
       .filter((r) => !fleet(r) && waveOf(r) !== undefined && sourceIdentity(r.spec.source) === identity)
       .map((r) => ({
-        release: r.metadata.name ?? '',
+        release: nameOf(r),
         cluster: r.spec.cluster?.name ?? '',
         clusterWave: waveOf(r) ?? 0,
         lastSuccessfulRevision: r.status?.lastSuccessful?.revision,

@@ -11,6 +11,7 @@ import type { ReadyReason, Release } from '../../api/types.ts';
 import { type MergedInventory, partName } from '../../kube/inventory-parts.ts';
 import { deleteInventoryObject } from '../../kube/inventory-read.ts';
 import { assertNever } from '../../lib/assert-never.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import type { Render } from '../../render/types.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
 import { decideUnreachable, stepNeedsTarget } from './deletion-target.ts';
@@ -52,7 +53,7 @@ async function deletionRender(
 ): Promise<{ renderRef: string; hooks: Render['hooks'] } | undefined> {
   const ref = release.status?.lastSuccessful?.renderRef ?? release.status?.lastAttempted?.renderRef;
   if (ref === undefined) return undefined;
-  const render = await deps.store.get(release.metadata.namespace ?? '', release.metadata.name ?? '', ref);
+  const render = await deps.store.get(namespaceOf(release), nameOf(release), ref);
   return render === undefined ? undefined : { renderRef: ref, hooks: render.hooks };
 }
 
@@ -67,8 +68,8 @@ export class DeletionBlockedError extends ReleaseError {
 }
 
 export async function finalize(release: Release, deps: ReleaseDeps): Promise<FinalizeResult> {
-  const _ns = release.metadata.namespace ?? '';
-  const _name = release.metadata.name ?? '';
+  const _ns = namespaceOf(release);
+  const _name = nameOf(release);
   const policy = release.spec.deletionPolicy ?? 'Delete';
   const render = await deletionRender(release, deps);
   const forcedAt = forcedAtOf(release);
@@ -188,8 +189,8 @@ function need(target: Target | undefined): Target {
  * the render Secrets and the finalizer: what convoy keeps about a Release, dropped.
  */
 async function dropRecords(release: Release, deps: ReleaseDeps, inv: MergedInventory | undefined) {
-  const ns = release.metadata.namespace ?? '';
-  const name = release.metadata.name ?? '';
+  const ns = namespaceOf(release);
+  const name = nameOf(release);
   const parts = [...(inv?.objects.keys() ?? [])].sort((a, b) => b - a);
   for (const index of parts) await deleteInventoryObject(deps.local, ns, partName(name, index));
   await deps.store.deleteAll(ns, name);
@@ -222,7 +223,7 @@ async function unreachable(
   fallbackReason: ReadyReason = 'ClusterNotReady',
   targetName = release.spec.cluster?.name ?? 'local',
 ): Promise<FinalizeResult> {
-  const ns = release.metadata.namespace ?? '';
+  const ns = namespaceOf(release);
   const namespace = await deps.local.get<{ metadata: { deletionTimestamp?: string } }>({
     apiVersion: 'v1',
     kind: 'Namespace',

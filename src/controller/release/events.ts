@@ -6,6 +6,7 @@
 // (see recoveredRolloutEvent).
 import { createHash } from 'node:crypto';
 import type { Condition, Release } from '../../api/types.ts';
+import { nameOf } from '../../lib/names.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { type RenderStamp, type Rollout, rolloutTransition } from './rollout/index.ts';
 import type { ReleaseWarning } from './warnings.ts';
@@ -36,7 +37,7 @@ export function rolloutEventName(release: Release, rollout: Rollout): string {
     .update(`${release.metadata.uid ?? ''}|${rolloutKey(rollout)}`)
     .digest('hex')
     .slice(0, 16);
-  return `${(release.metadata.name ?? '').slice(0, 200)}.rollout-${h}`;
+  return `${(nameOf(release)).slice(0, 200)}.rollout-${h}`;
 }
 
 /**

@@ -5,13 +5,14 @@ import { API_VERSION, FINALIZER, INVENTORY_FINALIZER } from '../../api/constants
 import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { removeFinalizerOf } from '../../kube/finalizers.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import type { ReleaseDeps } from './deps.ts';
 
 const releaseRef = (r: Release) => ({
   apiVersion: API_VERSION,
   kind: 'Release',
-  namespace: r.metadata.namespace ?? '',
-  name: r.metadata.name ?? '',
+  namespace: namespaceOf(r),
+  name: nameOf(r),
 });
 
 /** JSON patch guarded by a test of the current list, so a concurrent change fails (and is retried). */

@@ -5,14 +5,15 @@ import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import type { MergedInventory } from '../../kube/inventory-parts.ts';
 import { readInventoryParts } from '../../kube/inventory-read.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { neverAttempted } from '../../store/keep.ts';
 import type { ReleaseDeps } from './deps.ts';
 
 /** The ReleaseInventory, every part, as the API has it now (not the cache): what a writer must start from. */
 export function readInventory(local: KubeClient, release: Release): Promise<MergedInventory | undefined> {
   return readInventoryParts(local, {
-    namespace: release.metadata.namespace ?? '',
-    name: release.metadata.name ?? '',
+    namespace: namespaceOf(release),
+    name: nameOf(release),
   });
 }
 
@@ -35,7 +36,7 @@ export async function openInventory(
     uid !== '' &&
     !opened.has(uid) &&
     neverAttempted(release.status) &&
-    deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '') === undefined;
+    deps.cachedInventory(namespaceOf(release), nameOf(release)) === undefined;
   opened?.add(uid);
   return fresh ? undefined : readInventory(deps.local, release);
 }

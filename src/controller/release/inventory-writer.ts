@@ -32,6 +32,7 @@ import {
   splitByPart,
 } from '../../kube/inventory-parts.ts';
 import { deleteInventoryObject } from '../../kube/inventory-read.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import {
   contentOf,
   controllerFields,
@@ -190,7 +191,7 @@ export class InventoryWriter {
   }
 
   #ref() {
-    return { namespace: this.#release.metadata.namespace ?? '', name: this.#release.metadata.name ?? '' };
+    return { namespace: namespaceOf(this.#release), name: nameOf(this.#release) };
   }
 
   async #applyPart(
@@ -238,7 +239,7 @@ export class InventoryWriter {
     if (dying.length === 0) return;
     const objects = new Map(merged.objects);
     for (const [index, o] of dying) {
-      await deleteInventoryObject(this.#client, o.metadata.namespace ?? '', o.metadata.name ?? '');
+      await deleteInventoryObject(this.#client, namespaceOf(o), nameOf(o));
       objects.delete(index);
     }
     this.#merged = mergeParts(objects.get(0), [...objects.values()], this.#ref());

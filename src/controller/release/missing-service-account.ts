@@ -2,6 +2,7 @@
 // spec.serviceAccountName that does not exist reads like missing RBAC, so the sync says the account is
 // missing instead.
 import type { Release } from '../../api/types.ts';
+import { namespaceOf } from '../../lib/names.ts';
 import { ObjectApplyError } from './deployer.ts';
 import type { ReleaseDeps } from './deps.ts';
 
@@ -17,7 +18,7 @@ export async function missingServiceAccount(
   const sa = release.spec.serviceAccountName;
   if (!(err instanceof ObjectApplyError) || err.httpStatus !== 403 || sa === undefined || sa === '')
     return undefined;
-  const ns = release.metadata.namespace ?? '';
+  const ns = namespaceOf(release);
   const live = await deps.local
     .get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: sa })
     .catch((readErr: unknown) => {

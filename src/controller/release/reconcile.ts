@@ -4,6 +4,7 @@
 import type { Release, ReleaseInventory } from '../../api/types.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { hookOf } from '../../render/annotations.ts';
 import { objectKey } from '../../render/keys.ts';
 import { applyLastHealthy } from './apply-last-healthy.ts';
@@ -57,7 +58,7 @@ export function observe(
   deps: Pick<ReleaseDeps, 'cachedInventory' | 'observerLive'>,
 ): Observed {
   return {
-    inventory: deps.cachedInventory(release.metadata.namespace ?? '', release.metadata.name ?? '')?.inventory,
+    inventory: deps.cachedInventory(namespaceOf(release), nameOf(release))?.inventory,
     observerLive: deps.observerLive(release),
   };
 }

@@ -3,6 +3,7 @@
 import type { Release } from '../../api/types.ts';
 import { clusterCapabilities } from '../../kube/capabilities.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { discoverScope } from '../../render/discover-scope.ts';
 import { RenderError, SourceError } from '../../render/errors.ts';
 import { helmRenderInputs } from '../../render/helm/inputs.ts';
@@ -33,14 +34,14 @@ export async function stageRender(release: Release, deps: ReleaseDeps): Promise<
   const pin = release.spec.pin?.renderRef;
   if (pin !== undefined) return { ...(await loadPinned(release, pin, deps)), target, pinned: true };
 
-  const ns = release.metadata.namespace ?? '';
+  const ns = namespaceOf(release);
   const source = await fetch(release, deps, ns);
   // The tool (if any) runs once; its manifests are assembled twice, the second time knowing the scope
   // of the kinds the first found.
   const manifests = await renderManifests(release.spec, source, {
     ...(deps.renderers === undefined ? {} : { renderers: deps.renderers }),
     namespace: ns,
-    name: release.metadata.name ?? '',
+    name: nameOf(release),
     inputs: await renderInputs(release, deps, target),
   });
   const first = assembleOutcome(release.spec, source.revision, manifests, { releaseNamespace: ns });
@@ -102,7 +103,7 @@ async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
 async function renderInputs(release: Release, deps: ReleaseDeps, target: Target): Promise<RenderInputs> {
   const inputs = await helmRenderInputs(
     release.spec.render,
-    release.metadata.namespace ?? '',
+    namespaceOf(release),
     valuesFromClient(deps.local),
     () => clusterCapabilities(target.readClient),
   );
@@ -114,8 +115,8 @@ async function renderInputs(release: Release, deps: ReleaseDeps, target: Target)
 }
 
 async function loadPinned(release: Release, renderRef: string, deps: ReleaseDeps) {
-  const ns = release.metadata.namespace ?? '';
-  const name = release.metadata.name ?? '';
+  const ns = namespaceOf(release);
+  const name = nameOf(release);
   let render: Render | undefined;
   try {
     render = await deps.store.get(ns, name, renderRef);

@@ -9,6 +9,7 @@ import { API_VERSION } from '../../api/constants.ts';
 import type { Release, ReleaseInventory, WaveStatus } from '../../api/types.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { namesRender } from '../../store/keep.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
@@ -70,8 +71,8 @@ interface Run extends SyncSoFar {
 
 export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<SyncResult> {
   const { release, rendered, forced, observed } = input;
-  const ns = release.metadata.namespace ?? '';
-  const name = release.metadata.name ?? '';
+  const ns = namespaceOf(release);
+  const name = nameOf(release);
   const now = deps.now();
   const uid = release.metadata.uid ?? '';
   const client = rendered.target.client;
@@ -155,8 +156,8 @@ async function runStep(
         return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
       }
     case 'persist': {
-      const ns = release.metadata.namespace ?? '';
-      const name = release.metadata.name ?? '';
+      const ns = namespaceOf(release);
+      const name = nameOf(release);
       try {
         await deps.store.put(ns, name, rendered.renderRef, rendered.render, {
           revision: rendered.revision,

@@ -5,6 +5,7 @@
 import { FINALIZER } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
 import { isConflict } from '../../kube/errors.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { isSuperseded, type ReconcileResult } from '../../runtime/index.ts';
 import { gcDue, mayBeStored, rendersToKeep } from '../../store/keep.ts';
 import { deletionHandler } from './deletion.ts';
@@ -51,8 +52,8 @@ export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps
   if (cutShort(outcome, deps.signal)) return { kind: 'error', error: deps.signal?.reason };
   const now = deps.now();
   const status = releaseStatus(release, outcome, now);
-  const ns = release.metadata.namespace ?? '';
-  const name = release.metadata.name ?? '';
+  const ns = namespaceOf(release);
+  const name = nameOf(release);
   try {
     // The persisted transition this write replaces gets its Event first (see eventBeforeReplacing).
     const replaced = eventBeforeReplacing(release, status.rollout, deps.sentRollouts, now);

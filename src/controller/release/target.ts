@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { assertNever } from '../../lib/assert-never.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { type ClusterClients, readyOf, type SecretKeyRef, serviceAccountUser } from '../cluster/index.ts';
 import { ClusterUnavailableError, ReleaseError, ServiceAccountRequiredError } from './errors.ts';
 
@@ -73,7 +74,7 @@ function localWriter(
   release: Release,
   tenancy: Tenancy,
 ): { readonly impersonate: string | undefined } | { readonly refused: string } {
-  const ns = release.metadata.namespace ?? '';
+  const ns = namespaceOf(release);
   const named = release.spec.serviceAccountName;
   if (named !== undefined && named !== '') return { impersonate: serviceAccountUser(ns, named) };
   if (tenancy.mode === 'cluster') return { impersonate: undefined };
@@ -81,7 +82,7 @@ function localWriter(
   if (fallback !== undefined && fallback !== '') return { impersonate: serviceAccountUser(ns, fallback) };
   return {
     refused:
-      `Release ${ns}/${release.metadata.name ?? ''} has no spec.serviceAccountName, and convoy runs in tenant mode ` +
+      `Release ${ns}/${nameOf(release)} has no spec.serviceAccountName, and convoy runs in tenant mode ` +
       'without --default-service-account: set spec.serviceAccountName to a ServiceAccount of namespace ' +
       `"${ns}" allowed to write the render (or target a Cluster with a kubeconfig); nothing was applied`,
   };
@@ -93,7 +94,7 @@ export function decideTarget(
   cluster: Cluster | undefined,
   tenancy: Tenancy,
 ): TargetDecision {
-  const ns = release.metadata.namespace ?? '';
+  const ns = namespaceOf(release);
   const writer = localWriter(release, tenancy);
   const local = (name: string): TargetDecision =>
     'refused' in writer ? { kind: 'refused', message: writer.refused } : { kind: 'local', name, ...writer };
@@ -130,7 +131,7 @@ export function decideTarget(
  * ClusterNotReady, retried with backoff) or ClusterPausedError.
  */
 export async function resolveTarget(release: Release, deps: TargetDeps): Promise<Target> {
-  const ns = release.metadata.namespace ?? '';
+  const ns = namespaceOf(release);
   const clusterName = release.spec.cluster?.name;
   const cluster = clusterName === undefined ? undefined : deps.clusters.get(`${ns}/${clusterName}`);
   const decision = decideTarget(release, cluster, deps.tenancy);

@@ -8,6 +8,7 @@ import { API_VERSION, FIELD_MANAGERS } from '../../api/constants.ts';
 import type { Release, ReleaseStatus } from '../../api/types.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { writeStatus } from '../../kube/status.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import type { ReleaseDeps } from './deps.ts';
 
 /** How long to wait before re-reading a Release whose status write lost a race (its cache is catching up). */
@@ -27,8 +28,8 @@ export async function writeReleaseStatus(
 ): Promise<StatusWriteOutcome> {
   const target = {
     kind: 'Release',
-    namespace: release.metadata.namespace ?? '',
-    name: release.metadata.name ?? '',
+    namespace: namespaceOf(release),
+    name: nameOf(release),
   };
   const write = async (basis: Release): Promise<StatusWriteOutcome> => {
     const r = await writeStatus<Release>(deps.local, target, status as Record<string, unknown>, {

@@ -15,6 +15,7 @@ import { parseOptionalDuration } from '../../api/duration.ts';
 import type { Release, ReleaseSet } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { selectorProblem } from '../../lib/selector.ts';
 import {
   anyOf,
@@ -88,7 +89,7 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
     if (set === undefined || set.metadata.deletionTimestamp !== undefined) return { kind: 'done' };
     const { namespace = '' } = splitKey(key);
     if (opts.shardIndex !== undefined && shardOfKey(key) !== opts.shardIndex) return { kind: 'done' };
-    const name = set.metadata.name ?? '';
+    const name = nameOf(set);
     const spec = set.spec;
     const nowMs = now();
     const problem = selectorProblem(spec.clusterSelector);
@@ -123,7 +124,7 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
       prior: new Map((set.status?.clusters ?? []).map((m) => [m.cluster, m])),
     });
     const names = new Set(selected.map((s) => s.cluster.name));
-    const strays = [...owned].filter(([c]) => !names.has(c)).map(([, r]) => r.metadata.name ?? '');
+    const strays = [...owned].filter(([c]) => !names.has(c)).map(([, r]) => nameOf(r));
     const plan = planFleet({
       now: formatTime(nowMs),
       nowMs,
@@ -191,7 +192,7 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
       o.metadata.generation !== n.metadata.generation ||
       JSON.stringify(o.metadata.labels) !== JSON.stringify(n.metadata.labels) ||
       JSON.stringify(o.metadata.annotations) !== JSON.stringify(n.metadata.annotations),
-    keys: (c) => sets.cache.byIndex(SETS_BY_NAMESPACE, c.metadata.namespace ?? '').map(keyOf),
+    keys: (c) => sets.cache.byIndex(SETS_BY_NAMESPACE, namespaceOf(c)).map(keyOf),
   });
   return controller;
 }

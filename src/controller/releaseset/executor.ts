@@ -19,6 +19,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { writeStatus } from '../../kube/status.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { setCondition } from '../release/rollout/conditions.ts';
 import { type Inputs, type MemberCluster, memberSpec, type Template } from './member-spec.ts';
 import type { FleetAction, FleetPlan } from './plan.ts';
@@ -101,14 +102,14 @@ export function memberRelease(
 ): Release | string {
   const spec = memberSpec(rev.template, rev.inputs, cluster);
   if (spec.kind === 'error') return spec.message;
-  const name = set.metadata.name ?? '';
+  const name = nameOf(set);
   const force = set.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT];
   return {
     apiVersion: API_VERSION,
     kind: 'Release',
     metadata: {
       name: memberReleaseName(name, cluster.name),
-      namespace: set.metadata.namespace ?? '',
+      namespace: namespaceOf(set),
       labels: {
         ...(rev.template.metadata?.labels ?? {}),
         [LABEL_RELEASE_SET]: name,
@@ -192,8 +193,8 @@ async function writeSetStatus(
 ): Promise<ReleaseSet> {
   const target = {
     kind: 'ReleaseSet',
-    namespace: set.metadata.namespace ?? '',
-    name: set.metadata.name ?? '',
+    namespace: namespaceOf(set),
+    name: nameOf(set),
   };
   const options = { fieldManager: FIELD_MANAGERS.fleet, force: true } as const;
   let object: ReleaseSet;
@@ -224,7 +225,7 @@ async function writeSetStatus(
 
 async function run(action: FleetAction, input: ExecuteInput, deps: FleetExecutorDeps): Promise<void> {
   const { set } = input;
-  const ns = set.metadata.namespace ?? '';
+  const ns = namespaceOf(set);
   if (action.kind === 'delete') {
     await deps.client.delete({
       apiVersion: API_VERSION,

@@ -3,6 +3,7 @@
 // strategy's waveLabel gives), the local cluster when spec.local is set, and what planFleet needs of each
 // (docs/design.md#fleets). The controller feeds them from its informer caches.
 import type { Cluster, FleetMemberStatus, Release, ReleaseSetSpec } from '../../api/types.ts';
+import { nameOf } from '../../lib/names.ts';
 import { selectorMatches } from '../../lib/selector.ts';
 import { memberReleaseName } from './executor.ts';
 import { LOCAL_MEMBER, type MemberCluster, memberSpec } from './member-spec.ts';
@@ -55,7 +56,7 @@ export function selectMembers(
       const wave = clusterWave(c, spec.strategy?.waveLabel);
       selected.push({
         cluster: {
-          name: c.metadata.name ?? '',
+          name: nameOf(c),
           local: false,
           labels: c.metadata.labels ?? {},
           annotations: c.metadata.annotations ?? {},

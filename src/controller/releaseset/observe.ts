@@ -7,6 +7,7 @@ import {
   ANNOTATION_FORCE_SYNC_AT,
 } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
+import { nameOf } from '../../lib/names.ts';
 
 export type ReleaseView = {
   readonly name: string;
@@ -58,7 +59,7 @@ export function viewOf(release: Release): ReleaseView {
   const current = s?.currentRender?.renderRef;
   const healthy = s?.conditions?.find((c) => c.type === 'Healthy')?.status;
   return {
-    name: release.metadata.name ?? '',
+    name: nameOf(release),
     train: a[ANNOTATION_FLEET_TRAIN],
     revision: a[ANNOTATION_FLEET_REVISION],
     pending,

@@ -11,6 +11,7 @@ import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isConflict, isNotFound } from '../../kube/errors.ts';
 import { errorMessage } from '../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../lib/names.ts';
 import type { Render } from '../../render/types.ts';
 import type { Controller, Harness, Logger, ReconcileResult } from '../../runtime/index.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
@@ -125,8 +126,8 @@ export class DriftController {
     }
     const inventory = this.#loop.inventory(key);
     const entries = inventory?.inventory.entries ?? [];
-    const ns = release.metadata.namespace ?? '';
-    const name = release.metadata.name ?? '';
+    const ns = namespaceOf(release);
+    const name = nameOf(release);
     const check = await checkDrift(
       entries,
       {

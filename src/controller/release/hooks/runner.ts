@@ -7,6 +7,7 @@ import type { Release } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import { errorMessage } from '../../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../../lib/names.ts';
 import { objectKey } from '../../../render/keys.ts';
 import type { Render } from '../../../render/types.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
@@ -37,8 +38,8 @@ export function forcedAtOf(release: Release): string | undefined {
 }
 
 export function hookWorkloadOptions(release: Release): HookWorkloadOptions {
-  const ns = release.metadata.namespace ?? '';
-  return { releaseLabel: releaseLabelValue(ns, release.metadata.name ?? ''), defaultNamespace: ns };
+  const ns = namespaceOf(release);
+  return { releaseLabel: releaseLabelValue(ns, nameOf(release)), defaultNamespace: ns };
 }
 
 /** Creates each arming's workload, then records its entry: the observer never polls a workload not yet there. */

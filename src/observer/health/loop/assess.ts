@@ -11,6 +11,7 @@ import type { KubeClient } from '../../../kube/client.ts';
 import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import { errorMessage } from '../../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../../lib/names.ts';
 import { apiVersionOf } from '../../../render/keys.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
 import { type LiveRead, type ReadLive, readLive } from '../../live-reads.ts';
@@ -101,7 +102,7 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
       ...(e.appliedResourceVersion !== undefined ? { appliedResourceVersion: e.appliedResourceVersion } : {}),
     })),
     {
-      releaseLabel: releaseLabelValue(release.metadata.namespace ?? '', release.metadata.name ?? ''),
+      releaseLabel: releaseLabelValue(namespaceOf(release), nameOf(release)),
       ...(deps.listThreshold !== undefined ? { listThreshold: deps.listThreshold } : {}),
       ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
     },

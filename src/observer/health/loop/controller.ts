@@ -12,6 +12,7 @@ import type { KubeClient } from '../../../kube/client.ts';
 import { isConflict, isNotFound } from '../../../kube/errors.ts';
 import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { errorMessage } from '../../../lib/errors.ts';
+import { namespaceOf } from '../../../lib/names.ts';
 import {
   type Controller,
   type Harness,
@@ -115,7 +116,7 @@ export class HealthController {
     this.controller
       .watch<K<HealthRuleSet>>({
         informer: this.#ruleSets,
-        keys: (rs) => releases.cache.byIndex(BY_NAMESPACE, rs.metadata.namespace ?? '').map((r) => keyOf(r)),
+        keys: (rs) => releases.cache.byIndex(BY_NAMESPACE, namespaceOf(rs)).map((r) => keyOf(r)),
       })
       .watch<K<GlobalHealthRuleSet>>({ informer: this.#globalRuleSets, keys: () => releases.cache.keys() });
   }
@@ -228,7 +229,7 @@ export class HealthController {
       const r = await pollHooks(inventory, {
         target: async () => (await this.#resolveTarget(release)).client,
         local: this.#o.client,
-        workloadNamespace: release.spec.render?.targetNamespace ?? release.metadata.namespace ?? '',
+        workloadNamespace: release.spec.render?.targetNamespace ?? namespaceOf(release),
         now: this.#now,
       });
       if (r.written !== undefined) this.#c.wrote('hooks');

@@ -2,11 +2,12 @@
 // nothing; an empty one ({}) selects all. Global sets first, then local ones, each sorted by name so
 // rule order (and the rule that decides a failure) is stable between passes and replicas.
 import type { GlobalHealthRuleSet, HealthRuleSet, LabelSelector, Release } from '../../../api/types.ts';
+import { nameOf } from '../../../lib/names.ts';
 import { selectorMatches } from '../selector.ts';
 import type { HealthRuleSetLike } from '../types.ts';
 
 const byName = (a: { metadata: { name?: string } }, b: { metadata: { name?: string } }) =>
-  (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+  nameOf(a).localeCompare(nameOf(b));
 
 function select<T extends { metadata: { labels?: Record<string, string> } }>(
   sets: readonly T[],
@@ -31,7 +32,7 @@ export function collectRules(
   return [...g, ...l].map((s) => ({
     kind: s.kind,
     metadata: {
-      name: s.metadata.name ?? '',
+      name: nameOf(s),
       ...(s.kind === 'HealthRuleSet' && s.metadata.namespace ? { namespace: s.metadata.namespace } : {}),
     },
     spec: { rules: (s.spec?.rules ?? []) as HealthRuleSetLike['spec']['rules'] },

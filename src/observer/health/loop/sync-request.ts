@@ -15,6 +15,7 @@ import type { Release } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import { errorMessage } from '../../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../../lib/names.ts';
 
 export type SyncVia =
   /** POST through kube-apiserver: the kubeconfig's server + /apis/api.convoy.kumodo.io/v1alpha1/…, its auth. */
@@ -41,8 +42,8 @@ export class SyncRequestError extends Error {
 const TIMEOUT_MS = 30_000;
 
 export function syncPath(release: Release): string {
-  const ns = encodeURIComponent(release.metadata.namespace ?? '');
-  const name = encodeURIComponent(release.metadata.name ?? '');
+  const ns = encodeURIComponent(namespaceOf(release));
+  const name = encodeURIComponent(nameOf(release));
   return `/apis/${GROUP_VERSION}/namespaces/${ns}/releases/${name}/sync`;
 }
 
@@ -114,8 +115,8 @@ async function releaseExists(client: KubeClient, release: Release): Promise<bool
   const live = await client.get<Release>({
     apiVersion: API_VERSION,
     kind: 'Release',
-    namespace: release.metadata.namespace ?? '',
-    name: release.metadata.name ?? '',
+    namespace: namespaceOf(release),
+    name: nameOf(release),
   });
   // A Release re-created under the same name is another object: this edge was about the old one.
   return (
@@ -129,7 +130,7 @@ async function patchAnnotation(client: KubeClient, release: Release, now: Date):
     apiVersion: API_VERSION,
     kind: 'Release',
     namespace: release.metadata.namespace,
-    name: release.metadata.name ?? '',
+    name: nameOf(release),
   });
   await client.request({
     method: 'PATCH',

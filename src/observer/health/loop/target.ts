@@ -6,6 +6,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, Release } from '../../../api/types.ts';
 import { KubeClient } from '../../../kube/client.ts';
 import { errorMessage } from '../../../lib/errors.ts';
+import { namespaceOf } from '../../../lib/names.ts';
 
 export class TargetError extends Error {
   override readonly name = 'TargetError';
@@ -32,7 +33,7 @@ export class TargetResolver {
   async resolve(release: Release, cluster: Cluster | undefined): Promise<Target> {
     const name = release.spec.cluster?.name;
     if (name === undefined) return { kind: 'local', client: this.#local };
-    const ns = release.metadata.namespace ?? '';
+    const ns = namespaceOf(release);
     if (cluster === undefined) throw new TargetError(`cluster ${ns}/${name} not found`);
     const ready = cluster.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.status === 'False') {
