@@ -3,15 +3,8 @@
 // functions, and the observer asks the same question before it sends POST /sync for an edge — an edge
 // this wake-up already carries needs no request (docs/design.md#controller-wake-ups). One definition, so
 // the two processes cannot disagree about which wake-ups a /sync must carry.
+import { type EntryKeys, inventoryKeyOf } from './keys.ts';
 import type { InventoryEntry, Release } from './types.ts';
-
-/** The list-map keys of an inventory entry; a cluster-scoped object's namespace is "" (or absent). */
-type EntryKeys = Pick<InventoryEntry, 'group' | 'kind' | 'name'> & { readonly namespace?: string };
-
-/** "group/kind/namespace/name": the list-map key of an inventory entry as one string. */
-export function inventoryKeyOf(o: EntryKeys): string {
-  return `${o.group}/${o.kind}/${o.namespace ?? ''}/${o.name}`;
-}
 
 type HealthFields = EntryKeys & Pick<InventoryEntry, 'state' | 'assessedRenderRef'>;
 

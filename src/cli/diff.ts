@@ -1,6 +1,8 @@
 // `convoy diff` and `convoy approve`: a unified diff of an object as it is live against the object
 // a dry-run apply says it would become, and the inventory entries the render would prune. Pure.
+
 import { stringify } from 'yaml';
+import { inventoryKeyOf } from '../api/keys.ts';
 import type { InventoryEntry } from '../api/types.ts';
 
 /**
@@ -113,7 +115,7 @@ export interface Key {
   readonly name: string;
 }
 
-const keyOf = (k: Key) => `${k.group}/${k.kind}/${k.namespace}/${k.name}`;
+const keyOf = inventoryKeyOf;
 
 /**
  * Inventory entries a sync of the render would delete: those not in the render, when prune is on.

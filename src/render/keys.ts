@@ -38,13 +38,8 @@ export function objectKey(obj: Obj): ObjectKey {
   };
 }
 
-/**
- * "group/kind/namespace/name", empty parts kept ("/ConfigMap/prod/settings"). Unambiguous because
- * none of the four may contain a slash.
- */
-export function keyString(key: ObjectKey): string {
-  return `${key.group}/${key.kind}/${key.namespace}/${key.name}`;
-}
+/** "group/kind/namespace/name" (src/api/keys.ts). */
+export { inventoryKeyOf as keyString } from '../api/keys.ts';
 
 /** For people: "Deployment.apps prod/web", "ConfigMap prod/settings", "Namespace prod". */
 export function describeKey(key: ObjectKey): string {

@@ -1,6 +1,7 @@
 // The pure parts of one drift pass: the inventory items writeInventoryDrift sends and its "nothing
 // changed" check, the Drifted condition and driftSummary with theirs, whether selfHeal asks for a sync,
 // and when the next pass runs.
+import { inventoryKeyOf } from '../../api/keys.ts';
 import type { DriftSummary, InventoryEntry, InventoryKey, ReleaseStatus } from '../../api/types.ts';
 import { progressBackoff } from '../health/backoff.ts';
 import { type LoopStatusBody, loopStatus } from '../status-condition.ts';
@@ -24,7 +25,7 @@ export interface InventoryDriftItem extends InventoryKey {
   readonly driftMessage?: string;
 }
 
-export const idOf = (e: InventoryKey): string => `${e.group}/${e.kind}/${e.namespace}/${e.name}`;
+export const idOf = (e: InventoryKey): string => inventoryKeyOf(e);
 
 /** Checked entries get their result; unknown ones re-send what they had, so the write does not drop it. */
 export function inventoryDriftItems(

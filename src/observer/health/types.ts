@@ -51,4 +51,4 @@ export function groupOf(apiVersion: string): string {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
-export { inventoryKeyOf as entryKey } from '../../api/health-wake.ts';
+export { inventoryKeyOf as entryKey } from '../../api/keys.ts';

@@ -46,7 +46,7 @@ export interface RenderId {
   readonly revision: string;
 }
 
-export { inventoryKeyOf as objectKey } from '../../../api/health-wake.ts';
+export { inventoryKeyOf as objectKey } from '../../../api/keys.ts';
 
 /** The wave an entry was recorded in; the sync-wave annotation defaults to 0. */
 export function entryWave(e: InventoryEntry): number {

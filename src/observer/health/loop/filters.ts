@@ -1,6 +1,7 @@
 // Event filters of the health loop (docs/design.md#health-events): which updates add a Release's key. The
 // inventory checks compare only controller-manager-owned fields, so the loop's own writes never wake it. The
 // Cluster filter is the drift loop's too: ../../loop-keys.ts.
+import { inventoryKeyOf } from '../../../api/keys.ts';
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
 
 /**
@@ -19,8 +20,7 @@ export function releaseUpdateMatters(o: Release, n: Release): boolean {
   return o.metadata.deletionTimestamp === undefined && n.metadata.deletionTimestamp !== undefined;
 }
 
-const entryId = (e: { group: string; kind: string; namespace: string; name: string }) =>
-  `${e.group}/${e.kind}/${e.namespace}/${e.name}`;
+const entryId = inventoryKeyOf;
 
 /** The controller-owned projection of an inventory the health loop reacts to. */
 function controllerView(inv: ReleaseInventory): string {
