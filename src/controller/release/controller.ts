@@ -8,6 +8,7 @@ import {
   ANNOTATION_FORCE_SYNC_AT,
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
+  FIELD_MANAGERS,
   PLURAL_INVENTORIES,
   PLURAL_RELEASES,
 } from '../../api/constants.ts';
@@ -98,6 +99,14 @@ const WATCHED_ANNOTATIONS = [
   ANNOTATION_FORCE_SYNC_AT,
 ];
 
+/** A cached Release keeps only the managedFields entries of the controller's own field manager. */
+function ownManagedFieldsOnly(r: KubeObject): KubeObject {
+  const all = r.metadata?.managedFields as readonly { readonly manager?: string }[] | undefined;
+  const mine = all?.filter((m) => m.manager === FIELD_MANAGERS.controller);
+  if (mine === undefined || mine.length === all?.length) return r;
+  return { ...r, metadata: { ...r.metadata, managedFields: mine } };
+}
+
 export function registerReleaseController(
   harness: Harness,
   opts: ReleaseControllerOptions,
@@ -109,8 +118,10 @@ export function registerReleaseController(
 } {
   const releases = harness.informer<CRelease>({
     path: `${base}/${PLURAL_RELEASES}`,
-    // the status writer compares against the managedFields of the cached Release
+    // The status writer compares against the controller's own managedFields entry of the cached Release;
+    // the other managers' entries (the observer's, the API's, whoever wrote the spec) nothing here reads.
     stripManagedFields: false,
+    transform: ownManagedFieldsOnly,
     resyncMs: opts.resyncMs ?? DEFAULT_RESYNC_MS,
   });
   const inventories = harness.informer<CInventory>({

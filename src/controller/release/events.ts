@@ -58,7 +58,7 @@ export function recoveredRolloutEvent(
   return {
     type: t.eventType,
     reason: t.eventReason,
-    message: `${t.message.replace(/^rollout None → /, 'rollout → ')} (recorded after a controller restart)`,
+    message: `${t.message.replace(/^rollout None \u2192 /, 'rollout → ')} (recorded after a controller restart)`,
     name: rolloutEventName(release, rollout),
   };
 }
