@@ -7,7 +7,7 @@ import { R1, R2 } from '../../api/testsupport.ts';
 import type { InventoryEntry, PendingEntry } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import type { Obj, Render } from '../../render/types.ts';
-import { checkDrift, inFlightRenders, judgeEntry } from './check.ts';
+import { checkDrift, inFlightRenders, judgeEntry, unchangedSinceApply } from './check.ts';
 
 const LABEL = 'ns.app';
 
@@ -71,4 +71,57 @@ test('inFlightRenders: only keys recorded with another render than the pending o
 test('judgeEntry: a deleted object is never excused by the render being applied', () => {
   assert.equal(judgeEntry(cm('1'), cm('2'), undefined).kind, 'deleted');
   assert.equal(judgeEntry(cm('1'), undefined, live('2')).kind, 'drifted');
+});
+
+test('an object unchanged since convoy applied it is in sync without its render; a changed one is compared', async () => {
+  const applied: InventoryEntry = { ...entry, appliedResourceVersion: '10' };
+  const at = (v: string, resourceVersion: string) => ({
+    ...live(v),
+    metadata: { ...live(v).metadata, resourceVersion },
+  });
+  const run = async (liveObject: Obj, pending: readonly PendingEntry[] = []) => {
+    const asked: string[] = [];
+    const client = { get: async () => liveObject } as unknown as KubeClient;
+    const c = await checkDrift(
+      [applied],
+      {
+        resolveTarget: async () => ({ kind: 'local', client }) as never,
+        render: async (ref) => {
+          asked.push(ref);
+          return renders[ref];
+        },
+        releaseLabel: LABEL,
+      },
+      pending,
+    );
+    const e = c.outcome.kind === 'checked' ? c.outcome.entries[0] : undefined;
+    return { result: e?.kind === 'checked' ? e.result.kind : e?.kind, renders: asked };
+  };
+  // Even a value the render does not hold: the apply of R1 returned version 10, and nothing changed since.
+  assert.deepEqual(await run(at('1', '10')), { result: 'inSync', renders: [] });
+  assert.deepEqual(await run(at('9', '11')), { result: 'drifted', renders: [R1] }, 'changed since: compared');
+  assert.deepEqual(
+    await run(at('1', '10'), [pendingR2]),
+    { result: 'inSync', renders: [R1, R2] },
+    'being applied for R2: compared with both renders',
+  );
+});
+
+test('unchangedSinceApply', () => {
+  const found = (resourceVersion?: string) =>
+    ({
+      kind: 'found',
+      object: { ...live('1'), metadata: { ...live('1').metadata, resourceVersion } },
+    }) as const;
+  const applied: InventoryEntry = { ...entry, appliedResourceVersion: '10' };
+  const rows: [string, InventoryEntry, Parameters<typeof unchangedSinceApply>[1], boolean, boolean][] = [
+    ['same version', applied, found('10'), false, true],
+    ['a newer version', applied, found('11'), false, false],
+    ['no version recorded', entry, found('10'), false, false],
+    ['in flux', applied, found('10'), true, false],
+    ['absent', applied, { kind: 'absent' }, false, false],
+    ['read failed', applied, { kind: 'error', message: 'forbidden' }, false, false],
+  ];
+  for (const [name, e, read, inFlux, want] of rows)
+    assert.equal(unchangedSinceApply(e, read, inFlux), want, name);
 });

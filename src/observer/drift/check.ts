@@ -12,7 +12,7 @@
 import type { InventoryEntry, PendingEntry } from '../../api/types.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
-import { keyString, objectKey } from '../../render/keys.ts';
+import { apiVersionOf, keyString, objectKey } from '../../render/keys.ts';
 import { labelled } from '../../render/labelled.ts';
 import type { Obj, Render } from '../../render/types.ts';
 import type { Target } from '../health/loop/target.ts';
@@ -70,6 +70,20 @@ export function judgeEntry(
   return detectDrift(applying, live).kind === 'inSync' ? { kind: 'inSync' } : result;
 }
 
+/**
+ * An entry whose live object still has the resourceVersion convoy's apply of its render returned has not
+ * changed since: it is what the render applied, so it is in sync without reading the render at all. Not
+ * for an entry whose key is being applied for another render (then either render's object counts). Pure.
+ */
+export function unchangedSinceApply(e: InventoryEntry, live: LiveRead, inFlux: boolean): boolean {
+  return (
+    !inFlux &&
+    live.kind === 'found' &&
+    e.appliedResourceVersion !== undefined &&
+    live.object.metadata?.resourceVersion === e.appliedResourceVersion
+  );
+}
+
 export async function checkDrift(
   entries: readonly InventoryEntry[],
   deps: CheckDeps,
@@ -84,8 +98,46 @@ export async function checkDrift(
   } catch (err) {
     return { outcome: { kind: 'failed', message: messageOf(err) }, ...NO_READS };
   }
+  // Live objects first, by what the inventory records: an object unchanged since convoy applied it needs
+  // no render, and a Release whose every object is unchanged reads none (one render-store LIST each
+  // otherwise; docs/design.md#drift).
+  const live = await (deps.read ?? readLive)(
+    target.client,
+    toCheck.map(
+      (e): LiveRef => ({
+        renderRef: e.renderRef as string,
+        ...appliedVersionOf(e),
+        apiVersion: apiVersionOf(e),
+        kind: e.kind,
+        ...(e.namespace ? { namespace: e.namespace } : {}),
+        name: e.name,
+      }),
+    ),
+    {
+      releaseLabel: deps.releaseLabel,
+      ...(deps.listThreshold !== undefined ? { listThreshold: deps.listThreshold } : {}),
+      ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
+    },
+  );
+  const reads = { reads: live.lists + live.gets, lists: live.lists, gets: live.gets };
+  if (live.kind === 'unreachable') return { outcome: { kind: 'failed', message: live.message }, ...reads };
+  const out: EntryOutcome[] = new Array(toCheck.length);
+  const compare: number[] = [];
+  toCheck.forEach((e, i) => {
+    const read = live.reads[i] as LiveRead;
+    if (unchangedSinceApply(e, read, applying.has(keyString(keyOf(e)))))
+      out[i] = { kind: 'checked', entry: keyOf(e), result: { kind: 'inSync' } };
+    else compare.push(i);
+  });
   const renders = new Map<string, Map<string, Obj> | string>();
-  for (const ref of new Set([...toCheck.map((e) => e.renderRef as string), ...applying.values()])) {
+  const refs = new Set<string>();
+  for (const i of compare) {
+    const e = toCheck[i] as InventoryEntry;
+    refs.add(e.renderRef as string);
+    const next = applying.get(keyString(keyOf(e)));
+    if (next !== undefined) refs.add(next);
+  }
+  for (const ref of refs) {
     try {
       const r = await deps.render(ref);
       renders.set(
@@ -98,60 +150,37 @@ export async function checkDrift(
       renders.set(ref, `reading render ${ref.slice(0, 19)}: ${messageOf(err)}`);
     }
   }
-  const out: EntryOutcome[] = new Array(toCheck.length);
-  // The entries with a desired object, compared once their live objects are read.
-  const wanted: { readonly at: number; readonly want: Obj; readonly alt: Obj | undefined }[] = [];
   const objectOf = (ref: string | undefined, key: string) => {
     const objects = ref === undefined ? undefined : renders.get(ref);
     return typeof objects === 'string' ? objects : objects?.get(key);
   };
-  toCheck.forEach((e, i) => {
+  for (const i of compare) {
+    const e = toCheck[i] as InventoryEntry;
     const key = keyOf(e);
     const k = keyString(key);
     const desired = objectOf(e.renderRef, k);
     const next = objectOf(applying.get(k), k);
     const alt = typeof next === 'object' ? labelled(next, deps.releaseLabel) : undefined;
-    if (typeof desired === 'string' || desired === undefined)
+    if (typeof desired === 'string' || desired === undefined) {
       out[i] = { kind: 'unknown', entry: key, reason: desired ?? 'not in its render' };
-    else wanted.push({ at: i, want: labelled(desired, deps.releaseLabel), alt });
-  });
-  const live = await (deps.read ?? readLive)(
-    target.client,
-    wanted.map(
-      ({ at, want }): LiveRef => ({
-        renderRef: (toCheck[at] as InventoryEntry).renderRef as string,
-        ...appliedVersionOf(toCheck[at] as InventoryEntry),
-        apiVersion: want.apiVersion,
-        kind: want.kind,
-        ...(want.metadata.namespace ? { namespace: want.metadata.namespace } : {}),
-        name: want.metadata.name,
-      }),
-    ),
-    {
-      releaseLabel: deps.releaseLabel,
-      ...(deps.listThreshold !== undefined ? { listThreshold: deps.listThreshold } : {}),
-      ...(deps.concurrency !== undefined ? { concurrency: deps.concurrency } : {}),
-    },
-  );
-  const reads = { reads: live.lists + live.gets, lists: live.lists, gets: live.gets };
-  if (live.kind === 'unreachable') return { outcome: { kind: 'failed', message: live.message }, ...reads };
-  wanted.forEach(({ at, want, alt }, j) => {
-    const key = keyOf(toCheck[at] as InventoryEntry);
-    const read = live.reads[j] as LiveRead;
+      continue;
+    }
+    const want = labelled(desired, deps.releaseLabel);
+    const read = live.reads[i] as LiveRead;
     switch (read.kind) {
       case 'found':
-        out[at] = { kind: 'checked', entry: key, result: judgeEntry(want, alt, read.object) };
+        out[i] = { kind: 'checked', entry: key, result: judgeEntry(want, alt, read.object) };
         break;
       case 'absent':
-        out[at] = { kind: 'checked', entry: key, result: detectDrift(want, undefined) };
+        out[i] = { kind: 'checked', entry: key, result: detectDrift(want, undefined) };
         break;
       case 'error':
-        out[at] = { kind: 'unknown', entry: key, reason: read.message };
+        out[i] = { kind: 'unknown', entry: key, reason: read.message };
         break;
       default:
         assertNever(read);
     }
-  });
+  }
   return { outcome: { kind: 'checked', entries: out }, ...reads };
 }
 
