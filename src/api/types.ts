@@ -4,6 +4,7 @@ import type { Static } from 'typebox';
 import type { API_VERSION } from './constants.ts';
 import type { ClusterSpecSchema, ClusterStatusSchema } from './schema/cluster.ts';
 import type { Condition, ObjectMeta } from './schema/common.ts';
+import type { HealthRuleSetSpec } from './schema/healthruleset.ts';
 import type { InventoryEntrySchema, InventoryHookSchema, PendingEntrySchema } from './schema/inventory.ts';
 import type {
   AlertSpec,
@@ -34,9 +35,6 @@ export type InventoryHook = Static<typeof InventoryHookSchema>;
 export type PendingEntry = Static<typeof PendingEntrySchema>;
 export type ClusterSpec = Static<typeof ClusterSpecSchema>;
 export type ClusterStatus = Static<typeof ClusterStatusSchema>;
-
-import type { HealthRuleSetSpec } from './schema/healthruleset.ts';
-
 export type { HealthRule, HealthRuleSetSpec } from './schema/healthruleset.ts';
 
 export type RolloutStatus = NonNullable<ReleaseStatus['rollout']>;

@@ -1,6 +1,5 @@
 // `convoy diff` and `convoy approve`: a unified diff of an object as it is live against the object
 // a dry-run apply says it would become, and the inventory entries the render would prune. Pure.
-
 import { stringify } from 'yaml';
 import { inventoryKeyOf } from '../api/keys.ts';
 import type { InventoryEntry } from '../api/types.ts';

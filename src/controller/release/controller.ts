@@ -8,7 +8,6 @@ import {
   ANNOTATION_FORCE_SYNC_AT,
   ANNOTATION_SYNC_REQUESTED_AT,
   API_VERSION,
-  FIELD_MANAGERS,
   PLURAL_INVENTORIES,
   PLURAL_RELEASES,
 } from '../../api/constants.ts';
@@ -48,6 +47,7 @@ import { clusterWaveOf } from './cluster-wave-of.ts';
 import type { ReleaseDeps } from './deps.ts';
 import { eventRecorder } from './event-recorder.ts';
 import { releaseInventoryOfGoneRelease } from './finalizer.ts';
+import { ownManagedFieldsOnly } from './release-cache.ts';
 import { DryRunMemo } from './sync/index.ts';
 import { syncHandler } from './sync-handler.ts';
 import { PendingSyncRequests } from './sync-requests.ts';
@@ -98,14 +98,6 @@ const WATCHED_ANNOTATIONS = [
   ANNOTATION_APPROVED_RENDER,
   ANNOTATION_FORCE_SYNC_AT,
 ];
-
-/** A cached Release keeps only the managedFields entries of the controller's own field manager. */
-function ownManagedFieldsOnly(r: KubeObject): KubeObject {
-  const all = r.metadata?.managedFields as readonly { readonly manager?: string }[] | undefined;
-  const mine = all?.filter((m) => m.manager === FIELD_MANAGERS.controller);
-  if (mine === undefined || mine.length === all?.length) return r;
-  return { ...r, metadata: { ...r.metadata, managedFields: mine } };
-}
 
 export function registerReleaseController(
   harness: Harness,

@@ -1,12 +1,12 @@
 // When a Release must be reconciled again for its rollout (docs/design.md#rollout-wake-ups): the deadline
-// requeue of a Progressing rollout, and the ReleaseInventory watch filter inventory.HealthChanged (src/api/health-wake.ts). Without
-// them a healthy render could pass its deadline before the next poll and be rolled back.
+// requeue of a Progressing rollout, and the ReleaseInventory watch filter inventory.HealthChanged (one
+// definition for both processes, src/api/health-wake.ts). Without them a healthy render could pass its
+// deadline before the next poll and be rolled back.
 import { parseDuration } from '../../../api/duration.ts';
-
-export { healthChanged } from '../../../api/health-wake.ts';
-
 import { elapsedSince } from './time.ts';
 import type { FailurePolicy, Rollout, WaveStatus } from './types.ts';
+
+export { healthChanged } from '../../../api/health-wake.ts';
 
 export type WakeUp =
   | { readonly kind: 'none' }

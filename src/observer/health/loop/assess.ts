@@ -15,7 +15,6 @@ import { nameOf, namespaceOf } from '../../../lib/names.ts';
 import { apiVersionOf } from '../../../render/keys.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
 import { type LiveRead, type ReadLive, readLive } from '../../live-reads.ts';
-import { renderAdvanced } from '../edges.ts';
 import { type Evaluator, newEvaluator } from '../evaluator.ts';
 import { deriveState, type Observation } from '../state.ts';
 import { entryKey, type HealthRuleSetLike, type InventoryEntry } from '../types.ts';
@@ -58,7 +57,6 @@ export interface Assessment {
   readonly after: readonly InventoryEntry[];
   /** The entries assessed (those with a renderRef). */
   readonly assessed: readonly InventoryEntry[];
-  readonly renderAdvanced: boolean;
   /** The parts this pass wrote ([] when nothing changed). */
   readonly written: readonly ReleaseInventory[];
   readonly reads: number;
@@ -76,7 +74,6 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
     before: [],
     after: [],
     assessed: [],
-    renderAdvanced: false,
     written: [],
     reads: 0,
   };
@@ -149,5 +146,5 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
   const after = before.map((e) => judged.get(entryKey(e)) ?? e);
   const assessed = after.filter((e) => e.renderRef !== undefined);
   const written = await writeInventoryHealth(deps.local, inv, inventoryHealthItems(assessed), deps.onWritten);
-  return { before, after, assessed, renderAdvanced: renderAdvanced(before), written, reads };
+  return { before, after, assessed, written, reads };
 }
