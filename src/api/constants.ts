@@ -122,11 +122,11 @@ export const INVENTORY_FINALIZER = `${prefix}inventory-protection`;
 export const FIELD_MANAGERS = {
   /** Release status (all but the observer's fields), Cluster status, inventory keys/wave/renderRef/hook definitions. */
   controller: 'convoy-controller',
-  /** Release condition Healthy and status.healthSummary. */
-  health: 'convoy-health',
+  /** Release conditions Healthy and Drifted, status.healthSummary and driftSummary (both observer loops, one write). */
+  observer: 'convoy-observer',
   /** Inventory entry state, message, firstUnhealthy, assessedRenderRef. */
   healthInventory: 'convoy-health-inventory',
-  /** Release condition Drifted, status.driftSummary, inventory drifted/driftMessage. */
+  /** Inventory entries' drifted/driftMessage (the drift loop). */
   drift: 'convoy-drift',
   /** Inventory hook state, reason, message, finishedAt. */
   hookStatus: 'convoy-hook-status',

@@ -6,6 +6,7 @@ import { KubeClient } from '../kube/client.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { registerDriftController } from '../observer/drift/index.ts';
 import { describeSyncVia, HealthController, type SyncVia } from '../observer/health/loop/index.ts';
+import { ObserverStatusWriter } from '../observer/status-writer.ts';
 import { TargetWatches } from '../observer/target-watches.ts';
 import { Harness, newLogger } from '../runtime/index.ts';
 import { loadKubeConfig, runEntry } from './entry.ts';
@@ -45,6 +46,8 @@ await runEntry(OBSERVER, async () => {
   const client = new KubeClient(kc);
   const watches = new TargetWatches({ registry: harness.metrics.registry, log });
   harness.onStop(() => watches.stop());
+  // One status writer: a Release's Healthy and Drifted verdicts share a write (docs/design.md#observer-status).
+  const status = new ObserverStatusWriter(client);
   // Both loops read target objects from the watches where the cache is trusted
   // (docs/design.md#watched-reads).
   new HealthController(harness, {
@@ -53,6 +56,7 @@ await runEntry(OBSERVER, async () => {
     resyncMs: opts.resyncMs,
     sync,
     watches,
+    status,
   });
   registerDriftController(harness, opts.driftInterval, {
     client,
@@ -60,6 +64,7 @@ await runEntry(OBSERVER, async () => {
     resyncMs: opts.resyncMs,
     sync,
     watches,
+    status,
   });
   if (sync.kind === 'annotation') {
     log.warn(

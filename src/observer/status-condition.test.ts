@@ -2,7 +2,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Condition, ReleaseStatus } from '../api/types.ts';
-import { type ConditionValue, conditionStored, formatTime, nextCondition } from './status-condition.ts';
+import {
+  type ConditionValue,
+  conditionStored,
+  formatTime,
+  nextCondition,
+  recordInFlight,
+} from './status-condition.ts';
 
 const stored: Condition = {
   type: 'Drifted',
@@ -92,4 +98,16 @@ describe('conditionStored', () => {
 
 it('formatTime is metav1.Time precision', () => {
   assert.equal(formatTime(new Date('2030-01-02T03:04:05.678Z')), '2030-01-02T03:04:05Z');
+});
+
+describe('recordInFlight', () => {
+  const key = { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'a', wave: 0 };
+  const rows: [string, Parameters<typeof recordInFlight>[0], boolean][] = [
+    ['no inventory', undefined, false],
+    ['an empty inventory', {}, false],
+    ['keys pending, no entry recorded', { pending: [key] }, true],
+    ['keys pending beside recorded entries (a later wave)', { pending: [key], entries: [key] }, false],
+    ['entries recorded, nothing pending', { entries: [key] }, false],
+  ];
+  for (const [name, inventory, want] of rows) it(name, () => assert.equal(recordInFlight(inventory), want));
 });

@@ -2,7 +2,7 @@
 // semantics both loops must share: lastTransitionTime moves only when the status changes, and a write is
 // skipped only when every field it would send is already stored. loopStatus gives a loop its status body
 // (the condition and the summary it owns beside it) and that check.
-import type { Condition, ReleaseStatus } from '../api/types.ts';
+import type { Condition, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
 import { sameFields } from '../lib/same-fields.ts';
 
 /** metav1.Time precision: whole seconds, UTC. */
@@ -82,4 +82,16 @@ export function loopStatus<
         Object.keys(body[field]) as (keyof Summary<F>)[],
       ),
   };
+}
+
+/**
+ * The controller has noted keys as pending but recorded no entry yet: it is applying its first wave, or
+ * its record already landed and this process's inventory watch has not delivered it (the Release's status
+ * event can come first, from another watch). A verdict over no entries would be a status write that the
+ * record's own inventory event, which wakes both loops, replaces at once (docs/design.md#healthy-condition).
+ */
+export function recordInFlight(
+  inventory: Pick<ReleaseInventory, 'entries' | 'pending'> | undefined,
+): boolean {
+  return (inventory?.entries ?? []).length === 0 && (inventory?.pending ?? []).length > 0;
 }

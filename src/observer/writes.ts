@@ -1,14 +1,12 @@
-// The observer's two kinds of write, shared by the health, drift and hook loops: its own fields of a
-// ReleaseInventory and its own fields of a Release's status, each under the loop's field manager. An
+// The observer's inventory writes, shared by the health, drift and hook loops: its own fields of a
+// ReleaseInventory, under the loop's field manager (the Release status: ./status-writer.ts). An
 // inventory in parts (docs/design.md#inventory-parts) gets one apply per part whose entries change, each
 // with that part's own preconditions.
 import { API_VERSION, type FieldManager } from '../api/constants.ts';
-import type { InventoryEntry, InventoryKey, Release, ReleaseInventory } from '../api/types.ts';
+import type { InventoryEntry, InventoryKey, ReleaseInventory } from '../api/types.ts';
 import { applyObject, preconditionsOf } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { type MergedInventory, splitByPart } from '../kube/inventory-parts.ts';
-import { writeStatus } from '../kube/status.ts';
-import { nameOf } from '../lib/names.ts';
 
 /**
  * SSA of entries and/or hooks (list-map items carrying their keys and this manager's fields). The cached
@@ -59,36 +57,4 @@ export async function applyEntryFieldsByPart<T extends InventoryKey>(
     written.push(stored);
   }
   return written;
-}
-
-/** SSA of this manager's fields of the Release status; the stored Release, or undefined when unchanged. */
-export async function applyReleaseStatus(
-  client: KubeClient,
-  release: Release,
-  fieldManager: FieldManager,
-  body: object,
-): Promise<Release | undefined> {
-  const r = await writeStatus<Release>(
-    client,
-    { kind: 'Release', namespace: release.metadata.namespace, name: nameOf(release) },
-    body as Record<string, unknown>,
-    { fieldManager },
-  );
-  return r.written ? r.object : undefined;
-}
-
-/** A loop's status write: skipped (undefined) when the cached status already holds `body`, else applied. */
-export type StatusWriter<B extends object> = (
-  client: KubeClient,
-  release: Release,
-  body: B,
-) => Promise<Release | undefined>;
-
-/** The status writer of the loop under `fieldManager`, whose `upToDate` says when a write is not needed. */
-export function statusWriter<B extends object>(
-  fieldManager: FieldManager,
-  upToDate: (status: Release['status'], body: B) => boolean,
-): StatusWriter<B> {
-  return async (client, release, body) =>
-    upToDate(release.status, body) ? undefined : applyReleaseStatus(client, release, fieldManager, body);
 }

@@ -217,3 +217,23 @@ test('queue: get waits for a key and shutdown releases waiters; drain waits for 
   await drain;
   assert.equal(drained, true);
 });
+
+test('queue: isQueued is true from add until hand-out, and again when added during the pass', () => {
+  const clock = new FakeClock();
+  const q = new WorkQueue({ clock });
+  assert.equal(q.isQueued('a'), false);
+  q.addAfter('a', 10);
+  assert.equal(q.isQueued('a'), false, 'a delayed add is not queued yet');
+  clock.advance(10);
+  assert.equal(q.isQueued('a'), true);
+  assert.equal(q.tryGet(), 'a');
+  assert.equal(q.isQueued('a'), false, 'handed out: processing, not queued');
+  assert.equal(q.isProcessing('a'), true);
+  q.add('a');
+  assert.equal(q.isQueued('a'), true, 'added again while processing');
+  q.done('a');
+  assert.equal(q.isQueued('a'), true);
+  assert.equal(q.tryGet(), 'a');
+  q.done('a');
+  assert.equal(q.isQueued('a'), false);
+});

@@ -141,6 +141,11 @@ export class WorkQueue {
     return this.#processing.has(key);
   }
 
+  /** Added and not yet handed out, or handed out again once its current pass is done (not a delayed add). */
+  isQueued(key: string): boolean {
+    return this.#dirty.has(key);
+  }
+
   processingCount(): number {
     return this.#processing.size;
   }

@@ -177,7 +177,7 @@ test('status writer: writes, skips an unchanged write, writes a change, keeps ot
     cluster.client,
     target,
     { conditions: [healthy] },
-    { fieldManager: FIELD_MANAGERS.health, cached: stored },
+    { fieldManager: FIELD_MANAGERS.observer, cached: stored },
   );
   assert.ok(h.written);
   const both = h.written ? h.object : stored;

@@ -44,7 +44,7 @@ test('an observer write since the read: the controller status still lands, next 
     { kind: 'Release', namespace: NS, name: 'observer-raced' },
     { conditions: [healthCondition] },
     {
-      fieldManager: FIELD_MANAGERS.health,
+      fieldManager: FIELD_MANAGERS.observer,
     },
   );
   const noted: Release[] = [];

@@ -26,7 +26,7 @@ test('ownManagedFieldsOnly keeps the controller entries and nothing else', () =>
     ['only the controller', [own], [own]],
     [
       'the observer, the API and the spec writer dropped',
-      [FIELD_MANAGERS.health, own, FIELD_MANAGERS.api, 'kubectl'],
+      [FIELD_MANAGERS.observer, own, FIELD_MANAGERS.api, 'kubectl'],
       [own],
     ],
     ['none of ours', [FIELD_MANAGERS.drift], []],

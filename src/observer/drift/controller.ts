@@ -20,7 +20,8 @@ import type { RenderStore } from '../../store/types.ts';
 import { requestSync, type SyncVia } from '../health/loop/sync-request.ts';
 import { TargetResolver } from '../health/loop/target.ts';
 import { type K, LoopCounters, ReleaseLoop } from '../loop.ts';
-import { formatTime } from '../status-condition.ts';
+import { formatTime, recordInFlight } from '../status-condition.ts';
+import { ObserverStatusWriter } from '../status-writer.ts';
 import type { TargetWatches } from '../target-watches.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
@@ -30,13 +31,14 @@ import {
   driftedCondition,
   driftStatusBody,
   driftStatusDue,
+  driftStatusUpToDate,
   type HealState,
   inventoryDriftItems,
   newlyDrifted,
   nextDelayMs,
 } from './plan.ts';
 import { RenderCache } from './render-cache.ts';
-import { writeDrift, writeInventoryDrift } from './writes.ts';
+import { writeInventoryDrift } from './writes.ts';
 
 export interface DriftControllerOptions {
   /** Client of the cluster the observer runs in (Releases, inventories, the render store). */
@@ -56,6 +58,8 @@ export interface DriftControllerOptions {
   readonly listThreshold?: number;
   /** Watch caches of the target clusters, shared with health (default: every read goes to the API). */
   readonly watches?: TargetWatches;
+  /** The status writer shared with the health loop (default: one of its own). */
+  readonly status?: ObserverStatusWriter;
 }
 
 type PassResult = 'inSync' | 'drifted' | 'unknown' | 'failed' | 'deleting' | 'conflict' | 'gone';
@@ -76,6 +80,7 @@ export class DriftController {
   readonly #urgent = new Map<string, number>();
   readonly #c: LoopCounters<PassResult, 'inventory' | 'status'>;
   readonly #reads: Counter<'verb'>;
+  readonly #status: ObserverStatusWriter;
 
   constructor(harness: Harness, opts: DriftControllerOptions) {
     this.#o = opts;
@@ -83,6 +88,7 @@ export class DriftController {
     this.#random = opts.random ?? Math.random;
     this.#store = opts.store ?? new SecretRenderStore(opts.client);
     this.#targets = new TargetResolver(opts.client);
+    this.#status = opts.status ?? new ObserverStatusWriter(opts.client);
     this.#loop = new ReleaseLoop(harness, {
       name: 'drift',
       workers: opts.workers,
@@ -91,9 +97,25 @@ export class DriftController {
       byClusterIndex: 'drift-cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
-      reconcile: (key, log) => this.syncHandler(key, log),
+      reconcile: async (key, log) => {
+        try {
+          return await this.syncHandler(key, log);
+        } finally {
+          this.#status.passEnded('drift', key, this.#loop.release(key));
+        }
+      },
     });
     this.controller = this.#loop.controller;
+    const queue = this.controller.queue;
+    this.#status.register('drift', {
+      due: (key) => queue.isQueued(key) || queue.isProcessing(key),
+      queued: (key) => queue.isQueued(key),
+      written: (key, written, carried) => {
+        if (carried) this.#c.wrote('status');
+        this.#loop.wroteRelease(key, this.#loop.release(key), written);
+      },
+      failed: (key) => queue.addRateLimited(key),
+    });
     const registry = harness.metrics.registry;
     this.#c = new LoopCounters(registry, this.stats, {
       passes: { name: 'convoy_drift_passes_total', help: 'Drift passes, by result' },
@@ -165,12 +187,9 @@ export class DriftController {
     const cond = driftedCondition(outcome, release.status?.driftSummary);
     const body = driftStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
     try {
-      const due = driftStatusDue(entries, release.status);
-      const written = due ? await writeDrift(this.#o.client, release, body) : undefined;
-      if (written !== undefined) {
-        this.#c.wrote('status');
-        this.#loop.wroteRelease(key, release, written);
-      }
+      const due = driftStatusDue(release.status, recordInFlight(inventory?.inventory));
+      if (due && !driftStatusUpToDate(release.status, body))
+        await this.#status.post(key, release, 'drift', body);
     } catch (err) {
       if (isNotFound(err)) {
         this.#forget(key);
@@ -255,6 +274,7 @@ export class DriftController {
     this.#heal.delete(key);
     this.#urgent.delete(key);
     this.#loop.forget(key);
+    this.#status.forget(key);
     this.#o.watches?.forget('drift', key);
   }
 }

@@ -284,17 +284,16 @@ test('driftStatusDue: nothing is written before there is anything to compare', (
     message: '',
     lastTransitionTime: 't',
   };
-  const rows: [string, unknown[], Parameters<typeof driftStatusDue>[1], boolean][] = [
-    ['a new Release: no entry, no attempt, no condition', [], undefined, false],
-    ['an empty status', [], {}, false],
-    ['entries recorded', [{}], {}, true],
-    [
-      'attempted (an empty render is in sync)',
-      [],
-      { lastAttempted: { renderRef: 'sha256:a', time: 't', applied: true, revision: 'r' } },
-      true,
-    ],
-    ['a Drifted condition to keep current', [], { conditions: [drifted] }, true],
+  const attempted = { lastAttempted: { renderRef: 'sha256:a', time: 't', applied: true, revision: 'r' } };
+  const rows: [string, Parameters<typeof driftStatusDue>[0], boolean, boolean][] = [
+    ['a new Release: no attempt, no condition', undefined, false, false],
+    ['an empty status', {}, false, false],
+    ['entries recorded, the attempt not reported yet', { conditions: [] }, false, false],
+    ['attempted (an empty render is in sync)', attempted, false, true],
+    ['attempted, the record of its first wave in flight', attempted, true, false],
+    ['a Drifted condition to keep current', { conditions: [drifted] }, false, true],
+    ['a Drifted condition, a record in flight', { conditions: [drifted] }, true, false],
   ];
-  for (const [name, entries, status, want] of rows) assert.equal(driftStatusDue(entries, status), want, name);
+  for (const [name, status, inFlight, want] of rows)
+    assert.equal(driftStatusDue(status, inFlight), want, name);
 });

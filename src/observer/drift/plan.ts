@@ -156,19 +156,19 @@ export function driftedCondition(
 }
 
 /**
- * Whether a pass writes the Drifted condition at all: not before there is anything to compare — no entry
- * recorded, no attempt, no Drifted condition yet (a new Release): "in sync over 0 objects" would be a
- * status write per new Release that says nothing, and the first check over recorded entries follows.
+ * Whether a pass writes the Drifted condition at all: not before the controller has reported an attempt
+ * (status.lastAttempted) on a Release without a Drifted condition yet — "in sync over 0 objects" would be
+ * a status write per new Release that says nothing, and the controller records the inventory before it
+ * writes its status, so a pass woken by the record would write alone what the pass woken by the status
+ * writes together with the Healthy condition (docs/design.md#observer-status); nor while the record of
+ * the first wave is in flight (recordInFlight): its inventory event wakes the loop.
  */
 export function driftStatusDue(
-  entries: readonly unknown[],
   status: Pick<ReleaseStatus, 'lastAttempted' | 'conditions'> | undefined,
+  inFlight = false,
 ): boolean {
-  return (
-    entries.length > 0 ||
-    status?.lastAttempted !== undefined ||
-    (status?.conditions ?? []).some((c) => c.type === 'Drifted')
-  );
+  if (inFlight) return false;
+  return status?.lastAttempted !== undefined || (status?.conditions ?? []).some((c) => c.type === 'Drifted');
 }
 
 const driftStatus = loopStatus<'driftSummary', DriftedCondition>('Drifted', 'driftSummary');

@@ -1,18 +1,13 @@
-// The drift loop's writes, both Server-Side Apply under convoy-drift and both skipped when the cached
-// object already holds the values: writeInventoryDrift (entries' drifted/driftMessage, with the cached
-// uid and resourceVersion as preconditions, so a stale cache never re-creates an inventory the controller
-// deleted and a changed one answers 409) and writeDrift (the Drifted condition and driftSummary).
+// The drift loop's inventory write, Server-Side Apply under convoy-drift and skipped when the cached object
+// already holds the values: writeInventoryDrift (entries' drifted/driftMessage, with the cached uid and
+// resourceVersion as preconditions, so a stale cache never re-creates an inventory the controller deleted
+// and a changed one answers 409). Its status part goes through ../status-writer.ts.
 import { FIELD_MANAGERS } from '../../api/constants.ts';
 import type { ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import type { MergedInventory } from '../../kube/inventory-parts.ts';
-import { applyEntryFieldsByPart, type StatusWriter, statusWriter } from '../writes.ts';
-import {
-  type DriftStatusBody,
-  driftStatusUpToDate,
-  type InventoryDriftItem,
-  inventoryDriftChanged,
-} from './plan.ts';
+import { applyEntryFieldsByPart } from '../writes.ts';
+import { type InventoryDriftItem, inventoryDriftChanged } from './plan.ts';
 
 /** Writes the parts whose drift changed; returns the stored parts ([] when nothing was written). */
 export function writeInventoryDrift(
@@ -30,9 +25,3 @@ export function writeInventoryDrift(
     onWritten,
   );
 }
-
-/** Returns the stored Release when it wrote, undefined when the cached status was already up to date. */
-export const writeDrift: StatusWriter<DriftStatusBody> = statusWriter(
-  FIELD_MANAGERS.drift,
-  driftStatusUpToDate,
-);

@@ -24,7 +24,8 @@ import {
 import { shouldPoll } from '../../hooks/decide.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
 import { type K, LoopCounters, ReleaseLoop } from '../../loop.ts';
-import { formatTime } from '../../status-condition.ts';
+import { formatTime, recordInFlight } from '../../status-condition.ts';
+import { ObserverStatusWriter } from '../../status-writer.ts';
 import type { TargetWatches } from '../../target-watches.ts';
 import { planRecheck } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
@@ -32,12 +33,11 @@ import { controllerWakeNeeded } from '../edges.ts';
 import { EvaluatorMemo } from '../evaluator-memo.ts';
 import { type Assessment, assess } from './assess.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
-import { healthStatusBody, holdFirstPending, pendingTargets } from './plan.ts';
+import { healthStatusBody, healthStatusUpToDate, holdPending, pendingTargets } from './plan.ts';
 import { collectRules } from './rules.ts';
 import type { SyncVia } from './sync-request.ts';
 import { TargetResolver } from './target.ts';
 import { ControllerWaker } from './wake.ts';
-import { writeHealth } from './writes.ts';
 
 export interface HealthControllerOptions {
   /** Client of the cluster the observer runs in (Releases, inventories, rule sets). */
@@ -52,6 +52,8 @@ export interface HealthControllerOptions {
   readonly sync?: SyncVia;
   /** Watch caches of the target clusters, shared with drift (default: every read goes to the API). */
   readonly watches?: TargetWatches;
+  /** The status writer shared with the drift loop (default: one of its own). */
+  readonly status?: ObserverStatusWriter;
 }
 
 const base = `/apis/${GROUP}/${VERSION}`;
@@ -77,12 +79,14 @@ export class HealthController {
   readonly #c: LoopCounters<PassResult, 'inventory' | 'status' | 'hooks'>;
   readonly #reads: Counter;
   readonly #evaluators = new EvaluatorMemo();
+  readonly #status: ObserverStatusWriter;
 
   constructor(harness: Harness, opts: HealthControllerOptions) {
     this.#o = opts;
     this.#now = opts.now ?? (() => new Date());
     this.#random = opts.random ?? Math.random;
     this.#targets = new TargetResolver(opts.client);
+    this.#status = opts.status ?? new ObserverStatusWriter(opts.client);
     this.#loop = new ReleaseLoop(harness, {
       name: 'health',
       workers: opts.workers,
@@ -90,9 +94,25 @@ export class HealthController {
       byClusterIndex: 'cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
-      reconcile: (key, log) => this.syncHandler(key, log),
+      reconcile: async (key, log) => {
+        try {
+          return await this.syncHandler(key, log);
+        } finally {
+          this.#status.passEnded('health', key, this.#loop.release(key));
+        }
+      },
     });
     this.controller = this.#loop.controller;
+    const queue = this.controller.queue;
+    this.#status.register('health', {
+      due: (key) => queue.isQueued(key) || queue.isProcessing(key),
+      queued: (key) => queue.isQueued(key),
+      written: (key, written, carried) => {
+        if (carried) this.#c.wrote('status');
+        this.#loop.wroteRelease(key, this.#loop.release(key), written);
+      },
+      failed: (key) => queue.addRateLimited(key),
+    });
     opts.watches?.onChange('health', (key) => this.controller.queue.add(key));
     this.#ruleSets = harness.informer<K<HealthRuleSet>>({ path: `${base}/healthrulesets` });
     this.#globalRuleSets = harness.informer<K<GlobalHealthRuleSet>>({ path: `${base}/globalhealthrulesets` });
@@ -182,7 +202,7 @@ export class HealthController {
       previousSummary: release.status?.healthSummary,
     });
     try {
-      await this.#writeHealth(key, release, cond);
+      await this.#writeHealth(key, release, cond, recordInFlight(inventory?.inventory));
     } catch (err) {
       if (isNotFound(err)) return this.#c.done('gone');
       throw err;
@@ -243,14 +263,16 @@ export class HealthController {
     }
   }
 
-  async #writeHealth(key: string, release: Release, cond: HealthyCondition): Promise<void> {
-    if (holdFirstPending(release, cond)) return;
+  async #writeHealth(
+    key: string,
+    release: Release,
+    cond: HealthyCondition,
+    inFlight: boolean,
+  ): Promise<void> {
+    if (holdPending(release, cond, inFlight)) return;
     const body = healthStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
-    const written = await writeHealth(this.#o.client, release, body);
-    if (written !== undefined) {
-      this.#c.wrote('status');
-      this.#loop.wroteRelease(key, release, written);
-    }
+    if (healthStatusUpToDate(release.status, body)) return;
+    await this.#status.post(key, release, 'health', body);
   }
 
   /** Wakes the controller on an edge (./wake.ts); a result ends the pass. */
@@ -284,6 +306,7 @@ export class HealthController {
     this.#counts.delete(key);
     this.#waker.forget(key);
     this.#loop.forget(key);
+    this.#status.forget(key);
     this.#o.watches?.forget('health', key);
   }
 }

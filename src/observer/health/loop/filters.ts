@@ -7,7 +7,7 @@ import type { Release, ReleaseInventory } from '../../../api/types.ts';
 /**
  * Release: generation changed, deletion started, or the controller's status names another attempted
  * render (lastAttempted.renderRef: the render the Healthy condition waits for) or reports on another
- * generation (observedGeneration: its first report on a new Release, ./plan.ts holdFirstPending); not
+ * generation (observedGeneration: its first report on a new Release, ./plan.ts holdPending); not
  * annotation-only changes nor any other status write, the loop's own included. The controller records the
  * inventory before it writes the status, so a pass woken by the record can find the attempt not yet written
  * and say Pending; without this wake-up the Release waited for the recheck backoff (the last of 1,000 new

@@ -8,7 +8,7 @@ import type { InventoryEntry } from '../types.ts';
 import {
   healthStatusBody,
   healthStatusUpToDate,
-  holdFirstPending,
+  holdPending,
   inventoryHealthChanged,
   inventoryHealthItems,
   pendingTargets,
@@ -151,7 +151,7 @@ it('toHealthEntry fills version and wave defaults', () => {
   assert.equal(h.wave, 0);
 });
 
-describe('holdFirstPending', () => {
+describe('holdPending', () => {
   const cond = (reason: HealthyCondition['reason']): HealthyCondition => ({
     status: 'Unknown',
     reason,
@@ -173,19 +173,41 @@ describe('holdFirstPending', () => {
     message: '',
     lastTransitionTime: 'T',
   };
-  const rows: [string, Release, HealthyCondition['reason'], boolean][] = [
-    ['a new Release the controller has not reported on', release(), 'Pending', true],
-    ['the controller reported on an older generation', release({ observedGeneration: 1 }), 'Pending', true],
+  const rows: [string, Release, HealthyCondition['reason'], boolean, boolean][] = [
+    ['a new Release the controller has not reported on', release(), 'Pending', false, true],
+    [
+      'the controller reported on an older generation',
+      release({ observedGeneration: 1 }),
+      'Pending',
+      false,
+      true,
+    ],
     [
       'the controller reported on this generation without an attempt',
       release({ observedGeneration: 2 }),
       'Pending',
       false,
+      false,
     ],
-    ['an attempt exists', release({ lastAttempted: attempt }), 'Pending', false],
-    ['a Healthy condition was written before', release({ conditions: [healthy] }), 'Pending', false],
-    ['not Pending', release(), 'Progressing', false],
+    ['an attempt exists', release({ lastAttempted: attempt }), 'Pending', false, false],
+    [
+      'an attempt exists and its record is in flight',
+      release({ observedGeneration: 2, lastAttempted: attempt }),
+      'Pending',
+      true,
+      true,
+    ],
+    ['a Healthy condition was written before', release({ conditions: [healthy] }), 'Pending', false, false],
+    [
+      'a Healthy condition was written before and a record is in flight',
+      release({ conditions: [healthy] }),
+      'Pending',
+      true,
+      true,
+    ],
+    ['not Pending', release(), 'Progressing', false, false],
+    ['not Pending, a record in flight', release({ lastAttempted: attempt }), 'Progressing', true, false],
   ];
-  for (const [name, r, reason, want] of rows)
-    it(name, () => assert.equal(holdFirstPending(r, cond(reason)), want));
+  for (const [name, r, reason, inFlight, want] of rows)
+    it(name, () => assert.equal(holdPending(r, cond(reason), inFlight), want));
 });

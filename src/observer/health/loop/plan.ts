@@ -84,15 +84,19 @@ export const healthStatusBody = healthStatus.body;
 export const healthStatusUpToDate = healthStatus.upToDate;
 
 /**
- * Whether this pass leaves the Healthy condition unwritten: it would be the first one, Pending, and the
- * controller has not yet reported on this generation (its status.observedGeneration) — so there is no
- * attempt to wait for yet, only a queue. The controller's status write wakes the loop
- * (./filters.ts), and its first report either names an attempt (the pass then judges it) or says why
- * there is none (the pass then writes Pending): one status write per new Release fewer, and Pending still
- * shown for a Release the controller could not apply (docs/design.md#healthy-condition).
+ * Whether this pass leaves a Pending Healthy condition unwritten, because a report that replaces it is
+ * on its way and wakes the loop:
+ * - it would be the first one and the controller has not yet reported on this generation (its
+ *   status.observedGeneration) — there is no attempt to wait for yet, only a queue. The controller's
+ *   status write wakes the loop (./filters.ts), and its first report either names an attempt (the pass
+ *   then judges it) or says why there is none (the pass then writes Pending): one status write per new
+ *   Release fewer, and Pending still shown for a Release the controller could not apply;
+ * - or the controller's record of the first wave is in flight (recordInFlight): its inventory event
+ *   follows (docs/design.md#healthy-condition).
  */
-export function holdFirstPending(release: Release, cond: HealthyCondition): boolean {
+export function holdPending(release: Release, cond: HealthyCondition, inFlight: boolean): boolean {
   if (cond.reason !== 'Pending') return false;
+  if (inFlight) return true;
   const s = release.status;
   if (s?.lastAttempted !== undefined) return false;
   if ((s?.conditions ?? []).some((c) => c.type === 'Healthy')) return false;

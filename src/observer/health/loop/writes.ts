@@ -1,18 +1,13 @@
-// The health loop's writes: writeInventoryHealth (SSA, convoy-health-inventory) and writeHealth (SSA of the
-// Release status, convoy-health). Both skip the request when the cached object already holds the values.
-// The inventory apply carries the cached uid and resourceVersion: a stale cache can never re-create an
+// The health loop's inventory write: writeInventoryHealth (SSA, convoy-health-inventory), skipped when the
+// cached object already holds the values; its status part goes through ../../status-writer.ts. The
+// inventory apply carries the cached uid and resourceVersion: a stale cache can never re-create an
 // inventory the controller deleted, and a changed one answers 409, which the caller turns into a requeue.
 import { FIELD_MANAGERS } from '../../../api/constants.ts';
 import type { ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import type { MergedInventory } from '../../../kube/inventory-parts.ts';
-import { applyEntryFieldsByPart, type StatusWriter, statusWriter } from '../../writes.ts';
-import {
-  type HealthStatusBody,
-  healthStatusUpToDate,
-  type InventoryHealthItem,
-  inventoryHealthChanged,
-} from './plan.ts';
+import { applyEntryFieldsByPart } from '../../writes.ts';
+import { type InventoryHealthItem, inventoryHealthChanged } from './plan.ts';
 
 /** Writes the parts whose health changed; returns the stored parts ([] when nothing was written). */
 export async function writeInventoryHealth(
@@ -31,9 +26,3 @@ export async function writeInventoryHealth(
     onWritten,
   );
 }
-
-/** Returns the stored Release when it wrote, undefined when the cached status was already up to date. */
-export const writeHealth: StatusWriter<HealthStatusBody> = statusWriter(
-  FIELD_MANAGERS.health,
-  healthStatusUpToDate,
-);

@@ -1,0 +1,281 @@
+// The observer's shared status writer: the bodies it sends (tables) and when it sends them, over a client
+// that records each request — one write for two verdicts when the other loop's pass is due, a write at
+// once when it is not, and nothing lost when that pass ends without a part, never comes, or the write fails.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FIELD_MANAGERS } from '../api/constants.ts';
+import type { Condition, Release, ReleaseStatus } from '../api/types.ts';
+import type { KubeClient, RawRequest } from '../kube/client.ts';
+import { KubeApiError } from '../kube/errors.ts';
+import {
+  type DriftStatusPart,
+  type HealthStatusPart,
+  mergeParts,
+  ObserverStatusWriter,
+  type StatusPart,
+  storedPart,
+} from './status-writer.ts';
+
+const cond = (type: string, status: Condition['status'], reason: string): Condition => ({
+  type,
+  status,
+  reason,
+  message: reason,
+  lastTransitionTime: '2030-01-01T00:00:00Z',
+});
+const health = (reason = 'Healthy'): HealthStatusPart => ({
+  conditions: [cond('Healthy', reason === 'Healthy' ? 'True' : 'Unknown', reason)],
+  healthSummary: { healthy: 1, progressing: 0, degraded: 0, unknown: 0, total: 1 },
+});
+const drift = (reason = 'InSync'): DriftStatusPart => ({
+  conditions: [cond('Drifted', reason === 'InSync' ? 'False' : 'True', reason)],
+  driftSummary: { drifted: reason === 'InSync' ? 0 : 1, total: 1 },
+});
+const release = (status?: ReleaseStatus, uid = 'u1'): Release => ({
+  apiVersion: 'convoy.kumodo.io/v1alpha1',
+  kind: 'Release',
+  metadata: { name: 'r', namespace: 'ns', uid, resourceVersion: '1' },
+  spec: { source: { inline: { manifests: '' } } },
+  ...(status === undefined ? {} : { status }),
+});
+
+describe('storedPart and mergeParts', () => {
+  const stored: ReleaseStatus = {
+    conditions: [cond('Ready', 'True', 'Synced'), ...health().conditions, ...drift().conditions],
+    healthSummary: health().healthSummary,
+    driftSummary: drift().driftSummary,
+  };
+  const rows: [string, ReleaseStatus | undefined, StatusPart, unknown][] = [
+    ['no status', undefined, 'health', undefined],
+    ['the health part of a full status', stored, 'health', health()],
+    ['the drift part of a full status', stored, 'drift', drift()],
+    ['a condition without its summary', { conditions: [...health().conditions] }, 'health', undefined],
+    [
+      'the controller condition is no part',
+      { conditions: [cond('Ready', 'True', 'Synced')] },
+      'drift',
+      undefined,
+    ],
+  ];
+  for (const [name, status, part, want] of rows)
+    it(`storedPart: ${name}`, () => assert.deepEqual(storedPart(status, part), want));
+
+  const merged: [string, Parameters<typeof mergeParts>[0], unknown][] = [
+    [
+      'both parts',
+      { health: health(), drift: drift() },
+      {
+        conditions: [...health().conditions, ...drift().conditions],
+        healthSummary: health().healthSummary,
+        driftSummary: drift().driftSummary,
+      },
+    ],
+    [
+      'health alone (the drift loop is off)',
+      { health: health() },
+      {
+        conditions: health().conditions,
+        healthSummary: health().healthSummary,
+      },
+    ],
+    [
+      'drift alone',
+      { drift: drift() },
+      { conditions: drift().conditions, driftSummary: drift().driftSummary },
+    ],
+  ];
+  for (const [name, parts, want] of merged)
+    it(`mergeParts: ${name}`, () => assert.deepEqual(mergeParts(parts), want));
+});
+
+/** A client whose status applies answer after a turn of the event loop; `fail` makes the next one fail. */
+function recordingClient() {
+  const writes: { fieldManager: unknown; status: ReleaseStatus }[] = [];
+  let fail: Error | undefined;
+  let rv = 1;
+  const client = {
+    pathOf: async () => '/apis/convoy.kumodo.io/v1alpha1/namespaces/ns/releases/r/status',
+    request: async (req: RawRequest) => {
+      await new Promise((r) => setImmediate(r));
+      const body = req.body as Release;
+      writes.push({ fieldManager: req.query?.fieldManager, status: body.status ?? {} });
+      if (fail !== undefined) {
+        const err = fail;
+        fail = undefined;
+        throw err;
+      }
+      rv++;
+      return { ...body, metadata: { ...body.metadata, uid: 'u1', resourceVersion: String(rv) } };
+    },
+  };
+  return {
+    client: client as unknown as KubeClient,
+    writes,
+    failNext: (e: Error) => {
+      fail = e;
+    },
+  };
+}
+
+/** Two loops as the writer sees them: whether each has a pass due, and what each was told. */
+function loops(writer: ObserverStatusWriter) {
+  const due: Record<StatusPart, boolean> = { health: false, drift: false };
+  const queued: Record<StatusPart, boolean> = { health: false, drift: false };
+  const told: string[] = [];
+  let onTold = () => {};
+  for (const part of ['health', 'drift'] as const)
+    writer.register(part, {
+      due: () => due[part],
+      queued: () => queued[part],
+      written: (_key, r, carried) => {
+        told.push(`${part} written rv=${r.metadata.resourceVersion} carried=${carried}`);
+        onTold();
+      },
+      failed: (_key, err) => {
+        told.push(`${part} failed: ${(err as Error).message}`);
+        onTold();
+      },
+    });
+  const next = () => new Promise<void>((r) => (onTold = r));
+  return { due, queued, told, next };
+}
+
+describe('ObserverStatusWriter', () => {
+  it('writes a part at once when the other loop has no pass due, sending the other part as stored', async () => {
+    const c = recordingClient();
+    const w = new ObserverStatusWriter(c.client);
+    const l = loops(w);
+    const stored = release({ conditions: [...drift().conditions], driftSummary: drift().driftSummary });
+    const r = await w.post('ns/r', stored, 'health', health('Progressing'));
+    assert.equal(r.written?.metadata.resourceVersion, '2');
+    assert.equal(c.writes.length, 1);
+    assert.equal(c.writes[0]?.fieldManager, FIELD_MANAGERS.observer);
+    assert.deepEqual(c.writes[0]?.status, mergeParts({ health: health('Progressing'), drift: drift() }));
+    assert.deepEqual(l.told, ['health written rv=2 carried=true', 'drift written rv=2 carried=false']);
+  });
+
+  it('waits for the other loop due on the same Release: two verdicts, one write', async () => {
+    const c = recordingClient();
+    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
+    const l = loops(w);
+    l.due.drift = true;
+    const first = await w.post('ns/r', release(), 'health', health());
+    assert.equal(first.written, undefined, 'deferred to the drift pass');
+    assert.equal(c.writes.length, 0);
+    l.due.health = false;
+    const second = await w.post('ns/r', release(), 'drift', drift());
+    assert.equal(second.written?.metadata.resourceVersion, '2');
+    assert.equal(c.writes.length, 1);
+    assert.deepEqual(c.writes[0]?.status, mergeParts({ health: health(), drift: drift() }));
+    assert.deepEqual(l.told, ['health written rv=2 carried=true', 'drift written rv=2 carried=true']);
+  });
+
+  it('writes a deferred part when the awaited pass ends without one', async () => {
+    const c = recordingClient();
+    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
+    const l = loops(w);
+    l.due.drift = true;
+    await w.post('ns/r', release(), 'health', health());
+    const told = l.next();
+    w.passEnded('drift', 'ns/r', release());
+    await told;
+    assert.equal(c.writes.length, 1);
+    assert.deepEqual(c.writes[0]?.status, mergeParts({ health: health() }));
+    assert.equal(l.told[0], 'health written rv=2 carried=true');
+  });
+
+  it('writes a deferred part after maxWaitMs when the awaited pass does not come', async () => {
+    const c = recordingClient();
+    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 5 });
+    const l = loops(w);
+    l.due.drift = true;
+    const told = l.next();
+    await w.post('ns/r', release(), 'health', health());
+    await told;
+    assert.equal(c.writes.length, 1);
+    assert.deepEqual(l.told, ['health written rv=2 carried=true', 'drift written rv=2 carried=false']);
+  });
+
+  it('a failed write reaches the loop that waited as an error and the deferred loop through failed', async () => {
+    const c = recordingClient();
+    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
+    const l = loops(w);
+    l.due.drift = true;
+    await w.post('ns/r', release(), 'health', health());
+    c.failNext(new KubeApiError(500, 'InternalError', 'etcd is down', [], undefined));
+    await assert.rejects(w.post('ns/r', release(), 'drift', drift()), /etcd is down/);
+    assert.deepEqual(l.told, ['health failed: etcd is down']);
+    // Nothing is left pending: the next post writes what it carries at once.
+    const again = await w.post('ns/r', release(), 'drift', drift());
+    assert.equal(again.written?.metadata.resourceVersion, '2');
+    assert.equal(c.writes.length, 2);
+  });
+
+  it('a part posted while a write is in flight goes out in the next write, after it', async () => {
+    const c = recordingClient();
+    const w = new ObserverStatusWriter(c.client);
+    loops(w);
+    const a = w.post('ns/r', release(), 'health', health('Progressing'));
+    const b = w.post('ns/r', release(), 'health', health());
+    const [ra, rb] = await Promise.all([a, b]);
+    assert.equal(ra.written?.metadata.resourceVersion, '2');
+    assert.equal(rb.written?.metadata.resourceVersion, '3');
+    assert.deepEqual(
+      c.writes.map((x) => x.status.conditions?.[0]?.reason),
+      ['Progressing', 'Healthy'],
+    );
+  });
+
+  it('a new Release of the same name starts from its own stored status, and forget drops a waiting part', async () => {
+    const c = recordingClient();
+    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
+    const l = loops(w);
+    await w.post('ns/r', release(), 'drift', drift('Drifted'));
+    await w.post('ns/r', release(undefined, 'u2'), 'health', health());
+    assert.deepEqual(
+      c.writes[1]?.status,
+      mergeParts({ health: health() }),
+      'the old uid’s drift part is not sent',
+    );
+    l.due.drift = true;
+    await w.post('ns/r', release(undefined, 'u2'), 'health', health('Progressing'));
+    w.forget('ns/r');
+    w.passEnded('drift', 'ns/r', release(undefined, 'u2'));
+    assert.equal(c.writes.length, 2);
+  });
+});
+
+describe('ObserverStatusWriter: a pass that ended before the part came', () => {
+  it('does not release a later wait for that loop', async () => {
+    const c = recordingClient();
+    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
+    const l = loops(w);
+    await w.post('ns/r', release(), 'drift', drift());
+    // The drift loop's next pass ends with nothing to post; later it is due again.
+    w.passEnded('drift', 'ns/r', release());
+    l.due.drift = true;
+    const deferred = await w.post('ns/r', release(), 'health', health());
+    assert.equal(deferred.written, undefined, 'waits for the drift pass that is due now');
+    const both = await w.post('ns/r', release(), 'drift', drift('Drifted'));
+    assert.equal(both.written?.metadata.resourceVersion, '3');
+    assert.deepEqual(c.writes[1]?.status, mergeParts({ health: health(), drift: drift('Drifted') }));
+  });
+});
+
+describe('ObserverStatusWriter: a pass that ends while the loop is queued again', () => {
+  it('keeps the wait for the next pass of that loop', async () => {
+    const c = recordingClient();
+    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
+    const l = loops(w);
+    l.due.health = true;
+    const deferred = await w.post('ns/r', release(), 'drift', drift());
+    assert.equal(deferred.written, undefined);
+    // The health pass that ran held its verdict, and the Release's status event queued it again.
+    l.queued.health = true;
+    w.passEnded('health', 'ns/r', release());
+    assert.equal(c.writes.length, 0, 'still waiting for the queued health pass');
+    const both = await w.post('ns/r', release(), 'health', health());
+    assert.equal(both.written?.metadata.resourceVersion, '2');
+    assert.deepEqual(c.writes[0]?.status, mergeParts({ health: health(), drift: drift() }));
+  });
+});
