@@ -12,6 +12,7 @@ import {
   type HealthStatusPart,
   mergeParts,
   ObserverStatusWriter,
+  queueStatusLoop,
   type StatusPart,
   storedPart,
 } from './status-writer.ts';
@@ -277,5 +278,33 @@ describe('ObserverStatusWriter: a pass that ends while the loop is queued again'
     const both = await w.post('ns/r', release(), 'health', health());
     assert.equal(both.written?.metadata.resourceVersion, '2');
     assert.deepEqual(c.writes[0]?.status, mergeParts({ health: health(), drift: drift() }));
+  });
+});
+
+describe('queueStatusLoop', () => {
+  it('is due while the key is queued or processed, queued only while added again, and retries with backoff', () => {
+    const calls: string[] = [];
+    const state = { queued: false, processing: false };
+    const loop = queueStatusLoop(
+      {
+        isQueued: () => state.queued,
+        isProcessing: () => state.processing,
+        addRateLimited: (key) => calls.push(`retry ${key}`),
+      },
+      () => {},
+    );
+    const rows: [boolean, boolean, boolean, boolean][] = [
+      [false, false, false, false],
+      [true, false, true, true],
+      [false, true, true, false],
+      [true, true, true, true],
+    ];
+    for (const [queued, processing, due, q] of rows) {
+      Object.assign(state, { queued, processing });
+      assert.equal(loop.due('ns/r'), due, `due: queued ${queued}, processing ${processing}`);
+      assert.equal(loop.queued('ns/r'), q, `queued: queued ${queued}, processing ${processing}`);
+    }
+    loop.failed('ns/r', new Error('x'));
+    assert.deepEqual(calls, ['retry ns/r']);
   });
 });

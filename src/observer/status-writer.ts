@@ -9,6 +9,7 @@ import type { Release, ReleaseStatus } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { writeStatus } from '../kube/status.ts';
 import { nameOf, namespaceOf } from '../lib/names.ts';
+import type { WorkQueue } from '../runtime/index.ts';
 import type { LoopStatusBody } from './status-condition.ts';
 
 export type StatusPart = 'health' | 'drift';
@@ -57,6 +58,22 @@ export interface StatusLoop {
   readonly written: (key: string, release: Release, carried: boolean) => void;
   /** A write this loop's part was deferred into failed: pass the key again. */
   readonly failed: (key: string, error: unknown) => void;
+}
+
+/**
+ * A loop as the writer sees it through its work queue: due while the key is queued or processed, and a
+ * deferred part whose write failed is passed again with the queue's backoff.
+ */
+export function queueStatusLoop(
+  queue: Pick<WorkQueue, 'isQueued' | 'isProcessing' | 'addRateLimited'>,
+  written: StatusLoop['written'],
+): StatusLoop {
+  return {
+    due: (key) => queue.isQueued(key) || queue.isProcessing(key),
+    queued: (key) => queue.isQueued(key),
+    written,
+    failed: (key) => queue.addRateLimited(key),
+  };
 }
 
 interface KeyState {

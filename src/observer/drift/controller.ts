@@ -21,7 +21,7 @@ import { requestSync, type SyncVia } from '../health/loop/sync-request.ts';
 import { TargetResolver } from '../health/loop/target.ts';
 import { type K, LoopCounters, ReleaseLoop } from '../loop.ts';
 import { formatTime, recordInFlight } from '../status-condition.ts';
-import { ObserverStatusWriter } from '../status-writer.ts';
+import { ObserverStatusWriter, queueStatusLoop } from '../status-writer.ts';
 import type { TargetWatches } from '../target-watches.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
@@ -106,16 +106,13 @@ export class DriftController {
       },
     });
     this.controller = this.#loop.controller;
-    const queue = this.controller.queue;
-    this.#status.register('drift', {
-      due: (key) => queue.isQueued(key) || queue.isProcessing(key),
-      queued: (key) => queue.isQueued(key),
-      written: (key, written, carried) => {
+    this.#status.register(
+      'drift',
+      queueStatusLoop(this.controller.queue, (key, written, carried) => {
         if (carried) this.#c.wrote('status');
         this.#loop.wroteRelease(key, this.#loop.release(key), written);
-      },
-      failed: (key) => queue.addRateLimited(key),
-    });
+      }),
+    );
     const registry = harness.metrics.registry;
     this.#c = new LoopCounters(registry, this.stats, {
       passes: { name: 'convoy_drift_passes_total', help: 'Drift passes, by result' },

@@ -25,7 +25,7 @@ import { shouldPoll } from '../../hooks/decide.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
 import { type K, LoopCounters, ReleaseLoop } from '../../loop.ts';
 import { formatTime, recordInFlight } from '../../status-condition.ts';
-import { ObserverStatusWriter } from '../../status-writer.ts';
+import { ObserverStatusWriter, queueStatusLoop } from '../../status-writer.ts';
 import type { TargetWatches } from '../../target-watches.ts';
 import { planRecheck } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
@@ -103,16 +103,13 @@ export class HealthController {
       },
     });
     this.controller = this.#loop.controller;
-    const queue = this.controller.queue;
-    this.#status.register('health', {
-      due: (key) => queue.isQueued(key) || queue.isProcessing(key),
-      queued: (key) => queue.isQueued(key),
-      written: (key, written, carried) => {
+    this.#status.register(
+      'health',
+      queueStatusLoop(this.controller.queue, (key, written, carried) => {
         if (carried) this.#c.wrote('status');
         this.#loop.wroteRelease(key, this.#loop.release(key), written);
-      },
-      failed: (key) => queue.addRateLimited(key),
-    });
+      }),
+    );
     opts.watches?.onChange('health', (key) => this.controller.queue.add(key));
     this.#ruleSets = harness.informer<K<HealthRuleSet>>({ path: `${base}/healthrulesets` });
     this.#globalRuleSets = harness.informer<K<GlobalHealthRuleSet>>({ path: `${base}/globalhealthrulesets` });
