@@ -125,7 +125,7 @@ export class ObserverStatusWriter {
     (s.parts as Record<StatusPart, unknown>)[part] = body;
     s.posted.add(part);
     if (this.#waitFor(key, s) && !s.writing) {
-      s.timer ??= setTimeout(() => this.#flush(key, release), this.#maxWaitMs);
+      s.timer ??= this.#waitTimer(key, release);
       return Promise.resolve({ written: undefined });
     }
     return new Promise<Release | undefined>((resolve, reject) => {
@@ -183,6 +183,13 @@ export class ObserverStatusWriter {
     return false;
   }
 
+  /** The bound of a wait; it does not hold the process up at shutdown (the next process writes the part). */
+  #waitTimer(key: string, release: Release): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => this.#flush(key, release), this.#maxWaitMs);
+    timer.unref();
+    return timer;
+  }
+
   #flush(key: string, release: Release): void {
     const s = this.#keys.get(key);
     if (s === undefined || s.writing || s.posted.size === 0) return;
@@ -214,7 +221,7 @@ export class ObserverStatusWriter {
       .finally(() => {
         s.writing = false;
         if (this.#keys.get(key) !== s || s.posted.size === 0) return;
-        if (this.#waitFor(key, s)) s.timer ??= setTimeout(() => this.#flush(key, release), this.#maxWaitMs);
+        if (this.#waitFor(key, s)) s.timer ??= this.#waitTimer(key, release);
         else this.#flush(key, release);
       });
   }
