@@ -3,8 +3,10 @@
 // (inline sources, a healthAssessment) worked by convoy-controller-manager and convoy-observer as child
 // processes. Prints for each: seconds to all applied (Ready and Healthy for convoy), convoy's ratio to
 // the floor, kube-apiserver's requests by verb and resource (its /metrics) and per object, CPU seconds of
-// kube-apiserver and of each convoy process, their peak RSS; then a steady window (requests per minute,
-// CPU %), and from a pod turning Ready to its Release's rollout Succeeded (median of 5 Deployments).
+// kube-apiserver and of each convoy process, every process's CPU seconds over the burst against the
+// machine's cores (is the burst CPU-bound, and where do the cores go), the convoy processes' peak RSS;
+// then a steady window (requests per minute, CPU %), and from a pod turning Ready to its Release's
+// rollout Succeeded (median of 5 Deployments).
 // Default 200 Releases × 10 ConfigMaps in 20 namespaces, 60 s steady; `--full`: 1,000 × 10, 300 s.
 // Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS, CONVOY_BENCH_CONCURRENCY, CONVOY_BENCH_NODE_OPTIONS
 // (Node flags of both convoy processes, e.g. heap limits); CONVOY_BENCH_HEAP_SNAPSHOTS=<dir>
@@ -15,7 +17,7 @@
 // Dry-run requests are counted apart ("APPLY configmaps (dry run)"), and each process's requests by resource.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_VERSION, PLURAL_RELEASES } from '../src/api/constants.ts';
 import type { Release } from '../src/api/types.ts';
@@ -85,6 +87,20 @@ async function apiserverRequests(): Promise<Record<string, number>> {
 }
 const apiserverCpu = async () =>
   (await proc(cp.processes().find((p) => p.name === 'kube-apiserver')?.pid ?? 0)).cpuSeconds;
+/** CPU seconds so far of each control-plane process by name, and of this script: where the cores go. */
+async function controlPlaneCpu(): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const p of cp.processes()) {
+    try {
+      out[p.name] = (out[p.name] ?? 0) + (await proc(p.pid)).cpuSeconds;
+    } catch {
+      // A process that exited (the watchdog of a stopped plane) has no figures.
+    }
+  }
+  const self = process.cpuUsage();
+  out['bench (this script)'] = (self.user + self.system) / 1e6;
+  return out;
+}
 
 /** Requests between two snapshots: by verb and resource (largest first), in all, and without WATCH. */
 function delta(a: Record<string, number>, b: Record<string, number>) {
@@ -244,6 +260,7 @@ try {
     observer: await sample(observer),
     apiserver: await apiserverRequests(),
     apiserverCpu: await apiserverCpu(),
+    controlPlaneCpu: await controlPlaneCpu(),
   });
   const before = await snap();
   const t0 = performance.now();
@@ -313,6 +330,15 @@ try {
     steady: rates(b, c),
   });
   const convoyRequests = delta(before.apiserver, burst.apiserver);
+  // Every process's CPU seconds over the burst against what the machine's cores could give in that time.
+  const burstSeconds = (burst.manager.at - before.manager.at) / 1000;
+  const cpuByProcess: Record<string, number> = {
+    'convoy-controller-manager': burst.manager.cpuSeconds - before.manager.cpuSeconds,
+    'convoy-observer': burst.observer.cpuSeconds - before.observer.cpuSeconds,
+  };
+  for (const [k, v] of Object.entries(burst.controlPlaneCpu))
+    cpuByProcess[k] = v - (before.controlPlaneCpu[k] ?? 0);
+  const cpuTotal = Object.values(cpuByProcess).reduce((a, b) => a + b, 0);
   const steadyRequests = delta(burst.apiserver, steady.apiserver);
   const objects = RELEASES * OBJECTS;
   console.log(
@@ -326,6 +352,13 @@ try {
           secondsToAllReadyAndHealthy: secs(tAll),
           ratioToFloor: +(secs(tAll) / floorFigures.seconds).toFixed(2),
           apiserverCpuSeconds: +(burst.apiserverCpu - before.apiserverCpu).toFixed(2),
+          cpuSecondsByProcess: Object.fromEntries(
+            Object.entries(cpuByProcess)
+              .filter(([, v]) => v > 0)
+              .sort((a, b) => b[1] - a[1])
+              .map(([k, v]) => [k, +v.toFixed(2)]),
+          ),
+          coresBusy: `${cpuTotal.toFixed(1)} CPU-s in ${burstSeconds.toFixed(1)} s: ${(cpuTotal / burstSeconds).toFixed(2)} of ${availableParallelism()} cores`,
           requests: convoyRequests,
           requestsPerObject: +(convoyRequests.total / objects).toFixed(2),
           manager: perProcess(before.manager, burst.manager, steady.manager),
