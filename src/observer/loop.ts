@@ -27,6 +27,8 @@ import {
   type UpdateFilter,
 } from '../runtime/index.ts';
 import { clusterUpdateMatters, shardOfRelease } from './loop-keys.ts';
+import type { StatusPart } from './status-parts.ts';
+import { type ObserverStatusWriter, queueStatusLoop } from './status-writer.ts';
 
 const base = `/apis/${GROUP}/${VERSION}`;
 /** convoy's typed objects as the harness caches them (its KubeObject has an index signature). */
@@ -51,6 +53,16 @@ export interface ReleaseLoopSpec {
   readonly releaseUpdateMatters: UpdateFilter<K<Release>>;
   readonly inventoryUpdateMatters: UpdateFilter<K<ReleaseInventory>>;
   readonly reconcile: (key: string, log: Logger) => Promise<ReconcileResult>;
+  /**
+   * The status writer this loop posts its part of a Release's status to, shared with the other loop
+   * (docs/design.md#observer-status): it learns of this loop's passes and queue, and each write it makes
+   * lands in this loop's memo of its own writes; `wrote` counts the writes that carried this loop's part.
+   */
+  readonly status: {
+    readonly writer: ObserverStatusWriter;
+    readonly part: StatusPart;
+    readonly wrote: () => void;
+  };
 }
 
 /**
@@ -68,9 +80,11 @@ export class ReleaseLoop {
   readonly #writtenInventory = new OwnWrites<ReleaseInventory>();
   /** The index of the parts of each Release's inventory (docs/design.md#inventory-parts), one per loop. */
   readonly #byParts: string;
+  readonly #status: ReleaseLoopSpec['status'];
 
   constructor(harness: Harness, spec: ReleaseLoopSpec) {
     this.#harness = harness;
+    this.#status = spec.status;
     this.releases = harness.informer<K<Release>>({ path: `${base}/releases`, resyncMs: spec.resyncMs ?? 0 });
     this.inventories = harness.informer<K<ReleaseInventory>>({ path: `${base}/releaseinventories` });
     this.clusters = harness.informer<K<Cluster>>({ path: `${base}/clusters` });
@@ -86,9 +100,22 @@ export class ReleaseLoop {
       workers: spec.workers ?? 4,
       updateFilter: spec.releaseUpdateMatters,
       shardOfKey: (key) => this.shardOfKey(key),
-      reconcile: (key, { log }) => spec.reconcile(key, log),
+      reconcile: async (key, { log }) => {
+        try {
+          return await spec.reconcile(key, log);
+        } finally {
+          spec.status.writer.passEnded(spec.status.part, key);
+        }
+      },
       queue: { maxDelayMs: ERROR_BACKOFF_MAX_MS },
     });
+    spec.status.writer.register(
+      spec.status.part,
+      queueStatusLoop(this.controller.queue, (key, written, carried) => {
+        if (carried) spec.status.wrote();
+        this.wroteRelease(key, this.release(key), written);
+      }),
+    );
     this.controller
       .watch<K<ReleaseInventory>>({
         informer: this.inventories,
@@ -163,6 +190,7 @@ export class ReleaseLoop {
     for (const o of this.inventories.cache.byIndex(this.#byParts, partsIndexKey(namespace, name)))
       this.#writtenInventory.forget(keyOf(o));
     this.#writtenRelease.forget(key);
+    this.#status.writer.forget(key);
   }
 }
 

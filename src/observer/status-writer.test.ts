@@ -1,93 +1,16 @@
-// The observer's shared status writer: the bodies it sends (tables) and when it sends them, over a client
-// that records each request — one write for two verdicts when the other loop's pass is due, a write at
-// once when it is not, and nothing lost when that pass ends without a part, never comes, or the write fails.
+// The observer's shared status writer over a client that records each request: one write for two
+// verdicts when the other loop's pass is due, a write at once when it is not, and nothing lost when that
+// pass ends without a part, never comes, or the write fails. The bodies and the wait decision:
+// ./status-parts.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FIELD_MANAGERS } from '../api/constants.ts';
-import type { Condition, Release, ReleaseStatus } from '../api/types.ts';
+import type { Release, ReleaseStatus } from '../api/types.ts';
 import type { KubeClient, RawRequest } from '../kube/client.ts';
 import { KubeApiError } from '../kube/errors.ts';
-import {
-  type DriftStatusPart,
-  type HealthStatusPart,
-  mergeParts,
-  ObserverStatusWriter,
-  queueStatusLoop,
-  type StatusPart,
-  storedPart,
-} from './status-writer.ts';
-
-const cond = (type: string, status: Condition['status'], reason: string): Condition => ({
-  type,
-  status,
-  reason,
-  message: reason,
-  lastTransitionTime: '2030-01-01T00:00:00Z',
-});
-const health = (reason = 'Healthy'): HealthStatusPart => ({
-  conditions: [cond('Healthy', reason === 'Healthy' ? 'True' : 'Unknown', reason)],
-  healthSummary: { healthy: 1, progressing: 0, degraded: 0, unknown: 0, total: 1 },
-});
-const drift = (reason = 'InSync'): DriftStatusPart => ({
-  conditions: [cond('Drifted', reason === 'InSync' ? 'False' : 'True', reason)],
-  driftSummary: { drifted: reason === 'InSync' ? 0 : 1, total: 1 },
-});
-const release = (status?: ReleaseStatus, uid = 'u1'): Release => ({
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'Release',
-  metadata: { name: 'r', namespace: 'ns', uid, resourceVersion: '1' },
-  spec: { source: { inline: { manifests: '' } } },
-  ...(status === undefined ? {} : { status }),
-});
-
-describe('storedPart and mergeParts', () => {
-  const stored: ReleaseStatus = {
-    conditions: [cond('Ready', 'True', 'Synced'), ...health().conditions, ...drift().conditions],
-    healthSummary: health().healthSummary,
-    driftSummary: drift().driftSummary,
-  };
-  const rows: [string, ReleaseStatus | undefined, StatusPart, unknown][] = [
-    ['no status', undefined, 'health', undefined],
-    ['the health part of a full status', stored, 'health', health()],
-    ['the drift part of a full status', stored, 'drift', drift()],
-    ['a condition without its summary', { conditions: [...health().conditions] }, 'health', undefined],
-    [
-      'the controller condition is no part',
-      { conditions: [cond('Ready', 'True', 'Synced')] },
-      'drift',
-      undefined,
-    ],
-  ];
-  for (const [name, status, part, want] of rows)
-    it(`storedPart: ${name}`, () => assert.deepEqual(storedPart(status, part), want));
-
-  const merged: [string, Parameters<typeof mergeParts>[0], unknown][] = [
-    [
-      'both parts',
-      { health: health(), drift: drift() },
-      {
-        conditions: [...health().conditions, ...drift().conditions],
-        healthSummary: health().healthSummary,
-        driftSummary: drift().driftSummary,
-      },
-    ],
-    [
-      'health alone (the drift loop is off)',
-      { health: health() },
-      {
-        conditions: health().conditions,
-        healthSummary: health().healthSummary,
-      },
-    ],
-    [
-      'drift alone',
-      { drift: drift() },
-      { conditions: drift().conditions, driftSummary: drift().driftSummary },
-    ],
-  ];
-  for (const [name, parts, want] of merged)
-    it(`mergeParts: ${name}`, () => assert.deepEqual(mergeParts(parts), want));
-});
+import { mergeParts, type StatusPart } from './status-parts.ts';
+import { drift, health, release } from './status-testsupport.ts';
+import { ObserverStatusWriter, queueStatusLoop } from './status-writer.ts';
 
 /** A client whose status applies answer after a turn of the event loop; `fail` makes the next one fail. */
 function recordingClient() {
@@ -178,7 +101,7 @@ describe('ObserverStatusWriter', () => {
     l.due.drift = true;
     await w.post('ns/r', release(), 'health', health());
     const told = l.next();
-    w.passEnded('drift', 'ns/r', release());
+    w.passEnded('drift', 'ns/r');
     await told;
     assert.equal(c.writes.length, 1);
     assert.deepEqual(c.writes[0]?.status, mergeParts({ health: health() }));
@@ -241,7 +164,7 @@ describe('ObserverStatusWriter', () => {
     l.due.drift = true;
     await w.post('ns/r', release(undefined, 'u2'), 'health', health('Progressing'));
     w.forget('ns/r');
-    w.passEnded('drift', 'ns/r', release(undefined, 'u2'));
+    w.passEnded('drift', 'ns/r');
     assert.equal(c.writes.length, 2);
   });
 });
@@ -253,7 +176,7 @@ describe('ObserverStatusWriter: a pass that ended before the part came', () => {
     const l = loops(w);
     await w.post('ns/r', release(), 'drift', drift());
     // The drift loop's next pass ends with nothing to post; later it is due again.
-    w.passEnded('drift', 'ns/r', release());
+    w.passEnded('drift', 'ns/r');
     l.due.drift = true;
     const deferred = await w.post('ns/r', release(), 'health', health());
     assert.equal(deferred.written, undefined, 'waits for the drift pass that is due now');
@@ -273,7 +196,7 @@ describe('ObserverStatusWriter: a pass that ends while the loop is queued again'
     assert.equal(deferred.written, undefined);
     // The health pass that ran held its verdict, and the Release's status event queued it again.
     l.queued.health = true;
-    w.passEnded('health', 'ns/r', release());
+    w.passEnded('health', 'ns/r');
     assert.equal(c.writes.length, 0, 'still waiting for the queued health pass');
     const both = await w.post('ns/r', release(), 'health', health());
     assert.equal(both.written?.metadata.resourceVersion, '2');

@@ -5,48 +5,18 @@
 // on it share a write: a part posted while the other loop has a pass of that Release queued or running
 // waits for that pass's part, or its end, at most maxWaitMs (docs/design.md#observer-status).
 import { FIELD_MANAGERS } from '../api/constants.ts';
-import type { Release, ReleaseStatus } from '../api/types.ts';
+import type { Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { writeStatus } from '../kube/status.ts';
-import { nameOf, namespaceOf } from '../lib/names.ts';
-import type { WorkQueue } from '../runtime/index.ts';
-import type { LoopStatusBody } from './status-condition.ts';
-
-export type StatusPart = 'health' | 'drift';
-export type HealthStatusPart = LoopStatusBody<'healthSummary'>;
-export type DriftStatusPart = LoopStatusBody<'driftSummary'>;
-type Parts = { health?: HealthStatusPart; drift?: DriftStatusPart };
-export type PartBody<P extends StatusPart> = NonNullable<Parts[P]>;
-
-const CONDITION: Record<StatusPart, string> = { health: 'Healthy', drift: 'Drifted' };
-const SUMMARY = { health: 'healthSummary', drift: 'driftSummary' } as const;
-const PARTS: readonly StatusPart[] = ['health', 'drift'];
-
-/** The part a stored status holds (its condition and summary), to send again beside the other one. */
-export function storedPart<P extends StatusPart>(
-  status: ReleaseStatus | undefined,
-  part: P,
-): PartBody<P> | undefined {
-  const condition = status?.conditions?.find((c) => c.type === CONDITION[part]);
-  const summary = status?.[SUMMARY[part]];
-  if (condition === undefined || summary === undefined) return undefined;
-  return { conditions: [condition], [SUMMARY[part]]: summary } as unknown as PartBody<P>;
-}
-
-/** The status body of one write: the parts there are, the health part's condition first. */
-export function mergeParts(parts: Parts): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  const conditions = [];
-  if (parts.health !== undefined) {
-    conditions.push(...parts.health.conditions);
-    body.healthSummary = parts.health.healthSummary;
-  }
-  if (parts.drift !== undefined) {
-    conditions.push(...parts.drift.conditions);
-    body.driftSummary = parts.drift.driftSummary;
-  }
-  return { conditions, ...body };
-}
+import { splitKey, type WorkQueue } from '../runtime/index.ts';
+import {
+  mergeParts,
+  mustWait,
+  type PartBody,
+  type Parts,
+  type StatusPart,
+  storedParts,
+} from './status-parts.ts';
 
 /** What a loop tells the writer: whether it has a pass of a key queued or running, and what came of a write. */
 export interface StatusLoop {
@@ -125,24 +95,23 @@ export class ObserverStatusWriter {
     (s.parts as Record<StatusPart, unknown>)[part] = body;
     s.posted.add(part);
     if (this.#waitFor(key, s) && !s.writing) {
-      s.timer ??= this.#waitTimer(key, release);
+      s.timer ??= this.#waitTimer(key);
       return Promise.resolve({ written: undefined });
     }
     return new Promise<Release | undefined>((resolve, reject) => {
       s.waiters.push({ part, resolve, reject });
-      if (!s.writing) this.#flush(key, release);
+      if (!s.writing) this.#flush(key);
     }).then((written) => ({ written }));
   }
 
   /** A loop's pass of `key` ended: a part waiting for it goes out now. */
-  passEnded(part: StatusPart, key: string, release: Release | undefined): void {
+  passEnded(part: StatusPart, key: string): void {
     const s = this.#keys.get(key);
     if (s === undefined || s.posted.size === 0) return;
     // Woken again while it ran (the controller's status after its record): the next pass may carry a part.
     if (this.#loops.get(part)?.queued(key) === true) return;
     s.ended.add(part);
-    if (s.posted.size > 0 && !s.writing && release !== undefined && !this.#waitFor(key, s))
-      this.#flush(key, release);
+    if (!s.writing && !this.#waitFor(key, s)) this.#flush(key);
   }
 
   /** The Release is gone or being deleted: its parts are dropped. */
@@ -158,14 +127,9 @@ export class ObserverStatusWriter {
     if (known?.timer !== undefined) clearTimeout(known.timer);
     // First sight (or a new Release of that name): the parts as stored, so a write of one part sends the
     // other unchanged — it is this writer's field too, and Server-Side Apply drops an owned field left out.
-    const parts: Parts = {};
-    for (const p of PARTS) {
-      const stored = storedPart(release.status, p);
-      if (stored !== undefined) (parts as Record<StatusPart, unknown>)[p] = stored;
-    }
     const s: KeyState = {
       uid: release.metadata.uid,
-      parts,
+      parts: storedParts(release.status),
       posted: new Set(),
       ended: new Set(),
       writing: false,
@@ -178,19 +142,23 @@ export class ObserverStatusWriter {
 
   /** True while another loop has a pass of `key` due whose part has not come since the last write. */
   #waitFor(key: string, s: KeyState): boolean {
-    for (const [part, loop] of this.#loops)
-      if (!s.posted.has(part) && !s.ended.has(part) && loop.due(key)) return true;
-    return false;
+    return mustWait(
+      [...this.#loops].map(([part, loop]) => ({
+        due: loop.due(key),
+        posted: s.posted.has(part),
+        ended: s.ended.has(part),
+      })),
+    );
   }
 
   /** The bound of a wait; it does not hold the process up at shutdown (the next process writes the part). */
-  #waitTimer(key: string, release: Release): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(() => this.#flush(key, release), this.#maxWaitMs);
+  #waitTimer(key: string): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => this.#flush(key), this.#maxWaitMs);
     timer.unref();
     return timer;
   }
 
-  #flush(key: string, release: Release): void {
+  #flush(key: string): void {
     const s = this.#keys.get(key);
     if (s === undefined || s.writing || s.posted.size === 0) return;
     if (s.timer !== undefined) clearTimeout(s.timer);
@@ -200,7 +168,7 @@ export class ObserverStatusWriter {
     s.posted.clear();
     s.ended.clear();
     s.writing = true;
-    const target = { kind: 'Release', namespace: namespaceOf(release), name: nameOf(release) };
+    const target = { kind: 'Release', ...splitKey(key) };
     writeStatus<Release>(this.#client, target, mergeParts(s.parts), { fieldManager: FIELD_MANAGERS.observer })
       .then(
         (r) => {
@@ -221,8 +189,8 @@ export class ObserverStatusWriter {
       .finally(() => {
         s.writing = false;
         if (this.#keys.get(key) !== s || s.posted.size === 0) return;
-        if (this.#waitFor(key, s)) s.timer ??= this.#waitTimer(key, release);
-        else this.#flush(key, release);
+        if (this.#waitFor(key, s)) s.timer ??= this.#waitTimer(key);
+        else this.#flush(key);
       });
   }
 }

@@ -21,7 +21,7 @@ import { requestSync, type SyncVia } from '../health/loop/sync-request.ts';
 import { TargetResolver } from '../health/loop/target.ts';
 import { type K, LoopCounters, ReleaseLoop } from '../loop.ts';
 import { formatTime, recordInFlight } from '../status-condition.ts';
-import { ObserverStatusWriter, queueStatusLoop } from '../status-writer.ts';
+import { ObserverStatusWriter } from '../status-writer.ts';
 import type { TargetWatches } from '../target-watches.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
@@ -97,22 +97,14 @@ export class DriftController {
       byClusterIndex: 'drift-cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
-      reconcile: async (key, log) => {
-        try {
-          return await this.syncHandler(key, log);
-        } finally {
-          this.#status.passEnded('drift', key, this.#loop.release(key));
-        }
+      reconcile: (key, log) => this.syncHandler(key, log),
+      status: {
+        writer: this.#status,
+        part: 'drift',
+        wrote: () => this.#c.wrote('status'),
       },
     });
     this.controller = this.#loop.controller;
-    this.#status.register(
-      'drift',
-      queueStatusLoop(this.controller.queue, (key, written, carried) => {
-        if (carried) this.#c.wrote('status');
-        this.#loop.wroteRelease(key, this.#loop.release(key), written);
-      }),
-    );
     const registry = harness.metrics.registry;
     this.#c = new LoopCounters(registry, this.stats, {
       passes: { name: 'convoy_drift_passes_total', help: 'Drift passes, by result' },
@@ -271,7 +263,6 @@ export class DriftController {
     this.#heal.delete(key);
     this.#urgent.delete(key);
     this.#loop.forget(key);
-    this.#status.forget(key);
     this.#o.watches?.forget('drift', key);
   }
 }

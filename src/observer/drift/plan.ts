@@ -4,7 +4,8 @@
 import { inventoryKeyOf } from '../../api/keys.ts';
 import type { DriftSummary, InventoryEntry, InventoryKey, ReleaseStatus } from '../../api/types.ts';
 import { progressBackoff } from '../health/backoff.ts';
-import { type LoopStatusBody, loopStatus } from '../status-condition.ts';
+import { loopStatus } from '../status-condition.ts';
+import { STATUS_PARTS } from '../status-parts.ts';
 import type { DriftResult } from './detect.ts';
 import { clamp, driftMessage, shortDrift } from './message.ts';
 
@@ -171,8 +172,10 @@ export function driftStatusDue(
   return status?.lastAttempted !== undefined || (status?.conditions ?? []).some((c) => c.type === 'Drifted');
 }
 
-const driftStatus = loopStatus<'driftSummary', DriftedCondition>('Drifted', 'driftSummary');
-export type DriftStatusBody = LoopStatusBody<'driftSummary'>;
+const driftStatus = loopStatus<typeof STATUS_PARTS.drift.summary, DriftedCondition>(
+  STATUS_PARTS.drift.type,
+  STATUS_PARTS.drift.summary,
+);
 /** The status writeDrift applies; lastTransitionTime moves only when the condition's status changes. */
 export const driftStatusBody = driftStatus.body;
 export const driftStatusUpToDate = driftStatus.upToDate;

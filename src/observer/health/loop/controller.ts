@@ -25,7 +25,7 @@ import { shouldPoll } from '../../hooks/decide.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
 import { type K, LoopCounters, ReleaseLoop } from '../../loop.ts';
 import { formatTime, recordInFlight } from '../../status-condition.ts';
-import { ObserverStatusWriter, queueStatusLoop } from '../../status-writer.ts';
+import { ObserverStatusWriter } from '../../status-writer.ts';
 import type { TargetWatches } from '../../target-watches.ts';
 import { planRecheck } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
@@ -94,22 +94,14 @@ export class HealthController {
       byClusterIndex: 'cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
-      reconcile: async (key, log) => {
-        try {
-          return await this.syncHandler(key, log);
-        } finally {
-          this.#status.passEnded('health', key, this.#loop.release(key));
-        }
+      reconcile: (key, log) => this.syncHandler(key, log),
+      status: {
+        writer: this.#status,
+        part: 'health',
+        wrote: () => this.#c.wrote('status'),
       },
     });
     this.controller = this.#loop.controller;
-    this.#status.register(
-      'health',
-      queueStatusLoop(this.controller.queue, (key, written, carried) => {
-        if (carried) this.#c.wrote('status');
-        this.#loop.wroteRelease(key, this.#loop.release(key), written);
-      }),
-    );
     opts.watches?.onChange('health', (key) => this.controller.queue.add(key));
     this.#ruleSets = harness.informer<K<HealthRuleSet>>({ path: `${base}/healthrulesets` });
     this.#globalRuleSets = harness.informer<K<GlobalHealthRuleSet>>({ path: `${base}/globalhealthrulesets` });
@@ -303,7 +295,6 @@ export class HealthController {
     this.#counts.delete(key);
     this.#waker.forget(key);
     this.#loop.forget(key);
-    this.#status.forget(key);
     this.#o.watches?.forget('health', key);
   }
 }

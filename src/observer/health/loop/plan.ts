@@ -1,5 +1,6 @@
 import type { InventoryEntry as ApiEntry, Release } from '../../../api/types.ts';
-import { type LoopStatusBody, loopStatus } from '../../status-condition.ts';
+import { loopStatus } from '../../status-condition.ts';
+import { STATUS_PARTS } from '../../status-parts.ts';
 import type { HealthyCondition } from '../condition.ts';
 import { entryKey, type HealthState, type InventoryEntry } from '../types.ts';
 
@@ -76,8 +77,10 @@ export function inventoryHealthChanged(
   return false;
 }
 
-const healthStatus = loopStatus<'healthSummary', HealthyCondition>('Healthy', 'healthSummary');
-export type HealthStatusBody = LoopStatusBody<'healthSummary'>;
+const healthStatus = loopStatus<typeof STATUS_PARTS.health.summary, HealthyCondition>(
+  STATUS_PARTS.health.type,
+  STATUS_PARTS.health.summary,
+);
 /** The status writeHealth applies; lastTransitionTime moves only when the condition's status changes. */
 export const healthStatusBody = healthStatus.body;
 /** True when the cached status already holds this Healthy condition and summary. */
