@@ -1,7 +1,7 @@
 // Shared by the stageSync tests (stage-sync*.test.ts): an injected recording client (an in-memory
 // cluster) and a sync of a given render through stageSync with the deps it needs.
 import { API_VERSION } from '../../api/constants.ts';
-import type { Release } from '../../api/types.ts';
+import type { Release, ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient, RawRequest } from '../../kube/client.ts';
 import { readInventoryParts } from '../../kube/inventory-read.ts';
 import { renderRef } from '../../render/canonical.ts';
@@ -80,7 +80,14 @@ export const release: Release = {
 export async function sync(
   objects: Obj[],
   cluster: ReturnType<typeof fakeCluster>,
-  opts: { hooks?: Obj[]; release?: Release; failPersist?: boolean; dryRuns?: DryRunMemo } = {},
+  opts: {
+    hooks?: Obj[];
+    release?: Release;
+    failPersist?: boolean;
+    dryRuns?: DryRunMemo;
+    /** The reconcile's snapshot (a stale cache); else the cluster's inventory as it is. */
+    observed?: ReleaseInventory;
+  } = {},
 ) {
   const render = { hooks: opts.hooks ?? [], objects };
   const R = renderRef(render);
@@ -101,7 +108,8 @@ export async function sync(
     log: { info() {}, warn() {}, error() {}, debug() {} } as unknown as ReleaseDeps['log'],
     ...(opts.dryRuns === undefined ? {} : { dryRuns: opts.dryRuns }),
   } as ReleaseDeps;
-  const inventory = (await readInventoryParts(client, { namespace: 'app', name: 'web' }))?.inventory;
+  const inventory =
+    opts.observed ?? (await readInventoryParts(client, { namespace: 'app', name: 'web' }))?.inventory;
   return stageSync(
     {
       release: opts.release ?? release,

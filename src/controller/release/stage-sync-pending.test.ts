@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API_VERSION } from '../../api/constants.ts';
-import { cm, fakeCluster, type Stored, sync, UID, waveWrites } from './stage-sync-fixtures.ts';
+import type { Release, ReleaseInventory } from '../../api/types.ts';
+import { renderRef } from '../../render/canonical.ts';
+import { cm, fakeCluster, release, type Stored, sync, UID, waveWrites } from './stage-sync-fixtures.ts';
 
 describe('stageSync: nothing untracked', () => {
   it('notes each wave as pending before applying it and settles it in the write that records it', async () => {
@@ -17,6 +19,38 @@ describe('stageSync: nothing untracked', () => {
     assert.deepEqual(cluster.log, waveWrites([], ['a'], ['b', 'c']));
     const live = cluster.objects.get('ConfigMap/app/b');
     assert.equal(live?.metadata.annotations?.['convoy.kumodo.io/release-uid'], UID);
+  });
+
+  it('a synced render whose cached inventory still shows its keys pending is checked against the API, not synced again', async () => {
+    const cluster = fakeCluster();
+    const objects = [cm('a', 0), cm('b', 1)];
+    assert.equal((await sync(objects, cluster)).kind, 'synced');
+    const R = renderRef({ hooks: [], objects });
+    const synced: Release = {
+      ...release,
+      status: {
+        lastAttempted: { renderRef: R, revision: 'inline:x', time: '2026-01-01T00:00:00Z', applied: true },
+        lastSuccessful: { renderRef: R, revision: 'inline:x', time: '2026-01-01T00:00:00Z' },
+      },
+    };
+    // the cache as it was between the note of wave 1 and its record
+    const live = cluster.objects.get('ReleaseInventory/app/web') as unknown as ReleaseInventory;
+    const stale: ReleaseInventory = {
+      ...live,
+      entries: (live.entries ?? []).filter((e) => e.name === 'a'),
+      pending: (live.entries ?? []).filter((e) => e.name === 'b'),
+    };
+    const writes = cluster.log.length;
+    const again = await sync(objects, cluster, { release: synced, observed: stale });
+    assert.equal(again.kind, 'upToDate');
+    assert.deepEqual(cluster.log.slice(writes), [], 'no pending note, no apply');
+
+    // the API's inventory really holds a pending key (a crash between apply and record): synced again
+    const crashed = { ...live, pending: stale.pending } as unknown as Stored;
+    cluster.objects.set('ReleaseInventory/app/web', crashed);
+    const resumed = await sync(objects, cluster, { release: synced, observed: stale });
+    assert.equal(resumed.kind, 'synced');
+    assert.ok(cluster.log.slice(writes).includes('apply b'), cluster.log.join('\n'));
   });
 
   it('a wave that fails part-way records what the API took and keeps the rest pending', async () => {

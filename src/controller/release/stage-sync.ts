@@ -7,6 +7,7 @@
 // of R holds for its PostSync hooks after applying all of R (docs/design.md#hooks).
 import { API_VERSION } from '../../api/constants.ts';
 import type { Release, ReleaseInventory, WaveStatus } from '../../api/types.ts';
+import type { MergedInventory } from '../../kube/inventory-parts.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../lib/names.ts';
@@ -28,7 +29,7 @@ import {
   pruneDepartedHooks,
   type SyncHookInput,
 } from './hooks/index.ts';
-import { openInventory } from './inventory-open.ts';
+import { openInventory, readInventory } from './inventory-open.ts';
 import { InventoryWriter } from './inventory-writer.ts';
 import { missingServiceAccount } from './missing-service-account.ts';
 import { foreignNote, pruneLeft, settleInterrupted } from './prune.ts';
@@ -43,6 +44,7 @@ import {
   type SyncResult,
   type SyncSoFar,
   type SyncStep,
+  statusSaysSynced,
   waveAhead,
   waveGate,
 } from './sync-plan.ts';
@@ -77,8 +79,22 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   const uid = release.metadata.uid ?? '';
   const client = rendered.target.client;
   const dryRunPassed = deps.dryRuns?.has(client, uid, rendered.renderRef) === true;
-  const plan = planSync({ release, rendered, forced, inventory: observed.inventory, now, dryRunPassed });
+  let plan = planSync({ release, rendered, forced, inventory: observed.inventory, now, dryRunPassed });
   if (plan.kind === 'upToDate') return { kind: 'upToDate' };
+  if (!forced && statusSaysSynced(release, rendered.renderRef)) {
+    // The status says R is synced and only the cached inventory disagrees: the cache may not show this
+    // process's own last record yet (a pending note it settled, say). Ask the API before syncing R again —
+    // a sync would note R's keys pending anew and rewrite the inventory for nothing.
+    let fresh: MergedInventory | undefined;
+    try {
+      fresh = await readInventory(deps.local, release);
+    } catch (err) {
+      const error = new ApplyFailedError(`reading the inventory: ${errorMessage(err)}`, { cause: err });
+      return { kind: 'failed', error, attempt: undefined, waves: undefined, notes: [] };
+    }
+    plan = planSync({ release, rendered, forced, inventory: fresh?.inventory, now, dryRunPassed });
+    if (plan.kind === 'upToDate') return { kind: 'upToDate' };
+  }
 
   const R = rendered.renderRef;
   const notes: string[] = [];

@@ -142,9 +142,7 @@ export function upToDate(
   now: number,
 ): boolean {
   const R = rendered.renderRef;
-  const st = release.status;
-  if (st?.lastSuccessful?.renderRef !== R) return false;
-  if (st.lastAttempted?.renderRef !== R || st.lastAttempted.applied !== true) return false;
+  if (!statusSaysSynced(release, R)) return false;
   const objects = rendered.render.objects.map(objectKey);
   const selfHeal = release.spec.syncPolicy?.selfHeal === true;
   if (!renderApplied({ renderRef: R, objects, inventory, selfHeal })) return false;
@@ -160,6 +158,20 @@ export function upToDate(
     forcedAt: forcedAtOf(release),
     now,
   });
+}
+
+/**
+ * Whether the Release's status says R was applied and succeeded: then only the inventory (or a hook) can
+ * still call for a sync, and the cached inventory may trail this process's own last record of R — the
+ * inventory and Release watches deliver in no common order (docs/design.md#inventory-parts).
+ */
+export function statusSaysSynced(release: Release, R: string): boolean {
+  const st = release.status;
+  return (
+    st?.lastSuccessful?.renderRef === R &&
+    st.lastAttempted?.renderRef === R &&
+    st.lastAttempted.applied === true
+  );
 }
 
 export interface WaveGateState {
