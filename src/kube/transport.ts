@@ -95,13 +95,24 @@ export function transportStats(): TransportStats {
   };
 }
 
-// Agents by TLS identity (server, CA, client certificate, verification). Tokens and impersonation
-// are per-request headers, so clients that differ only there (impersonating copies of one
+/**
+ * Connections of one pool of requests (not watches) at once; more requests wait for a free one. Without a
+ * bound a burst opened a connection per request in flight (91 in the controller-manager, 186 in the
+ * observer at 1,000 Releases), each a TLS session in both processes' memory and the API server's, for a
+ * server that was busy on its cores anyway (docs/design.md#process-bundles).
+ */
+export const MAX_REQUEST_CONNECTIONS = 16;
+
+/** Requests share a bounded pool; watches, which hold their connection for minutes, one of their own. */
+type Pool = 'request' | 'watch';
+
+// Agents by TLS identity (server, CA, client certificate, verification) and pool. Tokens and
+// impersonation are per-request headers, so clients that differ only there (impersonating copies of one
 // KubeConfig) share connections; a different client certificate never does.
 const agents = new Map<string, http.Agent>();
 const lastByOrigin = new Map<string, { readonly tls: TlsIdentity; readonly agent: http.Agent }>();
 
-function agentFor(url: URL, opts: https.RequestOptions): http.Agent {
+function agentFor(url: URL, opts: https.RequestOptions, pool: Pool): http.Agent {
   const secure = url.protocol === 'https:';
   const tls = secure
     ? {
@@ -113,21 +124,28 @@ function agentFor(url: URL, opts: https.RequestOptions): http.Agent {
       }
     : {};
   // Most requests of an origin present the identity of the one before: compared by content, no hash.
-  const last = lastByOrigin.get(url.origin);
+  const origin = `${pool} ${url.origin}`;
+  const last = lastByOrigin.get(origin);
   if (last !== undefined && sameTlsIdentity(last.tls, tls)) return last.agent;
   const key = createHash('sha256')
-    .update(url.origin)
+    .update(origin)
     .update(JSON.stringify(tls, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : v)))
     .digest('hex');
   let agent = agents.get(key);
   if (agent === undefined) {
     // timeout closes pooled sockets idle this long, before the apiserver's own idle close (90 s)
     // can race a request onto a dying socket; in-flight requests and watches are not affected.
-    const common = { keepAlive: true, keepAliveMsecs: 30_000, timeout: 60_000, scheduling: 'lifo' as const };
+    const common = {
+      keepAlive: true,
+      keepAliveMsecs: 30_000,
+      timeout: 60_000,
+      scheduling: 'lifo' as const,
+      ...(pool === 'request' ? { maxSockets: MAX_REQUEST_CONNECTIONS } : {}),
+    };
     agent = secure ? new https.Agent({ ...common, ...tls }) : new http.Agent(common);
     agents.set(key, agent);
   }
-  lastByOrigin.set(url.origin, { tls, agent });
+  lastByOrigin.set(origin, { tls, agent });
   return agent;
 }
 
@@ -176,11 +194,16 @@ export class KubeTransport {
     return url;
   }
 
-  async #options(method: string, url: URL, headers: http.OutgoingHttpHeaders): Promise<https.RequestOptions> {
+  async #options(
+    method: string,
+    url: URL,
+    headers: http.OutgoingHttpHeaders,
+    pool: Pool,
+  ): Promise<https.RequestOptions> {
     const opts: https.RequestOptions = { method, headers: { ...headers } };
     await this.kubeConfig.applyToHTTPSOptions(opts);
     // A proxy needs client-node's proxy agent; otherwise our pooled one.
-    if (this.kubeConfig.getCurrentCluster()?.proxyUrl === undefined) opts.agent = agentFor(url, opts);
+    if (this.kubeConfig.getCurrentCluster()?.proxyUrl === undefined) opts.agent = agentFor(url, opts, pool);
     return opts;
   }
 
@@ -200,7 +223,7 @@ export class KubeTransport {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = payload.length;
     }
-    const opts = await this.#options(req.method, url, headers);
+    const opts = await this.#options(req.method, url, headers, 'request');
     const timeoutMs = req.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const timeout = new AbortController();
     const timer = setTimeout(
@@ -238,7 +261,7 @@ export class KubeTransport {
   async watch(req: WatchRequest, onEvent: (e: WatchEvent) => void): Promise<void> {
     const url = this.#url(req.path);
     const info: RequestInfo = { method: 'GET', path: req.path };
-    const opts = await this.#options('GET', url, { accept: 'application/json' });
+    const opts = await this.#options('GET', url, { accept: 'application/json' }, 'watch');
     const { signal, idleMs } = req;
     // A stop that came before the listener exists would otherwise leave the stream running.
     signal.throwIfAborted();
