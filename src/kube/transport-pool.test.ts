@@ -49,7 +49,10 @@ test('requests share a bounded pool of connections; a watch is not queued behind
       .watch({ path: '/api/v1/configmaps?watch=1', signal: stop.signal, idleMs: 30_000 }, (e) =>
         events.push(e.type),
       )
-      .catch(() => undefined);
+      .then(
+        () => new Error('the watch ended before it was stopped'),
+        (err: unknown) => err,
+      );
     await waitFor('the watch event', async () => events.length > 0);
     assert.equal(held.length, MAX_REQUEST_CONNECTIONS, 'the other requests wait for a connection');
     assert.equal(connections, MAX_REQUEST_CONNECTIONS + 1);
@@ -66,8 +69,9 @@ test('requests share a bounded pool of connections; a watch is not queued behind
     );
     assert.equal((await Promise.all(answers)).length, n);
     assert.equal(connections, MAX_REQUEST_CONNECTIONS + 1, 'keep-alive: no connection beyond the bound');
-    stop.abort(new Error('done'));
-    await watching;
+    const stopped = new Error('done');
+    stop.abort(stopped);
+    assert.equal(await watching, stopped, 'the watch ends with the stop, not an error of its own');
   } finally {
     stop.abort(new Error('done'));
     server.closeAllConnections();

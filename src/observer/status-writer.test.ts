@@ -64,11 +64,24 @@ function loops(writer: ObserverStatusWriter) {
   return { due, queued, told, next };
 }
 
+/**
+ * A writer over a recording client with both loops registered; `due`: the loops with a pass due from the
+ * start (the other loop's pass a post then waits for).
+ */
+function setup(opts: { maxWaitMs?: number; due?: readonly StatusPart[] } = {}) {
+  const c = recordingClient();
+  const w = new ObserverStatusWriter(
+    c.client,
+    opts.maxWaitMs === undefined ? undefined : { maxWaitMs: opts.maxWaitMs },
+  );
+  const l = loops(w);
+  for (const part of opts.due ?? []) l.due[part] = true;
+  return { c, w, l };
+}
+
 describe('ObserverStatusWriter', () => {
   it('writes a part at once when the other loop has no pass due, sending the other part as stored', async () => {
-    const c = recordingClient();
-    const w = new ObserverStatusWriter(c.client);
-    const l = loops(w);
+    const { c, w, l } = setup();
     const stored = release({ conditions: [...drift().conditions], driftSummary: drift().driftSummary });
     const r = await w.post('ns/r', stored, 'health', health('Progressing'));
     assert.equal(r.written?.metadata.resourceVersion, '2');
@@ -79,10 +92,7 @@ describe('ObserverStatusWriter', () => {
   });
 
   it('waits for the other loop due on the same Release: two verdicts, one write', async () => {
-    const c = recordingClient();
-    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
-    const l = loops(w);
-    l.due.drift = true;
+    const { c, w, l } = setup({ maxWaitMs: 60_000, due: ['drift'] });
     const first = await w.post('ns/r', release(), 'health', health());
     assert.equal(first.written, undefined, 'deferred to the drift pass');
     assert.equal(c.writes.length, 0);
@@ -95,10 +105,7 @@ describe('ObserverStatusWriter', () => {
   });
 
   it('writes a deferred part when the awaited pass ends without one', async () => {
-    const c = recordingClient();
-    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
-    const l = loops(w);
-    l.due.drift = true;
+    const { c, w, l } = setup({ maxWaitMs: 60_000, due: ['drift'] });
     await w.post('ns/r', release(), 'health', health());
     const told = l.next();
     w.passEnded('drift', 'ns/r');
@@ -109,10 +116,7 @@ describe('ObserverStatusWriter', () => {
   });
 
   it('writes a deferred part after maxWaitMs when the awaited pass does not come', async () => {
-    const c = recordingClient();
-    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 5 });
-    const l = loops(w);
-    l.due.drift = true;
+    const { c, w, l } = setup({ maxWaitMs: 5, due: ['drift'] });
     const told = l.next();
     await w.post('ns/r', release(), 'health', health());
     await told;
@@ -121,10 +125,7 @@ describe('ObserverStatusWriter', () => {
   });
 
   it('a failed write reaches the loop that waited as an error and the deferred loop through failed', async () => {
-    const c = recordingClient();
-    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
-    const l = loops(w);
-    l.due.drift = true;
+    const { c, w, l } = setup({ maxWaitMs: 60_000, due: ['drift'] });
     await w.post('ns/r', release(), 'health', health());
     c.failNext(new KubeApiError(500, 'InternalError', 'etcd is down', [], undefined));
     await assert.rejects(w.post('ns/r', release(), 'drift', drift()), /etcd is down/);
@@ -136,9 +137,7 @@ describe('ObserverStatusWriter', () => {
   });
 
   it('a part posted while a write is in flight goes out in the next write, after it', async () => {
-    const c = recordingClient();
-    const w = new ObserverStatusWriter(c.client);
-    loops(w);
+    const { c, w } = setup();
     const a = w.post('ns/r', release(), 'health', health('Progressing'));
     const b = w.post('ns/r', release(), 'health', health());
     const [ra, rb] = await Promise.all([a, b]);
@@ -151,9 +150,7 @@ describe('ObserverStatusWriter', () => {
   });
 
   it('a new Release of the same name starts from its own stored status, and forget drops a waiting part', async () => {
-    const c = recordingClient();
-    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
-    const l = loops(w);
+    const { c, w, l } = setup({ maxWaitMs: 60_000 });
     await w.post('ns/r', release(), 'drift', drift('Drifted'));
     await w.post('ns/r', release(undefined, 'u2'), 'health', health());
     assert.deepEqual(
@@ -171,9 +168,7 @@ describe('ObserverStatusWriter', () => {
 
 describe('ObserverStatusWriter: a pass that ended before the part came', () => {
   it('does not release a later wait for that loop', async () => {
-    const c = recordingClient();
-    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
-    const l = loops(w);
+    const { c, w, l } = setup({ maxWaitMs: 60_000 });
     await w.post('ns/r', release(), 'drift', drift());
     // The drift loop's next pass ends with nothing to post; later it is due again.
     w.passEnded('drift', 'ns/r');
@@ -188,10 +183,7 @@ describe('ObserverStatusWriter: a pass that ended before the part came', () => {
 
 describe('ObserverStatusWriter: a pass that ends while the loop is queued again', () => {
   it('keeps the wait for the next pass of that loop', async () => {
-    const c = recordingClient();
-    const w = new ObserverStatusWriter(c.client, { maxWaitMs: 60_000 });
-    const l = loops(w);
-    l.due.health = true;
+    const { c, w, l } = setup({ maxWaitMs: 60_000, due: ['health'] });
     const deferred = await w.post('ns/r', release(), 'drift', drift());
     assert.equal(deferred.written, undefined);
     // The health pass that ran held its verdict, and the Release's status event queued it again.

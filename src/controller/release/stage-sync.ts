@@ -37,6 +37,7 @@ import { completeWaves, formatTime } from './rollout/index.ts';
 import type { Rendered } from './stage-render.ts';
 import { appliedCollector, inventoryEntriesForWave, recordWaveStart, selfHealNote } from './sync/index.ts';
 import {
+  failedBeforeApply,
   failedSync,
   gateStop,
   hookStop,
@@ -90,7 +91,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
       fresh = await readInventory(deps.local, release);
     } catch (err) {
       const error = new ApplyFailedError(`reading the inventory: ${errorMessage(err)}`, { cause: err });
-      return { kind: 'failed', error, attempt: undefined, waves: undefined, notes: [] };
+      return failedBeforeApply(error, []);
     }
     plan = planSync({ release, rendered, forced, inventory: fresh?.inventory, now, dryRunPassed });
     if (plan.kind === 'upToDate') return { kind: 'upToDate' };
@@ -169,7 +170,7 @@ async function runStep(
           err instanceof ObjectApplyError
             ? DryRunFailedError.fromStatus(`dry run failed: ${missing ?? err.message}`, err.httpStatus, err)
             : DryRunFailedError.fromStatus(`dry run failed: ${errorMessage(err)}`, undefined, err);
-        return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
+        return failedBeforeApply(error, notes);
       }
     case 'persist': {
       const ns = namespaceOf(release);
@@ -185,7 +186,7 @@ async function runStep(
       } catch (err) {
         const msg = `storing render ${rendered.renderRef}: ${errorMessage(err)}`;
         const error = new PersistFailedError(msg, { cause: err });
-        return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
+        return failedBeforeApply(error, notes);
       }
     }
     case 'preSync': {

@@ -238,6 +238,11 @@ export function failedSync(error: ReleaseError, s: SyncSoFar): SyncResult {
   return { kind: 'failed', error, attempt, waves: s.waves, notes: s.notes };
 }
 
+/** Failed before any of R was noted or applied (a dry run, the render store, a read): no attempt to record. */
+export function failedBeforeApply(error: ReleaseError, notes: readonly string[]): SyncResult {
+  return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
+}
+
 /** Held part-way: the attempt records `reason`, `rollout` is set only when the gate moved one. */
 function held(reason: HeldReason, message: string, rollout: Rollout | undefined, s: SyncSoFar): SyncResult {
   return {
