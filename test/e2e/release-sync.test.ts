@@ -356,7 +356,13 @@ test('a git Secret with a wrong token: SourceFailed, nothing applied, the previo
         { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'git' },
         { stringData: { token: 'wrong-token' } },
       );
+      // Every interval asks the server again, so the wrong token fails before any new commit. Waiting for
+      // that first also keeps a sync that read the right token just before the patch (one runs every
+      // second) from fetching the commit below with it.
+      await waitForReady(client, ns, 'app', readyReason('SourceFailed'), 'SourceFailed');
       await repo.commit({ 'app/two.yaml': cm('two', { v: '1' }) });
+      server.requests = 0;
+      await waitFor('a fetch after the commit, refused', async () => server.requests >= 2);
       const r = await waitForReady(client, ns, 'app', readyReason('SourceFailed'), 'SourceFailed');
       assert.equal(condition(r, 'Ready')?.status, 'False');
       assert.doesNotMatch(condition(r, 'Ready')?.message ?? '', /wrong-token/, 'the credential never shows');
