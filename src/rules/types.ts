@@ -4,7 +4,6 @@
 // rules (src/rules) need nothing from above.
 
 import type { HealthRule } from '../api/types.ts';
-import type { LabelSelector } from '../lib/selector.ts';
 
 /** A rule and its match: src/api's one definition (the HealthRuleSet schema). */
 export type { HealthRule } from '../api/types.ts';
