@@ -93,8 +93,9 @@ async function controlPlaneCpu(): Promise<Record<string, number>> {
   for (const p of cp.processes()) {
     try {
       out[p.name] = (out[p.name] ?? 0) + (await proc(p.pid)).cpuSeconds;
-    } catch {
-      // A process that exited (the watchdog of a stopped plane) has no figures.
+    } catch (err) {
+      // A process that exited (the watchdog of a stopped plane) has no /proc entry, so no figures.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
   }
   const self = process.cpuUsage();

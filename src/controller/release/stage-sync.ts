@@ -41,11 +41,11 @@ import {
   failedSync,
   gateStop,
   hookStop,
+  inventoryMayTrail,
   planSync,
   type SyncResult,
   type SyncSoFar,
   type SyncStep,
-  statusSaysSynced,
   waveAhead,
   waveGate,
 } from './sync-plan.ts';
@@ -82,7 +82,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   const dryRunPassed = deps.dryRuns?.has(client, uid, rendered.renderRef) === true;
   let plan = planSync({ release, rendered, forced, inventory: observed.inventory, now, dryRunPassed });
   if (plan.kind === 'upToDate') return { kind: 'upToDate' };
-  if (!forced && statusSaysSynced(release, rendered.renderRef)) {
+  if (inventoryMayTrail(release, rendered.renderRef, forced)) {
     // The status says R is synced and only the cached inventory disagrees: the cache may not show this
     // process's own last record yet (a pending note it settled, say). Ask the API before syncing R again —
     // a sync would note R's keys pending anew and rewrite the inventory for nothing.

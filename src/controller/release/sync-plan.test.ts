@@ -8,7 +8,16 @@ import type { Release, WaveStatus } from '../../api/types.ts';
 import { renderRef } from '../../render/canonical.ts';
 import type { Obj } from '../../render/types.ts';
 import { ApplyFailedError } from './errors.ts';
-import { gateStop, hookStop, planSync, type SyncStep, upToDate, waveAhead, waveGate } from './sync-plan.ts';
+import {
+  gateStop,
+  hookStop,
+  inventoryMayTrail,
+  planSync,
+  type SyncStep,
+  upToDate,
+  waveAhead,
+  waveGate,
+} from './sync-plan.ts';
 
 const cm = (name: string, wave: number): Obj => ({
   apiVersion: 'v1',
@@ -210,6 +219,35 @@ describe('waveGate', () => {
   for (const [name, gate, waves, want] of rows) {
     test(name, () => assert.equal(waveGate(gate, state(waves, false)).kind, want));
   }
+});
+
+describe('inventoryMayTrail: a sync the cached inventory calls for asks the API first', () => {
+  const other = { ...stamp, renderRef: 'sha256:other' };
+  const rows: [string, Release['status'], boolean, boolean][] = [
+    ['no status: a first sync', undefined, false, false],
+    ['R applied and succeeded', applied, false, true],
+    ['the same, but forced: it syncs whatever the inventory says', applied, true, false],
+    [
+      'R attempted but not applied',
+      { lastSuccessful: stamp, lastAttempted: { ...stamp, applied: false } },
+      false,
+      false,
+    ],
+    [
+      'another render attempted since',
+      { lastSuccessful: stamp, lastAttempted: { ...other, applied: true } },
+      false,
+      false,
+    ],
+    [
+      'R attempted, another succeeded last',
+      { lastSuccessful: other, lastAttempted: { ...stamp, applied: true } },
+      false,
+      false,
+    ],
+  ];
+  for (const [name, status, forced, want] of rows)
+    test(name, () => assert.equal(inventoryMayTrail(withSpec({}, status), R, forced), want));
 });
 
 describe('the results a step stops at', () => {

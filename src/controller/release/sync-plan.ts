@@ -174,6 +174,15 @@ export function statusSaysSynced(release: Release, R: string): boolean {
   );
 }
 
+/**
+ * Whether a sync the cached inventory calls for is first checked against the API's inventory: when the
+ * status says R is synced, the cache may only trail this process's own record of R. A forced sync runs
+ * whatever the inventory says, so it reads nothing more.
+ */
+export function inventoryMayTrail(release: Release, R: string, forced: boolean): boolean {
+  return !forced && statusSaysSynced(release, R);
+}
+
 export interface WaveGateState {
   readonly release: Release;
   readonly render: { readonly renderRef: string; readonly revision: string; readonly pinned: boolean };
