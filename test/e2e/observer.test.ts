@@ -237,7 +237,16 @@ describe('convoy-observer health loop', () => {
       const progressing = await entryIn('web', 'web', 'Progressing', { timeoutMs: 20_000 });
       assert.equal(progressing.assessedRenderRef, A);
       assert.ok(progressing.firstUnhealthy, 'a failing object gets an anchor');
-      const first = await getRelease('web');
+      // The entries are written before the status, which may also wait up to 500 ms for the other loop's
+      // part (docs/design.md#observer-status): until it lands the Release still reads Pending.
+      const first = await waitFor(
+        'web Healthy=Unknown Progressing',
+        async () => {
+          const rel = await getRelease('web');
+          return healthy(rel)?.reason !== 'Pending' && rel;
+        },
+        { timeoutMs: 20_000 },
+      );
       assert.equal(healthy(first)?.status, 'Unknown');
       assert.equal(healthy(first)?.reason, 'Progressing');
       const r = await waitFor(
