@@ -116,12 +116,39 @@ export class Recorder {
     }
   }
 
+  /**
+   * The events in order, for a failure message: a Job's counts and conditions and an inventory's hook
+   * states with them (what a hook waits on), Releases left out (their status is in the message already).
+   */
   summary(): string {
     return this.events
-      .filter((e) => e.kind !== 'Release' && e.kind !== 'ReleaseInventory')
-      .map((e) => `${e.seq} ${e.type} ${e.kind}/${e.name}`)
+      .filter((e) => e.kind !== 'Release')
+      .map((e) => {
+        const detail = e.type === 'delete' ? '' : detailOf(e);
+        return `${e.seq} ${e.type} ${e.kind}/${e.name}${detail === '' ? '' : ` ${detail}`}`;
+      })
       .join('\n');
   }
+}
+
+function detailOf(e: Seen): string {
+  const o = e.object as {
+    status?: {
+      active?: number;
+      succeeded?: number;
+      failed?: number;
+      conditions?: { type: string; status: string }[];
+    };
+    hooks?: { name: string; state?: string }[];
+  };
+  if (e.kind === 'Job') {
+    const st = o.status ?? {};
+    const conditions = (st.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type);
+    return `active=${st.active ?? 0} succeeded=${st.succeeded ?? 0} failed=${st.failed ?? 0} [${conditions.join(',')}]`;
+  }
+  if (e.kind === 'ReleaseInventory')
+    return `hooks [${(o.hooks ?? []).map((h) => `${h.name}:${h.state ?? '-'}`).join(',')}]`;
+  return '';
 }
 
 /** A recorder event that adds the object `name`. */
