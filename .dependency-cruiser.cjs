@@ -71,10 +71,29 @@ const pendingRules = PENDING.map((p) => ({
   to: { path: `^src/(${above(p.layer).join('|')})/`, pathNot: p.to },
 }));
 
+/**
+ * What the pure decisions of the release controller may not import: the API clients, the harness, the
+ * controller's actions and process wiring, its dependency bag (clients and caches) and Node's I/O modules.
+ */
+const DECIDE_MAY_NOT_IMPORT = [
+  '^src/(kube|runtime)/',
+  '^src/controller/release/(act|watch)/',
+  '^src/controller/release/deps[.]ts$',
+  '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|dgram|worker_threads)$',
+];
+
 module.exports = {
   forbidden: [
     ...layerRules,
     ...pendingRules,
+    {
+      name: 'decide-is-pure',
+      comment:
+        'src/controller/release/decide holds the pure decisions of a reconcile: no Kubernetes client, no harness, no action (docs/design.md#reading-one-reconcile)',
+      severity: 'error',
+      from: { path: '^src/controller/release/decide/' },
+      to: { path: DECIDE_MAY_NOT_IMPORT },
+    },
     {
       name: 'no-circular',
       comment: 'a module that imports itself again through others (docs/design.md#layers)',

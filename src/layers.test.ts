@@ -27,3 +27,26 @@ test('imports point down the layers and form no cycle', async () => {
   assert.ok(result.summary.totalCruised > 100, `cruised only ${result.summary.totalCruised} modules`);
   assert.deepEqual(found, [], `imports that break docs/design.md#layers:\n${found.join('\n')}`);
 });
+
+test('the release controller decisions may not import a client, the harness or an action', async () => {
+  const options = await extractDepcruiseOptions(`${ROOT}.dependency-cruiser.cjs`);
+  const found = options.ruleSet?.forbidden?.find((r) => r.name === 'decide-is-pure');
+  assert.ok(found !== undefined && 'to' in found, 'no rule decide-is-pure in .dependency-cruiser.cjs');
+  const rule = found as { from: { path?: unknown }; to: { path?: unknown } };
+  const from = new RegExp(String(rule.from.path));
+  assert.ok(from.test('src/controller/release/decide/rollout/verdict.ts'));
+  const to = [rule.to.path].flat().map((p) => new RegExp(String(p)));
+  const forbidden = (path: string) => to.some((re) => re.test(path));
+  for (const path of [
+    'src/kube/client.ts',
+    'src/runtime/index.ts',
+    'src/controller/release/act/deployer.ts',
+    'src/controller/release/watch/requeue.ts',
+    'src/controller/release/deps.ts',
+    'fs',
+    'node:child_process',
+  ])
+    assert.ok(forbidden(path), `decide/ may import ${path}`);
+  for (const path of ['src/api/types.ts', 'src/render/keys.ts', 'src/controller/release/errors.ts'])
+    assert.ok(!forbidden(path), `decide/ may not import ${path}`);
+});

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { KubeObject } from '../api/types.ts';
-import { waitEstablished } from '../controller/release/deployer.ts';
+import { waitEstablished } from '../controller/release/act/deployer.ts';
 import { applyObject } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { nameOf } from '../lib/names.ts';

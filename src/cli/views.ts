@@ -2,7 +2,7 @@
 // and the API's HealthResult/HistoryResult. Pure: a command reads, calls one of these, and writes.
 import { shortRevision } from '../api/revision.ts';
 import type { Condition, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
-import { oneLine } from '../controller/release/status-message.ts';
+import { oneLine } from '../controller/release/decide/status-message.ts';
 import { nameOf, namespaceOf } from '../lib/names.ts';
 import { progressSummary } from '../server/progress.ts';
 import type { HealthResult, HistoryResult } from '../server/views.ts';

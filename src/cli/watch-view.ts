@@ -5,7 +5,7 @@
 import { ANNOTATION_APPROVED_RENDER } from '../api/constants.ts';
 import { parseDuration } from '../api/duration.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
-import { forcedSyncPending } from '../controller/release/sync/force.ts';
+import { forcedSyncPending } from '../controller/release/decide/sync/force.ts';
 import { assembleInventory } from '../kube/inventory-read.ts';
 import { assertNever } from '../lib/assert-never.ts';
 import { nameOf } from '../lib/names.ts';

@@ -1,7 +1,7 @@
 // convoy-controller-manager's command line: the shared flags (shared-flags.ts), its own, and the HTTP
 // API's --api-* flags (api-flags.ts, split off first). Pure; the entry point only wires the result.
 import { join } from 'node:path';
-import type { Tenancy } from '../controller/release/target.ts';
+import type { Tenancy } from '../controller/release/act/target.ts';
 import { errorMessage } from '../lib/errors.ts';
 import { API_FLAGS, type ApiOptions, parseApiOptions, splitApiArgs } from './api-flags.ts';
 import { type Env, FlagError, type FlagTable, positiveMs, toBool, toInt } from './flags.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { R1, R2, R3 } from '../../src/api/testsupport.ts';
 import type { Release, RenderRecord, RolloutStatus } from '../../src/api/types.ts';
-import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
+import { hookWorkloadName } from '../../src/controller/release/decide/hooks/index.ts';
 import { checkExits, checkRelease, type Invariant, type ReleaseRecord } from './invariants.ts';
 import { appliedObjects, expectedLive, HOOK } from './scenario.ts';
 import type { Snapshot } from './watch.ts';

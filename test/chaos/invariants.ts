@@ -4,7 +4,7 @@
 // promise, not only the first.
 import { isDeepStrictEqual } from 'node:util';
 import type { Release } from '../../src/api/types.ts';
-import { rolloutTransition, shortRef } from '../../src/controller/release/rollout/index.ts';
+import { rolloutTransition, shortRef } from '../../src/controller/release/decide/rollout/index.ts';
 import { appliedObjects, expectedLive, FINAL_STEP, type LiveObject, STEPS, type Step } from './scenario.ts';
 import type { Snapshot } from './watch.ts';
 

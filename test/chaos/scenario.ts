@@ -4,7 +4,7 @@
 // long enough that chaos cannot make them miss it); render 3's pods never become Ready and its deadline is
 // short, so it must be RolledBack — to render 2, whose objects and ConfigMap contents are then what is live.
 import type { Release, ReleaseSpec } from '../../src/api/types.ts';
-import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
+import { hookWorkloadName } from '../../src/controller/release/decide/hooks/index.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
 import { configMap, deployment, hookJob, inlineRelease, type Manifest, manifests } from '../support/hooks.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';

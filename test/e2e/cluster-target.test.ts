@@ -9,8 +9,12 @@ import { describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import type { Cluster, ClusterSpec, Release } from '../../src/api/types.ts';
 import { type CachedCluster, ClusterClients } from '../../src/controller/cluster/index.ts';
+import {
+  ClusterPausedError,
+  resolveTarget,
+  type TargetDeps,
+} from '../../src/controller/release/act/target.ts';
 import { ClusterUnavailableError } from '../../src/controller/release/errors.ts';
-import { ClusterPausedError, resolveTarget, type TargetDeps } from '../../src/controller/release/target.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { isKubeError } from '../../src/kube/errors.ts';

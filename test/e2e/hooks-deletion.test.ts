@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, FINALIZER, INVENTORY_FINALIZER } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
-import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
+import { hookWorkloadName } from '../../src/controller/release/decide/hooks/index.ts';
 import {
   annotate,
   configMap,

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
-import { hookWorkloadName } from '../../src/controller/release/hooks/index.ts';
-import { WORKLOAD_DEADLINE_MARGIN_S } from '../../src/controller/release/hooks/workload.ts';
+import { hookWorkloadName } from '../../src/controller/release/decide/hooks/index.ts';
+import { WORKLOAD_DEADLINE_MARGIN_S } from '../../src/controller/release/decide/hooks/workload.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
 import {
   annotate,

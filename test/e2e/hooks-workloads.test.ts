@@ -6,16 +6,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIELD_MANAGERS, type HookPhase } from '../../src/api/constants.ts';
 import type { InventoryHook } from '../../src/api/types.ts';
-import { HookFailedError } from '../../src/controller/release/errors.ts';
+import { createHookWorkload, deleteHookWorkloads } from '../../src/controller/release/act/hooks/index.ts';
 import {
   ANNOTATION_HOOK_CREATED_AT,
-  createHookWorkload,
-  deleteHookWorkloads,
   type HookArming,
   type HookPhaseDecision,
   hookWorkloadName,
   planHookPhase,
-} from '../../src/controller/release/hooks/index.ts';
+} from '../../src/controller/release/decide/hooks/index.ts';
+import { HookFailedError } from '../../src/controller/release/errors.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import type { Obj } from '../../src/render/types.ts';
 import { type ControlPlane, startControlPlane, TEST_LABEL_FAIL } from '../../src/testenv/index.ts';

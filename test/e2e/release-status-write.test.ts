@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
-import { writeReleaseStatus } from '../../src/controller/release/write-status.ts';
+import { writeReleaseStatus } from '../../src/controller/release/act/write-status.ts';
 import { writeStatus } from '../../src/kube/status.ts';
 import { useCrdCluster } from '../support/cluster.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Release } from '../../src/api/types.ts';
 import { ClusterClients } from '../../src/controller/cluster/index.ts';
-import { resolveTarget, type Target } from '../../src/controller/release/target.ts';
+import { resolveTarget, type Target } from '../../src/controller/release/act/target.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { KubeApiError } from '../../src/kube/errors.ts';

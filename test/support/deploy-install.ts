@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/api/types.ts';
 import { parseControllerManagerFlags } from '../../src/cmd/controller-manager-flags.ts';
-import type { Tenancy } from '../../src/controller/release/target.ts';
+import type { Tenancy } from '../../src/controller/release/act/target.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import type { ControlPlane } from '../../src/testenv/index.ts';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ProcessName, processScript } from '../../src/cli/bundled.ts';
-import type { Tenancy } from '../../src/controller/release/target.ts';
+import type { Tenancy } from '../../src/controller/release/act/target.ts';
 import { PROCESS_NODE_FLAGS } from '../../src/runtime/node-flags.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
 import { metricValue, probePortOf, scrape } from './metrics.ts';

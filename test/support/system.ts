@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Release } from '../../src/api/types.ts';
-import type { Tenancy } from '../../src/controller/release/target.ts';
+import type { Tenancy } from '../../src/controller/release/act/target.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { errorMessage } from '../../src/lib/errors.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';

@@ -43,17 +43,17 @@ import {
 import { SecretRenderStore } from '../../store/secrets.ts';
 import { ClusterClients } from '../cluster/access.ts';
 import { clusterInformer } from '../cluster/controller.ts';
-import { clusterWaveOf } from './cluster-wave-of.ts';
+import { eventRecorder } from './act/event-recorder.ts';
+import { releaseInventoryOfGoneRelease } from './act/finalizer.ts';
+import { resolveTarget, type Tenancy } from './act/target.ts';
+import { DryRunMemo } from './decide/sync/index.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { eventRecorder } from './event-recorder.ts';
-import { releaseInventoryOfGoneRelease } from './finalizer.ts';
-import { ownManagedFieldsOnly } from './release-cache.ts';
-import { DryRunMemo } from './sync/index.ts';
 import { syncHandler } from './sync-handler.ts';
-import { PendingSyncRequests } from './sync-requests.ts';
-import { resolveTarget, type Tenancy } from './target.ts';
-import { watchValuesFrom } from './values-watch.ts';
-import { watchWakeUps } from './wake-ups.ts';
+import { clusterWaveOf } from './watch/cluster-wave-of.ts';
+import { ownManagedFieldsOnly } from './watch/release-cache.ts';
+import { PendingSyncRequests } from './watch/sync-requests.ts';
+import { watchValuesFrom } from './watch/values-watch.ts';
+import { watchWakeUps } from './watch/wake-ups.ts';
 
 export interface ReleaseControllerOptions {
   readonly kubeConfig: KubeConfig;

@@ -8,9 +8,9 @@ import type { Renderer } from '../../render/renderer.ts';
 import type { Sources } from '../../render/source.ts';
 import type { RenderType } from '../../render/types.ts';
 import type { RenderStore } from '../../store/types.ts';
-import type { ClusterWaveInput, DryRunMemo } from './sync/index.ts';
-import type { SyncRequest } from './sync-requests.ts';
-import type { Target } from './target.ts';
+import type { Target } from './act/target.ts';
+import type { ClusterWaveInput, DryRunMemo } from './decide/sync/index.ts';
+import type { SyncRequest } from './watch/sync-requests.ts';
 
 export interface ReleaseDeps {
   /** Unimpersonated client of the cluster convoy runs in: Release status, inventory, render store, Secrets. */

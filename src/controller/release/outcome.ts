@@ -2,9 +2,9 @@
 // outcome for conditionsFor, the attempt and rollout for assembleStatus, and what else changed
 // (status.waves, a render newly applied for history, notes for Events).
 import type { WaveStatus } from '../../api/types.ts';
-import type { OutcomeAttempt, OutcomeRollout, RenderVerdict } from './rollout/index.ts';
-import type { ReadyOutcome } from './sync/index.ts';
-import type { ReleaseWarning } from './warnings.ts';
+import type { OutcomeAttempt, OutcomeRollout, RenderVerdict } from './decide/rollout/index.ts';
+import type { ReadyOutcome } from './decide/sync/index.ts';
+import type { ReleaseWarning } from './decide/warnings.ts';
 
 export interface RenderSummary {
   readonly renderRef: string;

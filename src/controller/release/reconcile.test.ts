@@ -11,12 +11,12 @@ import type { InventoryEntry, Release, ReleaseInventory } from '../../api/types.
 import type { KubeClient } from '../../kube/client.ts';
 import { mergeParts } from '../../kube/inventory-parts.ts';
 import { InlineSource } from '../../render/inline.ts';
+import { stageRender } from './act/stage-render.ts';
+import { cmEntry } from './decide/fixtures.ts';
+import { formatTime } from './decide/rollout/index.ts';
+import { releaseStatus } from './decide/status.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { cmEntry } from './fixtures.ts';
 import { reconcile } from './reconcile.ts';
-import { formatTime } from './rollout/index.ts';
-import { stageRender } from './stage-render.ts';
-import { releaseStatus } from './status.ts';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const OLD = `sha256:${'a'.repeat(64)}`;

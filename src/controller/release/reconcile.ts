@@ -7,11 +7,11 @@ import { errorMessage } from '../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { hookOf } from '../../render/annotations.ts';
 import { objectKey } from '../../render/keys.ts';
-import { applyLastHealthy } from './apply-last-healthy.ts';
-import type { ReleaseDeps } from './deps.ts';
-import { ReleaseError, SourceFailedError } from './errors.ts';
-import { syncFailStep } from './hooks/index.ts';
-import { noAttempt, noRollout, type Outcome, type RenderSummary } from './outcome.ts';
+import { applyLastHealthy } from './act/apply-last-healthy.ts';
+import { syncFailStep } from './act/hooks/index.ts';
+import { stageGates, suspendGate } from './act/stage-gates.ts';
+import { type Rendered, stageRender } from './act/stage-render.ts';
+import { stageSync } from './act/stage-sync.ts';
 import {
   completeWaves,
   formatTime,
@@ -24,12 +24,12 @@ import {
   startRolloutClock,
   type Verdict,
   verdict,
-} from './rollout/index.ts';
-import { stageGates, suspendGate } from './stage-gates.ts';
-import { type Rendered, stageRender } from './stage-render.ts';
-import { stageSync } from './stage-sync.ts';
-import { forcedSyncPending } from './sync/index.ts';
-import { releaseWarnings } from './warnings.ts';
+} from './decide/rollout/index.ts';
+import { forcedSyncPending } from './decide/sync/index.ts';
+import { releaseWarnings } from './decide/warnings.ts';
+import type { ReleaseDeps } from './deps.ts';
+import { ReleaseError, SourceFailedError } from './errors.ts';
+import { noAttempt, noRollout, type Outcome, type RenderSummary } from './outcome.ts';
 
 const rolloutOf = (r: Rollout | undefined): OutcomeRollout =>
   r === undefined ? noRollout : { kind: 'rollout', rollout: r };

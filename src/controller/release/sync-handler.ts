@@ -8,8 +8,7 @@ import { isConflict } from '../../kube/errors.ts';
 import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { isSuperseded, type ReconcileResult } from '../../runtime/index.ts';
 import { gcDue, mayBeStored, rendersToKeep } from '../../store/keep.ts';
-import { deletionHandler } from './deletion.ts';
-import type { ReleaseDeps } from './deps.ts';
+import { deletionHandler } from './act/deletion.ts';
 import {
   eventBeforeReplacing,
   eventObject,
@@ -20,14 +19,15 @@ import {
   recoveredRolloutEvent,
   rolloutEventName,
   rolloutKey,
-} from './events.ts';
-import { addFinalizer } from './finalizer.ts';
+} from './act/events.ts';
+import { addFinalizer } from './act/finalizer.ts';
+import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './act/write-status.ts';
+import { type RolloutTransition, rolloutTransition } from './decide/rollout/index.ts';
+import { type ControllerStatus, releaseStatus } from './decide/status.ts';
+import type { ReleaseDeps } from './deps.ts';
 import type { Outcome } from './outcome.ts';
 import { reconcile } from './reconcile.ts';
-import { requeueAfterPass } from './requeue.ts';
-import { type RolloutTransition, rolloutTransition } from './rollout/index.ts';
-import { type ControllerStatus, releaseStatus } from './status.ts';
-import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
+import { requeueAfterPass } from './watch/requeue.ts';
 
 export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps): Promise<ReconcileResult> {
   if (cached === undefined) return { kind: 'done' };

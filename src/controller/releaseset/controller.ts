@@ -33,7 +33,7 @@ import {
   splitKey,
 } from '../../runtime/index.ts';
 import { clusterInformer } from '../cluster/controller.ts';
-import { formatTime } from '../release/rollout/time.ts';
+import { formatTime } from '../release/decide/rollout/time.ts';
 import { executeFleetPlan } from './executor.ts';
 import { fleetRevision, trainId } from './member-spec.ts';
 import { planMembers, selectMembers } from './members.ts';

@@ -20,7 +20,7 @@ import { isConflict } from '../../kube/errors.ts';
 import { writeStatus } from '../../kube/status.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../lib/names.ts';
-import { setCondition } from '../release/rollout/conditions.ts';
+import { setCondition } from '../release/decide/rollout/conditions.ts';
 import { type Inputs, type MemberCluster, memberSpec, type Template } from './member-spec.ts';
 import type { FleetAction, FleetPlan } from './plan.ts';
 

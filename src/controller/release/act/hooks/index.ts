@@ -1,0 +1,20 @@
+// Lifecycle hooks carried out (docs/design.md#hooks): the runner inside a reconcile and the edge that creates
+// and deletes hook workloads in the target cluster. The decisions are in decide/hooks.
+export {
+  armHooks,
+  cleanUp,
+  hookWorkloadOptions,
+  postSyncAfterApply,
+  postSyncStep,
+  preSyncStep,
+  pruneDepartedHooks,
+  type SyncHookInput,
+  syncFailStep,
+} from './runner.ts';
+export {
+  type CreatedHook,
+  createHookWorkload,
+  deleteHookWorkload,
+  deleteHookWorkloads,
+  type HookWorkloadOptions,
+} from './workloads.ts';

@@ -1,0 +1,309 @@
+// stageSync runs the steps sync-plan.ts plans for R (docs/design.md#reconcile-order), stopping at the first
+// that holds or fails. The crash-safety order lives here (docs/design.md#field-ownership): a wave's keys
+// are noted as pending in the inventory before its apply, recorded after it, and on a failed apply what
+// the API accepted is recorded while the rest stays pending. A render that is already applied, recorded
+// and pruned is not synced again unless a forced sync is pending (or, with selfHeal, the drift loop
+// flagged an entry), so a steady reconcile writes nothing; nor are its waves applied again while the sync
+// of R holds for its PostSync hooks after applying all of R (docs/design.md#hooks).
+import { API_VERSION } from '../../../api/constants.ts';
+import type { Release, ReleaseInventory, WaveStatus } from '../../../api/types.ts';
+import type { MergedInventory } from '../../../kube/inventory-parts.ts';
+import { assertNever } from '../../../lib/assert-never.ts';
+import { errorMessage } from '../../../lib/errors.ts';
+import { nameOf, namespaceOf } from '../../../lib/names.ts';
+import { namesRender } from '../../../store/keep.ts';
+import { releaseLabelValue } from '../../../store/layout.ts';
+import { completeWaves, formatTime } from '../decide/rollout/index.ts';
+import {
+  appliedCollector,
+  inventoryEntriesForWave,
+  recordWaveStart,
+  selfHealNote,
+} from '../decide/sync/index.ts';
+import {
+  failedBeforeApply,
+  failedSync,
+  gateStop,
+  hookStop,
+  inventoryMayTrail,
+  planSync,
+  type SyncResult,
+  type SyncSoFar,
+  type SyncStep,
+  waveAhead,
+  waveGate,
+} from '../decide/sync/plan.ts';
+import type { ReleaseDeps } from '../deps.ts';
+import {
+  ApplyFailedError,
+  DryRunFailedError,
+  PersistFailedError,
+  PruneFailedError,
+  type ReleaseError,
+} from '../errors.ts';
+import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
+import {
+  postSyncAfterApply,
+  postSyncStep,
+  preSyncStep,
+  pruneDepartedHooks,
+  type SyncHookInput,
+} from './hooks/index.ts';
+import { openInventory, readInventory } from './inventory-open.ts';
+import { InventoryWriter } from './inventory-writer.ts';
+import { missingServiceAccount } from './missing-service-account.ts';
+import { foreignNote, pruneLeft, settleInterrupted } from './prune.ts';
+import type { Rendered } from './stage-render.ts';
+
+export { type SyncResult, upToDate } from '../decide/sync/plan.ts';
+
+export interface SyncInput {
+  readonly release: Release;
+  readonly rendered: Rendered;
+  readonly forced: boolean;
+  /** The reconcile's one snapshot of the inventory and the observer's liveness. */
+  readonly observed: { readonly inventory: ReleaseInventory | undefined; readonly observerLive: boolean };
+}
+
+/** The state of one sync as its steps run. */
+interface Run extends SyncSoFar {
+  readonly input: SyncInput;
+  readonly deps: ReleaseDeps;
+  readonly hookInput: SyncHookInput;
+  readonly labels: { readonly releaseLabel: string; readonly releaseUid: string };
+  readonly notes: string[];
+  waves: readonly WaveStatus[];
+  /** The inventory as re-read for this sync: opened by the settleInterrupted step, before any wave. */
+  writer: InventoryWriter | undefined;
+}
+
+export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<SyncResult> {
+  const { release, rendered, forced, observed } = input;
+  const ns = namespaceOf(release);
+  const name = nameOf(release);
+  const now = deps.now();
+  const uid = release.metadata.uid ?? '';
+  const client = rendered.target.client;
+  const dryRunPassed = deps.dryRuns?.has(client, uid, rendered.renderRef) === true;
+  let plan = planSync({ release, rendered, forced, inventory: observed.inventory, now, dryRunPassed });
+  if (plan.kind === 'upToDate') return { kind: 'upToDate' };
+  if (inventoryMayTrail(release, rendered.renderRef, forced)) {
+    // The status says R is synced and only the cached inventory disagrees: the cache may not show this
+    // process's own last record yet (a pending note it settled, say). Ask the API before syncing R again —
+    // a sync would note R's keys pending anew and rewrite the inventory for nothing.
+    let fresh: MergedInventory | undefined;
+    try {
+      fresh = await readInventory(deps.local, release);
+    } catch (err) {
+      const error = new ApplyFailedError(`reading the inventory: ${errorMessage(err)}`, { cause: err });
+      return failedBeforeApply(error, []);
+    }
+    plan = planSync({ release, rendered, forced, inventory: fresh?.inventory, now, dryRunPassed });
+    if (plan.kind === 'upToDate') return { kind: 'upToDate' };
+  }
+
+  const R = rendered.renderRef;
+  const notes: string[] = [];
+  const heal = selfHealNote({
+    selfHeal: release.spec.syncPolicy?.selfHeal === true,
+    forced,
+    renderRef: R,
+    lastSuccessfulRef: release.status?.lastSuccessful?.renderRef,
+    entries: observed.inventory?.entries ?? [],
+  });
+  if (heal !== undefined) notes.push(heal);
+  const run: Run = {
+    input,
+    deps,
+    attemptBase: { renderRef: R, revision: rendered.revision, time: formatTime(deps.now()) },
+    hookInput: {
+      release,
+      renderRef: R,
+      render: rendered.render,
+      client: rendered.target.client,
+      local: deps.local,
+      now: deps.now(),
+    },
+    labels: { releaseLabel: releaseLabelValue(ns, name), releaseUid: release.metadata.uid ?? '' },
+    notes,
+    waves: release.status?.waves ?? [],
+    writer: undefined,
+  };
+  for (const [i, step] of plan.steps.entries()) {
+    const stop = await runStep(step, run, plan.steps[i + 1]);
+    if (stop !== undefined) return stop;
+  }
+  throw new Error('stageSync: the plan ended without its PostSync step');
+}
+
+/** Runs one step: undefined to go on to the next, else the sync's result. */
+async function runStep(
+  step: SyncStep,
+  run: Run,
+  next: SyncStep | undefined,
+): Promise<SyncResult | undefined> {
+  const { input, deps, hookInput, notes } = run;
+  const { release, rendered } = input;
+  const fail = (error: ReleaseError) => failedSync(error, run);
+  switch (step.kind) {
+    case 'resumePostSync': {
+      // HOOKS (docs/design.md#hooks): held for R's PostSync hooks (or for health before them) after an
+      // earlier pass applied, recorded and pruned all of R. Applying the waves again on every reconcile
+      // would rewrite the inventory meanwhile, and the observer's hook and health results, written
+      // against the inventory it read, would keep losing to those writes (409).
+      let post: Awaited<ReturnType<typeof postSyncAfterApply>>;
+      try {
+        post = await postSyncAfterApply(hookInput, release.spec.syncPolicy?.selfHeal === true);
+      } catch (err) {
+        return fail(new ApplyFailedError(`reading the inventory: ${errorMessage(err)}`, { cause: err }));
+      }
+      if (post === undefined) return undefined;
+      notes.push(...post.notes);
+      return hookStop(post, run, true);
+    }
+    case 'dryRun':
+      try {
+        const dry = await dryRunAll(rendered.target.client, rendered.render.objects, run.labels);
+        if (dry.skipped.length > 0)
+          notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
+        // Only a render every object of which was checked is spared the next dry run.
+        else deps.dryRuns?.passed(rendered.target.client, run.labels.releaseUid, rendered.renderRef);
+        return undefined;
+      } catch (err) {
+        const missing = await missingServiceAccount(release, err, deps);
+        const error =
+          err instanceof ObjectApplyError
+            ? DryRunFailedError.fromStatus(`dry run failed: ${missing ?? err.message}`, err.httpStatus, err)
+            : DryRunFailedError.fromStatus(`dry run failed: ${errorMessage(err)}`, undefined, err);
+        return failedBeforeApply(error, notes);
+      }
+    case 'persist': {
+      const ns = namespaceOf(release);
+      const name = nameOf(release);
+      try {
+        await deps.store.put(ns, name, rendered.renderRef, rendered.render, {
+          revision: rendered.revision,
+          owner: { apiVersion: API_VERSION, kind: 'Release', name, uid: release.metadata.uid ?? '' },
+          expectNew: !namesRender(release.status, rendered.renderRef),
+        });
+        deps.mayBeStored?.get(release.metadata.uid ?? '')?.add(rendered.renderRef);
+        return undefined;
+      } catch (err) {
+        const msg = `storing render ${rendered.renderRef}: ${errorMessage(err)}`;
+        const error = new PersistFailedError(msg, { cause: err });
+        return failedBeforeApply(error, notes);
+      }
+    }
+    case 'preSync': {
+      // HOOKS (docs/design.md#hooks): PreSync hooks of R run here, before wave 0, and gate the waves.
+      const pre = await preSyncStep(hookInput);
+      notes.push(...pre.notes);
+      return hookStop(pre, run, false);
+    }
+    case 'settleInterrupted':
+      try {
+        const writer = new InventoryWriter(deps.local, release, await openInventory(deps, release));
+        run.writer = writer;
+        notes.push(...(await settleInterrupted(rendered.render.objects, writer, release, rendered.target)));
+        return undefined;
+      } catch (err) {
+        return fail(new ApplyFailedError(`recording the inventory: ${errorMessage(err)}`, { cause: err }));
+      }
+    case 'wave':
+      return await runWave(step, run, waveAhead(step, next));
+    case 'prune':
+      try {
+        const writer = opened(run);
+        const pruned = await pruneLeft(release, rendered.render.objects, writer, rendered.target);
+        if (pruned.deleted > 0) notes.push(`pruned ${pruned.deleted} objects that left the render`);
+        if (pruned.foreign > 0) notes.push(foreignNote(pruned.foreign, 'left the render'));
+        // HOOKS (docs/design.md#hooks): hooks that left the render go with the prune, their workloads too.
+        const departed = await pruneDepartedHooks(hookInput, writer);
+        if (departed > 0) notes.push(`removed ${departed} hooks that left the render`);
+        return undefined;
+      } catch (err) {
+        return fail(new PruneFailedError(`prune failed: ${errorMessage(err)}`, { cause: err }));
+      }
+    case 'postSync': {
+      // HOOKS (docs/design.md#hooks): PostSync hooks of R, once every object of R is applied (and Healthy).
+      const post = await postSyncStep({ ...hookInput, now: deps.now() }, opened(run));
+      notes.push(...post.notes);
+      return hookStop(post, run, true);
+    }
+    default:
+      return assertNever(step);
+  }
+}
+
+/**
+ * One wave (docs/design.md#waves): its gate, then note pending → apply → record, and stamp status.waves.
+ * The record also notes `ahead`'s keys pending (the next wave, when no gate holds it): then that wave's
+ * own note finds them noted already and writes nothing.
+ */
+async function runWave(
+  step: SyncStep & { kind: 'wave' },
+  run: Run,
+  ahead: (SyncStep & { kind: 'wave' }) | undefined,
+): Promise<SyncResult | undefined> {
+  const { input, deps, notes } = run;
+  const { release, rendered } = input;
+  const writer = opened(run);
+  const fail = (error: ReleaseError) => failedSync(error, run);
+  if (step.previousWave !== undefined) {
+    // The gate reads the inventory as re-read for this sync, fresher than the reconcile's: a wave it finds
+    // Healthy is stamped completed now, so its completedAt never trails the next wave's startedAt.
+    run.waves = completeWaves(run.waves, writer.entries, formatTime(deps.now()));
+    const gate = waveGate(step.gate, {
+      release,
+      render: rendered,
+      wave: step.wave,
+      entries: writer.entries,
+      waves: run.waves,
+      observerLive: input.observed.observerLive,
+      now: deps.now(),
+    });
+    const stop = gateStop(gate, run);
+    if (stop !== undefined) return stop;
+  }
+  const R = rendered.renderRef;
+  const entries = inventoryEntriesForWave(step.objects, R, step.wave);
+  // Noted before the apply: a crash or a failure from here on leaves them tracked, never untracked.
+  try {
+    await writer.notePending(entries);
+  } catch (err) {
+    const msg = `noting wave ${step.wave} in the inventory: ${errorMessage(err)}`;
+    return fail(new ApplyFailedError(msg, { cause: err }));
+  }
+  const { applied, versions, onApplied } = appliedCollector();
+  try {
+    await applyAll(rendered.target.client, step.objects, { ...run.labels, onApplied });
+  } catch (err) {
+    // The next attempt dry-runs R again before applying anything of it.
+    deps.dryRuns?.forget(rendered.target.client, run.labels.releaseUid, R);
+    // What the API accepted is recorded; the rest stays pending for the next attempt to apply or prune.
+    await writer
+      .record(inventoryEntriesForWave(applied, R, step.wave, versions))
+      .catch((recordErr: unknown) => {
+        notes.push(`could not record the ${applied.length} objects applied: ${String(recordErr)}`);
+      });
+    const msg = `apply of wave ${step.wave} failed: ${errorMessage(err)}`;
+    return fail(new ApplyFailedError(msg, { cause: err }));
+  }
+  deps.afterWaveApplied?.(step.wave);
+  try {
+    await writer.record(
+      inventoryEntriesForWave(step.objects, R, step.wave, versions),
+      [],
+      ahead === undefined ? [] : inventoryEntriesForWave(ahead.objects, R, ahead.wave),
+    );
+  } catch (err) {
+    return fail(new ApplyFailedError(`recording wave ${step.wave}: ${errorMessage(err)}`, { cause: err }));
+  }
+  run.waves = recordWaveStart(run.waves, R, step.wave, formatTime(deps.now()));
+  return undefined;
+}
+
+function opened(run: Run): InventoryWriter {
+  if (run.writer === undefined) throw new Error('stageSync: the plan reads the inventory before its waves');
+  return run.writer;
+}

@@ -1,0 +1,190 @@
+// Table tests of the controller's status assembly: steady reconciles change nothing, history grows only
+// with newly applied renders, failures set Ready/Stalled, observer-owned conditions are never sent.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { R1, R2 } from '../../../api/testsupport.ts';
+import type { Release } from '../../../api/types.ts';
+import { DryRunFailedError, SourceFailedError } from '../errors.ts';
+import { noAttempt, noRollout, type Outcome } from '../outcome.ts';
+import { releaseStatus } from './status.ts';
+
+const T0 = Date.parse('2025-01-01T00:00:00Z');
+const T1 = T0 + 60_000;
+
+function release(
+  status: Release['status'] = {},
+  extra: Partial<Release['spec']> = {},
+  annotations = {},
+): Release {
+  return {
+    apiVersion: 'convoy.kumodo.io/v1alpha1',
+    kind: 'Release',
+    metadata: { name: 'web', namespace: 'ns', generation: 3, annotations },
+    spec: { source: { inline: { manifests: 'x' } }, ...extra },
+    status,
+  };
+}
+
+const synced = (ref: string, rev: string, applied: boolean): Outcome => ({
+  result: { kind: 'synced', renderRef: ref, revision: rev },
+  attempt: applied
+    ? { kind: 'attempt', renderRef: ref, revision: rev, time: '2025-01-01T00:00:00Z', applied: true }
+    : noAttempt,
+  rollout: noRollout,
+  render: { renderRef: ref, revision: rev },
+  ...(applied ? { applied: { renderRef: ref, revision: rev } } : {}),
+  notes: [],
+});
+
+test('a first sync sets lastAttempted, lastSuccessful, one history entry, Ready=True and Stalled=False', () => {
+  const s = releaseStatus(release(), synced(R1, 'a', true), T0);
+  assert.equal(s.lastAttempted?.renderRef, R1);
+  assert.equal(s.lastSuccessful?.renderRef, R1);
+  assert.deepEqual(s.history, [{ renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z' }]);
+  assert.equal(s.observedGeneration, 3);
+  const ready = s.conditions?.find((c) => c.type === 'Ready');
+  assert.equal(ready?.status, 'True');
+  assert.equal(ready?.reason, 'Synced');
+  assert.equal(s.conditions?.find((c) => c.type === 'Stalled')?.status, 'False');
+});
+
+test('a steady reconcile (nothing new) yields exactly the prior status', () => {
+  const first = releaseStatus(release(), synced(R1, 'a', true), T0);
+  const again = releaseStatus(release(first), synced(R1, 'a', false), T1);
+  assert.deepEqual(again, first);
+  // a forced re-apply of the same render moves neither history nor times
+  const forced = releaseStatus(
+    release(first),
+    {
+      ...synced(R1, 'a', true),
+      attempt: { kind: 'attempt', renderRef: R1, revision: 'a', time: '2025-01-01T00:01:00Z', applied: true },
+    },
+    T1,
+  );
+  assert.deepEqual(forced.history, first.history);
+  assert.deepEqual(forced.lastAttempted, first.lastAttempted);
+});
+
+test('a new render appends history; a return to the first render appends it again; historyLimit trims', () => {
+  let s = releaseStatus(release(undefined, { historyLimit: 2 }), synced(R1, 'a', true), T0);
+  s = releaseStatus(release(s, { historyLimit: 2 }), synced(R2, 'b', true), T1);
+  s = releaseStatus(release(s, { historyLimit: 2 }), synced(R1, 'c', true), T1 + 1000);
+  assert.deepEqual(
+    s.history?.map((h) => [h.renderRef, h.revision]),
+    [
+      [R2, 'b'],
+      [R1, 'c'],
+    ],
+  );
+});
+
+test('failures: Ready=False with the step reason; Stalled only for errors a retry cannot fix; lastSuccessful kept', () => {
+  const ok = releaseStatus(release(), synced(R1, 'a', true), T0);
+  const rows: ReadonlyArray<[Error & { reason: string }, string]> = [
+    [new SourceFailedError('git fetch failed'), 'False'],
+    [DryRunFailedError.fromStatus('dry run failed: ConfigMap ns/x: bad', 422), 'True'],
+  ];
+  for (const [error, stalled] of rows) {
+    const out: Outcome = {
+      result: { kind: 'failed', error: error as never },
+      attempt: noAttempt,
+      rollout: noRollout,
+      notes: [],
+    };
+    const s = releaseStatus(release(ok), out, T1);
+    const ready = s.conditions?.find((c) => c.type === 'Ready');
+    assert.equal(ready?.status, 'False');
+    assert.equal(ready?.reason, error.reason);
+    assert.equal(ready?.message, error.message);
+    assert.equal(s.conditions?.find((c) => c.type === 'Stalled')?.status, stalled, error.reason);
+    assert.equal(s.lastSuccessful?.renderRef, R1);
+    assert.deepEqual(s.lastAttempted, ok.lastAttempted);
+  }
+});
+
+test("the observer's conditions are not part of what the controller sends", () => {
+  const prior = {
+    conditions: [
+      {
+        type: 'Healthy',
+        status: 'True' as const,
+        reason: 'Healthy',
+        message: '',
+        lastTransitionTime: '2025-01-01T00:00:00Z',
+      },
+    ],
+  };
+  const s = releaseStatus(release(prior), synced(R1, 'a', true), T0);
+  assert.deepEqual(s.conditions?.map((c) => c.type).sort(), ['Ready', 'Stalled']);
+});
+
+test('a pending forced sync is recorded as handled, also when the reconcile fails', () => {
+  const out: Outcome = {
+    result: { kind: 'failed', error: new SourceFailedError('down') },
+    attempt: noAttempt,
+    rollout: noRollout,
+    notes: [],
+  };
+  const s = releaseStatus(
+    release({}, {}, { 'convoy.kumodo.io/force-sync-at': '2025-01-01T00:00:30Z' }),
+    out,
+    T1,
+  );
+  assert.equal(s.lastHandledForceSyncAt, '2025-01-01T00:00:30Z');
+});
+
+test('status.revision is the short revision of currentRender; status.message says what failed', () => {
+  const sha = 'ce61177f6ea0d6b1a1b3c8e8a0f2f7c0a9b8c7d6';
+  const ok = releaseStatus(release(), synced(R1, sha, true), T0);
+  assert.equal(ok.revision, 'ce61177f6ea0');
+  assert.match(ok.message ?? '', /^applied revision ce61177f6ea0/);
+  const failed = releaseStatus(
+    release(ok),
+    {
+      result: { kind: 'failed', error: new DryRunFailedError('ConfigMap x: Invalid value', true) },
+      attempt: noAttempt,
+      rollout: noRollout,
+      notes: [],
+      warnings: [{ reason: 'ZeroDeadline', message: 'failurePolicy.deadline is 0' }],
+    },
+    T1,
+  );
+  assert.equal(failed.revision, 'ce61177f6ea0', 'kept from the prior currentRender');
+  assert.equal(
+    failed.message,
+    'Warning: failurePolicy.deadline is 0; DryRunFailed (stalled: a retry cannot fix this; change the Release or its source): ConfigMap x: Invalid value',
+  );
+});
+
+test("an ended rollout's state is kept on its history entry; a later reconcile keeps it unchanged", () => {
+  const policy = { healthAssessment: {}, failurePolicy: { deadline: '5m' } };
+  const prior: Release['status'] = {
+    history: [
+      { renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z' },
+      { renderRef: R2, revision: 'b', appliedAt: '2025-01-01T00:01:00Z' },
+    ],
+    rollout: { state: 'RolledBack', renderRef: R2, revision: 'b', reason: 'DeadlineExceeded' },
+  };
+  // the rollback re-applies R1: a new entry, and R2's entry says how its rollout ended
+  const s = releaseStatus(release(prior, policy), synced(R1, 'a', true), T1);
+  assert.deepEqual(
+    s.history?.map((h) => [h.renderRef, h.result, h.reason]),
+    [
+      [R1, undefined, undefined],
+      [R2, 'RolledBack', 'DeadlineExceeded'],
+      [R1, undefined, undefined],
+    ],
+  );
+  const again = releaseStatus(release(s, policy), synced(R1, 'a', true), T1 + 1000);
+  assert.deepEqual(again.history, s.history);
+  // a running rollout marks nothing
+  const running = releaseStatus(
+    release({ ...prior, rollout: { state: 'Progressing', renderRef: R2 } }, policy),
+    synced(R2, 'b', true),
+    T1,
+  );
+  assert.equal(
+    running.history?.some((h) => h.result !== undefined),
+    false,
+  );
+});

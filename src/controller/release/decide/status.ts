@@ -1,0 +1,117 @@
+// The Release status fields the release controller writes (manager convoy-controller) after one
+// reconcile: assembleStatus (rollout/) for the rollout fields, plus Ready/Stalled from conditionsFor,
+// observedGeneration, currentRender, waves and history. Pure; the same inputs on a steady Release give
+// a status equal to the one written before, so the status writer sends nothing.
+
+import { ANNOTATION_FORCE_SYNC_AT } from '../../../api/constants.ts';
+import { shortRevision } from '../../../api/revision.ts';
+import type { Condition, Release, ReleaseStatus } from '../../../api/types.ts';
+import { DEFAULT_HISTORY_LIMIT } from '../../../store/keep.ts';
+import type { Outcome } from '../outcome.ts';
+import { assembleStatus, formatTime, setCondition } from './rollout/index.ts';
+import { statusMessage } from './status-message.ts';
+import { conditionsFor, forcedSyncPending } from './sync/index.ts';
+
+/** Condition types this controller owns; the observer's (Healthy, Drifted) are never sent. */
+export const CONTROLLER_CONDITIONS: readonly string[] = ['Ready', 'Stalled', 'RolloutSucceeded'];
+
+export type ControllerStatus = Pick<
+  ReleaseStatus,
+  | 'observedGeneration'
+  | 'conditions'
+  | 'currentRender'
+  | 'lastAttempted'
+  | 'lastSuccessful'
+  | 'lastHealthy'
+  | 'rollout'
+  | 'waves'
+  | 'history'
+  | 'lastHandledForceSyncAt'
+  | 'revision'
+  | 'message'
+>;
+
+export function releaseStatus(release: Release, outcome: Outcome, now: number): ControllerStatus {
+  const prior = release.status ?? {};
+  const generation = release.metadata.generation ?? 0;
+  const mine = (prior.conditions ?? []).filter((c) => CONTROLLER_CONDITIONS.includes(c.type));
+  const forced = forcedSyncPending(release.metadata.annotations, prior);
+  const rolled = assembleStatus({
+    prior: defined({
+      lastAttempted: prior.lastAttempted,
+      lastSuccessful: prior.lastSuccessful,
+      lastHealthy: prior.lastHealthy,
+      rollout: prior.rollout,
+      conditions: mine,
+      lastHandledForceSyncAt: prior.lastHandledForceSyncAt,
+    }),
+    outcome: { attempt: outcome.attempt, rollout: outcome.rollout },
+    health: outcome.health,
+    planned: outcome.planned,
+    failurePolicySet: release.spec.failurePolicy !== undefined,
+    forcedSyncPendingAt: forced ? release.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT] : undefined,
+    generation,
+    now,
+  });
+  const { ready, stalled } = conditionsFor(outcome.result);
+  let conditions: readonly Condition[] = rolled.conditions ?? [];
+  conditions = setCondition(conditions, { ...ready, observedGeneration: generation }, now);
+  conditions = setCondition(conditions, { ...stalled, observedGeneration: generation }, now);
+
+  let history = prior.history ?? [];
+  const applied = outcome.applied;
+  if (applied !== undefined && history[history.length - 1]?.renderRef !== applied.renderRef) {
+    history = [
+      ...history,
+      { renderRef: applied.renderRef, revision: applied.revision, appliedAt: formatTime(now) },
+    ];
+  }
+  history = withRolloutResult(history, rolled.rollout);
+  const limit = release.spec.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+  if (history.length > limit) history = history.slice(history.length - limit);
+
+  const currentRender = outcome.render ?? prior.currentRender;
+  const revision = currentRender?.revision ?? rolled.lastAttempted?.revision;
+  const message = statusMessage({
+    conditions,
+    rollout: rolled.rollout,
+    warnings: (outcome.warnings ?? []).map((w) => w.message),
+  });
+  return defined({
+    observedGeneration: generation,
+    conditions: [...conditions],
+    currentRender,
+    lastAttempted: rolled.lastAttempted,
+    lastSuccessful: rolled.lastSuccessful,
+    lastHealthy: rolled.lastHealthy,
+    rollout: rolled.rollout,
+    waves: outcome.waves === undefined ? prior.waves : [...outcome.waves],
+    history: [...history],
+    lastHandledForceSyncAt: rolled.lastHandledForceSyncAt,
+    revision: revision === undefined ? undefined : shortRevision(revision),
+    message: message === '' ? undefined : message,
+  });
+}
+
+/**
+ * The ended rollout's state on the newest history entry of its render (what `convoy history` shows
+ * for failed and rolled-back renders after the next rollout replaced status.rollout). Set once.
+ */
+function withRolloutResult(
+  history: NonNullable<ReleaseStatus['history']>,
+  rollout: ReleaseStatus['rollout'],
+): NonNullable<ReleaseStatus['history']> {
+  if (rollout === undefined || rollout.state === 'Progressing') return history;
+  const i = history.findLastIndex((h) => h.renderRef === rollout.renderRef);
+  const entry = history[i];
+  if (entry === undefined || entry.result !== undefined) return history;
+  const marked = { ...entry, result: rollout.state, ...(rollout.reason ? { reason: rollout.reason } : {}) };
+  return history.map((h, j) => (j === i ? marked : h));
+}
+
+/** Without undefined fields and empty lists: "absent" has one shape, so a steady status compares equal. */
+function defined<T extends object>(s: T): T {
+  return Object.fromEntries(
+    Object.entries(s).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)),
+  ) as T;
+}

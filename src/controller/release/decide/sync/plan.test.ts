@@ -1,0 +1,291 @@
+// Table tests of the sync plan (docs/design.md#reconcile-order): which steps run for a render, each wave's
+// gate input (docs/design.md#wave-gate), the gate's decision on the sync's inventory, and the results the
+// steps stop at.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { API_VERSION } from '../../../../api/constants.ts';
+import type { Release, WaveStatus } from '../../../../api/types.ts';
+import { renderRef } from '../../../../render/canonical.ts';
+import type { Obj } from '../../../../render/types.ts';
+import { ApplyFailedError } from '../../errors.ts';
+import {
+  gateStop,
+  hookStop,
+  inventoryMayTrail,
+  planSync,
+  type SyncStep,
+  upToDate,
+  waveAhead,
+  waveGate,
+} from './plan.ts';
+
+const cm = (name: string, wave: number): Obj => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'app', annotations: { 'convoy.kumodo.io/sync-wave': String(wave) } },
+});
+const objects = [cm('a', 0), cm('b', 1), cm('c', 2)];
+const render = { hooks: [], objects };
+const R = renderRef(render);
+const NOW = Date.UTC(2026, 0, 1);
+const base: Release = {
+  apiVersion: API_VERSION,
+  kind: 'Release',
+  metadata: { name: 'web', namespace: 'app', uid: 'uid-web' },
+  spec: { source: { inline: { manifests: 'x' } } },
+};
+const stamp = { renderRef: R, revision: 'r', time: '2026-01-01T00:00:00Z' };
+const withSpec = (spec: Partial<Release['spec']>, status?: Release['status']): Release => ({
+  ...base,
+  spec: { ...base.spec, ...spec },
+  ...(status === undefined ? {} : { status }),
+});
+const applied: Release['status'] = { lastSuccessful: stamp, lastAttempted: { ...stamp, applied: true } };
+const inventoryOfR = {
+  entries: objects.map((o, i) => ({
+    group: '',
+    kind: 'ConfigMap',
+    namespace: 'app',
+    name: o.metadata.name ?? '',
+    version: 'v1',
+    wave: i,
+    renderRef: R,
+  })),
+} as never;
+
+/** A step in a short form: "wave 1 (after 0): waitPrevious 5m". */
+function show(s: SyncStep): string {
+  if (s.kind !== 'wave') return s.kind;
+  const gate = s.gate.kind === 'none' ? 'none' : `waitPrevious ${s.gate.previousWave} ${s.gate.timeout}`;
+  return `wave ${s.wave} (after ${s.previousWave ?? '-'}): ${gate}`;
+}
+/** The steps of a full sync of objects' three waves, in the short form of show. */
+function steps(opts: { resumePostSync?: boolean; wave2Gate?: string } = {}): string[] {
+  return [
+    ...(opts.resumePostSync === true ? ['resumePostSync'] : []),
+    'dryRun',
+    'persist',
+    'settleInterrupted',
+    'wave 0 (after -): none',
+    'wave 1 (after 0): none',
+    `wave 2 (after 1): ${opts.wave2Gate ?? 'none'}`,
+    'prune',
+    'postSync',
+  ];
+}
+const waitWave = { ...stamp, applied: false, reason: 'WaitingForHook' } as const;
+
+describe('planSync', () => {
+  const rows: [string, Release, boolean, readonly string[] | 'upToDate'][] = [
+    ['a new render: every step, no gates', base, false, steps()],
+    [
+      'WaitPrevious on waves 0 and 2: the first wave has no gate, wave 2 waits for 1 with its timeout',
+      withSpec({
+        waves: [
+          { wave: 0, healthStrategy: 'WaitPrevious' },
+          { wave: 2, healthStrategy: 'WaitPrevious', timeout: '5m' },
+        ],
+      }),
+      false,
+      steps({ wave2Gate: 'waitPrevious 1 5m' }),
+    ],
+    ['applied, recorded and pruned already: nothing to do', withSpec({}, applied), false, 'upToDate'],
+    ['the same, forced: the full sync', withSpec({}, applied), true, steps()],
+    [
+      'held for PostSync hooks of R: PostSync is tried first',
+      withSpec({}, { lastAttempted: waitWave }),
+      false,
+      steps({ resumePostSync: true }),
+    ],
+    ['held for hooks of R, forced: no shortcut', withSpec({}, { lastAttempted: waitWave }), true, steps()],
+    [
+      'held for hooks of another render: no shortcut',
+      withSpec({}, { lastAttempted: { ...waitWave, renderRef: 'other' } }),
+      false,
+      steps(),
+    ],
+  ];
+  for (const [name, release, forced, want] of rows) {
+    test(name, () => {
+      const plan = planSync({
+        release,
+        rendered: { renderRef: R, render },
+        forced,
+        inventory: inventoryOfR,
+        now: NOW,
+      });
+      assert.deepEqual(plan.kind === 'upToDate' ? 'upToDate' : plan.steps.map(show), want);
+    });
+  }
+
+  test('a render with a PreSync hook: the preSync step after persist; with only other hooks: none', () => {
+    const hook = (phase: string): Obj => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: `h-${phase}`, namespace: 'app', annotations: { 'convoy.kumodo.io/hook': phase } },
+    });
+    const steps = (hooks: Obj[]) => {
+      const r = { hooks, objects };
+      const plan = planSync({
+        release: base,
+        rendered: { renderRef: renderRef(r), render: r },
+        forced: false,
+        inventory: undefined,
+        now: NOW,
+      });
+      return plan.kind === 'upToDate' ? [] : plan.steps.map(show).slice(0, 4);
+    };
+    assert.deepEqual(steps([hook('PreSync')]), ['dryRun', 'persist', 'preSync', 'settleInterrupted']);
+    assert.deepEqual(steps([hook('PostSync')]), [
+      'dryRun',
+      'persist',
+      'settleInterrupted',
+      'wave 0 (after -): none',
+    ]);
+  });
+
+  test('a render this process dry-ran in full already: no dry run, the rest as before', () => {
+    const steps = (dryRunPassed: boolean) => {
+      const plan = planSync({
+        release: base,
+        rendered: { renderRef: R, render },
+        forced: true,
+        inventory: inventoryOfR,
+        now: NOW,
+        dryRunPassed,
+      });
+      return plan.kind === 'upToDate' ? [] : plan.steps.map(show);
+    };
+    assert.deepEqual(steps(true), steps(false).slice(1));
+    assert.equal(steps(false)[0], 'dryRun');
+  });
+
+  test('upToDate needs the inventory to hold R: a missing entry is work', () => {
+    assert.equal(upToDate(withSpec({}, applied), { renderRef: R, render }, inventoryOfR, NOW), true);
+    assert.equal(
+      upToDate(withSpec({}, applied), { renderRef: R, render }, { entries: [] } as never, NOW),
+      false,
+    );
+  });
+});
+
+describe('waveAhead: the next wave is noted in the write that records this one only when no gate holds it', () => {
+  const wave = (n: number, gate: 'none' | 'wait'): SyncStep => ({
+    kind: 'wave',
+    wave: n,
+    objects: [cm(String(n), n)],
+    previousWave: n - 1,
+    gate:
+      gate === 'none' ? { kind: 'none' } : { kind: 'waitPrevious', previousWave: n - 1, timeout: undefined },
+  });
+  const rows: [string, SyncStep, SyncStep | undefined, number | undefined][] = [
+    ['the next wave has no gate: noted ahead', wave(0, 'none'), wave(1, 'none'), 1],
+    ['the next wave waits for this one: not noted', wave(0, 'none'), wave(1, 'wait'), undefined],
+    ['the last wave (prune next): nothing', wave(1, 'none'), { kind: 'prune' }, undefined],
+    ['not a wave step: nothing', { kind: 'persist' }, wave(0, 'none'), undefined],
+    ['no next step: nothing', wave(0, 'none'), undefined, undefined],
+  ];
+  for (const [name, step, next, want] of rows)
+    test(name, () => assert.equal(waveAhead(step, next)?.wave, want));
+});
+
+describe('waveGate', () => {
+  const state = (waves: readonly WaveStatus[], observerLive: boolean) => ({
+    release: base,
+    render: { renderRef: R, revision: 'r', pinned: false },
+    wave: 1,
+    entries: [],
+    waves,
+    observerLive,
+    now: NOW,
+  });
+  const wait = { kind: 'waitPrevious', previousWave: 0, timeout: undefined } as const;
+  const rows: [string, Parameters<typeof waveGate>[0], readonly WaveStatus[], string][] = [
+    ['no gate: proceed, even with the observer down', { kind: 'none' }, [], 'proceed'],
+    ['WaitPrevious, wave 0 not recorded: hold', wait, [], 'hold'],
+    [
+      'WaitPrevious, the wave already started for R (a later sync of R): proceed',
+      wait,
+      [{ renderRef: R, wave: 1, startedAt: '2026-01-01T00:00:00Z' }],
+      'proceed',
+    ],
+    [
+      'WaitPrevious, the wave started for another render only: hold',
+      wait,
+      [{ renderRef: 'other', wave: 1, startedAt: '2026-01-01T00:00:00Z' }],
+      'hold',
+    ],
+  ];
+  for (const [name, gate, waves, want] of rows) {
+    test(name, () => assert.equal(waveGate(gate, state(waves, false)).kind, want));
+  }
+});
+
+describe('inventoryMayTrail: a sync the cached inventory calls for asks the API first', () => {
+  const other = { ...stamp, renderRef: 'sha256:other' };
+  const rows: [string, Release['status'], boolean, boolean][] = [
+    ['no status: a first sync', undefined, false, false],
+    ['R applied and succeeded', applied, false, true],
+    ['the same, but forced: it syncs whatever the inventory says', applied, true, false],
+    [
+      'R attempted but not applied',
+      { lastSuccessful: stamp, lastAttempted: { ...stamp, applied: false } },
+      false,
+      false,
+    ],
+    [
+      'another render attempted since',
+      { lastSuccessful: stamp, lastAttempted: { ...other, applied: true } },
+      false,
+      false,
+    ],
+    [
+      'R attempted, another succeeded last',
+      { lastSuccessful: other, lastAttempted: { ...stamp, applied: true } },
+      false,
+      false,
+    ],
+  ];
+  for (const [name, status, forced, want] of rows)
+    test(name, () => assert.equal(inventoryMayTrail(withSpec({}, status), R, forced), want));
+});
+
+describe('the results a step stops at', () => {
+  const soFar = { attemptBase: stamp, waves: [], notes: ['n'] };
+  test('a gate hold: held with the gate reason, not applied', () => {
+    const got = gateStop({ kind: 'hold', reason: 'WaitingForWaveHealth', message: 'm' }, soFar);
+    assert.equal(got?.kind, 'held');
+    assert.deepEqual(got?.kind === 'held' ? got.attempt : undefined, {
+      ...stamp,
+      applied: false,
+      reason: 'WaitingForWaveHealth',
+    });
+  });
+  test('a gate proceed goes on', () => assert.equal(gateStop({ kind: 'proceed' }, soFar), undefined));
+  const rollout = {
+    state: 'RolledBack',
+    renderRef: R,
+    revision: 'r',
+    startedAt: '',
+    reason: 'WaveTimeout',
+    message: 'late',
+  } as never;
+  test('a timeout transition: rollback (applyLastHealthy) or held with the failed rollout (stop)', () => {
+    assert.equal(
+      gateStop({ kind: 'transition', rollout, action: 'applyLastHealthy' }, soFar)?.kind,
+      'rollback',
+    );
+    const stop = gateStop({ kind: 'transition', rollout, action: 'stop' }, soFar);
+    assert.equal(stop?.kind === 'held' ? `${stop.reason}: ${stop.message}` : stop?.kind, 'WaveTimeout: late');
+  });
+  test('hook steps: proceed goes on (PreSync) or ends synced (PostSync); hold waits; fail fails', () => {
+    const proceed = { kind: 'proceed', notes: [] } as const;
+    assert.equal(hookStop(proceed, soFar, false), undefined);
+    assert.equal(hookStop(proceed, soFar, true)?.kind, 'synced');
+    const held = hookStop({ kind: 'hold', message: 'm', notes: [] }, soFar, false);
+    assert.equal(held?.kind === 'held' ? held.reason : held?.kind, 'WaitingForHook');
+    const error = new ApplyFailedError('boom') as never;
+    const failed = hookStop({ kind: 'fail', error, notes: [] }, soFar, true);
+    assert.equal(failed?.kind === 'failed' ? failed.attempt?.message : failed?.kind, 'boom');
+  });
+});

@@ -1,0 +1,293 @@
+// The plan of one sync of R, and the results its steps end in: pure, so the order of a sync reads (and is
+// table-tested) in one place; stage-sync.ts runs the steps (docs/design.md#reconcile-order). Which steps:
+// the dry run, persist, PreSync (docs/design.md#hooks), settling what an interrupted sync left pending,
+// each wave with its gate's input (docs/design.md#waves, docs/design.md#wave-gate), prune
+// (docs/design.md#prune), PostSync. No I/O here.
+import type {
+  InventoryEntry,
+  LastAttempted,
+  Release,
+  ReleaseInventory,
+  WaveStatus,
+} from '../../../../api/types.ts';
+import { assertNever } from '../../../../lib/assert-never.ts';
+import { objectKey } from '../../../../render/keys.ts';
+import type { Obj, Render } from '../../../../render/types.ts';
+import type { ReleaseError } from '../../errors.ts';
+import { forcedAtOf, hookDefs, type SyncHookStep, syncHooksSettled } from '../hooks/index.ts';
+import { type Rollout, type WaveGateDecision, waveHealthGate } from '../rollout/index.ts';
+import { groupWaves, renderApplied } from './index.ts';
+
+/** What a sync that persisted ends with besides its kind: the attempt, status.waves so far, the notes. */
+interface SyncRecord {
+  readonly attempt: LastAttempted;
+  readonly waves: readonly WaveStatus[];
+  readonly notes: readonly string[];
+}
+
+type HeldReason = 'WaitingForWaveHealth' | 'WaveTimeout' | 'WaitingForHook';
+
+export type SyncResult =
+  | { readonly kind: 'upToDate' }
+  | ({ readonly kind: 'synced' } & SyncRecord)
+  /** A wave gate held (or, with action stop, failed the rollout) part-way; or PreSync/PostSync hooks run. */
+  | ({
+      readonly kind: 'held';
+      readonly reason: HeldReason;
+      readonly message: string;
+      readonly rollout: Rollout | undefined;
+    } & SyncRecord)
+  /** The wave gate rolled back: the caller runs applyLastHealthy. */
+  | ({ readonly kind: 'rollback'; readonly rollout: Rollout } & SyncRecord)
+  | {
+      readonly kind: 'failed';
+      readonly error: ReleaseError;
+      /** Undefined when the sync failed before persist (dry run). */
+      readonly attempt: LastAttempted | undefined;
+      readonly waves: readonly WaveStatus[] | undefined;
+      readonly notes: readonly string[];
+    };
+
+/** A wave's gate as the spec sets it; decided when the wave's turn comes (waveGate), on the fresh inventory. */
+export type WaveGatePlan =
+  | { readonly kind: 'none' }
+  | {
+      readonly kind: 'waitPrevious';
+      readonly previousWave: number;
+      /** spec.waves[].timeout (Go duration) */
+      readonly timeout: string | undefined;
+    };
+
+export type SyncStep =
+  /** Held for R's PostSync hooks after an earlier pass applied all of R: only PostSync may be left. */
+  | { readonly kind: 'resumePostSync' }
+  /** Any failure and nothing is written; left out for a render this process dry-ran in full already. */
+  | { readonly kind: 'dryRun' }
+  /** The render store and the attempt. */
+  | { readonly kind: 'persist' }
+  /** Only for a render with PreSync hooks: without any, the step decides nothing (and reads nothing). */
+  | { readonly kind: 'preSync' }
+  /** Read the inventory for the sync, settle the keys an interrupted sync left pending. */
+  | { readonly kind: 'settleInterrupted' }
+  | {
+      readonly kind: 'wave';
+      readonly wave: number;
+      readonly objects: readonly Obj[];
+      /** The wave before it in R; undefined for the first, which no gate holds. */
+      readonly previousWave: number | undefined;
+      readonly gate: WaveGatePlan;
+    }
+  /** Highest wave first, then the hooks that left the render. */
+  | { readonly kind: 'prune' }
+  | { readonly kind: 'postSync' };
+
+export type SyncPlan =
+  | { readonly kind: 'upToDate' }
+  | { readonly kind: 'sync'; readonly steps: readonly SyncStep[] };
+
+export interface PlanInput {
+  readonly release: Release;
+  readonly rendered: { readonly renderRef: string; readonly render: Render };
+  readonly forced: boolean;
+  /** The reconcile's snapshot of the inventory. */
+  readonly inventory: ReleaseInventory | undefined;
+  /** epoch ms */
+  readonly now: number;
+  /**
+   * Every object of R passed a dry run against this target, and no apply of R failed since
+   * (sync/dry-run-memo.ts): a sync of R again (a held wave, a forced sync, a self-heal) skips it.
+   */
+  readonly dryRunPassed?: boolean;
+}
+
+export function planSync(input: PlanInput): SyncPlan {
+  const { release, rendered, forced } = input;
+  if (!forced && upToDate(release, rendered, input.inventory, input.now)) return { kind: 'upToDate' };
+  const last = release.status?.lastAttempted;
+  const resume = !forced && last?.renderRef === rendered.renderRef && last.reason === 'WaitingForHook';
+  const waves = groupWaves(rendered.render.objects);
+  return {
+    kind: 'sync',
+    steps: [
+      ...(resume ? [{ kind: 'resumePostSync' } as const] : []),
+      ...(input.dryRunPassed === true ? [] : [{ kind: 'dryRun' } as const]),
+      { kind: 'persist' },
+      ...(hookDefs(rendered.render.hooks).some((h) => h.phase === 'PreSync')
+        ? [{ kind: 'preSync' } as const]
+        : []),
+      { kind: 'settleInterrupted' },
+      ...waves.map((w, i): SyncStep => {
+        const previous = waves[i - 1];
+        const spec = release.spec.waves?.find((s) => s.wave === w.wave);
+        const gate: WaveGatePlan =
+          previous === undefined || spec?.healthStrategy !== 'WaitPrevious'
+            ? { kind: 'none' }
+            : { kind: 'waitPrevious', previousWave: previous.wave, timeout: spec.timeout };
+        return { kind: 'wave', wave: w.wave, objects: w.objects, previousWave: previous?.wave, gate };
+      }),
+      { kind: 'prune' },
+      { kind: 'postSync' },
+    ],
+  };
+}
+
+/**
+ * Whether R is applied, recorded and pruned already, and its PreSync and PostSync hooks have run (`now`:
+ * epoch ms, for the hook planners), so syncing again would change nothing.
+ */
+export function upToDate(
+  release: Release,
+  rendered: { readonly renderRef: string; readonly render: Render },
+  inventory: ReleaseInventory | undefined,
+  now: number,
+): boolean {
+  const R = rendered.renderRef;
+  if (!statusSaysSynced(release, R)) return false;
+  const objects = rendered.render.objects.map(objectKey);
+  const selfHeal = release.spec.syncPolicy?.selfHeal === true;
+  if (!renderApplied({ renderRef: R, objects, inventory, selfHeal })) return false;
+  const entries = inventory?.entries ?? [];
+  // HOOKS (docs/design.md#hooks): a PostSync still to run, or a PreSync re-armed by a forced sync: work.
+  return syncHooksSettled({
+    renderRef: R,
+    hooks: rendered.render.hooks,
+    objects,
+    entries,
+    hookEntries: inventory?.hooks ?? [],
+    healthAssessed: release.spec.healthAssessment !== undefined,
+    forcedAt: forcedAtOf(release),
+    now,
+  });
+}
+
+/**
+ * Whether the Release's status says R was applied and succeeded: then only the inventory (or a hook) can
+ * still call for a sync, and the cached inventory may trail this process's own last record of R — the
+ * inventory and Release watches deliver in no common order (docs/design.md#inventory-parts).
+ */
+export function statusSaysSynced(release: Release, R: string): boolean {
+  const st = release.status;
+  return (
+    st?.lastSuccessful?.renderRef === R &&
+    st.lastAttempted?.renderRef === R &&
+    st.lastAttempted.applied === true
+  );
+}
+
+/**
+ * Whether a sync the cached inventory calls for is first checked against the API's inventory: when the
+ * status says R is synced, the cache may only trail this process's own record of R. A forced sync runs
+ * whatever the inventory says, so it reads nothing more.
+ */
+export function inventoryMayTrail(release: Release, R: string, forced: boolean): boolean {
+  return !forced && statusSaysSynced(release, R);
+}
+
+export interface WaveGateState {
+  readonly release: Release;
+  readonly render: { readonly renderRef: string; readonly revision: string; readonly pinned: boolean };
+  readonly wave: number;
+  /** The inventory as re-read for this sync. */
+  readonly entries: readonly InventoryEntry[];
+  readonly waves: readonly WaveStatus[];
+  readonly observerLive: boolean;
+  readonly now: number;
+}
+
+/**
+ * The wave whose keys are noted pending in the write that records `step` (sync/inventory): the next step
+ * when it is a wave no gate holds, so it is applied right after; undefined otherwise (a gated wave is
+ * noted only once its gate lets it go, so a hold leaves nothing of it pending).
+ */
+export function waveAhead(
+  step: SyncStep,
+  next: SyncStep | undefined,
+): (SyncStep & { readonly kind: 'wave' }) | undefined {
+  if (step.kind !== 'wave' || next?.kind !== 'wave' || next.gate.kind !== 'none') return undefined;
+  return next;
+}
+
+/** The gate's decision when the wave's turn comes (docs/design.md#wave-gate). */
+export function waveGate(gate: WaveGatePlan, s: WaveGateState): WaveGateDecision {
+  if (gate.kind === 'none') return { kind: 'proceed' };
+  // Already passed for R (the wave was applied, so it has a startedAt): a later sync of R (forced, drift,
+  // a due prune) must not meet the long-expired timeout of a previous wave that turned unhealthy since.
+  if (s.waves.some((w) => w.renderRef === s.render.renderRef && w.wave === s.wave))
+    return { kind: 'proceed' };
+  return waveHealthGate({
+    render: { renderRef: s.render.renderRef, revision: s.render.revision },
+    wave: s.wave,
+    previousWave: gate.previousWave,
+    entries: s.entries,
+    waves: s.waves,
+    timeout: gate.timeout,
+    observerLive: s.observerLive,
+    failurePolicy: s.release.spec.failurePolicy,
+    pinned: s.render.pinned,
+    prior: s.release.status?.rollout,
+    lastHealthy: s.release.status?.lastHealthy,
+    now: s.now,
+  });
+}
+
+/** What the sync has gathered when a step ends it: the attempt's stamp, status.waves so far, the notes. */
+export interface SyncSoFar {
+  readonly attemptBase: Omit<LastAttempted, 'applied'>;
+  readonly waves: readonly WaveStatus[];
+  readonly notes: readonly string[];
+}
+
+/** The attempt of a sync that did not apply all of R, with the reason (and message) it stopped for. */
+function notApplied(s: SyncSoFar, reason: LastAttempted['reason'], message?: string): LastAttempted {
+  return { ...s.attemptBase, applied: false, reason, ...(message === undefined ? {} : { message }) };
+}
+
+export function failedSync(error: ReleaseError, s: SyncSoFar): SyncResult {
+  const attempt = notApplied(s, error.reason, error.message);
+  return { kind: 'failed', error, attempt, waves: s.waves, notes: s.notes };
+}
+
+/** Failed before any of R was noted or applied (a dry run, the render store, a read): no attempt to record. */
+export function failedBeforeApply(error: ReleaseError, notes: readonly string[]): SyncResult {
+  return { kind: 'failed', error, attempt: undefined, waves: undefined, notes };
+}
+
+/** Held part-way: the attempt records `reason`, `rollout` is set only when the gate moved one. */
+function held(reason: HeldReason, message: string, rollout: Rollout | undefined, s: SyncSoFar): SyncResult {
+  return {
+    kind: 'held',
+    reason,
+    message,
+    rollout,
+    attempt: notApplied(s, reason),
+    waves: s.waves,
+    notes: s.notes,
+  };
+}
+
+/** A gate that does not let the wave go: held, held with a failed rollout (action stop), or a rollback. */
+export function gateStop(gate: WaveGateDecision, s: SyncSoFar): SyncResult | undefined {
+  switch (gate.kind) {
+    case 'proceed':
+      return undefined;
+    case 'hold':
+      return held(gate.reason, gate.message, undefined, s);
+    case 'transition':
+      if (gate.action === 'applyLastHealthy') {
+        const attempt = notApplied(s, 'WaveTimeout');
+        return { kind: 'rollback', rollout: gate.rollout, attempt, waves: s.waves, notes: s.notes };
+      }
+      return held('WaveTimeout', gate.rollout.message ?? 'wave timeout', gate.rollout, s);
+    default:
+      return assertNever(gate);
+  }
+}
+
+/** The result of a hook step (PreSync, PostSync): undefined to go on, else held or failed (or synced after PostSync). */
+export function hookStop(step: SyncHookStep, s: SyncSoFar, last: boolean): SyncResult | undefined {
+  if (step.kind === 'fail') return failedSync(step.error, s);
+  // HOOKS (docs/design.md#hooks): PreSync or PostSync hooks of R run (or PostSync waits for health).
+  if (step.kind === 'hold') return held('WaitingForHook', step.message, undefined, s);
+  if (!last) return undefined;
+  return { kind: 'synced', attempt: { ...s.attemptBase, applied: true }, waves: s.waves, notes: s.notes };
+}
