@@ -48,7 +48,7 @@ import { releaseInventoryOfGoneRelease } from './act/finalizer.ts';
 import { resolveTarget, type Tenancy } from './act/target.ts';
 import { DryRunMemo } from './decide/sync/index.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { syncHandler } from './sync-handler.ts';
+import { syncHandler } from './reconcile.ts';
 import { clusterWaveOf } from './watch/cluster-wave-of.ts';
 import { ownManagedFieldsOnly } from './watch/release-cache.ts';
 import { PendingSyncRequests } from './watch/sync-requests.ts';

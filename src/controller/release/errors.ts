@@ -2,6 +2,7 @@
 // whether it stalls the Release (a retry cannot fix it without a change to the Release or its
 // source). conditionsFor (sync/conditions.ts) turns them into conditions.
 import type { ReadyReason } from '../../api/types.ts';
+import { errorMessage } from '../../lib/errors.ts';
 
 export abstract class ReleaseError extends Error {
   abstract readonly reason: ReadyReason;
@@ -93,3 +94,9 @@ export class PruneFailedError extends stepError('PruneFailedError', 'PruneFailed
 
 /** A PreSync/PostSync hook failed, or its workload could not be created. */
 export class HookFailedError extends stepError('HookFailedError', 'HookFailed') {}
+
+/** A thrown value as a step's error: a ReleaseError as it is, anything else a SourceFailedError saying so. */
+export function asReleaseError(err: unknown): ReleaseError {
+  if (err instanceof ReleaseError) return err;
+  return new SourceFailedError(`unexpected failure: ${errorMessage(err)}`, { cause: err });
+}

@@ -1,7 +1,7 @@
-// The tagged result of one reconcile, as status assembly (sync-handler.ts) consumes it: the Ready
+// The tagged result of one reconcile, as status assembly (decide/status.ts) consumes it: the Ready
 // outcome for conditionsFor, the attempt and rollout for assembleStatus, and what else changed
 // (status.waves, a render newly applied for history, notes for Events).
-import type { WaveStatus } from '../../api/types.ts';
+import type { LastAttempted, WaveStatus } from '../../api/types.ts';
 import type { OutcomeAttempt, OutcomeRollout, RenderVerdict } from './decide/rollout/index.ts';
 import type { ReadyOutcome } from './decide/sync/index.ts';
 import type { ReleaseWarning } from './decide/warnings.ts';
@@ -33,3 +33,8 @@ export interface Outcome {
 
 export const noAttempt: OutcomeAttempt = { kind: 'none' };
 export const noRollout: OutcomeRollout = { kind: 'none' };
+
+/** What applyLastHealthy did: applied the last healthy render (the attempt), or could not (why). */
+export type LastHealthyResult =
+  | { readonly applied: true; readonly attempt: LastAttempted; readonly message: string }
+  | { readonly applied: false; readonly message: string };

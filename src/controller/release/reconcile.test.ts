@@ -266,7 +266,11 @@ describe('suspend (docs/design.md#reconcile-order, step 0)', () => {
       const status = releaseStatus(release, outcome, T0);
       const ready = status.conditions?.find((x) => x.type === 'Ready');
       if (c.rolledBack) {
-        assert.equal(outcome.result.kind, 'rolledBack');
+        assert.equal(
+          outcome.result.kind,
+          'rollbackHeld',
+          'the last healthy render is not stored: the rollback holds',
+        );
         assert.deepEqual(reads, [OLD], 'the rollback reads the last healthy render');
         return;
       }

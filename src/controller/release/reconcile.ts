@@ -1,296 +1,146 @@
-// reconcile: the order of docs/design.md#reconcile-order — stageRender, planRollout (no pin),
-// applyLastHealthy (for that action), stageGates, stageSync — returning a tagged Outcome for status assembly.
-// It writes no status itself.
-import type { Release, ReleaseInventory } from '../../api/types.ts';
-import { assertNever } from '../../lib/assert-never.ts';
-import { errorMessage } from '../../lib/errors.ts';
-import { nameOf, namespaceOf } from '../../lib/names.ts';
-import { hookOf } from '../../render/annotations.ts';
-import { objectKey } from '../../render/keys.ts';
+// One Release's reconcile, read top to bottom (docs/design.md#reading-one-reconcile). syncHandler is the
+// key's pass as the harness runs it: deletion or the finalizer, reconcile, status assembly, the one status
+// write, its Events, the store's gc and the next wake-up. reconcile is the seed's order of stages:
+// stageRender, planRollout, applyLastHealthy or stageGates and stageSync, the SyncFail hooks. Every step
+// is one call: decisions from decide/ (pure), actions from act/, the queue's answer from watch/.
+import { FINALIZER } from '../../api/constants.ts';
+import type { Release } from '../../api/types.ts';
+import type { ReconcileResult } from '../../runtime/index.ts';
 import { applyLastHealthy } from './act/apply-last-healthy.ts';
+import { collectRenders } from './act/collect-renders.ts';
+import { deletionHandler } from './act/deletion.ts';
+import { announce, announceReplaced } from './act/events.ts';
+import { ensureFinalizer } from './act/finalizer.ts';
 import { syncFailStep } from './act/hooks/index.ts';
+import { observe } from './act/observe.ts';
 import { stageGates, suspendGate } from './act/stage-gates.ts';
 import { type Rendered, stageRender } from './act/stage-render.ts';
 import { stageSync } from './act/stage-sync.ts';
+import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './act/write-status.ts';
 import {
-  completeWaves,
-  formatTime,
-  type OutcomeRollout,
-  type Plan,
-  planRollout,
-  type RenderVerdict,
-  type Rollout,
-  RolloutReason,
-  startRolloutClock,
-  type Verdict,
-  verdict,
-} from './decide/rollout/index.ts';
+  afterWaveRollback,
+  heldOutcome,
+  renderFailedOutcome,
+  rollbackOutcome,
+  rolloutOf,
+  settleOutcome,
+  syncOutcome,
+  withNotes,
+} from './decide/outcomes.ts';
+import { type Judged, judge, type Observed, planFor, restartWaveClocks } from './decide/pass.ts';
+import type { OutcomeRollout } from './decide/rollout/index.ts';
+import { releaseStatus } from './decide/status.ts';
 import { forcedSyncPending } from './decide/sync/index.ts';
-import { releaseWarnings } from './decide/warnings.ts';
 import type { ReleaseDeps } from './deps.ts';
-import { ReleaseError, SourceFailedError } from './errors.ts';
-import { noAttempt, noRollout, type Outcome, type RenderSummary } from './outcome.ts';
+import { asReleaseError } from './errors.ts';
+import { noRollout, type Outcome } from './outcome.ts';
+import { cutShort, nextPass } from './watch/requeue.ts';
 
-const rolloutOf = (r: Rollout | undefined): OutcomeRollout =>
-  r === undefined ? noRollout : { kind: 'rollout', rollout: r };
-
-export function asReleaseError(err: unknown): ReleaseError {
-  if (err instanceof ReleaseError) return err;
-  return new SourceFailedError(`unexpected failure: ${errorMessage(err)}`, {
-    cause: err,
-  });
-}
-
-/**
- * What one reconcile knows of the observer's work: one read of the cached inventory and one reading of
- * the observer's liveness. Every decision of the pass (planRollout, status assembly, wave completion, the
- * wave gate, upToDate) reads this one snapshot: two readings can disagree (the observer's Lease lapsing
- * between them), and a pass that judged R Healthy for planRollout but Pending for status assembly wrote
- * Succeeded(R) with lastHealthy still naming an older render.
- */
-export interface Observed {
-  readonly inventory: ReleaseInventory | undefined;
-  readonly observerLive: boolean;
-}
-
-export function observe(
-  release: Release,
-  deps: Pick<ReleaseDeps, 'cachedInventory' | 'observerLive'>,
-): Observed {
-  return {
-    inventory: deps.cachedInventory(namespaceOf(release), nameOf(release))?.inventory,
-    observerLive: deps.observerLive(release),
-  };
-}
-
-/** verdict(R) from the snapshot. */
-export function verdictFor(rendered: Rendered, observed: Observed): Verdict {
-  return verdict({
-    render: {
-      renderRef: rendered.renderRef,
-      objects: rendered.render.objects.map(objectKey),
-      hooks: rendered.render.hooks.flatMap((h) => {
-        const spec = hookOf(h.metadata.annotations);
-        return spec === undefined ? [] : [{ name: h.metadata.name, phase: spec.phase }];
-      }),
-    },
-    entries: observed.inventory?.entries ?? [],
-    hooks: observed.inventory?.hooks ?? [],
-    observerLive: observed.observerLive,
-  });
-}
-
-/** The verdict of a render this reconcile did not render (R held by a gate, a failed stageRender): its objects are its entries. */
-function verdictOfRecorded(ref: string, observed: Observed): Verdict | undefined {
-  const entries = observed.inventory?.entries ?? [];
-  const objects = entries.filter((e) => e.renderRef === ref);
-  if (objects.length === 0) return undefined;
-  return verdict({
-    render: { renderRef: ref, objects, hooks: [] },
-    entries,
-    hooks: observed.inventory?.hooks ?? [],
-    observerLive: observed.observerLive,
-  });
+export async function syncHandler(cached: Release | undefined, deps: ReleaseDeps): Promise<ReconcileResult> {
+  // The Release from the cache; one that is gone, or deleted without convoy's finalizer, has nothing left.
+  if (cached === undefined) return { kind: 'done' };
+  if (cached.metadata.deletionTimestamp !== undefined) {
+    if (!(cached.metadata.finalizers ?? []).includes(FINALIZER)) return { kind: 'done' };
+    // Deletion (docs/design.md#deletion): PreDelete hooks, prune, PostDelete hooks, one step per pass.
+    return await deletionHandler(cached, deps);
+  }
+  let release: Release;
+  try {
+    // The finalizer goes on before the first apply.
+    release = await ensureFinalizer(cached, deps);
+  } catch (error) {
+    return { kind: 'error', error };
+  }
+  const outcome = await reconcile(release, deps);
+  if (cutShort(outcome, deps.signal)) return { kind: 'error', error: deps.signal?.reason };
+  // Status assembly (docs/design.md#status-assembly), pure.
+  const now = deps.now();
+  const status = releaseStatus(release, outcome, now);
+  try {
+    // The persisted transition this write replaces gets its Event first, then the one status write.
+    await announceReplaced(release, status, deps, now);
+    // Lost to a newer write: nothing of this pass is recorded, so the next one redoes it from that write.
+    if ((await writeReleaseStatus(release, status, deps)) === 'conflict')
+      return { kind: 'requeueAfter', ms: CONFLICT_REQUEUE_MS };
+  } catch (error) {
+    return { kind: 'error', error };
+  }
+  // What changed, as a log line and Events.
+  announce(release, status, outcome, deps, now);
+  // Old renders out of the store once a render was newly applied.
+  await collectRenders(release, status, outcome, deps);
+  // The error backoff for a failure a retry may fix, else the next wake-up.
+  return nextPass(release, status, outcome, deps, now);
 }
 
 export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Outcome> {
+  // One snapshot of the inventory and the observer's liveness feeds every decision of the pass.
   const observed = observe(release, deps);
-  const ran = await run(release, deps, observed);
-  const { rendered, planned } = ran;
-  let out = withCompletedWaves(release, ran.outcome, observed, deps);
-  // HOOKS (docs/design.md#hooks): SyncFail hooks of R, when its sync failed or its rollout is Failed.
-  if (rendered !== undefined) {
-    const notes = await syncFailStep(release, rendered, out, deps);
-    if (notes.length > 0) out = { ...out, notes: [...out.notes, ...notes] };
-  }
-  if (planned !== undefined) out = { ...out, planned };
-  const warnings = releaseWarnings(release.spec, rendered?.render);
-  if (warnings.length > 0) out = { ...out, warnings };
-  const ref =
-    out.attempt.kind === 'attempt' ? out.attempt.renderRef : release.status?.lastAttempted?.renderRef;
-  if (ref === undefined) return out;
-  // The attempt's render is R: status assembly reads the very verdict planRollout read.
-  if (planned !== undefined && planned.renderRef === ref) return { ...out, health: planned };
-  const v = verdictOfRecorded(ref, observed);
-  return v === undefined ? out : { ...out, health: { renderRef: ref, verdict: v } };
-}
-
-/** status.waves[].completedAt for the waves whose objects the observer found Healthy (see completeWaves). */
-function withCompletedWaves(release: Release, out: Outcome, observed: Observed, deps: ReleaseDeps): Outcome {
-  const waves = out.waves ?? release.status?.waves ?? [];
-  const done = completeWaves(waves, observed.inventory?.entries ?? [], formatTime(deps.now()));
-  return done === waves ? out : { ...out, waves: done };
-}
-
-/**
- * The previous reconcile rendered a pinned render (status.currentRender) and this one, unpinned, renders the
- * prior rollout's R again: docs/design.md#rollout-rules re-opens it. Every unpinned reconcile that renders
- * writes R to currentRender, so a currentRender other than R with a rollout of R can only come from a pin.
- */
-function unpinned(release: Release, R: RenderSummary): boolean {
-  const st = release.status;
-  return (
-    st?.currentRender !== undefined &&
-    st.currentRender.renderRef !== R.renderRef &&
-    st.rollout?.renderRef === R.renderRef
+  const ran = await stages(release, deps, observed);
+  // SyncFail hooks of R, when its sync failed or its rollout is Failed (docs/design.md#hooks).
+  const out =
+    ran.rendered === undefined
+      ? ran.outcome
+      : withNotes(ran.outcome, await syncFailStep(release, ran.rendered, ran.outcome, deps));
+  // Completed waves, the verdicts and the warnings status assembly reads, from the same snapshot.
+  return settleOutcome(
+    release,
+    out,
+    observed,
+    { judged: ran.judged, render: ran.rendered?.render },
+    deps.now(),
   );
 }
 
-/** A forced retry restarts R's wave clocks with its rollout clock, or an old wave startedAt would time out at once. */
-function restartWaveClocks(release: Release, plan: Plan): Release {
-  const R = plan.next?.renderRef;
-  const waves = release.status?.waves;
-  if (plan.transition?.reason !== RolloutReason.ForcedRetry || waves === undefined) return release;
-  return { ...release, status: { ...release.status, waves: waves.filter((w) => w.renderRef !== R) } };
-}
-
-/** What run did: its outcome and, once stageRender succeeded, the render and the one verdict read for it. */
+/** What the stages did: the outcome and, once stageRender succeeded, the render and verdict(R). */
 interface Ran {
   readonly outcome: Outcome;
   readonly rendered?: Rendered;
-  readonly planned?: RenderVerdict & RenderSummary;
+  readonly judged?: Judged;
 }
 
-async function run(release: Release, deps: ReleaseDeps, observed: Observed): Promise<Ran> {
-  // 0. suspended: no render, no sync, no rollback
+async function stages(release: Release, deps: ReleaseDeps, observed: Observed): Promise<Ran> {
+  // 0. spec.suspend holds everything: no render, no sync, no rollback.
   const suspended = suspendGate(release);
-  if (suspended.kind === 'held') {
-    const result = { kind: 'held', reason: suspended.reason, message: suspended.message } as const;
-    return { outcome: { result, attempt: noAttempt, rollout: noRollout, notes: [] } };
-  }
-
-  // 1. stageRender
+  if (suspended.kind === 'held') return { outcome: heldOutcome(suspended, noRollout) };
+  // 1. stageRender: resolve the target, fetch and render the source, or load the pinned render.
   let rendered: Rendered;
   try {
     rendered = await stageRender(release, deps);
   } catch (err) {
-    const result = { kind: 'failed', error: asReleaseError(err) } as const;
-    return { outcome: { result, attempt: noAttempt, rollout: noRollout, notes: [] } };
+    return { outcome: renderFailedOutcome(asReleaseError(err)) };
   }
-  const R: RenderSummary = { renderRef: rendered.renderRef, revision: rendered.revision };
-  const judged: RenderVerdict & RenderSummary = { ...R, verdict: verdictFor(rendered, observed) };
-  const outcome = await runRendered(release, deps, observed, rendered, judged);
-  return { outcome, rendered, planned: judged };
-}
-
-/** Steps 2–5 for the render R and its verdict. */
-async function runRendered(
-  release: Release,
-  deps: ReleaseDeps,
-  observed: Observed,
-  rendered: Rendered,
-  judged: RenderVerdict & RenderSummary,
-): Promise<Outcome> {
-  const status = release.status;
-  const forced = forcedSyncPending(release.metadata.annotations, status);
-  const R: RenderSummary = { renderRef: judged.renderRef, revision: judged.revision };
-  const now = deps.now();
-
-  // 2. planRollout, unless pinned
-  const plan: Plan = rendered.pinned
-    ? { next: undefined, action: { kind: 'applySource' }, rule: 'pinned' }
-    : planRollout({
-        render: R,
-        prior: status?.rollout,
-        verdict: judged.verdict,
-        now,
-        failurePolicy: release.spec.failurePolicy,
-        lastHealthy: status?.lastHealthy,
-        forcedSyncPending: forced,
-        renderApplied: status?.lastSuccessful?.renderRef === R.renderRef,
-        unpinned: unpinned(release, R),
-      });
-  const planned = rolloutOf(plan.next);
-
-  // 3. applyLastHealthy
-  if (plan.action.kind === 'applyLastHealthy') return await lastHealthy(release, rendered, R, planned, deps);
-
-  // 4. stageGates
+  const judged = judge(rendered, observed);
+  const R = { renderRef: rendered.renderRef, revision: rendered.revision };
+  // 2. planRollout (no pin): at most one transition, and the action.
+  const plan = planFor(release, rendered, judged, deps.now());
+  // 3. applyLastHealthy, and the reconcile ends there.
+  if (plan.action.kind === 'applyLastHealthy')
+    return { outcome: await rollBack(release, rendered, rolloutOf(plan.next), deps), rendered, judged };
+  // 4. stageGates: the manual sync mode and the cluster wave gate.
+  const forced = forcedSyncPending(release.metadata.annotations, release.status);
   const gate = stageGates(release, { ...R, pinned: rendered.pinned }, forced, deps);
-  if (gate.kind === 'held') {
-    return {
-      result: { kind: 'held', reason: gate.reason, message: gate.message },
-      attempt: noAttempt,
-      rollout: planned,
-      render: R,
-      notes: [],
-    };
-  }
-
-  // 5. stageSync
+  if (gate.kind === 'held') return { outcome: heldOutcome(gate, rolloutOf(plan.next), R), rendered, judged };
+  // 5. stageSync: dry run, persist, hooks, waves, prune.
   const sync = await stageSync(
     { release: restartWaveClocks(release, plan), rendered, forced, observed },
     deps,
   );
-  const started = rolloutOf(plan.next === undefined ? undefined : startRolloutClock(plan.next, deps.now()));
-  switch (sync.kind) {
-    case 'upToDate':
-      return { result: { kind: 'synced', ...R }, attempt: noAttempt, rollout: planned, render: R, notes: [] };
-    case 'synced':
-      return {
-        result: { kind: 'synced', ...R },
-        attempt: { kind: 'attempt', ...sync.attempt },
-        rollout: started,
-        render: R,
-        waves: sync.waves,
-        applied: R,
-        notes: sync.notes,
-      };
-    case 'held':
-      return {
-        result: { kind: 'held', reason: sync.reason, message: sync.message },
-        attempt: { kind: 'attempt', ...sync.attempt },
-        rollout: sync.rollout === undefined ? started : rolloutOf(sync.rollout),
-        render: R,
-        waves: sync.waves,
-        notes: sync.notes,
-      };
-    case 'rollback': {
-      const out = await lastHealthy(release, rendered, R, rolloutOf(sync.rollout), deps);
-      return { ...out, waves: sync.waves, notes: [...sync.notes, ...out.notes] };
-    }
-    case 'failed':
-      return {
-        result: { kind: 'failed', error: sync.error },
-        attempt: sync.attempt === undefined ? noAttempt : { kind: 'attempt', ...sync.attempt },
-        rollout: planned,
-        render: R,
-        ...(sync.waves === undefined ? {} : { waves: sync.waves }),
-        notes: sync.notes,
-      };
-    default:
-      return assertNever(sync);
-  }
+  // The wave gate's rollback is applyLastHealthy too.
+  const outcome =
+    sync.kind === 'rollback'
+      ? afterWaveRollback(await rollBack(release, rendered, rolloutOf(sync.rollout), deps), sync)
+      : syncOutcome(sync, plan, R, deps.now());
+  return { outcome, rendered, judged };
 }
 
-async function lastHealthy(
+/** applyLastHealthy (docs/design.md#apply-last-healthy): applied, or the rollback holds. */
+async function rollBack(
   release: Release,
   rendered: Rendered,
-  R: RenderSummary,
   rollout: OutcomeRollout,
   deps: ReleaseDeps,
 ): Promise<Outcome> {
-  const r = await applyLastHealthy(release, rendered.target, deps);
-  if (r.applied) {
-    return {
-      result: {
-        kind: 'rolledBack',
-        renderRef: r.attempt.renderRef,
-        revision: r.attempt.revision,
-        message: r.message,
-      },
-      attempt: { kind: 'attempt', ...r.attempt },
-      rollout,
-      render: R,
-      notes: [],
-    };
-  }
-  // The hold path does not apply R and returns no error: the requeue interval brings the next attempt.
-  return {
-    result: { kind: 'rolledBack', renderRef: R.renderRef, revision: R.revision, message: r.message },
-    attempt: noAttempt,
-    rollout,
-    render: R,
-    notes: [r.message],
-  };
+  const R = { renderRef: rendered.renderRef, revision: rendered.revision };
+  return rollbackOutcome(await applyLastHealthy(release, rendered.target, deps), R, rollout);
 }

@@ -1,7 +1,7 @@
 // applyLastHealthy: one code path for the first rollback, the hold at each later reconcile and the rollback
 // after a wave timeout (docs/design.md#apply-last-healthy). All objects of the last healthy render are
 // applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
-import type { LastAttempted, Release } from '../../../api/types.ts';
+import type { Release } from '../../../api/types.ts';
 import { errorMessage } from '../../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../../lib/names.ts';
 import { waveOf } from '../../../render/keys.ts';
@@ -9,15 +9,12 @@ import { releaseLabelValue } from '../../../store/layout.ts';
 import { formatTime, shortRef } from '../decide/rollout/index.ts';
 import { type AppliedVersions, appliedCollector, inventoryEntryOf } from '../decide/sync/index.ts';
 import type { ReleaseDeps } from '../deps.ts';
+import type { LastHealthyResult } from '../outcome.ts';
 import { applyAll } from './deployer.ts';
 import { readInventory } from './inventory-open.ts';
 import { InventoryWriter } from './inventory-writer.ts';
 import { pruneLeft, settleInterrupted } from './prune.ts';
 import type { Target } from './target.ts';
-
-export type LastHealthyResult =
-  | { readonly applied: true; readonly attempt: LastAttempted; readonly message: string }
-  | { readonly applied: false; readonly message: string };
 
 export async function applyLastHealthy(
   release: Release,

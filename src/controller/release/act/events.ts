@@ -6,10 +6,18 @@
 // (see recoveredRolloutEvent).
 import { createHash } from 'node:crypto';
 import type { Condition, Release } from '../../../api/types.ts';
+import { isConflict } from '../../../kube/errors.ts';
 import { nameOf } from '../../../lib/names.ts';
-import { type RenderStamp, type Rollout, rolloutTransition } from '../decide/rollout/index.ts';
+import {
+  type RenderStamp,
+  type Rollout,
+  type RolloutTransition,
+  rolloutTransition,
+} from '../decide/rollout/index.ts';
+import type { ControllerStatus } from '../decide/status.ts';
 import type { ReleaseWarning } from '../decide/warnings.ts';
 import type { ReleaseDeps } from '../deps.ts';
+import type { Outcome } from '../outcome.ts';
 
 export interface ReleaseEvent {
   readonly type: 'Normal' | 'Warning';
@@ -178,4 +186,94 @@ export function recordEvents(
       onSent?.(e);
     }
   })().catch((err: unknown) => deps.log.warn({ err: String(err) }, 'could not record events'));
+}
+
+/**
+ * Before a status write replaces a persisted rollout transition whose Event the API server is not known
+ * to hold, that Event is created now (see eventBeforeReplacing), under its fixed name.
+ */
+export async function announceReplaced(
+  release: Release,
+  status: ControllerStatus,
+  deps: Pick<ReleaseDeps, 'local' | 'sentRollouts' | 'eventedRollouts'>,
+  now: number,
+): Promise<void> {
+  const replaced = eventBeforeReplacing(release, status.rollout, deps.sentRollouts, now);
+  if (replaced === undefined || release.status?.rollout === undefined) return;
+  await createNamedEvent(deps, eventObject(release, replaced, now));
+  const key = rolloutKey(release.status.rollout);
+  deps.eventedRollouts?.set(release.metadata.uid ?? '', key);
+  deps.sentRollouts?.set(release.metadata.uid ?? '', key);
+}
+
+/**
+ * What a written status changed, said once: the rollout transition as a log line and an Event, and the
+ * Events of new conditions, the sync's notes and new warnings. A rollout Event counts as announced once
+ * the API server holds it, not when queued: a kill -9 with it still queued, after the next transition is
+ * written, must leave it to eventBeforeReplacing.
+ */
+export function announce(
+  release: Release,
+  status: ControllerStatus,
+  outcome: Outcome,
+  deps: Pick<ReleaseDeps, 'events' | 'local' | 'log' | 'now' | 'eventedRollouts' | 'sentRollouts'>,
+  now: number,
+): void {
+  const transition = rolloutTransition(release.status?.rollout, status.rollout, status.lastHealthy);
+  if (transition !== undefined) {
+    const { message: _, eventType: __, eventReason: ___, ...fields } = transition;
+    deps.log.info(fields, transition.message);
+  }
+  const sentKey = status.rollout === undefined ? undefined : rolloutKey(status.rollout);
+  const sentName = status.rollout === undefined ? undefined : rolloutEventName(release, status.rollout);
+  const events = [
+    ...rolloutEvents(release, status, transition, deps.eventedRollouts, now),
+    ...eventsFor(release.status?.conditions, status.conditions, outcome.notes),
+    ...newWarnings(release.status?.message, outcome.warnings ?? []),
+  ];
+  recordEvents(deps, release, events, now, (e) => {
+    if (sentKey !== undefined && e.name !== undefined && e.name === sentName)
+      deps.sentRollouts?.set(release.metadata.uid ?? '', sentKey);
+  });
+  if (outcome.notes.length > 0) deps.log.info({ notes: outcome.notes }, 'sync notes');
+}
+
+/**
+ * The rollout Events of a reconcile: the persisted transition again when this process has not recorded
+ * it (an earlier process may have died between its status write and the send; the fixed name keeps it
+ * from being recorded twice), then the transition this reconcile made.
+ */
+function rolloutEvents(
+  release: Release,
+  status: ControllerStatus,
+  transition: RolloutTransition | undefined,
+  evented: Map<string, string> | undefined,
+  now: number,
+): ReleaseEvent[] {
+  const out: ReleaseEvent[] = [];
+  const uid = release.metadata.uid ?? '';
+  const prior = release.status?.rollout;
+  if (evented !== undefined && prior !== undefined && evented.get(uid) !== rolloutKey(prior)) {
+    const e = recoveredRolloutEvent(release, prior, release.status?.lastHealthy, now);
+    if (e !== undefined) out.push(e);
+  }
+  if (transition !== undefined && status.rollout !== undefined) {
+    out.push({
+      type: transition.eventType,
+      reason: transition.eventReason,
+      message: transition.message,
+      name: rolloutEventName(release, status.rollout),
+    });
+  }
+  if (evented !== undefined && status.rollout !== undefined) evented.set(uid, rolloutKey(status.rollout));
+  return out;
+}
+
+/** Creates an Event with a fixed name now (bounded by the client's timeout); a 409 means it is recorded. */
+async function createNamedEvent(deps: Pick<ReleaseDeps, 'local'>, event: Record<string, unknown>) {
+  try {
+    await deps.local.create(event as never);
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+  }
 }

@@ -69,3 +69,14 @@ export async function releaseInventoryOfGoneRelease(
       );
   }
 }
+
+/** The Release with convoy's finalizer: added before the first apply, so PreDelete hooks and the prune run before it goes. */
+export async function ensureFinalizer(
+  release: Release,
+  deps: Pick<ReleaseDeps, 'local' | 'noteWritten'>,
+): Promise<Release> {
+  if ((release.metadata.finalizers ?? []).includes(FINALIZER)) return release;
+  const patched = await addFinalizer(deps.local, release);
+  deps.noteWritten?.(release, patched);
+  return patched;
+}

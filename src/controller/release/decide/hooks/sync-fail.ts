@@ -48,7 +48,8 @@ export interface SyncFailOutcome {
  */
 export function syncFailTrigger(outcome: SyncFailOutcome, renderRef: string): SyncFailTrigger {
   const rollout = outcome.rollout.kind === 'rollout' ? outcome.rollout.rollout : undefined;
-  if (outcome.result.kind === 'rolledBack' || rollout?.state === 'RolledBack') return { kind: 'rolledBack' };
+  const rollback = outcome.result.kind === 'rolledBack' || outcome.result.kind === 'rollbackHeld';
+  if (rollback || rollout?.state === 'RolledBack') return { kind: 'rolledBack' };
   if (outcome.result.kind === 'failed' && outcome.result.error !== undefined)
     return { kind: 'syncFailed', reason: outcome.result.error.reason };
   if (rollout?.state === 'Failed' && rollout.renderRef === renderRef) return { kind: 'rolloutFailed' };

@@ -31,6 +31,13 @@ const rows: Row[] = [
     'RolledBack',
     'False',
   ],
+  [
+    'the rollback holds: the last healthy render could not be applied',
+    { kind: 'rollbackHeld', renderRef: R, revision: 'r', message: 'm' },
+    'False',
+    'RolledBack',
+    'False',
+  ],
   ['awaiting approval', held('WaitingForApproval'), 'False', 'WaitingForApproval', 'False'],
   ['cluster wave', held('WaitingForClusterWave'), 'Unknown', 'WaitingForClusterWave', 'False'],
   ['suspended: a person must resume it', held('Suspended'), 'False', 'Suspended', 'False'],

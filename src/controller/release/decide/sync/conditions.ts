@@ -25,6 +25,17 @@ export type ReadyOutcome =
       readonly revision: string;
       readonly message: string;
     }
+  /**
+   * The rollout calls for the last healthy render but applyLastHealthy could not apply it (no last
+   * healthy render stored, the target refused): R is not applied either, and no error is returned, so the
+   * interval brings the next attempt without the error backoff (docs/design.md#apply-last-healthy).
+   */
+  | {
+      readonly kind: 'rollbackHeld';
+      readonly renderRef: string;
+      readonly revision: string;
+      readonly message: string;
+    }
   | { readonly kind: 'held'; readonly reason: HoldReason; readonly message: string }
   | { readonly kind: 'failed'; readonly error: ReleaseError }
   | { readonly kind: 'deleting'; readonly message: string };
@@ -56,6 +67,7 @@ export function conditionsFor(outcome: ReadyOutcome): OutcomeConditions {
         stalled: notStalled,
       };
     case 'rolledBack':
+    case 'rollbackHeld':
       return {
         ready: { type: 'Ready', status: 'False', reason: 'RolledBack', message: outcome.message },
         stalled: notStalled,

@@ -1,10 +1,10 @@
 // Table test of cutShort: which aborted passes record nothing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReconcileAbortedError } from '../../runtime/index.ts';
-import { SourceFailedError } from './errors.ts';
-import type { Outcome } from './outcome.ts';
-import { cutShort } from './sync-handler.ts';
+import { ReconcileAbortedError } from '../../../runtime/index.ts';
+import { SourceFailedError } from '../errors.ts';
+import type { Outcome } from '../outcome.ts';
+import { cutShort } from './requeue.ts';
 
 const aborted = (cause: 'superseded' | 'deadline') => {
   const c = new AbortController();

@@ -1,0 +1,17 @@
+// observe: the reconcile's one snapshot of the observer's work (decide/pass.ts Observed), read from the
+// process's caches: the Release's inventory and the observer's liveness for its shard
+// (docs/design.md#reconcile-order).
+import type { Release } from '../../../api/types.ts';
+import { nameOf, namespaceOf } from '../../../lib/names.ts';
+import type { Observed } from '../decide/pass.ts';
+import type { ReleaseDeps } from '../deps.ts';
+
+export function observe(
+  release: Release,
+  deps: Pick<ReleaseDeps, 'cachedInventory' | 'observerLive'>,
+): Observed {
+  return {
+    inventory: deps.cachedInventory(namespaceOf(release), nameOf(release))?.inventory,
+    observerLive: deps.observerLive(release),
+  };
+}
