@@ -46,8 +46,7 @@ import { clusterInformer } from '../cluster/controller.ts';
 import { eventRecorder } from './act/event-recorder.ts';
 import { releaseInventoryOfGoneRelease } from './act/finalizer.ts';
 import { resolveTarget, type Tenancy } from './act/target.ts';
-import { DryRunMemo } from './decide/sync/index.ts';
-import type { ReleaseDeps } from './deps.ts';
+import { newProcessMemory, type ReleaseDeps } from './deps.ts';
 import { syncHandler } from './reconcile.ts';
 import { clusterWaveOf } from './watch/cluster-wave-of.ts';
 import { ownManagedFieldsOnly } from './watch/release-cache.ts';
@@ -161,12 +160,9 @@ export function registerReleaseController(
   const events = eventRecorder(clusterClients.local, harness.metrics.registry, log);
   const deps: ReleaseDeps = {
     local: clusterClients.local,
-    eventedRollouts: new Map(),
-    mayBeStored: new Map(),
-    inventoriesOpened: new Set(),
-    sentRollouts: new Map(),
+    // What this process remembers between reconciles; a restart starts from what the API says.
+    memory: newProcessMemory(),
     store: new SecretRenderStore(clusterClients.local),
-    dryRuns: new DryRunMemo(),
     sources: {
       inline: InlineSource,
       git: new GitSource({

@@ -9,7 +9,7 @@ import type { Sources } from '../../render/source.ts';
 import type { RenderType } from '../../render/types.ts';
 import type { RenderStore } from '../../store/types.ts';
 import type { Target } from './act/target.ts';
-import type { ClusterWaveInput, DryRunMemo } from './decide/sync/index.ts';
+import { type ClusterWaveInput, DryRunMemo } from './decide/sync/index.ts';
 import type { SyncRequest } from './watch/sync-requests.ts';
 
 export interface ReleaseDeps {
@@ -30,28 +30,8 @@ export interface ReleaseDeps {
   readonly log: Logger;
   /** Where Events go (retried in the background); absent: sent at once, a failure logged. */
   readonly events?: { record(event: object, onSent?: () => void): void };
-  /**
-   * Release uid → the rollout transition (rolloutKey) whose Event this process recorded. A persisted
-   * transition missing here is one an earlier process may have died before announcing (events.ts).
-   */
-  readonly eventedRollouts?: Map<string, string>;
-  /**
-   * Release uid → the rollout transition whose Event the API server is known to hold (sent, not only
-   * queued). Before a status write replaces a transition missing here, its Event is created first.
-   */
-  readonly sentRollouts?: Map<string, string>;
-  /**
-   * Release uid → the renders that may be stored for it, as far as this process knows: what its last gc
-   * kept plus every render put since (store/keep.ts gcDue). A uid missing: not collected by this process
-   * yet. Absent: every applying reconcile collects.
-   */
-  readonly mayBeStored?: Map<string, Set<string>>;
-  /**
-   * Release uids whose inventory this process has opened for writing. A Release missing here, never
-   * attempted and without an inventory in the (synced) cache has none: its sync starts from nothing
-   * instead of reading the API (inventory-writer.ts openInventory). Absent: every sync reads the API.
-   */
-  readonly inventoriesOpened?: Set<string>;
+  /** What this process remembers between reconciles; one per controller (newProcessMemory). */
+  readonly memory: ProcessMemory;
   /**
    * Aborted when this reconcile passes its deadline or is superseded (the Release is being deleted, a
    * sync was requested): the source fetch stops waiting at once.
@@ -67,8 +47,48 @@ export interface ReleaseDeps {
    * from a read started before the request was seen (docs/design.md#requested-syncs).
    */
   readonly syncRequest?: SyncRequest;
-  /** The renders this process dry-ran in full (sync/dry-run-memo.ts); absent: every sync dry-runs. */
-  readonly dryRuns?: DryRunMemo<KubeClient>;
   /** Test seam for crash safety: called right after a wave is applied, before it is recorded. */
   readonly afterWaveApplied?: (wave: number) => void;
+}
+
+/**
+ * What the release controller remembers between reconciles, owned by the controller object (one per
+ * process, lost at a restart by design: each memo only saves requests, and a new process starts from what
+ * the API says). Required as a whole, so no caller can leave one memo out and silently change behaviour.
+ */
+export interface ProcessMemory {
+  /**
+   * Release uid → the rollout transition (rolloutKey) whose Event this process recorded. A persisted
+   * transition missing here is one an earlier process may have died before announcing (events.ts).
+   */
+  readonly eventedRollouts: Map<string, string>;
+  /**
+   * Release uid → the rollout transition whose Event the API server is known to hold (sent, not only
+   * queued). Before a status write replaces a transition missing here, its Event is created first.
+   */
+  readonly sentRollouts: Map<string, string>;
+  /**
+   * Release uid → the renders that may be stored for it, as far as this process knows: what its last gc
+   * kept plus every render put since (store/keep.ts gcDue). A uid missing: not collected by this process
+   * yet.
+   */
+  readonly mayBeStored: Map<string, Set<string>>;
+  /**
+   * Release uids whose inventory this process has opened for writing. A Release missing here, never
+   * attempted and without an inventory in the (synced) cache has none: its sync starts from nothing
+   * instead of reading the API (inventory-writer.ts openInventory).
+   */
+  readonly inventoriesOpened: Set<string>;
+  /** The renders this process dry-ran in full (decide/sync/dry-run-memo.ts). */
+  readonly dryRuns: DryRunMemo<KubeClient>;
+}
+
+export function newProcessMemory(): ProcessMemory {
+  return {
+    eventedRollouts: new Map(),
+    sentRollouts: new Map(),
+    mayBeStored: new Map(),
+    inventoriesOpened: new Set(),
+    dryRuns: new DryRunMemo(),
+  };
 }

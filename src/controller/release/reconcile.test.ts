@@ -15,7 +15,7 @@ import { stageRender } from './act/stage-render.ts';
 import { cmEntry } from './decide/fixtures.ts';
 import { formatTime } from './decide/rollout/index.ts';
 import { releaseStatus } from './decide/status.ts';
-import type { ReleaseDeps } from './deps.ts';
+import { newProcessMemory, type ReleaseDeps } from './deps.ts';
 import { reconcile } from './reconcile.ts';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -87,6 +87,7 @@ function deps(
     cachedInventory: () => (inventory === undefined ? undefined : mergeParts(inventory, [])),
     now: () => T0,
     log: { info() {}, warn() {}, error() {}, debug() {} } as unknown as ReleaseDeps['log'],
+    memory: newProcessMemory(),
   };
 }
 

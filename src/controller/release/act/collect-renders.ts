@@ -12,16 +12,16 @@ export async function collectRenders(
   release: Release,
   status: ControllerStatus,
   outcome: Outcome,
-  deps: Pick<ReleaseDeps, 'store' | 'mayBeStored' | 'log'>,
+  deps: Pick<ReleaseDeps, 'store' | 'memory' | 'log'>,
 ): Promise<void> {
   if ((status.history?.length ?? 0) === 0 || status.history === undefined || outcome.applied === undefined)
     return;
   const uid = release.metadata.uid ?? '';
   const keep = rendersToKeep(status, release.spec);
   try {
-    if (gcDue(mayBeStored(deps.mayBeStored?.get(uid), release.status, outcome.applied.renderRef), keep))
+    if (gcDue(mayBeStored(deps.memory.mayBeStored.get(uid), release.status, outcome.applied.renderRef), keep))
       await deps.store.gc(namespaceOf(release), nameOf(release), keep);
-    deps.mayBeStored?.set(uid, new Set(keep));
+    deps.memory.mayBeStored.set(uid, new Set(keep));
   } catch (err) {
     deps.log.warn({ err: String(err) }, 'render store gc failed');
   }

@@ -195,15 +195,15 @@ export function recordEvents(
 export async function announceReplaced(
   release: Release,
   status: ControllerStatus,
-  deps: Pick<ReleaseDeps, 'local' | 'sentRollouts' | 'eventedRollouts'>,
+  deps: Pick<ReleaseDeps, 'local' | 'memory'>,
   now: number,
 ): Promise<void> {
-  const replaced = eventBeforeReplacing(release, status.rollout, deps.sentRollouts, now);
+  const replaced = eventBeforeReplacing(release, status.rollout, deps.memory.sentRollouts, now);
   if (replaced === undefined || release.status?.rollout === undefined) return;
   await createNamedEvent(deps, eventObject(release, replaced, now));
   const key = rolloutKey(release.status.rollout);
-  deps.eventedRollouts?.set(release.metadata.uid ?? '', key);
-  deps.sentRollouts?.set(release.metadata.uid ?? '', key);
+  deps.memory.eventedRollouts.set(release.metadata.uid ?? '', key);
+  deps.memory.sentRollouts.set(release.metadata.uid ?? '', key);
 }
 
 /**
@@ -216,7 +216,7 @@ export function announce(
   release: Release,
   status: ControllerStatus,
   outcome: Outcome,
-  deps: Pick<ReleaseDeps, 'events' | 'local' | 'log' | 'now' | 'eventedRollouts' | 'sentRollouts'>,
+  deps: Pick<ReleaseDeps, 'events' | 'local' | 'log' | 'now' | 'memory'>,
   now: number,
 ): void {
   const transition = rolloutTransition(release.status?.rollout, status.rollout, status.lastHealthy);
@@ -227,13 +227,13 @@ export function announce(
   const sentKey = status.rollout === undefined ? undefined : rolloutKey(status.rollout);
   const sentName = status.rollout === undefined ? undefined : rolloutEventName(release, status.rollout);
   const events = [
-    ...rolloutEvents(release, status, transition, deps.eventedRollouts, now),
+    ...rolloutEvents(release, status, transition, deps.memory.eventedRollouts, now),
     ...eventsFor(release.status?.conditions, status.conditions, outcome.notes),
     ...newWarnings(release.status?.message, outcome.warnings ?? []),
   ];
   recordEvents(deps, release, events, now, (e) => {
     if (sentKey !== undefined && e.name !== undefined && e.name === sentName)
-      deps.sentRollouts?.set(release.metadata.uid ?? '', sentKey);
+      deps.memory.sentRollouts.set(release.metadata.uid ?? '', sentKey);
   });
   if (outcome.notes.length > 0) deps.log.info({ notes: outcome.notes }, 'sync notes');
 }

@@ -26,17 +26,18 @@ export function readInventory(local: KubeClient, release: Release): Promise<Merg
  * Release (docs/design.md#inventory-parts).
  */
 export async function openInventory(
-  deps: Pick<ReleaseDeps, 'local' | 'cachedInventory' | 'inventoriesOpened'>,
+  deps: Pick<ReleaseDeps, 'local' | 'cachedInventory'> & {
+    readonly memory: Pick<ReleaseDeps['memory'], 'inventoriesOpened'>;
+  },
   release: Release,
 ): Promise<MergedInventory | undefined> {
   const uid = release.metadata.uid ?? '';
-  const opened = deps.inventoriesOpened;
+  const opened = deps.memory.inventoriesOpened;
   const fresh =
-    opened !== undefined &&
     uid !== '' &&
     !opened.has(uid) &&
     neverAttempted(release.status) &&
     deps.cachedInventory(namespaceOf(release), nameOf(release)) === undefined;
-  opened?.add(uid);
+  opened.add(uid);
   return fresh ? undefined : readInventory(deps.local, release);
 }

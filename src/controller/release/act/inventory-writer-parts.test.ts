@@ -199,7 +199,11 @@ describe('openInventory', () => {
     const api = fakeApi();
     const count = reads(api);
     const opened = new Set<string>();
-    const deps = { local: api.client, cachedInventory: () => undefined, inventoriesOpened: opened };
+    const deps = {
+      local: api.client,
+      cachedInventory: () => undefined,
+      memory: { inventoriesOpened: opened },
+    };
     assert.equal(await openInventory(deps, release), undefined);
     assert.equal(count(), 0);
     assert.ok(opened.has('uid-web'), 'noted before the first write');
@@ -211,11 +215,10 @@ describe('openInventory', () => {
     );
     assert.ok(count() > 0);
   });
-  const rows: [string, Release, boolean, Set<string> | undefined][] = [
+  const rows: [string, Release, boolean, Set<string>][] = [
     ['attempted before', attempted, false, new Set()],
     ['an inventory in the cache', release, true, new Set()],
     ['opened by this process before', release, false, new Set(['uid-web'])],
-    ['no memory of opened inventories', release, false, undefined],
   ];
   for (const [name, rel, cached, opened] of rows)
     it(`reads the API: ${name}`, async () => {
@@ -227,7 +230,7 @@ describe('openInventory', () => {
       const deps = {
         local: api.client,
         cachedInventory: () => (cached ? inv : undefined),
-        ...(opened === undefined ? {} : { inventoriesOpened: opened }),
+        memory: { inventoriesOpened: opened },
       };
       assert.deepEqual(
         (await openInventory(deps, rel))?.inventory.pending?.map((p) => p.name),

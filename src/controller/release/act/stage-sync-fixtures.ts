@@ -8,7 +8,7 @@ import { renderRef } from '../../../render/canonical.ts';
 import { InlineSource } from '../../../render/inline.ts';
 import type { Obj } from '../../../render/types.ts';
 import type { DryRunMemo } from '../decide/sync/index.ts';
-import type { ReleaseDeps } from '../deps.ts';
+import { newProcessMemory, type ReleaseDeps } from '../deps.ts';
 import { stageSync } from './stage-sync.ts';
 
 export const UID = 'uid-web';
@@ -106,7 +106,7 @@ export async function sync(
     cachedInventory: () => undefined,
     now: () => Date.UTC(2026, 0, 1),
     log: { info() {}, warn() {}, error() {}, debug() {} } as unknown as ReleaseDeps['log'],
-    ...(opts.dryRuns === undefined ? {} : { dryRuns: opts.dryRuns }),
+    memory: readingMemory(opts.release ?? release, opts.dryRuns),
   } as ReleaseDeps;
   const inventory =
     opts.observed ?? (await readInventoryParts(client, { namespace: 'app', name: 'web' }))?.inventory;
@@ -157,4 +157,14 @@ export function waveWrites(before: readonly string[], ...waves: readonly (readon
     out.push(`inventory entries=[${recorded.join(',')}] pending=[${(waves[i + 1] ?? []).join(',')}]`);
   }
   return out;
+}
+
+/**
+ * A process memory for syncs over the fake cluster, whose cache never syncs: the Release counts as opened
+ * before, so every sync reads the inventory from the API, and a shared DryRunMemo only when a test passes one.
+ */
+export function readingMemory(r: Release, dryRuns: DryRunMemo | undefined): ReleaseDeps['memory'] {
+  const memory = newProcessMemory();
+  memory.inventoriesOpened.add(r.metadata.uid ?? '');
+  return dryRuns === undefined ? memory : { ...memory, dryRuns };
 }

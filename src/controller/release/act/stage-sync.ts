@@ -84,7 +84,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
   const now = deps.now();
   const uid = release.metadata.uid ?? '';
   const client = rendered.target.client;
-  const dryRunPassed = deps.dryRuns?.has(client, uid, rendered.renderRef) === true;
+  const dryRunPassed = deps.memory.dryRuns.has(client, uid, rendered.renderRef) === true;
   let plan = planSync({ release, rendered, forced, inventory: observed.inventory, now, dryRunPassed });
   if (plan.kind === 'upToDate') return { kind: 'upToDate' };
   if (inventoryMayTrail(release, rendered.renderRef, forced)) {
@@ -167,7 +167,7 @@ async function runStep(
         if (dry.skipped.length > 0)
           notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
         // Only a render every object of which was checked is spared the next dry run.
-        else deps.dryRuns?.passed(rendered.target.client, run.labels.releaseUid, rendered.renderRef);
+        else deps.memory.dryRuns.passed(rendered.target.client, run.labels.releaseUid, rendered.renderRef);
         return undefined;
       } catch (err) {
         const missing = await missingServiceAccount(release, err, deps);
@@ -186,7 +186,7 @@ async function runStep(
           owner: { apiVersion: API_VERSION, kind: 'Release', name, uid: release.metadata.uid ?? '' },
           expectNew: !namesRender(release.status, rendered.renderRef),
         });
-        deps.mayBeStored?.get(release.metadata.uid ?? '')?.add(rendered.renderRef);
+        deps.memory.mayBeStored.get(release.metadata.uid ?? '')?.add(rendered.renderRef);
         return undefined;
       } catch (err) {
         const msg = `storing render ${rendered.renderRef}: ${errorMessage(err)}`;
@@ -279,7 +279,7 @@ async function runWave(
     await applyAll(rendered.target.client, step.objects, { ...run.labels, onApplied });
   } catch (err) {
     // The next attempt dry-runs R again before applying anything of it.
-    deps.dryRuns?.forget(rendered.target.client, run.labels.releaseUid, R);
+    deps.memory.dryRuns.forget(rendered.target.client, run.labels.releaseUid, R);
     // What the API accepted is recorded; the rest stays pending for the next attempt to apply or prune.
     await writer
       .record(inventoryEntriesForWave(applied, R, step.wave, versions))
