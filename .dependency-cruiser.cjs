@@ -13,6 +13,8 @@ const LAYERS = [
   ['render', ['lib', 'api', 'kube']],
   ['store', ['lib', 'api', 'kube', 'render']],
   ['rules', ['lib', 'api']],
+  // Reading Argo CD Applications and Flux objects into Releases (convoy import): pure conversions.
+  ['import', ['lib', 'api']],
   // Test and dev infrastructure: the local control plane and the tool binaries.
   ['testenv', ['lib', 'api', 'kube', 'render']],
   ['controller', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules']],
@@ -31,6 +33,7 @@ const LAYERS = [
       'render',
       'store',
       'rules',
+      'import',
       'testenv',
       'controller',
       'observer',
