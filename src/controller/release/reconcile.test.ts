@@ -110,7 +110,7 @@ const scenario = fc.record({
 });
 
 describe('reconcile + status assembly (property)', () => {
-  test('a rollout never turns Succeeded(R) without lastHealthy = R', async () => {
+  test('a rollout never turns Succeeded(R) without lastHealthy = R; R2: at most one transition a reconcile', async () => {
     const R = (await stageRender(baseRelease(1), deps([true], undefined, []))).renderRef;
     assert.match(R, /^sha256:/);
     await fc.assert(
@@ -177,6 +177,9 @@ describe('reconcile + status assembly (property)', () => {
             `Succeeded(${status.rollout?.renderRef}) written with lastHealthy ${status.lastHealthy?.renderRef} (liveness ${s.liveness}, result ${outcome.result.kind})`,
           );
         }
+        // R2: each reconcile makes at most one transition, and a new render gives Progressing first.
+        const edge = `${prior?.state ?? 'none'}(${prior?.renderRef === R ? 'R' : 'other'}) -> ${status.rollout?.state}`;
+        assert.ok(oneTransition(prior, status.rollout, R), `not one transition: ${edge}`);
       }),
       { numRuns: 400, seed: 20 },
     );
@@ -215,6 +218,63 @@ describe('reconcile + status assembly (property)', () => {
       calls.filter((c) => !c.startsWith('resources ')),
       [],
       'an up-to-date render makes no call but discovery',
+    );
+  });
+});
+
+/**
+ * Whether `next` is `prior` or one step of the rollout table away from it (docs/design.md#rollout-rules):
+ * a new render opens Progressing(R); Progressing(R) ends Succeeded, Failed or RolledBack; nothing else
+ * changes in one reconcile (no forced sync in these scenarios).
+ */
+function oneTransition(
+  prior: { readonly state: string; readonly renderRef: string } | undefined,
+  next: { readonly state: string; readonly renderRef: string } | undefined,
+  R: string,
+): boolean {
+  if (next === undefined) return prior === undefined;
+  if (prior !== undefined && prior.state === next.state && prior.renderRef === next.renderRef) return true;
+  if (prior === undefined || prior.renderRef !== next.renderRef)
+    return next.state === 'Progressing' && next.renderRef === R;
+  return prior.state === 'Progressing' && ['Succeeded', 'Failed', 'RolledBack'].includes(next.state);
+}
+
+describe('the wave gate (docs/design.md#wave-gate)', () => {
+  test('R43: it runs only when stageSync runs: a RolledBack rollout returns at applyLastHealthy, whatever the waves', async () => {
+    const base = baseRelease(2);
+    const calls: string[] = [];
+    const R = (await stageRender(base, deps([true], undefined, calls))).renderRef;
+    // Wave 1 waits on wave 0, whose clock ran out long ago: a sync would meet the wave gate's timeout.
+    const startedAt = formatTime(T0 - 3_600_000);
+    const rollout = { state: 'RolledBack' as const, renderRef: R, revision: 'inline:x', startedAt };
+    const release: Release = {
+      ...base,
+      spec: { ...base.spec, waves: [{ wave: 1, healthStrategy: 'WaitPrevious', timeout: '1m' }] },
+      status: {
+        rollout,
+        waves: [{ renderRef: R, wave: 0, startedAt }],
+        lastHealthy: { renderRef: OLD, revision: 'inline:old', time: startedAt },
+      },
+    };
+    const inventory: ReleaseInventory = {
+      apiVersion: API_VERSION,
+      kind: 'ReleaseInventory',
+      metadata: { name: 'web', namespace: 'app' },
+      entries: [cmEntry('cm-0', R, { state: 'Degraded', assessedRenderRef: R })],
+    };
+    const after: string[] = [];
+    const outcome = await reconcile(release, deps([true], inventory, after));
+    // The last healthy render is not stored here: the rollback holds, and R is never synced.
+    assert.equal(outcome.result.kind, 'rollbackHeld');
+    assert.deepEqual(
+      outcome.rollout,
+      { kind: 'rollout', rollout },
+      'the RolledBack rollout is held as it was',
+    );
+    assert.deepEqual(
+      after.filter((c) => !c.startsWith('resources ')),
+      [],
+      'no dry run, no apply, no wave: stageSync did not run',
     );
   });
 });

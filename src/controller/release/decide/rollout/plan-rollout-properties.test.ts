@@ -82,7 +82,48 @@ describe('planRollout invariants (property)', () => {
       }),
     );
   });
+
+  test('R5: planRollout performs no side effect: a frozen input, the same plan twice', () => {
+    fc.assert(
+      fc.property(inputArb, fc.integer({ min: 0, max: 3 * D }), (x, later) => {
+        const input = deepFreeze({
+          render: { renderRef: x.renderRef, revision: 'rev' },
+          prior:
+            x.prior &&
+            rollout(
+              x.prior.state,
+              x.prior.renderRef,
+              x.prior.startedAt === null ? null : T0 + x.prior.startedAt,
+            ),
+          verdict: x.verdict,
+          now: T0 + x.elapsed,
+          failurePolicy: { deadline: '10m', ...(x.rollback === undefined ? {} : { rollback: x.rollback }) },
+          lastHealthy:
+            x.lastHealthy === undefined
+              ? undefined
+              : { renderRef: x.lastHealthy, revision: 'rev-h', time: formatTime(T0 - D) },
+          forcedSyncPending: x.forced,
+          renderApplied: x.applied,
+        });
+        const before = structuredClone(input);
+        const first = planRollout(input);
+        // Another call in between, at another time, leaves nothing behind that changes the answer.
+        planRollout({ ...input, now: T0 + later });
+        assert.deepEqual(planRollout(input), first);
+        assert.deepEqual(input, before);
+      }),
+    );
+  });
 });
+
+/** Freezes every object of a plain value, so a write to the input throws (ESM modules run in strict mode). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 test('rollbackEligible: rollback not Never, a last healthy render, and not R itself', () => {
   const healthy = { renderRef: R1, revision: 'rev-1', time: formatTime(T0) };
