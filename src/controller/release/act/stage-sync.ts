@@ -142,97 +142,133 @@ async function runStep(
   run: Run,
   next: SyncStep | undefined,
 ): Promise<SyncResult | undefined> {
-  const { input, deps, hookInput, notes } = run;
-  const { release, rendered } = input;
-  const fail = (error: ReleaseError) => failedSync(error, run);
   switch (step.kind) {
-    case 'resumePostSync': {
-      // HOOKS (docs/design.md#hooks): held for R's PostSync hooks (or for health before them) after an
-      // earlier pass applied, recorded and pruned all of R. Applying the waves again on every reconcile
-      // would rewrite the inventory meanwhile, and the observer's hook and health results, written
-      // against the inventory it read, would keep losing to those writes (409).
-      let post: Awaited<ReturnType<typeof postSyncAfterApply>>;
-      try {
-        post = await postSyncAfterApply(hookInput, release.spec.syncPolicy?.selfHeal === true);
-      } catch (err) {
-        return fail(new ApplyFailedError(`reading the inventory: ${errorMessage(err)}`, { cause: err }));
-      }
-      if (post === undefined) return undefined;
-      notes.push(...post.notes);
-      return hookStop(post, run, true);
-    }
+    case 'resumePostSync':
+      return await resumePostSync(run);
     case 'dryRun':
-      try {
-        const dry = await dryRunAll(rendered.target.client, rendered.render.objects, run.labels);
-        if (dry.skipped.length > 0)
-          notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
-        // Only a render every object of which was checked is spared the next dry run.
-        else deps.memory.dryRuns.passed(rendered.target.client, run.labels.releaseUid, rendered.renderRef);
-        return undefined;
-      } catch (err) {
-        const missing = await missingServiceAccount(release, err, deps);
-        const error =
-          err instanceof ObjectApplyError
-            ? DryRunFailedError.fromStatus(`dry run failed: ${missing ?? err.message}`, err.httpStatus, err)
-            : DryRunFailedError.fromStatus(`dry run failed: ${errorMessage(err)}`, undefined, err);
-        return failedBeforeApply(error, notes);
-      }
-    case 'persist': {
-      const ns = namespaceOf(release);
-      const name = nameOf(release);
-      try {
-        await deps.store.put(ns, name, rendered.renderRef, rendered.render, {
-          revision: rendered.revision,
-          owner: { apiVersion: API_VERSION, kind: 'Release', name, uid: release.metadata.uid ?? '' },
-          expectNew: !namesRender(release.status, rendered.renderRef),
-        });
-        deps.memory.mayBeStored.get(release.metadata.uid ?? '')?.add(rendered.renderRef);
-        return undefined;
-      } catch (err) {
-        const msg = `storing render ${rendered.renderRef}: ${errorMessage(err)}`;
-        const error = new PersistFailedError(msg, { cause: err });
-        return failedBeforeApply(error, notes);
-      }
-    }
-    case 'preSync': {
-      // HOOKS (docs/design.md#hooks): PreSync hooks of R run here, before wave 0, and gate the waves.
-      const pre = await preSyncStep(hookInput);
-      notes.push(...pre.notes);
-      return hookStop(pre, run, false);
-    }
+      return await dryRun(run);
+    case 'persist':
+      return await persist(run);
+    case 'preSync':
+      return await preSync(run);
     case 'settleInterrupted':
-      try {
-        const writer = new InventoryWriter(deps.local, release, await openInventory(deps, release));
-        run.writer = writer;
-        notes.push(...(await settleInterrupted(rendered.render.objects, writer, release, rendered.target)));
-        return undefined;
-      } catch (err) {
-        return fail(new ApplyFailedError(`recording the inventory: ${errorMessage(err)}`, { cause: err }));
-      }
+      return await settle(run);
     case 'wave':
       return await runWave(step, run, waveAhead(step, next));
     case 'prune':
-      try {
-        const writer = opened(run);
-        const pruned = await pruneLeft(release, rendered.render.objects, writer, rendered.target);
-        if (pruned.deleted > 0) notes.push(`pruned ${pruned.deleted} objects that left the render`);
-        if (pruned.foreign > 0) notes.push(foreignNote(pruned.foreign, 'left the render'));
-        // HOOKS (docs/design.md#hooks): hooks that left the render go with the prune, their workloads too.
-        const departed = await pruneDepartedHooks(hookInput, writer);
-        if (departed > 0) notes.push(`removed ${departed} hooks that left the render`);
-        return undefined;
-      } catch (err) {
-        return fail(new PruneFailedError(`prune failed: ${errorMessage(err)}`, { cause: err }));
-      }
-    case 'postSync': {
-      // HOOKS (docs/design.md#hooks): PostSync hooks of R, once every object of R is applied (and Healthy).
-      const post = await postSyncStep({ ...hookInput, now: deps.now() }, opened(run));
-      notes.push(...post.notes);
-      return hookStop(post, run, true);
-    }
+      return await prune(run);
+    case 'postSync':
+      return await postSync(run);
     default:
       return assertNever(step);
   }
+}
+
+/**
+ * HOOKS (docs/design.md#hooks): held for R's PostSync hooks (or for health before them) after an earlier
+ * pass applied, recorded and pruned all of R. Applying the waves again on every reconcile would rewrite
+ * the inventory meanwhile, and the observer's hook and health results, written against the inventory it
+ * read, would keep losing to those writes (409).
+ */
+async function resumePostSync(run: Run): Promise<SyncResult | undefined> {
+  let post: Awaited<ReturnType<typeof postSyncAfterApply>>;
+  try {
+    post = await postSyncAfterApply(run.hookInput, run.input.release.spec.syncPolicy?.selfHeal === true);
+  } catch (err) {
+    const error = new ApplyFailedError(`reading the inventory: ${errorMessage(err)}`, { cause: err });
+    return failedSync(error, run);
+  }
+  if (post === undefined) return undefined;
+  run.notes.push(...post.notes);
+  return hookStop(post, run, true);
+}
+
+/** The server-side dry run of every object of R: a failure stops the sync before anything is written. */
+async function dryRun(run: Run): Promise<SyncResult | undefined> {
+  const { input, deps, notes } = run;
+  const { release, rendered } = input;
+  try {
+    const dry = await dryRunAll(rendered.target.client, rendered.render.objects, run.labels);
+    if (dry.skipped.length > 0)
+      notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
+    // Only a render every object of which was checked is spared the next dry run.
+    else deps.memory.dryRuns.passed(rendered.target.client, run.labels.releaseUid, rendered.renderRef);
+    return undefined;
+  } catch (err) {
+    const missing = await missingServiceAccount(release, err, deps);
+    const error =
+      err instanceof ObjectApplyError
+        ? DryRunFailedError.fromStatus(`dry run failed: ${missing ?? err.message}`, err.httpStatus, err)
+        : DryRunFailedError.fromStatus(`dry run failed: ${errorMessage(err)}`, undefined, err);
+    return failedBeforeApply(error, notes);
+  }
+}
+
+/** The render into the render store, before anything of it is applied (docs/design.md#render-store). */
+async function persist(run: Run): Promise<SyncResult | undefined> {
+  const { input, deps, notes } = run;
+  const { release, rendered } = input;
+  const ns = namespaceOf(release);
+  const name = nameOf(release);
+  try {
+    await deps.store.put(ns, name, rendered.renderRef, rendered.render, {
+      revision: rendered.revision,
+      owner: { apiVersion: API_VERSION, kind: 'Release', name, uid: release.metadata.uid ?? '' },
+      expectNew: !namesRender(release.status, rendered.renderRef),
+    });
+    deps.memory.mayBeStored.get(release.metadata.uid ?? '')?.add(rendered.renderRef);
+    return undefined;
+  } catch (err) {
+    const msg = `storing render ${rendered.renderRef}: ${errorMessage(err)}`;
+    return failedBeforeApply(new PersistFailedError(msg, { cause: err }), notes);
+  }
+}
+
+/** HOOKS (docs/design.md#hooks): PreSync hooks of R run here, before wave 0, and gate the waves. */
+async function preSync(run: Run): Promise<SyncResult | undefined> {
+  const pre = await preSyncStep(run.hookInput);
+  run.notes.push(...pre.notes);
+  return hookStop(pre, run, false);
+}
+
+/** Keys an interrupted sync left pending: kept when in R, deleted when they left it (docs/design.md#reconcile-order). */
+async function settle(run: Run): Promise<SyncResult | undefined> {
+  const { input, deps, notes } = run;
+  const { release, rendered } = input;
+  try {
+    const writer = new InventoryWriter(deps.local, release, await openInventory(deps, release));
+    run.writer = writer;
+    notes.push(...(await settleInterrupted(rendered.render.objects, writer, release, rendered.target)));
+    return undefined;
+  } catch (err) {
+    const error = new ApplyFailedError(`recording the inventory: ${errorMessage(err)}`, { cause: err });
+    return failedSync(error, run);
+  }
+}
+
+/** Prune (docs/design.md#prune) after the last wave, then the hooks that left the render. */
+async function prune(run: Run): Promise<SyncResult | undefined> {
+  const { input, hookInput, notes } = run;
+  const { release, rendered } = input;
+  try {
+    const writer = opened(run);
+    const pruned = await pruneLeft(release, rendered.render.objects, writer, rendered.target);
+    if (pruned.deleted > 0) notes.push(`pruned ${pruned.deleted} objects that left the render`);
+    if (pruned.foreign > 0) notes.push(foreignNote(pruned.foreign, 'left the render'));
+    // HOOKS (docs/design.md#hooks): hooks that left the render go with the prune, their workloads too.
+    const departed = await pruneDepartedHooks(hookInput, writer);
+    if (departed > 0) notes.push(`removed ${departed} hooks that left the render`);
+    return undefined;
+  } catch (err) {
+    return failedSync(new PruneFailedError(`prune failed: ${errorMessage(err)}`, { cause: err }), run);
+  }
+}
+
+/** HOOKS (docs/design.md#hooks): PostSync hooks of R, once every object of R is applied (and Healthy). */
+async function postSync(run: Run): Promise<SyncResult | undefined> {
+  const post = await postSyncStep({ ...run.hookInput, now: run.deps.now() }, opened(run));
+  run.notes.push(...post.notes);
+  return hookStop(post, run, true);
 }
 
 /**
