@@ -15,7 +15,7 @@ import { nameOf, namespaceOf } from '../../../lib/names.ts';
 import type { Render } from '../../../render/types.ts';
 import type { ReconcileResult } from '../../../runtime/index.ts';
 import { decideUnreachable, stepNeedsTarget } from '../decide/deletion-target.ts';
-import { deletionPlan, forcedAtOf } from '../decide/hooks/index.ts';
+import { type DeletionStep, deletionPlan, forcedAtOf } from '../decide/hooks/index.ts';
 import { releaseStatus } from '../decide/status.ts';
 import type { ReleaseDeps } from '../deps.ts';
 import { HookFailedError, ReleaseError } from '../errors.ts';
@@ -62,8 +62,6 @@ export class DeletionBlockedError extends ReleaseError {
 }
 
 export async function finalize(release: Release, deps: ReleaseDeps): Promise<FinalizeResult> {
-  const _ns = namespaceOf(release);
-  const _name = nameOf(release);
   const policy = release.spec.deletionPolicy ?? 'Delete';
   const render = await deletionRender(release, deps);
   const forcedAt = forcedAtOf(release);
@@ -104,66 +102,9 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
       }
     }
     try {
-      switch (step.kind) {
-        case 'armHooks': {
-          await armHooks(
-            need(target).client,
-            new InventoryWriter(deps.local, release, parts),
-            step.hooks,
-            opts,
-          );
-          const message = `running ${step.phase} hooks: ${step.hooks.map((h) => h.hook.name).join(', ')}`;
-          return { kind: 'deleting', message, notes: [...notes, message] };
-        }
-        case 'waitHooks':
-          if (step.cleanup.length > 0)
-            notes.push(...(await cleanUp(need(target).client, step.cleanup, opts)));
-          return {
-            kind: 'deleting',
-            message: `waiting for ${step.phase} hooks: ${step.running.join(', ')}`,
-            notes,
-          };
-        case 'blocked':
-          if (step.cleanup.length > 0)
-            notes.push(...(await cleanUp(need(target).client, step.cleanup, opts)));
-          return { kind: 'blocked', message: step.message, notes };
-        case 'prune': {
-          if (step.cleanup.length > 0)
-            notes.push(...(await cleanUp(need(target).client, step.cleanup, opts)));
-          const entries = inv?.entries ?? [];
-          // A recorded entry is convoy's unless another Release's uid is on it now; a pending one (noted by
-          // a sync that never recorded it) only when its own uid is. Orphan reads and deletes nothing, so
-          // its target need not be resolved.
-          const plan = await pruneEntries(target, {
-            recorded: entries,
-            pending: inv?.pending ?? [],
-            policy: { deletionPolicy: policy },
-            readLive: policy === 'Delete',
-            releaseUid: release.metadata.uid ?? '',
-          });
-          deleted += plan.toDelete.length;
-          // Every entry leaves, deleted or kept, so the next round sees an inventory with nothing to prune.
-          const writer = new InventoryWriter(deps.local, release, parts);
-          await writer.remove(entries);
-          if (writer.pending.length > 0) await writer.record([], writer.pending);
-          continue;
-        }
-        case 'finalize': {
-          if (step.cleanup.length > 0) {
-            // A hook workload that could not be deleted is retried before the record of it goes.
-            const { errors } = await deleteHookWorkloads(
-              need(target).client,
-              step.cleanup,
-              opts.defaultNamespace,
-            );
-            if (errors[0] !== undefined) throw errors[0];
-          }
-          await dropRecords(release, deps, parts);
-          return { kind: 'finalized', deleted };
-        }
-        default:
-          return assertNever(step);
-      }
+      const done = await carryOut(step, { release, deps, parts, target, notes, policy, opts });
+      if (done.kind !== 'pruned') return done.kind === 'finalized' ? { ...done, deleted } : done;
+      deleted += done.deleted;
     } catch (err) {
       // The target answered, but not as a deletion needs (forbidden, unreachable midway, a webhook).
       if (target === undefined || err instanceof DeletionBlockedError) throw err;
@@ -171,6 +112,83 @@ export async function finalize(release: Release, deps: ReleaseDeps): Promise<Fin
     }
   }
   throw new Error('deletion: the inventory still has entries after pruning them');
+}
+
+/** What one deletion step works with. */
+interface StepContext {
+  readonly release: Release;
+  readonly deps: ReleaseDeps;
+  readonly parts: MergedInventory | undefined;
+  readonly target: Target | undefined;
+  readonly notes: string[];
+  readonly policy: 'Delete' | 'Orphan';
+  readonly opts: ReturnType<typeof hookWorkloadOptions>;
+}
+
+/** Carries out one step of deletionPlan: a result for the pass, or `pruned` to plan again. */
+async function carryOut(
+  step: DeletionStep,
+  c: StepContext,
+): Promise<FinalizeResult | { readonly kind: 'pruned'; readonly deleted: number }> {
+  const { notes, opts } = c;
+  switch (step.kind) {
+    case 'armHooks': {
+      await armHooks(
+        need(c.target).client,
+        new InventoryWriter(c.deps.local, c.release, c.parts),
+        step.hooks,
+        opts,
+      );
+      const message = `running ${step.phase} hooks: ${step.hooks.map((h) => h.hook.name).join(', ')}`;
+      return { kind: 'deleting', message, notes: [...notes, message] };
+    }
+    case 'waitHooks':
+      if (step.cleanup.length > 0) notes.push(...(await cleanUp(need(c.target).client, step.cleanup, opts)));
+      return {
+        kind: 'deleting',
+        message: `waiting for ${step.phase} hooks: ${step.running.join(', ')}`,
+        notes,
+      };
+    case 'blocked':
+      if (step.cleanup.length > 0) notes.push(...(await cleanUp(need(c.target).client, step.cleanup, opts)));
+      return { kind: 'blocked', message: step.message, notes };
+    case 'prune':
+      if (step.cleanup.length > 0) notes.push(...(await cleanUp(need(c.target).client, step.cleanup, opts)));
+      return { kind: 'pruned', deleted: await pruneAll(c) };
+    case 'finalize':
+      if (step.cleanup.length > 0) {
+        // A hook workload that could not be deleted is retried before the record of it goes.
+        const target = need(c.target);
+        const { errors } = await deleteHookWorkloads(target.client, step.cleanup, opts.defaultNamespace);
+        if (errors[0] !== undefined) throw errors[0];
+      }
+      await dropRecords(c.release, c.deps, c.parts);
+      return { kind: 'finalized', deleted: 0 };
+    default:
+      return assertNever(step);
+  }
+}
+
+/**
+ * Prunes every entry (Orphan reads and deletes nothing, so its target need not be resolved): a recorded
+ * entry is convoy's unless another Release's uid is on it now; a pending one (noted by a sync that never
+ * recorded it) only when its own uid is. Every entry leaves, deleted or kept, so the next round sees an
+ * inventory with nothing to prune. Returns how many objects were deleted.
+ */
+async function pruneAll(c: StepContext): Promise<number> {
+  const inv = c.parts?.inventory;
+  const entries = inv?.entries ?? [];
+  const plan = await pruneEntries(c.target, {
+    recorded: entries,
+    pending: inv?.pending ?? [],
+    policy: { deletionPolicy: c.policy },
+    readLive: c.policy === 'Delete',
+    releaseUid: c.release.metadata.uid ?? '',
+  });
+  const writer = new InventoryWriter(c.deps.local, c.release, c.parts);
+  await writer.remove(entries);
+  if (writer.pending.length > 0) await writer.record([], writer.pending);
+  return plan.toDelete.length;
 }
 
 function need(target: Target | undefined): Target {
