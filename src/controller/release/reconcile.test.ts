@@ -41,6 +41,16 @@ function failingClient(calls: string[]): KubeClient {
   });
 }
 
+/** The Release's inventory with these entries. */
+function inventoryOf(entries: InventoryEntry[]): ReleaseInventory {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'ReleaseInventory',
+    metadata: { name: 'web', namespace: 'app' },
+    entries,
+  };
+}
+
 function manifests(n: number): string {
   return Array.from(
     { length: n },
@@ -135,12 +145,7 @@ describe('reconcile + status assembly (property)', () => {
                   ),
                 ],
           );
-        const inventory: ReleaseInventory = {
-          apiVersion: API_VERSION,
-          kind: 'ReleaseInventory',
-          metadata: { name: 'web', namespace: 'app' },
-          entries,
-        };
+        const inventory = inventoryOf(entries);
         const startedAt = formatTime(T0 - s.elapsedMin * 60_000);
         const stamp = (w: string) => ({ renderRef: ref(w), revision: rev, time: formatTime(T0 - 3_600_000) });
         const prior =
@@ -204,12 +209,7 @@ describe('reconcile + status assembly (property)', () => {
         lastHealthy: { ...stamp, renderRef: OLD },
       },
     };
-    const inventory: ReleaseInventory = {
-      apiVersion: API_VERSION,
-      kind: 'ReleaseInventory',
-      metadata: { name: 'web', namespace: 'app' },
-      entries,
-    };
+    const inventory = inventoryOf(entries);
     const d = deps([true, false], inventory, calls);
     const status = releaseStatus(release, await reconcile(release, d), T0);
     assert.equal(status.rollout?.state, 'Succeeded');
@@ -256,12 +256,7 @@ describe('the wave gate (docs/design.md#wave-gate)', () => {
         lastHealthy: { renderRef: OLD, revision: 'inline:old', time: startedAt },
       },
     };
-    const inventory: ReleaseInventory = {
-      apiVersion: API_VERSION,
-      kind: 'ReleaseInventory',
-      metadata: { name: 'web', namespace: 'app' },
-      entries: [cmEntry('cm-0', R, { state: 'Degraded', assessedRenderRef: R })],
-    };
+    const inventory = inventoryOf([cmEntry('cm-0', R, { state: 'Degraded', assessedRenderRef: R })]);
     const after: string[] = [];
     const outcome = await reconcile(release, deps([true], inventory, after));
     // The last healthy render is not stored here: the rollback holds, and R is never synced.
@@ -307,12 +302,7 @@ describe('suspend (docs/design.md#reconcile-order, step 0)', () => {
           lastHealthy: { ...stamp, renderRef: OLD, time: formatTime(T0 - 3_600_000) },
         },
       };
-      const inventory: ReleaseInventory = {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: { name: 'web', namespace: 'app' },
-        entries: [cmEntry('cm-0', R, { state: 'Degraded', assessedRenderRef: R })],
-      };
+      const inventory = inventoryOf([cmEntry('cm-0', R, { state: 'Degraded', assessedRenderRef: R })]);
       const calls: string[] = [];
       const d = deps([true], inventory, calls);
       const reads: string[] = [];

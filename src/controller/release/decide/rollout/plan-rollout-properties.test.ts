@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { MIN, R1, R2, R3, T0 } from './fixtures.ts';
-import { planRollout, startRolloutClock } from './plan-rollout.ts';
+import { type PlanInput, planRollout, startRolloutClock } from './plan-rollout.ts';
 import { D, healthy, pending, rollout, unhealthy } from './plan-rollout-fixtures.ts';
 import { rollbackEligible } from './reasons.ts';
 import { formatTime } from './time.ts';
@@ -43,29 +43,29 @@ describe('planRollout invariants (property)', () => {
     applied: fc.boolean(),
   });
 
+  /** The PlanInput a generated case stands for. */
+  const planInputOf = (x: typeof inputArb extends fc.Arbitrary<infer T> ? T : never): PlanInput => ({
+    render: { renderRef: x.renderRef, revision: 'rev' },
+    prior:
+      x.prior &&
+      rollout(x.prior.state, x.prior.renderRef, x.prior.startedAt === null ? null : T0 + x.prior.startedAt),
+    verdict: x.verdict,
+    now: T0 + x.elapsed,
+    failurePolicy: { deadline: '10m', ...(x.rollback === undefined ? {} : { rollback: x.rollback }) },
+    lastHealthy:
+      x.lastHealthy === undefined
+        ? undefined
+        : { renderRef: x.lastHealthy, revision: 'rev-h', time: formatTime(T0 - D) },
+    forcedSyncPending: x.forced,
+    renderApplied: x.applied,
+  });
+
   test('the next rollout is always of R; a new render always starts Progressing; rollback never targets R', () => {
     fc.assert(
       fc.property(inputArb, (x) => {
-        const prior =
-          x.prior &&
-          rollout(
-            x.prior.state,
-            x.prior.renderRef,
-            x.prior.startedAt === null ? null : T0 + x.prior.startedAt,
-          );
-        const p = planRollout({
-          render: { renderRef: x.renderRef, revision: 'rev' },
-          prior,
-          verdict: x.verdict,
-          now: T0 + x.elapsed,
-          failurePolicy: { deadline: '10m', ...(x.rollback === undefined ? {} : { rollback: x.rollback }) },
-          lastHealthy:
-            x.lastHealthy === undefined
-              ? undefined
-              : { renderRef: x.lastHealthy, revision: 'rev-h', time: formatTime(T0 - D) },
-          forcedSyncPending: x.forced,
-          renderApplied: x.applied,
-        });
+        const input = planInputOf(x);
+        const prior = input.prior;
+        const p = planRollout(input);
         assert.equal(p.next?.renderRef, x.renderRef);
         if (prior === undefined || prior.renderRef !== x.renderRef)
           assert.equal(p.next?.state, 'Progressing');
@@ -86,25 +86,7 @@ describe('planRollout invariants (property)', () => {
   test('R5: planRollout performs no side effect: a frozen input, the same plan twice', () => {
     fc.assert(
       fc.property(inputArb, fc.integer({ min: 0, max: 3 * D }), (x, later) => {
-        const input = deepFreeze({
-          render: { renderRef: x.renderRef, revision: 'rev' },
-          prior:
-            x.prior &&
-            rollout(
-              x.prior.state,
-              x.prior.renderRef,
-              x.prior.startedAt === null ? null : T0 + x.prior.startedAt,
-            ),
-          verdict: x.verdict,
-          now: T0 + x.elapsed,
-          failurePolicy: { deadline: '10m', ...(x.rollback === undefined ? {} : { rollback: x.rollback }) },
-          lastHealthy:
-            x.lastHealthy === undefined
-              ? undefined
-              : { renderRef: x.lastHealthy, revision: 'rev-h', time: formatTime(T0 - D) },
-          forcedSyncPending: x.forced,
-          renderApplied: x.applied,
-        });
+        const input = deepFreeze(planInputOf(x));
         const before = structuredClone(input);
         const first = planRollout(input);
         // Another call in between, at another time, leaves nothing behind that changes the answer.
