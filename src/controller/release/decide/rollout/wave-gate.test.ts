@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { entry, MIN, obj, R1, R2, T0 } from './fixtures.ts';
 import { formatTime } from './time.ts';
-import type { InventoryEntry } from './types.ts';
-import { type WaveGateInput, waveHealthGate } from './wave-gate.ts';
+import type { InventoryEntry, Rollout } from './types.ts';
+import { priorRolloutStartedAt, type WaveGateInput, waveHealthGate } from './wave-gate.ts';
 
 const a = obj('a');
 const b = obj('b');
@@ -172,4 +172,22 @@ describe('waveHealthGate', () => {
       assert.match(d.rollout.message ?? '', /; no rollback: /, name);
     }
   });
+});
+
+test('priorRolloutStartedAt: the prior rollout keeps its clock when it is R, else the clock starts now', () => {
+  const T = Date.UTC(2026, 0, 1, 12);
+  const started = '2026-01-01T11:00:00Z';
+  const R = `sha256:${'d'.repeat(64)}`;
+  const other = `sha256:${'e'.repeat(64)}`;
+  const rows: [string, Rollout | undefined, string][] = [
+    ['no prior rollout', undefined, formatTime(T)],
+    ['the prior is R', { state: 'Progressing', renderRef: R, startedAt: started }, started],
+    ['the prior is R, no clock yet (held by a gate)', { state: 'Progressing', renderRef: R }, formatTime(T)],
+    [
+      'the prior is another render',
+      { state: 'Progressing', renderRef: other, startedAt: started },
+      formatTime(T),
+    ],
+  ];
+  for (const [name, prior, want] of rows) assert.equal(priorRolloutStartedAt(prior, R, T), want, name);
 });

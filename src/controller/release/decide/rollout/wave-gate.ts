@@ -92,11 +92,10 @@ export function waveHealthGate(input: WaveGateInput): WaveGateDecision {
     );
   }
 
-  const prior = input.prior;
   const base = {
     renderRef: R,
     revision: render.revision,
-    startedAt: (prior?.renderRef === R ? prior.startedAt : undefined) ?? formatTime(now),
+    startedAt: priorRolloutStartedAt(input.prior, R, now),
     finishedAt: formatTime(now),
     reason: RolloutReason.WaveTimeout,
   };
@@ -114,6 +113,14 @@ export function waveHealthGate(input: WaveGateInput): WaveGateDecision {
     rollout: { ...base, state: 'Failed', message: `${waiting}: ${timedOut}; no rollback: ${blocker}` },
     action: 'stop',
   };
+}
+
+/**
+ * priorRolloutStartedAt (the seed's name): the startedAt of the prior rollout when it is R's, so a wave
+ * timeout keeps R's clock; otherwise now, the moment the transition opens and closes R's rollout.
+ */
+export function priorRolloutStartedAt(prior: Rollout | undefined, R: string, now: number): string {
+  return (prior?.renderRef === R ? prior.startedAt : undefined) ?? formatTime(now);
 }
 
 function count(some: readonly unknown[], all: readonly unknown[]): string {
