@@ -14,7 +14,7 @@ const LAYERS = [
   ['store', ['lib', 'api', 'kube', 'render']],
   ['rules', ['lib', 'api']],
   // Reading Argo CD Applications and Flux objects into Releases (convoy import): pure conversions.
-  ['import', ['lib', 'api']],
+  ['import', ['lib', 'api', 'render']],
   // Test and dev infrastructure: the local control plane and the tool binaries.
   ['testenv', ['lib', 'api', 'kube', 'render']],
   ['controller', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules']],
