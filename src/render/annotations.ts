@@ -112,3 +112,16 @@ export function hookOf(annotations: Readonly<Record<string, string>> | undefined
       policy === undefined ? [] : splitPolicies(policy).filter((p) => isOneOf(HOOK_DELETE_POLICIES, p)),
   };
 }
+
+/** Helm's keep: an object so annotated outlives `helm uninstall`, and convoy's prune and deletion too. */
+export const HELM_RESOURCE_POLICY = 'helm.sh/resource-policy';
+
+/**
+ * Why a live object must never be deleted by prune or deletion (docs/design.md#prune): convoy's
+ * `prune: disabled`, or Helm's `helm.sh/resource-policy: keep`, as it reads on the object. Undefined: no keep.
+ */
+export function keptBy(annotations: Readonly<Record<string, string>> | undefined): string | undefined {
+  if (annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) return `${ANNOTATION_PRUNE}: ${PRUNE_DISABLED}`;
+  if (annotations?.[HELM_RESOURCE_POLICY]?.trim() === 'keep') return `${HELM_RESOURCE_POLICY}: keep`;
+  return undefined;
+}

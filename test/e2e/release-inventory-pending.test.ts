@@ -39,12 +39,15 @@ async function namespace(name: string) {
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
-function inlineRelease(ns: string, name: string, manifests: string): Release {
+function inlineRelease(ns: string, name: string, manifests: string, pruneCRDs = false): Release {
   return {
     apiVersion: API_VERSION,
     kind: 'Release',
     metadata: { name, namespace: ns },
-    spec: { source: { inline: { manifests } }, syncPolicy: { interval: '1s' } },
+    spec: {
+      source: { inline: { manifests } },
+      syncPolicy: { interval: '1s', ...(pruneCRDs ? { pruneCRDs } : {}) },
+    },
   };
 }
 
@@ -98,7 +101,12 @@ const crdRef = (name: string) => ({
   name,
 });
 type Meta = {
-  metadata: { uid?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  metadata: {
+    uid?: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
 };
 
 async function eventsOf(ns: string, name: string) {
@@ -119,8 +127,11 @@ async function sharedManagerIn(ns: string): Promise<void> {
 /** Creates Release ns/app of the given YAML documents. */
 const createApp = (ns: string, ...documents: string[]) =>
   client.create(inlineRelease(ns, 'app', docs(...documents)));
+/** The same with spec.syncPolicy.pruneCRDs: true, so deleting the Release deletes its CRDs too. */
+const createAppPruningCrds = (ns: string, ...documents: string[]) =>
+  client.create(inlineRelease(ns, 'app', docs(...documents), true));
 
-test('a CRD applied and its custom resource rejected: the CRD is recorded, the resource stays pending, the condition names it; deletion takes both', async () => {
+test('a CRD applied and its custom resource rejected: the CRD is recorded, the resource stays pending, the condition names it; deletion keeps the CRD unless pruneCRDs', async () => {
   const ns = 'pending-crd';
   await sharedManagerIn(ns);
   // The Gadget's spec.size is not the integer its CRD asks for: the dry run cannot check it (its CRD is
@@ -158,17 +169,17 @@ test('a CRD applied and its custom resource rejected: the CRD is recorded, the r
   );
 
   await deleteReleaseAndWait(client, ns, 'app');
-  await waitFor(
-    'the CRD deleted with it',
-    async () => (await client.get(crdRef('gadgets.example.com'))) === undefined,
-    { timeoutMs: 60_000 },
-  );
+  // Deleting a CRD deletes every custom resource of its kind cluster-wide: without syncPolicy.pruneCRDs
+  // it outlives the Release (the Release is gone, so nothing of convoy's will touch it again).
+  const kept = await client.get<Meta>(crdRef('gadgets.example.com'));
+  assert.ok(kept !== undefined && kept.metadata.deletionTimestamp === undefined, 'the CRD is kept');
+  await client.delete(crdRef('gadgets.example.com'));
 });
 
 test('a CRD of a later wave than its custom resource applies first, in one go', async () => {
   const ns = 'pending-crd-order';
   await sharedManagerIn(ns);
-  await createApp(
+  await createAppPruningCrds(
     ns,
     cr('Sprocket', 's', ns, wave(0)),
     crd('sprockets', 'Sprocket', wave(2)),
@@ -194,6 +205,50 @@ test('a CRD of a later wave than its custom resource applies first, in one go', 
   assert.equal(inv?.pending, undefined);
   assert.ok(await client.get({ apiVersion: 'example.com/v1', kind: 'Sprocket', namespace: ns, name: 's' }));
   await deleteReleaseAndWait(client, ns, 'app');
+  await waitFor(
+    'the CRD deleted with the Release that opted in with pruneCRDs',
+    async () => (await client.get(crdRef('sprockets.example.com'))) === undefined,
+    { timeoutMs: 60_000 },
+  );
+});
+
+test("helm.sh/resource-policy: keep and convoy's prune: disabled keep an object through prune and deletion", async () => {
+  const ns = 'pending-keep';
+  await sharedManagerIn(ns);
+  const data = 'data: {k: v}\n';
+  const helmKeep = namespaced(
+    'v1',
+    'ConfigMap',
+    ns,
+    'helm-keep',
+    { 'helm.sh/resource-policy': 'keep' },
+    data,
+  );
+  const convoyKeep = namespaced(
+    'v1',
+    'ConfigMap',
+    ns,
+    'convoy-keep',
+    { 'convoy.kumodo.io/prune': 'disabled' },
+    data,
+  );
+  const plain = (name: string) => namespaced('v1', 'ConfigMap', ns, name, {}, data);
+  await createApp(ns, helmKeep, convoyKeep, plain('left'), plain('stays'));
+  await waitForReady(client, ns, 'app', readyWith(), 'Ready');
+  const ref = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name });
+  // 'left' and the Helm-kept object leave the render: the prune deletes only 'left'
+  await mergePatch(client, releaseRef(ns, 'app'), {
+    spec: { source: { inline: { manifests: docs(convoyKeep, plain('stays')) } } },
+  });
+  await waitFor(
+    'the ConfigMap that left the render pruned',
+    async () => (await client.get(ref('left'))) === undefined,
+  );
+  assert.ok(await client.get(ref('helm-keep')), 'helm.sh/resource-policy: keep outlives the prune');
+  await deleteReleaseAndWait(client, ns, 'app');
+  assert.equal(await client.get(ref('stays')), undefined, 'deletion deletes the rest');
+  assert.ok(await client.get(ref('convoy-keep')), 'prune: disabled outlives the Release');
+  assert.ok(await client.get(ref('helm-keep')), 'and so does the Helm-kept object');
 });
 
 test('killed between applying a wave and recording it: the next process records what stays and prunes what left, any kind, never on the label alone', async () => {

@@ -287,6 +287,13 @@ const SyncPolicySchema = Type.Object({
     Duration({ description: 'Source poll and reconcile interval; unset or "0": no periodic pass.' }),
   ),
   prune: Type.Optional(Type.Boolean({ default: true, description: 'Delete objects that left the render.' })),
+  pruneCRDs: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'Let prune and deletion delete CustomResourceDefinitions (and so every custom resource of their kinds in the cluster). Off: a CRD only leaves the inventory.',
+    }),
+  ),
   selfHeal: Type.Optional(
     Type.Boolean({ default: false, description: 'Re-apply when live objects drift from the render.' }),
   ),

@@ -2,14 +2,16 @@
 // the object a server-side dry-run apply (as convoy: field manager `convoy`, the release label added)
 // would leave, against the object as it is, like `kubectl diff` — and the objects it would prune.
 // Exit codes as kubectl diff: 0 no differences, 1 differences, 2 error.
-import { ANNOTATION_PRUNE, FIELD_MANAGERS, PRUNE_DISABLED } from '../../api/constants.ts';
+import { ANNOTATION_PRUNE, FIELD_MANAGERS } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
+import { isCRD } from '../../controller/release/decide/sync/index.ts';
 import { applyObject } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../lib/names.ts';
+import { keptBy } from '../../render/annotations.ts';
 import { entryRef, objectKey } from '../../render/keys.ts';
 import { labelled } from '../../render/labelled.ts';
 import { maskSecretPair } from '../../render/secret-mask.ts';
@@ -153,8 +155,13 @@ export async function printDiff(
       );
       continue;
     }
-    if (live?.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) {
-      ctx.print(`keep   ${objectName(e)} (left the render; ${ANNOTATION_PRUNE}: ${PRUNE_DISABLED})`);
+    const keep = keptBy(live?.metadata.annotations);
+    if (keep !== undefined) {
+      ctx.print(`keep   ${objectName(e)} (left the render; ${keep})`);
+    } else if (isCRD(e) && release.spec.syncPolicy?.pruneCRDs !== true) {
+      ctx.print(
+        `keep   ${objectName(e)} (left the render; a CustomResourceDefinition is deleted only with syncPolicy.pruneCRDs: true)`,
+      );
     } else {
       prunedCount++;
       ctx.print(paint('red', `prune  ${objectName(e)} (left the render)`, ctx.colour));

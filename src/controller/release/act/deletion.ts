@@ -17,6 +17,7 @@ import type { ReconcileResult } from '../../../runtime/index.ts';
 import { decideUnreachable, stepNeedsTarget } from '../decide/deletion-target.ts';
 import { type DeletionStep, deletionPlan, forcedAtOf } from '../decide/hooks/index.ts';
 import { releaseStatus } from '../decide/status.ts';
+import { crdsKeptNote } from '../decide/sync/index.ts';
 import type { ReleaseDeps } from '../deps.ts';
 import { HookFailedError, ReleaseError } from '../errors.ts';
 import { noAttempt, noRollout, type Outcome } from '../outcome.ts';
@@ -182,12 +183,14 @@ async function pruneAll(c: StepContext): Promise<number> {
     recorded: entries,
     pending: inv?.pending ?? [],
     policy: { deletionPolicy: c.policy },
+    pruneCRDs: c.release.spec.syncPolicy?.pruneCRDs === true,
     readLive: c.policy === 'Delete',
     releaseUid: c.release.metadata.uid ?? '',
   });
   const writer = new InventoryWriter(c.deps.local, c.release, c.parts);
   await writer.remove(entries);
   if (writer.pending.length > 0) await writer.record([], writer.pending);
+  if (plan.crdsKept > 0) c.notes.push(crdsKeptNote(plan.crdsKept));
   return plan.toDelete.length;
 }
 

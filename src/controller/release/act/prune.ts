@@ -2,13 +2,15 @@
 // for this Release's uid, and not opted out with prune: disabled), delete them in pruneSet's order, and
 // settle the keys an interrupted sync left pending (docs/design.md#field-ownership). Used by stageSync,
 // applyLastHealthy (docs/design.md#apply-last-healthy) and deletion (docs/design.md#deletion).
-import { ANNOTATION_PRUNE, ANNOTATION_RELEASE_UID, PRUNE_DISABLED } from '../../../api/constants.ts';
+import { ANNOTATION_RELEASE_UID } from '../../../api/constants.ts';
 import type { InventoryKey, Release } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
+import { keptBy } from '../../../render/annotations.ts';
 import { entryRef, keyString, objectKey } from '../../../render/keys.ts';
 import type { Obj } from '../../../render/types.ts';
 import { forEachBounded } from '../../../runtime/index.ts';
 import {
+  crdsKeptNote,
   entryKey,
   entryKindRank,
   type LiveMarks,
@@ -42,6 +44,7 @@ export async function settleInterrupted(
     recorded: [],
     pending: leaving.filter((p) => !recorded.has(entryKey(p))),
     policy: { prune: release.spec.syncPolicy?.prune ?? true },
+    pruneCRDs: release.spec.syncPolicy?.pruneCRDs === true,
     readLive: true,
     releaseUid: release.metadata.uid ?? '',
   });
@@ -50,6 +53,7 @@ export async function settleInterrupted(
   if (plan.toDelete.length > 0)
     notes.push(`pruned ${plan.toDelete.length} objects an interrupted sync applied and left the render`);
   if (plan.notOurs > 0) notes.push(foreignNote(plan.notOurs, 'an interrupted sync noted'));
+  if (plan.crdsKept > 0) notes.push(crdsKeptNote(plan.crdsKept));
   return notes;
 }
 
@@ -63,11 +67,12 @@ export async function pruneEntries(
   input: Omit<PruneInput, 'marks'> & { readonly readLive: boolean; readonly releaseUid: string },
 ): Promise<PruneDecision> {
   const { recorded, pending, policy } = input;
-  if (recorded.length === 0 && pending.length === 0) return { toDelete: [], toForget: [], notOurs: 0 };
+  if (recorded.length === 0 && pending.length === 0)
+    return { toDelete: [], toForget: [], notOurs: 0, crdsKept: 0 };
   const marks = input.readLive
     ? await liveMarks(need(target).readClient, [...recorded, ...pending], input.releaseUid)
     : undefined;
-  const plan = prunePlan({ recorded, pending, policy, marks });
+  const plan = prunePlan({ recorded, pending, policy, marks, pruneCRDs: input.pruneCRDs });
   if (plan.toDelete.length > 0) await deleteInOrder(need(target).client, plan.toDelete);
   return plan;
 }
@@ -97,19 +102,20 @@ export async function pruneLeft(
   objects: readonly Obj[],
   writer: InventoryWriter,
   target: Pick<Target, 'client' | 'readClient'>,
-): Promise<{ readonly deleted: number; readonly foreign: number }> {
+): Promise<{ readonly deleted: number; readonly foreign: number; readonly crdsKept: number }> {
   const renderKeys = new Set(objects.map((o) => keyString(objectKey(o))));
   const leaving = writer.entries.filter((e) => !renderKeys.has(entryKey(e)));
-  if (leaving.length === 0) return { deleted: 0, foreign: 0 };
+  if (leaving.length === 0) return { deleted: 0, foreign: 0, crdsKept: 0 };
   const plan = await pruneEntries(target, {
     recorded: leaving,
     pending: [],
     policy: { prune: release.spec.syncPolicy?.prune ?? true },
+    pruneCRDs: release.spec.syncPolicy?.pruneCRDs === true,
     readLive: true,
     releaseUid: release.metadata.uid ?? '',
   });
   await writer.remove([...plan.toDelete, ...plan.toForget]);
-  return { deleted: plan.toDelete.length, foreign: plan.notOurs };
+  return { deleted: plan.toDelete.length, foreign: plan.notOurs, crdsKept: plan.crdsKept };
 }
 
 /** Reads the live object of each entry (16 at once) for what prune must know before deleting it. */
@@ -131,7 +137,7 @@ async function liveMarks(
       marks.absent.add(key);
       return;
     }
-    if (live.metadata.annotations?.[ANNOTATION_PRUNE] === PRUNE_DISABLED) marks.disabled.add(key);
+    if (keptBy(live.metadata.annotations) !== undefined) marks.disabled.add(key);
     const owner = live.metadata.annotations?.[ANNOTATION_RELEASE_UID];
     if (appliedBy(live, releaseUid)) marks.ours.add(key);
     else if (owner !== undefined) marks.foreign.add(key);

@@ -16,6 +16,7 @@ import { releaseLabelValue } from '../../../store/layout.ts';
 import { completeWaves, formatTime } from '../decide/rollout/index.ts';
 import {
   appliedCollector,
+  crdsKeptNote,
   inventoryEntriesForWave,
   recordWaveStart,
   selfHealNote,
@@ -255,6 +256,7 @@ async function prune(run: Run): Promise<SyncResult | undefined> {
     const pruned = await pruneLeft(release, rendered.render.objects, writer, rendered.target);
     if (pruned.deleted > 0) notes.push(`pruned ${pruned.deleted} objects that left the render`);
     if (pruned.foreign > 0) notes.push(foreignNote(pruned.foreign, 'left the render'));
+    if (pruned.crdsKept > 0) notes.push(crdsKeptNote(pruned.crdsKept));
     // HOOKS (docs/design.md#hooks): hooks that left the render go with the prune, their workloads too.
     const departed = await pruneDepartedHooks(hookInput, writer);
     if (departed > 0) notes.push(`removed ${departed} hooks that left the render`);

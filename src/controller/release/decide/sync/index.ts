@@ -34,7 +34,9 @@ export {
   versionOf,
 } from './inventory.ts';
 export {
+  crdsKeptNote,
   entryKindRank,
+  isCRD,
   type LiveMarks,
   type PruneDecision,
   type PruneInput,

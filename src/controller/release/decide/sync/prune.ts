@@ -81,12 +81,22 @@ export interface PruneInput {
   readonly policy: { readonly prune: boolean } | { readonly deletionPolicy: 'Delete' | 'Orphan' };
   /** Undefined when the live objects were not read (a deletion that orphans): nothing is deleted. */
   readonly marks: LiveMarks | undefined;
+  /**
+   * spec.syncPolicy.pruneCRDs: whether a CustomResourceDefinition may be deleted at all. Deleting one
+   * deletes every custom resource of its kind in the whole cluster, so without the opt-in it only leaves
+   * the inventory.
+   */
+  readonly pruneCRDs: boolean;
 }
 
 export interface PruneDecision extends PrunePlan {
   /** Left in place because nothing proves they are convoy's (the note says so). */
   readonly notOurs: number;
+  /** CustomResourceDefinitions that would have been deleted but for pruneCRDs unset (the note says so). */
+  readonly crdsKept: number;
 }
+
+export const isCRD = (k: InventoryKey): boolean => entryKindRank(k) === 1;
 
 /**
  * The one prune decision of sync, rollback, the settling of an interrupted sync and deletion
@@ -99,23 +109,37 @@ export function prunePlan(input: PruneInput): PruneDecision {
   const leaving = [...input.recorded, ...pending];
   if (marks === undefined) {
     const plan = pruneSet(leaving, new Set(), { prune: false, isPruneDisabled: () => true });
-    return { ...plan, notOurs: 0 };
+    return { ...plan, notOurs: 0, crdsKept: 0 };
   }
   const notOurs = (k: InventoryKey): boolean => {
     const key = entryKey(k);
     return recorded.has(key) ? marks.foreign.has(key) : !marks.absent.has(key) && !marks.ours.has(key);
   };
-  const plan = pruneSet(leaving, new Set(), {
+  const options = {
     prune: 'prune' in input.policy ? input.policy.prune : true,
     // A pending key with no live object is not deleted either: nothing proves it was ever convoy's.
-    isPruneDisabled: (k) => {
+    isPruneDisabled: (k: InventoryKey) => {
       const key = entryKey(k);
       return marks.disabled.has(key) || (recorded.has(key) ? marks.foreign.has(key) : !marks.ours.has(key));
     },
     ...('deletionPolicy' in input.policy
       ? { deletion: { deletionPolicy: input.policy.deletionPolicy } }
       : {}),
-  });
+  };
+  const unguarded = pruneSet(leaving, new Set(), options);
   const counted = leaving.filter(notOurs).length;
-  return { ...plan, notOurs: counted };
+  if (input.pruneCRDs) return { ...unguarded, notOurs: counted, crdsKept: 0 };
+  const plan = pruneSet(leaving, new Set(), {
+    ...options,
+    isPruneDisabled: (k: InventoryKey) => isCRD(k) || options.isPruneDisabled(k),
+  });
+  return { ...plan, notOurs: counted, crdsKept: unguarded.toDelete.filter(isCRD).length };
+}
+
+/** The note (and so the Event) for the CustomResourceDefinitions a prune left in place. */
+export function crdsKeptNote(n: number): string {
+  return (
+    `left ${n} CustomResourceDefinitions in place: deleting one deletes every custom resource of its kind ` +
+    'in the cluster; set spec.syncPolicy.pruneCRDs: true to let convoy delete them'
+  );
 }
