@@ -75,6 +75,8 @@ export const ANNOTATION_SYNC_WAVE = `${prefix}sync-wave`;
 export const ANNOTATION_HOOK = `${prefix}hook`;
 export const ANNOTATION_HOOK_TIMEOUT = `${prefix}hook-timeout`;
 export const ANNOTATION_HOOK_DELETE_POLICY = `${prefix}hook-delete-policy`;
+/** An integer: within a phase, hooks run in ascending weight, each weight once the lower ones succeeded. */
+export const ANNOTATION_HOOK_WEIGHT = `${prefix}hook-weight`;
 export const ANNOTATION_PRUNE = `${prefix}prune`;
 /** Value of ANNOTATION_PRUNE that keeps an object when it leaves the render. */
 export const PRUNE_DISABLED = 'disabled';

@@ -119,7 +119,32 @@ describe('hookOf', () => {
         phase: 'PreSync',
         timeoutMs: 90_000,
         deletePolicies: ['HookSucceeded', 'HookFailed'],
+        weight: 0,
       },
     );
+  });
+  it('reads the weight, a signed integer as Helm writes it', () => {
+    const rows: [string, number][] = [
+      ['-5', -5],
+      ['10', 10],
+      [' 3 ', 3],
+      ['+2', 2],
+    ];
+    for (const [w, want] of rows)
+      assert.equal(hookOf({ [`${A}hook`]: 'PreSync', [`${A}hook-weight`]: w })?.weight, want, w);
+  });
+});
+
+describe('hook-weight is checked', () => {
+  const key = { group: 'batch', version: 'v1', kind: 'Job', namespace: 'ns', name: 'j' };
+  it('refuses what is not an integer, and a weight without a hook', () => {
+    for (const bad of ['1.5', 'heavy', ''])
+      assert.match(
+        checkAnnotations(key, { [`${A}hook`]: 'PreSync', [`${A}hook-weight`]: bad }).join('\n'),
+        /hook-weight must be an integer/,
+        bad,
+      );
+    assert.match(checkAnnotations(key, { [`${A}hook-weight`]: '1' }).join('\n'), /hook-weight is set but/);
+    assert.deepEqual(checkAnnotations(key, { [`${A}hook`]: 'PreSync', [`${A}hook-weight`]: '-3' }), []);
   });
 });

@@ -5,6 +5,7 @@ import {
   ANNOTATION_HOOK,
   ANNOTATION_HOOK_DELETE_POLICY,
   ANNOTATION_HOOK_TIMEOUT,
+  ANNOTATION_HOOK_WEIGHT,
   ANNOTATION_PRUNE,
   ANNOTATION_SYNC_WAVE,
   HOOK_PHASES,
@@ -23,6 +24,8 @@ export type HookSpec = {
   /** Milliseconds; undefined: the hook runner's default. */
   readonly timeoutMs: number | undefined;
   readonly deletePolicies: readonly HookDeletePolicy[];
+  /** convoy.kumodo.io/hook-weight (Helm's helm.sh/hook-weight); 0 when absent. */
+  readonly weight: number;
 };
 
 /** Hooks run a workload to completion, so only the two kinds that complete may be hooks. */
@@ -50,10 +53,12 @@ export function checkAnnotations(key: ObjectKey, annotations: Readonly<Record<st
   const phase = annotations[ANNOTATION_HOOK];
   const timeout = annotations[ANNOTATION_HOOK_TIMEOUT];
   const policy = annotations[ANNOTATION_HOOK_DELETE_POLICY];
+  const weight = annotations[ANNOTATION_HOOK_WEIGHT];
   if (phase === undefined) {
     for (const [name, value] of [
       [ANNOTATION_HOOK_TIMEOUT, timeout],
       [ANNOTATION_HOOK_DELETE_POLICY, policy],
+      [ANNOTATION_HOOK_WEIGHT, weight],
     ] as const) {
       if (value !== undefined) problems.push(`${name} is set but ${ANNOTATION_HOOK} is not`);
     }
@@ -70,6 +75,11 @@ export function checkAnnotations(key: ObjectKey, annotations: Readonly<Record<st
   if (timeout !== undefined && timeoutMs(timeout) === undefined) {
     problems.push(
       `${ANNOTATION_HOOK_TIMEOUT} must be a positive duration such as "5m" or "1h30m", not ${JSON.stringify(timeout)}`,
+    );
+  }
+  if (weight !== undefined && hookWeight(weight) === undefined) {
+    problems.push(
+      `${ANNOTATION_HOOK_WEIGHT} must be an integer such as "-5" or "10", not ${JSON.stringify(weight)}`,
     );
   }
   if (policy !== undefined) {
@@ -110,7 +120,15 @@ export function hookOf(annotations: Readonly<Record<string, string>> | undefined
     timeoutMs: timeout === undefined ? undefined : timeoutMs(timeout),
     deletePolicies:
       policy === undefined ? [] : splitPolicies(policy).filter((p) => isOneOf(HOOK_DELETE_POLICIES, p)),
+    weight: hookWeight(annotations[ANNOTATION_HOOK_WEIGHT] ?? '0') ?? 0,
   };
+}
+
+/** A hook weight as Helm writes it: a (possibly signed) integer in a string. */
+export function hookWeight(value: string): number | undefined {
+  const v = value.trim();
+  if (!/^[-+]?\d{1,9}$/.test(v)) return undefined;
+  return Number(v);
 }
 
 /** Helm's keep: an object so annotated outlives `helm uninstall`, and convoy's prune and deletion too. */

@@ -110,6 +110,29 @@ spec:
         envFrom: [{configMapRef: {name: {{ .Release.Name }}-config}}]
 `,
     'app/templates/migrate.yaml': HELM_MIGRATE_HOOK,
+    // As argo-cd's chart has it: a pre-install ServiceAccount and a lower-weight Job that runs under it.
+    'app/templates/secret-init.yaml': `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: secret-init
+  annotations: {helm.sh/hook: "pre-install,pre-upgrade", helm.sh/hook-weight: "-5"}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: secret-init
+  annotations:
+    helm.sh/hook: pre-install,pre-upgrade
+    helm.sh/hook-weight: "-1"
+    helm.sh/hook-delete-policy: before-hook-creation
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      serviceAccountName: secret-init
+      restartPolicy: Never
+      containers: [{name: init, image: registry.invalid/init:1}]
+`,
     'app/templates/notify.yaml': `apiVersion: batch/v1
 kind: Job
 metadata:
@@ -208,6 +231,18 @@ describe('render.type Helm', { concurrency: true }, () => {
       assert.equal(hooks.get('notify')?.phase, 'PostSync', 'post-install,post-upgrade → PostSync');
       assert.equal(hooks.get('migrate')?.state, 'Succeeded');
       assert.equal(hooks.has('smoke'), false, 'test hooks are left out');
+      // The pre-install ServiceAccount went in before the Job that runs under it, and the weight -1 Job
+      // finished before the weight 0 one was created.
+      assert.equal(hooks.get('secret-init')?.state, 'Succeeded');
+      assert.ok(
+        inv?.entries?.some(
+          (e) => e.kind === 'ServiceAccount' && e.name === 'secret-init' && e.renderRef === R1,
+        ),
+        'the hook ServiceAccount is recorded with R',
+      );
+      const finished = Date.parse(hooks.get('secret-init')?.finishedAt ?? '');
+      const created = Date.parse(hooks.get('migrate')?.createdAt ?? '');
+      assert.ok(finished <= created, `secret-init finished ${finished}, migrate created ${created}`);
 
       // The same files rendered here (as `convoy render`/`convoy diff` do) give the controller's renderRef.
       const local = await renderFiles(

@@ -1,7 +1,7 @@
 // Helm hooks as convoy hooks: a table of helm.sh/hook values on Jobs, Pods and other kinds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mapHelmHook } from './hooks.ts';
+import { helmHookResourcePhase, mapHelmHook } from './hooks.ts';
 
 const job = (annotations: Record<string, string>) => ({
   apiVersion: 'batch/v1',
@@ -55,4 +55,30 @@ describe('mapHelmHook', () => {
     assert.equal(hookOf(mapHelmHook(cm({ 'helm.sh/hook': 'pre-install' }))), 'object');
     assert.equal(hookOf(mapHelmHook(cm({ 'helm.sh/hook': 'post-delete' }))), 'dropped');
   });
+  it('maps the weight, and leaves out one Helm would not read', () => {
+    const weightOf = (w: string) => {
+      const o = mapHelmHook(job({ 'helm.sh/hook': 'pre-install', 'helm.sh/hook-weight': w }));
+      const md = o?.metadata as { annotations?: Record<string, string> } | undefined;
+      return md?.annotations?.['convoy.kumodo.io/hook-weight'];
+    };
+    assert.equal(weightOf('-5'), '-5');
+    assert.equal(weightOf('0'), '0');
+    assert.equal(weightOf('abc'), undefined);
+  });
+});
+
+describe('helmHookResourcePhase', () => {
+  const rows: [string, Record<string, string> | undefined, string | undefined][] = [
+    ['no annotations', undefined, undefined],
+    ['an ordinary object', {}, undefined],
+    ['pre-install', { 'helm.sh/hook': 'pre-install' }, 'PreSync'],
+    ['pre-install,pre-upgrade', { 'helm.sh/hook': 'pre-install,pre-upgrade' }, 'PreSync'],
+    [
+      'post-install: its wave applies it before PostSync anyway',
+      { 'helm.sh/hook': 'post-install' },
+      undefined,
+    ],
+  ];
+  for (const [name, annotations, want] of rows)
+    it(name, () => assert.equal(helmHookResourcePhase(annotations), want));
 });

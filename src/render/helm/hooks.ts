@@ -1,9 +1,17 @@
 // Helm's chart hooks as convoy's: a Job or Pod annotated helm.sh/hook becomes a convoy hook of the
-// matching phase, its helm.sh/hook-delete-policy mapped too. Test hooks are left out (convoy runs no
-// `helm test`), and so are rollback hooks (a convoy rollback re-applies a render, it runs no hooks).
-// Another kind under an install/upgrade hook is applied as an ordinary object of the render; under a
-// delete hook it is left out (Helm would create it only while deleting). Pure.
-import { ANNOTATION_HOOK, ANNOTATION_HOOK_DELETE_POLICY, type HookPhase } from '../../api/constants.ts';
+// matching phase, its helm.sh/hook-delete-policy and helm.sh/hook-weight mapped too. Test hooks are left
+// out (convoy runs no `helm test`), and so are rollback hooks (a convoy rollback re-applies a render, it
+// runs no hooks). Another kind under an install/upgrade hook stays an object of the render, applied
+// before the workloads of its phase: a pre-install ServiceAccount, Role or RoleBinding before the PreSync
+// Job that runs under it (helmHookResourcePhase; docs/design.md#hooks). Under a delete hook it is left out
+// (Helm would create it only while deleting). Pure.
+import {
+  ANNOTATION_HOOK,
+  ANNOTATION_HOOK_DELETE_POLICY,
+  ANNOTATION_HOOK_WEIGHT,
+  type HookPhase,
+} from '../../api/constants.ts';
+import { hookWeight } from '../annotations.ts';
 
 const PHASES: Readonly<Record<string, HookPhase | 'drop' | undefined>> = {
   'pre-install': 'PreSync',
@@ -58,6 +66,8 @@ export function mapHelmHook(o: Obj): Obj | undefined {
     .map((p) => DELETE_POLICIES[p])
     .filter((p): p is string => p !== undefined);
   const md = o.metadata as Record<string, unknown>;
+  const weight = annotations['helm.sh/hook-weight'];
+  const weighted = typeof weight === 'string' && hookWeight(weight) !== undefined;
   return {
     ...o,
     metadata: {
@@ -66,7 +76,21 @@ export function mapHelmHook(o: Obj): Obj | undefined {
         ...annotations,
         [ANNOTATION_HOOK]: phase,
         ...(policies.length === 0 ? {} : { [ANNOTATION_HOOK_DELETE_POLICY]: policies.join(',') }),
+        ...(weighted ? { [ANNOTATION_HOOK_WEIGHT]: String(hookWeight(weight)) } : {}),
       },
     },
   };
+}
+
+/**
+ * The phase of a Helm hook resource that is not a workload (a ServiceAccount, Role, ConfigMap… under
+ * helm.sh/hook): PreSync for pre-install/pre-upgrade, whose objects must be live before the phase's Jobs
+ * and Pods run under them; undefined for anything else (an ordinary object, or a post-install resource,
+ * which its wave applies before PostSync anyway).
+ */
+export function helmHookResourcePhase(
+  annotations: Readonly<Record<string, unknown>> | undefined,
+): 'PreSync' | undefined {
+  const names = list(annotations?.['helm.sh/hook']);
+  return names.some((n) => PHASES[n] === 'PreSync') ? 'PreSync' : undefined;
 }

@@ -337,7 +337,9 @@ async function runWave(
   } catch (err) {
     return fail(new ApplyFailedError(`recording wave ${step.wave}: ${errorMessage(err)}`, { cause: err }));
   }
-  run.waves = recordWaveStart(run.waves, R, step.wave, formatTime(deps.now()));
+  // Hook resources are not a wave of their own: the wave gate and its clock know only the waves.
+  if (step.hookResources !== true)
+    run.waves = recordWaveStart(run.waves, R, step.wave, formatTime(deps.now()));
   return undefined;
 }
 

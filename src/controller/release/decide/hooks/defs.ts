@@ -20,6 +20,8 @@ export interface HookDef {
   readonly timeoutMs: number;
   /** Never empty: BeforeHookCreation when the annotation is absent. */
   readonly deletePolicies: readonly HookDeletePolicy[];
+  /** Within a phase, hooks run by ascending weight: a weight starts once every lower one succeeded. */
+  readonly weight: number;
   readonly object: Obj;
 }
 
@@ -50,6 +52,7 @@ export function hookDefs(hooks: readonly Obj[]): HookDef[] {
       namespace: object.metadata.namespace,
       timeoutMs: spec.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
       deletePolicies: spec.deletePolicies.length > 0 ? spec.deletePolicies : DEFAULT_DELETE_POLICIES,
+      weight: spec.weight,
       object,
     });
   }

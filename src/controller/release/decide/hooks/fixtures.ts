@@ -11,12 +11,13 @@ export const NOW = Date.parse('2025-06-01T12:00:00Z');
 export function hookObj(
   name: string,
   phase: HookPhase,
-  opts: { kind?: 'Job' | 'Pod'; namespace?: string; timeout?: string; policy?: string } = {},
+  opts: { kind?: 'Job' | 'Pod'; namespace?: string; timeout?: string; policy?: string; weight?: string } = {},
 ): Obj {
   const kind = opts.kind ?? 'Job';
   const annotations: Record<string, string> = { 'convoy.kumodo.io/hook': phase };
   if (opts.timeout !== undefined) annotations['convoy.kumodo.io/hook-timeout'] = opts.timeout;
   if (opts.policy !== undefined) annotations['convoy.kumodo.io/hook-delete-policy'] = opts.policy;
+  if (opts.weight !== undefined) annotations['convoy.kumodo.io/hook-weight'] = opts.weight;
   return {
     apiVersion: kind === 'Job' ? 'batch/v1' : 'v1',
     kind,

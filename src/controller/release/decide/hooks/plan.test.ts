@@ -233,3 +233,48 @@ describe('finishedState and armedFor', () => {
     assert.equal(armedFor({ ...e, workloadName: 'migrate-old' }, def, R1), false);
   });
 });
+
+describe('planHookPhase: weights, as Helm runs hooks', () => {
+  const weighted = [
+    hookObj('rbac-check', 'PreSync', { weight: '-5' }),
+    hookObj('migrate', 'PreSync', { weight: '0' }),
+    hookObj('seed', 'PreSync'),
+    hookObj('warm', 'PreSync', { weight: '10' }),
+  ];
+  const at = '2025-06-01T11:00:00Z';
+  const done = (name: string) => entry(name, 'PreSync', R1, at, { state: 'Succeeded', finishedAt: T1 });
+  const running = (name: string) => entry(name, 'PreSync', R1, at);
+  const armed = (d: HookPhaseDecision) => (d.kind === 'arm' ? d.hooks.map((h) => h.hook.name) : d.kind);
+  const rows: [string, InventoryHook[], string[] | string][] = [
+    ['nothing run: only the lowest weight is armed', [], ['rbac-check']],
+    ['the lowest weight running: wait, nothing else armed', [running('rbac-check')], 'waiting'],
+    [
+      'the lowest weight succeeded: the next weight, all of it at once',
+      [done('rbac-check')],
+      ['migrate', 'seed'],
+    ],
+    [
+      'every lower weight succeeded: the highest',
+      [done('rbac-check'), done('migrate'), done('seed')],
+      ['warm'],
+    ],
+    [
+      'all succeeded: the phase succeeded',
+      [done('rbac-check'), done('migrate'), done('seed'), done('warm')],
+      'succeeded',
+    ],
+  ];
+  for (const [name, entries, want] of rows)
+    it(name, () => assert.deepEqual(armed(plan({ hooks: weighted, entries })), want));
+
+  it('a failed weight fails the phase and the higher weights never run', () => {
+    const failed = entry('rbac-check', 'PreSync', R1, at, {
+      state: 'Failed',
+      reason: 'BackoffLimitExceeded',
+      finishedAt: T1,
+    });
+    const d = plan({ hooks: weighted, entries: [failed] });
+    assert.equal(d.kind, 'failed');
+    assert.equal(d.kind === 'failed' ? d.hook : '', 'rbac-check');
+  });
+});

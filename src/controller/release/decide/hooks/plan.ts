@@ -152,6 +152,30 @@ export function planHookPhase(input: PlanHookPhaseInput): HookPhaseDecision {
   const byName = new Map(input.entries.map((e) => [e.name, e]));
   const R = input.renderRef;
 
+  // By ascending weight, as Helm runs them: a weight is armed only once every lower one succeeded.
+  let cleanupSoFar: HookWorkloadRef[] = [];
+  for (const weight of [...new Set(hooks.map((h) => h.weight))].sort((a, b) => a - b)) {
+    const group = hooks.filter((h) => h.weight === weight);
+    const decision = planWeight(group, byName, R, input);
+    if (decision.kind !== 'succeeded') return withCleanup(decision, cleanupSoFar);
+    cleanupSoFar = [...cleanupSoFar, ...decision.cleanup];
+  }
+  return { kind: 'succeeded', cleanup: cleanupSoFar };
+}
+
+/** The earlier weights' workloads to clean up, joined to a decision that carries a cleanup. */
+function withCleanup(d: HookPhaseDecision, earlier: readonly HookWorkloadRef[]): HookPhaseDecision {
+  if (earlier.length === 0 || d.kind === 'none' || d.kind === 'arm') return d;
+  return { ...d, cleanup: [...earlier, ...d.cleanup] };
+}
+
+/** The decision for the hooks of one weight: arm, wait, fail, or all of them succeeded. */
+function planWeight(
+  hooks: readonly HookDef[],
+  byName: ReadonlyMap<string, InventoryHook>,
+  R: string,
+  input: PlanHookPhaseInput,
+): HookPhaseDecision {
   const cleanup: HookWorkloadRef[] = [];
   const toArm: HookArming[] = [];
   const running: string[] = [];

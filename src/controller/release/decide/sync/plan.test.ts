@@ -289,3 +289,57 @@ describe('the results a step stops at', () => {
     assert.equal(failed?.kind === 'failed' ? failed.attempt?.message : failed?.kind, 'boom');
   });
 });
+
+describe("planSync: a chart's pre-install resources go in before its PreSync hooks", () => {
+  const helmHook = (kind: string, name: string, hook: string, extra: Record<string, string> = {}): Obj => ({
+    apiVersion: kind === 'Job' ? 'batch/v1' : 'v1',
+    kind,
+    metadata: { name, namespace: 'app', annotations: { 'helm.sh/hook': hook, ...extra } },
+  });
+  const job = helmHook('Job', 'secret-init', 'pre-install', { 'convoy.kumodo.io/hook': 'PreSync' });
+  const sa = helmHook('ServiceAccount', 'secret-init', 'pre-install,pre-upgrade');
+  const post = helmHook('ConfigMap', 'after', 'post-install');
+  const kinds = (s: SyncStep) =>
+    s.kind === 'wave' ? `${show(s)} [${s.objects.map((o) => o.kind).join(',')}]` : s.kind;
+  test('with PreSync hooks: settle, the resources, PreSync, then the waves without them', () => {
+    const r = { hooks: [job], objects: [sa, cm('a', 0), post] };
+    const plan = planSync({
+      release: base,
+      rendered: { renderRef: renderRef(r), render: r },
+      forced: false,
+      inventory: undefined,
+      now: NOW,
+    });
+    assert.equal(plan.kind, 'sync');
+    assert.deepEqual(plan.kind === 'sync' ? plan.steps.map(kinds) : [], [
+      'dryRun',
+      'persist',
+      'settleInterrupted',
+      'wave 0 (after -): none [ServiceAccount]',
+      'preSync',
+      'wave 0 (after -): none [ConfigMap,ConfigMap]',
+      'prune',
+      'postSync',
+    ]);
+    const first = plan.kind === 'sync' ? plan.steps[3] : undefined;
+    assert.equal(first?.kind === 'wave' ? first.hookResources : undefined, true);
+  });
+  test('without PreSync hooks the resources stay in their waves, the plan as before', () => {
+    const r = { hooks: [], objects: [sa, cm('a', 0)] };
+    const plan = planSync({
+      release: base,
+      rendered: { renderRef: renderRef(r), render: r },
+      forced: false,
+      inventory: undefined,
+      now: NOW,
+    });
+    assert.deepEqual(plan.kind === 'sync' ? plan.steps.map(kinds) : [], [
+      'dryRun',
+      'persist',
+      'settleInterrupted',
+      'wave 0 (after -): none [ServiceAccount,ConfigMap]',
+      'prune',
+      'postSync',
+    ]);
+  });
+});

@@ -11,6 +11,7 @@ import type {
   WaveStatus,
 } from '../../../../api/types.ts';
 import { assertNever } from '../../../../lib/assert-never.ts';
+import { helmHookResourcePhase } from '../../../../render/helm/hooks.ts';
 import { objectKey } from '../../../../render/keys.ts';
 import type { Obj, Render } from '../../../../render/types.ts';
 import type { ReleaseError } from '../../errors.ts';
@@ -76,6 +77,11 @@ export type SyncStep =
       /** The wave before it in R; undefined for the first, which no gate holds. */
       readonly previousWave: number | undefined;
       readonly gate: WaveGatePlan;
+      /**
+       * Helm's pre-install/pre-upgrade resources that are not workloads (a ServiceAccount, a Role…), applied
+       * before the PreSync hooks that run under them; no gate, and no status.waves stamp of their own.
+       */
+      readonly hookResources?: true;
     }
   /** Highest wave first, then the hooks that left the render. */
   | { readonly kind: 'prune' }
@@ -105,17 +111,40 @@ export function planSync(input: PlanInput): SyncPlan {
   if (!forced && upToDate(release, rendered, input.inventory, input.now)) return { kind: 'upToDate' };
   const last = release.status?.lastAttempted;
   const resume = !forced && last?.renderRef === rendered.renderRef && last.reason === 'WaitingForHook';
-  const waves = groupWaves(rendered.render.objects);
+  const preSync = hookDefs(rendered.render.hooks).some((h) => h.phase === 'PreSync');
+  const objects = rendered.render.objects;
+  // HOOKS (docs/design.md#hooks): a chart's pre-install ServiceAccount, Role and RoleBinding go in
+  // before the PreSync Job that runs under them, as Helm creates them; without PreSync hooks they stay
+  // in their waves.
+  const resources = preSync ? objects.filter(isPreSyncResource) : [];
+  const waves = groupWaves(resources.length === 0 ? objects : objects.filter((o) => !isPreSyncResource(o)));
+  const head: SyncStep[] = [
+    ...(resume ? [{ kind: 'resumePostSync' } as const] : []),
+    ...(input.dryRunPassed === true ? [] : [{ kind: 'dryRun' } as const]),
+    { kind: 'persist' },
+  ];
+  const hooksFirst: SyncStep[] =
+    resources.length === 0
+      ? [...(preSync ? [{ kind: 'preSync' } as const] : []), { kind: 'settleInterrupted' }]
+      : [
+          { kind: 'settleInterrupted' },
+          ...groupWaves(resources).map(
+            (w): SyncStep => ({
+              kind: 'wave',
+              wave: w.wave,
+              objects: w.objects,
+              previousWave: undefined,
+              gate: { kind: 'none' },
+              hookResources: true,
+            }),
+          ),
+          { kind: 'preSync' },
+        ];
   return {
     kind: 'sync',
     steps: [
-      ...(resume ? [{ kind: 'resumePostSync' } as const] : []),
-      ...(input.dryRunPassed === true ? [] : [{ kind: 'dryRun' } as const]),
-      { kind: 'persist' },
-      ...(hookDefs(rendered.render.hooks).some((h) => h.phase === 'PreSync')
-        ? [{ kind: 'preSync' } as const]
-        : []),
-      { kind: 'settleInterrupted' },
+      ...head,
+      ...hooksFirst,
       ...waves.map((w, i): SyncStep => {
         const previous = waves[i - 1];
         const spec = release.spec.waves?.find((s) => s.wave === w.wave);
@@ -130,6 +159,9 @@ export function planSync(input: PlanInput): SyncPlan {
     ],
   };
 }
+
+/** A Helm pre-install/pre-upgrade object that is not a workload (src/render/helm/hooks.ts). */
+const isPreSyncResource = (o: Obj): boolean => helmHookResourcePhase(o.metadata.annotations) === 'PreSync';
 
 /**
  * Whether R is applied, recorded and pruned already, and its PreSync and PostSync hooks have run (`now`:
