@@ -1,16 +1,8 @@
-// Table tests of the shard and Cluster-event rules the health and drift loops share.
+// Table tests of the Cluster-event rule the health and drift loops share.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Cluster, Release } from '../api/types.ts';
-import { fnv1a32 } from '../runtime/index.ts';
-import { clusterUpdateMatters, shardOfRelease } from './loop-keys.ts';
-
-const release = (namespace: string, cluster?: string): Release => ({
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'Release',
-  metadata: { name: 'r', namespace },
-  spec: { source: { inline: { manifests: '' } }, ...(cluster ? { cluster: { name: cluster } } : {}) },
-});
+import type { Cluster } from '../api/types.ts';
+import { clusterUpdateMatters } from './loop-keys.ts';
 
 const cluster = (
   ready?: { status: 'True' | 'False' | 'Unknown'; reason: string },
@@ -27,21 +19,6 @@ const cluster = (
         },
       }
     : {}),
-});
-
-describe('shardOfRelease', () => {
-  const count = 11;
-  const rows: [string, Release, Cluster | undefined, number][] = [
-    ['no Cluster: the namespace', release('ns'), undefined, fnv1a32('ns') % count],
-    ['a Cluster not cached yet: its name', release('ns', 'c'), undefined, fnv1a32('ns/c') % count],
-    ['a Cluster without spec.shard: its name', release('ns', 'c'), cluster(), fnv1a32('ns/c') % count],
-    ['a Cluster pinned by spec.shard', release('ns', 'c'), cluster(undefined, 12), 1],
-  ];
-  for (const [name, r, c, want] of rows) it(name, () => assert.equal(shardOfRelease(r, c, count), want));
-  it('the pinned and hashed answers differ in this table (it can tell them apart)', () => {
-    assert.notEqual(fnv1a32('ns/c') % count, 1);
-    assert.notEqual(fnv1a32('ns/c') % count, fnv1a32('ns') % count);
-  });
 });
 
 describe('clusterUpdateMatters', () => {

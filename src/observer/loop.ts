@@ -5,6 +5,7 @@
 
 import { Counter, type Registry } from 'prom-client';
 import { GROUP, VERSION } from '../api/constants.ts';
+import { clusterKeyOfRelease, releaseClusterIndex, releaseShardSubject } from '../api/shard.ts';
 import type { Cluster, Release, ReleaseInventory } from '../api/types.ts';
 import type { MergedInventory } from '../kube/inventory-parts.ts';
 import {
@@ -24,9 +25,10 @@ import {
   type Logger,
   OwnWrites,
   type ReconcileResult,
+  shardOf,
   type UpdateFilter,
 } from '../runtime/index.ts';
-import { clusterUpdateMatters, shardOfRelease } from './loop-keys.ts';
+import { clusterUpdateMatters } from './loop-keys.ts';
 import type { StatusPart } from './status-parts.ts';
 import { type ObserverStatusWriter, queueStatusLoop } from './status-writer.ts';
 
@@ -91,9 +93,7 @@ export class ReleaseLoop {
     this.#byParts = `${spec.name}:${BY_INVENTORY_OF}`;
     this.inventories.addIndex(this.#byParts, inventoryOfIndex);
     const releases = this.releases;
-    releases.addIndex(spec.byClusterIndex, (r) =>
-      r.spec?.cluster?.name ? [`${r.metadata.namespace}/${r.spec.cluster.name}`] : [],
-    );
+    releases.addIndex(spec.byClusterIndex, releaseClusterIndex);
     this.controller = harness.controller<K<Release>>({
       name: spec.name,
       primary: releases,
@@ -136,13 +136,15 @@ export class ReleaseLoop {
   /** The shard gate's answer for a key; undefined once the Release is gone from the cache. */
   shardOfKey(key: string): number | undefined {
     const r = this.releases.cache.get(key);
-    return r === undefined ? undefined : shardOfRelease(r, this.clusterOf(r), this.#harness.shardCount);
+    return r === undefined
+      ? undefined
+      : shardOf(releaseShardSubject(r, this.clusterOf(r)), this.#harness.shardCount);
   }
 
   /** The Cluster the Release names, as cached (undefined: none named, or not cached). */
   clusterOf(release: Release): Cluster | undefined {
-    const name = release.spec?.cluster?.name;
-    return name === undefined ? undefined : this.clusters.cache.get(`${release.metadata.namespace}/${name}`);
+    const key = clusterKeyOfRelease(release);
+    return key === undefined ? undefined : this.clusters.cache.get(key);
   }
 
   /** The cached Release, or this loop's own newer write of its status. */

@@ -11,6 +11,7 @@ import {
   PLURAL_INVENTORIES,
   PLURAL_RELEASES,
 } from '../../api/constants.ts';
+import { clusterKeyOfRelease, releaseClusterIndex, releaseShardSubject } from '../../api/shard.ts';
 import type { Release, ReleaseInventory } from '../../api/types.ts';
 import { KubeClient } from '../../kube/client.ts';
 import {
@@ -127,25 +128,18 @@ export function registerReleaseController(
     path: `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(opts.leaseNamespace)}/leases`,
     stripManagedFields: true,
   });
-  releases.addIndex('cluster', (r) =>
-    r.spec?.cluster?.name === undefined ? [] : [`${r.metadata.namespace}/${r.spec.cluster.name}`],
-  );
+  releases.addIndex('cluster', releaseClusterIndex);
   // The cluster wave gate's peers are the Releases of one namespace: an index, not a scan of every Release.
   releases.addIndex(BY_NAMESPACE, (r) => (r.metadata.namespace ? [r.metadata.namespace] : []));
 
   const count = opts.shardCount ?? harness.shardCount;
+  // A Release gone from the cache: its key's namespace (the deletion of its inventory is still worked).
   const shardOfRelease = (r: Release | undefined, key: string): number => {
-    const ns = r?.metadata.namespace ?? splitKey(key).namespace ?? '';
-    const cluster = r?.spec.cluster?.name;
-    if (cluster === undefined) return shardOf({ kind: 'namespace', namespace: ns }, count);
-    const c = clusters.cache.get(`${ns}/${cluster}`);
+    if (r === undefined)
+      return shardOf({ kind: 'namespace', namespace: splitKey(key).namespace ?? '' }, count);
+    const cluster = clusterKeyOfRelease(r);
     return shardOf(
-      {
-        kind: 'cluster',
-        namespace: ns,
-        name: cluster,
-        ...(c?.spec.shard === undefined ? {} : { shard: c.spec.shard }),
-      },
+      releaseShardSubject(r, cluster === undefined ? undefined : clusters.cache.get(cluster)),
       count,
     );
   };
