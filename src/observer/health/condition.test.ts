@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { emptySummary, type HealthSummary, healthSummary } from '../../api/health-summary.ts';
+import type { InventoryEntry } from '../../api/types.ts';
 import { type ConditionInput, healthyCondition } from './condition.ts';
 import { deploymentEntry } from './fixtures.ts';
-import type { HealthState, InventoryEntry } from './types.ts';
+import type { HealthState } from './types.ts';
 
 const R = 'sha256:new';
 const e = (

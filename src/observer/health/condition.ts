@@ -1,8 +1,8 @@
 // The Release's Healthy condition and healthSummary (docs/design.md#healthy-condition), from the entries this
 // pass wrote.
 import { emptySummary, type HealthSummary, healthSummary } from '../../api/health-summary.ts';
+import type { InventoryEntry } from '../../api/types.ts';
 import { assertNever } from '../../lib/assert-never.ts';
-import type { InventoryEntry } from './types.ts';
 
 export type HealthyReason = 'NotConfigured' | 'Unknown' | 'Pending' | 'Degraded' | 'Progressing' | 'Healthy';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Release, RolloutStatus } from '../../api/types.ts';
+import type { InventoryEntry, Release, RolloutStatus } from '../../api/types.ts';
 import { controllerWakeNeeded, frontierWaveCompleted, renderAdvanced } from './edges.ts';
-import type { HealthState, InventoryEntry } from './types.ts';
+import type { HealthState } from './types.ts';
 
 const NEW = 'sha256:new';
 const OLD = 'sha256:old';
@@ -29,6 +29,12 @@ const n = (name: string, wave: number, state: HealthState) => e(name, wave, NEW,
 /** An entry left by the older render (OLD), assessed for it. */
 const o = (name: string, wave: number, state: HealthState) => e(name, wave, OLD, state, OLD);
 
+/** An entry of the newest render recorded without a wave (the field is optional in the inventory). */
+const noWave = (state: HealthState): InventoryEntry => {
+  const { wave: _, ...rest } = n('w', 0, state);
+  return rest;
+};
+
 test('frontierWaveCompleted', () => {
   const [H, P, D] = ['Healthy', 'Progressing', 'Degraded'] as const;
   // [what, before, after, completed] against the newest render NEW; with no attempt at all, after the table.
@@ -54,6 +60,13 @@ test('frontierWaveCompleted', () => {
     ['no entry of the newest render yet', [o('z', 0, P)], [o('z', 0, H)], false],
     ['empty inventory', [], [], false],
     ['negative waves', [n('a', -1, P)], [n('a', -1, H)], true],
+    [
+      'an entry recorded without a wave is in wave 0, below wave 1',
+      [noWave(P), n('b', 1, H)],
+      [noWave(H), n('b', 1, H)],
+      false,
+    ],
+    ['an entry recorded without a wave is in wave 0, the frontier', [noWave(P)], [noWave(H)], true],
   ];
   for (const [what, before, after, want] of cases)
     assert.equal(frontierWaveCompleted(before, after, NEW), want, what);

@@ -2,8 +2,8 @@
 // POST /sync only when something changed in this pass, never on a steady pass, and not for an edge its own
 // inventory write already carries to the controller.
 import { healthChanged, healthChangeWakes } from '../../api/health-wake.ts';
-import type { Release } from '../../api/types.ts';
-import { entryKey, type InventoryEntry } from './types.ts';
+import type { InventoryEntry, Release } from '../../api/types.ts';
+import { entryKey } from './types.ts';
 
 /**
  * The frontier is the highest wave among entries of the newest render (lastAttempted's), not
@@ -18,8 +18,9 @@ export function frontierWaveCompleted(
   if (newestRenderRef === undefined) return false;
   const current = after.filter((e) => e.renderRef === newestRenderRef);
   if (current.length === 0) return false;
-  const frontier = Math.max(...current.map((e) => e.wave));
-  const wave = current.filter((e) => e.wave === frontier);
+  // An entry recorded without a wave is in wave 0.
+  const frontier = Math.max(...current.map((e) => e.wave ?? 0));
+  const wave = current.filter((e) => (e.wave ?? 0) === frontier);
   if (!wave.every((e) => e.state === 'Healthy')) return false;
   const prior = new Map(before.map((e) => [entryKey(e), e]));
   return wave.some((e) => {

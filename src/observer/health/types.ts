@@ -1,6 +1,6 @@
 // Types the health engine works on: the rule shapes (src/rules/types.ts, below the observer, re-exported
-// here), objects as read (src/api's KubeObject), rule results and the health loop's view of an
-// inventory entry. The entry is still a stand-in for src/api's InventoryEntry (one shape, pending).
+// here), objects as read (src/api's KubeObject) and rule results. An inventory entry is src/api's
+// InventoryEntry, its state src/api's EntryState.
 
 /** Any Kubernetes object as read from the API (JSON): src/api's one definition. */
 export type { KubeObject } from '../../api/types.ts';
@@ -24,26 +24,8 @@ export type RuleResult =
   | { readonly kind: 'error'; readonly rule: string; readonly message: string }
   | { readonly kind: 'noRule' };
 
-export type HealthState = 'Healthy' | 'Progressing' | 'Degraded' | 'Unknown';
-
-/** One ReleaseInventory entry as the health loop sees it. */
-export interface InventoryEntry {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-  readonly namespace?: string;
-  readonly name: string;
-  readonly wave: number;
-  readonly renderRef?: string;
-  /** The resourceVersion the apply of renderRef returned (the controller's; absent for older entries). */
-  readonly appliedResourceVersion?: string;
-  readonly state?: HealthState;
-  readonly message?: string;
-  readonly firstUnhealthy?: string;
-  readonly assessedRenderRef?: string;
-  /** The rule that decided the state, `<ruleSet>/<rule>`. */
-  readonly rule?: string;
-}
+/** An inventory entry's health state: src/api's one definition. */
+export type { EntryState as HealthState } from '../../api/types.ts';
 
 /** API group of an apiVersion: "apps/v1" → "apps", "v1" → "". */
 export function groupOf(apiVersion: string): string {

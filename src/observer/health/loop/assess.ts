@@ -6,7 +6,7 @@
 // pass that judged from an inventory older than a pending note fails its write with 409, so an entry is
 // never judged on another render's object.
 import { parseOptionalDuration } from '../../../api/duration.ts';
-import type { Release, ReleaseInventory } from '../../../api/types.ts';
+import type { InventoryEntry, Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
@@ -17,9 +17,9 @@ import { releaseLabelValue } from '../../../store/layout.ts';
 import { type LiveRead, type ReadLive, readLive } from '../../live-reads.ts';
 import { type Evaluator, newEvaluator } from '../evaluator.ts';
 import { deriveState, type Observation } from '../state.ts';
-import { entryKey, type HealthRuleSetLike, type InventoryEntry } from '../types.ts';
+import { entryKey, type HealthRuleSetLike } from '../types.ts';
 import { assessable } from './in-flux.ts';
-import { inventoryHealthItems, toHealthEntry } from './plan.ts';
+import { inventoryHealthItems } from './plan.ts';
 import type { Target } from './target.ts';
 import { writeInventoryHealth } from './writes.ts';
 
@@ -85,7 +85,7 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
     throw new AssessError(errorMessage(err));
   }
   // priorAndAnchors: state and firstUnhealthy as stored before this pass writes.
-  const before = (inv.inventory.entries ?? []).map(toHealthEntry);
+  const before = inv.inventory.entries ?? [];
   const deadlineMs = parseOptionalDuration(release.spec.healthAssessment?.deadline);
   const toAssess = assessable(before, inv.inventory.pending ?? []);
   const live = await (deps.read ?? readLive)(

@@ -2,8 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { R2, R3 } from '../../../api/testsupport.ts';
-import type { PendingEntry } from '../../../api/types.ts';
-import type { InventoryEntry } from '../types.ts';
+import type { InventoryEntry, PendingEntry } from '../../../api/types.ts';
 import { assessable } from './in-flux.ts';
 
 const key = (name: string) => ({ group: 'apps', kind: 'Deployment', namespace: 'ns', name });

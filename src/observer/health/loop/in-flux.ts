@@ -6,8 +6,8 @@
 // judged Healthy on R2's pods, and R3's PostSync hook then ran. Such an entry keeps its last judgement
 // until the controller records or settles the key (docs/design.md#inventory-parts: pending is never
 // assessed). Pure; the table test is beside it.
-import type { PendingEntry } from '../../../api/types.ts';
-import { entryKey, type InventoryEntry } from '../types.ts';
+import type { InventoryEntry, PendingEntry } from '../../../api/types.ts';
+import { entryKey } from '../types.ts';
 
 export function assessable(
   entries: readonly InventoryEntry[],

@@ -1,10 +1,9 @@
 // Table tests of the pure parts of a health pass.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { InventoryEntry as ApiEntry, Release, ReleaseStatus } from '../../../api/types.ts';
+import type { InventoryEntry, Release, ReleaseStatus } from '../../../api/types.ts';
 import type { HealthyCondition } from '../condition.ts';
 import { deploymentEntry } from '../fixtures.ts';
-import type { InventoryEntry } from '../types.ts';
 import {
   healthStatusBody,
   healthStatusUpToDate,
@@ -12,7 +11,6 @@ import {
   inventoryHealthChanged,
   inventoryHealthItems,
   pendingTargets,
-  toHealthEntry,
 } from './plan.ts';
 
 const e = (name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry =>
@@ -54,7 +52,7 @@ describe('inventoryHealthItems', () => {
 });
 
 describe('inventoryHealthChanged', () => {
-  const api = (name: string, extra: Partial<ApiEntry> = {}): ApiEntry => ({
+  const api = (name: string, extra: Partial<InventoryEntry> = {}): InventoryEntry => ({
     group: 'apps',
     kind: 'Deployment',
     namespace: 'ns',
@@ -63,7 +61,7 @@ describe('inventoryHealthChanged', () => {
     ...extra,
   });
   const items = inventoryHealthItems([e('a', { state: 'Healthy', message: '' })]);
-  const rows: [string, ApiEntry[], boolean][] = [
+  const rows: [string, InventoryEntry[], boolean][] = [
     ['same values', [api('a', { state: 'Healthy', message: '', assessedRenderRef: 'sha256:a' })], false],
     ['absent message equals ""', [api('a', { state: 'Healthy', assessedRenderRef: 'sha256:a' })], false],
     ['state differs', [api('a', { state: 'Progressing', assessedRenderRef: 'sha256:a' })], true],
@@ -143,12 +141,6 @@ describe('pendingTargets', () => {
       [],
     );
   });
-});
-
-it('toHealthEntry fills version and wave defaults', () => {
-  const h = toHealthEntry({ group: '', kind: 'ConfigMap', namespace: 'ns', name: 'x' });
-  assert.equal(h.version, '');
-  assert.equal(h.wave, 0);
 });
 
 describe('holdPending', () => {

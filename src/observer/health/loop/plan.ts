@@ -1,26 +1,8 @@
-import type { InventoryEntry as ApiEntry, Release } from '../../../api/types.ts';
+import type { InventoryEntry, Release } from '../../../api/types.ts';
 import { loopStatus } from '../../status-condition.ts';
 import { STATUS_PARTS } from '../../status-parts.ts';
 import type { HealthyCondition } from '../condition.ts';
-import { entryKey, type HealthState, type InventoryEntry } from '../types.ts';
-
-export function toHealthEntry(e: ApiEntry): InventoryEntry {
-  return {
-    group: e.group,
-    version: e.version ?? '',
-    kind: e.kind,
-    namespace: e.namespace,
-    name: e.name,
-    wave: e.wave ?? 0,
-    ...(e.renderRef !== undefined ? { renderRef: e.renderRef } : {}),
-    ...(e.appliedResourceVersion !== undefined ? { appliedResourceVersion: e.appliedResourceVersion } : {}),
-    ...(e.state !== undefined ? { state: e.state } : {}),
-    ...(e.message !== undefined ? { message: e.message } : {}),
-    ...(e.firstUnhealthy !== undefined ? { firstUnhealthy: e.firstUnhealthy } : {}),
-    ...(e.assessedRenderRef !== undefined ? { assessedRenderRef: e.assessedRenderRef } : {}),
-    ...(e.rule !== undefined ? { rule: e.rule } : {}),
-  };
-}
+import { entryKey, type HealthState } from '../types.ts';
 
 /** One entry as writeInventoryHealth sends it: the list-map keys plus the fields convoy-health-inventory owns. */
 export interface InventoryHealthItem {
@@ -57,7 +39,7 @@ export function inventoryHealthItems(assessed: readonly InventoryEntry[]): Inven
 
 /** True when applying `items` would change a value the cached inventory holds. */
 export function inventoryHealthChanged(
-  cached: readonly ApiEntry[],
+  cached: readonly InventoryEntry[],
   items: readonly InventoryHealthItem[],
 ): boolean {
   const byKey = new Map(cached.map((e) => [entryKey(e), e]));
