@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { planRecheck, progressBackoff } from './backoff.ts';
+import { progressBackoff, scheduleHealthRecheck } from './backoff.ts';
 
 const s = 1000;
 
@@ -53,7 +53,7 @@ test('progressBackoff property: within [min(2 s, cap), cap]', () => {
   );
 });
 
-test('planRecheck table', () => {
+test('scheduleHealthRecheck table', () => {
   const zero = () => 0;
   const m = (o: Record<string, number>) => new Map(Object.entries(o));
   const cases: [
@@ -75,13 +75,13 @@ test('planRecheck table', () => {
     ['no interval caps at 32 s', { a: 9 }, ['a'], undefined, { a: 10 }, 32 * s],
   ];
   for (const [what, prior, pending, interval, wantCounts, wantDelay] of cases) {
-    const got = planRecheck(m(prior), pending, interval, zero);
+    const got = scheduleHealthRecheck(m(prior), pending, interval, zero);
     assert.deepEqual(Object.fromEntries(got.counts), wantCounts, what);
     assert.equal(got.delayMs, wantDelay, what);
   }
 });
 
-test('planRecheck property: delay never exceeds the cap and counts follow pending', () => {
+test('scheduleHealthRecheck property: delay never exceeds the cap and counts follow pending', () => {
   fc.assert(
     fc.property(
       fc.dictionary(fc.string({ maxLength: 3 }), fc.integer({ min: 1, max: 50 })),
@@ -89,7 +89,7 @@ test('planRecheck property: delay never exceeds the cap and counts follow pendin
       fc.option(fc.integer({ min: 1, max: 600_000 }), { nil: undefined }),
       fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
       (prior, pending, interval, r) => {
-        const got = planRecheck(new Map(Object.entries(prior)), pending, interval, () => r);
+        const got = scheduleHealthRecheck(new Map(Object.entries(prior)), pending, interval, () => r);
         assert.deepEqual([...got.counts.keys()].sort(), [...pending].sort());
         for (const id of pending)
           assert.equal(got.counts.get(id), (Object.hasOwn(prior, id) ? (prior[id] ?? 0) : 0) + 1);

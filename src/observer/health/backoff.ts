@@ -1,5 +1,5 @@
-// progressBackoff and the pure core of scheduleHealthRecheck (docs/design.md#re-check-backoff).
-// Attempt counts live in memory only; a restart starts every target at 2 s again.
+// progressBackoff and scheduleHealthRecheck (docs/design.md#re-check-backoff), and the attempt counts it
+// keeps per Release: in memory only, so a restart starts every target at 2 s again.
 
 export const defaultMaxDelayMs = 32_000;
 const maxJitter = 0.2;
@@ -33,7 +33,7 @@ export interface RecheckPlan {
  * the condition is Pending. The next pass uses the shortest delay among them, so a new
  * pending target brings the delay back to 2 s.
  */
-export function planRecheck(
+export function scheduleHealthRecheck(
   prior: ReadonlyMap<string, number>,
   pending: readonly string[],
   intervalMs: number | undefined,
@@ -47,4 +47,29 @@ export function planRecheck(
   // Why: the smallest count gives the shortest delay; one jitter draw per pass is enough.
   const fewest = Math.min(...counts.values());
   return { counts, delayMs: progressBackoff(fewest, intervalMs, random) };
+}
+
+/**
+ * The attempt counts of each Release's pending targets, in this process's memory only: a restarted
+ * observer starts with none, so every target starts at 2 s again.
+ */
+export class RecheckAttempts {
+  readonly #counts = new Map<string, ReadonlyMap<string, number>>();
+
+  /** scheduleHealthRecheck for Release `key` over its counts, keeping the new ones; the delay it chose. */
+  next(
+    key: string,
+    pending: readonly string[],
+    intervalMs: number | undefined,
+    random: () => number,
+  ): number | undefined {
+    const plan = scheduleHealthRecheck(this.#counts.get(key) ?? new Map(), pending, intervalMs, random);
+    if (plan.counts.size === 0) this.#counts.delete(key);
+    else this.#counts.set(key, plan.counts);
+    return plan.delayMs;
+  }
+
+  forget(key: string): void {
+    this.#counts.delete(key);
+  }
 }

@@ -1,10 +1,14 @@
 // pollHooks: reads the hooks of a ReleaseInventory, polls the workload of each hook that is due
-// (shouldPoll), and writes the result with writeHookStatus (SSA, convoy-hook-status). The read of the
-// Job or Pod is the only I/O of pollHookWorkload; the decision is decideHook.
+// (shouldPoll), and writes the result with writeHookStatus (SSA, convoy-hook-status). A polling error is
+// logged, not returned. The read of the Job or Pod is the only I/O of pollHookWorkload; the decision is
+// decideHook.
 import { FIELD_MANAGERS } from '../../api/constants.ts';
 import { parseOptionalDuration } from '../../api/duration.ts';
 import type { InventoryHook, ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
+import { isConflict } from '../../kube/errors.ts';
+import { errorMessage } from '../../lib/errors.ts';
+import type { Logger } from '../../runtime/index.ts';
 import { applyInventoryFields } from '../writes.ts';
 import {
   decideHook,
@@ -60,13 +64,30 @@ export interface PollDeps {
   /** Namespace of hook workloads in the target cluster (render.targetNamespace, else the Release's). */
   readonly workloadNamespace: string;
   readonly now: () => Date;
+  /** Where a polling error goes. */
+  readonly log: Logger;
 }
 
-/** Hooks of the inventory; writes only when a polled hook's status changed. */
+/**
+ * Hooks of the inventory; writes only when a polled hook's status changed. A polling error is logged, not
+ * returned: the hooks that were due are rechecked as Running ones. Only a 409 from the write is thrown
+ * (the inventory changed since it was cached: the caller requeues).
+ */
 export async function pollHooks(
   inventory: ReleaseInventory | undefined,
   deps: PollDeps,
 ): Promise<PollResult> {
+  try {
+    return await pollDueHooks(inventory, deps);
+  } catch (err) {
+    if (isConflict(err)) throw err;
+    deps.log.warn({ err: errorMessage(err) }, 'polling hooks failed');
+    const running = (inventory?.hooks ?? []).filter(shouldPoll).map((h) => h.name);
+    return { written: undefined, finished: [], running, polled: 0 };
+  }
+}
+
+async function pollDueHooks(inventory: ReleaseInventory | undefined, deps: PollDeps): Promise<PollResult> {
   const hooks = inventory?.hooks ?? [];
   const due = hooks.filter(shouldPoll);
   const running = hooks.filter((h) => h.state === 'Running' && !due.includes(h)).map((h) => h.name);

@@ -62,13 +62,16 @@ export interface Assessment {
   readonly reads: number;
 }
 
+/** assess (docs/design.md#assessment): step 1, collectRules, is the caller's (deps.ruleSets). */
 export async function assess(release: Release, deps: AssessDeps): Promise<Assessment> {
+  // 2. Compile every rule; a compile error stops the assessment of the whole Release.
   let evaluator: Evaluator;
   try {
     evaluator = (deps.compile ?? newEvaluator)(deps.ruleSets);
   } catch (err) {
     throw new AssessError(errorMessage(err));
   }
+  // 3. The inventory from the cache; none, or an empty one, gives an empty result.
   const inv = deps.inventory;
   const empty = {
     before: [],
@@ -78,14 +81,15 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
     reads: 0,
   };
   if (inv === undefined || (inv.inventory.entries ?? []).length === 0) return empty;
+  // 4. The target Cluster; missing or unreachable stops the assessment.
   let target: Target;
   try {
     target = await deps.resolveTarget();
   } catch (err) {
     throw new AssessError(errorMessage(err));
   }
-  // priorAndAnchors: state and firstUnhealthy as stored before this pass writes.
-  const before = inv.inventory.entries ?? [];
+  // 5. priorAndAnchors, before this pass writes.
+  const before = priorAndAnchors(inv);
   const deadlineMs = parseOptionalDuration(release.spec.healthAssessment?.deadline);
   const toAssess = assessable(before, inv.inventory.pending ?? []);
   const live = await (deps.read ?? readLive)(
@@ -107,6 +111,7 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
   // No answer at all from the target cluster stops the whole Release.
   if (live.kind === 'unreachable') throw new AssessError(live.message);
   const reads = live.lists + live.gets;
+  // 6. assessItem for each entry.
   const now = deps.now();
   const judged = new Map<string, InventoryEntry>();
   // Evaluation is synchronous: yield to the event loop every few milliseconds, so a Release with many
@@ -117,34 +122,55 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
       await new Promise((resolve) => setImmediate(resolve));
       lastYield = performance.now();
     }
-    const read = live.reads[i] as LiveRead;
-    let obs: Observation;
-    switch (read.kind) {
-      case 'absent':
-        obs = { kind: 'notFound' };
-        break;
-      case 'error':
-        obs = { kind: 'found', result: { kind: 'error', rule: '', message: read.message } };
-        break;
-      case 'found':
-        obs = { kind: 'found', result: evaluator.evaluate(read.object) };
-        break;
-      default:
-        assertNever(read);
-    }
-    const d = deriveState({ observation: obs, firstUnhealthy: e.firstUnhealthy, deadlineMs, now });
-    const { firstUnhealthy: _drop, rule: _rule, ...rest } = e;
-    judged.set(entryKey(e), {
-      ...rest,
-      state: d.state,
-      message: d.message,
-      ...(d.rule ? { rule: d.rule } : {}),
-      ...(d.firstUnhealthy !== undefined ? { firstUnhealthy: d.firstUnhealthy } : {}),
-      assessedRenderRef: e.renderRef,
-    });
+    judged.set(entryKey(e), assessItem(e, live.reads[i] as LiveRead, evaluator, deadlineMs, now));
   }
+  // 7. The entries before and after: the wake-up decision reads renderAdvanced from them (../edges.ts).
   const after = before.map((e) => judged.get(entryKey(e)) ?? e);
   const assessed = after.filter((e) => e.renderRef !== undefined);
+  // 8. writeInventoryHealth; an empty set writes nothing.
   const written = await writeInventoryHealth(deps.local, inv, inventoryHealthItems(assessed), deps.onWritten);
   return { before, after, assessed, written, reads };
+}
+
+/** Each entry's previous state and firstUnhealthy anchor, as stored: read before this pass writes. */
+export function priorAndAnchors(inventory: MergedInventory): readonly InventoryEntry[] {
+  return inventory.inventory.entries ?? [];
+}
+
+/**
+ * One entry's state from its live object (docs/design.md#entry-state): the rules' result for the object
+ * as read, or "not found", through deriveState with the entry's anchor. assessedRenderRef is the entry's
+ * renderRef, the render the controller applied for this object.
+ */
+export function assessItem(
+  entry: InventoryEntry,
+  read: LiveRead,
+  evaluator: Evaluator,
+  deadlineMs: number | undefined,
+  now: Date,
+): InventoryEntry {
+  let obs: Observation;
+  switch (read.kind) {
+    case 'absent':
+      obs = { kind: 'notFound' };
+      break;
+    case 'error':
+      obs = { kind: 'found', result: { kind: 'error', rule: '', message: read.message } };
+      break;
+    case 'found':
+      obs = { kind: 'found', result: evaluator.evaluate(read.object) };
+      break;
+    default:
+      assertNever(read);
+  }
+  const d = deriveState({ observation: obs, firstUnhealthy: entry.firstUnhealthy, deadlineMs, now });
+  const { firstUnhealthy: _drop, rule: _rule, ...rest } = entry;
+  return {
+    ...rest,
+    state: d.state,
+    message: d.message,
+    ...(d.rule ? { rule: d.rule } : {}),
+    ...(d.firstUnhealthy !== undefined ? { firstUnhealthy: d.firstUnhealthy } : {}),
+    assessedRenderRef: entry.renderRef,
+  };
 }

@@ -21,23 +21,23 @@ import {
   type Logger,
   type ReconcileResult,
 } from '../../../runtime/index.ts';
-import { shouldPoll } from '../../hooks/decide.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
 import { type K, LoopCounters, ReleaseLoop } from '../../loop.ts';
-import { formatTime, recordInFlight } from '../../status-condition.ts';
+import { recordInFlight } from '../../status-condition.ts';
 import { ObserverStatusWriter } from '../../status-writer.ts';
 import type { TargetWatches } from '../../target-watches.ts';
-import { planRecheck } from '../backoff.ts';
-import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
+import { RecheckAttempts } from '../backoff.ts';
+import { type AssessOutcome, healthyCondition } from '../condition.ts';
 import { controllerWakeNeeded } from '../edges.ts';
 import { EvaluatorMemo } from '../evaluator-memo.ts';
 import { type Assessment, assess } from './assess.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
-import { healthStatusBody, healthStatusUpToDate, holdPending, pendingTargets } from './plan.ts';
+import { pendingTargets } from './plan.ts';
 import { collectRules } from './rules.ts';
 import type { SyncVia } from './sync-request.ts';
 import { TargetResolver } from './target.ts';
 import { ControllerWaker } from './wake.ts';
+import { writeHealth } from './writes.ts';
 
 export interface HealthControllerOptions {
   /** Client of the cluster the observer runs in (Releases, inventories, rule sets). */
@@ -74,7 +74,7 @@ export class HealthController {
   readonly #loop: ReleaseLoop;
   readonly #ruleSets: Informer<K<HealthRuleSet>>;
   readonly #globalRuleSets: Informer<K<GlobalHealthRuleSet>>;
-  readonly #counts = new Map<string, ReadonlyMap<string, number>>();
+  readonly #attempts = new RecheckAttempts();
   readonly #waker: ControllerWaker;
   readonly #c: LoopCounters<PassResult, 'inventory' | 'status' | 'hooks'>;
   readonly #reads: Counter;
@@ -159,7 +159,7 @@ export class HealthController {
         conditionReason: undefined,
         assessFailed: false,
       });
-      return this.#schedule(key, release, pending, 'deleting');
+      return this.#nextPass(key, release, pending, 'deleting');
     }
     // 4. Hooks; a polling error is logged, not returned.
     const hooks = await this.#pollHooks(release, inventory?.inventory, log);
@@ -191,7 +191,7 @@ export class HealthController {
       previousSummary: release.status?.healthSummary,
     });
     try {
-      await this.#writeHealth(key, release, cond, recordInFlight(inventory?.inventory));
+      await writeHealth(this.#status, key, release, cond, recordInFlight(inventory?.inventory), this.#now());
     } catch (err) {
       if (isNotFound(err)) return this.#c.done('gone');
       throw err;
@@ -207,7 +207,7 @@ export class HealthController {
       conditionReason: cond.reason,
       assessFailed: outcome.kind === 'failed',
     });
-    return this.#schedule(key, release, pending, outcome.kind === 'failed' ? 'failed' : outcome.kind);
+    return this.#nextPass(key, release, pending, outcome.kind === 'failed' ? 'failed' : outcome.kind);
   }
 
   async #assess(key: string, release: Release, inventory: MergedInventory | undefined): Promise<Assessment> {
@@ -229,6 +229,7 @@ export class HealthController {
     return this.#targets.resolve(release, this.#loop.clusterOf(release));
   }
 
+  /** pollHooks (../../hooks/poll.ts), which logs a polling error; a 409 from its write ends the pass. */
   async #pollHooks(
     release: Release,
     inventory: ReleaseInventory | undefined,
@@ -240,28 +241,14 @@ export class HealthController {
         local: this.#o.client,
         workloadNamespace: release.spec.render?.targetNamespace ?? namespaceOf(release),
         now: this.#now,
+        log,
       });
       if (r.written !== undefined) this.#c.wrote('hooks');
       return r;
     } catch (err) {
       if (isConflict(err)) return 'conflict';
-      log.warn({ err: errorMessage(err) }, 'polling hooks failed');
-      // Still due: recheck them with the same backoff as Running ones.
-      const running = (inventory?.hooks ?? []).filter(shouldPoll).map((h) => h.name);
-      return { written: undefined, finished: [], running, polled: 0 };
+      throw err;
     }
-  }
-
-  async #writeHealth(
-    key: string,
-    release: Release,
-    cond: HealthyCondition,
-    inFlight: boolean,
-  ): Promise<void> {
-    if (holdPending(release, cond, inFlight)) return;
-    const body = healthStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
-    if (healthStatusUpToDate(release.status, body)) return;
-    await this.#status.post(key, release, 'health', body);
   }
 
   /** Wakes the controller on an edge (./wake.ts); a result ends the pass. */
@@ -281,18 +268,17 @@ export class HealthController {
     return undefined;
   }
 
-  #schedule(key: string, release: Release, pending: readonly string[], result: PassResult): ReconcileResult {
+  /** Ends a completed pass: scheduleHealthRecheck (../backoff.ts) over this process's attempt counts. */
+  #nextPass(key: string, release: Release, pending: readonly string[], result: PassResult): ReconcileResult {
     const interval = parseOptionalDuration(release.spec.syncPolicy?.interval);
-    const plan = planRecheck(this.#counts.get(key) ?? new Map(), pending, interval, this.#random);
-    if (plan.counts.size === 0) this.#counts.delete(key);
-    else this.#counts.set(key, plan.counts);
+    const delayMs = this.#attempts.next(key, pending, interval, this.#random);
     this.#c.pass(result);
     this.#passesByKey.set(key, (this.#passesByKey.get(key) ?? 0) + 1);
-    return plan.delayMs === undefined ? { kind: 'done' } : { kind: 'requeueAfter', ms: plan.delayMs };
+    return delayMs === undefined ? { kind: 'done' } : { kind: 'requeueAfter', ms: delayMs };
   }
 
   #forget(key: string): void {
-    this.#counts.delete(key);
+    this.#attempts.forget(key);
     this.#waker.forget(key);
     this.#loop.forget(key);
     this.#o.watches?.forget('health', key);
