@@ -7,7 +7,7 @@
 import { Counter } from 'prom-client';
 import { GROUP, VERSION } from '../../../api/constants.ts';
 import { parseOptionalDuration } from '../../../api/duration.ts';
-import type { GlobalHealthRuleSet, HealthRuleSet, Release, ReleaseInventory } from '../../../api/types.ts';
+import type { GlobalHealthRuleSet, HealthRuleSet, Release } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import { isConflict, isNotFound } from '../../../kube/errors.ts';
 import type { MergedInventory } from '../../../kube/inventory-parts.ts';
@@ -27,7 +27,7 @@ import { recordInFlight } from '../../status-condition.ts';
 import { ObserverStatusWriter } from '../../status-writer.ts';
 import type { TargetWatches } from '../../target-watches.ts';
 import { RecheckAttempts } from '../backoff.ts';
-import { type AssessOutcome, healthyCondition } from '../condition.ts';
+import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
 import { controllerWakeNeeded } from '../edges.ts';
 import { EvaluatorMemo } from '../evaluator-memo.ts';
 import { type Assessment, assess } from './assess.ts';
@@ -135,38 +135,72 @@ export class HealthController {
     return this.#passesByKey.get(key) ?? 0;
   }
 
+  /** One pass (docs/design.md#one-health-pass): the seed's steps in order, each one call. */
   async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
-    // 1. The Release from the cache; gone: the controller-manager deletes the inventory.
+    // 1. The Release from the cache (docs/design.md#one-health-pass); gone: return.
     const release = this.#loop.release(key);
-    if (release === undefined) {
-      this.#forget(key);
-      return this.#c.done('gone');
-    }
-    // 2. The shard gate ran before this handler (Controller checks shardOfKey against the elector).
-    let inventory = this.#loop.inventory(key);
-    // 3. Deletion: hooks only; Healthy is not written.
-    if (release.metadata.deletionTimestamp !== undefined) {
-      const hooks = await this.#pollHooks(release, inventory?.inventory, log);
-      if (isConflictResult(hooks)) return this.#c.conflict(log);
-      if (hooks.written !== undefined)
-        this.#loop.wroteInventoryObject(inventory?.objects.get(0), hooks.written);
-      const edge = hooks.finished.length > 0;
-      const sent = await this.#wake(key, release, edge, log);
-      if (sent !== undefined) return sent;
-      const pending = pendingTargets({
-        assessed: [],
-        runningHooks: hooks.running,
-        conditionReason: undefined,
-        assessFailed: false,
-      });
-      return this.#nextPass(key, release, pending, 'deleting');
-    }
-    // 4. Hooks; a polling error is logged, not returned.
-    const hooks = await this.#pollHooks(release, inventory?.inventory, log);
-    if (isConflictResult(hooks)) return this.#c.conflict(log);
-    if (hooks.written !== undefined && inventory !== undefined)
-      inventory = this.#loop.wroteInventory(inventory, [hooks.written]);
-    // 5. Health.
+    if (release === undefined) return this.#gone(key);
+    // 2. Shard gate (docs/design.md#sharding): the harness checked shardOfKey before this handler ran.
+    const inventory = this.#loop.inventory(key);
+    // 3. Deletion (docs/design.md#deletion): hooks only.
+    if (release.metadata.deletionTimestamp !== undefined) return this.#deletion(key, release, inventory, log);
+    // 4. Hooks (docs/design.md#hook-polling): pollHooks; a polling error is logged, not returned.
+    const hooks = await this.#pollHooks(release, inventory, log);
+    if (hooks === 'conflict') return this.#c.conflict(log);
+    // 5. Health (docs/design.md#assessment): assess with writeInventoryHealth, then writeHealth.
+    const health = await this.#health(key, release, hooks.inventory, log);
+    if (health.kind === 'ended') return health.result;
+    // 6. Wake the controller on an edge (docs/design.md#controller-wake-ups).
+    const edge = controllerWakeNeeded({
+      release,
+      hooksFinished: hooks.poll.finished.length,
+      assessment: health.assessment,
+    });
+    const woken = await this.#wake(key, release, edge, log);
+    if (woken !== undefined) return woken;
+    // 7. Next pass (docs/design.md#re-check-backoff): scheduleHealthRecheck.
+    const pending = pendingTargets({
+      assessed: health.assessment?.assessed ?? [],
+      runningHooks: hooks.poll.running,
+      conditionReason: health.condition.reason,
+      assessFailed: health.outcome.kind === 'failed',
+    });
+    return this.#nextPass(key, release, pending, health.outcome.kind);
+  }
+
+  /**
+   * Step 3, a Release being deleted (docs/design.md#deletion): pollHooks, POST /sync when a hook finished,
+   * and the next pass with the running hooks as the only pending targets. No assessment, no Healthy.
+   */
+  async #deletion(
+    key: string,
+    release: Release,
+    inventory: MergedInventory | undefined,
+    log: Logger,
+  ): Promise<ReconcileResult> {
+    const hooks = await this.#pollHooks(release, inventory, log);
+    if (hooks === 'conflict') return this.#c.conflict(log);
+    const woken = await this.#wake(key, release, hooks.poll.finished.length > 0, log);
+    if (woken !== undefined) return woken;
+    const pending = pendingTargets({
+      assessed: [],
+      runningHooks: hooks.poll.running,
+      conditionReason: undefined,
+      assessFailed: false,
+    });
+    return this.#nextPass(key, release, pending, 'deleting');
+  }
+
+  /**
+   * Step 5: without spec.healthAssessment NotConfigured, else assess (which writes the entries); then
+   * writeHealth. A failed assessment is Healthy=Unknown, not an error of the pass; a 409 requeues.
+   */
+  async #health(
+    key: string,
+    release: Release,
+    inventory: MergedInventory | undefined,
+    log: Logger,
+  ): Promise<HealthStep> {
     let outcome: AssessOutcome;
     let assessment: Assessment | undefined;
     if (release.spec.healthAssessment === undefined) {
@@ -174,45 +208,39 @@ export class HealthController {
     } else {
       try {
         assessment = await this.#assess(key, release, inventory);
-        this.stats.reads += assessment.reads;
-        this.#reads.inc(assessment.reads);
-        if (assessment.written.length > 0) this.#c.wrote('inventory');
         outcome = { kind: 'assessed', entries: assessment.after };
       } catch (err) {
-        if (isConflict(err)) return this.#c.conflict(log);
+        if (isConflict(err)) return { kind: 'ended', result: this.#c.conflict(log) };
         const message = errorMessage(err);
         log.warn({ err: message }, 'assessment failed');
         outcome = { kind: 'failed', message };
       }
     }
-    const cond = healthyCondition({
+    const condition = healthyCondition({
       outcome,
       lastAttemptedRenderRef: release.status?.lastAttempted?.renderRef,
       previousSummary: release.status?.healthSummary,
     });
     try {
-      await writeHealth(this.#status, key, release, cond, recordInFlight(inventory?.inventory), this.#now());
+      await writeHealth(
+        this.#status,
+        key,
+        release,
+        condition,
+        recordInFlight(inventory?.inventory),
+        this.#now(),
+      );
     } catch (err) {
-      if (isNotFound(err)) return this.#c.done('gone');
+      if (isNotFound(err)) return { kind: 'ended', result: this.#c.done('gone') };
       throw err;
     }
-    // 6. Wake the controller on an edge.
-    const edge = controllerWakeNeeded({ release, hooksFinished: hooks.finished.length, assessment });
-    const sent = await this.#wake(key, release, edge, log);
-    if (sent !== undefined) return sent;
-    // 7. Next pass.
-    const pending = pendingTargets({
-      assessed: assessment?.assessed ?? [],
-      runningHooks: hooks.running,
-      conditionReason: cond.reason,
-      assessFailed: outcome.kind === 'failed',
-    });
-    return this.#nextPass(key, release, pending, outcome.kind === 'failed' ? 'failed' : outcome.kind);
+    return { kind: 'written', outcome, assessment, condition };
   }
 
+  /** assess with the rules collectRules selects, counting its reads and its inventory write. */
   async #assess(key: string, release: Release, inventory: MergedInventory | undefined): Promise<Assessment> {
     const ruleSets = collectRules(release, this.#globalRuleSets.cache.list(), this.#ruleSets.cache.list());
-    return assess(release, {
+    const assessment = await assess(release, {
       ruleSets,
       compile: (sets) => this.#evaluators.get(sets),
       inventory,
@@ -223,28 +251,36 @@ export class HealthController {
       ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
       ...(this.#o.watches ? { read: this.#o.watches.readerOf('health', key) } : {}),
     });
+    this.stats.reads += assessment.reads;
+    this.#reads.inc(assessment.reads);
+    if (assessment.written.length > 0) this.#c.wrote('inventory');
+    return assessment;
   }
 
   #resolveTarget(release: Release) {
     return this.#targets.resolve(release, this.#loop.clusterOf(release));
   }
 
-  /** pollHooks (../../hooks/poll.ts), which logs a polling error; a 409 from its write ends the pass. */
+  /**
+   * pollHooks (../../hooks/poll.ts), which logs a polling error; with the inventory as this pass sees it
+   * after the hooks' write. A 409 from that write ends the pass.
+   */
   async #pollHooks(
     release: Release,
-    inventory: ReleaseInventory | undefined,
+    inventory: MergedInventory | undefined,
     log: Logger,
-  ): Promise<PollResult | 'conflict'> {
+  ): Promise<Polled | 'conflict'> {
     try {
-      const r = await pollHooks(inventory, {
+      const poll = await pollHooks(inventory?.inventory, {
         target: async () => (await this.#resolveTarget(release)).client,
         local: this.#o.client,
         workloadNamespace: release.spec.render?.targetNamespace ?? namespaceOf(release),
         now: this.#now,
         log,
       });
-      if (r.written !== undefined) this.#c.wrote('hooks');
-      return r;
+      if (poll.written === undefined || inventory === undefined) return { poll, inventory };
+      this.#c.wrote('hooks');
+      return { poll, inventory: this.#loop.wroteInventory(inventory, [poll.written]) };
     } catch (err) {
       if (isConflict(err)) return 'conflict';
       throw err;
@@ -259,10 +295,7 @@ export class HealthController {
     log: Logger,
   ): Promise<ReconcileResult | undefined> {
     const w = await this.#waker.wake(key, release, edge, log);
-    if (w.kind === 'gone') {
-      this.#forget(key);
-      return this.#c.done('gone');
-    }
+    if (w.kind === 'gone') return this.#gone(key);
     if (w.kind === 'failed') return { kind: 'error', error: w.error };
     if (w.kind === 'sent') this.#c.synced();
     return undefined;
@@ -277,6 +310,12 @@ export class HealthController {
     return delayMs === undefined ? { kind: 'done' } : { kind: 'requeueAfter', ms: delayMs };
   }
 
+  /** The Release is gone: the controller-manager deletes its inventory; this process forgets it. */
+  #gone(key: string): ReconcileResult {
+    this.#forget(key);
+    return this.#c.done('gone');
+  }
+
   #forget(key: string): void {
     this.#attempts.forget(key);
     this.#waker.forget(key);
@@ -285,6 +324,18 @@ export class HealthController {
   }
 }
 
-function isConflictResult(r: PollResult | 'conflict'): r is 'conflict' {
-  return r === 'conflict';
+/** What pollHooks found, and the inventory as this pass sees it after the hooks' write. */
+interface Polled {
+  readonly poll: PollResult;
+  readonly inventory: MergedInventory | undefined;
 }
+
+/** Step 5's end: the pass ended (a 409, the Release gone), or what it judged and wrote. */
+type HealthStep =
+  | { readonly kind: 'ended'; readonly result: ReconcileResult }
+  | {
+      readonly kind: 'written';
+      readonly outcome: AssessOutcome;
+      readonly assessment: Assessment | undefined;
+      readonly condition: HealthyCondition;
+    };
