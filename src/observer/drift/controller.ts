@@ -10,6 +10,8 @@ import { parseOptionalDuration } from '../../api/duration.ts';
 import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isConflict, isNotFound } from '../../kube/errors.ts';
+import type { MergedInventory } from '../../kube/inventory-parts.ts';
+import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../lib/names.ts';
 import type { Render } from '../../render/types.ts';
@@ -27,6 +29,8 @@ import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import type { DriftInterval } from './options.ts';
 import {
+  type CheckOutcome,
+  type DriftedCondition,
   decideHeal,
   driftedCondition,
   driftStatusBody,
@@ -124,23 +128,41 @@ export class DriftController {
     for (const verb of ['get', 'list']) this.#reads.inc({ verb }, 0);
   }
 
+  /** One pass (docs/design.md#drift): its steps in order, each one call. */
   async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
+    // The Release from the cache; gone: return.
     const release = this.#loop.release(key);
-    if (release === undefined) {
-      this.#forget(key);
-      return this.#c.done('gone');
-    }
+    if (release === undefined) return this.#gone(key);
+    // Shard gate (docs/design.md#sharding): the harness checked shardOfKey before this handler ran.
     // Deletion: the objects are being pruned; nothing to compare and nothing to heal.
-    if (release.metadata.deletionTimestamp !== undefined) {
-      this.#forget(key);
-      return this.#c.done('deleting');
-    }
+    if (release.metadata.deletionTimestamp !== undefined) return this.#deleting(key);
+    // Check every entry with a renderRef against its render (docs/design.md#drift).
     const inventory = this.#loop.inventory(key);
-    const entries = inventory?.inventory.entries ?? [];
+    const outcome = await this.#check(key, release, inventory, log);
+    // Write the entries' drift fields, skipped when unchanged.
+    const drift = await this.#writeEntries(inventory, outcome);
+    if (drift === 'conflict') return this.#c.conflict(log);
+    // Write the Drifted condition and driftSummary (docs/design.md#observer-status), skipped when unchanged.
+    const cond = driftedCondition(outcome, release.status?.driftSummary);
+    if ((await this.#writeStatus(key, release, inventory, cond)) === 'gone') return this.#gone(key);
+    // selfHeal: ask the controller for a sync when drift appeared.
+    const heal = await this.#selfHeal(key, release, drift, log);
+    if (heal.kind === 'ended') return heal.result;
+    // Next pass at the drift interval, sooner while a heal is awaited or the check failed.
+    return this.#nextPass(key, release, outcome, cond, heal.requested);
+  }
+
+  /** Reads the live objects and compares each entry with its render (./check.ts), counting the reads. */
+  async #check(
+    key: string,
+    release: Release,
+    inventory: MergedInventory | undefined,
+    log: Logger,
+  ): Promise<CheckOutcome> {
     const ns = namespaceOf(release);
     const name = nameOf(release);
     const check = await checkDrift(
-      entries,
+      inventory?.inventory.entries ?? [],
       {
         resolveTarget: () => this.#targets.resolve(release, this.#loop.clusterOf(release)),
         render: (ref) => this.#render(ns, name, ref),
@@ -154,78 +176,103 @@ export class DriftController {
     this.stats.lists += check.lists;
     this.#reads.inc({ verb: 'get' }, check.gets);
     this.#reads.inc({ verb: 'list' }, check.lists);
-    const outcome = check.outcome;
-    if (outcome.kind === 'failed') log.warn({ err: outcome.message }, 'drift check failed');
+    if (check.outcome.kind === 'failed') log.warn({ err: check.outcome.message }, 'drift check failed');
+    return check.outcome;
+  }
 
-    let edge = 0;
-    let drifted = 0;
-    if (outcome.kind === 'checked' && inventory !== undefined) {
-      const items = inventoryDriftItems(entries, outcome.entries);
-      edge = newlyDrifted(entries, items).length;
-      drifted = items.filter((i) => i.drifted).length;
-      try {
-        const written = await writeInventoryDrift(this.#o.client, inventory, items, (replaced, stored) =>
-          this.#loop.wroteInventoryObject(replaced, stored),
-        );
-        if (written.length > 0) this.#c.wrote('inventory');
-      } catch (err) {
-        if (isConflict(err)) return this.#c.conflict(log);
-        throw err;
-      }
+  /** writeInventoryDrift of a checked inventory; how many entries drifted, and how many newly. */
+  async #writeEntries(
+    inventory: MergedInventory | undefined,
+    outcome: CheckOutcome,
+  ): Promise<DriftCounts | 'conflict'> {
+    if (outcome.kind !== 'checked' || inventory === undefined) return { drifted: 0, newlyDrifted: 0 };
+    const entries = inventory.inventory.entries ?? [];
+    const items = inventoryDriftItems(entries, outcome.entries);
+    try {
+      const written = await writeInventoryDrift(this.#o.client, inventory, items, (replaced, stored) =>
+        this.#loop.wroteInventoryObject(replaced, stored),
+      );
+      if (written.length > 0) this.#c.wrote('inventory');
+    } catch (err) {
+      if (isConflict(err)) return 'conflict';
+      throw err;
     }
-    const cond = driftedCondition(outcome, release.status?.driftSummary);
+    return {
+      drifted: items.filter((i) => i.drifted).length,
+      newlyDrifted: newlyDrifted(entries, items).length,
+    };
+  }
+
+  /** Posts the Drifted condition when it is due and changed; 'gone' when the Release no longer exists. */
+  async #writeStatus(
+    key: string,
+    release: Release,
+    inventory: MergedInventory | undefined,
+    cond: DriftedCondition,
+  ): Promise<'gone' | undefined> {
     const body = driftStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
     try {
       const due = driftStatusDue(release.status, recordInFlight(inventory?.inventory));
       if (due && !driftStatusUpToDate(release.status, body))
         await this.#status.post(key, release, 'drift', body);
     } catch (err) {
-      if (isNotFound(err)) {
-        this.#forget(key);
-        return this.#c.done('gone');
-      }
+      if (isNotFound(err)) return 'gone';
       throw err;
     }
+    return undefined;
+  }
 
+  /** decideHeal, and the sync request it asks for: a failed request is kept and returned as the error. */
+  async #selfHeal(key: string, release: Release, drift: DriftCounts, log: Logger): Promise<HealStep> {
     const heal = decideHeal({
       selfHeal: release.spec.syncPolicy?.selfHeal === true,
-      drifted,
-      newlyDrifted: edge,
+      drifted: drift.drifted,
+      newlyDrifted: drift.newlyDrifted,
       attemptAt: release.status?.lastAttempted?.time,
       prior: this.#heal.get(key),
     });
     switch (heal.kind) {
       case 'none':
         this.#heal.delete(key);
-        break;
+        return { kind: 'continue', requested: false };
       case 'wait':
         this.#heal.set(key, heal.state);
-        break;
+        return { kind: 'continue', requested: false };
       case 'request':
         try {
-          if (
-            (await requestSync(
-              this.#o.client,
-              this.#o.sync ?? { kind: 'aggregated' },
-              release,
-              this.#now(),
-            )) === 'gone'
-          ) {
-            this.#forget(key);
-            return this.#c.done('gone');
-          }
+          const sent = await requestSync(
+            this.#o.client,
+            this.#o.sync ?? { kind: 'aggregated' },
+            release,
+            this.#now(),
+          );
+          if (sent === 'gone') return { kind: 'ended', result: this.#gone(key) };
         } catch (err) {
           this.#heal.set(key, { ...heal.state, unsent: true });
           log.warn({ err: errorMessage(err) }, 'selfHeal sync request failed; kept');
-          return { kind: 'error', error: err };
+          return { kind: 'ended', result: { kind: 'error', error: err } };
         }
         this.#heal.set(key, heal.state);
         this.#c.synced();
-        log.info({ drifted, request: heal.state.requests }, 'drift: sync requested (selfHeal)');
-        break;
+        log.info(
+          { drifted: drift.drifted, request: heal.state.requests },
+          'drift: sync requested (selfHeal)',
+        );
+        return { kind: 'continue', requested: true };
+      default:
+        return assertNever(heal);
     }
+  }
 
-    const urgent = heal.kind === 'request' || outcome.kind === 'failed';
+  /** Counts the pass and requeues at the drift interval (nextDelayMs), sooner while urgent. */
+  #nextPass(
+    key: string,
+    release: Release,
+    outcome: CheckOutcome,
+    cond: DriftedCondition,
+    healRequested: boolean,
+  ): ReconcileResult {
+    const urgent = healRequested || outcome.kind === 'failed';
     const attempts = urgent ? (this.#urgent.get(key) ?? 0) + 1 : 0;
     if (attempts === 0) this.#urgent.delete(key);
     else this.#urgent.set(key, attempts);
@@ -259,6 +306,18 @@ export class DriftController {
     return r;
   }
 
+  /** The Release is gone: forget it. */
+  #gone(key: string): ReconcileResult {
+    this.#forget(key);
+    return this.#c.done('gone');
+  }
+
+  /** Being deleted: forget it; the controller prunes, nothing to compare. */
+  #deleting(key: string): ReconcileResult {
+    this.#forget(key);
+    return this.#c.done('deleting');
+  }
+
   #forget(key: string): void {
     this.#heal.delete(key);
     this.#urgent.delete(key);
@@ -266,6 +325,17 @@ export class DriftController {
     this.#o.watches?.forget('drift', key);
   }
 }
+
+/** How many entries drifted in this pass, and how many of them newly (the selfHeal edge). */
+interface DriftCounts {
+  readonly drifted: number;
+  readonly newlyDrifted: number;
+}
+
+/** selfHeal's end: the pass ended (request failed, Release gone), or it goes on. */
+type HealStep =
+  | { readonly kind: 'ended'; readonly result: ReconcileResult }
+  | { readonly kind: 'continue'; readonly requested: boolean };
 
 /** Registers the drift loop unless --drift-interval=0 turned it off. */
 export function registerDriftController(
