@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { progressBackoff, scheduleHealthRecheck } from './backoff.ts';
+import { progressBackoff, RecheckAttempts, scheduleHealthRecheck } from './backoff.ts';
 
 const s = 1000;
 
@@ -100,5 +100,21 @@ test('scheduleHealthRecheck property: delay never exceeds the cap and counts fol
         }
       },
     ),
+  );
+});
+
+test('H97 "The count is in memory and is lost at a restart": a new process starts every target at 2 s', () => {
+  const zero = () => 0;
+  const running = new RecheckAttempts();
+  const delays = [1, 2, 3].map(() => running.next('ns/web', ['object:a'], undefined, zero));
+  assert.deepEqual(delays, [2 * s, 4 * s, 8 * s], 'the count grows within one process');
+  assert.equal(running.next('ns/other', ['object:a'], undefined, zero), 2 * s, 'counts are per Release');
+  const restarted = new RecheckAttempts();
+  assert.equal(restarted.next('ns/web', ['object:a'], undefined, zero), 2 * s, 'a restart starts over');
+  running.forget('ns/web');
+  assert.equal(
+    running.next('ns/web', ['object:a'], undefined, zero),
+    2 * s,
+    'a forgotten Release starts over',
   );
 });

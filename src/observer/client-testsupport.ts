@@ -1,0 +1,48 @@
+// For the observer's orchestration tests: a KubeClient that records every request it is asked to send and
+// answers none from a server (each request goes to `answer`, which by default fails), and a logger whose
+// lines a test can read.
+import { Writable } from 'node:stream';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient, type RawRequest } from '../kube/client.ts';
+import { type Logger, newLogger } from '../runtime/index.ts';
+
+/** The requests a RecordingClient was asked to send, in order. */
+export type Recorded = { readonly method: string; readonly path: string }[];
+
+export class RecordingClient extends KubeClient {
+  readonly requests: Recorded = [];
+  readonly #answer: (req: RawRequest) => Promise<unknown>;
+
+  constructor(answer: (req: RawRequest) => Promise<unknown> = failing) {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    super(kc);
+    this.#answer = answer;
+  }
+
+  override async request<T = unknown>(req: RawRequest): Promise<T> {
+    this.requests.push({ method: req.method, path: req.path });
+    return (await this.#answer(req)) as T;
+  }
+}
+
+async function failing(req: RawRequest): Promise<never> {
+  throw new Error(`${req.method} ${req.path}: no API server in this test`);
+}
+
+/** A debug-level logger and the lines it wrote, parsed. */
+export function recordingLogger(): { readonly log: Logger; readonly lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  return { log: newLogger('test', sink, 'debug'), lines };
+}
