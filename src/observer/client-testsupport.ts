@@ -1,6 +1,6 @@
-// For the observer's orchestration tests: a KubeClient that records every request it is asked to send and
-// answers none from a server (each request goes to `answer`, which by default fails), and a logger whose
-// lines a test can read.
+// For the observer's orchestration tests: a KubeClient that records every request it is asked to send,
+// and either answers none (each request goes to `answer`, by default failing: no server) or sends it to
+// the real API server of `kubeConfig`; and a logger whose lines a test can read.
 import { Writable } from 'node:stream';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, type RawRequest } from '../kube/client.ts';
@@ -11,24 +11,31 @@ export type Recorded = { readonly method: string; readonly path: string }[];
 
 export class RecordingClient extends KubeClient {
   readonly requests: Recorded = [];
-  readonly #answer: (req: RawRequest) => Promise<unknown>;
+  readonly #answer: ((req: RawRequest) => Promise<unknown>) | undefined;
 
-  constructor(answer: (req: RawRequest) => Promise<unknown> = failing) {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    super(kc);
-    this.#answer = answer;
+  /** With `kubeConfig`, requests go to its API server; without one, to `answer` (default: they fail). */
+  constructor(
+    opts: { readonly kubeConfig?: KubeConfig; readonly answer?: (req: RawRequest) => Promise<unknown> } = {},
+  ) {
+    super(opts.kubeConfig ?? unreachable());
+    this.#answer = opts.kubeConfig === undefined ? (opts.answer ?? failing) : opts.answer;
   }
 
   override async request<T = unknown>(req: RawRequest): Promise<T> {
     this.requests.push({ method: req.method, path: req.path });
-    return (await this.#answer(req)) as T;
+    return this.#answer === undefined ? await super.request<T>(req) : ((await this.#answer(req)) as T);
   }
+}
+
+function unreachable(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kc;
 }
 
 async function failing(req: RawRequest): Promise<never> {

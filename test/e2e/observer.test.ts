@@ -23,8 +23,18 @@ import type {
 } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
+import { RecordingClient, recordingLogger } from '../../src/observer/client-testsupport.ts';
 import { HealthController, installDefaultRules } from '../../src/observer/health/loop/index.ts';
-import { type Harness, Informer, Transport } from '../../src/runtime/index.ts';
+import {
+  Harness,
+  Informer,
+  type KubeObject,
+  newLogger,
+  observerLeaseName,
+  shardOf,
+  Transport,
+} from '../../src/runtime/index.ts';
+import { microTime } from '../../src/runtime/lease.ts';
 import { type ApiServer, startApiServer } from '../../src/server/index.ts';
 import {
   type ControlPlane,
@@ -51,13 +61,16 @@ describe('convoy-observer health loop', () => {
   let client: KubeClient;
   let harness: Harness | undefined;
   let hc: HealthController;
+  /** The health loop's own client: every request the loop sends, recorded, then sent to the API server. */
+  let loopClient: RecordingClient;
   let api: ApiServer;
   let caDir: string;
 
   const startObserver = async () => {
     harness = observerHarness('observer-test', cp.kubeConfig);
+    loopClient = new RecordingClient({ kubeConfig: cp.kubeConfig });
     hc = new HealthController(harness, {
-      client,
+      client: loopClient,
       workers: 4,
       sync: { kind: 'direct', url: api.url, caPem: api.cert },
     });
@@ -579,6 +592,247 @@ describe('convoy-observer health loop', () => {
     }
     await setFinalizers('del', []);
     await client.delete({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: NS, name: 'del' });
+  });
+
+  /** The loop's informers (the harness shares one per path): what a pass reads as "from the cache". */
+  const cached = () => {
+    if (harness === undefined) throw new Error('the in-process observer is not running');
+    return {
+      releases: harness.informer<Release & KubeObject>({ path: `/apis/${API_VERSION}/releases` }),
+      inventories: harness.informer<ReleaseInventory & KubeObject>({
+        path: `/apis/${API_VERSION}/releaseinventories`,
+      }),
+    };
+  };
+
+  /** The requests the loop sent about objects named `name` (a Release, its inventory, a workload). */
+  const requestsAbout = (name: string) =>
+    loopClient.requests.filter((r) => r.path.split('?')[0]?.split('/').includes(name));
+
+  it('H14/H35 "It reads the Release from the cache", "It reads the ReleaseInventory from the cache": no GET of either', async () => {
+    await applyConfigMap('cached-cfg');
+    await applyRelease('cached', { healthAssessment: DEFAULT_HEALTH });
+    await applyInventory('cached', [entry('ConfigMap', 'cached-cfg')]);
+    await waitFor('cached Healthy', async () => healthy(await getRelease('cached'))?.status === 'True');
+    const sent = requestsAbout('cached');
+    assert.ok(
+      sent.some((r) => r.method === 'PATCH' && r.path.includes('/releaseinventories/cached')),
+      `the recording holds the loop's inventory write: ${JSON.stringify(sent)}`,
+    );
+    assert.deepEqual(
+      sent.filter((r) => r.method === 'GET'),
+      [],
+      'the Release and its inventory come from the informer caches',
+    );
+    await deleteRelease('cached');
+  });
+
+  it('H15 "If the Release does not exist, it returns": a pass over an inventory without its Release sends nothing', async () => {
+    await applyJob('orphan-hook-a', TEST_STAGE.neverReady);
+    await applyInventory(
+      'orphan',
+      [entry('ConfigMap', 'orphan-cfg')],
+      [
+        {
+          name: 'orphan-hook',
+          phase: 'PreSync',
+          kind: 'Job',
+          workloadName: 'orphan-hook-a',
+          createdAt: nowStamp(),
+        },
+      ],
+    );
+    // In the loop's cache, with a hook due: a pass that went on would poll it.
+    await waitFor('orphan cached', async () => cached().inventories.cache.get(`${NS}/orphan`));
+    const { log } = recordingLogger();
+    assert.deepEqual(await hc.syncHandler(`${NS}/orphan`, log), { kind: 'done' });
+    assert.deepEqual(
+      [...requestsAbout('orphan'), ...requestsAbout('orphan-cfg'), ...requestsAbout('orphan-hook-a')],
+      [],
+      'no hook polled, no object read, nothing written',
+    );
+    assert.equal((await hookState('orphan', 'orphan-hook'))?.state, undefined);
+    await client.delete({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: NS, name: 'orphan' });
+  });
+
+  it('H28 "an object gets an assessment as soon as the controller records it after the apply of its wave": before later waves', async () => {
+    await applyConfigMap('waves-0');
+    await applyRelease('waves', { healthAssessment: DEFAULT_HEALTH });
+    // As the controller leaves it between waves: wave 0 applied and recorded, wave 1 noted as pending.
+    const recordWaves = (entries: InventoryEntry[], pending: InventoryEntry[]) =>
+      applyObject(
+        client,
+        {
+          apiVersion: API_VERSION,
+          kind: 'ReleaseInventory',
+          metadata: { name: 'waves', namespace: NS },
+          entries,
+          pending: pending.map(({ group, kind, namespace, name, version, wave, renderRef }) => ({
+            group,
+            kind,
+            namespace,
+            name,
+            version,
+            wave,
+            renderRef,
+          })),
+        },
+        { fieldManager: FIELD_MANAGERS.controller, force: true },
+      );
+    const wave0 = entry('ConfigMap', 'waves-0', { wave: 0 });
+    const wave1 = entry('ConfigMap', 'waves-1', { wave: 1 });
+    await recordWaves([wave0], [wave1]);
+    const first = await entryIn('waves', 'waves-0', 'Healthy', { timeoutMs: 20_000 });
+    assert.equal(first.assessedRenderRef, A);
+    const inv = await getInventory('waves');
+    assert.deepEqual(
+      inv?.entries?.map((e) => e.name),
+      ['waves-0'],
+      'assessed while wave 1 is neither applied nor recorded',
+    );
+    assert.equal(
+      await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'waves-1' }),
+      undefined,
+    );
+    // Wave 1 applied and recorded: assessed in turn, without any other event.
+    await applyConfigMap('waves-1');
+    await recordWaves([wave0, wave1], []);
+    const second = await entryIn('waves', 'waves-1', 'Healthy', { timeoutMs: 20_000 });
+    assert.equal(second.assessedRenderRef, A);
+    await deleteRelease('waves');
+  });
+
+  it('H110 "scheduleHealthRecheck uses only the running hooks as pending targets" while deleting', async () => {
+    await applyDeployment('h110', 'h110', TEST_STAGE.neverReady);
+    await applyRelease('h110', { healthAssessment: DEFAULT_HEALTH });
+    await setFinalizers('h110', ['convoy.kumodo.io/finalizer']);
+    await applyJob('h110-pre-a', TEST_STAGE.neverReady);
+    await applyInventory('h110', [entry('Deployment', 'h110')]);
+    await entryIn('h110', 'h110', 'Progressing', { timeoutMs: 20_000 });
+    await client.delete({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name: 'h110' });
+    await waitFor('h110 deleting in the cache', async () => {
+      return cached().releases.cache.get(`${NS}/h110`)?.metadata.deletionTimestamp;
+    });
+    await applyInventory(
+      'h110',
+      [entry('Deployment', 'h110')],
+      [
+        {
+          name: 'pre',
+          phase: 'PreDelete',
+          kind: 'Job',
+          renderRef: A,
+          workloadName: 'h110-pre-a',
+          createdAt: nowStamp(),
+        },
+      ],
+    );
+    const hookInCache = (state: InventoryHook['state']) =>
+      waitFor(`h110 hook ${state} in the cache`, async () => {
+        const h = cached()
+          .inventories.cache.get(`${NS}/h110`)
+          ?.hooks?.find((x) => x.name === 'pre');
+        return h?.state === state && h;
+      });
+    // Read from the cache, as the passes below read it: they have nothing of their own to write.
+    await hookInCache('Running');
+    const { log } = recordingLogger();
+    const key = `${NS}/h110`;
+    // The hook runs: it is a pending target, so the pass is rechecked (2 s or more; a 409 would be 500 ms).
+    const running = await hc.syncHandler(key, log);
+    assert.equal(running.kind, 'requeueAfter', JSON.stringify(running));
+    assert.ok(running.kind === 'requeueAfter' && running.ms >= 2000, JSON.stringify(running));
+    // The hook's workload is gone: it fails, and with no running hook nothing is pending, though the
+    // Deployment is still Progressing (no interval: no timed pass at all).
+    await client.delete({ apiVersion: 'batch/v1', kind: 'Job', namespace: NS, name: 'h110-pre-a' });
+    await hookInCache('Failed');
+    assert.deepEqual(await hc.syncHandler(key, log), { kind: 'done' });
+    assert.equal((await entryState('h110', 'h110'))?.state, 'Progressing', 'objects are not pending targets');
+    await setFinalizers('h110', []);
+    await client.delete({ apiVersion: API_VERSION, kind: 'ReleaseInventory', namespace: NS, name: 'h110' });
+  });
+
+  it('H17 "If this replica does not own the shard of the target Cluster, it returns": only its shards are passed', async () => {
+    // A second observer replica, of two shards, in Lease namespace h17; shard 1 is held by another live
+    // replica for the length of the test, so this one can hold shard 0 only.
+    const leases = 'h17';
+    await applyObject(
+      client,
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: leases } },
+      { fieldManager: 'convoy-test' },
+    );
+    await applyObject(
+      client,
+      {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: observerLeaseName(1), namespace: leases },
+        spec: {
+          holderIdentity: 'another-observer',
+          leaseDurationSeconds: 3600,
+          renewTime: microTime(Date.now()),
+        },
+      },
+      { fieldManager: 'convoy-test', force: true },
+    );
+    const mine = `${NS}/h17-mine`;
+    const other = `${NS}/h17-other`;
+    for (const [name, cluster] of [
+      ['h17-other', 'h17-c1'],
+      ['h17-mine', 'h17-c0'],
+    ] as const) {
+      await applyObject(
+        client,
+        { apiVersion: API_VERSION, kind: 'Cluster', metadata: { name: cluster, namespace: NS }, spec: {} },
+        { fieldManager: 'convoy-test', force: true },
+      );
+      await applyRelease(name, { cluster: { name: cluster } });
+    }
+    const shardOfCluster = (name: string) => shardOf({ kind: 'cluster', namespace: NS, name }, 2);
+    assert.deepEqual([shardOfCluster('h17-c0'), shardOfCluster('h17-c1')], [0, 1]);
+    // The other Releases of NS (no Cluster) are on shard 1 too: the replica's queue goes idle.
+    assert.equal(shardOf({ kind: 'namespace', namespace: NS }, 2), 1);
+
+    const second = new Harness({
+      name: 'observer-h17',
+      kubeConfig: cp.kubeConfig,
+      log: newLogger('observer-h17', undefined, 'warn'),
+      shards: {
+        count: 2,
+        namespace: leases,
+        role: 'observer',
+        identity: 'h17',
+        leaseDurationSeconds: 5,
+        retryMs: 300,
+      },
+    });
+    const secondClient = new RecordingClient({ kubeConfig: cp.kubeConfig });
+    const replica = new HealthController(second, {
+      client: secondClient,
+      workers: 2,
+      sync: { kind: 'direct', url: api.url, caPem: api.cert },
+    });
+    await second.start();
+    try {
+      await waitFor('shard 0 held', async () => second.heldShards().includes(0));
+      await waitFor('a pass of the Release on shard 0', async () => replica.passesOf(mine) > 0);
+      // Queued again: worked off the queue, but the gate returns before the handler.
+      replica.controller.queue.add(other);
+      await waitFor(
+        'the queue worked off',
+        async () => replica.controller.queue.len() === 0 && replica.controller.queue.processingCount() === 0,
+      );
+      assert.deepEqual(second.heldShards(), [0]);
+      assert.equal(replica.passesOf(other), 0, 'no pass of the Release on shard 1');
+      assert.deepEqual(
+        secondClient.requests.filter((r) => r.path.split('?')[0]?.split('/').includes('h17-other')),
+        [],
+      );
+      await waitFor('the replica holding every shard passes it', async () => hc.passesOf(other) > 0);
+    } finally {
+      await second.stop();
+    }
+    for (const name of ['h17-mine', 'h17-other']) await deleteRelease(name);
   });
 
   it('restarting the observer (child process) keeps firstUnhealthy', async () => {
