@@ -128,6 +128,21 @@ describe('convoy-observer health loop', () => {
     renderRef: A,
     ...extra,
   });
+  /** A hook of render A armed now, its workload the Job `workloadName`. */
+  const jobHook = (
+    name: string,
+    phase: InventoryHook['phase'],
+    workloadName: string,
+    extra: Partial<InventoryHook> = {},
+  ): InventoryHook => ({
+    name,
+    phase,
+    kind: 'Job',
+    renderRef: A,
+    workloadName,
+    createdAt: nowStamp(),
+    ...extra,
+  });
   const applyDeployment = (release: string, name: string, stage: PodStage = TEST_STAGE.none) =>
     applyObject(
       client,
@@ -559,17 +574,7 @@ describe('convoy-observer health loop', () => {
       await applyInventory(
         'del',
         [entry('ConfigMap', 'del-cfg')],
-        [
-          {
-            name: 'predelete',
-            phase: 'PreDelete',
-            kind: 'Job',
-            renderRef: A,
-            workloadName: 'predelete-a',
-            createdAt: nowStamp(),
-            timeout: '5m',
-          },
-        ],
+        [jobHook('predelete', 'PreDelete', 'predelete-a', { timeout: '5m' })],
       );
       await hookIn('del', 'predelete', 'Succeeded', { timeoutMs: 30_000 });
       await waitFor('a sync for the finished hook', async () => syncs.count() >= 1);
@@ -632,15 +637,7 @@ describe('convoy-observer health loop', () => {
     await applyInventory(
       'orphan',
       [entry('ConfigMap', 'orphan-cfg')],
-      [
-        {
-          name: 'orphan-hook',
-          phase: 'PreSync',
-          kind: 'Job',
-          workloadName: 'orphan-hook-a',
-          createdAt: nowStamp(),
-        },
-      ],
+      [jobHook('orphan-hook', 'PreSync', 'orphan-hook-a')],
     );
     // In the loop's cache, with a hook due: a pass that went on would poll it.
     await waitFor('orphan cached', async () => cached().inventories.cache.get(`${NS}/orphan`));
@@ -713,20 +710,7 @@ describe('convoy-observer health loop', () => {
     await waitFor('h110 deleting in the cache', async () => {
       return cached().releases.cache.get(`${NS}/h110`)?.metadata.deletionTimestamp;
     });
-    await applyInventory(
-      'h110',
-      [entry('Deployment', 'h110')],
-      [
-        {
-          name: 'pre',
-          phase: 'PreDelete',
-          kind: 'Job',
-          renderRef: A,
-          workloadName: 'h110-pre-a',
-          createdAt: nowStamp(),
-        },
-      ],
-    );
+    await applyInventory('h110', [entry('Deployment', 'h110')], [jobHook('pre', 'PreDelete', 'h110-pre-a')]);
     const hookInCache = (state: InventoryHook['state']) =>
       waitFor(`h110 hook ${state} in the cache`, async () => {
         const h = cached()
