@@ -290,6 +290,29 @@ test('a hung hook times out at its timeout: Failed, reason Timeout', async () =>
   );
 });
 
+test("a hook Job that cannot start says why within one observer pass: its Warning Event in the hook's message and Ready", async () => {
+  const ns = 'hk-nosa';
+  await env.namespace(ns);
+  const job = hookJob('init', 'PreSync');
+  const spec = job.spec as { template: { spec: Record<string, unknown> } };
+  spec.template.spec.serviceAccountName = 'missing-sa';
+  await env.client.create(inlineRelease(ns, 'app', [job, configMap('a')]));
+  const h = await waitFor('the hook says why its Job has no Pod', async () => {
+    const e = await hookEntry(env.client, ns, 'app', 'init');
+    return e?.state === 'Running' && /FailedCreate/.test(e.message ?? '') ? e : undefined;
+  });
+  assert.match(h.message ?? '', /serviceaccount "missing-sa" not found/, h.message);
+  const r = await env.waitForRelease(ns, 'app', 'Ready names the warning', (x) =>
+    /waiting for PreSync hooks: init \(Job\/.*FailedCreate/.test(ready(x)?.message ?? ''),
+  );
+  assert.equal(ready(r)?.reason, 'WaitingForHook');
+  assert.equal(
+    await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'a' }),
+    undefined,
+    'the waves wait for the hook',
+  );
+});
+
 test('bad hook annotations fail the render with a condition naming the object, and nothing is applied', async () => {
   const ns = 'hk-bad';
   await env.namespace(ns);

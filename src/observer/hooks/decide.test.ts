@@ -2,7 +2,14 @@
 // polled.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type DecideInput, decideHook, shouldPoll, type Workload } from './decide.ts';
+import {
+  type DecideInput,
+  decideHook,
+  type EventLike,
+  shouldPoll,
+  type Workload,
+  workloadWarnings,
+} from './decide.ts';
 
 const now = new Date('2030-01-01T00:10:00Z');
 const job = (
@@ -125,4 +132,65 @@ describe('shouldPoll', () => {
     ],
   ];
   for (const [name, h, want] of rows) it(name, () => assert.equal(shouldPoll(h), want));
+});
+
+describe('a workload that does not finish says why: its Warning Events', () => {
+  const ev = (
+    kind: string,
+    name: string,
+    reason: string,
+    message: string,
+    at: string,
+    type = 'Warning',
+  ): EventLike => ({
+    type,
+    reason,
+    message,
+    lastTimestamp: at,
+    involvedObject: { kind, name },
+  });
+  const sa = 'error looking up service account app/secret-init: serviceaccount "secret-init" not found';
+  const events = [
+    ev('Job', 'init-abc', 'FailedCreate', sa, '2030-01-01T00:09:30Z'),
+    ev('Job', 'init-abc', 'FailedCreate', 'older', '2030-01-01T00:09:10Z'),
+    ev(
+      'Pod',
+      'init-abc-x7k2p',
+      'FailedScheduling',
+      '0/3 nodes are available: 3 Insufficient cpu.',
+      '2030-01-01T00:09:20Z',
+    ),
+    ev('Job', 'init-abc', 'Normal thing', 'not a warning', '2030-01-01T00:09:40Z', 'Normal'),
+    ev('Job', 'other', 'FailedCreate', 'another hook', '2030-01-01T00:09:50Z'),
+    ev(
+      'Pod',
+      'init-abcdef-1',
+      'BackOff',
+      'a Pod of another Job whose name starts alike',
+      '2030-01-01T00:09:55Z',
+    ),
+  ];
+  it('workloadWarnings: the Job and its Pods, newest first, one per object and reason', () => {
+    assert.deepEqual(
+      workloadWarnings(events, 'Job', 'init-abc').map((w) => `${w.object} ${w.reason}`),
+      ['Job/init-abc FailedCreate', 'Pod/init-abc-x7k2p FailedScheduling'],
+    );
+    assert.deepEqual(
+      workloadWarnings(events, 'Pod', 'init-abc'),
+      [],
+      'a Pod hook: only Events about that Pod',
+    );
+  });
+  it('Running says the newest warning; a timeout adds it to its message', () => {
+    const warnings = workloadWarnings(events, 'Job', 'init-abc');
+    const runningNow = decideHook({ ...input(job([])), warnings });
+    assert.deepEqual(runningNow, {
+      state: 'Running',
+      reason: 'Running',
+      message: `Job/init-abc: FailedCreate: ${sa}`,
+    });
+    const late = decideHook({ ...input(job([]), '2030-01-01T00:00:00Z', 300_000), warnings });
+    assert.equal(late.reason, 'Timeout');
+    assert.equal(late.message, `did not finish within 300s; last warning: Job/init-abc: FailedCreate: ${sa}`);
+  });
 });

@@ -50,8 +50,77 @@ export function shouldPoll(h: Pick<InventoryHook, 'workloadName' | 'createdAt' |
   return h.createdAt !== undefined && Date.parse(h.createdAt) > Date.parse(h.finishedAt);
 }
 
+/**
+ * A Warning Event of the hook's workload or of one of its Pods (FailedCreate, FailedScheduling, BackOff…):
+ * why a workload that does not finish has not started, said at once instead of at its timeout.
+ */
+export interface WorkloadWarning {
+  /** Kind/name of the object the Event is about. */
+  readonly object: string;
+  readonly reason: string;
+  readonly message: string;
+  /** RFC 3339, when it was last seen. */
+  readonly at: string;
+}
+
+/** An Event as the API lists it, the fields workloadWarnings reads. */
+export interface EventLike {
+  readonly type?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTimestamp?: string | null;
+  readonly eventTime?: string | null;
+  readonly firstTimestamp?: string | null;
+  readonly series?: { readonly lastObservedTime?: string } | null;
+  readonly metadata?: { readonly creationTimestamp?: string };
+  readonly involvedObject?: { readonly kind?: string; readonly name?: string };
+}
+
+/**
+ * The Warning Events of workload `name` (a Job, and the Pods it names `<name>-…`; or a Pod) among a
+ * namespace's Events, newest first, one per object and reason.
+ */
+export function workloadWarnings(
+  events: readonly EventLike[],
+  kind: 'Job' | 'Pod',
+  name: string,
+): WorkloadWarning[] {
+  const ours = (e: EventLike) => {
+    const io = e.involvedObject ?? {};
+    if (io.kind === kind && io.name === name) return true;
+    return kind === 'Job' && io.kind === 'Pod' && (io.name ?? '').startsWith(`${name}-`);
+  };
+  const seen = new Set<string>();
+  const out: WorkloadWarning[] = [];
+  const at = (e: EventLike) =>
+    e.series?.lastObservedTime ??
+    e.lastTimestamp ??
+    e.eventTime ??
+    e.firstTimestamp ??
+    e.metadata?.creationTimestamp ??
+    '';
+  for (const e of [...events]
+    .filter((x) => x.type === 'Warning' && ours(x))
+    .sort((a, b) => at(b).localeCompare(at(a)))) {
+    const object = `${e.involvedObject?.kind ?? '?'}/${e.involvedObject?.name ?? '?'}`;
+    const key = `${object} ${e.reason ?? ''}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ object, reason: e.reason ?? 'Warning', message: e.message ?? '', at: at(e) });
+  }
+  return out;
+}
+
+/** The newest warning as one line for a hook's message. */
+export function warningLine(warnings: readonly WorkloadWarning[] | undefined): string | undefined {
+  const w = warnings?.[0];
+  return w === undefined ? undefined : `${w.object}: ${w.reason}: ${w.message}`;
+}
+
 export interface DecideInput {
   readonly workload: Workload;
+  /** The workload's Warning Events, newest first (workloadWarnings); absent or empty: none known. */
+  readonly warnings?: readonly WorkloadWarning[];
   /** RFC 3339; the timeout counts from here. */
   readonly createdAt: string | undefined;
   /** undefined: no timeout. */
@@ -93,16 +162,18 @@ export function decideHook(input: DecideInput): HookVerdict {
 
 function running(input: DecideInput): HookVerdict {
   const created = input.createdAt === undefined ? Number.NaN : Date.parse(input.createdAt);
+  const warning = warningLine(input.warnings);
   if (input.timeoutMs !== undefined && !Number.isNaN(created)) {
     if (input.now.getTime() - created >= input.timeoutMs) {
+      const why = warning === undefined ? '' : `; last warning: ${warning}`;
       return {
         state: 'Failed',
         reason: 'Timeout',
-        message: `did not finish within ${formatMs(input.timeoutMs)}`,
+        message: `did not finish within ${formatMs(input.timeoutMs)}${why}`,
       };
     }
   }
-  return { state: 'Running', reason: 'Running', message: '' };
+  return { state: 'Running', reason: 'Running', message: warning ?? '' };
 }
 
 /** The first terminated container's message (or reason and exit code), else the pod's own. */

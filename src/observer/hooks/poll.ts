@@ -12,11 +12,13 @@ import type { Logger } from '../../runtime/index.ts';
 import { applyInventoryFields } from '../writes.ts';
 import {
   decideHook,
+  type EventLike,
   type HookVerdict,
   type JobLike,
   type PodLike,
   shouldPoll,
   type Workload,
+  workloadWarnings,
 } from './decide.ts';
 import { type HookStatusItem, planHookStatus } from './status.ts';
 
@@ -40,13 +42,22 @@ export async function pollHookWorkload(
     const o = await client.get<JobLike>({ apiVersion: 'batch/v1', kind: 'Job', namespace, name });
     workload = o === undefined ? { kind: 'notFound' } : { kind: 'Job', object: o };
   }
-  return decideHook({
-    workload,
-    createdAt: hook.createdAt,
-    timeoutMs: parseOptionalDuration(hook.timeout),
-    now,
-  });
+  const input = { workload, createdAt: hook.createdAt, timeoutMs: parseOptionalDuration(hook.timeout), now };
+  const verdict = decideHook(input);
+  // Not finished: the Warning Events of the workload and its Pods say why (a ServiceAccount missing, no
+  // node fits), now rather than at the timeout.
+  if (workload.kind === 'notFound' || (verdict.state !== 'Running' && verdict.reason !== 'Timeout'))
+    return verdict;
+  const events = await client.listPage<EventLike>(
+    { apiVersion: 'v1', kind: 'Event', namespace },
+    { fieldSelector: 'type=Warning', limit: EVENT_LIMIT },
+  );
+  const warnings = workloadWarnings(events.items, workload.kind, name);
+  return warnings.length === 0 ? verdict : decideHook({ ...input, warnings });
 }
+
+/** At most this many Warning Events of a namespace are read for one hook's poll. */
+const EVENT_LIMIT = 500;
 
 export interface PollResult {
   /** The inventory after the write; undefined when nothing was written. */

@@ -188,7 +188,9 @@ function planWeight(
     }
     const state = finishedState(entry);
     if (state === undefined) {
-      running.push(h.name);
+      // The observer's word on a running workload: why it has not started (its Warning Events), if known.
+      const why = entry.state === 'Running' && entry.message ? ` (${entry.message})` : '';
+      running.push(`${h.name}${why}`);
       continue;
     }
     cleanup.push(...workloadsToDelete(entry, h, 'finished'));
