@@ -132,6 +132,8 @@ export async function applyAll(
 export interface DryRunResult {
   /** Objects not checked, with why. */
   readonly skipped: readonly string[];
+  /** The same objects: their CRD or Namespace is in the render and not installed yet. */
+  readonly skippedObjects: readonly Obj[];
 }
 
 /** Server-side dry run of every object; throws ObjectApplyError for the first one the API rejects. */
@@ -139,8 +141,11 @@ export async function dryRunAll(
   client: KubeClient,
   objects: readonly Obj[],
   opts: DeployOptions,
+  /** The whole render, where a CRD or Namespace not yet installed may be defined (default: `objects`). */
+  render: readonly Obj[] = objects,
 ): Promise<DryRunResult> {
   const skipped: string[] = [];
+  const skippedObjects: Obj[] = [];
   const failures = new Map<Obj, ObjectApplyError>();
   await forEachBounded(objects, opts.parallel ?? DEPLOY_PARALLEL, async (obj) => {
     try {
@@ -150,8 +155,9 @@ export async function dryRunAll(
         dryRun: true,
       });
     } catch (err) {
-      if (isKubeError(err) && err.code === 404 && definedInRender(obj, objects)) {
+      if (isKubeError(err) && err.code === 404 && definedInRender(obj, render)) {
         skipped.push(`${describeKey(objectKey(obj))}: not yet installed (${err.apiMessage})`);
+        skippedObjects.push(obj);
         return undefined;
       }
       failures.set(obj, new ObjectApplyError(obj, err));
@@ -161,7 +167,8 @@ export async function dryRunAll(
   // Every object is checked, so the failure reported is always the same one for the same render.
   const first = earliest(objects, failures);
   if (first !== undefined) throw first;
-  return { skipped };
+  // In render order, whichever answered first.
+  return { skipped, skippedObjects: objects.filter((o) => skippedObjects.includes(o)) };
 }
 
 /** The failure of the earliest object in `order`. */

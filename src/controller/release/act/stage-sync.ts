@@ -11,6 +11,7 @@ import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { assertNever } from '../../../lib/assert-never.ts';
 import { errorMessage } from '../../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../../lib/names.ts';
+import type { Obj } from '../../../render/types.ts';
 import { namesRender } from '../../../store/keep.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
 import { completeWaves, formatTime } from '../decide/rollout/index.ts';
@@ -42,6 +43,7 @@ import {
   PruneFailedError,
   type ReleaseError,
 } from '../errors.ts';
+import { crdsFor, dryRunWithCrds } from './crd-first.ts';
 import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
 import {
   postSyncAfterApply,
@@ -76,6 +78,8 @@ interface Run extends SyncSoFar {
   waves: readonly WaveStatus[];
   /** The inventory as re-read for this sync: opened by the settleInterrupted step, before any wave. */
   writer: InventoryWriter | undefined;
+  /** What the dry run skipped for a CRD of the render, for the dryRunWithCrds step. */
+  skipped: readonly Obj[];
 }
 
 export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<SyncResult> {
@@ -129,6 +133,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
     notes,
     waves: release.status?.waves ?? [],
     writer: undefined,
+    skipped: [],
   };
   for (const [i, step] of plan.steps.entries()) {
     const stop = await runStep(step, run, plan.steps[i + 1]);
@@ -148,6 +153,8 @@ async function runStep(
       return await resumePostSync(run);
     case 'dryRun':
       return await dryRun(run);
+    case 'dryRunWithCrds':
+      return await dryRunCustomResources(run);
     case 'persist':
       return await persist(run);
     case 'preSync':
@@ -190,19 +197,64 @@ async function dryRun(run: Run): Promise<SyncResult | undefined> {
   const { release, rendered } = input;
   try {
     const dry = await dryRunAll(rendered.target.client, rendered.render.objects, run.labels);
-    if (dry.skipped.length > 0)
-      notes.push(`dry run skipped ${dry.skipped.length} objects: ${dry.skipped.join('; ')}`);
-    // Only a render every object of which was checked is spared the next dry run.
-    else deps.memory.dryRuns.passed(rendered.target.client, run.labels.releaseUid, rendered.renderRef);
+    // The custom resources of the render's own CRDs are checked once those are in (dryRunWithCrds).
+    if (crdsFor(rendered.render.objects, dry.skippedObjects).length > 0) run.skipped = dry.skippedObjects;
+    else dryRunDone(run, dry.skipped);
     return undefined;
   } catch (err) {
-    const missing = await missingServiceAccount(release, err, deps);
-    const error =
-      err instanceof ObjectApplyError
-        ? DryRunFailedError.fromStatus(`dry run failed: ${missing ?? err.message}`, err.httpStatus, err)
-        : DryRunFailedError.fromStatus(`dry run failed: ${errorMessage(err)}`, undefined, err);
-    return failedBeforeApply(error, notes);
+    return failedBeforeApply(await dryRunError(release, err, deps), notes);
   }
+}
+
+/** What the dry run skipped for a CRD of the render, dry-run with those CRDs applied (act/crd-first.ts). */
+async function dryRunCustomResources(run: Run): Promise<SyncResult | undefined> {
+  const { input, deps, notes } = run;
+  const { release, rendered } = input;
+  if (run.skipped.length === 0) return undefined;
+  const memo = deps.memory.dryRuns;
+  const client = rendered.target.client;
+  const uid = run.labels.releaseUid;
+  // Refused before: the same answer, without creating and deleting its CRDs again on every retry.
+  if (input.forced) memo.forget(client, uid, rendered.renderRef);
+  const refused = memo.refusal(client, uid, rendered.renderRef);
+  if (refused !== undefined)
+    return failedBeforeApply(DryRunFailedError.fromStatus(refused.message, refused.httpStatus), notes);
+  try {
+    run.writer ??= new InventoryWriter(deps.local, release, await openInventory(deps, release));
+    const dry = await dryRunWithCrds({
+      target: rendered.target,
+      writer: run.writer,
+      objects: rendered.render.objects,
+      skipped: run.skipped,
+      renderRef: rendered.renderRef,
+      labels: run.labels,
+    });
+    if (dry.kind === 'checked') {
+      dryRunDone(run, dry.skipped);
+      return undefined;
+    }
+    const error = await dryRunError(release, dry.error, deps);
+    const httpStatus = dry.error instanceof ObjectApplyError ? dry.error.httpStatus : undefined;
+    memo.refused(client, uid, rendered.renderRef, { message: error.message, httpStatus });
+    return failedBeforeApply(error, notes);
+  } catch (err) {
+    return failedBeforeApply(await dryRunError(release, err, deps), notes);
+  }
+}
+
+/** Notes what a dry run could not check; only a render every object of which was checked is spared the next. */
+function dryRunDone(run: Run, skipped: readonly string[]): void {
+  const { rendered } = run.input;
+  if (skipped.length > 0) run.notes.push(`dry run skipped ${skipped.length} objects: ${skipped.join('; ')}`);
+  else run.deps.memory.dryRuns.passed(rendered.target.client, run.labels.releaseUid, rendered.renderRef);
+}
+
+/** A dry run's failure as DryRunFailed, naming the object (and a ServiceAccount that does not exist). */
+async function dryRunError(release: Release, err: unknown, deps: ReleaseDeps): Promise<ReleaseError> {
+  const missing = await missingServiceAccount(release, err, deps);
+  return err instanceof ObjectApplyError
+    ? DryRunFailedError.fromStatus(`dry run failed: ${missing ?? err.message}`, err.httpStatus, err)
+    : DryRunFailedError.fromStatus(`dry run failed: ${errorMessage(err)}`, undefined, err);
 }
 
 /** The render into the render store, before anything of it is applied (docs/design.md#render-store). */
@@ -237,7 +289,8 @@ async function settle(run: Run): Promise<SyncResult | undefined> {
   const { input, deps, notes } = run;
   const { release, rendered } = input;
   try {
-    const writer = new InventoryWriter(deps.local, release, await openInventory(deps, release));
+    // Opened already when the CRDs of the render went in for the dry run.
+    const writer = run.writer ?? new InventoryWriter(deps.local, release, await openInventory(deps, release));
     run.writer = writer;
     notes.push(...(await settleInterrupted(rendered.render.objects, writer, release, rendered.target)));
     return undefined;

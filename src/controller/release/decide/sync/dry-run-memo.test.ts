@@ -33,3 +33,18 @@ test('DryRunMemo: bounded, the oldest pass forgotten first', () => {
     [true, false, true],
   );
 });
+
+test('a refusal is remembered per client and render, is not a pass, and goes with forget', () => {
+  const memo = new DryRunMemo<object>();
+  const client = {};
+  const why = { message: 'dry run failed: Gadget app/g: spec.size: Invalid value', httpStatus: 422 };
+  memo.refused(client, 'u', 'R', why);
+  assert.deepEqual(memo.refusal(client, 'u', 'R'), why);
+  assert.equal(memo.has(client, 'u', 'R'), false, 'a refused render is not spared the dry run');
+  assert.equal(memo.refusal({}, 'u', 'R'), undefined, 'another client (identity) asks again');
+  assert.equal(memo.refusal(client, 'u', 'R2'), undefined, 'another render asks again');
+  memo.forget(client, 'u', 'R');
+  assert.equal(memo.refusal(client, 'u', 'R'), undefined);
+  memo.passed(client, 'u', 'R');
+  assert.equal(memo.refusal(client, 'u', 'R'), undefined, 'a pass replaces a refusal');
+});

@@ -343,3 +343,37 @@ describe("planSync: a chart's pre-install resources go in before its PreSync hoo
     ]);
   });
 });
+
+describe('planSync: the custom resources of a CRD in the same render', () => {
+  const crd: Obj = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'gadgets.example.com' },
+    spec: { group: 'example.com', names: { kind: 'Gadget', plural: 'gadgets' } },
+  } as Obj;
+  const gadget: Obj = {
+    apiVersion: 'example.com/v1',
+    kind: 'Gadget',
+    metadata: { name: 'g', namespace: 'app' },
+  };
+  const stepsOf = (objects: Obj[], dryRunPassed = false) => {
+    const r = { hooks: [], objects };
+    const plan = planSync({
+      release: base,
+      rendered: { renderRef: renderRef(r), render: r },
+      forced: false,
+      inventory: undefined,
+      now: NOW,
+      dryRunPassed,
+    });
+    return plan.kind === 'sync' ? plan.steps.map((x) => x.kind).slice(0, 3) : [];
+  };
+  test('a CRD and its custom resource: dry-run them with the CRD applied, before persist', () =>
+    assert.deepEqual(stepsOf([crd, gadget]), ['dryRun', 'dryRunWithCrds', 'persist']));
+  test('a CRD alone, or custom resources of a CRD installed apart: the plain dry run', () => {
+    assert.deepEqual(stepsOf([crd, cm('a', 0)]), ['dryRun', 'persist', 'settleInterrupted']);
+    assert.deepEqual(stepsOf([gadget]), ['dryRun', 'persist', 'settleInterrupted']);
+  });
+  test('dry-run in full before: neither step', () =>
+    assert.deepEqual(stepsOf([crd, gadget], true), ['persist', 'settleInterrupted', 'wave']));
+});

@@ -12,12 +12,13 @@ import type {
 } from '../../../../api/types.ts';
 import { assertNever } from '../../../../lib/assert-never.ts';
 import { helmHookResourcePhase } from '../../../../render/helm/hooks.ts';
-import { objectKey } from '../../../../render/keys.ts';
+import { groupOf, objectKey } from '../../../../render/keys.ts';
 import type { Obj, Render } from '../../../../render/types.ts';
 import type { ReleaseError } from '../../errors.ts';
 import { forcedAtOf, hookDefs, type SyncHookStep, syncHooksSettled } from '../hooks/index.ts';
 import { type Rollout, type WaveGateDecision, waveHealthGate } from '../rollout/index.ts';
 import { groupWaves, renderApplied } from './index.ts';
+import { servedKind } from './waves.ts';
 
 /** What a sync that persisted ends with besides its kind: the attempt, status.waves so far, the notes. */
 interface SyncRecord {
@@ -64,6 +65,11 @@ export type SyncStep =
   | { readonly kind: 'resumePostSync' }
   /** Any failure and nothing is written; left out for a render this process dry-ran in full already. */
   | { readonly kind: 'dryRun' }
+  /**
+   * Only for a render with CRDs of its own custom resources: what the dry run skipped for a CRD not yet
+   * installed is dry-run once those CRDs are applied; a refusal removes the CRDs it created.
+   */
+  | { readonly kind: 'dryRunWithCrds' }
   /** The render store and the attempt. */
   | { readonly kind: 'persist' }
   /** Only for a render with PreSync hooks: without any, the step decides nothing (and reads nothing). */
@@ -121,6 +127,7 @@ export function planSync(input: PlanInput): SyncPlan {
   const head: SyncStep[] = [
     ...(resume ? [{ kind: 'resumePostSync' } as const] : []),
     ...(input.dryRunPassed === true ? [] : [{ kind: 'dryRun' } as const]),
+    ...(input.dryRunPassed !== true && definesItsKinds(objects) ? [{ kind: 'dryRunWithCrds' } as const] : []),
     { kind: 'persist' },
   ];
   const hooksFirst: SyncStep[] =
@@ -158,6 +165,17 @@ export function planSync(input: PlanInput): SyncPlan {
       { kind: 'postSync' },
     ],
   };
+}
+
+/** Whether a CRD of the render defines the kind of another of its objects. */
+function definesItsKinds(objects: readonly Obj[]): boolean {
+  const served = new Set(
+    objects.flatMap((o) => {
+      const k = servedKind(o);
+      return k === undefined ? [] : [`${k.group}/${k.kind}`];
+    }),
+  );
+  return served.size > 0 && objects.some((o) => served.has(`${groupOf(o.apiVersion)}/${o.kind}`));
 }
 
 /** A Helm pre-install/pre-upgrade object that is not a workload (src/render/helm/hooks.ts). */
