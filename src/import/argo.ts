@@ -71,10 +71,6 @@ export function importArgoApplication(d: Doc, opts: ImportOptions = {}): DocImpo
       return { notes };
     }
     out.source = c.source;
-    note(
-      'spec.source.repoURL',
-      'credentials: Argo CD keeps them in repository Secrets; give the Release a Secret in its namespace (keys username, password) and set source.chart.secretRef',
-    );
   } else {
     const ref = argoRevision(src.targetRevision);
     if (ref.kind === 'unsupported') note('spec.source.targetRevision', ref.note);
@@ -87,10 +83,12 @@ export function importArgoApplication(d: Doc, opts: ImportOptions = {}): DocImpo
         ...(path === undefined || path === '.' ? {} : { path }),
       },
     };
-    note(
-      'spec.source.repoURL',
-      'credentials: Argo CD keeps them in repository Secrets; give the Release a Secret in its namespace (keys username/password, bearerToken or identity/known_hosts) and set source.git.secretRef',
-    );
+    // Argo CD keeps credentials in repository Secrets, out of sight here; only an SSH URL always needs one.
+    if (isSshUrl(repoURL))
+      note(
+        'spec.source.repoURL',
+        'an SSH URL needs a key: Argo CD keeps it in a repository Secret; give the Release a Secret in its namespace (keys identity and known_hosts) and set source.git.secretRef',
+      );
   }
 
   if (renderType === 'Helm') {
@@ -105,14 +103,19 @@ export function importArgoApplication(d: Doc, opts: ImportOptions = {}): DocImpo
       );
   } else {
     const dir = asRecord(src.directory);
-    if (dir.recurse !== true)
+    if (src.directory !== undefined && dir.recurse !== true)
       note(
         'spec.source.directory.recurse',
-        'convoy reads every YAML file under the path, subdirectories included; Argo CD without recurse reads only the top level',
+        `${dir.recurse === undefined ? 'absent' : String(dir.recurse)}: Argo CD reads only the top level, convoy every YAML file under the path, subdirectories included — move files that must not be applied out of the path`,
       );
-    for (const k of ['include', 'exclude', 'jsonnet'])
-      if (dir[k] !== undefined)
-        note(`spec.source.directory.${k}`, 'not supported by convoy; not carried over');
+    const directoryActions: Readonly<Record<string, string>> = {
+      include:
+        'not supported: keep only the files to apply under the path (or point path at a folder that has only them)',
+      exclude: 'not supported: move the excluded files out of the path',
+      jsonnet: 'not supported: render the jsonnet to YAML in the repository (or use Kustomize or Helm)',
+    };
+    for (const [k, action] of Object.entries(directoryActions))
+      if (dir[k] !== undefined) note(`spec.source.directory.${k}`, action);
     note(
       'spec.source',
       'Argo CD detects Kustomize and Helm from the files; if the path holds a kustomization.yaml or a Chart.yaml, set render.type to Kustomize or Helm',
@@ -162,7 +165,11 @@ export function importArgoApplication(d: Doc, opts: ImportOptions = {}): DocImpo
         'spec.syncPolicy.syncOptions',
         'CreateNamespace=true: put the Namespace object in the render (wave -1)',
       );
-    else note('spec.syncPolicy.syncOptions', `${opt}: not carried over`);
+    else
+      note(
+        'spec.syncPolicy.syncOptions',
+        `${opt}: convoy has no such option; remove it (docs/migrating.md lists what convoy does instead)`,
+      );
   }
   if (sp.retry !== undefined)
     note('spec.syncPolicy.retry', 'convoy retries failed syncs with backoff by itself; not carried over');
@@ -211,15 +218,25 @@ function helmSettings(
     else setAtPath(values, key, String(pr.value ?? ''));
   }
   if (Object.keys(values).length > 0) out.values = values;
-  for (const k of ['fileParameters', 'passCredentials', 'skipCrds', 'version', 'kubeVersion', 'apiVersions'])
-    if (helm[k] !== undefined)
-      note(
-        `spec.source.helm.${k}`,
-        k === 'kubeVersion' || k === 'apiVersions'
-          ? 'convoy takes them from the target cluster; not carried over'
-          : 'not carried over',
-      );
+  for (const [k, action] of Object.entries(HELM_ACTIONS))
+    if (helm[k] !== undefined) note(`spec.source.helm.${k}`, action);
   return out as NonNullable<NonNullable<ReleaseSpec['render']>['helm']>;
+}
+
+/** What to do instead of each Argo CD helm setting convoy does not carry over. */
+const HELM_ACTIONS: Readonly<Record<string, string>> = {
+  fileParameters: "not carried over: put each file's contents under its key in render.helm.values",
+  passCredentials:
+    "not carried over: convoy sends the Release's source credentials to the chart repository only; give a dependency's repository its own Secret",
+  skipCrds: "not carried over: convoy applies the chart's crds/; move them out of the chart to skip them",
+  version: 'not carried over: convoy renders with Helm 4; remove it',
+  kubeVersion: 'not carried over: convoy takes it from the target cluster',
+  apiVersions: 'not carried over: convoy takes them from the target cluster',
+};
+
+/** git@host:path and ssh:// URLs: always authenticated. */
+function isSshUrl(url: string): boolean {
+  return url.startsWith('ssh://') || /^[^/:@]+@[^/:]+:/.test(url);
 }
 
 function hostName(url: string): string {

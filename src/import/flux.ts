@@ -176,18 +176,50 @@ export function importFluxHelmRelease(d: Doc, lookup: SourceLookup, opts: Import
       'spec.upgrade.remediation',
       'no rollback asked for; to have convoy roll back by itself, add failurePolicy: {deadline: 5m, rollback: OnFailure}',
     );
-  for (const k of [
-    'install',
-    'test',
-    'uninstall',
-    'driftDetection',
-    'maxHistory',
-    'storageNamespace',
-    'dependsOn',
-  ])
-    if (spec[k] !== undefined && !(k === 'install' && Object.keys(asRecord(spec.install)).length === 0))
-      note(`spec.${k}`, k === 'maxHistory' ? 'use historyLimit; not carried over' : 'not carried over');
+  for (const part of ['install', 'upgrade'] as const) {
+    const settings = asRecord(spec[part]);
+    for (const [k, v] of Object.entries(settings)) {
+      if (k === 'remediation' && part === 'upgrade') continue;
+      note(`spec.${part}.${k}`, installAction(k, v));
+    }
+  }
+  for (const [k, action] of Object.entries(HELM_RELEASE_ACTIONS))
+    if (spec[k] !== undefined) note(`spec.${k}`, action);
   return { release: release(name, opts.namespace ?? namespace, out), notes };
+}
+
+/** What to do instead of each HelmRelease field convoy does not carry over. */
+const HELM_RELEASE_ACTIONS: Readonly<Record<string, string>> = {
+  test: 'not carried over: convoy skips test hooks; run `helm test` yourself, or make the test a PostSync hook Job',
+  uninstall:
+    'not carried over: deleting the Release deletes its objects (uninstall hooks run); its options have no equivalent',
+  driftDetection:
+    'not carried over: convoy always detects drift; set syncPolicy.selfHeal: true to correct it',
+  maxHistory: 'not carried over: set historyLimit',
+  storageNamespace: 'not carried over: convoy keeps its state in the Release; nothing to set',
+};
+
+/** What to do instead of one setting of a HelmRelease's spec.install or spec.upgrade. */
+function installAction(key: string, value: unknown): string {
+  switch (key) {
+    case 'createNamespace':
+      return value === true
+        ? 'not carried over: create the namespace first (kubectl create namespace), or put the Namespace object in the render'
+        : 'not carried over: nothing to set';
+    case 'crds':
+      return `${String(value)}: not carried over: convoy applies the chart's crds/ on install and on every upgrade (as CreateReplace); move them out of the chart to skip them`;
+    case 'remediation':
+      return 'not carried over: convoy retries a failed sync by itself; to roll back, set failurePolicy: {deadline: 5m, rollback: OnFailure}';
+    case 'timeout':
+      return "not carried over: the rollout deadline is failurePolicy.deadline, health's healthAssessment.deadline";
+    case 'disableWait':
+    case 'disableWaitForJobs':
+      return 'not carried over: convoy always waits for health; set healthAssessment.deadline to bound it';
+    case 'disableHooks':
+      return "not carried over: convoy runs the chart's hooks; remove the hook annotations to skip them";
+    default:
+      return 'not carried over: convoy has no such setting; remove it';
+  }
 }
 
 /** What both kinds start from (beginImport), and the namespace of the object, Flux's own by default. */
@@ -213,6 +245,23 @@ function common(spec: Readonly<Record<string, unknown>>, out: MutableSpec, note:
   if (spec.timeout !== undefined && out.failurePolicy === undefined)
     note('spec.timeout', 'convoy bounds each step itself; the rollout deadline is failurePolicy.deadline');
 }
+
+const GIT_REPOSITORY_ACTIONS: Readonly<Record<string, string>> = {
+  ignore: 'not carried over: move the ignored files out of the path (convoy reads every file under it)',
+  include: 'not carried over: make a Release for the included repository',
+  verify: 'not carried over: convoy does not verify commit signatures; pin ref.commit to a verified commit',
+  recurseSubmodules:
+    'not carried over: convoy does not fetch submodules; vendor their files into the repository',
+  proxySecretRef: "not carried over: set HTTPS_PROXY in the controller-manager's environment",
+};
+
+const OCI_REPOSITORY_ACTIONS: Readonly<Record<string, string>> = {
+  layerSelector: 'not carried over: push the artifact with `convoy push artifact` (one layer of manifests)',
+  verify: 'not carried over: convoy does not verify signatures; pin ref.digest to a verified digest',
+  provider:
+    'not carried over: give the Release a Secret with registry credentials (source.oci.secretRef) instead of a cloud identity',
+  ignore: 'not carried over: leave the ignored files out of the artifact, or narrow source.oci.path',
+};
 
 /** A Flux source reference (GitRepository or OCIRepository) as convoy's source; notes what it cannot read. */
 function sourceOf(
@@ -252,8 +301,8 @@ function sourceOf(
       }
       const r = fluxGitRef(s.ref);
       if (r.kind === 'unsupported') note(`${field} → GitRepository ${name}`, r.note);
-      for (const k of ['ignore', 'include', 'verify', 'recurseSubmodules', 'proxySecretRef'])
-        if (s[k] !== undefined) note(`GitRepository ${name} spec.${k}`, 'not carried over');
+      for (const [k, action] of Object.entries(GIT_REPOSITORY_ACTIONS))
+        if (s[k] !== undefined) note(`GitRepository ${name} spec.${k}`, action);
       return {
         git: {
           url,
@@ -282,8 +331,8 @@ function sourceOf(
               ? { tag }
               : undefined;
       const certSecret = str(asRecord(s.certSecretRef).name);
-      for (const k of ['layerSelector', 'verify', 'provider', 'ignore'])
-        if (s[k] !== undefined) note(`OCIRepository ${name} spec.${k}`, 'not carried over');
+      for (const [k, action] of Object.entries(OCI_REPOSITORY_ACTIONS))
+        if (s[k] !== undefined) note(`OCIRepository ${name} spec.${k}`, action);
       return {
         oci: {
           url,

@@ -228,3 +228,98 @@ describe('import: other input', () => {
     assert.equal(r.notes[0]?.field, 'spec.source.repoURL');
   });
 });
+
+describe('import: a note only for a field that is there, each saying what to do', () => {
+  const app = (source: Record<string, unknown>): Doc => ({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name: 'a', namespace: 'argocd' },
+    spec: { source: { path: 'app', ...source }, destination: { namespace: 'a' } },
+  });
+  const fieldsOf = (d: Doc) => importDocs([d]).notes.map((n) => n.field);
+  const table: [string, Doc, readonly string[], readonly string[]][] = [
+    [
+      'an https repository and no directory: neither a credentials nor a recurse note',
+      app({ repoURL: 'https://github.com/example/app.git' }),
+      [],
+      ['spec.source.repoURL', 'spec.source.directory.recurse'],
+    ],
+    [
+      'directory without recurse: the recurse note',
+      app({ repoURL: 'https://github.com/example/app.git', directory: { exclude: 'x.yaml' } }),
+      ['spec.source.directory.recurse', 'spec.source.directory.exclude'],
+      ['spec.source.repoURL'],
+    ],
+    [
+      'directory with recurse: nothing to say about it',
+      app({ repoURL: 'https://github.com/example/app.git', directory: { recurse: true } }),
+      [],
+      ['spec.source.directory.recurse'],
+    ],
+    [
+      'an SSH repository: the key it needs',
+      app({ repoURL: 'git@github.com:example/app.git' }),
+      ['spec.source.repoURL'],
+      [],
+    ],
+    [
+      'an ssh:// repository: the key it needs',
+      app({ repoURL: 'ssh://git@git.example.com/app.git' }),
+      ['spec.source.repoURL'],
+      [],
+    ],
+    [
+      'a chart repository: no credentials note',
+      app({ repoURL: 'https://charts.example.com', chart: 'web', targetRevision: '1.2.3' }),
+      [],
+      ['spec.source.repoURL'],
+    ],
+  ];
+  for (const [name, doc, present, absent] of table) {
+    it(name, () => {
+      const fields = fieldsOf(doc);
+      for (const f of present) assert.ok(fields.includes(f), `${f} noted: ${fields.join(', ')}`);
+      for (const f of absent) assert.ok(!fields.includes(f), `${f} not noted: ${fields.join(', ')}`);
+    });
+  }
+
+  it("a HelmRelease's install, upgrade and test settings: one note each, with the action", () => {
+    const r = importDocs([
+      {
+        apiVersion: 'helm.toolkit.fluxcd.io/v2',
+        kind: 'HelmRelease',
+        metadata: { name: 'web', namespace: 'apps' },
+        spec: {
+          chart: { spec: { chart: './charts/web', sourceRef: { kind: 'GitRepository', name: 'repo' } } },
+          install: { createNamespace: true, crds: 'CreateReplace', remediation: { retries: 3 } },
+          upgrade: { remediation: { strategy: 'rollback' }, cleanupOnFail: true },
+          test: { enable: true },
+        },
+      },
+      {
+        apiVersion: 'source.toolkit.fluxcd.io/v1',
+        kind: 'GitRepository',
+        metadata: { name: 'repo', namespace: 'apps' },
+        spec: { url: 'https://github.com/example/web', ref: { branch: 'main' } },
+      },
+    ]);
+    assert.equal(r.releases.length, 1);
+    const n = notesOf(r, 'HelmRelease apps/web');
+    const find = (field: string) => n.find((x) => x.startsWith(`${field}: `));
+    assert.match(find('spec.install.createNamespace') ?? '', /create the namespace first/);
+    assert.match(
+      find('spec.install.crds') ?? '',
+      /^spec\.install\.crds: CreateReplace: .*applies the chart's crds\//,
+    );
+    assert.match(find('spec.install.remediation') ?? '', /set failurePolicy/);
+    assert.match(find('spec.upgrade.cleanupOnFail') ?? '', /remove it/);
+    assert.equal(find('spec.upgrade.remediation'), undefined, 'rollback remediation is carried over');
+    assert.match(find('spec.test') ?? '', /PostSync hook Job/);
+  });
+
+  it('no note of the examples ends at "not carried over" without saying what to do', () => {
+    const all = importDocs([...docs('argocd-applications.yaml'), ...docs('flux.yaml')]);
+    for (const n of all.notes)
+      assert.doesNotMatch(n.message, /not carried over\.?$/, `${n.object} ${n.field}`);
+  });
+});
