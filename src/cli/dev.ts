@@ -1,7 +1,8 @@
 // `convoy dev`, the first thing a new user runs: a local control plane with simulated nodes, convoy's
 // CRDs and default rules, controller-manager and observer as child processes, and an example app rolled
-// out from a local git repository, shown live; then what to try next. It runs until Ctrl-C and then
-// stops every process it started and removes every directory it made.
+// out from a local git repository, shown live; then what to try next. It runs until Ctrl-C, SIGTERM,
+// SIGHUP or its output closing (dev-stop.ts) and then stops every process it started and removes every
+// directory it made.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,11 +29,14 @@ import {
 } from './dev-example.ts';
 import { installConvoy } from './dev-install.ts';
 import { type ConvoyProcess, startConvoyProcess } from './dev-processes.ts';
+import { watchStop } from './dev-stop.ts';
 import { outcome, progress, progressLine } from './watch-view.ts';
 
 export interface DevOptions {
   readonly nodes: number;
   readonly out: NodeJS.WritableStream;
+  /** Watched for errors like `out` (a closed pipe stops `convoy dev`); never written to. */
+  readonly err?: NodeJS.WritableStream;
   /** Create and follow the example Release (default true; `--no-example` turns it off). */
   readonly example?: boolean;
 }
@@ -64,7 +68,7 @@ export async function devMain(
     err.write(`convoy dev: --nodes must be a positive integer, got "${values.nodes}"\n`);
     return 2;
   }
-  await runDev({ nodes, out, example: values.example });
+  await runDev({ nodes, out, err, example: values.example });
   return 0;
 }
 
@@ -97,11 +101,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 export async function runDev(opts: DevOptions): Promise<void> {
   const { out } = opts;
-  const say = (line: string) => out.write(`${line}\n`);
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = watchStop(opts.err === undefined || opts.err === out ? [out] : [out, opts.err]);
+  const say = stop.say;
   // The control plane's child processes are unref'd (tests must be able to exit); this timer keeps
   // `convoy dev` alive until the user stops it.
   const keepAlive = setInterval(() => {}, 1 << 30);
@@ -289,13 +290,13 @@ export async function runDev(opts: DevOptions): Promise<void> {
     });
   } finally {
     clearInterval(keepAlive);
-    say('\nconvoy dev: stopping …');
+    const why = stop.reason();
+    say(`\nconvoy dev: stopping${why === undefined ? '' : ` (${why})`} …`);
     await ui?.close();
     for (const p of [...procs].reverse()) await p.stop();
     await cp?.stop();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
     say('convoy dev: stopped; nothing left running.');
   }
 }
