@@ -3,11 +3,12 @@
 // src/import (pure); this file reads files — bounded in size, YAML aliases limited — and prints.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { type Doc, importDocs } from '../../import/index.ts';
 import type { Command } from '../args.ts';
 import type { Io } from '../context.ts';
 import { readTextFile, UserError } from '../errors.ts';
+import { kubeYaml } from '../kube-yaml.ts';
 
 /** All input together: far above any real set of Applications, and a bound on hostile input. */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
@@ -40,7 +41,7 @@ export async function importCommand(io: Io, c: Extract<Command, { kind: 'import'
   if (c.global.output === 'json') {
     io.out.write(`${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: r.releases }, null, 2)}\n`);
   } else {
-    io.out.write(r.releases.map((x) => stringify(x, { lineWidth: 0 })).join('---\n'));
+    io.out.write(r.releases.map(kubeYaml).join('---\n'));
   }
   if (r.releases.length === 0) {
     io.err.write('convoy import: no Release could be made from the input (see the lines above)\n');

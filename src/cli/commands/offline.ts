@@ -1,7 +1,7 @@
 // The commands that need no cluster: `render DIR` (the YAML and the renderRef the controller would
 // compute for the same files) and `rules eval` (health rules judged on local objects).
 import { stat } from 'node:fs/promises';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { loadLabelledDir } from '../../observer/health/conformance.ts';
 import { RenderError, SourceError } from '../../render/errors.ts';
 import { parseOciReference } from '../../render/oci/reference.ts';
@@ -10,6 +10,7 @@ import type { Obj, OciSourceSpec, RenderSpec, RenderType } from '../../render/ty
 import type { Command, RegistryFlags } from '../args.ts';
 import type { Io } from '../context.ts';
 import { describeError, readTextFile, UserError } from '../errors.ts';
+import { kubeYaml } from '../kube-yaml.ts';
 import { renderDir, renderOci } from '../local-render.ts';
 import { type ObjectSource, type RulesSource, rulesEval, rulesScore } from '../rules-eval.ts';
 
@@ -97,9 +98,10 @@ export async function render(io: Io, a: RenderArgs): Promise<number> {
     return 0;
   }
   // A YAML comment keeps the output valid YAML, so it can be piped to kubectl apply -f -
-  // (with --show-secrets: masked values would be applied as they are).
+  // (with --show-secrets: masked values would be applied as they are); kubeYaml quotes the strings
+  // kubectl's YAML 1.1 would read as booleans or numbers.
   const masked = !a.showSecrets && [...hooks, ...objects].some(isSecret);
-  const docs = [...hooks, ...objects].map((o) => stringify(o, { lineWidth: 0 }));
+  const docs = [...hooks, ...objects].map(kubeYaml);
   io.out.write(
     `# renderRef: ${out.renderRef}\n# ${out.render.objects.length} objects, ${out.render.hooks.length} hooks\n` +
       (masked ? '# Secret values are masked (***); --show-secrets prints them\n' : '') +
