@@ -16,6 +16,7 @@ import { helmRenderInputs } from '../render/helm/inputs.ts';
 import { ChartRepoSource } from '../render/helm/repo-source.ts';
 import { valuesFromClient } from '../render/helm/values-from-client.ts';
 import { InlineSource } from '../render/inline.ts';
+import type { SourcePathRef } from '../render/kustomize/outside.ts';
 import type { RegistryCredentials } from '../render/oci/auth.ts';
 import { OciSource } from '../render/oci/source.ts';
 import { assembleOutcome, renderManifests } from '../render/release.ts';
@@ -50,6 +51,8 @@ export type RenderFilesOptions = {
   readonly name?: string;
   /** Helm's .Capabilities when there is no target (`--kube-version`, `--api-versions`). */
   readonly capabilities?: Capabilities;
+  /** What chose the files when the spec has no source (`convoy render DIR`). */
+  readonly sourcePath?: SourcePathRef;
 };
 
 /**
@@ -79,6 +82,7 @@ export async function renderFiles(
     inputs: inputs.value,
     ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
     ...(opts.name === undefined ? {} : { name: opts.name }),
+    ...(opts.sourcePath === undefined ? {} : { sourcePath: opts.sourcePath }),
   });
   const releaseNamespace = opts.namespace;
   const scoped = releaseNamespace === undefined ? {} : { releaseNamespace };
@@ -99,7 +103,11 @@ export async function renderDir(
   spec: { readonly render?: RenderSpec },
   opts: RenderFilesOptions = {},
 ) {
-  return renderFiles(spec, { revision: `dir:${dir}`, files: await readDir(dir) }, opts);
+  return renderFiles(
+    spec,
+    { revision: `dir:${dir}`, files: await readDir(dir) },
+    { sourcePath: { field: 'DIR', path: dir }, ...opts },
+  );
 }
 
 /**

@@ -25,6 +25,8 @@ export function renderKey(tool: string, files: readonly SourceFile[], options: R
       namespace: options.namespace ?? null,
       name: options.name ?? null,
       inputs: options.inputs ?? null,
+      // Only in the key when set: a message names it.
+      ...(options.sourcePath === undefined ? {} : { sourcePath: options.sourcePath }),
     }),
   );
   return h.digest('hex');

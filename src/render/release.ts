@@ -8,6 +8,7 @@
 import { assembleRender } from './assemble.ts';
 import { renderRef } from './canonical.ts';
 import { RenderError } from './errors.ts';
+import type { SourcePathRef } from './kustomize/outside.ts';
 import { PlainRenderer } from './plain.ts';
 import type { Renderer, RendererOptions, RenderResult } from './renderer.ts';
 import { namespacedOf } from './scope.ts';
@@ -20,6 +21,7 @@ import type {
   RenderSpec,
   RenderType,
   SourceOutput,
+  SourceSpec,
 } from './types.ts';
 
 export type RenderOutcome =
@@ -45,9 +47,18 @@ export type RenderSourceOptions = RenderReleaseOptions & {
   readonly name?: string;
   readonly inputs?: RenderInputs;
   readonly signal?: AbortSignal;
+  /** What chose the files when no spec.source did (`convoy render DIR`). */
+  readonly sourcePath?: SourcePathRef;
 };
 
-type Spec = { readonly render?: RenderSpec };
+type Spec = { readonly render?: RenderSpec; readonly source?: SourceSpec };
+
+/** The field that chose the source's files, for messages about a file outside them. */
+function sourcePathOf(source: SourceSpec | undefined): SourcePathRef | undefined {
+  if (source?.git !== undefined) return { field: 'spec.source.git.path', path: source.git.path };
+  if (source?.oci !== undefined) return { field: 'spec.source.oci.path', path: source.oci.path };
+  return undefined;
+}
 
 function failed(where: string, message: string): RenderResult {
   return { ok: false, problems: [{ where, message }] };
@@ -78,6 +89,7 @@ export async function renderManifests(
     const vars = checkVariables(substitute);
     if (!vars.ok) return vars;
   }
+  const sourcePath = options.sourcePath ?? sourcePathOf(spec.source);
   return renderer.render(
     source.files,
     rendererOptions(spec, {
@@ -85,6 +97,7 @@ export async function renderManifests(
       ...(options.name === undefined ? {} : { name: options.name }),
       ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(sourcePath === undefined ? {} : { sourcePath }),
     }),
   );
 }

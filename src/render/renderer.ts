@@ -1,6 +1,7 @@
 // The seam between fetched files and objects: one Renderer per spec.render.type. Renderers only turn
 // files into manifests; checking, namespacing, hooks and canonical order are shared (assemble.ts).
 // Plain is pure and synchronous; Kustomize and Helm run a tool and answer with a promise.
+import type { SourcePathRef } from './kustomize/outside.ts';
 import type { Checked } from './result.ts';
 import type { Manifest, RenderInputs, RenderSpec, RenderType, SourceFile } from './types.ts';
 
@@ -16,6 +17,8 @@ export type RendererOptions = {
   /** What the caller resolved for this render (valuesFrom, the target's capabilities). */
   readonly inputs?: RenderInputs;
   readonly signal?: AbortSignal;
+  /** The field that chose the files (spec.source.git.path), for a message about a file outside them. */
+  readonly sourcePath?: SourcePathRef;
 };
 
 export type RenderResult = Checked<readonly Manifest[]>;

@@ -2,7 +2,8 @@
 // control plane with both convoy processes: an overlay (base, component, patch, replacement,
 // configMapGenerator) rolls out; a generator change whose pods never get Ready rolls back to the old
 // hashed ConfigMap, which the live Deployment names again; a kustomization error and a remote base
-// are RenderFailed conditions and Events that apply nothing. `convoy render`'s code gives the
+// are RenderFailed conditions and Events that apply nothing, and a base outside the source path says
+// which path to set. `convoy render`'s code gives the
 // controller's renderRef.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -178,5 +179,26 @@ describe('render.type Kustomize', { concurrency: true }, () => {
         await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'first' }),
         undefined,
       );
+
+      // A base beside the path, not under it: the message names the field and the path to set.
+      await repo.commit({
+        'app/kustomization.yaml': 'resources:\n- cm.yaml\n- ../shared/base\n',
+        'shared/base/kustomization.yaml': 'resources: [cm.yaml]\n',
+        'shared/base/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\n',
+      });
+      const outside = await waitForReady(
+        client,
+        ns,
+        'app',
+        (x) => /outside/.test(condition(x, 'Ready')?.message ?? ''),
+        'RenderFailed (a base outside the path)',
+      );
+      const said = condition(outside, 'Ready')?.message ?? '';
+      assert.equal(condition(outside, 'Ready')?.reason, 'RenderFailed');
+      assert.match(
+        said,
+        /the kustomization uses \.\.\/shared\/base, outside spec\.source\.git\.path "app": .*set spec\.source\.git\.path to "" \(the source root\), with a kustomization\.yaml there whose resources list app/,
+      );
+      assert.doesNotMatch(said, /convoy-kustomize-|\/tmp\//, 'no work directory');
     }));
 });

@@ -7,6 +7,7 @@ import type { ToolRunner } from '../tools/run.ts';
 import { ToolRenderer, type ToolRendererOptions, toolLimits } from '../tools/tool-renderer.ts';
 import { withWorkDir } from '../tools/workdir.ts';
 import type { SourceFile } from '../types.ts';
+import { outsideMessage, outsideReference } from './outside.ts';
 import { isKustomizationFile, remoteEntries } from './remote.ts';
 
 export type KustomizeRendererOptions = ToolRendererOptions & {
@@ -51,7 +52,14 @@ export class KustomizeRenderer extends ToolRenderer {
     return withWorkDir('kustomize', files, async (dir) => {
       const build = { dir, target: `${dir}/src`, allowNetwork: allowRemote, where: KUSTOMIZE_OUTPUT };
       const out = await kustomizeBuild(this.#tool, this.run, build, options.signal);
-      if (!out.ok) return fail([out.problem]);
+      if (!out.ok) {
+        const ref = outsideReference(out.stderr, build.target);
+        return fail([
+          ref === undefined
+            ? out.problem
+            : { ...out.problem, message: outsideMessage(ref, options.sourcePath) },
+        ]);
+      }
       return outputManifests(out.stdout, KUSTOMIZE_OUTPUT, options.substitute);
     });
   }
