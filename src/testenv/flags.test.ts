@@ -136,10 +136,13 @@ describe('controller-manager, scheduler and kwok args', () => {
       'namespace-controller',
       'ttl-after-finished-controller',
       'pod-garbage-collector-controller',
+      'persistentvolume-binder-controller',
+      'persistentvolumeclaim-protection-controller',
     ]) {
       assert.ok(CONTROLLERS.includes(c as (typeof CONTROLLERS)[number]), c);
     }
     assert.equal(kcm.get('--use-service-account-credentials'), 'false');
+    assert.equal(kcm.get('--enable-hostpath-provisioner'), 'true', 'claims of the default class bind');
   });
 
   it('kwok manages all nodes with our stages and a /16 pod CIDR', () => {

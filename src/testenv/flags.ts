@@ -39,7 +39,11 @@ export interface KwokLayout extends ComponentLayout {
   readonly stagesFile: string;
 }
 
-/** Controllers the workload tests need; node-lifecycle lifts the not-ready taint new Nodes get. */
+/**
+ * Controllers the workload tests and `convoy dev` need; node-lifecycle lifts the not-ready taint new
+ * Nodes get; the persistentvolume ones provision (hostPath, --enable-hostpath-provisioner) and bind
+ * claims of the default StorageClass, and let a bound claim be deleted (its protection finalizer).
+ */
 export const CONTROLLERS = [
   'deployment-controller',
   'replicaset-controller',
@@ -52,6 +56,9 @@ export const CONTROLLERS = [
   'node-lifecycle-controller',
   'ttl-after-finished-controller',
   'pod-garbage-collector-controller',
+  'persistentvolume-binder-controller',
+  'persistentvolume-protection-controller',
+  'persistentvolumeclaim-protection-controller',
 ] as const;
 
 export const etcdArgs = (l: EtcdLayout): string[] => {
@@ -126,6 +133,10 @@ export const controllerManagerArgs = (l: ComponentLayout): string[] => [
   ...componentBase(l),
   `--controllers=${CONTROLLERS.join(',')}`,
   '--use-service-account-credentials=false',
+  // The provisioner of the default StorageClass (DEFAULT_STORAGE_CLASS): an empty directory per claim
+  // under /tmp/hostpath_pv, removed when the claim is deleted (reclaimPolicy Delete). Nothing reads it;
+  // kwok's pods only need the claim Bound, as Bitnami charts' StatefulSets do.
+  '--enable-hostpath-provisioner=true',
 ];
 
 export const schedulerArgs = (l: ComponentLayout): string[] => componentBase(l);

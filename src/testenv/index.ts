@@ -25,6 +25,7 @@ import { startOnFreePorts } from './ports.ts';
 import { GuardedDir, logTail, type Proc, ProcessExitedError, spawnLogged, stopProc } from './proc.ts';
 import { type RegistryOptions, startRegistry, type TestRegistry } from './registry.ts';
 import { stagesYaml } from './stages.ts';
+import { DEFAULT_STORAGE_CLASS, defaultStorageClass } from './storage.ts';
 
 export {
   type ApiServiceRegistration,
@@ -41,6 +42,7 @@ export {
   type TestRegistry,
 } from './registry.ts';
 export * from './stages.ts';
+export { DEFAULT_STORAGE_CLASS } from './storage.ts';
 
 export interface StartOptions {
   /** Also run kube-controller-manager, kube-scheduler and kwok with simulated nodes. */
@@ -494,6 +496,11 @@ class Env {
       });
     });
     this.phase(`nodes Ready and untainted${suffix}`);
+    const sc = await request(api, 'POST', '/apis/storage.k8s.io/v1/storageclasses', defaultStorageClass());
+    if (sc.status !== 201)
+      throw new ControlPlaneStartError(
+        `creating StorageClass ${DEFAULT_STORAGE_CLASS}: ${sc.status} ${sc.body}`,
+      );
     // Pod admission rejects pods until serviceaccount-controller has made `default`.
     await this.poll('service account default/default', procs, this.deadline, async () => {
       const res = await request(api, 'GET', '/api/v1/namespaces/default/serviceaccounts/default');

@@ -110,3 +110,25 @@ describe('stagesYaml', () => {
     );
   });
 });
+
+describe('what public charts ask of the simulated cluster', () => {
+  it('nodes have ephemeral-storage besides cpu, memory and pods', () => {
+    const template = stage('node-initialize').spec.next.statusTemplate ?? '';
+    for (const field of ['allocatable', 'capacity']) {
+      const block = template.slice(template.indexOf(`${field}:`));
+      assert.match(block, /ephemeral-storage: 1Pi/, field);
+    }
+  });
+
+  it('a LoadBalancer Service without an address gets its cluster IP as ingress', () => {
+    const s = stage('service-load-balancer');
+    assert.deepEqual(s.spec.resourceRef, { apiGroup: 'v1', kind: 'Service' });
+    const keys = (s.spec.selector.matchExpressions ?? []).map((e) => `${e.key} ${e.operator}`);
+    assert.deepEqual(keys, [
+      '.spec.type In',
+      '.status.loadBalancer.ingress DoesNotExist',
+      '.metadata.deletionTimestamp DoesNotExist',
+    ]);
+    assert.match(s.spec.next.statusTemplate ?? '', /- ip: \{\{ \.spec\.clusterIP \| Quote \}\}/);
+  });
+});

@@ -73,7 +73,10 @@ const nodeAddresses = `
       {{ end }}
       {{ end }}`;
 
-/** status.allocatable or status.capacity: what the node has, else more than any test asks for. */
+/**
+ * status.allocatable or status.capacity: what the node has, else more than any test or public chart asks
+ * for (Bitnami's charts request ephemeral-storage; a node without it fits none of their pods).
+ */
 const nodeResources = (field: 'allocatable' | 'capacity') => `
       ${field}:
       {{ with .status.${field} }}
@@ -81,6 +84,7 @@ const nodeResources = (field: 'allocatable' | 'capacity') => `
       {{ else }}
         cpu: 1k
         memory: 1Ti
+        ephemeral-storage: 1Pi
         pods: 1M
       {{ end }}`;
 
@@ -290,7 +294,35 @@ const podStages = [
   }),
 ];
 
+/**
+ * A Service of type LoadBalancer gets an ingress address, as a cloud's load balancer controller gives one
+ * (its cluster IP: unique, and nothing routes to it here), so charts that wait for it (or show it) go on.
+ */
+const serviceLoadBalancer = `
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: service-load-balancer
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Service
+  selector:
+    matchExpressions:
+    - key: '.spec.type'
+      operator: 'In'
+      values: ['LoadBalancer']
+    - key: '.status.loadBalancer.ingress'
+      operator: 'DoesNotExist'${notDeleting}
+  next:
+    statusTemplate: |
+      loadBalancer:
+        ingress:
+        - ip: {{ .spec.clusterIP | Quote }}
+          ipMode: VIP
+`;
+
 /** The --config file for kwok: every stage as one multi-document YAML. */
 export function stagesYaml(): string {
-  return `${[nodeInitialize, nodeHeartbeat, ...podStages].map((doc) => doc.trim()).join('\n---\n')}\n`;
+  return `${[nodeInitialize, nodeHeartbeat, ...podStages, serviceLoadBalancer].map((doc) => doc.trim()).join('\n---\n')}\n`;
 }

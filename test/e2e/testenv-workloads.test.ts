@@ -1,6 +1,7 @@
 // The local control plane with workloads: kwok's simulated nodes run Deployments and Jobs,
 // and the test stages selected by pod label hold a pod unready, fail a Job's pod, or delay
-// readiness by the annotated time.
+// readiness by the annotated time; what public charts ask for by default (ephemeral-storage, a
+// LoadBalancer address, a claim that binds) is there.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -15,6 +16,7 @@ import {
 } from '@kubernetes/client-node';
 import {
   type ControlPlane,
+  DEFAULT_STORAGE_CLASS,
   startControlPlane,
   TEST_ANNOTATION_READY_DELAY,
   TEST_FAIL_MESSAGE,
@@ -190,6 +192,63 @@ describe('testenv: workloads on simulated nodes', () => {
     assert.ok(slowMs >= delayMs, `delayed pod Ready after ${slowMs}ms, before its ${delayMs}ms delay`);
     assert.ok(slowMs < delayMs + 10_000, `delayed pod took ${slowMs}ms`);
     assert.ok(quickMs < delayMs, `an undelayed pod is Ready at once (${quickMs}ms)`);
+  });
+
+  it('runs what public charts ask for by default: ephemeral-storage, a LoadBalancer address, a bound claim', async () => {
+    // Bitnami's defaults: resource requests with ephemeral-storage, a PVC without a class, a LoadBalancer.
+    const withStorage = deployment('eph', 2);
+    const main = withStorage.spec?.template.spec?.containers[0];
+    assert.ok(main);
+    main.resources = {
+      requests: { cpu: '100m', memory: '128Mi', 'ephemeral-storage': '50Mi' },
+      limits: { 'ephemeral-storage': '2Gi' },
+    };
+    await apps.createNamespacedDeployment({ namespace: NS, body: withStorage });
+    await core.createNamespacedService({
+      namespace: NS,
+      body: {
+        metadata: { name: 'lb' },
+        spec: { type: 'LoadBalancer', selector: { app: 'eph' }, ports: [{ port: 80 }] },
+      },
+    });
+    await core.createNamespacedPersistentVolumeClaim({
+      namespace: NS,
+      body: {
+        metadata: { name: 'data' },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '8Gi' } } },
+      },
+    });
+
+    await waitFor(
+      'Deployment eph (requesting ephemeral-storage) Available with 2 ready replicas',
+      async () => {
+        const d = await apps.readNamespacedDeployment({ namespace: NS, name: 'eph' });
+        return isAvailable(d) && d.status?.readyReplicas === 2;
+      },
+    );
+    const svc = await waitFor('Service lb with a load balancer ingress address', async () => {
+      const s = await core.readNamespacedService({ namespace: NS, name: 'lb' });
+      return (s.status?.loadBalancer?.ingress?.length ?? 0) > 0 && s;
+    });
+    assert.equal(svc.status?.loadBalancer?.ingress?.[0]?.ip, svc.spec?.clusterIP);
+    const pvc = await waitFor('PVC data Bound', async () => {
+      const c = await core.readNamespacedPersistentVolumeClaim({ namespace: NS, name: 'data' });
+      return c.status?.phase === 'Bound' && c;
+    });
+    assert.equal(pvc.spec?.storageClassName, DEFAULT_STORAGE_CLASS, 'the default class is set by admission');
+    const volume = pvc.spec?.volumeName ?? '';
+    assert.notEqual(volume, '');
+
+    // A bound claim can be deleted (its protection finalizer is lifted), and its volume goes with it.
+    await core.deleteNamespacedPersistentVolumeClaim({ namespace: NS, name: 'data' });
+    await waitFor('PVC data and its PersistentVolume gone', async () => {
+      const claims = await core.listNamespacedPersistentVolumeClaim({ namespace: NS });
+      const volumes = await core.listPersistentVolume();
+      return (
+        !claims.items.some((c) => c.metadata?.name === 'data') &&
+        !volumes.items.some((v) => v.metadata?.name === volume)
+      );
+    });
   });
 
   it('stop() kills every process and removes the temp dir', async () => {
