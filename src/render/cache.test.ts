@@ -26,8 +26,23 @@ describe('renderKey', () => {
         inputs: { capabilities: { kubeVersion: 'v1.36.0', apiVersions: [] } },
       }),
     ],
+    ['the source path field', renderKey('helm', files, { ...opts, sourcePath: { field: 'DIR', path: 'a' } })],
+    [
+      "the source's credentials (a chart's dependencies are fetched with them)",
+      renderKey('helm', files, { ...opts, dependencyAccess: { credentials: { password: 'x' } } }),
+    ],
   ];
   for (const [what, key] of changed) it(`changes with ${what}`, () => assert.notEqual(key, base));
+  it("another Release's credentials are another key, and no key holds them as they are", () => {
+    const a = renderKey('helm', files, { ...opts, dependencyAccess: { credentials: { password: 'x' } } });
+    const b = renderKey('helm', files, { ...opts, dependencyAccess: { credentials: { password: 'y' } } });
+    assert.notEqual(a, b);
+    assert.equal(
+      renderKey('helm', files, { ...opts, dependencyAccess: { host: 'h' } }),
+      base,
+      'no credentials',
+    );
+  });
 });
 
 describe('RenderCache', () => {

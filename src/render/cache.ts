@@ -7,7 +7,14 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical.ts';
 import type { RendererOptions, RenderResult } from './renderer.ts';
-import type { SourceFile } from './types.ts';
+import type { SourceAccess, SourceFile } from './types.ts';
+
+/** A digest of the access a render was fetched with: its credentials never enter a key as they are. */
+function accessIdentity(access: SourceAccess): string {
+  return createHash('sha256')
+    .update(JSON.stringify([access.host ?? '', access.credentials ?? {}]))
+    .digest('hex');
+}
 
 /** The cache key of a render: sha256 over the tool, the files in path order and the options. */
 export function renderKey(tool: string, files: readonly SourceFile[], options: RendererOptions): string {
@@ -27,6 +34,10 @@ export function renderKey(tool: string, files: readonly SourceFile[], options: R
       inputs: options.inputs ?? null,
       // Only in the key when set: a message names it.
       ...(options.sourcePath === undefined ? {} : { sourcePath: options.sourcePath }),
+      // A chart's dependencies fetched with one Release's credentials are not another's render.
+      ...(options.dependencyAccess?.credentials === undefined
+        ? {}
+        : { access: accessIdentity(options.dependencyAccess) }),
     }),
   );
   return h.digest('hex');

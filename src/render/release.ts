@@ -98,6 +98,7 @@ export async function renderManifests(
       ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(sourcePath === undefined ? {} : { sourcePath }),
+      ...(source.access === undefined ? {} : { dependencyAccess: source.access }),
     }),
   );
 }

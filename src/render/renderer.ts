@@ -3,7 +3,7 @@
 // Plain is pure and synchronous; Kustomize and Helm run a tool and answer with a promise.
 import type { SourcePathRef } from './kustomize/outside.ts';
 import type { Checked } from './result.ts';
-import type { Manifest, RenderInputs, RenderSpec, RenderType, SourceFile } from './types.ts';
+import type { Manifest, RenderInputs, RenderSpec, RenderType, SourceAccess, SourceFile } from './types.ts';
 
 export type RendererOptions = {
   /** spec.render.substitute; undefined means no substitution at all (not even defaults). */
@@ -19,6 +19,8 @@ export type RendererOptions = {
   readonly signal?: AbortSignal;
   /** The field that chose the files (spec.source.git.path), for a message about a file outside them. */
   readonly sourcePath?: SourcePathRef;
+  /** How the source was fetched: a Helm chart's missing dependencies are fetched with it. */
+  readonly dependencyAccess?: SourceAccess;
 };
 
 export type RenderResult = Checked<readonly Manifest[]>;

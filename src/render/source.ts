@@ -7,6 +7,7 @@ import type {
   GitSourceSpec,
   InlineSourceSpec,
   OciSourceSpec,
+  SourceAccess,
   SourceOutput,
   SourceSpec,
 } from './types.ts';
@@ -41,7 +42,41 @@ export type Sources = {
 };
 
 /** Fetches whichever source the spec names; exactly one must be set. */
-export function fetchSource(
+export async function fetchSource(
+  spec: SourceSpec,
+  credentials: CredentialData | undefined,
+  sources: Sources,
+  signal?: AbortSignal,
+  options?: FetchOptions,
+): Promise<SourceOutput> {
+  const out = await fetchNamed(spec, credentials, sources, signal, options);
+  return { ...out, access: sourceAccess(spec, credentials) };
+}
+
+/** The host of the source's URL (no host for file:// and inline), its credentials and insecure flag. */
+export function sourceAccess(spec: SourceSpec, credentials: CredentialData | undefined): SourceAccess {
+  const url = spec.git?.url ?? spec.oci?.url ?? spec.chart?.url;
+  const host = url === undefined ? undefined : hostOf(url);
+  return {
+    ...(credentials === undefined ? {} : { credentials }),
+    ...(host === undefined ? {} : { host }),
+    ...(spec.oci?.insecure === true ? { insecure: true } : {}),
+  };
+}
+
+/** host[:port] of an http(s), oci, ssh or scp-like (user@host:path) URL. */
+function hostOf(url: string): string | undefined {
+  const scp = /^[^/:@]+@([^/:]+):/.exec(url);
+  if (scp !== null) return scp[1];
+  try {
+    const host = new URL(url.replace(/^oci:\/\//, 'https://')).host;
+    return host === '' ? undefined : host;
+  } catch {
+    return undefined;
+  }
+}
+
+function fetchNamed(
   spec: SourceSpec,
   credentials: CredentialData | undefined,
   sources: Sources,

@@ -39,6 +39,20 @@ export type SourceFile = {
 export type SourceOutput = {
   readonly revision: string;
   readonly files: readonly SourceFile[];
+  /** What fetched it, for a Helm chart's dependencies (fetchSource sets it). */
+  readonly access?: SourceAccess;
+};
+
+/**
+ * The Release's source as a chart's dependencies are fetched with it: its credentials go to the
+ * source's own host only (docker-config entries to the hosts they name).
+ */
+export type SourceAccess = {
+  readonly credentials?: CredentialData;
+  /** The host (host:port) of spec.source's URL. */
+  readonly host?: string;
+  /** spec.source.oci.insecure: plain HTTP to that host. */
+  readonly insecure?: boolean;
 };
 
 /** Where a rendered object came from, for error messages: "apps/web.yaml document 2". */

@@ -4,7 +4,8 @@
 // the inline values. The target's version and API versions (inputs.capabilities) make .Capabilities
 // right. The chart's crds/ are part of the render, ahead of every other object; chart hooks become
 // convoy hooks (hooks.ts); render.helm.postRenderers run kustomize over the output. Helm reaches no
-// cluster and no network here: `lookup` finds nothing, and dependencies must be vendored in charts/.
+// cluster and no network here: `lookup` finds nothing; dependencies charts/ lacks are built first
+// (dependency-build.ts), as Argo CD and Flux build them.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -12,19 +13,24 @@ import { ANNOTATION_SYNC_WAVE } from '../../api/constants.ts';
 import type { Problem } from '../errors.ts';
 import { parseWave } from '../keys.ts';
 import { kustomizeBuild, toolEnv } from '../kustomize/renderer.ts';
+import { OciSource } from '../oci/source.ts';
 import type { RendererOptions, RenderResult } from '../renderer.ts';
 import { fail, ok } from '../result.ts';
 import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
 import { ToolRenderer, type ToolRendererOptions, toolLimits } from '../tools/tool-renderer.ts';
 import { unsafePath, withWorkDir } from '../tools/workdir.ts';
 import type { HelmRenderSpec, Manifest, SourceFile } from '../types.ts';
+import { type DependencyFetchers, withDependencies } from './dependency-build.ts';
 import { mapHelmHook } from './hooks.ts';
 import { POST_RENDER_INPUT, postRenderKustomization } from './post-render.ts';
+import { ChartRepoSource } from './repo-source.ts';
 import { isSchemaFailure, schemaProblems, type ValuesLayer } from './schema-error.ts';
 import { describeRef } from './values.ts';
 
 export type HelmRendererOptions = ToolRendererOptions & {
   readonly binary?: string;
+  /** Where missing dependencies are fetched from (default: a ChartRepoSource and an OciSource of its own). */
+  readonly dependencies?: DependencyFetchers;
   /** kustomize, for postRenderers. */
   readonly kustomizeBinary?: string;
 };
@@ -35,9 +41,11 @@ export class HelmRenderer extends ToolRenderer {
   readonly type = 'Helm' as const;
   readonly #helm: ToolInfo;
   readonly #kustomize: ToolInfo;
+  readonly #dependencies: DependencyFetchers;
 
   constructor(opts: HelmRendererOptions = {}) {
     super('helm', opts);
+    this.#dependencies = opts.dependencies ?? { chart: new ChartRepoSource(), oci: new OciSource() };
     const limits = toolLimits(opts);
     this.#helm = {
       name: 'helm',
@@ -73,7 +81,17 @@ export class HelmRenderer extends ToolRenderer {
       }
     });
     if (problems.length > 0) return Promise.resolve(fail(problems));
-    return this.#template(files, options, helm);
+    return this.#withDependencies(files, options, helm);
+  }
+
+  async #withDependencies(
+    files: readonly SourceFile[],
+    options: RendererOptions,
+    helm: HelmRenderSpec,
+  ): Promise<RenderResult> {
+    const all = await withDependencies(files, this.#dependencies, options.dependencyAccess, options.signal);
+    if (!all.ok) return all;
+    return this.#template(all.value, options, helm);
   }
 
   async #template(
