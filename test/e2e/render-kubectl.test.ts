@@ -62,7 +62,7 @@ test('convoy render output applies through kubectl with every string still a str
     timeoutMs: 60_000,
   });
   assert.equal(rendered.code, 0, rendered.out);
-  assert.match(rendered.out, /^ {2}- "no"$/m, 'the argument is quoted');
+  assert.match(rendered.out, /^ +- "no"$/m, 'the argument is quoted');
   const kubectl = join(await ensureBinaries(), 'kubectl');
   const created = await runCommand(
     kubectl,
@@ -70,7 +70,8 @@ test('convoy render output applies through kubectl with every string still a str
     { cwd: dir, env: process.env, input: rendered.out, timeoutMs: 60_000 },
   );
   assert.equal(created.code, 0, created.out);
-  const list = JSON.parse(created.out) as {
+  // kubectl prints one JSON object per created object, one after the other.
+  const list = { items: JSON.parse(`[${created.out.trim().replace(/\n}\n{/g, '\n},\n{')}]`) } as {
     items: {
       kind: string;
       data?: Record<string, string>;
