@@ -1,9 +1,9 @@
-// `convoy dev` stopped the two ways that used to leave controller-manager and observer running with
-// parent 1 and its directories behind: SIGHUP to a `convoy dev` in its own session (a closed terminal,
-// tmux), and Ctrl-C to `convoy dev 2>&1 | tee log` (tee dies with the same Ctrl-C, so the cleanup writes
-// to a closed pipe). Each time every process it reported starting is gone and every directory it made is
-// removed. dev.test.ts covers a plain Ctrl-C; src/cli/dev-stop.test.ts each signal and a closed pipe
-// on their own, without a control plane.
+// `convoy dev` stopped the ways that used to leave controller-manager and observer running with parent 1
+// and its directories behind: SIGHUP (a closed terminal, tmux) or SIGTERM to a `convoy dev` in its own
+// session, Ctrl-C to `convoy dev 2>&1 | tee log` (tee dies with the same Ctrl-C, so the cleanup writes to
+// a closed pipe), and its output pipe closing on its own (EPIPE). Each time every process it reported
+// starting is gone and every directory it made is removed. dev.test.ts covers a plain Ctrl-C;
+// src/cli/dev-stop.test.ts each signal and a closed pipe on their own, without a control plane.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
@@ -79,32 +79,36 @@ describe('convoy dev stops cleanly', () => {
     if (scratch !== '') await rm(scratch, { recursive: true, force: true });
   });
 
-  test('on SIGHUP in its own session (setsid … >log 2>&1 &; kill -HUP)', async () => {
-    scratch ||= await mkdtemp(join(tmpdir(), 'convoy-dev-signals-'));
-    const log = join(scratch, 'hup.log');
-    // detached: Node calls setsid() for the child, as setsid(1) would.
-    const fd = openSync(log, 'w');
-    const child = spawn(process.execPath, DEV, {
-      cwd: ROOT,
-      env: env(),
-      detached: true,
-      stdio: ['ignore', fd, fd],
-    });
-    closeSync(fd);
-    children.push(child);
-    const exit = exited(child);
-    const s = await started(log, child);
-    reported.push(...s.pids);
+  for (const signal of ['SIGHUP', 'SIGTERM'] as const) {
+    test(`on ${signal} in its own session (setsid … >log 2>&1 &; kill -${signal.slice(3)})`, async () => {
+      scratch ||= await mkdtemp(join(tmpdir(), 'convoy-dev-signals-'));
+      const log = join(scratch, `${signal}.log`);
+      // detached: Node calls setsid() for the child, as setsid(1) would.
+      const fd = openSync(log, 'w');
+      const child = spawn(process.execPath, DEV, {
+        cwd: ROOT,
+        env: env(),
+        detached: true,
+        stdio: ['ignore', fd, fd],
+      });
+      closeSync(fd);
+      children.push(child);
+      const exit = exited(child);
+      const s = await started(log, child);
+      reported.push(...s.pids);
 
-    child.kill('SIGHUP');
-    assert.deepEqual(await exit, { code: 0, signal: null }, await readFile(log, 'utf8'));
-    const out = await readFile(log, 'utf8');
-    assert.match(
-      out,
-      /convoy dev: stopping \(SIGHUP\) …\n[\s\S]*convoy dev: stopped; nothing left running\.\n$/,
-    );
-    assertNothingLeft(s, out);
-  });
+      child.kill(signal);
+      assert.deepEqual(await exit, { code: 0, signal: null }, await readFile(log, 'utf8'));
+      const out = await readFile(log, 'utf8');
+      assert.match(
+        out,
+        new RegExp(
+          `convoy dev: stopping \\(${signal}\\) …\\n[\\s\\S]*convoy dev: stopped; nothing left running\\.\\n$`,
+        ),
+      );
+      assertNothingLeft(s, out);
+    });
+  }
 
   test('on Ctrl-C under tee (npm run dev 2>&1 | tee dev.log)', async () => {
     scratch ||= await mkdtemp(join(tmpdir(), 'convoy-dev-signals-'));
@@ -135,5 +139,50 @@ describe('convoy dev stops cleanly', () => {
     await waitFor('convoy dev to exit after Ctrl-C', async () => !isAlive(dev), { timeoutMs: 120_000 });
     const out = await readFile(log, 'utf8');
     assertNothingLeft(s, out);
+  });
+  test('when its output pipe closes while it starts (the reader exits; EPIPE on the next line)', async () => {
+    scratch ||= await mkdtemp(join(tmpdir(), 'convoy-dev-signals-'));
+    const log = join(scratch, 'pipe.log');
+    const pidFile = join(scratch, 'pipe.pid');
+    // The reader keeps each line in the log and exits after the controller-manager's: convoy dev goes on
+    // starting the observer and writes again (several lines), into a pipe nobody reads. (awk would read
+    // the pipe in blocks and see the line only when convoy dev is done writing.)
+    const reader = `const rl = require('node:readline').createInterface({ input: process.stdin });
+rl.on('line', (l) => {
+  require('node:fs').appendFileSync(${JSON.stringify(log)}, l + '\\n');
+  if (l.includes('started convoy controller-manager')) process.exit(0);
+});`;
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        `{ echo $BASHPID >${pidFile}; exec "$0" "$@"; } 2>&1 | "$0" -e "$READER"`,
+        process.execPath,
+        ...DEV,
+      ],
+      { cwd: ROOT, env: { ...env(), READER: reader }, detached: true, stdio: 'ignore' },
+    );
+    children.push(child);
+    const exit = exited(child);
+    const dev = await waitFor('convoy dev to start', async () =>
+      Number((await readFile(pidFile, 'utf8')).trim()),
+    );
+    // Starting takes about 10 s; the rest is a loaded machine.
+    await waitFor('convoy dev to exit once its output is gone', async () => !isAlive(dev), {
+      timeoutMs: 240_000,
+      intervalMs: 500,
+    });
+    await exit;
+    const out = await readFile(log, 'utf8');
+    assert.match(out, /started convoy controller-manager/, out);
+    const pids = [...out.matchAll(/\(pid (\d+)/g)].map((m) => Number(m[1]));
+    reported.push(...pids);
+    const dirs = [...out.matchAll(/^convoy dev: (?:dev dir|control plane up in) (\S+)$/gm)].map(
+      (m) => m[1] ?? '',
+    );
+    // The control plane's processes, the registry and the controller-manager.
+    assert.ok(pids.length >= 7, `pids reported: ${pids.join(', ')}\n${out}`);
+    assert.equal(dirs.length, 2, out);
+    assertNothingLeft({ pids, dirs }, out);
   });
 });
