@@ -206,7 +206,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
       ...(opts.example === false ? [] : [`  export REPO=${repo}   # the example's git repository`]),
       ...(cp.registry
         ? [
-            `  export REGISTRY=oci://${cp.registry.host}   # an OCI registry (plain HTTP: --insecure, insecure: true)`,
+            `  export REGISTRY=oci://${cp.registry.host}   # an OCI registry on plain HTTP: helm push --plain-http, convoy push --insecure, source.oci.insecure: true`,
           ]
         : []),
     ];
