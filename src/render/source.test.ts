@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SourceError } from './errors.ts';
 import { InlineSource } from './inline.ts';
-import { credentialsFromSecretData, fetchSource, type Source, sourceSecretNames } from './source.ts';
+import {
+  credentialsFromSecretData,
+  fetchSource,
+  type Source,
+  sourceAccess,
+  sourceSecretNames,
+} from './source.ts';
 import type { GitSourceSpec } from './types.ts';
 
 const fakeGit: Source<GitSourceSpec> = {
@@ -23,6 +29,14 @@ describe('fetchSource', () => {
       { inline: InlineSource, git: fakeGit },
     );
     assert.equal(out.revision, 'u|t');
+  });
+  it("returns the source's access with its files, for a chart's dependencies", async () => {
+    const out = await fetchSource(
+      { git: { url: 'https://git.example.com/a.git' } },
+      { token: 't' },
+      { inline: InlineSource, git: fakeGit },
+    );
+    assert.deepEqual(out.access, { credentials: { token: 't' }, host: 'git.example.com' });
   });
   const bad: [Parameters<typeof fetchSource>[0], RegExp][] = [
     [{}, /exactly one of git, oci, chart, inline \(found none\)/],
@@ -66,4 +80,26 @@ describe('sourceSecretNames', () => {
       ['s'],
     );
   });
+});
+
+describe('sourceAccess', () => {
+  const table: [string, Parameters<typeof sourceAccess>[0], ReturnType<typeof sourceAccess>][] = [
+    ['https git', { git: { url: 'https://git.example.com:8443/a.git' } }, { host: 'git.example.com:8443' }],
+    ['scp-like git', { git: { url: 'git@github.com:org/repo.git' } }, { host: 'github.com' }],
+    ['ssh git', { git: { url: 'ssh://git@git.example.com/a.git' } }, { host: 'git.example.com' }],
+    ['file git: no host', { git: { url: 'file:///srv/repo' } }, {}],
+    [
+      'an insecure OCI registry',
+      { oci: { url: 'oci://127.0.0.1:5000/charts/web', insecure: true } },
+      { host: '127.0.0.1:5000', insecure: true },
+    ],
+    [
+      'a chart repository',
+      { chart: { url: 'https://charts.example.com/stable', name: 'web' } },
+      { host: 'charts.example.com' },
+    ],
+    ['inline: nothing', { inline: { manifests: '' } }, {}],
+  ];
+  for (const [name, spec, want] of table)
+    it(name, () => assert.deepEqual(sourceAccess(spec, undefined), want));
 });
