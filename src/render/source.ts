@@ -56,7 +56,7 @@ export async function fetchSource(
 /** The host of the source's URL (no host for file:// and inline), its credentials and insecure flag. */
 export function sourceAccess(spec: SourceSpec, credentials: CredentialData | undefined): SourceAccess {
   const url = spec.git?.url ?? spec.oci?.url ?? spec.chart?.url;
-  const host = url === undefined ? undefined : hostOf(url);
+  const host = url === undefined ? undefined : urlHost(url);
   return {
     ...(credentials === undefined ? {} : { credentials }),
     ...(host === undefined ? {} : { host }),
@@ -65,7 +65,7 @@ export function sourceAccess(spec: SourceSpec, credentials: CredentialData | und
 }
 
 /** host[:port] of an http(s), oci, ssh or scp-like (user@host:path) URL. */
-function hostOf(url: string): string | undefined {
+export function urlHost(url: string): string | undefined {
   const scp = /^[^/:@]+@([^/:]+):/.exec(url);
   if (scp !== null) return scp[1];
   try {

@@ -11,7 +11,7 @@ import { SourceError } from '../errors.ts';
 import { DOCKER_CONFIG_KEY } from '../oci/auth.ts';
 import { type Checked, fail, ok } from '../result.ts';
 import { parseVersion } from '../semver.ts';
-import type { Source } from '../source.ts';
+import { type Source, urlHost } from '../source.ts';
 import type { ChartSourceSpec, CredentialData, OciSourceSpec, SourceAccess, SourceFile } from '../types.ts';
 import {
   type ChartDependency,
@@ -115,7 +115,7 @@ async function fetchDependency(
       return under;
     }
     case 'http': {
-      const host = hostOf(origin.url);
+      const host = urlHost(origin.url);
       const spec: ChartSourceSpec = {
         url: origin.url,
         name: d.name,
@@ -124,7 +124,7 @@ async function fetchDependency(
       return (await fetchers.chart.fetch(spec, credentialsFor(access, host), signal)).files;
     }
     case 'oci': {
-      const host = hostOf(origin.url);
+      const host = urlHost(origin.url);
       const version = d.version;
       if (version === undefined) throw new SourceError('an OCI dependency needs a version (or range)');
       // helm push tags a chart with its version, `+` written as `_` (tags cannot hold `+`).
@@ -151,14 +151,6 @@ function credentialsFor(
   if (host !== undefined && host === access?.host) return creds;
   const docker = creds[DOCKER_CONFIG_KEY];
   return docker === undefined ? undefined : { [DOCKER_CONFIG_KEY]: docker };
-}
-
-function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url.replace(/^oci:\/\//, 'https://')).host;
-  } catch {
-    return undefined;
-  }
 }
 
 function isLoopback(host: string | undefined): boolean {
