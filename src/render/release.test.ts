@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { INLINE_FILE, InlineSource, inlineRevision } from './inline.ts';
 import { renderRelease, renderSource } from './release.ts';
-import type { Renderer } from './renderer.ts';
+import type { Renderer, RendererOptions } from './renderer.ts';
 import { ok } from './result.ts';
 import type { SourceFile, SourceOutput } from './types.ts';
 
@@ -230,6 +230,28 @@ describe('renderRelease', () => {
     });
     assert.ok(r.ok);
     assert.equal(r.render.objects[0]?.metadata.name, 'k');
+  });
+
+  it("hands the renderer the source's access and the field of its path", async () => {
+    const seen: RendererOptions[] = [];
+    const recording: Renderer = {
+      type: 'Helm',
+      render: (_files, options) => {
+        seen.push(options);
+        return ok([]);
+      },
+    };
+    const access = { credentials: { username: 'u', password: 'p' }, host: 'git.example.com' };
+    await renderSource(
+      {
+        render: { type: 'Helm' },
+        source: { git: { url: 'https://git.example.com/c.git', path: 'charts/app' } },
+      },
+      { ...source({}), access },
+      { renderers: { Helm: recording } },
+    );
+    assert.deepEqual(seen[0]?.dependencyAccess, access);
+    assert.deepEqual(seen[0]?.sourcePath, { field: 'spec.source.git.path', path: 'charts/app' });
   });
 });
 
