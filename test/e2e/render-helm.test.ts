@@ -6,8 +6,9 @@
 // Ready rolls back, ConfigMap included; a labelled valuesFrom Secret that changes is a new render at
 // once (the Release's interval is an hour); bad input (a template error with its file and line, a
 // values type error, a missing valuesFrom Secret, no chart, a missing helm binary) is a Ready=False
-// condition and an Event naming the field, with nothing applied. helm runs through a wrapper that
-// counts its runs per release name. `convoy render`'s code gives the controller's renderRef.
+// condition and an Event naming the field, with nothing applied; a chart whose charts/ is not in git has
+// its dependency built from a chart repository. helm runs through a wrapper that counts its runs per
+// release name. `convoy render`'s code gives the controller's renderRef.
 import assert from 'node:assert/strict';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -413,6 +414,37 @@ describe('render.type Helm', { concurrency: true }, () => {
 });
 
 describe('render.type Helm from a chart repository', () => {
+  test("a chart in git whose charts/ is .gitignore'd: the controller builds its dependency from the chart repository", () =>
+    inRolloutScenario(env, 'helm-deps', 'helm-deps', async ({ ns, repo, waitForRollout }) => {
+      const charts = await startHelmRepo();
+      try {
+        await charts.addChart('cache', '1.4.0', {
+          'values.yaml': 'size: small\n',
+          'templates/cm.yaml':
+            'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cache}\ndata: {size: {{ .Values.size | quote }}, version: {{ .Chart.Version | quote }}}\n',
+        });
+        await repo.commit({
+          'app/.gitignore': 'charts/\n',
+          'app/Chart.yaml': `apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: cache\n    version: 1.x\n    repository: ${charts.url}\n`,
+          'app/values.yaml': 'cache: {size: large}\n',
+          'app/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {a: "1"}\n',
+        });
+        await env.client.create(
+          gitRelease(ns, 'app', repo, {
+            render: { type: 'Helm', targetNamespace: ns, helm: { releaseName: 'deps' } },
+          }),
+        );
+        await waitForRollout('Succeeded', (r) => r.state === 'Succeeded');
+        assert.deepEqual((await liveConfigMap(env.client, ns, 'cache'))?.data, {
+          size: 'large',
+          version: '1.4.0',
+        });
+        assert.ok((await liveConfigMap(env.client, ns, 'app')) !== undefined);
+      } finally {
+        await charts.stop();
+      }
+    }));
+
   test('basic auth and a CA; a semver range picks the newest matching version, which is the revision; a version or chart not found is SourceFailed', () =>
     inRolloutScenario(env, 'helm-repo', 'helm-repo', async ({ ns, waitForRollout }) => {
       const { client } = env;
