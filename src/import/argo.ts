@@ -227,7 +227,7 @@ function helmSettings(
 const HELM_ACTIONS: Readonly<Record<string, string>> = {
   fileParameters: "not carried over: put each file's contents under its key in render.helm.values",
   passCredentials:
-    "not carried over: convoy sends the Release's source credentials to the chart repository only; give a dependency's repository its own Secret",
+    "not carried over: convoy sends the Release's credentials to its source's own host only (a chart's dependencies there get them); for registries on other hosts, put their entries in a docker-config Secret",
   skipCrds: "not carried over: convoy applies the chart's crds/; move them out of the chart to skip them",
   version: 'not carried over: convoy renders with Helm 4; remove it',
   kubeVersion: 'not carried over: convoy takes it from the target cluster',
