@@ -183,6 +183,30 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       );
     }));
 
+  test('a first render its dry run refuses ends Failed at its deadline, with the cause', () =>
+    inRolloutScenario(env, 'ro-refused', 'refused', async ({ ns, repo, waitForRollout }) => {
+      const { client } = env;
+      // A ConfigMap whose data value is not a string: the API refuses it at the dry run, every retry.
+      const bad = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\ndata:\n  k: {nested: 1}\n';
+      const sha1 = await repo.commit({ 'app/bad.yaml': bad });
+      await client.create(
+        gitRelease(ns, 'app', repo, { failurePolicy: { deadline: '5s', rollback: 'OnFailure' } }),
+      );
+      const r = await waitForRollout('Failed(R1) at its deadline', reached('Failed', sha1));
+      assert.match(
+        r.status?.rollout?.message ?? '',
+        /its sync fails: DryRunFailed/,
+        r.status?.rollout?.message,
+      );
+      const started = Date.parse(r.status?.rollout?.startedAt ?? '');
+      const finished = Date.parse(r.status?.rollout?.finishedAt ?? '');
+      assert.ok(finished - started >= 5000, `Failed after ${finished - started} ms, before its 5 s deadline`);
+      assert.equal(
+        await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'bad' }),
+        undefined,
+      );
+    }));
+
   test('pin: the rollout is kept and no decision runs; unpin re-opens Progressing for the source render with a fresh clock', () =>
     inRolloutScenario(env, 'ro-pin', 'pin', async ({ ns, repo, log, waitForRollout, live }) => {
       const { client } = env;

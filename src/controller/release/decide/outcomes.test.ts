@@ -40,7 +40,7 @@ describe('syncOutcome', () => {
       'held',
     ],
     [
-      'the dry run failed: the plan, no clock (nothing applied)',
+      'the dry run failed: the plan, its clock started (the sync of R began; its deadline must fire)',
       {
         kind: 'failed',
         error: DryRunFailedError.fromStatus('x', 422),
@@ -48,7 +48,7 @@ describe('syncOutcome', () => {
         waves: undefined,
         notes: [],
       },
-      opened,
+      started,
       'failed',
     ],
   ];

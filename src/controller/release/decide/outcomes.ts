@@ -75,10 +75,11 @@ export function syncOutcome(
         notes: sync.notes,
       };
     case 'failed':
+      // The clock starts when the sync of R begins, a failing one too: its deadline must fire.
       return {
         result: { kind: 'failed', error: sync.error },
         attempt: sync.attempt === undefined ? noAttempt : { kind: 'attempt', ...sync.attempt },
-        rollout: planned,
+        rollout: started,
         render: R,
         ...(sync.waves === undefined ? {} : { waves: sync.waves }),
         notes: sync.notes,

@@ -7,10 +7,12 @@ import { objectKey } from '../../../render/keys.ts';
 import type { Render } from '../../../render/types.ts';
 import type { RenderSummary } from '../outcome.ts';
 import {
+  deadlineVerdict,
   type Plan,
   planRollout,
   type RenderVerdict,
   RolloutReason,
+  syncFailureOf,
   type Verdict,
   verdict,
 } from './rollout/index.ts';
@@ -86,7 +88,8 @@ export function planFor(release: Release, rendered: RenderOfPass, judged: Judged
   return planRollout({
     render: R,
     prior: status?.rollout,
-    verdict: judged.verdict,
+    // Past the deadline, R's own sync holding it unjudged counts (a running hook, a failing sync).
+    verdict: deadlineVerdict(judged.verdict, syncFailureOf(status, R.renderRef)),
     now,
     failurePolicy: release.spec.failurePolicy,
     lastHealthy: status?.lastHealthy,

@@ -11,6 +11,7 @@ export {
   type RolloutStatusFields,
 } from './assemble-status.ts';
 export { type ConditionUpdate, setCondition } from './conditions.ts';
+export { deadlineVerdict, syncFailureOf } from './deadline-verdict.ts';
 export {
   type Plan,
   type PlanInput,

@@ -76,6 +76,20 @@ describe('verdict (docs/design.md#verdict, first matching row)', () => {
     );
   });
 
+  test('row 3: the waves wait for a running PreSync hook of R → Pending, reason HookRunning (its deadline counts)', () => {
+    const v = verdict(
+      input({
+        entries: [entry(a, R1, 'Healthy')],
+        hooks: [hook('migrate', 'PreSync', R2, 'Running', { createdAt: '2025-06-01T12:00:00Z' })],
+      }),
+    );
+    assert.deepEqual([v.kind, v.reason], ['Pending', 'HookRunning']);
+    assert.match(
+      v.message,
+      /^PreSync hook migrate of sha256:222222222222… has not finished; 3 of 3 objects not yet applied/,
+    );
+  });
+
   test('no early verdict: everything Healthy for R1 says nothing about R2', () => {
     const v = verdict(
       input({ entries: [entry(a, R1, 'Healthy'), entry(b, R1, 'Healthy'), entry(c, R1, 'Healthy')] }),

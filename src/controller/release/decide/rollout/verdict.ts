@@ -21,6 +21,8 @@ export const VerdictReason = {
   HookRunning: 'HookRunning',
   HookNotStarted: 'HookNotStarted',
   ObjectsUnhealthy: 'ObjectsUnhealthy',
+  /** Not a row of verdict(R): what deadlineVerdict makes of R's sync failing before anything applied. */
+  SyncFailing: 'SyncFailing',
   Healthy: 'Healthy',
 } as const;
 export type VerdictReason = (typeof VerdictReason)[keyof typeof VerdictReason];
@@ -120,6 +122,16 @@ export function verdict(input: VerdictInput): Verdict {
   const ofR = input.render.objects.map((o) => ({ ref: o, entry: entryByKey.get(objectKey(o)) }));
 
   const unrecorded = ofR.filter((x) => x.entry?.renderRef !== R);
+  // The waves wait for a PreSync hook that runs: what holds R is the hook (its deadline counts).
+  const preSync = hooks.find((h) => h.phase === 'PreSync' && h.progress === 'Running');
+  if (unrecorded.length > 0 && preSync !== undefined) {
+    const waiting = some(unrecorded.length, `not yet applied for ${short}`);
+    return notHealthy(
+      'Pending',
+      VerdictReason.HookRunning,
+      `${hookOf(preSync, 'has not finished')}; ${waiting}`,
+    );
+  }
   if (unrecorded.length > 0) {
     const message = some(
       unrecorded.length,
