@@ -19,6 +19,13 @@ export type FetchOptions = {
    * flight (docs/design.md#requested-syncs). Sources that ask the server on every fetch meet it anyway.
    */
   readonly readAfter?: number;
+  /**
+   * An interval poll (no readAfter) takes the ref as a read of the same repository and ref found it when
+   * that read started less than this many milliseconds ago: the Release's interval, so a repository
+   * shared by many Releases is asked once per interval, not once per Release and wake-up
+   * (docs/design.md#requested-syncs). Undefined or 0: every poll asks the server.
+   */
+  readonly pollWindowMs?: number;
 };
 
 export interface Source<S> {

@@ -27,4 +27,19 @@ describe('planRefRead', () => {
   for (const [name, readAfter, lastRead, want] of cases) {
     it(name, () => assert.equal(planRefRead(readAfter, lastRead).kind, want));
   }
+  // now 100; the interval 30
+  const windowed: [string, number | undefined, number | undefined, RefReadPlan['kind']][] = [
+    [
+      'a poll within the interval of the last read (another Release of the repository): cached',
+      undefined,
+      80,
+      'cached',
+    ],
+    ['a poll an interval or more after the last read: poll', undefined, 70, 'poll'],
+    ['a poll never read before: poll', undefined, undefined, 'poll'],
+    ['a request is never answered by the window: fetch', 95, 80, 'fetch'],
+  ];
+  for (const [name, readAfter, lastRead, want] of windowed) {
+    it(name, () => assert.equal(planRefRead(readAfter, lastRead, 100, 30).kind, want));
+  }
 });

@@ -25,10 +25,20 @@ export type RefReadPlan =
 
 /**
  * How to read a branch or tag. `lastRead`: when the last read of this ref from the server that
- * succeeded started (undefined: none in this process).
+ * succeeded started (undefined: none in this process). An interval poll takes a read that started
+ * within `pollWindowMs` of `now` (the Release's interval): the ref is then at most one interval old, as
+ * an interval promises, and a repository shared by many Releases is asked once per interval.
  */
-export function planRefRead(readAfter: number | undefined, lastRead: number | undefined): RefReadPlan {
-  if (readAfter === undefined) return { kind: 'poll' };
+export function planRefRead(
+  readAfter: number | undefined,
+  lastRead: number | undefined,
+  now = 0,
+  pollWindowMs = 0,
+): RefReadPlan {
+  if (readAfter === undefined) {
+    const fresh = lastRead !== undefined && pollWindowMs > 0 && now - lastRead < pollWindowMs;
+    return fresh ? { kind: 'cached' } : { kind: 'poll' };
+  }
   if (lastRead !== undefined && lastRead >= readAfter) return { kind: 'cached' };
   return { kind: 'fetch' };
 }

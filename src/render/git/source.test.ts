@@ -134,6 +134,21 @@ describe('GitSource over file://', () => {
     await repo.commit({ 'moved.yaml': null });
   });
 
+  it('polls within one interval share one ask of the server, whichever Release (path) asks', async () => {
+    const { source: counted, commands } = await wrappedSource(repo.root, 'window', (log) => [
+      `for a in "$@"; do case "$a" in fetch|ls-remote) echo "$a" >> '${log}';; esac; done`,
+    ]);
+    const poll = (path: string, pollWindowMs: number) =>
+      counted.fetch({ url: repo.url, ref: { branch: 'main' }, path }, undefined, undefined, { pollWindowMs });
+    const a = await poll('apps/web', 60_000);
+    assert.deepEqual(await commands(), ['ls-remote', 'fetch'], 'the first poll asks');
+    const b = await poll('apps', 60_000);
+    assert.equal(b.revision, a.revision);
+    assert.deepEqual(await commands(), [], 'another path of the repository within the interval: no ask');
+    await poll('apps/web', 0);
+    assert.deepEqual(await commands(), ['ls-remote'], 'without an interval every poll asks');
+  });
+
   it('a requested sync does not take the answer of a poll in flight that began before it: it fetches anew, at once', async () => {
     // Logs the network commands; an armed ls-remote gets its answer from the server, then says so through
     // the fifo `ready` and holds it back until the test writes to `go` — a poll caught mid-flight.

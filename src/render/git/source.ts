@@ -125,6 +125,7 @@ export class GitSource implements Source<GitSourceSpec> {
   ): Promise<SourceOutput> {
     const req = this.#check(spec, credentials);
     const readAfter = options?.readAfter;
+    const pollWindowMs = options?.pollWindowMs;
     // Identical requests share one fetch: it is not aborted by one caller's signal, only bounded by git's
     // own limits, and each caller stops waiting on its own signal. A requested sync joins only a fetch
     // that started after the request was seen.
@@ -135,7 +136,7 @@ export class GitSource implements Source<GitSourceSpec> {
         () =>
           this.#lock.run(req.cloneKey, () =>
             this.#withAuth(req, async (git) => {
-              const at = await this.#resolve(req, git, undefined, readAfter);
+              const at = await this.#resolve(req, git, undefined, readAfter, pollWindowMs);
               return this.#read(req, at, undefined);
             }),
           ),
@@ -257,16 +258,18 @@ export class GitSource implements Source<GitSourceSpec> {
     git: GitRunner,
     signal: AbortSignal | undefined,
     readAfter?: number,
+    pollWindowMs?: number,
   ): Promise<At> {
     const { ref } = req;
+    const fresh = { readAfter, pollWindowMs };
     switch (ref.type) {
       case 'branch':
       case 'tag': {
         const full = `refs/${ref.type === 'branch' ? 'heads' : 'tags'}/${ref.name}`;
-        return this.#readRef(req, git, full, full, `${ref.type} ${ref.name}`, signal, readAfter);
+        return this.#readRef(req, git, full, full, `${ref.type} ${ref.name}`, signal, fresh);
       }
       case 'default':
-        return this.#readRef(req, git, 'HEAD', 'refs/convoy/HEAD', 'the default branch', signal, readAfter);
+        return this.#readRef(req, git, 'HEAD', 'refs/convoy/HEAD', 'the default branch', signal, fresh);
       case 'commit': {
         const found = await this.#findCommit(req, ref.sha, git, signal);
         return { kind: 'commit', sha: found };
@@ -318,11 +321,11 @@ export class GitSource implements Source<GitSourceSpec> {
     local: string,
     what: string,
     signal: AbortSignal | undefined,
-    readAfter: number | undefined,
+    fresh: { readonly readAfter: number | undefined; readonly pollWindowMs: number | undefined },
   ): Promise<At> {
     const key = `${req.cloneKey}\0${local}`;
-    const plan = planRefRead(readAfter, this.#lastRead.get(key));
     const startedAt = this.#now();
+    const plan = planRefRead(fresh.readAfter, this.#lastRead.get(key), startedAt, fresh.pollWindowMs);
     const fetched: At = { kind: 'ref', ref: local, what };
     switch (plan.kind) {
       case 'cached':

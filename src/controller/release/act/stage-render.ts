@@ -1,5 +1,6 @@
 // stageRender: resolve the target, then fetch the source and render it — or, with a pin, load the
 // pinned render from the store without fetching anything, so a broken source cannot block a pin.
+import { parseOptionalDuration } from '../../../api/duration.ts';
 import type { Release } from '../../../api/types.ts';
 import { clusterCapabilities } from '../../../kube/capabilities.ts';
 import { errorMessage } from '../../../lib/errors.ts';
@@ -83,7 +84,11 @@ async function fetch(release: Release, deps: ReleaseDeps, ns: string) {
       credentials,
       deps.sources,
       deps.signal,
-      request === undefined ? undefined : { readAfter: request.readAfter },
+      // A requested sync reads the server anew; an interval pass takes a read of the same repository
+      // another Release made within its interval (docs/design.md#requested-syncs).
+      request === undefined
+        ? { pollWindowMs: parseOptionalDuration(release.spec.syncPolicy?.interval) ?? 0 }
+        : { readAfter: request.readAfter },
     );
     request?.answered();
     return out;
