@@ -2,7 +2,7 @@
 // the release controller (plus informers on Alerts, Providers and Receivers) feeds the Notifier, which
 // queues deliveries without waiting; a background loop writes what changed to the status of Alerts (the
 // ledger: status.notified), Providers (Ready: delivering or failing, and why) and Receivers (the webhook
-// path). Watch events are captured as they arrive, so a Progressing that turns Succeeded before the key
+// path, and Ready=False while the Secret or its key "token" is missing: read again every 10 s). Watch events are captured as they arrive, so a Progressing that turns Succeeded before the key
 // is worked still gets its own message. Keys are worked only on shards this replica holds; statuses are
 // written only while it holds one (Providers and Receivers: by the holder of shard 0), so a standby
 // replica never writes a ledger it does not keep; a replica that gains a shard reads the Alerts' ledgers
@@ -302,7 +302,14 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
       }
     }
     for (const r of receivers.cache.list()) {
-      const v = receiverStatusValue(r);
+      let secret: Record<string, string> | undefined;
+      try {
+        secret = await readSecret(r.metadata.namespace ?? '', r.spec.secretRef.name);
+      } catch (err) {
+        log.warn({ receiver: keyOf(r), err: String(err) }, 'Receiver Secret not read; retrying');
+        continue;
+      }
+      const v = receiverStatusValue(r, secret === undefined ? undefined : { keys: Object.keys(secret) });
       if (
         r.status?.observedGeneration === r.metadata.generation &&
         r.status?.webhookPath === v.webhookPath &&

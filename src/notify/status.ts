@@ -66,7 +66,13 @@ export function providerStatusValue(
   }
 }
 
-export function receiverStatusValue(receiver: Receiver): {
+/** What a Receiver's Secret holds: its keys (never the values), or undefined when it does not exist. */
+export type ReceiverSecret = { readonly keys: readonly string[] } | undefined;
+
+export function receiverStatusValue(
+  receiver: Receiver,
+  secret: ReceiverSecret,
+): {
   condition: ConditionValueOf;
   webhookPath: string;
 } {
@@ -74,6 +80,27 @@ export function receiverStatusValue(receiver: Receiver): {
   if (receiver.spec.suspend === true) {
     return {
       condition: { status: 'False', reason: 'Suspended', message: 'spec.suspend is true: pushes get 503' },
+      webhookPath,
+    };
+  }
+  const name = JSON.stringify(receiver.spec.secretRef.name);
+  if (secret === undefined) {
+    return {
+      condition: {
+        status: 'False',
+        reason: 'SecretNotFound',
+        message: `spec.secretRef: Secret ${name} not found in namespace ${JSON.stringify(namespaceOf(receiver))}; pushes get 503 until it exists`,
+      },
+      webhookPath,
+    };
+  }
+  if (!secret.keys.includes('token')) {
+    return {
+      condition: {
+        status: 'False',
+        reason: 'SecretKeyMissing',
+        message: `spec.secretRef: Secret ${name} has no key "token"; pushes get 503 until it has`,
+      },
       webhookPath,
     };
   }

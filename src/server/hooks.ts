@@ -4,14 +4,20 @@
 // Receiver and its Secret read, the signature checked (401, nothing written, when it does not match),
 // and a sync requested — through the same write as POST …/sync — of every Release of the namespace that
 // follows the pushed repository and branch (and that spec.releases selects). 202 names them; a push
-// nothing follows gets 200 and an empty list (pushes to other branches are normal, not an error).
+// nothing follows gets 200 and an empty list (pushes to other branches are normal, not an error). A
+// delivery accepted before (deliveries.ts) gets 200 "ignored: already delivered" and writes nothing;
+// pushes to one Release at once share their writes (coalesce.ts); a write that kept meeting 409
+// conflicts says so rather than blaming the API's reachability.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { API_VERSION as CRD_API_VERSION } from '../api/constants.ts';
 import type { Receiver, Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { isConflict, isKubeError } from '../kube/errors.ts';
 import { nameOf } from '../lib/names.ts';
 import { selectionMatches } from '../lib/selector.ts';
+import { Coalescer } from './coalesce.ts';
+import { DEFAULT_DELIVERIES, Deliveries } from './deliveries.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { followsPush, verifyPush } from './receiver.ts';
 import { type EventSink, writeSync } from './sync-write.ts';
@@ -35,6 +41,8 @@ export interface HookDeps {
   readonly count?: (code: number) => void;
   readonly limiter?: RateLimiter;
   readonly maxBodyBytes?: number;
+  /** The deliveries remembered against replays (default: DEFAULT_DELIVERIES on `now`). */
+  readonly deliveries?: Deliveries;
 }
 
 interface Answer {
@@ -52,9 +60,13 @@ const fail = (code: Answer['code'], message: string, headers?: Record<string, st
 export class HookHandler {
   readonly #d: HookDeps;
   readonly #limiter: RateLimiter;
+  readonly #deliveries: Deliveries;
+  readonly #writes = new Coalescer<Awaited<ReturnType<typeof writeSync>>>();
 
   constructor(deps: HookDeps) {
     this.#d = deps;
+    this.#deliveries =
+      deps.deliveries ?? new Deliveries({ ...DEFAULT_DELIVERIES, now: () => deps.now().getTime() });
     this.#limiter =
       deps.limiter ??
       new RateLimiter({ burst: 20, ratePerSecond: 5, globalBurst: 100, globalRatePerSecond: 50 });
@@ -70,7 +82,7 @@ export class HookHandler {
       answer = await this.#answer(req);
     } catch (err) {
       this.#d.log?.error({ err: String(err), url: req.url }, 'push webhook failed');
-      answer = fail(503, 'the Kubernetes API could not be reached; retry');
+      answer = failureAnswer(err);
     }
     this.#d.count?.(answer.code);
     // Whatever is left of a refused body is read and thrown away, so the client gets the answer.
@@ -135,7 +147,7 @@ export class HookHandler {
       );
     }
     const token = Buffer.from(token64, 'base64').toString('utf8').trim();
-    const v = verifyPush(receiver.spec.type, token, req.headers, body.bytes);
+    const v = verifyPush(receiver.spec.type, token, req.headers, body.bytes, this.#d.now().getTime());
     switch (v.kind) {
       case 'unauthorized':
         this.#d.log?.warn({ receiver: `${namespace}/${name}`, why: v.why }, 'push refused');
@@ -147,23 +159,22 @@ export class HookHandler {
       case 'push':
         break;
     }
-    const releases = await client.list<Release>({ apiVersion: CRD_API_VERSION, kind: 'Release', namespace });
-    const following = releases
-      .filter((r) => r.metadata.deletionTimestamp === undefined)
-      .filter((r) => followsPush(r, v))
-      .filter((r) => selectionMatches(receiver.spec.releases, r.metadata.name, r.metadata.labels))
-      .map((r) => nameOf(r));
-    const synced: string[] = [];
-    for (const rel of following) {
-      const done = await writeSync(
-        client,
-        { namespace, name: rel },
-        { force: false, approve: false },
-        this.#d.now,
-        { kind: 'receiver', namespace, name, branch: v.branch },
-        this.#d.events,
-      );
-      if (done.ok) synced.push(rel);
+    const keys = v.deliveryKeys.map((k) => `${namespace}/${name}/${k}`);
+    if (this.#deliveries.replayed(keys)) {
+      const id = v.deliveryIdFrom === undefined ? 'this body' : `this ${v.deliveryIdFrom}`;
+      this.#d.log?.warn({ receiver: `${namespace}/${name}` }, 'replayed push ignored');
+      return {
+        code: 200,
+        body: { status: 'Success', message: `ignored: already delivered (${id})`, releases: [] },
+      };
+    }
+    let synced: string[];
+    try {
+      synced = await this.#sync(namespace, name, receiver, v);
+    } catch (err) {
+      // Not delivered: the host's retry of it is not a replay.
+      this.#deliveries.release(keys);
+      throw err;
     }
     this.#d.log?.info(
       { receiver: `${namespace}/${name}`, branch: v.branch, repositories: v.repositories, releases: synced },
@@ -188,6 +199,58 @@ export class HookHandler {
       },
     };
   }
+
+  /** Requests a sync of each Release that follows the push; the names of those requested. */
+  async #sync(
+    namespace: string,
+    name: string,
+    receiver: Receiver,
+    v: Extract<ReturnType<typeof verifyPush>, { kind: 'push' }>,
+  ): Promise<string[]> {
+    const { client } = this.#d;
+    const releases = await client.list<Release>({ apiVersion: CRD_API_VERSION, kind: 'Release', namespace });
+    const following = releases
+      .filter((r) => r.metadata.deletionTimestamp === undefined)
+      .filter((r) => followsPush(r, v))
+      .filter((r) => selectionMatches(receiver.spec.releases, r.metadata.name, r.metadata.labels))
+      .map((r) => nameOf(r));
+    const synced: string[] = [];
+    for (const rel of following) {
+      // Every push waiting on this Release shares one write: each asks for the same thing, a sync now.
+      const done = await this.#writes.run(`${namespace}/${rel}`, () =>
+        writeSync(
+          client,
+          { namespace, name: rel },
+          { force: false, approve: false },
+          this.#d.now,
+          { kind: 'receiver', namespace, name, branch: v.branch },
+          this.#d.events,
+        ),
+      );
+      if (done.ok) synced.push(rel);
+    }
+    return synced;
+  }
+}
+
+/** The answer to a push whose work threw: what failed, never a guess at the cause. */
+function failureAnswer(err: unknown): Answer {
+  if (isConflict(err)) {
+    return fail(
+      503,
+      'the Release kept changing while its sync was requested (409 Conflict on each try); retry',
+      {
+        'Retry-After': '1',
+      },
+    );
+  }
+  if (isKubeError(err)) {
+    return fail(503, `the Kubernetes API refused the request: HTTP ${err.code} ${err.reason}; retry`, {
+      'Retry-After': '1',
+    });
+  }
+  // The caller is a git host or anyone on the network: what failed is in the log, not in the answer.
+  return fail(503, 'the Kubernetes API could not be reached; retry');
 }
 
 type Body =

@@ -1,13 +1,14 @@
 // Push verification and matching as tables: signatures of each receiver type (good, wrong, missing),
 // what a push names, repository URLs spelt differently, which Releases follow a push; the rate limiter.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { test } from 'node:test';
 import type { Release } from '../api/types.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { followsPush, normalizeRepoUrl, verifyPush } from './receiver.ts';
 
 const TOKEN = 'sh4red';
+const NOW = Date.parse('2026-12-06T08:00:00Z');
 const sig = (body: string, key = TOKEN) => `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
 const github = JSON.stringify({
   ref: 'refs/heads/main',
@@ -36,48 +37,61 @@ test('verifyPush: each type accepts its own signature only', () => {
         TOKEN,
         { 'x-hub-signature-256': sig(github), 'x-github-event': 'push' },
         b(github),
+        NOW,
       ),
     ],
     [
       'github wrong key',
       'unauthorized',
-      verifyPush('github', TOKEN, { 'x-hub-signature-256': sig(github, 'other') }, b(github)),
+      verifyPush('github', TOKEN, { 'x-hub-signature-256': sig(github, 'other') }, b(github), NOW),
     ],
-    ['github no signature', 'unauthorized', verifyPush('github', TOKEN, {}, b(github))],
+    ['github no signature', 'unauthorized', verifyPush('github', TOKEN, {}, b(github), NOW)],
     [
       'github body changed after signing',
       'unauthorized',
-      verifyPush('github', TOKEN, { 'x-hub-signature-256': sig(github) }, b(`${github} `)),
+      verifyPush('github', TOKEN, { 'x-hub-signature-256': sig(github) }, b(`${github} `), NOW),
     ],
     [
       'github ping',
       'ignored',
-      verifyPush('github', TOKEN, { 'x-hub-signature-256': sig('{}'), 'x-github-event': 'ping' }, b('{}')),
+      verifyPush(
+        'github',
+        TOKEN,
+        { 'x-hub-signature-256': sig('{}'), 'x-github-event': 'ping' },
+        b('{}'),
+        NOW,
+      ),
     ],
     [
       'gitlab token',
       'push',
-      verifyPush('gitlab', TOKEN, { 'x-gitlab-token': TOKEN, 'x-gitlab-event': 'Push Hook' }, b(gitlab)),
+      verifyPush('gitlab', TOKEN, { 'x-gitlab-token': TOKEN, 'x-gitlab-event': 'Push Hook' }, b(gitlab), NOW),
     ],
     [
       'gitlab wrong token',
       'unauthorized',
-      verifyPush('gitlab', TOKEN, { 'x-gitlab-token': 'sh4rex' }, b(gitlab)),
+      verifyPush('gitlab', TOKEN, { 'x-gitlab-token': 'sh4rex' }, b(gitlab), NOW),
     ],
     [
       'gitlab tag push',
       'ignored',
-      verifyPush('gitlab', TOKEN, { 'x-gitlab-token': TOKEN, 'x-gitlab-event': 'Tag Push Hook' }, b(gitlab)),
+      verifyPush(
+        'gitlab',
+        TOKEN,
+        { 'x-gitlab-token': TOKEN, 'x-gitlab-event': 'Tag Push Hook' },
+        b(gitlab),
+        NOW,
+      ),
     ],
     [
       'generic signed',
       'push',
-      verifyPush('generic', TOKEN, { 'x-convoy-signature': sig(generic) }, b(generic)),
+      verifyPush('generic', TOKEN, { 'x-convoy-signature': sig(generic) }, b(generic), NOW),
     ],
     [
       'generic not JSON',
       'invalid',
-      verifyPush('generic', TOKEN, { 'x-convoy-signature': sig('nope') }, b('nope')),
+      verifyPush('generic', TOKEN, { 'x-convoy-signature': sig('nope') }, b('nope'), NOW),
     ],
   ];
   for (const [what, want, got] of cases) assert.equal(got.kind, want, what);
@@ -87,8 +101,107 @@ test('verifyPush: each type accepts its own signature only', () => {
     repositories: ['github.com/Acme/web'],
     branch: 'main',
     defaultBranch: 'main',
+    deliveryKeys: [`body:${createHash('sha256').update(github).digest('hex')}`],
   });
   for (const [, , got] of cases) assert.ok(!JSON.stringify(got).includes(TOKEN));
+});
+
+test('verifyPush: a field of the wrong type is refused naming the field and the type it needs', () => {
+  const generic = (body: object) => {
+    const text = JSON.stringify(body);
+    return verifyPush('generic', TOKEN, { 'x-convoy-signature': sig(text) }, Buffer.from(text), NOW);
+  };
+  const github = (body: object) => {
+    const text = JSON.stringify(body);
+    return verifyPush('github', TOKEN, { 'x-hub-signature-256': sig(text) }, Buffer.from(text), NOW);
+  };
+  const repository = 'https://github.com/Acme/web.git';
+  const cases: ReadonlyArray<readonly [string, ReturnType<typeof verifyPush>, string]> = [
+    [
+      'branch an array',
+      generic({ repository, branch: ['x'] }),
+      'field "branch" must be a non-empty string, got an array',
+    ],
+    [
+      'branch a number',
+      generic({ repository, branch: 7 }),
+      'field "branch" must be a non-empty string, got a number',
+    ],
+    [
+      'branch empty',
+      generic({ repository, branch: '' }),
+      'field "branch" must be a non-empty string, got an empty string',
+    ],
+    [
+      'repository an object',
+      generic({ repository: {}, branch: 'main' }),
+      'field "repository" must be a non-empty string, got an object',
+    ],
+    ['no ref at all', generic({ repository }), 'the push names no ref (or branch)'],
+    [
+      'github ref null',
+      github({ ref: null, repository: { clone_url: repository } }),
+      'field "ref" must be a non-empty string, got null',
+    ],
+    [
+      'timestamp a boolean',
+      generic({ repository, branch: 'main', timestamp: true }),
+      'field "timestamp" must be seconds since the epoch (a number) or an RFC 3339 time (a string), got a boolean',
+    ],
+    [
+      'timestamp a date without a time',
+      generic({ repository, branch: 'main', timestamp: 'yesterday' }),
+      'field "timestamp" must be seconds since the epoch (a number) or an RFC 3339 time (a string), got "yesterday"',
+    ],
+  ];
+  for (const [what, got, why] of cases) assert.deepEqual(got, { kind: 'invalid', why }, what);
+});
+
+test('verifyPush: the keys that make a second delivery a replay, and the timestamp window', () => {
+  const keysOf = (v: ReturnType<typeof verifyPush>) => (v.kind === 'push' ? v.deliveryKeys : v);
+  const digest = (text: string) => `body:${createHash('sha256').update(text).digest('hex')}`;
+  const generic = (body: object) => {
+    const text = JSON.stringify(body);
+    return [
+      text,
+      verifyPush('generic', TOKEN, { 'x-convoy-signature': sig(text) }, Buffer.from(text), NOW),
+    ] as const;
+  };
+  const repository = 'file:///srv/repos/web';
+  // GitHub: the delivery id and the body (an attacker can change the unsigned header, not the body).
+  const gh = verifyPush(
+    'github',
+    TOKEN,
+    { 'x-hub-signature-256': sig(github), 'x-github-delivery': 'd-1' },
+    Buffer.from(github),
+    NOW,
+  );
+  assert.deepEqual(keysOf(gh), ['id:d-1', digest(github)]);
+  assert.equal(gh.kind === 'push' ? gh.deliveryIdFrom : undefined, 'X-GitHub-Delivery');
+  const gl = verifyPush(
+    'gitlab',
+    TOKEN,
+    { 'x-gitlab-token': TOKEN, 'x-gitlab-event-uuid': 'u-9' },
+    Buffer.from(gitlab),
+    NOW,
+  );
+  assert.deepEqual(keysOf(gl), ['id:u-9', digest(gitlab)]);
+  // Generic: a body with neither may be sent again on purpose (the branch pushed twice).
+  assert.deepEqual(keysOf(generic({ repository, branch: 'main' })[1]), []);
+  const [stamped, withTime] = generic({ repository, branch: 'main', timestamp: NOW / 1000 - 30 });
+  assert.deepEqual(keysOf(withTime), [digest(stamped)]);
+  const [named, withId] = generic({ repository, branch: 'main', delivery: 'ci-42' });
+  assert.deepEqual(keysOf(withId), ['id:ci-42', digest(named)]);
+  const [rfc, withRfc] = generic({ repository, branch: 'main', timestamp: '2026-12-06T08:04:00Z' });
+  assert.deepEqual(keysOf(withRfc), [digest(rfc)], 'an RFC 3339 timestamp within the window');
+  for (const late of [NOW / 1000 - 301, NOW / 1000 + 301, '2026-12-06T07:54:59Z']) {
+    const [, v] = generic({ repository, branch: 'main', timestamp: late });
+    assert.equal(v.kind, 'unauthorized', String(late));
+    assert.match(
+      v.kind === 'unauthorized' ? v.why : '',
+      /^field "timestamp" is 30\d s from this server's clock/,
+    );
+  }
 });
 
 test('normalizeRepoUrl: one form for every spelling of a repository', () => {

@@ -2,8 +2,11 @@
 // in X-Hub-Signature-256; GitLab: the token itself in X-Gitlab-Token; generic: HMAC-SHA256 in
 // X-Convoy-Signature), what was pushed (repository URLs and branch), and which Releases follow it (a git
 // source on that repository with ref.branch equal to the pushed branch, or no ref and the pushed branch
-// being the default one). Comparisons are constant-time; nothing here logs or returns the token.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// being the default one), and what identifies the delivery so a replay is known (the host's delivery id,
+// the body's digest; docs/notifications.md#push-receivers). A push whose fields have the wrong type is
+// refused naming the field and the type it needs. Comparisons are constant-time; nothing here logs or
+// returns the token.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ReceiverType, Release } from '../api/types.ts';
 
@@ -13,6 +16,13 @@ export type Verified =
       readonly repositories: readonly string[];
       readonly branch: string;
       readonly defaultBranch?: string;
+      /**
+       * What identifies this delivery ("id:<delivery id>", "body:<sha256>"): a push whose keys were seen
+       * in the replay window is a replay.
+       */
+      readonly deliveryKeys: readonly string[];
+      /** The header or field the delivery id came from, for the answer to a replay. */
+      readonly deliveryIdFrom?: string;
     }
   /** Signed, but not a push (a ping, a tag, another event): answered 200, nothing synced. */
   | { readonly kind: 'ignored'; readonly why: string }
@@ -36,8 +46,37 @@ function hmacOk(token: string, body: Buffer, given: string | undefined): boolean
   return sameText(want, given.trim().toLowerCase());
 }
 
+/** How far a generic push's signed `timestamp` may be from this server's clock. */
+export const TIMESTAMP_SKEW_MS = 5 * 60_000;
+/** The header that carries each host's delivery id (generic: the body's own `delivery` field). */
+const DELIVERY_HEADER = { github: 'X-GitHub-Delivery', gitlab: 'X-Gitlab-Event-UUID' } as const;
+
 type Json = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** "an array", "a number", … — what a field holds, for the message refusing it. */
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  const t = typeof v;
+  return t === 'object' ? 'an object' : t === 'string' ? 'an empty string' : `a ${t}`;
+}
+
+/** The field's string, undefined when absent, or the refusal naming the field and its expected type. */
+function stringField(
+  json: Json,
+  path: string,
+  field: string,
+): string | undefined | { readonly kind: 'invalid'; readonly why: string } {
+  const v = json[field];
+  if (v === undefined) return undefined;
+  const s = str(v);
+  if (s !== undefined) return s;
+  return { kind: 'invalid', why: `field "${path}" must be a non-empty string, got ${kindOf(v)}` };
+}
+
+const isInvalid = (v: unknown): v is { readonly kind: 'invalid'; readonly why: string } =>
+  typeof v === 'object' && v !== null;
 const obj = (v: unknown): Json =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {};
 
@@ -47,6 +86,7 @@ export function verifyPush(
   token: string,
   headers: IncomingHttpHeaders,
   body: Buffer,
+  nowMs: number,
 ): Verified {
   switch (type) {
     case 'github':
@@ -71,48 +111,99 @@ export function verifyPush(
   } catch {
     return { kind: 'invalid', why: 'the body is not JSON' };
   }
+  const digest = `body:${createHash('sha256').update(body).digest('hex')}`;
   switch (type) {
-    case 'github': {
-      const event = header(headers, 'X-GitHub-Event') ?? 'push';
-      if (event === 'ping') return { kind: 'ignored', why: 'ping' };
-      if (event !== 'push') return { kind: 'ignored', why: `event ${event} is not a push` };
-      const repo = obj(json.repository);
-      return pushOf(
-        json.ref,
-        [repo.clone_url, repo.ssh_url, repo.git_url, repo.html_url, repo.url],
-        str(repo.default_branch) ?? str(repo.master_branch),
-      );
-    }
+    case 'github':
     case 'gitlab': {
-      const event = header(headers, 'X-Gitlab-Event') ?? 'Push Hook';
-      if (event !== 'Push Hook') return { kind: 'ignored', why: `event ${event} is not a push` };
+      const gh = type === 'github';
+      const event = header(headers, gh ? 'X-GitHub-Event' : 'X-Gitlab-Event') ?? (gh ? 'push' : 'Push Hook');
+      if (gh && event === 'ping') return { kind: 'ignored', why: 'ping' };
+      if (event !== (gh ? 'push' : 'Push Hook'))
+        return { kind: 'ignored', why: `event ${event} is not a push` };
+      const ref = stringField(json, 'ref', 'ref');
+      if (isInvalid(ref)) return ref;
       const project = obj(json.project);
       const repo = obj(json.repository);
+      const urls = gh
+        ? [repo.clone_url, repo.ssh_url, repo.git_url, repo.html_url, repo.url]
+        : [
+            project.git_http_url,
+            project.git_ssh_url,
+            project.web_url,
+            repo.git_http_url,
+            repo.git_ssh_url,
+            repo.homepage,
+            repo.url,
+          ];
+      const idHeader = DELIVERY_HEADER[type];
+      const id = header(headers, idHeader);
+      // The body is the host's own record of one push (commits, timestamps): the same body again is the
+      // same push, whatever delivery id it comes with.
+      const keys = [...(id === undefined || id === '' ? [] : [`id:${id}`]), digest];
+      const defaultBranch = gh
+        ? (str(repo.default_branch) ?? str(repo.master_branch))
+        : str(project.default_branch);
+      return pushOf(ref, urls, defaultBranch, keys, id === undefined ? undefined : idHeader);
+    }
+    case 'generic': {
+      const branch = stringField(json, 'branch', 'branch');
+      if (isInvalid(branch)) return branch;
+      const ref = stringField(json, 'ref', 'ref');
+      if (isInvalid(ref)) return ref;
+      const repository = stringField(json, 'repository', 'repository');
+      if (isInvalid(repository)) return repository;
+      const delivery = stringField(json, 'delivery', 'delivery');
+      if (isInvalid(delivery)) return delivery;
+      const at = timestampOf(json.timestamp);
+      if (at.kind === 'invalid') return at;
+      if (at.kind === 'at' && Math.abs(nowMs - at.ms) > TIMESTAMP_SKEW_MS) {
+        return {
+          kind: 'unauthorized',
+          why: `field "timestamp" is ${Math.round(Math.abs(nowMs - at.ms) / 1000)} s from this server's clock, over the ${TIMESTAMP_SKEW_MS / 1000} s allowed: a replayed push, or a clock that is off`,
+        };
+      }
+      // A body without a timestamp or a delivery id may be sent again on purpose (the same branch pushed
+      // twice); with one, the same body again is a replay.
+      const keys = [
+        ...(delivery === undefined ? [] : [`id:${delivery}`]),
+        ...(delivery === undefined && at.kind === 'none' ? [] : [digest]),
+      ];
       return pushOf(
-        json.ref,
-        [
-          project.git_http_url,
-          project.git_ssh_url,
-          project.web_url,
-          repo.git_http_url,
-          repo.git_ssh_url,
-          repo.homepage,
-          repo.url,
-        ],
-        str(project.default_branch),
+        branch === undefined ? ref : `refs/heads/${branch}`,
+        [repository],
+        undefined,
+        keys,
+        delivery === undefined ? undefined : 'field "delivery"',
       );
     }
-    case 'generic':
-      return pushOf(
-        typeof json.branch === 'string' ? `refs/heads/${json.branch}` : json.ref,
-        [json.repository],
-        undefined,
-      );
   }
 }
 
-function pushOf(ref: unknown, urls: readonly unknown[], defaultBranch: string | undefined): Verified {
-  const r = str(ref);
+/** A generic push's `timestamp`: seconds since the epoch, or an RFC 3339 time. */
+function timestampOf(
+  v: unknown,
+):
+  | { readonly kind: 'none' }
+  | { readonly kind: 'at'; readonly ms: number }
+  | { readonly kind: 'invalid'; readonly why: string } {
+  if (v === undefined) return { kind: 'none' };
+  if (typeof v === 'number' && Number.isFinite(v)) return { kind: 'at', ms: v * 1000 };
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) && Number.isFinite(Date.parse(v))) {
+    return { kind: 'at', ms: Date.parse(v) };
+  }
+  return {
+    kind: 'invalid',
+    why: `field "timestamp" must be seconds since the epoch (a number) or an RFC 3339 time (a string), got ${typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : kindOf(v)}`,
+  };
+}
+
+function pushOf(
+  r: string | undefined,
+  urls: readonly unknown[],
+  defaultBranch: string | undefined,
+  deliveryKeys: readonly string[],
+  deliveryIdFrom: string | undefined,
+): Verified {
   if (r === undefined) return { kind: 'invalid', why: 'the push names no ref (or branch)' };
   if (!r.startsWith('refs/heads/')) return { kind: 'ignored', why: `${r} is not a branch` };
   const repositories = [
@@ -129,6 +220,8 @@ function pushOf(ref: unknown, urls: readonly unknown[], defaultBranch: string | 
     repositories,
     branch: r.slice('refs/heads/'.length),
     ...(defaultBranch === undefined ? {} : { defaultBranch }),
+    deliveryKeys,
+    ...(deliveryIdFrom === undefined ? {} : { deliveryIdFrom }),
   };
 }
 
@@ -159,7 +252,7 @@ export function normalizeRepoUrl(url: string): string {
 /** Whether the Release follows what was pushed. Pure. */
 export function followsPush(
   release: Pick<Release, 'spec'>,
-  push: Extract<Verified, { kind: 'push' }>,
+  push: Pick<Extract<Verified, { kind: 'push' }>, 'repositories' | 'branch' | 'defaultBranch'>,
 ): boolean {
   const git = release.spec.source.git;
   if (git === undefined) return false;

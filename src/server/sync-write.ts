@@ -1,8 +1,10 @@
 // The one write a sync request makes, shared by POST …/sync and the push Receivers: read the Release,
 // plan the convoy-api annotations (sync.ts) and apply them with Server-Side Apply, retried on 409 (the
 // apply carries the resourceVersion it planned from, so a concurrent request can never lose an
-// annotation to a stale carry-over). Then an Event on the Release names who asked (kubectl describe,
+// annotation to a stale carry-over; each retry waits a little longer, at random, so writers that met
+// once do not meet again). Then an Event on the Release names who asked (kubectl describe,
 // convoy events), handed to the recorder so a slow Event never delays the answer.
+import { setTimeout as delay } from 'node:timers/promises';
 import { API_VERSION as CRD_API_VERSION, FIELD_MANAGERS } from '../api/constants.ts';
 import type { Release } from '../api/types.ts';
 import { applyObject } from '../kube/apply.ts';
@@ -21,7 +23,9 @@ export interface EventSink {
   record(event: object): void;
 }
 
-const SYNC_ATTEMPTS = 5;
+const SYNC_ATTEMPTS = 6;
+/** The longest wait before the first retry; it doubles with each (at most 0.32 s before the last). */
+const RETRY_BASE_MS = 10;
 
 export interface ReleaseRef {
   readonly namespace: string;
@@ -87,8 +91,8 @@ export async function writeSync(
       );
       return { ok: true, set };
     } catch (err) {
-      if (isConflict(err) && attempt < SYNC_ATTEMPTS) continue;
-      throw err;
+      if (!isConflict(err) || attempt >= SYNC_ATTEMPTS) throw err;
+      await delay(Math.random() * RETRY_BASE_MS * 2 ** attempt);
     }
   }
 }

@@ -4,8 +4,9 @@
 // sends exactly one RolledBack message with both render ids and the reason; the commit statuses go
 // pending → success for a healthy revision and pending → failure for a rolled-back one; a provider that
 // is down shows it (condition, metric) and gets the message once it is back; a signed push starts the
-// rollout within 2 s (the figure is printed; npm run bench:receiver measures it); bad signatures, unknown repositories, oversized bodies and floods are refused
-// and change nothing. One control plane for the file.
+// rollout within 2 s (the figure is printed; npm run bench:receiver measures it); bad signatures, unknown
+// repositories, oversized bodies, replays, stale timestamps, fields of the wrong type and floods are
+// refused and change nothing; a Receiver without its Secret says so. One control plane for the file.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { request } from 'node:https';
@@ -322,9 +323,10 @@ describe('notifications', { concurrency: true }, () => {
           after,
           repository: { clone_url: url, default_branch: 'main' },
         });
-      const ghHeaders = (body: string, key = 'wh-s3cret') => ({
+      let deliveries = 0;
+      const ghHeaders = (body: string, key = 'wh-s3cret', delivery = `d-${++deliveries}`) => ({
         'X-GitHub-Event': 'push',
-        'X-GitHub-Delivery': 'd-1',
+        'X-GitHub-Delivery': delivery,
         'X-Hub-Signature-256': sign(key, body),
       });
 
@@ -367,8 +369,16 @@ describe('notifications', { concurrency: true }, () => {
       const sha2 = await repo.commit({ 'app/web.yaml': deployment('web', 'v2', 'healthy') });
       const pushed = push(repo.url, 'main', sha2);
       const t0 = Date.now();
-      const ok = await postApi(path, pushed, ghHeaders(pushed));
+      const ok = await postApi(path, pushed, ghHeaders(pushed, 'wh-s3cret', 'd-commit-2'));
       assert.equal(ok.code, 202, ok.body);
+      // Replayed (as is, or with another delivery id on the same signed body): nothing written.
+      for (const delivery of ['d-commit-2', 'd-forged']) {
+        const again = await postApi(path, pushed, ghHeaders(pushed, 'wh-s3cret', delivery));
+        assert.equal(again.code, 200, again.body);
+        const answer = JSON.parse(again.body) as { message: string; releases: string[] };
+        assert.match(answer.message, /^ignored: already delivered/, delivery);
+        assert.deepEqual(answer.releases, []);
+      }
       assert.deepEqual((JSON.parse(ok.body) as { releases: string[] }).releases, ['app']);
       await waitForRollout(
         client,
@@ -410,6 +420,109 @@ describe('notifications', { concurrency: true }, () => {
       );
       assert.ok(codes.every((c) => c.code === 429 || c.code === 401));
       assert.ok((await env.manager.apiRequests('hook', 202)) >= 1);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+});
+
+describe('push receivers: hard edges', () => {
+  test('a missing Secret is Ready=False naming it; bad pushes are refused naming the field; replays are ignored; a burst to one Release is all accepted', async () => {
+    const { client } = env;
+    const ns = 'nt-receiver-edges';
+    await env.namespace(ns);
+    const repo = await makeRepo('edges');
+    try {
+      await client.create(receiver(ns, 'generic', { type: 'generic', secretRef: { name: 'gen-hook' } }));
+      const ready = (what: string, ok: (c: Condition) => boolean) =>
+        waitFor(
+          `Receiver ${ns}/generic: ${what}`,
+          async () => {
+            const r = await client.get<Receiver>({
+              apiVersion: API_VERSION,
+              kind: 'Receiver',
+              namespace: ns,
+              name: 'generic',
+            });
+            const c = r?.status?.conditions?.find((x) => x.type === 'Ready');
+            return c !== undefined && ok(c) ? c : undefined;
+          },
+          { timeoutMs: 30_000 },
+        );
+      const missing = await ready('SecretNotFound', (c) => c.status === 'False');
+      assert.equal(missing.reason, 'SecretNotFound');
+      assert.match(missing.message ?? '', /Secret "gen-hook" not found in namespace "nt-receiver-edges"/);
+      await secret(ns, 'gen-hook', { token: 'g3n-s3cret' });
+      await ready('Ready once the Secret exists', (c) => c.status === 'True');
+
+      await repo.commit({ 'app/web.yaml': deployment('web', 'v1', 'healthy') });
+      await client.create(gitRelease(ns, 'app', repo, { syncPolicy: { interval: '1h' } }));
+      const path = `/hook/${ns}/generic`;
+      const post = (body: object) => {
+        const text = JSON.stringify(body);
+        return postApi(path, text, { 'X-Convoy-Signature': sign('g3n-s3cret', text) });
+      };
+      const now = Math.floor(Date.now() / 1000);
+      const bad: ReadonlyArray<readonly [string, object, number, RegExp]> = [
+        [
+          'a branch that is an array',
+          { repository: repo.url, branch: ['main'] },
+          400,
+          /^field "branch" must be a non-empty string, got an array$/,
+        ],
+        [
+          'a repository that is a number',
+          { repository: 7, branch: 'main' },
+          400,
+          /^field "repository" must be a non-empty string, got a number$/,
+        ],
+        [
+          'a signed timestamp ten minutes old',
+          { repository: repo.url, branch: 'main', timestamp: now - 600 },
+          401,
+          /^field "timestamp" is 6\d\d s from this server's clock, over the 300 s allowed/,
+        ],
+        [
+          'a timestamp that is not a time',
+          { repository: repo.url, branch: 'main', timestamp: 'soon' },
+          400,
+          /^field "timestamp" must be seconds since the epoch \(a number\) or an RFC 3339 time \(a string\)/,
+        ],
+      ];
+      for (const [what, body, code, message] of bad) {
+        const got = await post(body);
+        assert.equal(got.code, code, `${what}: ${got.body}`);
+        assert.match((JSON.parse(got.body) as { message: string }).message, message, what);
+      }
+
+      // A burst of distinct pushes to the one Release: each is accepted (the writes are shared and a
+      // conflict is retried), none is answered as if the API were down.
+      const burst = await Promise.all(
+        Array.from({ length: 15 }, (_, i) =>
+          post({ repository: repo.url, branch: 'main', timestamp: now, delivery: `burst-${i}` }),
+        ),
+      );
+      assert.deepEqual(
+        burst.map((b) => b.code),
+        burst.map(() => 202),
+        burst.map((b) => b.body).join(''),
+      );
+      const replay = await post({
+        repository: repo.url,
+        branch: 'main',
+        timestamp: now,
+        delivery: 'burst-3',
+      });
+      assert.equal(replay.code, 200, replay.body);
+      assert.equal(
+        (JSON.parse(replay.body) as { message: string }).message,
+        'ignored: already delivered (this field "delivery")',
+      );
+      const ignored = env.manager
+        .log()
+        .split('\n')
+        .filter((l) => l.includes('replayed push ignored') && l.includes(`"${ns}/generic"`));
+      assert.equal(ignored.length, 1, ignored.join('\n'));
     } finally {
       await repo.cleanup();
     }
