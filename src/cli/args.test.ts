@@ -161,6 +161,11 @@ test('usage errors name what is wrong', () => {
     [['rules', 'eval', '--expect', 'dir', 'a.yaml'], /do not name OBJECT files as well/],
     [['rules', 'eval', '--rules', 'default'], /at least one OBJECT/],
     [['rules', 'check'], /unknown subcommand "check"/],
+    [
+      ['push', 'artifact', 'dir', 'oci://reg.example/acme/web'],
+      /^push artifact: "oci:\/\/reg\.example\/acme\/web" names no tag; usage: convoy push artifact DIR oci:\/\/HOST\/REPO:TAG \(e\.g\. oci:\/\/reg\.example\/acme\/web:1\.0\.0\)$/,
+    ],
+    [['push', 'artifact', 'dir', 'oci://localhost:5000/web'], /names no tag/],
   ];
   for (const [argv, want] of cases) {
     const got = parseCommand(argv);

@@ -394,6 +394,12 @@ function build(spec: CommandSpec, values: Values, positionals: readonly string[]
       const reference = positionals[1] ?? '';
       if (!reference.startsWith('oci://'))
         return fail(`push artifact: expected oci://HOST/REPO:TAG, got "${reference}"`);
+      // No tag would silently push :latest, which a Release pinned to a tag never reads.
+      if (!reference.slice(reference.lastIndexOf('/') + 1).includes(':') && !reference.includes('@'))
+        return fail(
+          `push artifact: "${reference}" names no tag; usage: convoy push artifact DIR oci://HOST/REPO:TAG (e.g. ${reference}:1.0.0)`,
+          'push artifact',
+        );
       const annotations: Record<string, string> = {};
       for (const kv of (values.annotation as string[] | undefined) ?? []) {
         const eq = kv.indexOf('=');

@@ -1,7 +1,8 @@
 // `convoy push artifact DIR oci://HOST/REPO:TAG`: packs a directory as a Flux artifact and pushes it,
 // printing the manifest digest (stdout: the digest alone, for scripts; stderr: what was pushed). Also
 // how the CLI reaches a registry (credentials from --creds, $CONVOY_REGISTRY_CREDS or the docker
-// config, a CA file, plain HTTP), shared with `render oci://…`.
+// config, a CA file, plain HTTP), shared with `render oci://…`. A registry that answers a TLS hello
+// in plain HTTP gets "add --insecure", not OpenSSL's record-header text.
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -66,10 +67,32 @@ export async function pushArtifactCommand(io: Io, a: PushArtifactArgs): Promise<
     ...access,
     annotations: a.annotations,
     noCredentialsHint: CLI_CREDENTIALS_HINT,
+  }).catch((err: unknown) => {
+    const plain = access.insecure ? undefined : plainHttpHint(err, repo.host);
+    throw plain === undefined ? err : new UserError(`push artifact: ${plain}`);
   });
   io.err.write(
     `pushed ${files.length} files (${pushed.layerBytes} bytes packed) to ${repo.display}:${ref.tag}@${pushed.digest}\n`,
   );
   io.out.write(`${pushed.digest}\n`);
   return 0;
+}
+
+/**
+ * "<host> answered in plain HTTP? add --insecure" when a TLS handshake met a plain-HTTP answer (OpenSSL's
+ * "wrong version number" / "packet length too long", Node's EPROTO), anywhere in the error's causes.
+ * Pure.
+ */
+export function plainHttpHint(err: unknown, host: string): string | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    if (
+      code === 'EPROTO' ||
+      code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+      /wrong version number|packet length too long|does it speak plain HTTP/i.test(e.message)
+    ) {
+      return `${host} answered in plain HTTP? add --insecure (no TLS handshake was possible)`;
+    }
+  }
+  return undefined;
 }
