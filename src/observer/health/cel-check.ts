@@ -1,6 +1,9 @@
 // The static checks of a health rule's CEL expression, done before it is planned (docs/design.md#health-loop):
 // size and nesting limits, undeclared identifiers and unknown functions (which the library reports only
-// when evaluated), and the result type where it can be inferred. Pure, over the parsed expression tree.
+// when evaluated), operators and functions applied to operands whose types are certain and that no
+// overload takes ('a' * 1: found when the rule is compiled, not per object), and the result type where it
+// can be inferred. Anything read from `object` is dyn (its shape is not declared): never refused here.
+// Pure, over the parsed expression tree.
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 
 /** Why: a rule is user input; these keep one rule from stalling the observer. */
@@ -252,4 +255,97 @@ export function infer(e: Expr, accu: ReadonlyMap<string, Inferred>): Inferred {
     default:
       return 'dyn';
   }
+}
+
+const NUMERIC: ReadonlySet<Inferred> = new Set(['int', 'uint', 'double']);
+const SAME_TYPE: Readonly<Record<string, ReadonlySet<Inferred>>> = {
+  '_+_': new Set(['int', 'uint', 'double', 'string', 'bytes', 'list']),
+  '_-_': NUMERIC,
+  '_*_': NUMERIC,
+  '_/_': NUMERIC,
+  '_%_': new Set(['int', 'uint']),
+};
+const ORDERING = new Set(['_<_', '_<=_', '_>_', '_>=_']);
+const ORDERED: ReadonlySet<Inferred> = new Set(['string', 'bytes', 'bool']);
+const SIZED: ReadonlySet<Inferred> = new Set(['string', 'bytes', 'list', 'map']);
+
+/** Whether an overload of `f` takes operands of these certain types (true when one is dyn). */
+function overloadExists(f: string, args: readonly Inferred[]): boolean {
+  if (args.includes('dyn')) return true;
+  const [a, b] = args;
+  const same = SAME_TYPE[f];
+  if (same !== undefined) return args.length === 2 && a === b && a !== undefined && same.has(a);
+  if (ORDERING.has(f)) {
+    if (a === undefined || b === undefined) return false;
+    return (NUMERIC.has(a) && NUMERIC.has(b)) || (a === b && ORDERED.has(a));
+  }
+  switch (f) {
+    case '-_':
+      return a === 'int' || a === 'double';
+    case '!_':
+    case '_&&_':
+    case '_||_':
+      return args.every((x) => x === 'bool');
+    case '_?_:_':
+      return a === 'bool';
+    case 'size':
+      return a !== undefined && SIZED.has(a);
+    case '@in':
+      return b === 'list' || b === 'map';
+    default:
+      return true;
+  }
+}
+
+/**
+ * The first call whose operands have certain types no overload takes, as the library words it when
+ * evaluating ("found no matching overload for '_*_' applied to '(string, int)'"). Iteration variables
+ * are dyn; the accumulators of macros have the type of their start value.
+ */
+export function typeCheck(
+  root: Expr,
+  posOf: (id: bigint) => Position | undefined,
+): { message: string; position?: Position } | undefined {
+  const walk = (
+    e: Expr,
+    accu: ReadonlyMap<string, Inferred>,
+  ): { message: string; position?: Position } | undefined => {
+    const k = e.exprKind;
+    if (k.case === 'comprehensionExpr') {
+      const c = k.value;
+      const inner = new Map(accu);
+      inner.set(c.iterVar, 'dyn');
+      if (c.iterVar2) inner.set(c.iterVar2, 'dyn');
+      if (c.accuInit) inner.set(c.accuVar, infer(c.accuInit, accu));
+      const withAccu = new Map(accu);
+      if (c.accuInit) withAccu.set(c.accuVar, infer(c.accuInit, accu));
+      for (const [x, m] of [
+        [c.iterRange, accu],
+        [c.accuInit, accu],
+        [c.loopCondition, inner],
+        [c.loopStep, inner],
+        [c.result, withAccu],
+      ] as const) {
+        const p = x ? walk(x, m) : undefined;
+        if (p) return p;
+      }
+      return undefined;
+    }
+    for (const c of children(e)) {
+      const p = walk(c, accu);
+      if (p) return p;
+    }
+    if (k.case !== 'callExpr') return undefined;
+    const f = k.value.function;
+    const operands = [...(k.value.target ? [k.value.target] : []), ...k.value.args];
+    const types = operands.map((x) => infer(x, accu));
+    if (overloadExists(f, types)) return undefined;
+    const shown = types.map((t) => (t === 'null' ? 'null_type' : t)).join(', ');
+    const name = f === '_?_:_' ? f : `'${f}'`;
+    return {
+      message: `found no matching overload for ${name} applied to '(${shown})'`,
+      ...withPos(posOf(e.id)),
+    };
+  };
+  return walk(root, new Map());
 }

@@ -1,6 +1,6 @@
 // Thin wrapper over @bufbuild/cel for health rules: compiles one expression with the checks the
-// library does not do itself (undeclared variables, unknown functions, result type where it can
-// be inferred, size and nesting limits), maps error ids back to line/column, and runs every
+// library does not do itself (undeclared variables, unknown functions, operands of certain types no
+// overload takes, result type where it can be inferred, size and nesting limits), maps error ids back to line/column, and runs every
 // evaluation under a budget (./cel-budget.ts).
 import { CelScalar, type CelValue, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
@@ -14,6 +14,7 @@ import {
   type Position,
   staticCheck,
   treeShape,
+  typeCheck,
   withPos,
 } from './cel-check.ts';
 import { costFunc, meterComprehensions, replaceFuncs } from './cel-metering.ts';
@@ -114,6 +115,8 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
       message: `macros (all, exists, map, filter, …) nested ${depth} deep; the limit is ${limits.maxComprehensionDepth}`,
     };
   }
+  const mistyped = typeCheck(parsed.expr, posOf);
+  if (mistyped) return { ok: false, ...mistyped };
   const inferred = infer(parsed.expr, new Map());
   if (inferred !== 'dyn' && inferred !== want) {
     return {

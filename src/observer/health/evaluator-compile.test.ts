@@ -151,3 +151,85 @@ test('type inference lets dynamic and comprehension results through', () => {
   ]);
   assert.equal(ev.rules.length, 4);
 });
+
+test('operands of certain types no overload takes are refused when the rule is compiled, naming the rule', () => {
+  const cases: [string, HealthRule, string, RegExp, { line: number; column: number } | undefined][] = [
+    [
+      'a string times an int',
+      rule('r', "'a' * 1 == 'aa'"),
+      'healthy',
+      /^found no matching overload for '_\*_' applied to '\(string, int\)'$/,
+      { line: 1, column: 4 },
+    ],
+    [
+      'an int plus a double',
+      rule('r', 'size(object.spec) + 1.5 > 2.0'),
+      'healthy',
+      /'_\+_' applied to '\(int, double\)'/,
+      undefined,
+    ],
+    [
+      'in a message',
+      rule('r', 'true', { message: "'replicas: ' + 3" }),
+      'message',
+      /'_\+_' applied to '\(string, int\)'/,
+      undefined,
+    ],
+    ['not of a string', rule('r', "!'yes'"), 'healthy', /'!_' applied to '\(string\)'/, undefined],
+    [
+      'and of a string',
+      rule('r', "has(object.spec) && 'x'"),
+      'healthy',
+      /'_&&_' applied to '\(bool, string\)'/,
+      undefined,
+    ],
+    ['size of an int', rule('r', 'size(3) == 1'), 'healthy', /'size' applied to '\(int\)'/, undefined],
+    [
+      'ordering against null',
+      rule('r', '1 > null'),
+      'healthy',
+      /'_>_' applied to '\(int, null_type\)'/,
+      undefined,
+    ],
+    [
+      'a ternary on an int',
+      rule('r', '1 ? true : false'),
+      'healthy',
+      /_\?_:_ applied to '\(int, bool, bool\)'/,
+      undefined,
+    ],
+    [
+      'inside a macro',
+      rule('r', "object.spec.items.all(i, i.name + 1 == 'x' || 'a' - 'b' == '')"),
+      'healthy',
+      /'_-_' applied to '\(string, string\)'/,
+      undefined,
+    ],
+    ['in a list', rule('r', "'x' in 'xyz'"), 'healthy', /'@in' applied to '\(string, string\)'/, undefined],
+  ];
+  for (const [what, r, field, re, pos] of cases) {
+    const e = compileError([r]);
+    assert.equal(e.field, field, what);
+    assert.equal(e.rule, 'r', what);
+    assert.match(e.celMessage, re, what);
+    if (pos) assert.deepEqual(e.position, pos, what);
+  }
+});
+
+test('what reads the object stays dyn: valid rules of mixed operands are not refused', () => {
+  const ev = newEvaluator([
+    set('s', [
+      rule('arith', 'object.status.readyReplicas * 2 >= object.spec.replicas + 1'),
+      rule('size', 'size(object.status.conditions) - 1 >= 0'),
+      rule('cross-numeric', '1 < 2.0 && 1u < 2 && double(object.spec.x) / 2.0 > 0.5'),
+      rule('strings', "'a' + string(object.spec.replicas) != 'a' && 'b' < 'c'"),
+      rule('macros', "object.status.conditions.exists_one(c, c.type == 'Ready') || [1].map(x, x + 1) == [2]"),
+      rule('filter', "object.spec.items.filter(i, i.ok).size() > 0 ? true : 'x' in ['x']"),
+      rule('in-map', "'app' in object.metadata.labels"),
+      rule('bytes', "b'a' + b'b' == b'ab'"),
+      rule('lists', '[1] + [2] == [1, 2]'),
+      rule('negate', '-object.spec.x < -1 && -1.5 < 0.0'),
+    ]),
+  ]);
+  assert.equal(ev.rules.length, 10);
+});
