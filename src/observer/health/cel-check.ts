@@ -96,6 +96,31 @@ function children(e: Expr): Expr[] {
   }
 }
 
+type Comprehension = Extract<Expr['exprKind'], { case: 'comprehensionExpr' }>['value'];
+type Problem = { message: string; position?: Position };
+
+/** A comprehension's parts, each with the scope it is evaluated in: outside, in the loop, in the result. */
+function scoped<S>(c: Comprehension, outer: S, loop: S, result: S): (readonly [Expr | undefined, S])[] {
+  return [
+    [c.iterRange, outer],
+    [c.accuInit, outer],
+    [c.loopCondition, loop],
+    [c.loopStep, loop],
+    [c.result, result],
+  ];
+}
+
+function firstProblem<S>(
+  parts: readonly (readonly [Expr | undefined, S])[],
+  walk: (e: Expr, scope: S) => Problem | undefined,
+): Problem | undefined {
+  for (const [x, scope] of parts) {
+    const p = x ? walk(x, scope) : undefined;
+    if (p) return p;
+  }
+  return undefined;
+}
+
 /** Undeclared identifiers and unknown functions, which the library would only report when evaluated. */
 export function staticCheck(
   root: Expr,
@@ -133,17 +158,7 @@ export function staticCheck(
       inner.add(c.accuVar);
       const withAccu = new Set(scope);
       withAccu.add(c.accuVar);
-      for (const [x, s] of [
-        [c.iterRange, scope],
-        [c.accuInit, scope],
-        [c.loopCondition, inner],
-        [c.loopStep, inner],
-        [c.result, withAccu],
-      ] as const) {
-        const p = x ? walk(x, s) : undefined;
-        if (p) return p;
-      }
-      return undefined;
+      return firstProblem(scoped(c, scope, inner, withAccu), walk);
     }
     for (const c of children(e)) {
       const p = walk(c, scope);
@@ -319,17 +334,7 @@ export function typeCheck(
       if (c.accuInit) inner.set(c.accuVar, infer(c.accuInit, accu));
       const withAccu = new Map(accu);
       if (c.accuInit) withAccu.set(c.accuVar, infer(c.accuInit, accu));
-      for (const [x, m] of [
-        [c.iterRange, accu],
-        [c.accuInit, accu],
-        [c.loopCondition, inner],
-        [c.loopStep, inner],
-        [c.result, withAccu],
-      ] as const) {
-        const p = x ? walk(x, m) : undefined;
-        if (p) return p;
-      }
-      return undefined;
+      return firstProblem(scoped(c, accu, inner, withAccu), walk);
     }
     for (const c of children(e)) {
       const p = walk(c, accu);
