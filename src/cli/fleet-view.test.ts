@@ -57,3 +57,20 @@ test('fleetLines: summary, train, failure and the per-cluster table', () => {
   assert.match(lines[lines.length - 1] ?? '', /^us +1 +r2 +Succeeded +True +-$/);
   assert.match(fleetLines(set(undefined), false)[0] ?? '', /no status yet/);
 });
+
+test('fleetLines: a held train says why, with the member, the cluster and the cause', () => {
+  const message =
+    'revision r2 holds at wave 1: member web-eu (cluster eu): Cluster eu is not ready: SecretNotFound: Secret "eu-kubeconfig" not found';
+  const held = st('Progressing', {
+    conditions: [
+      { type: 'Ready', status: 'False', reason: 'ClusterNotReady', message, lastTransitionTime: T },
+    ],
+  });
+  assert.ok(fleetLines(set(held), false).includes(`held: ClusterNotReady: ${message}`));
+  const running = st('Progressing', {
+    conditions: [
+      { type: 'Ready', status: 'Unknown', reason: 'Progressing', message: 'x', lastTransitionTime: T },
+    ],
+  });
+  assert.ok(!fleetLines(set(running), false).some((l) => l.startsWith('held:')));
+});

@@ -1,4 +1,5 @@
-// What `convoy fleet status` prints and when `convoy fleet watch` ends, from a ReleaseSet alone. Pure.
+// What `convoy fleet status` prints and when `convoy fleet watch` ends, from a ReleaseSet alone: a train
+// held (no cluster, a member Stalled, its Cluster not ready) says so with the set's Ready=False. Pure.
 import type { ReleaseSet } from '../api/types.ts';
 import { dash, paintState, table } from './format.ts';
 
@@ -14,6 +15,9 @@ export function fleetLines(set: ReleaseSet, colour: boolean): string[] {
       ? 'train: none'
       : `train ${t.revision}: ${paintState(t.state, colour)}${t.wave === undefined ? '' : ` (wave ${t.wave})`}, started ${t.startedAt}${t.finishedAt === undefined ? '' : `, finished ${t.finishedAt}`}`,
   ];
+  const ready = s.conditions?.find((c) => c.type === 'Ready');
+  if (t?.state === 'Progressing' && ready?.status === 'False')
+    lines.push(`held: ${ready.reason}: ${dash(ready.message)}`);
   if (t?.failedCluster !== undefined)
     lines.push(`failed on ${t.failedCluster}: ${dash(t.reason)} ${dash(t.message)}`);
   if (t?.rolledBack !== undefined && t.rolledBack.length > 0)

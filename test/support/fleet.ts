@@ -73,14 +73,30 @@ function fleetMember(
   return { name, access, ...rest };
 }
 
-export async function addFleetCluster(client: KubeClient, ns: string, c: FleetCluster): Promise<void> {
+/** Creates the namespace on the target cluster (there already: nothing). */
+export async function addTargetNamespace(c: Pick<FleetCluster, 'access'>, name: string): Promise<void> {
   await new KubeClient(c.access.kubeConfig)
-    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: c.targetNs } })
+    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })
     .catch((err: { code?: number }) => {
       if (err.code !== 409) throw err;
     });
+}
+
+/** The Cluster's kubeconfig Secret `<name>-kubeconfig`. */
+export async function addKubeconfigSecret(client: KubeClient, ns: string, c: FleetCluster): Promise<void> {
   const kubeconfig = await readFile(c.access.kubeconfigPath, 'utf8');
   await applyKubeconfigSecret(client, ns, `${c.name}-kubeconfig`, kubeconfig);
+}
+
+/** The Cluster, its target namespace and (unless `withSecret` is false) its kubeconfig Secret. */
+export async function addFleetCluster(
+  client: KubeClient,
+  ns: string,
+  c: FleetCluster,
+  withSecret = true,
+): Promise<void> {
+  await addTargetNamespace(c, c.targetNs);
+  if (withSecret) await addKubeconfigSecret(client, ns, c);
   await applyObject(
     client,
     {
@@ -203,7 +219,9 @@ export function fleetFixture(
     waitSet: (what: string, ok: (s: ReleaseSet) => boolean) =>
       waitForSet(sys.client, ns, what, ok, { context }),
     applyRule: () => applyFleetRule(sys.client, ns),
-    addCluster: (name: string) => addFleetCluster(sys.client, ns, member(name)),
+    addCluster: (name: string, withSecret = true) =>
+      addFleetCluster(sys.client, ns, member(name), withSecret),
+    addSecret: (name: string) => addKubeconfigSecret(sys.client, ns, member(name)),
     applySet: (version: string, strategy?: Parameters<typeof applyFleetSet>[3]) =>
       applyFleetSet(sys.client, ns, version, strategy),
   };

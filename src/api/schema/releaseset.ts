@@ -103,6 +103,7 @@ export const MEMBER_STATES = [
   'RolledBack',
   'Paused',
   'Error',
+  'Stalled',
 ] as const;
 export const TRAIN_STATES = ['Progressing', 'Succeeded', 'Stopped', 'RolledBack'] as const;
 

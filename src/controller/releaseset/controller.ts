@@ -1,7 +1,7 @@
 // The fleet controller (controller-manager): for each ReleaseSet, gather its members (the Clusters its
 // selector matches, and the local cluster), their Releases and the set's last status, let planFleet
 // decide, and have the executor write (docs/design.md#fleets). Woken by the set, by any change of a Release
-// it owns and by the Clusters of its namespace; sharded by namespace, while its Releases are worked by the
+// it owns and by the Clusters of its namespace (their Ready too); sharded by namespace, while its Releases are worked by the
 // shards of their Clusters (docs/design.md#fleets says why that needs no more than one writer per set).
 import {
   ANNOTATION_FORCE_SYNC_AT,
@@ -12,7 +12,7 @@ import {
   PLURAL_RELEASES,
 } from '../../api/constants.ts';
 import { parseOptionalDuration } from '../../api/duration.ts';
-import type { Release, ReleaseSet } from '../../api/types.ts';
+import type { Cluster, Release, ReleaseSet } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../lib/names.ts';
@@ -36,7 +36,7 @@ import { clusterInformer } from '../cluster/controller.ts';
 import { formatTime } from '../release/decide/rollout/time.ts';
 import { executeFleetPlan } from './executor.ts';
 import { fleetRevision, trainId } from './member-spec.ts';
-import { planMembers, selectMembers } from './members.ts';
+import { noMembersText, planMembers, selectMembers } from './members.ts';
 import { planFleet } from './plan.ts';
 
 type CSet = ReleaseSet & KubeObject;
@@ -58,6 +58,12 @@ export type FleetControllerOptions = {
   /** Work only this shard (static sharding, no leader election). */
   readonly shardIndex?: number;
   readonly now?: () => number;
+};
+
+/** A Cluster's Ready condition, as the fleet sees it (status and reason). */
+const readyOf = (c: { readonly status?: Cluster['status'] }): string => {
+  const r = c.status?.conditions?.find((x) => x.type === 'Ready');
+  return r === undefined ? '' : `${r.status}/${r.reason}`;
 };
 
 export function registerFleetController(harness: Harness, opts: FleetControllerOptions): Controller<CSet> {
@@ -137,6 +143,7 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
       fleetRollback: spec.strategy?.fleetRollback === true,
       members,
       strays,
+      noMembers: noMembersText(spec, namespace),
     });
     try {
       const result = await executeFleetPlan(
@@ -190,6 +197,8 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
     informer: clusters,
     updateFilter: (o, n) =>
       o.metadata.generation !== n.metadata.generation ||
+      // Ready turning False (a missing kubeconfig Secret) holds the train; back to True resumes it.
+      readyOf(o) !== readyOf(n) ||
       JSON.stringify(o.metadata.labels) !== JSON.stringify(n.metadata.labels) ||
       JSON.stringify(o.metadata.annotations) !== JSON.stringify(n.metadata.annotations),
     keys: (c) => sets.cache.byIndex(SETS_BY_NAMESPACE, namespaceOf(c)).map(keyOf),

@@ -69,6 +69,7 @@ test('statusOf: summary, Ready from the train, the good revision kept or replace
     good: true,
     message: 'm',
     requeueAfterMs: undefined,
+    hold: undefined,
   };
   const s = statusOf(set, plan, 'r1', Date.parse('2026-12-02T05:00:00Z'));
   assert.equal(s.summary?.ready, '1/2');

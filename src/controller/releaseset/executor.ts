@@ -51,14 +51,28 @@ export function statusOf(
   const m = plan.members;
   const n = (s: string) => m.filter((r) => r.state === s).length;
   const succeeded = m.filter((r) => r.state === 'Succeeded' && r.revision === plan.train.revision).length;
-  const ready: Omit<Condition, 'lastTransitionTime'> = {
-    type: 'Ready',
-    status:
-      plan.train.state === 'Succeeded' ? 'True' : plan.train.state === 'Progressing' ? 'Unknown' : 'False',
-    reason: plan.train.state === 'Succeeded' ? 'Succeeded' : plan.train.state,
-    message: plan.message,
-    observedGeneration: set.metadata.generation ?? 0,
-  };
+  // A hold (no cluster, a member that cannot go on) is False: a person must act.
+  const ready: Omit<Condition, 'lastTransitionTime'> =
+    plan.hold !== undefined
+      ? {
+          type: 'Ready',
+          status: 'False',
+          reason: plan.hold.reason,
+          message: plan.hold.message.slice(0, 4096),
+          observedGeneration: set.metadata.generation ?? 0,
+        }
+      : {
+          type: 'Ready',
+          status:
+            plan.train.state === 'Succeeded'
+              ? 'True'
+              : plan.train.state === 'Progressing'
+                ? 'Unknown'
+                : 'False',
+          reason: plan.train.state === 'Succeeded' ? 'Succeeded' : plan.train.state,
+          message: plan.message,
+          observedGeneration: set.metadata.generation ?? 0,
+        };
   const good = plan.good
     ? {
         revision: plan.train.revision,
@@ -79,7 +93,7 @@ export function statusOf(
       succeeded,
       progressing: n('Progressing'),
       waiting: n('Waiting'),
-      failed: n('Failed') + n('RolledBack') + n('Error'),
+      failed: n('Failed') + n('RolledBack') + n('Error') + n('Stalled'),
       paused: n('Paused'),
       ready: `${succeeded}/${m.length}`,
     },

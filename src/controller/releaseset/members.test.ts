@@ -151,6 +151,7 @@ test('planMembers: the local member gets its owned Release; a foreign Release or
     fleetRollback: false,
     members,
     strays: [],
+    noMembers: 'none',
   });
   const rows = new Map(plan.members.map((r) => [r.cluster, r]));
   assert.equal(rows.get('eu')?.state, 'Error');

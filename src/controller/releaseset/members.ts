@@ -1,7 +1,7 @@
 // Who the members of a ReleaseSet are, as pure functions of its spec, the Clusters of its namespace and
 // the Releases it owns: the Clusters its selector matches (each in the wave its spec.wave or the
 // strategy's waveLabel gives), the local cluster when spec.local is set, and what planFleet needs of each
-// (docs/design.md#fleets). The controller feeds them from its informer caches.
+// (docs/design.md#fleets), with each Cluster's Ready=False (a missing kubeconfig Secret, unreachable). The controller feeds them from its informer caches.
 import type { Cluster, FleetMemberStatus, Release, ReleaseSetSpec } from '../../api/types.ts';
 import { nameOf } from '../../lib/names.ts';
 import { selectorMatches } from '../../lib/selector.ts';
@@ -16,7 +16,23 @@ export type SelectedMember = {
   readonly paused: boolean;
   /** Why it cannot be given a Release whatever the inputs: a bad wave label, a member name taken twice. */
   readonly problem: string | undefined;
+  /** Its Cluster's Ready=False (other than paused) as "<reason>: <message>". */
+  readonly notReady: string | undefined;
 };
+
+/** The Cluster's Ready=False as "<reason>: <message>"; a paused one is not "not ready" but paused. */
+function notReadyOf(c: Pick<Cluster, 'status'>): string | undefined {
+  const ready = c.status?.conditions?.find((x) => x.type === 'Ready');
+  if (ready?.status !== 'False' || ready.reason === 'Paused') return undefined;
+  return `${ready.reason}${ready.message === undefined || ready.message === '' ? '' : `: ${ready.message}`}`;
+}
+
+/** Why a set has no member, naming the fields (only used when it has none). */
+export function noMembersText(spec: Pick<ReleaseSetSpec, 'clusterSelector'>, namespace: string): string {
+  return spec.clusterSelector === undefined
+    ? 'neither spec.clusterSelector nor spec.local is set'
+    : `spec.clusterSelector ${JSON.stringify(spec.clusterSelector)} matches no Cluster in namespace ${namespace}`;
+}
 
 /** The int32 range Cluster.spec.wave and the status rows' wave have (the API server enforces it). */
 const WAVE_MIN = -(2 ** 31);
@@ -47,7 +63,7 @@ export function clusterWave(
  */
 export function selectMembers(
   spec: Pick<ReleaseSetSpec, 'clusterSelector' | 'local' | 'strategy'>,
-  clusters: readonly Pick<Cluster, 'metadata' | 'spec'>[],
+  clusters: readonly Pick<Cluster, 'metadata' | 'spec' | 'status'>[],
 ): SelectedMember[] {
   const selected: SelectedMember[] = [];
   if (spec.clusterSelector !== undefined) {
@@ -64,6 +80,7 @@ export function selectMembers(
         wave: typeof wave === 'number' ? wave : 0,
         paused: c.spec.paused === true,
         problem: typeof wave === 'string' ? wave : undefined,
+        notReady: notReadyOf(c),
       });
     }
   }
@@ -75,6 +92,7 @@ export function selectMembers(
       cluster: { name: LOCAL_MEMBER, local: true, labels: {}, annotations: {} },
       wave: spec.local.wave ?? 0,
       paused: false,
+      notReady: undefined,
       problem: clash
         ? `Cluster ${LOCAL_MEMBER} matches spec.clusterSelector and spec.local is set: both would be member ${LOCAL_MEMBER}; rename the Cluster or drop spec.local`
         : undefined,
@@ -98,7 +116,7 @@ export type PlanMembersInput = {
 /** What planFleet needs of each member: its wave, pause, Release and why it cannot be given the train. */
 export function planMembers(input: PlanMembersInput): PlanMember[] {
   const { set, namespace, spec } = input;
-  return input.selected.map(({ cluster, wave, paused, problem }) => {
+  return input.selected.map(({ cluster, wave, paused, problem, notReady }) => {
     const release = input.owned.get(cluster.name);
     const foreign =
       release === undefined ? input.releaseNamed(memberReleaseName(set, cluster.name)) : undefined;
@@ -116,6 +134,7 @@ export function planMembers(input: PlanMembersInput): PlanMember[] {
       wave,
       paused,
       inputError,
+      clusterNotReady: notReady,
       release: release === undefined ? undefined : viewOf(release),
       prior: input.prior.get(cluster.name),
     };

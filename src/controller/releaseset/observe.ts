@@ -1,6 +1,8 @@
 // What a member's Release says about the train it was given, read so that a stale status can never pass
 // for a new revision (docs/design.md#fleets): the Release's status must have observed its generation and
-// any forced sync the set asked for, and a rollout counts only for the render of that reconcile.
+// any forced sync the set asked for, and a rollout counts only for the render of that reconcile. A
+// Release that observed its spec and says it cannot go on (Stalled, or Ready=False for a failure) is
+// `blocked`: its train holds at its wave until that changes.
 import {
   ANNOTATION_FLEET_REVISION,
   ANNOTATION_FLEET_TRAIN,
@@ -36,7 +38,24 @@ export type ReleaseView = {
   readonly healthyBefore: string | undefined;
   readonly pin: string | undefined;
   readonly health: string | undefined;
+  /** Why it cannot go on, when its status (of its current spec) says so. */
+  readonly blocked: { readonly reason: string; readonly message: string } | undefined;
 };
+
+/** Ready=False reasons that are part of a rollout ending, not a Release that cannot go on. */
+const NOT_BLOCKING: ReadonlySet<string> = new Set(['RolledBack', 'Deleting']);
+
+function blockedOf(
+  release: Release,
+  pending: boolean,
+): { readonly reason: string; readonly message: string } | undefined {
+  if (pending) return undefined;
+  const conditions = release.status?.conditions ?? [];
+  const stalled = conditions.find((c) => c.type === 'Stalled' && c.status === 'True');
+  const ready = conditions.find((c) => c.type === 'Ready' && c.status === 'False');
+  const why = ready !== undefined && !NOT_BLOCKING.has(ready.reason) ? ready : stalled;
+  return why === undefined ? undefined : { reason: why.reason, message: why.message ?? '' };
+}
 
 export type Outcome =
   | { readonly kind: 'Pending' }
@@ -84,6 +103,7 @@ export function viewOf(release: Release): ReleaseView {
             ?.renderRef,
     pin: release.spec.pin?.renderRef,
     health: healthy,
+    blocked: blockedOf(release, pending),
   };
 }
 

@@ -245,3 +245,126 @@ test('planFleet: a forced sync re-running a revision keeps the render recorded b
   const next = planFleet(input([member('c1', 1, release('rev1', 'Succeeded'))]));
   assert.equal(next.members[0]?.rollbackTo, ref('a'));
 });
+
+test('planFleet: holds, each Ready=False naming the member, the cluster and the cause', () => {
+  const dryRun = release(R, 'Progressing', {
+    rollout: undefined,
+    blocked: { reason: 'DryRunFailed', message: 'ConfigMap shop/web: data.x: Invalid value' },
+  });
+  const cases: ReadonlyArray<
+    readonly [
+      string,
+      PlanInput,
+      string | undefined,
+      string | undefined,
+      Record<string, string>,
+      FleetAction[],
+    ]
+  > = [
+    [
+      'a selector that matches no Cluster',
+      input([]),
+      'NoClusters',
+      'spec.clusterSelector {} matches no Cluster in namespace shop: no cluster to roll revision rev2 out to',
+      {},
+      [],
+    ],
+    [
+      'a member Stalled in wave 1 holds wave 2',
+      input([member('c1', 1, dryRun), member('c2', 2, old())], { priorTrain: progressing }),
+      'MemberStalled',
+      'revision rev2 holds at wave 1: member set-c1 (cluster c1): its Release cannot go on: DryRunFailed: ConfigMap shop/web: data.x: Invalid value',
+      { c1: 'Stalled', c2: 'Succeeded' },
+      [],
+    ],
+    [
+      'a Cluster not ready is not given the train, and holds the waves above it',
+      input([
+        member('c1', 1, old(), { clusterNotReady: 'SecretNotFound: Secret "c1-kubeconfig" not found' }),
+        member('c2', 2, old()),
+      ]),
+      'ClusterNotReady',
+      'revision rev2 holds at wave 1: member set-c1 (cluster c1): Cluster c1 is not ready: SecretNotFound: Secret "c1-kubeconfig" not found',
+      { c1: 'Stalled', c2: 'Succeeded' },
+      [],
+    ],
+    [
+      'its Release reporting ClusterNotReady is a cluster hold too',
+      input(
+        [
+          member(
+            'c1',
+            1,
+            release(R, 'Progressing', {
+              blocked: { reason: 'ClusterNotReady', message: 'Cluster "c1": unreachable' },
+            }),
+          ),
+        ],
+        { priorTrain: progressing },
+      ),
+      'ClusterNotReady',
+      'revision rev2 holds at wave 1: member set-c1 (cluster c1): its Release cannot go on: ClusterNotReady: Cluster "c1": unreachable',
+      { c1: 'Stalled' },
+      [],
+    ],
+    [
+      'the cause fixed: the member goes on, the next wave starts (no hold)',
+      input([member('c1', 1, release(R, 'Succeeded')), member('c2', 2, old())], { priorTrain: progressing }),
+      undefined,
+      undefined,
+      { c1: 'Succeeded', c2: 'Progressing' },
+      [{ kind: 'apply', cluster: 'c2', which: 'train' }],
+    ],
+    [
+      'a Cluster ready again is given the train',
+      input([member('c1', 1, old()), member('c2', 2, old())]),
+      undefined,
+      undefined,
+      { c1: 'Progressing', c2: 'Succeeded' },
+      [{ kind: 'apply', cluster: 'c1', which: 'train' }],
+    ],
+    [
+      'two members of a wave stalled: the first is named, the count of the others said',
+      input([member('a', 1, dryRun), member('b', 1, dryRun)], { priorTrain: progressing }),
+      'MemberStalled',
+      'revision rev2 holds at wave 1: member set-a (cluster a): its Release cannot go on: DryRunFailed: ConfigMap shop/web: data.x: Invalid value (and 1 more)',
+      { a: 'Stalled', b: 'Stalled' },
+      [],
+    ],
+    [
+      'a failed rollout still stops the train (no hold)',
+      input([member('c1', 1, release(R, 'Failed', { blocked: { reason: 'RolloutFailed', message: 'x' } }))], {
+        priorTrain: progressing,
+        fleetRollback: false,
+      }),
+      undefined,
+      undefined,
+      { c1: 'Failed' },
+      [],
+    ],
+    [
+      'a member of a higher wave stalled on an old train does not hold a wave that has not reached it',
+      input(
+        [
+          member('c1', 1, release(R, 'Progressing')),
+          member('c2', 2, old(), { clusterNotReady: 'Unreachable: timed out' }),
+        ],
+        {
+          priorTrain: progressing,
+        },
+      ),
+      undefined,
+      undefined,
+      { c1: 'Progressing', c2: 'Succeeded' },
+      [],
+    ],
+  ];
+  for (const [what, inp, reason, message, want, actions] of cases) {
+    const plan = planFleet(inp);
+    assert.equal(plan.hold?.reason, reason, what);
+    assert.equal(plan.hold?.message, message, what);
+    assert.deepEqual(states(plan.members), want, what);
+    assert.deepEqual(plan.actions, actions, what);
+    if (plan.hold !== undefined) assert.equal(plan.message, plan.hold.message.slice(0, 256), what);
+  }
+});

@@ -7,7 +7,10 @@
 // maxParallel members run it at once. A member given the train that ends Failed or RolledBack stops the
 // train: no higher wave gets it, and with fleetRollback every member that took it is pinned to the healthy
 // render it ran before. A paused Cluster holds (and so holds the waves above it); a member with no
-// Release yet first gets the fleet's good revision, never an untested one.
+// Release yet first gets the fleet's good revision, never an untested one. A member that cannot go on —
+// its Release Stalled or Ready=False for a failure, or its Cluster not ready — is Stalled: the train
+// holds at its wave, and the set's Ready=False names the member, the cluster and the cause, until the
+// cause is fixed and the train goes on by itself. A selector that matches nothing is NoClusters.
 import type { FleetMemberStatus, FleetTrain } from '../../api/types.ts';
 import { type Outcome, outcomeOf, type ReleaseView } from './observe.ts';
 
@@ -17,6 +20,8 @@ export type PlanMember = {
   readonly paused: boolean;
   /** Why the train's inputs cannot be filled in for this cluster (member-spec.ts). */
   readonly inputError: string | undefined;
+  /** Its Cluster's Ready=False, as "<reason>: <message>" (members.ts). */
+  readonly clusterNotReady: string | undefined;
   readonly release: ReleaseView | undefined;
   /** Its row of the set's last status. */
   readonly prior: FleetMemberStatus | undefined;
@@ -35,6 +40,14 @@ export type PlanInput = {
   readonly members: readonly PlanMember[];
   /** Owned Releases whose cluster the set no longer selects. */
   readonly strays: readonly string[];
+  /** Why there are no members, when there are none ("spec.clusterSelector {…} matches no Cluster …"). */
+  readonly noMembers: string;
+};
+
+/** Why a Progressing train cannot go on by itself: the set's Ready=False. */
+export type FleetHold = {
+  readonly reason: 'NoClusters' | 'MemberStalled' | 'ClusterNotReady';
+  readonly message: string;
 };
 
 export type FleetAction =
@@ -49,6 +62,7 @@ export type FleetPlan = {
   /** The train Succeeded on every member in this pass: its revision becomes the good one. */
   readonly good: boolean;
   readonly message: string;
+  readonly hold: FleetHold | undefined;
   readonly requeueAfterMs: number | undefined;
 };
 
@@ -108,6 +122,7 @@ export function planFleet(input: PlanInput): FleetPlan {
   let frontier: number | undefined;
   let holdMessage: string | undefined;
   const rolledBack: string[] = [];
+  const stalls: (FleetHold & { readonly wave: number })[] = [];
   const waves = [...new Set(members.map((m) => m.wave))];
   for (const wave of waves) {
     const inWave = members.filter((m) => m.wave === wave);
@@ -123,6 +138,12 @@ export function planFleet(input: PlanInput): FleetPlan {
       if (o !== undefined) {
         fromOutcome(row, o, m, now);
         if (train.state === 'RolledBack') rollBack(m, row, train, actions, rolledBack);
+        const cause = o.kind === 'Pending' || o.kind === 'Progressing' ? stallOf(m) : undefined;
+        if (cause !== undefined && train.state === 'Progressing') {
+          row.state = 'Stalled';
+          row.message = cause.message.slice(0, 1024);
+          stalls.push({ ...cause, wave });
+        }
         continue;
       }
       if (m.paused) {
@@ -133,6 +154,14 @@ export function planFleet(input: PlanInput): FleetPlan {
       if (m.inputError !== undefined) {
         row.state = 'Error';
         row.message = m.inputError;
+        continue;
+      }
+      const cause = waveOpen && train.state === 'Progressing' ? stallOf(m) : undefined;
+      if (cause?.reason === 'ClusterNotReady') {
+        // Not given the train until its Cluster is ready: its Release could only fail to reach it.
+        row.state = 'Stalled';
+        row.message = cause.message.slice(0, 1024);
+        stalls.push({ ...cause, wave });
         continue;
       }
       if (joinGood(m, row)) continue;
@@ -195,13 +224,54 @@ export function planFleet(input: PlanInput): FleetPlan {
   if (train.state === 'RolledBack') train = { ...train, rolledBack };
   if (frontier !== undefined || train.wave !== undefined) train = { ...train, wave: frontier ?? train.wave };
   for (const release of input.strays) actions.push({ kind: 'delete', release });
+  const hold = holdOf(train, rows.length, stalls, input.noMembers);
   return {
     actions,
     train,
     members: rows,
     good,
-    message: messageOf(train, rows, holdMessage),
+    message: hold === undefined ? messageOf(train, rows, holdMessage) : hold.message.slice(0, 256),
+    hold,
     requeueAfterMs,
+  };
+}
+
+/** Why the member cannot go on: its Cluster is not ready, or its Release says it cannot. */
+function stallOf(m: PlanMember): FleetHold | undefined {
+  const who = `member ${m.release?.name ?? m.cluster} (cluster ${m.cluster})`;
+  if (m.clusterNotReady !== undefined) {
+    return {
+      reason: 'ClusterNotReady',
+      message: `${who}: Cluster ${m.cluster} is not ready: ${m.clusterNotReady}`,
+    };
+  }
+  const b = m.release?.blocked;
+  if (b === undefined) return undefined;
+  return {
+    reason:
+      b.reason === 'ClusterNotReady' || b.reason === 'ClusterNotFound' ? 'ClusterNotReady' : 'MemberStalled',
+    message: `${who}: its Release cannot go on: ${b.reason}${b.message === '' ? '' : `: ${b.message}`}`,
+  };
+}
+
+function holdOf(
+  train: FleetTrain,
+  count: number,
+  stalls: readonly (FleetHold & { readonly wave: number })[],
+  noMembers: string,
+): FleetHold | undefined {
+  if (count === 0) {
+    return {
+      reason: 'NoClusters',
+      message: `${noMembers}: no cluster to roll revision ${train.revision} out to`,
+    };
+  }
+  const first = stalls[0];
+  if (train.state !== 'Progressing' || first === undefined) return undefined;
+  const more = stalls.length > 1 ? ` (and ${stalls.length - 1} more)` : '';
+  return {
+    reason: first.reason,
+    message: `revision ${train.revision} holds at wave ${first.wave}: ${first.message}${more}`,
   };
 }
 

@@ -33,6 +33,7 @@ export function release(
     healthyBefore: ref('a'),
     pin: undefined,
     health: 'True',
+    blocked: undefined,
     ...extra,
   };
 }
@@ -44,7 +45,16 @@ export function member(
   extra: Partial<PlanMember> = {},
 ): PlanMember {
   const release = rel === undefined ? undefined : { ...rel, name: `set-${cluster}` };
-  return { cluster, wave, paused: false, inputError: undefined, release, prior: undefined, ...extra };
+  return {
+    cluster,
+    wave,
+    paused: false,
+    inputError: undefined,
+    clusterNotReady: undefined,
+    release,
+    prior: undefined,
+    ...extra,
+  };
 }
 
 export function input(members: PlanMember[], extra: Partial<PlanInput> = {}): PlanInput {
@@ -60,6 +70,7 @@ export function input(members: PlanMember[], extra: Partial<PlanInput> = {}): Pl
     fleetRollback: true,
     members,
     strays: [],
+    noMembers: 'spec.clusterSelector {} matches no Cluster in namespace shop',
     ...extra,
   };
 }
