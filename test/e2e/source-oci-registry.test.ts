@@ -214,6 +214,27 @@ describe('OCI source on the real registry', () => {
       );
       assert.equal(denied.code, 2);
       assert.match(denied.stderr, /needs credentials \(401 Unauthorized/);
+      // Bad input: a plain-HTTP registry without --insecure, a reference without a tag.
+      const bad: ReadonlyArray<readonly [string, string[], RegExp]> = [
+        [
+          'plain HTTP without --insecure',
+          [`oci://${plain.host}/cli/app:v1`],
+          new RegExp(
+            `^convoy: push artifact: ${plain.host.replaceAll('.', '\\.')} answered in plain HTTP\\? add --insecure`,
+          ),
+        ],
+        [
+          'no tag',
+          [`oci://${plain.host}/cli/app`, '--insecure'],
+          /^convoy: push artifact: "oci:\/\/.*\/cli\/app" names no tag; usage: convoy push artifact DIR oci:\/\/HOST\/REPO:TAG/,
+        ],
+      ];
+      for (const [what, args, message] of bad) {
+        const got = await runConvoy(['push', 'artifact', dir, ...args], { env });
+        assert.equal(got.code, 2, `${what}: ${got.stderr}`);
+        assert.match(got.stderr, message, what);
+        assert.doesNotMatch(got.stderr, /SSL routines|ssl3_get_record|tls_validate/, what);
+      }
       await rm(ca, { force: true });
     } finally {
       await rm(dir, { recursive: true, force: true });
