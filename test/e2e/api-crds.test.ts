@@ -87,6 +87,30 @@ const entry = { group: '', kind: 'ConfigMap', namespace: 'x', name: 'a' };
 /** [what, object (kind + body), field the message must name, words the message must contain] */
 const INVALID: ReadonlyArray<readonly [string, Record<string, unknown>, string, RegExp]> = [
   ['Release without spec', { kind: 'Release' }, 'spec', /Required value/],
+  [
+    'a rollout deadline of 0',
+    release({ healthAssessment: {}, failurePolicy: { deadline: '0' } }),
+    'spec.failurePolicy.deadline',
+    /must be a duration greater than 0/,
+  ],
+  [
+    'a health deadline of 0s',
+    release({ healthAssessment: { deadline: '0s' } }),
+    'spec.healthAssessment.deadline',
+    /must be a duration greater than 0/,
+  ],
+  [
+    'a wave timeout of 0.0m',
+    release({ waves: [{ wave: 1, healthStrategy: 'WaitPrevious', timeout: '0.0m' }] }),
+    'spec.waves[0].timeout',
+    /must be a duration greater than 0/,
+  ],
+  [
+    'a Provider timeout of 0',
+    { kind: 'Provider', spec: { type: 'generic', address: 'https://hooks.example/x', timeout: '0' } },
+    'spec.timeout',
+    /must be a duration greater than 0/,
+  ],
   ['Release without source', { kind: 'Release', spec: { historyLimit: 3 } }, 'spec.source', /Required value/],
   ['no source kind', { kind: 'Release', spec: { source: {} } }, 'spec.source', /exactly one source/],
   [

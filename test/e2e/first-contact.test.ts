@@ -1,8 +1,8 @@
 // A new user's first Releases, with convoy-controller-manager running against a real kube-apiserver:
 // the smallest documented Release (examples/resources/release-inline.yaml, no namespace on its
 // ConfigMap) applies into the Release's namespace and kubectl get shows READY, ROLLOUT, a short
-// REVISION and a MESSAGE; an emptied render and a zero deadline are warned about (status.message and a
-// Warning Event); an unknown kind asks whether its CRD is installed, and such a Release that never
+// REVISION and a MESSAGE; an emptied render is warned about (status.message and a Warning Event), a
+// zero rollout deadline refused by the API server naming the field; an unknown kind asks whether its CRD is installed, and such a Release that never
 // applied is Healthy=Unknown/Pending (the observer runs too), and `convoy watch` ends on it at once
 // without calling it Stalled. The CLI on the same system: a suspended Release is not applied until
 // resumed, history lists the failed attempt, and `convoy logs` prints a hook
@@ -19,6 +19,7 @@ import { parse, stringify } from 'yaml';
 import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { runConvoy } from '../../src/cli/testsupport.ts';
+import { KubeApiError } from '../../src/kube/errors.ts';
 import { makeTestCa } from '../../src/server/testsupport.ts';
 import { startClusterManager, useCrdCluster } from '../support/cluster.ts';
 import { hookJob } from '../support/hooks.ts';
@@ -110,15 +111,31 @@ test('an emptied render is warned about: first in status.message, and a Warning 
   await warningEvent('emptied', 'EmptyRender');
 });
 
-test('failurePolicy.deadline 0 is warned about: a Warning Event ZeroDeadline', async () => {
-  await client.create(
-    inline('no-deadline', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nd}\n', {
-      healthAssessment: {},
-      failurePolicy: { deadline: '0', rollback: 'Never' },
-    }),
+test('failurePolicy.deadline 0 is refused by the API server, naming the field; nothing is created', async () => {
+  const err = await client
+    .create(
+      inline('no-deadline', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nd}\n', {
+        healthAssessment: {},
+        failurePolicy: { deadline: '0', rollback: 'Never' },
+      }),
+    )
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  assert.ok(err instanceof KubeApiError, 'a Release with a zero rollout deadline was accepted');
+  assert.equal(err.code, 422);
+  assert.match(
+    err.apiMessage,
+    /spec\.failurePolicy\.deadline: Invalid value: .*must be a duration greater than 0/,
   );
-  const ev = await warningEvent('no-deadline', 'ZeroDeadline');
-  assert.match(ev.message ?? '', /failurePolicy.deadline is 0/);
+  const stored = await client.get<Release>({
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    namespace: NS,
+    name: 'no-deadline',
+  });
+  assert.equal(stored, undefined);
 });
 
 test('an unknown kind fails the dry run asking whether its CRD is installed; it is not Healthy', async () => {

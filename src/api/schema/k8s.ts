@@ -34,6 +34,21 @@ export function Duration(options: K8sOptions = {}) {
   return Type.String({ pattern: DURATION_PATTERN, maxLength: 64, ...options });
 }
 
+/**
+ * A Go duration that must be more than zero (a deadline, a timeout): "0", "0s" and "0.0m" are refused by
+ * the API server with a message naming the field. Once DURATION_PATTERN holds, a non-zero digit is
+ * exactly a positive duration.
+ */
+export function PositiveDuration(options: K8sOptions = {}) {
+  return Duration({
+    ...options,
+    'x-kubernetes-validations': [
+      ...(options['x-kubernetes-validations'] ?? []),
+      { rule: "self.matches('[1-9]')", message: 'must be a duration greater than 0, e.g. "30s" or "5m"' },
+    ],
+  });
+}
+
 /** An RFC 3339 time as Kubernetes writes it (metav1.Time). */
 export function Time(options: K8sOptions = {}) {
   return Type.String({ format: 'date-time', ...options });

@@ -4,7 +4,7 @@
 // come from Secret references; the status of each is written by the controller-manager (convoy-notify).
 import { type Static, Type } from 'typebox';
 import { LabelSelector, LocalSecretRefSchema, StatusHead } from './common.ts';
-import { Duration, ListMap, ListSet, ObjectName, StringEnum, Time } from './k8s.ts';
+import { ListMap, ListSet, ObjectName, PositiveDuration, StringEnum, Time } from './k8s.ts';
 import { ROLLOUT_STATES } from './release.ts';
 
 export const PROVIDER_TYPES = ['generic', 'slack', 'github', 'gitlab'] as const;
@@ -49,7 +49,9 @@ export const ProviderSpecSchema = Type.Object(
           'Secret of the same namespace: key "token" (GitHub/GitLab token; generic: the HMAC-SHA256 key), key "address" (the URL).',
       }),
     ),
-    timeout: Type.Optional(Duration({ description: 'Limit of one HTTP call (default 10s, at most 1m).' })),
+    timeout: Type.Optional(
+      PositiveDuration({ description: 'Limit of one HTTP call (default 10s, at most 1m).' }),
+    ),
     suspend: Type.Optional(Type.Boolean({ description: 'Send nothing through this provider.' })),
   },
   {

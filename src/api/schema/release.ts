@@ -2,7 +2,17 @@
 // (docs/reference/release.md).
 import { type Static, Type } from 'typebox';
 import { LabelSelector, LocalSecretRefSchema, StatusHead } from './common.ts';
-import { Duration, FreeObject, ListMap, ObjectName, RenderRef, StringEnum, StringMap, Time } from './k8s.ts';
+import {
+  Duration,
+  FreeObject,
+  ListMap,
+  ObjectName,
+  PositiveDuration,
+  RenderRef,
+  StringEnum,
+  StringMap,
+  Time,
+} from './k8s.ts';
 
 const GitRefSchema = Type.Object(
   {
@@ -305,13 +315,15 @@ const WaveSchema = Type.Object({
     description: 'WaitPrevious: apply this wave only when every object of the previous wave is Healthy.',
   }),
   timeout: Type.Optional(
-    Duration({ description: 'How long to wait for the previous wave; unset: wait without limit.' }),
+    PositiveDuration({ description: 'How long to wait for the previous wave; unset: wait without limit.' }),
   ),
 });
 
 const HealthAssessmentSchema = Type.Object({
   deadline: Type.Optional(
-    Duration({ description: 'How long an object may stay unhealthy as Progressing before it is Degraded.' }),
+    PositiveDuration({
+      description: 'How long an object may stay unhealthy as Progressing before it is Degraded.',
+    }),
   ),
   globalRuleSetSelector: Type.Optional(
     LabelSelector({ description: 'GlobalHealthRuleSets to use; absent: none, {}: all.' }),
@@ -322,7 +334,7 @@ const HealthAssessmentSchema = Type.Object({
 });
 
 const FailurePolicySchema = Type.Object({
-  deadline: Duration({ description: 'Rollout deadline, counted from status.rollout.startedAt.' }),
+  deadline: PositiveDuration({ description: 'Rollout deadline, counted from status.rollout.startedAt.' }),
   rollback: Type.Optional(
     StringEnum(['OnFailure', 'Never'], {
       default: 'OnFailure',
