@@ -77,6 +77,19 @@ test('a compile error gives 2 and names the rule set, rule and position, in the 
   );
 });
 
+test('a type error is a compile error (exit 2) naming the rule, not an error per object', () => {
+  const out = rulesEval(
+    [{ kind: 'file', name: 'r.yaml', text: ruleSet("'a' * 1 == 'aa'") }],
+    [{ name: 'a.yaml', text: widget('a', true) }],
+  );
+  assert.equal(out.exitCode, 2);
+  assert.deepEqual(out.lines, []);
+  assert.match(
+    out.errors.join('\n'),
+    /^error: rule set web\/team, rule ready, healthy, line 1, column \d+: found no matching overload for '_\*_' applied to '\(string, int\)' \(r\.yaml, rule at line 7, column 5\)$/,
+  );
+});
+
 test('structural errors in a rule file name line and column; every bad file is reported', () => {
   const out = rulesEval(
     [

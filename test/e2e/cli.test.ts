@@ -675,6 +675,18 @@ test('rules eval judges local objects offline', async () => {
   assert.equal(res.code, 1, res.stderr);
   assert.match(res.stdout, /^OBJECT +RESULT +RULE +MESSAGE$/m);
   assert.match(res.stdout, /^Deployment\/ns\/web +fail /m);
+  // Bad input: a CEL type error is found when the rule is compiled, naming the rule (exit 2).
+  const rules = join(cluster.work, 'typo-rules.yaml');
+  await writeFile(
+    rules,
+    "apiVersion: convoy.kumodo.io/v1alpha1\nkind: HealthRuleSet\nmetadata: {name: team, namespace: ns}\nspec:\n  rules:\n  - name: times\n    match: {group: apps, kinds: [Deployment]}\n    healthy: \"'a' * 1 == 'aa'\"\n",
+  );
+  const typed = await runConvoy(['rules', 'eval', '--rules', rules, file]);
+  assert.equal(typed.code, 2, typed.stdout + typed.stderr);
+  assert.match(
+    typed.stderr,
+    /rule set ns\/team, rule times, healthy, line 1, column \d+: found no matching overload for '_\*_' applied to '\(string, int\)'/,
+  );
 });
 
 test('kubectl convoy: the launcher works as a kubectl plugin', async () => {
