@@ -19,6 +19,7 @@ import {
 import type { Alert, Condition, Provider, Receiver, Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { writeStatus } from '../kube/status.ts';
+import { errorMessage } from '../lib/errors.ts';
 import {
   type Controller,
   changed,
@@ -36,6 +37,7 @@ import {
   alertStatusValue,
   type ConditionValueOf,
   providerStatusValue,
+  type ReceiverSecret,
   receiverStatusValue,
 } from './status.ts';
 
@@ -302,14 +304,11 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
       }
     }
     for (const r of receivers.cache.list()) {
-      let secret: Record<string, string> | undefined;
-      try {
-        secret = await readSecret(r.metadata.namespace ?? '', r.spec.secretRef.name);
-      } catch (err) {
-        log.warn({ receiver: keyOf(r), err: String(err) }, 'Receiver Secret not read; retrying');
-        continue;
-      }
-      const v = receiverStatusValue(r, secret === undefined ? undefined : { keys: Object.keys(secret) });
+      const secret: ReceiverSecret = await readSecret(r.metadata.namespace ?? '', r.spec.secretRef.name).then(
+        (data) => (data === undefined ? { kind: 'missing' } : { kind: 'found', keys: Object.keys(data) }),
+        (err: unknown) => ({ kind: 'unreadable', why: errorMessage(err).slice(0, 256) }),
+      );
+      const v = receiverStatusValue(r, secret);
       if (
         r.status?.observedGeneration === r.metadata.generation &&
         r.status?.webhookPath === v.webhookPath &&

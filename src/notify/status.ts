@@ -66,8 +66,11 @@ export function providerStatusValue(
   }
 }
 
-/** What a Receiver's Secret holds: its keys (never the values), or undefined when it does not exist. */
-export type ReceiverSecret = { readonly keys: readonly string[] } | undefined;
+/** What was learnt of a Receiver's Secret: its keys (never the values), that it is missing, or unread. */
+export type ReceiverSecret =
+  | { readonly kind: 'found'; readonly keys: readonly string[] }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'unreadable'; readonly why: string };
 
 export function receiverStatusValue(
   receiver: Receiver,
@@ -84,7 +87,17 @@ export function receiverStatusValue(
     };
   }
   const name = JSON.stringify(receiver.spec.secretRef.name);
-  if (secret === undefined) {
+  if (secret.kind === 'unreadable') {
+    return {
+      condition: {
+        status: 'Unknown',
+        reason: 'SecretUnreadable',
+        message: `spec.secretRef: Secret ${name} could not be read (${secret.why}); retried`,
+      },
+      webhookPath,
+    };
+  }
+  if (secret.kind === 'missing') {
     return {
       condition: {
         status: 'False',
