@@ -2,42 +2,10 @@
 // inventory names, and those of its hook workloads and their pods — oldest first, as `kubectl events`
 // prints them. Pure.
 import type { InventoryEntry, InventoryHook } from '../api/types.ts';
+import { type KubeEvent, lastSeen } from '../kube/events.ts';
 import { age, dash, paint, table } from './format.ts';
 
-/** The fields of a core/v1 Event this view reads. */
-export interface KubeEvent {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly creationTimestamp?: string;
-  };
-  readonly type?: string;
-  readonly reason?: string;
-  readonly message?: string;
-  readonly count?: number;
-  readonly firstTimestamp?: string | null;
-  readonly lastTimestamp?: string | null;
-  readonly eventTime?: string | null;
-  readonly series?: { readonly lastObservedTime?: string; readonly count?: number } | null;
-  readonly involvedObject?: {
-    readonly kind?: string;
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly apiVersion?: string;
-  };
-}
-
-/** When an Event last happened: series, lastTimestamp, eventTime, then creation. */
-export function lastSeen(e: KubeEvent): string {
-  return (
-    e.series?.lastObservedTime ??
-    e.lastTimestamp ??
-    e.eventTime ??
-    e.firstTimestamp ??
-    e.metadata?.creationTimestamp ??
-    ''
-  );
-}
+export { type KubeEvent, lastSeen };
 
 export interface Owned {
   readonly release: { readonly namespace: string; readonly name: string };

@@ -50,22 +50,9 @@ await runEntry(OBSERVER, async () => {
   const status = new ObserverStatusWriter(client);
   // Both loops read target objects from the watches where the cache is trusted
   // (docs/design.md#watched-reads).
-  new HealthController(harness, {
-    client,
-    workers: opts.concurrency,
-    resyncMs: opts.resyncMs,
-    sync,
-    watches,
-    status,
-  });
-  registerDriftController(harness, opts.driftInterval, {
-    client,
-    workers: opts.concurrency,
-    resyncMs: opts.resyncMs,
-    sync,
-    watches,
-    status,
-  });
+  const loops = { client, workers: opts.concurrency, resyncMs: opts.resyncMs, sync, watches, status };
+  new HealthController(harness, loops);
+  registerDriftController(harness, opts.driftInterval, loops);
   if (sync.kind === 'annotation') {
     log.warn(
       '--sync-mode=annotation: wake-ups write sync-requested-at directly, bypassing the HTTP API (degraded mode)',

@@ -194,3 +194,38 @@ export function eventAbout(
     count: 1,
   };
 }
+
+/** The fields of a core/v1 Event that convoy reads (`convoy events`, the observer's hook warnings). */
+export interface KubeEvent {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly creationTimestamp?: string;
+  };
+  readonly type?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly count?: number;
+  readonly firstTimestamp?: string | null;
+  readonly lastTimestamp?: string | null;
+  readonly eventTime?: string | null;
+  readonly series?: { readonly lastObservedTime?: string; readonly count?: number } | null;
+  readonly involvedObject?: {
+    readonly kind?: string;
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly apiVersion?: string;
+  };
+}
+
+/** When an Event last happened: series, lastTimestamp, eventTime, then creation. */
+export function lastSeen(e: KubeEvent): string {
+  return (
+    e.series?.lastObservedTime ??
+    e.lastTimestamp ??
+    e.eventTime ??
+    e.firstTimestamp ??
+    e.metadata?.creationTimestamp ??
+    ''
+  );
+}

@@ -1,9 +1,11 @@
 // For the observer's orchestration tests: a KubeClient that records every request it is asked to send,
 // and either answers none (each request goes to `answer`, by default failing: no server) or sends it to
 // the real API server of `kubeConfig`; and a logger whose lines a test can read.
+
 import { Writable } from 'node:stream';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, type RawRequest } from '../kube/client.ts';
+import { unreachableKubeConfig } from '../kube/testsupport.ts';
 import { type Logger, newLogger } from '../runtime/index.ts';
 
 /** The requests a RecordingClient was asked to send, in order. */
@@ -27,16 +29,7 @@ export class RecordingClient extends KubeClient {
   }
 }
 
-function unreachable(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
+const unreachable = unreachableKubeConfig;
 
 async function failing(req: RawRequest): Promise<never> {
   throw new Error(`${req.method} ${req.path}: no API server in this test`);

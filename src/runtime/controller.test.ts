@@ -1,10 +1,11 @@
 // Tests of the controller wiring that need no API server: the shard gate is checked when a key
 // is worked, errors are logged with the key and counted, gaining a shard enqueues its keys.
 // (The informer is constructed but never started: no request is made.)
+
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
+import { unreachableKubeConfig } from '../kube/testsupport.ts';
 import { Controller, type ControllerSpec } from './controller.ts';
 import { deletionStarted, type KubeObject } from './filters.ts';
 import { type EventHandlers, Informer } from './informer.ts';
@@ -22,13 +23,7 @@ function setup(owned: Set<number>) {
   });
   const log = newLogger('t', sink, 'debug');
   const metrics = newMetrics();
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kc = unreachableKubeConfig();
   const primary = new Informer(new Transport(kc), { path: '/api/v1/configmaps' });
   const worked: string[] = [];
   const c = new Controller(

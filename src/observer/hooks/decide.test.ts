@@ -2,14 +2,8 @@
 // polled.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  type DecideInput,
-  decideHook,
-  type EventLike,
-  shouldPoll,
-  type Workload,
-  workloadWarnings,
-} from './decide.ts';
+import type { KubeEvent } from '../../kube/events.ts';
+import { type DecideInput, decideHook, shouldPoll, type Workload, workloadWarnings } from './decide.ts';
 
 const now = new Date('2030-01-01T00:10:00Z');
 const job = (
@@ -142,7 +136,7 @@ describe('a workload that does not finish says why: its Warning Events', () => {
     message: string,
     at: string,
     type = 'Warning',
-  ): EventLike => ({
+  ): KubeEvent => ({
     type,
     reason,
     message,

@@ -1,6 +1,7 @@
 // pollHookWorkload's decision (docs/design.md#hook-polling) as a pure function over the Job or Pod read from
 // the target cluster, plus the rule for which hook entries are polled at all.
 import type { InventoryHook } from '../../api/types.ts';
+import { type KubeEvent, lastSeen } from '../../kube/events.ts';
 import { assertNever } from '../../lib/assert-never.ts';
 
 /** The workload as read: a Job, a Pod, or nothing under the recorded name. */
@@ -63,50 +64,31 @@ export interface WorkloadWarning {
   readonly at: string;
 }
 
-/** An Event as the API lists it, the fields workloadWarnings reads. */
-export interface EventLike {
-  readonly type?: string;
-  readonly reason?: string;
-  readonly message?: string;
-  readonly lastTimestamp?: string | null;
-  readonly eventTime?: string | null;
-  readonly firstTimestamp?: string | null;
-  readonly series?: { readonly lastObservedTime?: string } | null;
-  readonly metadata?: { readonly creationTimestamp?: string };
-  readonly involvedObject?: { readonly kind?: string; readonly name?: string };
-}
-
 /**
  * The Warning Events of workload `name` (a Job, and the Pods it names `<name>-…`; or a Pod) among a
  * namespace's Events, newest first, one per object and reason.
  */
 export function workloadWarnings(
-  events: readonly EventLike[],
+  events: readonly KubeEvent[],
   kind: 'Job' | 'Pod',
   name: string,
 ): WorkloadWarning[] {
-  const ours = (e: EventLike) => {
+  const ours = (e: KubeEvent) => {
     const io = e.involvedObject ?? {};
     if (io.kind === kind && io.name === name) return true;
     return kind === 'Job' && io.kind === 'Pod' && (io.name ?? '').startsWith(`${name}-`);
   };
   const seen = new Set<string>();
   const out: WorkloadWarning[] = [];
-  const at = (e: EventLike) =>
-    e.series?.lastObservedTime ??
-    e.lastTimestamp ??
-    e.eventTime ??
-    e.firstTimestamp ??
-    e.metadata?.creationTimestamp ??
-    '';
+
   for (const e of [...events]
     .filter((x) => x.type === 'Warning' && ours(x))
-    .sort((a, b) => at(b).localeCompare(at(a)))) {
+    .sort((a, b) => lastSeen(b).localeCompare(lastSeen(a)))) {
     const object = `${e.involvedObject?.kind ?? '?'}/${e.involvedObject?.name ?? '?'}`;
     const key = `${object} ${e.reason ?? ''}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ object, reason: e.reason ?? 'Warning', message: e.message ?? '', at: at(e) });
+    out.push({ object, reason: e.reason ?? 'Warning', message: e.message ?? '', at: lastSeen(e) });
   }
   return out;
 }

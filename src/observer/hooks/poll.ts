@@ -7,12 +7,12 @@ import { parseOptionalDuration } from '../../api/duration.ts';
 import type { InventoryHook, ReleaseInventory } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isConflict } from '../../kube/errors.ts';
+import type { KubeEvent } from '../../kube/events.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import type { Logger } from '../../runtime/index.ts';
 import { applyInventoryFields } from '../writes.ts';
 import {
   decideHook,
-  type EventLike,
   type HookVerdict,
   type JobLike,
   type PodLike,
@@ -48,7 +48,7 @@ export async function pollHookWorkload(
   // node fits), now rather than at the timeout.
   if (workload.kind === 'notFound' || (verdict.state !== 'Running' && verdict.reason !== 'Timeout'))
     return verdict;
-  const events = await client.listPage<EventLike>(
+  const events = await client.listPage<KubeEvent>(
     { apiVersion: 'v1', kind: 'Event', namespace },
     { fieldSelector: 'type=Warning', limit: EVENT_LIMIT },
   );
