@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { shortRevision } from '../../src/api/revision.ts';
 import type { Release } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
@@ -74,6 +74,20 @@ const row = (p: Page, name: string) => p.locator(`tr[data-release="${NS}/${name}
 const openRelease = async (p: Page, name: string) => {
   await p.locator(`tr[data-release="${NS}/${name}"] a`).click();
   await p.getByRole('heading', { level: 1, name: `Release ${NS}/${name}` }).waitFor({ timeout: UI_WAIT_MS });
+};
+/**
+ * The lines a diff shows, as a user reads them (innerText), checked to be one rendered line element
+ * each: a line that ran into the next would make the two counts differ.
+ */
+const diffLines = async (diff: Locator): Promise<string[]> => {
+  const lines = (await diff.innerText()).replace(/\n$/, '').split('\n');
+  const elements = await diff.locator('.d-line').allInnerTexts();
+  assert.equal(lines.length, elements.length, `one line per line element:\n${lines.join('\n')}`);
+  assert.deepEqual(
+    lines.map((l) => l.trimEnd()),
+    elements.map((l) => l.trimEnd()),
+  );
+  return lines;
 };
 const home = async (p: Page) => {
   await p.getByRole('link', { name: 'Releases' }).click();
@@ -216,10 +230,21 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
   await page.getByRole('button', { name: `Diff render ${(ro?.renderRef ?? '').slice(7, 19)}` }).click();
   const diff = page.getByTestId('diff');
   await diff.waitFor({ timeout: UI_WAIT_MS });
-  const lines = await diff.innerText();
-  assert.match(lines, /ConfigMap.*settings/);
-  assert.match(lines, /-\s+color: blue/);
-  assert.match(lines, /\+\s+color: red/);
+  const lines = await diffLines(diff);
+  assert.ok(
+    lines.some((l) => /ConfigMap.*settings/.test(l)),
+    lines.join('\n'),
+  );
+  assert.ok(
+    lines.some((l) => /^-\s+color: blue$/.test(l)),
+    lines.join('\n'),
+  );
+  assert.ok(
+    lines.some((l) => /^\+\s+color: red$/.test(l)),
+    lines.join('\n'),
+  );
+  // The summary is a line of its own, not glued to the last unchanged line.
+  assert.match(lines.at(-1) ?? '', /^\d+ changed, \d+ unchanged, \d+ to prune/);
   await screenshot(page, 'release-rolled-back');
 });
 
@@ -235,7 +260,12 @@ test('approve in Manual mode: the diff first, then the render is applied', async
   await page.getByRole('button', { name: 'Approve…' }).click();
   const dialog = page.getByRole('dialog');
   await dialog.getByTestId('diff').waitFor({ timeout: UI_WAIT_MS });
-  assert.match(await dialog.getByTestId('diff').innerText(), /ConfigMap.*gated/);
+  const approveLines = await diffLines(dialog.getByTestId('diff'));
+  assert.ok(
+    approveLines.some((l) => /ConfigMap.*gated/.test(l)),
+    approveLines.join('\n'),
+  );
+  assert.match(approveLines.at(-1) ?? '', /^\d+ changed, \d+ unchanged, \d+ to prune/);
   await screenshot(page, 'approve-diff');
   await dialog.getByRole('button', { name: 'Confirm' }).click();
   await page.getByText(/approved render sha256:/).waitFor({ timeout: UI_WAIT_MS });

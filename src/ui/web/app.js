@@ -535,8 +535,10 @@ function DiffView({ diff }) {
   if (diff.loading) return html`<p role="status">Computing the diff…</p>`;
   if (diff.error !== undefined)
     return html`<div class="banner error" role="alert">Cannot show the diff: ${diff.error}</div>`;
+  // One block element per line: htm drops a newline written inside a template, so a line must never
+  // rely on a "\n" of its own to end (unchanged lines and the summary ran together into one).
   return html`<pre class="diff" data-testid="diff" tabindex="0" role="region" aria-label="diff">${diff.lines.map(
-    (l) => html`<span class=${lineClass(l)}>${l}\n</span>`,
+    (l) => html`<span class=${`d-line ${lineClass(l) ?? ''}`}>${l === '' ? ' ' : l}</span>`,
   )}</pre>`;
 }
 
