@@ -1,6 +1,8 @@
 // Text building blocks of the CLI's human output: kubectl-style tables, ages ("5m", "2d"), short
 // renderRefs and colour that is applied only when the output is a terminal. Pure.
+import { assertNever } from '../lib/assert-never.ts';
 import { nameOf, namespaceOf } from '../lib/names.ts';
+import type { StateTone } from '../server/release-state.ts';
 
 /** Columns separated by three spaces, like kubectl; the last column is not padded. */
 export function table(rows: readonly (readonly string[])[]): string[] {
@@ -79,8 +81,8 @@ const CODES: Readonly<Record<Style, string>> = {
 };
 
 /** Wraps `text` in an ANSI colour only when `enabled` (a TTY without NO_COLOR). */
-export function paint(style: Style, text: string, enabled: boolean): string {
-  return enabled ? `\x1b[${CODES[style]}m${text}\x1b[0m` : text;
+export function paint(style: Style | undefined, text: string, enabled: boolean): string {
+  return enabled && style !== undefined ? `\x1b[${CODES[style]}m${text}\x1b[0m` : text;
 }
 
 /** The colour a state word gets: success green, failure red, in between yellow. */
@@ -106,9 +108,24 @@ export function styleOf(state: string): Style | undefined {
   }
 }
 
+/** The colour of a releaseState tone: calm (a person or a gate holds it) gets none, as it needs no alarm. */
+export function styleOfTone(tone: StateTone): Style | undefined {
+  switch (tone) {
+    case 'ok':
+      return 'green';
+    case 'bad':
+      return 'red';
+    case 'busy':
+      return 'yellow';
+    case 'calm':
+      return undefined;
+    default:
+      return assertNever(tone);
+  }
+}
+
 export function paintState(state: string, enabled: boolean): string {
-  const style = styleOf(state);
-  return style === undefined ? state : paint(style, state, enabled);
+  return paint(styleOf(state), state, enabled);
 }
 
 /** Whether to colour: a TTY, and neither NO_COLOR nor TERM=dumb (https://no-color.org). */

@@ -81,12 +81,12 @@ const inv = inventoryOf(
   ],
 );
 
-test('get: the columns of kubectl get releases, sorted, with a NAMESPACE column under -A', () => {
+test('get: the one state and health of each Release, sorted, with a NAMESPACE column under -A', () => {
   const other = rel('api', 'dev');
   assert.deepEqual(releaseTable([web, other], true, o), [
-    'NAMESPACE   NAME   READY   HEALTHY   ROLLOUT       REVISION   AGE   MESSAGE',
-    'dev         api    -       -         -             -          5m',
-    'team        web    False   Unknown   Progressing   abc123     5m',
+    'NAMESPACE   NAME   STATE         HEALTH        REVISION   AGE   MESSAGE',
+    'dev         api    Pending       -             -          5m',
+    'team        web    Progressing   Progressing   abc123     5m',
   ]);
   assert.deepEqual(
     releaseTable(
@@ -95,10 +95,35 @@ test('get: the columns of kubectl get releases, sorted, with a NAMESPACE column 
       o,
     ),
     [
-      'NAME   READY   HEALTHY   ROLLOUT   REVISION   AGE   MESSAGE',
-      'p      -       -         Pinned    -          5m',
+      'NAME   STATE              HEALTH   REVISION   AGE   MESSAGE',
+      'p      Pending (pinned)   -        -          5m',
     ],
   );
+});
+
+test('get: a Failed rollout is Failed (not Ready True), awaiting approval is its own state', () => {
+  const status = (
+    conditions: ReturnType<typeof cond>[],
+    extra: Partial<NonNullable<Release['status']>> = {},
+  ) => ({
+    currentRender: { renderRef: R2, revision: 'abc' },
+    conditions,
+    ...extra,
+  });
+  const spec = { source: { inline: { manifests: 'x' } }, healthAssessment: {} };
+  const failed = rel('failed', 'x', {
+    spec,
+    status: status([cond('Ready', 'True', 'Synced'), cond('Healthy', 'False', 'Degraded')], {
+      rollout: { state: 'Failed', renderRef: R2, reason: 'DeadlineExceeded' },
+    }),
+  });
+  const manual = rel('manual', 'x', {
+    spec,
+    status: status([cond('Ready', 'False', 'WaitingForApproval'), cond('Healthy', 'True', 'Healthy')]),
+  });
+  const lines = releaseTable([failed, manual], false, o);
+  assert.match(lines[1] ?? '', /^failed +Failed +Degraded /);
+  assert.match(lines[2] ?? '', /^manual +AwaitingApproval +Healthy /);
 });
 
 test('get: REVISION and MESSAGE are what the controller wrote for kubectl (status.revision, status.message)', () => {
@@ -112,8 +137,8 @@ test('get: REVISION and MESSAGE are what the controller wrote for kubectl (statu
     },
   });
   assert.deepEqual(releaseTable([failing], false, o), [
-    'NAME    READY   HEALTHY   ROLLOUT   REVISION       AGE   MESSAGE',
-    'hello   False   Unknown   -         aaaaaaaaaaaa   5m    DryRunFailed: ConfigMap hello: a namespace is required',
+    'NAME    STATE    HEALTH   REVISION       AGE   MESSAGE',
+    'hello   Failed   -        aaaaaaaaaaaa   5m    DryRunFailed: ConfigMap hello: a namespace is required',
   ]);
   // Before the controller wrote status.revision: the same shortening, not the 40 digits.
   const older = rel('old', 'x', { status: { currentRender: { renderRef: R1, revision: commit } } });

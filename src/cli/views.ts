@@ -5,9 +5,10 @@ import type { Condition, InventoryHook, Release, ReleaseInventory } from '../api
 import { oneLine } from '../controller/release/decide/status-message.ts';
 import { nameOf, namespaceOf } from '../lib/names.ts';
 import { progressSummary } from '../server/progress.ts';
+import { type ReleaseState, releaseState } from '../server/release-state.ts';
 import type { HealthResult, HistoryResult } from '../server/views.ts';
 import type { StatusSelector } from './args.ts';
-import { age, byNamespaceName, dash, paintState, shortRef, table } from './format.ts';
+import { age, byNamespaceName, dash, paint, paintState, shortRef, styleOfTone, table } from './format.ts';
 import { progressLine } from './watch-view.ts';
 
 export interface ViewOptions {
@@ -37,28 +38,29 @@ export function shortRevisionOf(r: Release): string | undefined {
   return r.status?.revision ?? (full === undefined ? undefined : shortRevision(full));
 }
 
-function rolloutWord(r: Release): string {
-  const state = r.status?.rollout?.state;
-  if (r.spec.pin !== undefined) return state === undefined ? 'Pinned' : `${state} (pinned)`;
-  return state ?? '-';
+/** The STATE column: releaseState's one state (the web UI's and the API's word), "(pinned)" under a pin. */
+function stateWord(state: ReleaseState): string {
+  return state.pinned ? `${state.state} (pinned)` : state.state;
+}
+
+/** The HEALTH column: "-" when nothing is assessed (no healthAssessment), never a bare True. */
+function healthColumn(state: ReleaseState): string {
+  return state.health === 'NotAssessed' ? '-' : state.health;
 }
 
 /**
- * The rows of `convoy get`, the columns of `kubectl get releases`: NAMESPACE (with -A), NAME, READY,
- * HEALTHY, ROLLOUT, REVISION, AGE, MESSAGE — the same fields, so both always agree.
+ * The rows of `convoy get`: NAMESPACE (with -A), NAME, STATE, HEALTH, REVISION, AGE, MESSAGE. STATE
+ * and HEALTH are releaseState's, the words the web UI and the API's health view show, so a Failed
+ * rollout is never beside a Ready True and awaiting approval is not a failure.
  */
 export function releaseTable(releases: readonly Release[], allNamespaces: boolean, o: ViewOptions): string[] {
-  const head = ['NAME', 'READY', 'HEALTHY', 'ROLLOUT', 'REVISION', 'AGE', 'MESSAGE'];
+  const head = ['NAME', 'STATE', 'HEALTH', 'REVISION', 'AGE', 'MESSAGE'];
   const rows = [...releases].sort(byNamespaceName).map((r) => {
-    const status = (type: string) => {
-      const c = condition(r, type)?.status;
-      return c === undefined ? '-' : paintState(c, o.colour);
-    };
+    const state = releaseState(r);
     const row = [
       nameOf(r),
-      status('Ready'),
-      status('Healthy'),
-      paintState(rolloutWord(r), o.colour),
+      paint(styleOfTone(state.tone), stateWord(state), o.colour),
+      paintState(healthColumn(state), o.colour),
       dash(shortRevisionOf(r)),
       age(r.metadata.creationTimestamp, o.now),
       r.status?.message ?? '',

@@ -77,6 +77,14 @@ test('healthResult: entries by wave, unassessed as Unknown, the rule when record
   assert.deepEqual(h.hooks, [
     { name: 'migrate', phase: 'PreSync', renderRef: R2, state: 'Succeeded', finishedAt: T },
   ]);
+  // The one state `convoy get` and the web UI show: no Ready yet, no healthAssessment, pinned.
+  assert.deepEqual(h.state, {
+    state: 'Pending',
+    tone: 'busy',
+    reason: '',
+    health: 'NotAssessed',
+    pinned: true,
+  });
 });
 
 test('healthResult: no inventory yet, no Healthy condition yet', () => {

@@ -15,6 +15,7 @@ import { maskSecret } from '../render/secret-mask.ts';
 import type { Render, StoredRenderMeta } from '../store/types.ts';
 import { RESPONSE_KINDS } from './discovery.ts';
 import { type ProgressSummary, progressSummary } from './progress.ts';
+import { type ReleaseState, releaseState } from './release-state.ts';
 import { GROUP_VERSION } from './routes.ts';
 
 interface Meta {
@@ -66,6 +67,8 @@ export interface HealthResult {
   readonly hooks: readonly HookView[];
   /** Where the rollout of the current render stands: the figures `convoy watch` and `status` print. */
   readonly progress: ProgressSummary;
+  /** The one state of the Release (releaseState), as `convoy get` and the web UI show it. */
+  readonly state: ReleaseState;
 }
 
 /** An inventory entry may carry fields newer than this build's schema, e.g. the deciding rule. */
@@ -109,6 +112,7 @@ export function healthResult(release: Release, inventory: ReleaseInventory | und
     entries,
     hooks,
     progress: progressSummary(release, inventory),
+    state: releaseState(release),
   });
 }
 

@@ -62,7 +62,7 @@ const rolledBack = release({
   ],
 });
 
-test('a row carries the figures of progressSummary, READY, HEALTHY and the REVISION column', () => {
+test('a row carries the figures of progressSummary, the one state and the REVISION column', () => {
   const r = release({
     currentRender: { renderRef: R2, revision: 'abcdef0123456789abcdef0123456789abcdef01' },
     rollout: { state: 'Progressing', renderRef: R2, startedAt: T0 },
@@ -75,11 +75,12 @@ test('a row carries the figures of progressSummary, READY, HEALTHY and the REVIS
   const p = progressSummary(r, inv);
   const row = releaseRow(r, inv);
   assert.equal(row.key, 'ns/web');
-  assert.equal(row.state, p.state);
+  assert.equal(row.rollout, p.state);
   assert.deepEqual(row.waves, { done: p.waves.done, total: p.waves.total });
   assert.deepEqual(row.objects, { healthy: 1, total: 2 });
-  assert.equal(row.ready, 'True');
-  assert.equal(row.healthy, '-');
+  // releaseState's one state, as convoy get shows it
+  assert.deepEqual([row.state, row.tone, row.health], ['Progressing', 'busy', 'NotAssessed']);
+  assert.equal(row.changedAt, T0);
   assert.equal(row.revision, 'abcdef012345');
   assert.equal(releaseRow({ ...r, status: { ...r.status, revision: 'main@abc' } }, inv).revision, 'main@abc');
 });

@@ -10,6 +10,12 @@ import type { Cluster, Condition, Release, ReleaseInventory, ReleaseSet } from '
 import { definedFields } from '../lib/defined.ts';
 import { nameOf, namespaceOf } from '../lib/names.ts';
 import { type ProgressSummary, progressSummary } from '../server/progress.ts';
+import {
+  type HealthWord,
+  type ReleaseStateName,
+  releaseState,
+  type StateTone,
+} from '../server/release-state.ts';
 import { describeRequester, parseRequester } from '../server/sync.ts';
 import { type HealthResult, healthResult } from '../server/views.ts';
 
@@ -18,14 +24,17 @@ export interface ReleaseRow {
   readonly key: string;
   readonly namespace: string;
   readonly name: string;
-  /** The Ready and Healthy conditions' status ("-" before the controller or observer wrote one). */
-  readonly ready: string;
-  readonly readyReason: string;
-  readonly healthy: string;
-  readonly healthyReason: string;
-  /** progressSummary's state: a rollout state, Synced, a Ready reason, Pending or Suspended. */
-  readonly state: string;
+  /**
+   * releaseState's one state, its tone, reason and health word: what `convoy get` and the API's
+   * health view say of this Release too.
+   */
+  readonly state: ReleaseStateName;
+  readonly tone: StateTone;
+  readonly reason: string;
+  readonly health: HealthWord;
   readonly pinned: boolean;
+  /** progressSummary's state of the current render's rollout (the Rollout section's word). */
+  readonly rollout: string;
   readonly mode: string;
   readonly waves: { readonly done: number; readonly total: number };
   readonly objects: { readonly healthy: number; readonly total: number };
@@ -34,6 +43,8 @@ export interface ReleaseRow {
   readonly cluster: string;
   readonly message: string;
   readonly createdAt: string;
+  /** The newest change the status records (a condition's transition, the rollout's start or end, an apply); '' when none. */
+  readonly changedAt: string;
 }
 
 const cond = (r: Release, type: string): Condition | undefined =>
@@ -44,26 +55,33 @@ function revisionOf(r: Release): string {
   return r.status?.revision ?? (full === undefined ? '-' : shortRevision(full));
 }
 
+/** The newest of the times the status records; ISO strings of one format compare as times. */
+function changedAt(r: Release): string {
+  const s = r.status;
+  const times = [
+    ...(s?.conditions ?? []).map((c) => c.lastTransitionTime),
+    s?.rollout?.startedAt,
+    s?.rollout?.finishedAt,
+    s?.lastAttempted?.time,
+    ...(s?.history ?? []).map((h) => h.appliedAt),
+  ].filter((t): t is string => t !== undefined && t !== '' && !Number.isNaN(Date.parse(t)));
+  return times.reduce((a, b) => (a === '' || Date.parse(b) > Date.parse(a) ? b : a), '');
+}
+
 export function releaseKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 
 export function releaseRow(r: Release, inv: ReleaseInventory | undefined, p?: ProgressSummary): ReleaseRow {
   const progress = p ?? progressSummary(r, inv);
-  const ready = cond(r, 'Ready');
-  const healthy = cond(r, 'Healthy');
   const namespace = namespaceOf(r);
   const name = nameOf(r);
   return {
     key: releaseKey(namespace, name),
     namespace,
     name,
-    ready: ready?.status ?? '-',
-    readyReason: ready?.reason ?? '',
-    healthy: healthy?.status ?? '-',
-    healthyReason: healthy?.reason ?? '',
-    state: progress.state,
-    pinned: r.spec.pin !== undefined,
+    ...releaseState(r),
+    rollout: progress.state,
     mode: r.spec.syncPolicy?.mode ?? 'Auto',
     waves: { done: progress.waves.done, total: progress.waves.total },
     objects: { healthy: progress.objects.healthy, total: progress.objects.total },
@@ -71,6 +89,7 @@ export function releaseRow(r: Release, inv: ReleaseInventory | undefined, p?: Pr
     cluster: r.spec.cluster?.name ?? 'in-cluster',
     message: r.status?.message ?? progress.message,
     createdAt: r.metadata.creationTimestamp ?? '',
+    changedAt: changedAt(r),
   };
 }
 

@@ -182,16 +182,16 @@ test('get, list -A, status, health and history print what the cluster holds', as
   const get = await convoy('get', '-n', ns);
   assert.equal(get.code, 0, get.stderr);
   const getLines = get.stdout.trimEnd().split('\n');
-  // The columns of kubectl get releases (READY, HEALTHY, ROLLOUT, REVISION, AGE, MESSAGE).
-  assert.match(getLines[0] ?? '', /^NAME +READY +HEALTHY +ROLLOUT +REVISION +AGE +MESSAGE$/);
-  assert.match(getLines[1] ?? '', /^web +False +Unknown +Progressing +rev-2 +\d+s$/);
+  // The one state and health of each Release (releaseState, as the web UI shows them).
+  assert.match(getLines[0] ?? '', /^NAME +STATE +HEALTH +REVISION +AGE +MESSAGE$/);
+  assert.match(getLines[1] ?? '', /^web +Progressing +Progressing +rev-2 +\d+s$/);
   assert.equal(getLines.length, 2);
 
   const all = await convoy('list', '-A');
   assert.equal(all.code, 0, all.stderr);
-  assert.match(all.stdout, /^NAMESPACE +NAME +READY/m);
-  assert.match(all.stdout, /^cli-read +web +False +Unknown +Progressing +rev-2/m);
-  assert.match(all.stdout, /^cli-read-2 +other +- +- +- +- /m);
+  assert.match(all.stdout, /^NAMESPACE +NAME +STATE/m);
+  assert.match(all.stdout, /^cli-read +web +Progressing +Progressing +rev-2/m);
+  assert.match(all.stdout, /^cli-read-2 +other +Pending +- +- /m);
   const failing = await convoy('get', '-A', '--status-selector', 'ready=false');
   assert.equal(failing.code, 0, failing.stderr);
   assert.match(failing.stdout, /^cli-read +web /m);
@@ -702,10 +702,7 @@ test('kubectl convoy: the launcher works as a kubectl plugin', async () => {
     env: { PATH: `${pluginDir}:${process.env.PATH ?? ''}`, KUBECONFIG: cp.kubeconfigPath },
   });
   assert.equal(res.code, 0, res.stderr);
-  assert.match(
-    res.stdout,
-    /^NAME +READY +HEALTHY +ROLLOUT +REVISION +AGE +MESSAGE\nweb +- +- +- +- +\d+s\n$/,
-  );
+  assert.match(res.stdout, /^NAME +STATE +HEALTH +REVISION +AGE +MESSAGE\nweb +Pending +- +- +\d+s\n$/);
 });
 
 test('first contact: help per command, one-line errors, watch ends on what needs a person, short ids, suspend, events', async () => {

@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { shortRevision } from '../../src/api/revision.ts';
 import type { Release } from '../../src/api/types.ts';
+import { runConvoy } from '../../src/cli/testsupport.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import type { ControlPlane } from '../../src/testenv/index.ts';
@@ -102,7 +103,7 @@ test('the Releases list shows a new Release without a reload, with READY and its
   await createRelease('hello', [configMap('hello')]);
   const r = row(page, 'hello');
   await r.waitFor({ timeout: UI_WAIT_MS });
-  await r.locator('td[data-col=state]', { hasText: 'Succeeded' }).waitFor({ timeout: UI_WAIT_MS });
+  await r.locator('td[data-col=state]', { hasText: 'Ready' }).waitFor({ timeout: UI_WAIT_MS });
   const release = await getRelease(client, NS, 'hello');
   assert.match(await r.innerText(), new RegExp(release?.status?.revision ?? 'inline:'));
   assert.equal(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded), true);
@@ -115,7 +116,7 @@ test("a rollout's waves and objects advance live on the Release page", async () 
   await home(page); // from the list, whatever page an earlier test left open
   await createRelease('waves', [configMap('w0', 0)]);
   await row(page, 'waves')
-    .locator('td[data-col=state]', { hasText: 'Succeeded' })
+    .locator('td[data-col=state]', { hasText: 'Ready' })
     .waitFor({ timeout: UI_WAIT_MS });
   await openRelease(page, 'waves');
   // Every text the progress line shows from now on, recorded in the page as it changes.
@@ -190,7 +191,7 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
     failurePolicy: { deadline: '5s' },
   });
   await row(page, 'broken')
-    .locator('td[data-col=state]', { hasText: 'Succeeded' })
+    .locator('td[data-col=state]', { hasText: 'Ready' })
     .waitFor({ timeout: UI_WAIT_MS });
   // No kube-controller-manager runs here: the Deployment never becomes available.
   await mergePatch(client, releaseRef(NS, 'broken'), {
@@ -256,7 +257,23 @@ test('approve in Manual mode: the diff first, then the render is applied', async
     const r = await getRelease(client, NS, 'manual');
     return r?.status?.currentRender !== undefined;
   });
+  // Only awaiting approval: its own calm state, not a red failure, and the same word in the list,
+  // on the page, in `convoy get` and in the API's health view (one function derives it).
+  const state = row(page, 'manual').locator('td[data-col=state] .badge').first();
+  await row(page, 'manual')
+    .locator('td[data-col=state]', { hasText: 'AwaitingApproval' })
+    .waitFor({ timeout: UI_WAIT_MS });
+  assert.match((await state.getAttribute('class')) ?? '', /s-calm/);
+  const get = await runConvoy(['get', 'manual', '-n', NS, '--kubeconfig', cp.kubeconfigPath]);
+  assert.equal(get.code, 0, get.stderr);
+  assert.match(get.stdout, /^manual +AwaitingApproval +/m);
+  const health = await client.request<{ state: { state: string; tone: string } }>({
+    method: 'GET',
+    path: `/apis/api.convoy.kumodo.io/v1alpha1/namespaces/${NS}/releases/manual/health`,
+  });
+  assert.deepEqual([health.state.state, health.state.tone], ['AwaitingApproval', 'calm']);
   await openRelease(page, 'manual');
+  assert.match(await page.getByTestId('state').innerText(), /^AwaitingApproval/);
   await page.getByRole('button', { name: 'Approve…' }).click();
   const dialog = page.getByRole('dialog');
   await dialog.getByTestId('diff').waitFor({ timeout: UI_WAIT_MS });

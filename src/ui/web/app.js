@@ -130,6 +130,18 @@ function tone(word) {
 
 const Badge = ({ word, title }) =>
   html`<span class="badge ${tone(word)}" title=${title}>${word || '-'}</span>`;
+/** releaseState's tone (src/server/release-state.ts) as a badge class. */
+const TONE = { ok: 's-ok', bad: 's-bad', busy: 's-info', calm: 's-calm' };
+/** A Release's one state (the word `convoy get` prints), its reason beside it when there is one. */
+const StateBadge = ({ r }) =>
+  html`<span class="badge ${TONE[r.tone] ?? 's-none'}" title=${r.reason}>${r.state}</span>${
+    r.pinned ? html` <span class="badge s-warn">pinned</span>` : null
+  }`;
+/** The Healthy condition in one word; "not assessed" without a healthAssessment, never a bare True. */
+const HealthBadge = ({ r }) =>
+  r.health === 'NotAssessed'
+    ? html`<span class="badge s-none" title="no healthAssessment: convoy does not judge the objects">not assessed</span>`
+    : html`<${Badge} word=${r.health} />`;
 const short = (ref) => (ref === undefined ? '-' : ref.replace(/^sha256:/, '').slice(0, 12));
 const when = (t) => (t ? new Date(t).toLocaleString() : '-');
 
@@ -190,10 +202,10 @@ function ReleasesPage() {
     </form>
     <div class="table-wrap">
       <table>
-        <caption class="visually-hidden">Releases with their readiness, health, rollout and revision</caption>
+        <caption class="visually-hidden">Releases with their state, health, rollout and revision</caption>
         <thead><tr>
-          <th scope="col">Namespace</th><th scope="col">Name</th><th scope="col">Ready</th>
-          <th scope="col">Healthy</th><th scope="col">Rollout</th><th scope="col" class="col-opt">Waves</th>
+          <th scope="col">Namespace</th><th scope="col">Name</th><th scope="col">State</th>
+          <th scope="col">Health</th><th scope="col" class="col-opt">Waves</th>
           <th scope="col" class="col-opt">Objects</th><th scope="col">Revision</th>
           <th scope="col" class="col-opt">Message</th>
         </tr></thead>
@@ -208,11 +220,10 @@ function ReleaseRow({ r }) {
   return html`<tr data-release=${r.key}>
     <td>${r.namespace}</td>
     <td><a href=${`${ROOT}/releases/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`}>${r.name}</a></td>
-    <td><${Badge} word=${r.ready} title=${r.readyReason} /></td>
-    <td><${Badge} word=${r.healthy} title=${r.healthyReason} /></td>
-    <td data-col="state"><${Badge} word=${r.state} />${r.pinned ? html` <span class="badge s-warn">pinned</span>` : null}</td>
-    <td class="col-opt">${r.waves.done}/${r.waves.total}</td>
-    <td class="col-opt">${r.objects.healthy}/${r.objects.total}</td>
+    <td data-col="state"><${StateBadge} r=${r} /></td>
+    <td data-col="health"><${HealthBadge} r=${r} /></td>
+    <td class="col-opt">${r.health === 'NotAssessed' ? r.waves.total : `${r.waves.done}/${r.waves.total}`}</td>
+    <td class="col-opt">${r.health === 'NotAssessed' ? r.objects.total : `${r.objects.healthy}/${r.objects.total}`}</td>
     <td class="mono">${r.revision}</td>
     <td class="msg col-opt">${r.message}</td>
   </tr>`;
@@ -270,8 +281,7 @@ function ReleasePage({ namespace, name }) {
     setOutcome(body.kind === undefined ? { kind: 'failed', message: body.error } : body);
   };
   return html`<h1>Release ${key}</h1>
-    <p><${Badge} word=${d.row.state} /> ${d.row.pinned ? html`<span class="badge s-warn">pinned</span> ` : null}
-      ${d.progress.message || d.row.message}</p>
+    <p data-testid="state"><${StateBadge} r=${d.row} /> ${d.progress.message || d.row.message}</p>
     <${Actions} d=${d} ask=${ask} perms=${perms} />
     <${Outcome} outcome=${outcome} />
     ${confirm === undefined ? null : html`<${Confirm} c=${confirm} base=${base} run=${run} cancel=${() => setConfirm(undefined)} />`}
@@ -427,8 +437,8 @@ function Overview({ d }) {
   const p = d.policy;
   return html`<section aria-labelledby="h-overview"><h2 id="h-overview">Overview</h2>
     <dl class="facts">
-      <dt>Ready</dt><dd><${Badge} word=${d.row.ready} /> ${d.row.readyReason}</dd>
-      <dt>Healthy</dt><dd><${Badge} word=${d.row.healthy} /> ${d.row.healthyReason}</dd>
+      <dt>State</dt><dd><${StateBadge} r=${d.row} /> ${d.row.reason}</dd>
+      <dt>Health</dt><dd><${HealthBadge} r=${d.row} /></dd>
       <dt>Revision</dt><dd class="mono">${d.row.revision}</dd>
       <dt>Source</dt><dd>${d.source}</dd>
       <dt>Cluster</dt><dd>${d.row.cluster}</dd>
