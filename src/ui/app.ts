@@ -13,6 +13,7 @@ import { forbidden, type Outcome, parseAction } from './actions.ts';
 import type { UiBackend } from './backend.ts';
 import { EventHub } from './events.ts';
 import { LiveState } from './live.ts';
+import { DEFAULT_LEASE_NAMESPACE } from './liveness.ts';
 import { clusterRow, releaseKey, releaseSetRow } from './model.ts';
 import { permissionsFor } from './permissions.ts';
 
@@ -68,6 +69,8 @@ export interface UiAppOptions {
   readonly backend: UiBackend;
   /** Watch every namespace when the user may (default true); else the backend's namespace. */
   readonly allNamespaces?: boolean;
+  /** Where convoy's processes keep their shard Leases (default convoy-system, as their --lease-namespace). */
+  readonly leaseNamespace?: string;
 }
 
 export interface UiApp {
@@ -86,7 +89,12 @@ export interface UiApp {
 
 export async function startUiApp(opts: UiAppOptions): Promise<UiApp> {
   const { backend } = opts;
-  const live = await LiveState.start(backend.client, backend.namespace, opts.allNamespaces ?? true);
+  const live = await LiveState.start(
+    backend.client,
+    backend.namespace,
+    opts.allNamespaces ?? true,
+    opts.leaseNamespace ?? DEFAULT_LEASE_NAMESPACE,
+  );
   const hub = new EventHub(live);
 
   const sendFile = async (res: ServerResponse, file: string) => {
@@ -126,7 +134,7 @@ export async function startUiApp(opts: UiAppOptions): Promise<UiApp> {
     const parts = path.split('/').slice(2).map(decodeURIComponent);
     const [top, ns, name, sub, arg, more] = parts;
     if (req.method === 'GET' && top === 'session' && ns === undefined) {
-      return json(res, 200, { scope: live.scope, problems: live.problems() });
+      return json(res, 200, { scope: live.scope, problems: live.problems(), liveness: hub.liveness() });
     }
     if (req.method === 'GET' && top === 'events' && ns === undefined) {
       return hub.subscribe(res, url.searchParams.get('release') ?? undefined);

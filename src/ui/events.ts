@@ -4,6 +4,7 @@
 // Release's whole view again; a change of a Cluster or ReleaseSet is a `fleet` event (those pages re-read). A comment line every 15 s keeps proxies from closing a quiet stream.
 import type { ServerResponse } from 'node:http';
 import type { LiveState } from './live.ts';
+import { type Liveness, liveness } from './liveness.ts';
 import { type ReleaseDetail, type ReleaseRow, releaseDetail, releaseRow } from './model.ts';
 
 const BATCH_MS = 40;
@@ -22,6 +23,9 @@ export class EventHub {
   #pending = new Set<string>();
   #fleet = false;
   #problems = false;
+  /** The liveness last sent (JSON), and the timer that looks again when a live Lease would lapse. */
+  #liveness = '';
+  #livenessTimer: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #keepalive: NodeJS.Timeout;
   readonly #off: () => void;
@@ -29,7 +33,8 @@ export class EventHub {
   constructor(live: LiveState) {
     this.#live = live;
     this.#off = live.on(({ kind, key }) => {
-      if (key === '') this.#problems = true;
+      if (kind === 'Lease') this.#checkLiveness();
+      else if (key === '') this.#problems = true;
       else if (kind === 'Cluster' || kind === 'ReleaseSet') this.#fleet = true;
       else {
         this.#rows.delete(key);
@@ -40,6 +45,29 @@ export class EventHub {
     this.#keepalive = setInterval(() => {
       for (const s of this.#subs) s.res.write(': keepalive\n\n');
     }, KEEPALIVE_MS);
+  }
+
+  /** Whether convoy's processes run, as the Leases the watch holds now say. */
+  liveness(): Liveness {
+    const problem = this.#live.problems().find((p) => p.kind === 'Lease');
+    if (problem !== undefined) return { kind: 'unreadable', message: problem.message };
+    const leases = this.#live.leases.hasSynced() ? this.#live.leases.cache.list() : undefined;
+    const at = liveness(leases, this.#live.leaseNamespace, Date.now());
+    if (this.#livenessTimer !== undefined) clearTimeout(this.#livenessTimer);
+    this.#livenessTimer =
+      at.recheckAt === undefined
+        ? undefined
+        : setTimeout(() => this.#checkLiveness(), Math.max(0, at.recheckAt - Date.now()) + 50);
+    return at.liveness;
+  }
+
+  /** Sends the liveness to every page when it changed (a Lease event, or a live one lapsing). */
+  #checkLiveness(): void {
+    const now = this.liveness();
+    const text = JSON.stringify(now);
+    if (text === this.#liveness) return;
+    this.#liveness = text;
+    for (const s of this.#subs) s.res.write(`event: liveness\ndata: ${text}\n\n`);
   }
 
   /** The row of one Release, cached until it or its inventory changes. */
@@ -79,6 +107,7 @@ export class EventHub {
       connection: 'keep-alive',
     });
     res.write('retry: 1000\n\n');
+    res.write(`event: liveness\ndata: ${JSON.stringify(this.liveness())}\n\n`);
     const sub: Subscriber = { res, release };
     this.#subs.add(sub);
     res.on('close', () => this.#subs.delete(sub));
@@ -117,6 +146,7 @@ export class EventHub {
     this.#off();
     clearInterval(this.#keepalive);
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#livenessTimer !== undefined) clearTimeout(this.#livenessTimer);
     for (const s of this.#subs) s.res.end();
     this.#subs.clear();
   }

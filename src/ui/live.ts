@@ -11,11 +11,13 @@ import { errorMessage } from '../lib/errors.ts';
 import { nameOf, namespaceOf } from '../lib/names.ts';
 import type { KubeObject } from '../runtime/filters.ts';
 import { Informer } from '../runtime/informer.ts';
+import type { Lease } from '../runtime/lease.ts';
+import { leasePath } from '../runtime/lease-api.ts';
 import { Transport } from '../runtime/transport.ts';
 
 export type Scope = { readonly kind: 'all' } | { readonly kind: 'namespace'; readonly namespace: string };
 
-type Kind = 'Release' | 'ReleaseInventory' | 'Cluster' | 'ReleaseSet';
+type Kind = 'Release' | 'ReleaseInventory' | 'Cluster' | 'ReleaseSet' | 'Lease';
 type K<T> = T & KubeObject;
 
 export interface WatchProblem {
@@ -33,13 +35,22 @@ export class LiveState {
   readonly clusters: Informer<K<Cluster>>;
   /** Undefined when the cluster's convoy has no ReleaseSet CRD (an older install); a problem says so. */
   readonly releaseSets: Informer<K<ReleaseSet>> | undefined;
+  /** The shard Leases of convoy's processes: whether they run (liveness.ts). */
+  readonly leases: Informer<K<Lease>>;
+  readonly leaseNamespace: string;
   readonly #listeners = new Set<Listener>();
   readonly #problems = new Map<Kind, WatchProblem>();
 
-  private constructor(client: KubeClient, scope: Scope, paths: Record<Kind, string | undefined>) {
+  private constructor(
+    client: KubeClient,
+    scope: Scope,
+    paths: Record<Kind, string | undefined>,
+    leaseNamespace: string,
+  ) {
     this.scope = scope;
+    this.leaseNamespace = leaseNamespace;
     const transport = new Transport(client.transport);
-    const make = <T extends K<Release | ReleaseInventory | Cluster | ReleaseSet>>(
+    const make = <T extends K<Release | ReleaseInventory | Cluster | ReleaseSet | Lease>>(
       kind: Kind,
       path: string,
     ) => {
@@ -74,6 +85,7 @@ export class LiveState {
     this.releases = make<K<Release>>('Release', need('Release'));
     this.inventories = make<K<ReleaseInventory>>('ReleaseInventory', need('ReleaseInventory'));
     this.clusters = make<K<Cluster>>('Cluster', need('Cluster'));
+    this.leases = make<K<Lease>>('Lease', need('Lease'));
     const sets = paths.ReleaseSet;
     this.releaseSets = sets === undefined ? undefined : make<K<ReleaseSet>>('ReleaseSet', sets);
     if (sets === undefined) {
@@ -89,7 +101,12 @@ export class LiveState {
    * Watches every namespace when the user may list Releases cluster-wide, else only `namespace` (the
    * kubeconfig context's), as kubectl without -A would.
    */
-  static async start(client: KubeClient, namespace: string, allNamespaces: boolean): Promise<LiveState> {
+  static async start(
+    client: KubeClient,
+    namespace: string,
+    allNamespaces: boolean,
+    leaseNamespace: string,
+  ): Promise<LiveState> {
     let scope: Scope = { kind: 'namespace', namespace };
     if (allNamespaces) {
       const all = await client.pathOf({ apiVersion: API_VERSION, kind: 'Release' });
@@ -109,16 +126,25 @@ export class LiveState {
       // An install from before ReleaseSets: the page says so (a problem), the rest works.
       if (!(isKubeError(err) && err.code === 404)) throw err;
     }
-    const state = new LiveState(client, scope, {
-      Release: await path('Release'),
-      ReleaseInventory: await path('ReleaseInventory'),
-      Cluster: await path('Cluster'),
-      ReleaseSet: releaseSets,
-    });
+    const state = new LiveState(
+      client,
+      scope,
+      {
+        Release: await path('Release'),
+        ReleaseInventory: await path('ReleaseInventory'),
+        Cluster: await path('Cluster'),
+        ReleaseSet: releaseSets,
+        Lease: leasePath(leaseNamespace),
+      },
+      leaseNamespace,
+    );
     state.releases.start();
     state.inventories.start();
     state.clusters.start();
     state.releaseSets?.start();
+    state.leases.start();
+    // Liveness is unknown until the first list: tell the listeners when it is known.
+    void state.leases.waitForSync().then(() => state.#emit({ kind: 'Lease', key: '' }));
     return state;
   }
 
@@ -163,6 +189,7 @@ export class LiveState {
       this.inventories.stop(),
       this.clusters.stop(),
       this.releaseSets?.stop(),
+      this.leases.stop(),
     ]);
   }
 }

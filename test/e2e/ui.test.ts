@@ -394,3 +394,27 @@ test('only the session may use the server: no cookie 401, a write without X-Conv
   });
   assert.equal(status, 421);
 });
+
+// Last: it stops the controller-manager the tests above need.
+test('a banner says the controller-manager is not running within one lease duration of its crash', async () => {
+  assert.ok(manager);
+  await home(page);
+  // Both processes run: the page knows (liveness sent) and shows no banner.
+  await page.locator('main[data-liveness="known"]').waitFor({ timeout: UI_WAIT_MS });
+  assert.equal(await page.getByTestId('down-convoy-controller-manager').count(), 0);
+  const killed = Date.now();
+  await manager.kill(); // SIGKILL: its Leases are not released, they lapse (5 s, test/support/processes.ts)
+  const banner = page.getByTestId('down-convoy-controller-manager');
+  // One lease duration, and the page's own delay to draw it (a busy machine may add a second).
+  await banner.waitFor({ timeout: 5_000 + 3_000 });
+  const seconds = (Date.now() - killed) / 1000;
+  assert.match(
+    await banner.innerText(),
+    /^convoy-controller-manager not running since \d\d:\d\d:\d\d: nothing syncs or rolls back\./,
+  );
+  assert.equal(await page.getByTestId('down-convoy-observer').count(), 0, 'the observer still runs');
+  console.log(`# banner ${seconds.toFixed(1)} s after the controller-manager was killed`);
+  await screenshot(page, 'controller-down');
+  const serious = await seriousViolations(page);
+  assert.deepEqual(serious, [], `axe: ${JSON.stringify(serious, null, 2)}`);
+});

@@ -16,6 +16,8 @@ const store = {
   problems: [],
   scope: undefined,
   detail: undefined,
+  /** Whether convoy's processes run (src/ui/liveness.ts), sent on every event stream. */
+  liveness: { kind: 'unknown' },
   fleetVersion: 0,
   listeners: new Set(),
   emit() {
@@ -59,6 +61,10 @@ function follow(releaseKey) {
   });
   events.addEventListener('problems', (e) => {
     store.problems = JSON.parse(e.data);
+    store.emit();
+  });
+  events.addEventListener('liveness', (e) => {
+    store.liveness = JSON.parse(e.data);
     store.emit();
   });
   events.addEventListener('fleet', () => {
@@ -143,7 +149,37 @@ const HealthBadge = ({ r }) =>
     ? html`<span class="badge s-none" title="no healthAssessment: convoy does not judge the objects">not assessed</span>`
     : html`<${Badge} word=${r.health} />`;
 const short = (ref) => (ref === undefined ? '-' : ref.replace(/^sha256:/, '').slice(0, 12));
-const when = (t) => (t ? new Date(t).toLocaleString() : '-');
+
+// --- time: one format everywhere, relative in the text and absolute on hover ----------------------
+
+const pad = (n) => String(n).padStart(2, '0');
+/** "12:03:10": a time of day, the local clock, 24 h. */
+const clock = (t) => {
+  const d = new Date(t);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+};
+/** "2030-01-01 12:03:10": the one absolute format (local time). */
+const absolute = (t) => {
+  const d = new Date(t);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${clock(t)}`;
+};
+/** "42 s", "3 min", "2 h", "5 d": a span in the unit a reader wants. */
+const span = (ms) => {
+  const s = Math.round(Math.abs(ms) / 1000);
+  if (s < 90) return `${s} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 36 * 3600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} d`;
+};
+/** "3 min ago" or "in 42 s". */
+const relative = (t, now = Date.now()) => {
+  const ms = Date.parse(t) - now;
+  return ms > 0 ? `in ${span(ms)}` : `${span(ms)} ago`;
+};
+const valid = (t) => typeof t === 'string' && t !== '' && !Number.isNaN(Date.parse(t));
+/** A time as text relative to now, its absolute time on hover and for assistive technology. */
+const When = ({ t }) =>
+  valid(t) ? html`<time datetime=${t} title=${absolute(t)}>${relative(t)}</time>` : '-';
 
 /** A filter of the Releases page: one of `options`, or all of them (''). */
 const Choice = ({ label, value, options, onChange }) => html`<label>${label}
@@ -153,10 +189,26 @@ const Choice = ({ label, value, options, onChange }) => html`<label>${label}
     </select>
   </label>`;
 
+/** A banner for each convoy process that has no live shard Lease: the pages would look live otherwise. */
+function Liveness({ liveness }) {
+  if (liveness.kind === 'unreadable')
+    return html`<div class="banner warn" role="status" data-testid="liveness-unknown">
+      Cannot tell whether convoy's controller-manager and observer run: ${liveness.message}</div>`;
+  if (liveness.kind !== 'known' || liveness.down.length === 0) return null;
+  return html`<div class="banner error" role="alert">${liveness.down.map(
+    (d) =>
+      html`<p data-testid=${`down-${d.process}`}><strong>${d.process} not running${
+        d.since
+          ? html` since <time datetime=${d.since} title=${absolute(d.since)}>${clock(d.since)}</time>`
+          : ''
+      }</strong>: ${d.consequence}. <span class="muted">(no live Lease ${d.leases})</span></p>`,
+  )}</div>`;
+}
+
 function Problems({ problems }) {
   if (problems.length === 0) return null;
   return html`<div class="banner error" role="alert">
-    ${problems.map((p) => html`<p>Cannot watch ${p.kind}s (since ${when(p.since)}): ${p.message}</p>`)}
+    ${problems.map((p) => html`<p>Cannot watch ${p.kind}s (since <${When} t=${p.since} />): ${p.message}</p>`)}
   </div>`;
 }
 
@@ -445,7 +497,7 @@ function Overview({ d }) {
       <dt>Sync policy</dt><dd>${p.mode}${p.suspend ? ', suspended' : ''}${p.pin ? `, pinned to ${short(p.pin)}` : ''}</dd>
       <dt>Failure policy</dt><dd>${p.deadline === undefined ? 'none (no rollout)' : `deadline ${p.deadline}, rollback ${p.rollback}`}</dd>
       <dt>Current render</dt><dd class="mono">${short(d.currentRender?.renderRef)}${d.awaitingApproval ? ' (awaiting approval)' : ''}</dd>
-      <dt>Last healthy</dt><dd class="mono">${d.lastHealthy ? `${short(d.lastHealthy.renderRef)} since ${when(d.lastHealthy.time)}` : '-'}</dd>
+      <dt>Last healthy</dt><dd class="mono">${d.lastHealthy ? html`${short(d.lastHealthy.renderRef)} since <${When} t=${d.lastHealthy.time} />` : '-'}</dd>
     </dl></section>`;
 }
 
@@ -474,13 +526,13 @@ function Timeline({ items }) {
     <ol class="timeline">
       ${items.map(
         (t) => html`<li data-kind=${t.kind}>
-          <span class="time">${when(t.time)}</span> <strong>${t.title}</strong>
+          <span class="time"><${When} t=${t.time} /></span> <strong>${t.title}</strong>
           ${t.result ? html` <${Badge} word=${t.result} />` : null}
           ${t.revision ? html` revision <span class="mono">${t.revision}</span>` : null}
           ${t.renderRef ? html` render <span class="mono">${short(t.renderRef)}</span>` : null}
           ${t.trigger ? html`<div data-trigger=${t.trigger.kind}>triggered by: ${t.trigger.text}</div>` : null}
           ${t.reason ? html`<div>reason: <strong>${t.reason}</strong></div>` : null}
-          ${t.deadline ? html`<div>deadline: ${when(t.deadline)}</div>` : null}
+          ${t.deadline ? html`<div>deadline: <${When} t=${t.deadline} /></div>` : null}
           ${t.message ? html`<div class="msg">${t.message}</div>` : null}
         </li>`,
       )}
@@ -598,7 +650,7 @@ function History({ h, d, ask, base, perms }) {
         <th scope="col">Result</th><th scope="col">Stored</th><th scope="col">Actions</th></tr></thead>
       <tbody>${(h.history ?? []).map(
         (e) => html`<tr>
-          <td class="time">${when(e.appliedAt)}</td><td class="mono">${e.revision}</td>
+          <td class="time"><${When} t=${e.appliedAt} /></td><td class="mono">${e.revision}</td>
           <td class="mono">${short(e.renderRef)}</td>
           <td>${e.result ? html`<${Badge} word=${e.result} /> ${e.reason ?? ''}` : '-'}</td>
           <td>${e.stored ? 'yes' : 'no'}</td>
@@ -708,6 +760,7 @@ function ReleaseSetsPage() {
 
 function App() {
   const route = useRoute();
+  const s = useStore();
   useEffect(() => {
     document.title =
       route.page === 'release'
@@ -730,7 +783,8 @@ function App() {
         <li><a href=${`${ROOT}/releasesets`} aria-current=${cur('releasesets')}>Release sets</a></li>
       </ul></nav>
     </header>
-    <main id="main" tabindex="-1">
+    <main id="main" tabindex="-1" data-liveness=${s.liveness.kind}>
+      <${Liveness} liveness=${s.liveness} />
       ${
         route.page === 'release'
           ? html`<${ReleasePage} key=${`${route.namespace}/${route.name}`} namespace=${route.namespace} name=${route.name} />`
