@@ -18,6 +18,9 @@ import { clusterRow, releaseKey, releaseSetRow } from './model.ts';
 import { permissionsFor } from './permissions.ts';
 
 const WEB = fileURLToPath(new URL('./web/', import.meta.url));
+/** The repository's docs, linked from the empty pages: served as plain text, one flat folder. */
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+const DOC_NAME = /^[a-z0-9-]+\.md$/;
 const require = createRequire(import.meta.url);
 /** The browser's modules, by the name the import map gives them (their ES module builds). */
 const VENDOR: Readonly<Record<string, () => string>> = {
@@ -31,6 +34,7 @@ const TYPES: Readonly<Record<string, string>> = {
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8',
 };
 const MAX_BODY = 16 * 1024;
 /** A root path the pages may be given: absolute, URL-safe characters only, no trailing slash. */
@@ -235,6 +239,11 @@ export async function startUiApp(opts: UiAppOptions): Promise<UiApp> {
         const rel = normalize(path.slice('/static/'.length));
         if (rel.startsWith('..') || rel.includes('/..')) throw new HttpError(404, 'no such file');
         return sendFile(res, join(WEB, rel));
+      }
+      if (path.startsWith('/docs/')) {
+        const name = path.slice('/docs/'.length);
+        if (!DOC_NAME.test(name)) throw new HttpError(404, `no such page ${path}`);
+        return sendFile(res, join(DOCS, name));
       }
       if (path.startsWith('/api/')) {
         // A cross-site form or image cannot send this header (it would need a CORS preflight).

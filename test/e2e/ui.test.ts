@@ -249,6 +249,48 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
   await screenshot(page, 'release-rolled-back');
 });
 
+test('the list sorts, filters and counts per state, and Back restores the sort and the filter', async () => {
+  await home(page);
+  await row(page, 'broken')
+    .locator('td[data-col=state]', { hasText: 'RolledBack' })
+    .waitFor({ timeout: UI_WAIT_MS });
+  // Counts per state: each chip counts the rows in that state.
+  const states = await page.locator('tr[data-release] td[data-col=state] .badge:first-child').allInnerTexts();
+  const ready = states.filter((x) => x === 'Ready').length;
+  assert.ok(ready >= 2, `at least two Ready Releases: ${states.join(', ')}`);
+  assert.equal(await page.locator('.counts [data-state="Ready"] strong').innerText(), String(ready));
+  assert.equal(await page.locator('.counts [data-state="RolledBack"] strong').innerText(), '1');
+  // Filter to Ready, sort by name descending: both go into the address.
+  await page.getByLabel('State', { exact: true }).selectOption('Ready');
+  await page.locator('th button[data-sort="name"]').click(); // name is the default: ascending → descending
+  await page.locator('th[aria-sort="descending"] button[data-sort="name"]').waitFor();
+  const names = async () =>
+    await page.locator('tr[data-release]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-release')));
+  const before = await names();
+  assert.equal(before.length, ready);
+  assert.deepEqual(before, [...before].sort().reverse(), 'sorted by name, descending');
+  assert.match(page.url(), /[?&]state=Ready/);
+  assert.match(page.url(), /[?&]dir=desc/);
+  await screenshot(page, 'releases-filtered');
+  const serious = await seriousViolations(page);
+  assert.deepEqual(serious, [], `axe: ${JSON.stringify(serious, null, 2)}`);
+  // To a Release and Back: the same filter, order and rows.
+  const first = before[0]?.split('/')[1] ?? '';
+  await openRelease(page, first);
+  await page.goBack();
+  await page.getByRole('heading', { level: 1, name: 'Releases' }).waitFor();
+  await page.locator('th[aria-sort="descending"] button[data-sort="name"]').waitFor();
+  assert.equal(await page.getByLabel('State', { exact: true }).inputValue(), 'Ready');
+  await waitFor('the rows of the list after Back', async () => (await names()).length === before.length);
+  assert.deepEqual(await names(), before);
+  // The Age and Last change columns say how long ago, the absolute time on hover.
+  const age = page.locator(`tr[data-release="${before[0]}"] td[data-col=age] time`);
+  assert.match(await age.innerText(), /^\d+ (s|min|h|d) ago$/);
+  assert.match((await age.getAttribute('title')) ?? '', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  // Clear the filter for the tests that follow.
+  await page.getByLabel('State', { exact: true }).selectOption('');
+});
+
 test('approve in Manual mode: the diff first, then the render is applied', async () => {
   await home(page); // from the list, whatever page an earlier test left open
   await createRelease('manual', [configMap('gated', 0, { v: '1' })], { syncPolicy: { mode: 'Manual' } });

@@ -205,6 +205,10 @@ function Liveness({ liveness }) {
   )}</div>`;
 }
 
+/** A link to one of convoy's docs, served by this UI as text (src/ui/app.ts) in a new tab. */
+const DocLink = ({ page, children }) =>
+  html`<a href=${`${ROOT}/docs/${page}`} target="_blank" rel="noopener">${children}</a>`;
+
 function Problems({ problems }) {
   if (problems.length === 0) return null;
   return html`<div class="banner error" role="alert">
@@ -214,11 +218,78 @@ function Problems({ problems }) {
 
 // --- Releases -------------------------------------------------------------------------------------
 
+/** The states in the order a reader wants them counted: what needs attention first. */
+const STATE_ORDER = [
+  'Failed',
+  'RolledBack',
+  'Degraded',
+  'Progressing',
+  'AwaitingApproval',
+  'Waiting',
+  'Pending',
+  'Suspended',
+  'Deleting',
+  'Ready',
+];
+
+/** The sortable columns of the list: each a key of a row to compare by. */
+const SORTS = {
+  namespace: (r) => r.namespace,
+  name: (r) => r.key,
+  state: (r) => String(STATE_ORDER.indexOf(r.state)).padStart(2, '0'),
+  health: (r) => r.health,
+  revision: (r) => r.revision,
+  age: (r) => r.createdAt,
+  changed: (r) => r.changedAt,
+};
+
+/** The list's filters and order, kept in the address (?ns=&state=&q=&sort=&dir=) so Back restores them. */
+function readListQuery() {
+  const q = new URLSearchParams(location.search);
+  const sort = q.get('sort') ?? 'name';
+  return {
+    ns: q.get('ns') ?? '',
+    state: q.get('state') ?? '',
+    q: q.get('q') ?? '',
+    sort: sort in SORTS ? sort : 'name',
+    dir: q.get('dir') === 'desc' ? 'desc' : 'asc',
+  };
+}
+
+function useListQuery() {
+  const [query, setQuery] = useState(readListQuery);
+  useEffect(() => {
+    const on = () => setQuery(readListQuery());
+    addEventListener('popstate', on);
+    return () => removeEventListener('popstate', on);
+  }, []);
+  const update = (change) => {
+    const next = { ...query, ...change };
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(next)) {
+      const dflt = k === 'sort' ? 'name' : k === 'dir' ? 'asc' : '';
+      if (v !== dflt) params.set(k, v);
+    }
+    const search = params.toString();
+    // Replaced, not pushed: typing a search is not a page to go Back to; leaving the list is.
+    history.replaceState(null, '', `${location.pathname}${search === '' ? '' : `?${search}`}`);
+    setQuery(next);
+  };
+  return [query, update];
+}
+
+function SortHeader({ id, label, query, update, className }) {
+  const active = query.sort === id;
+  const dir = active && query.dir === 'asc' ? 'desc' : 'asc';
+  return html`<th scope="col" class=${className} aria-sort=${active ? (query.dir === 'asc' ? 'ascending' : 'descending') : undefined}>
+    <button type="button" class="sort" data-sort=${id} onClick=${() => update({ sort: id, dir: active ? dir : 'asc' })}>
+      ${label}<span aria-hidden="true">${active ? (query.dir === 'asc' ? ' ▲' : ' ▼') : ''}</span>
+    </button></th>`;
+}
+
 function ReleasesPage() {
   const s = useStore();
-  const [ns, setNs] = useState('');
-  const [state, setState] = useState('');
-  const [text, setText] = useState('');
+  const [query, update] = useListQuery();
   useEffect(() => {
     follow(undefined);
     loadRows().catch((err) => {
@@ -228,56 +299,76 @@ function ReleasesPage() {
   }, []);
   const rows = [...s.rows.values()];
   const namespaces = useMemo(() => [...new Set(rows.map((r) => r.namespace))].sort(), [rows.length]);
-  const states = [...new Set(rows.map((r) => r.state))].sort();
-  const needle = text.trim().toLowerCase();
+  const counts = new Map();
+  for (const r of rows) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+  const needle = query.q.trim().toLowerCase();
+  const by = SORTS[query.sort];
+  const sign = query.dir === 'desc' ? -1 : 1;
   const shown = rows
     .filter(
       (r) =>
-        (ns === '' || r.namespace === ns) &&
-        (state === '' || r.state === state) &&
+        (query.ns === '' || r.namespace === query.ns) &&
+        (query.state === '' || r.state === query.state) &&
         (needle === '' ||
           r.key.toLowerCase().includes(needle) ||
           r.message.toLowerCase().includes(needle) ||
           r.revision.toLowerCase().includes(needle)),
     )
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    .sort((a, b) => sign * (by(a).localeCompare(by(b)) || a.key.localeCompare(b.key)));
+  const header = (id, label, className) =>
+    html`<${SortHeader} id=${id} label=${label} query=${query} update=${update} className=${className} />`;
   return html`<h1>Releases</h1>
     <${Problems} problems=${s.problems.filter((p) => p.kind === 'Release' || p.kind === 'ReleaseInventory')} />
+    <div class="counts" role="group" aria-label="Releases per state">
+      ${STATE_ORDER.filter((st) => counts.has(st)).map(
+        (
+          st,
+        ) => html`<button type="button" class="chip" data-state=${st} aria-pressed=${query.state === st ? 'true' : 'false'}
+          onClick=${() => update({ state: query.state === st ? '' : st })}>${st} <strong>${counts.get(st)}</strong></button>`,
+      )}
+    </div>
     <form class="filters" role="search" onSubmit=${(e) => e.preventDefault()}>
-      <${Choice} label="Namespace" value=${ns} options=${namespaces} onChange=${setNs} />
-      <${Choice} label="State" value=${state} options=${states} onChange=${setState} />
+      <${Choice} label="Namespace" value=${query.ns} options=${namespaces} onChange=${(ns) => update({ ns })} />
+      <${Choice} label="State" value=${query.state} options=${STATE_ORDER} onChange=${(state) => update({ state })} />
       <label>Search
-        <input type="search" value=${text} placeholder="name, revision, message"
-          onInput=${(e) => setText(e.currentTarget.value)} />
+        <input type="search" value=${query.q} placeholder="name, revision, message"
+          onInput=${(e) => update({ q: e.currentTarget.value })} />
       </label>
       <span class="count" role="status" aria-live="polite">${shown.length} of ${rows.length} Releases</span>
     </form>
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Releases with their state, health, rollout and revision</caption>
+    ${
+      rows.length === 0 && s.scope !== undefined
+        ? html`<p class="empty" data-testid="empty">No Releases${s.scope?.kind === 'namespace' ? ` in namespace ${s.scope.namespace}` : ''} yet.
+            <${DocLink} page="getting-started.md">Getting started</${DocLink}> shows how to create one.</p>`
+        : html`<div class="table-wrap">
+      <table class="releases">
+        <caption class="visually-hidden">Releases with their state, health, rollout and revision; the column headers sort</caption>
         <thead><tr>
-          <th scope="col">Namespace</th><th scope="col">Name</th><th scope="col">State</th>
-          <th scope="col">Health</th><th scope="col" class="col-opt">Waves</th>
-          <th scope="col" class="col-opt">Objects</th><th scope="col">Revision</th>
-          <th scope="col" class="col-opt">Message</th>
+          ${header('namespace', 'Namespace')}${header('name', 'Name')}${header('state', 'State')}
+          ${header('health', 'Health')}<th scope="col">Waves</th><th scope="col">Objects</th>
+          ${header('revision', 'Revision')}${header('age', 'Age')}${header('changed', 'Last change')}
+          <th scope="col">Message</th>
         </tr></thead>
         <tbody>
           ${shown.map((r) => html`<${ReleaseRow} key=${r.key} r=${r} />`)}
         </tbody>
       </table>
-    </div>`;
+    </div>`
+    }`;
 }
 
 function ReleaseRow({ r }) {
   return html`<tr data-release=${r.key}>
-    <td>${r.namespace}</td>
-    <td><a href=${`${ROOT}/releases/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`}>${r.name}</a></td>
-    <td data-col="state"><${StateBadge} r=${r} /></td>
-    <td data-col="health"><${HealthBadge} r=${r} /></td>
-    <td class="col-opt">${r.health === 'NotAssessed' ? r.waves.total : `${r.waves.done}/${r.waves.total}`}</td>
-    <td class="col-opt">${r.health === 'NotAssessed' ? r.objects.total : `${r.objects.healthy}/${r.objects.total}`}</td>
-    <td class="mono">${r.revision}</td>
-    <td class="msg col-opt">${r.message}</td>
+    <td data-label="Namespace">${r.namespace}</td>
+    <td data-label="Name"><a href=${`${ROOT}/releases/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`}>${r.name}</a></td>
+    <td data-label="State" data-col="state"><${StateBadge} r=${r} /></td>
+    <td data-label="Health" data-col="health"><${HealthBadge} r=${r} /></td>
+    <td data-label="Waves">${r.health === 'NotAssessed' ? r.waves.total : `${r.waves.done}/${r.waves.total}`}</td>
+    <td data-label="Objects">${r.health === 'NotAssessed' ? r.objects.total : `${r.objects.healthy}/${r.objects.total}`}</td>
+    <td data-label="Revision" class="mono">${r.revision}</td>
+    <td data-label="Age" data-col="age"><${When} t=${r.createdAt} /></td>
+    <td data-label="Last change" data-col="changed"><${When} t=${r.changedAt} /></td>
+    <td data-label="Message" class="msg">${r.message}</td>
   </tr>`;
 }
 
@@ -543,13 +634,13 @@ function Objects({ entries }) {
   return html`<section aria-labelledby="h-objects"><h2 id="h-objects">Objects</h2>
     <div class="table-wrap"><table>
       <thead><tr><th scope="col">Wave</th><th scope="col">Object</th><th scope="col">Health</th>
-        <th scope="col" class="col-opt">Rule</th><th scope="col">Message</th></tr></thead>
+        <th scope="col">Rule</th><th scope="col">Message</th></tr></thead>
       <tbody>${entries.map(
         (e) => html`<tr data-object=${`${e.kind}/${e.name}`}>
           <td>${e.wave}</td>
           <td>${e.kind}${e.group ? `.${e.group}` : ''} <span class="mono">${e.namespace ? `${e.namespace}/` : ''}${e.name}</span></td>
           <td><${Badge} word=${e.state} /></td>
-          <td class="col-opt mono">${e.rule ?? '-'}</td>
+          <td class="mono">${e.rule ?? '-'}</td>
           <td class="msg">${e.message}</td>
         </tr>`,
       )}</tbody>
@@ -708,8 +799,11 @@ function ClustersPage() {
   if (waiting !== null) return waiting;
   return html`<h1>Clusters</h1>
     <${Problems} problems=${body.problems} />
-    ${body.clusters.length === 0 ? html`<p>No Cluster objects: every Release deploys to the cluster convoy runs in.</p>` : null}
-    <div class="table-wrap"><table>
+    ${
+      body.clusters.length === 0
+        ? html`<p class="empty" data-testid="empty">No Cluster objects: every Release deploys to the cluster convoy runs in.
+            <${DocLink} page="fleets.md">Fleets</${DocLink}> shows how to add other clusters.</p>`
+        : html`<div class="table-wrap"><table>
       <thead><tr><th scope="col">Namespace</th><th scope="col">Name</th><th scope="col">Ready</th>
         <th scope="col">Wave</th><th scope="col">Version</th><th scope="col">Message</th></tr></thead>
       <tbody>${body.clusters.map(
@@ -717,7 +811,8 @@ function ClustersPage() {
           <td><${Badge} word=${c.ready} title=${c.reason} /></td><td>${c.wave}</td>
           <td>${c.serverVersion || '-'}</td><td class="msg">${c.reason}${c.message ? `: ${c.message}` : ''}</td></tr>`,
       )}</tbody>
-    </table></div>`;
+    </table></div>`
+    }`;
 }
 
 // --- ReleaseSets ----------------------------------------------------------------------------------
@@ -729,7 +824,12 @@ function ReleaseSetsPage() {
   const link = (ns, name) => `${ROOT}/releases/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`;
   return html`<h1>Release sets</h1>
     <${Problems} problems=${body.problems} />
-    ${body.sets.length === 0 ? html`<p>No ReleaseSets.</p>` : null}
+    ${
+      body.sets.length === 0
+        ? html`<p class="empty" data-testid="empty">No ReleaseSets: a ReleaseSet rolls one revision out to many clusters, wave by wave.
+            <${DocLink} page="fleets.md">Fleets</${DocLink}> shows how to write one.</p>`
+        : null
+    }
     ${body.sets.map(
       (set) => html`<section key=${set.key} aria-labelledby=${`set-${set.key}`} data-releaseset=${set.key}>
         <h2 id=${`set-${set.key}`}>${set.key}</h2>
