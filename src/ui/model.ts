@@ -18,6 +18,7 @@ import {
 } from '../server/release-state.ts';
 import { describeRequester, parseRequester } from '../server/sync.ts';
 import { type HealthResult, healthResult } from '../server/views.ts';
+import { type RollbackOffer, rollbackOffer, type UnpinOffer, unpinOffer } from './offers.ts';
 
 export interface ReleaseRow {
   /** "namespace/name" */
@@ -324,6 +325,8 @@ export interface ReleaseDetail {
   readonly health: HealthResult;
   readonly timeline: readonly TimelineItem[];
   readonly drift: DriftView;
+  /** Rollback and Unpin as the page offers them, with their consequence (offers.ts). */
+  readonly offers: { readonly rollback: RollbackOffer; readonly unpin: UnpinOffer };
 }
 
 function sourceLine(r: Release): string {
@@ -376,6 +379,7 @@ export function releaseDetail(r: Release, inv: ReleaseInventory | undefined): Re
     health,
     timeline: timeline(r),
     drift: driftView(r, inv),
+    offers: { rollback: rollbackOffer(r), unpin: unpinOffer(r) },
   };
 }
 

@@ -71,6 +71,8 @@ after(async () => {
   await cluster?.stop();
 });
 
+/** `s` as a regular expression that matches it literally. */
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const row = (p: Page, name: string) => p.locator(`tr[data-release="${NS}/${name}"]`);
 const openRelease = async (p: Page, name: string) => {
   await p.locator(`tr[data-release="${NS}/${name}"] a`).click();
@@ -247,6 +249,37 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
   // The summary is a line of its own, not glued to the last unchanged line.
   assert.match(lines.at(-1) ?? '', /^\d+ changed, \d+ unchanged, \d+ to prune/);
   await screenshot(page, 'release-rolled-back');
+  // Rolled back already: a Rollback would only pin the render running now, and the page says so.
+  const rollback = page.getByRole('button', { name: 'Rollback', exact: true });
+  assert.equal(await rollback.isDisabled(), true);
+  assert.match(
+    await page.getByTestId('rollback-why').innerText(),
+    new RegExp(
+      `revision ${escape(shortRevision(lh.revision))}\\) is the last healthy one \\(convoy already rolled back to it\\): a rollback would only pin it`,
+    ),
+  );
+  // Pin the last healthy render from the history: the dialog names the action, the result offers its undo.
+  await page.getByRole('button', { name: `Pin ${lh.renderRef.slice(7, 19)}` }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('heading', { name: `Pin render ${lh.renderRef.slice(7, 19)}` }).waitFor();
+  await dialog.getByRole('button', { name: 'Pin', exact: true }).click();
+  await page.getByText(`Pinned render ${lh.renderRef.slice(7, 19)}.`).waitFor({ timeout: UI_WAIT_MS });
+  await page.getByRole('button', { name: 'Undo: Unpin' }).click();
+  // Unpin now would re-apply the render that just rolled back: the dialog warns, with when and why.
+  await dialog.getByRole('heading', { name: 'Unpin and follow the source' }).waitFor();
+  const warning = dialog.getByTestId('unpin-warning');
+  await warning.waitFor({ timeout: UI_WAIT_MS });
+  assert.match(
+    await warning.innerText(),
+    new RegExp(
+      `re-applies revision\\s+${escape(shortRevision(ro?.revision ?? '?'))}\\s+\\(render ${(ro?.renderRef ?? '').slice(7, 19)}\\), which rolled back at \\d\\d:\\d\\d:\\d\\d \\(\\d+ (s|min) ago\\) after ${ro?.reason}`,
+    ),
+  );
+  await screenshot(page, 'unpin-warning');
+  const serious = await seriousViolations(page);
+  assert.deepEqual(serious, [], `axe: ${JSON.stringify(serious, null, 2)}`);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
 });
 
 test('the list sorts, filters and counts per state, and Back restores the sort and the filter', async () => {
@@ -326,8 +359,13 @@ test('approve in Manual mode: the diff first, then the render is applied', async
   );
   assert.match(approveLines.at(-1) ?? '', /^\d+ changed, \d+ unchanged, \d+ to prune/);
   await screenshot(page, 'approve-diff');
-  await dialog.getByRole('button', { name: 'Confirm' }).click();
-  await page.getByText(/approved render sha256:/).waitFor({ timeout: UI_WAIT_MS });
+  // The dialog names the action and its button says what it does.
+  const ref = (await getRelease(client, NS, 'manual'))?.status?.currentRender?.renderRef ?? '';
+  await dialog.getByRole('heading', { name: `Approve render ${ref.slice(7, 19)}` }).waitFor();
+  await dialog.getByRole('button', { name: 'Approve and apply' }).click();
+  await page
+    .getByText(`Approved render ${ref.slice(7, 19)}: the controller applies it now.`)
+    .waitFor({ timeout: UI_WAIT_MS });
   await page
     .locator('ol.timeline li[data-kind="render"] [data-trigger="requested"]', {
       // "at <time>" only until the observer's wake-up restamps sync-requested-at (model.ts triggerOf)

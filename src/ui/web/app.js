@@ -421,12 +421,12 @@ function ReleasePage({ namespace, name }) {
       body: JSON.stringify(action),
     });
     const body = await res.json();
-    setOutcome(body.kind === undefined ? { kind: 'failed', message: body.error } : body);
+    setOutcome(body.kind === undefined ? { kind: 'failed', message: body.error } : { ...body, action });
   };
   return html`<h1>Release ${key}</h1>
     <p data-testid="state"><${StateBadge} r=${d.row} /> ${d.progress.message || d.row.message}</p>
     <${Actions} d=${d} ask=${ask} perms=${perms} />
-    <${Outcome} outcome=${outcome} />
+    <${Outcome} outcome=${outcome} ask=${ask} />
     ${confirm === undefined ? null : html`<${Confirm} c=${confirm} base=${base} run=${run} cancel=${() => setConfirm(undefined)} />`}
     <${Overview} d=${d} />
     <${Rollout} d=${d} />
@@ -477,63 +477,96 @@ function PermissionNote({ perms }) {
     )}</div>`;
 }
 
+/** Each action's dialog: a title that names it, what it does, and the button that does it. */
+const DIALOGS = {
+  sync: () => ({
+    title: 'Sync now',
+    verb: 'Sync',
+    text: 'Asks the controller to reconcile this Release now: fetch the source, render, apply what changed.',
+  }),
+  forceSync: () => ({
+    title: 'Force a sync',
+    verb: 'Force sync',
+    text: 'The next reconcile opens the manual gate once, re-applies every object, re-arms the hooks and retries a Failed or RolledBack render once.',
+  }),
+  approve: (ref) => ({
+    title: `Approve render ${short(ref)}`,
+    verb: 'Approve and apply',
+    text: 'The controller applies this render: the diff below is what changes in the cluster.',
+    diff: ref,
+  }),
+  pin: (ref, revision) => ({
+    title: `Pin render ${short(ref)}`,
+    verb: 'Pin',
+    text: `convoy applies render ${short(ref)} (revision ${revision}) and stops following the source until you unpin.`,
+  }),
+  rollback: (ref, revision) => ({
+    title: `Roll back to revision ${revision}`,
+    verb: 'Roll back',
+    text: `convoy applies the last healthy render ${short(ref)} (revision ${revision}) and pins it: it stops following the source until you unpin.`,
+  }),
+  unpin: () => ({
+    title: 'Unpin and follow the source',
+    verb: 'Unpin',
+    text: 'convoy follows the source again and applies its newest render.',
+  }),
+  suspend: () => ({
+    title: 'Suspend this Release',
+    verb: 'Suspend',
+    text: 'convoy neither syncs nor rolls it back until resumed.',
+  }),
+  resume: () => ({ title: 'Resume this Release', verb: 'Resume', text: 'convoy syncs this Release again.' }),
+};
+
+/** A confirmation request for `action`, with its dialog's words. */
+const request = (action, ...args) => ({ action, ...DIALOGS[action.kind](...args) });
+
 function Actions({ d, ask, perms }) {
   const p = d.policy;
   const cur = d.currentRender?.renderRef;
+  const { rollback, unpin } = d.offers;
   // Until the pre-check answers, and for what it refuses, the button is disabled and points at the note.
   const may = (kind) => perms?.actions?.[kind]?.allowed === true || perms?.error !== undefined;
   const gate = (kind) => (may(kind) ? {} : { disabled: true, 'aria-describedby': 'precheck' });
   return html`<${PermissionNote} perms=${perms} />
   <div class="actions" role="group" aria-label="Actions">
-    <button type="button" ...${gate('sync')} onClick=${() => ask({ action: { kind: 'sync' }, text: 'Request a sync now?' })}>Sync</button>
-    <button type="button" ...${gate('forceSync')} onClick=${() =>
-      ask({
-        action: { kind: 'forceSync' },
-        text: 'Force a sync? The next reconcile opens the manual gate once, re-applies, re-arms hooks and retries a Failed or RolledBack render once.',
-      })}>Forced sync</button>
+    <button type="button" ...${gate('sync')} onClick=${() => ask(request({ kind: 'sync' }))}>Sync</button>
+    <button type="button" ...${gate('forceSync')} onClick=${() => ask(request({ kind: 'forceSync' }))}>Forced sync</button>
     ${
       p.mode === 'Manual' && cur !== undefined
         ? html`<button type="button" ...${gate('approve')} class="primary" onClick=${() =>
-            ask({
-              action: { kind: 'approve', renderRef: cur },
-              text: `Approve render ${short(cur)}?`,
-              diff: cur,
-            })}>
-            Approve…</button>`
+            ask(request({ kind: 'approve', renderRef: cur }, cur))}>Approve…</button>`
         : null
     }
     ${
-      d.lastHealthy !== undefined && p.pin !== d.lastHealthy.renderRef
+      rollback.kind === 'offered'
         ? html`<button type="button" ...${gate('rollback')} class="danger" onClick=${() =>
-            ask({
-              action: { kind: 'rollback' },
-              text: `Roll back to the last healthy render ${short(d.lastHealthy.renderRef)} (revision ${d.lastHealthy.revision})? It pins it: convoy stops following the source until you unpin.`,
-            })}>Rollback</button>`
-        : null
+            ask(request({ kind: 'rollback' }, rollback.renderRef, rollback.revision))}>Rollback</button>`
+        : html`<button type="button" disabled aria-describedby="rollback-why">Rollback</button>`
     }
     ${
-      p.pin !== undefined
+      unpin.kind === 'offered'
         ? html`<button type="button" ...${gate('unpin')} onClick=${() =>
-            ask({
-              action: { kind: 'unpin' },
-              text: `Unpin (pinned to ${short(p.pin)})? convoy follows the source again.`,
-            })}>Unpin</button>`
+            ask({ ...request({ kind: 'unpin' }), warning: unpin.warning })}>Unpin</button>`
         : null
     }
     ${
       p.suspend
-        ? html`<button type="button" ...${gate('resume')} onClick=${() =>
-            ask({
-              action: { kind: 'resume' },
-              text: 'Resume? convoy syncs this Release again.',
-            })}>Resume</button>`
-        : html`<button type="button" ...${gate('suspend')} onClick=${() =>
-            ask({
-              action: { kind: 'suspend' },
-              text: 'Suspend? convoy neither syncs nor rolls it back until resumed.',
-            })}>Suspend</button>`
+        ? html`<button type="button" ...${gate('resume')} onClick=${() => ask(request({ kind: 'resume' }))}>Resume</button>`
+        : html`<button type="button" ...${gate('suspend')} onClick=${() => ask(request({ kind: 'suspend' }))}>Suspend</button>`
     }
-  </div>`;
+  </div>
+  ${rollback.kind === 'disabled' ? html`<p class="note" id="rollback-why" data-testid="rollback-why">Rollback is not offered: ${rollback.reason}.</p>` : null}`;
+}
+
+/** What Unpin would re-apply right after a rollback (offers.ts), said before the click. */
+function UnpinWarning({ w }) {
+  return html`<p class="banner warn" data-testid="unpin-warning"><strong>Warning:</strong> unpinning re-applies revision
+    <span class="mono">${w.revision}</span> (render <span class="mono">${short(w.renderRef)}</span>), which rolled back${
+      w.at
+        ? html` at <time datetime=${w.at} title=${absolute(w.at)}>${clock(w.at)}</time> (<${When} t=${w.at} />)`
+        : ''
+    }${w.reason ? ` after ${w.reason}` : ''}. Unless the source changed since, it will likely roll back again.</p>`;
 }
 
 function Confirm({ c, base, run, cancel }) {
@@ -548,24 +581,58 @@ function Confirm({ c, base, run, cancel }) {
     }
   }, []);
   const ready = diff === undefined || diff.lines !== undefined;
-  return html`<dialog ref=${ref} aria-labelledby="confirm-title" onCancel=${cancel} onClose=${cancel}>
-    <h2 id="confirm-title">Confirm</h2>
-    <p>${c.text}</p>
+  return html`<dialog ref=${ref} aria-labelledby="confirm-title" aria-describedby="confirm-text" onCancel=${cancel} onClose=${cancel}>
+    <h2 id="confirm-title">${c.title}</h2>
+    <p id="confirm-text">${c.text}</p>
+    ${c.warning === undefined ? null : html`<${UnpinWarning} w=${c.warning} />`}
     ${diff === undefined ? null : html`<${DiffView} diff=${diff} />`}
     <div class="actions">
-      <button type="button" class="primary" disabled=${!ready} onClick=${() => run(c.action)}>Confirm</button>
+      <button type="button" class=${c.action.kind === 'rollback' ? 'danger' : 'primary'} disabled=${!ready} onClick=${() => run(c.action)}>${c.verb}</button>
       <button type="button" onClick=${cancel}>Cancel</button>
     </div>
   </dialog>`;
 }
 
-function Outcome({ outcome }) {
+/** What an action did, in a sentence, and the next step as a button (an undo) or a link. */
+function done(action) {
+  switch (action.kind) {
+    case 'sync':
+      return { text: 'Sync requested: the controller reconciles this Release now.' };
+    case 'forceSync':
+      return { text: 'Forced sync requested: the next reconcile re-applies everything.' };
+    case 'approve':
+      return { text: `Approved render ${short(action.renderRef)}: the controller applies it now.` };
+    case 'pin':
+      return { text: `Pinned render ${short(action.renderRef)}.`, undo: { kind: 'unpin' } };
+    case 'rollback':
+      return { text: 'Rolled back: the last healthy render is pinned.', undo: { kind: 'unpin' } };
+    case 'unpin':
+      return { text: 'Unpinned: convoy follows the source again.' };
+    case 'suspend':
+      return { text: 'Suspended.', undo: { kind: 'resume' } };
+    case 'resume':
+      return { text: 'Resumed.', undo: { kind: 'suspend' } };
+    default:
+      return { text: `${action.kind} done.` };
+  }
+}
+
+function Outcome({ outcome, ask }) {
   if (outcome === undefined) return html`<div role="status" aria-live="polite"></div>`;
   switch (outcome.kind) {
     case 'running':
-      return html`<div role="status" aria-live="polite">Working on ${outcome.action.kind}…</div>`;
-    case 'done':
-      return html`<div class="banner ok" role="status" aria-live="polite"><pre>${outcome.lines.join('\n')}</pre></div>`;
+      return html`<div role="status" aria-live="polite">Working on ${DIALOGS[outcome.action.kind]?.().verb ?? outcome.action.kind}…</div>`;
+    case 'done': {
+      const r = done(outcome.action);
+      return html`<div class="banner ok" role="status" aria-live="polite" data-outcome="done">
+        <p>${r.text}</p>
+        <div class="actions">
+          ${r.undo ? html`<button type="button" onClick=${() => ask(request(r.undo))}>Undo: ${DIALOGS[r.undo.kind]().verb}</button>` : null}
+          <a href="#h-timeline">See it in the timeline</a>
+        </div>
+        <details><summary>What the CLI printed</summary><pre>${outcome.lines.join('\n')}</pre></details>
+      </div>`;
+    }
     case 'forbidden':
       return html`<div class="banner error" role="alert" data-outcome="forbidden">
         <strong>Permission denied:</strong> you may not <code>${outcome.verb}</code> <code>${outcome.resource}</code>
@@ -704,6 +771,8 @@ function DiffSection({ base, d }) {
     );
   };
   const current = d.currentRender?.renderRef;
+  // A diff answers for the moment it was asked: a new render or rollout state makes it stale.
+  useEffect(() => setDiff(undefined), [current, d.rollout?.state]);
   // The current render, and the renders of the rollout and a failed attempt when they differ from it.
   const refs = [
     ...new Set(
@@ -756,10 +825,9 @@ function History({ h, d, ask, base, perms }) {
                           ? { disabled: true, 'aria-describedby': 'precheck' }
                           : {}
                       } onClick=${() =>
-                        ask({
-                          action: { kind: 'pin', renderRef: e.renderRef },
-                          text: `Pin render ${short(e.renderRef)} (revision ${e.revision})? convoy applies it and stops following the source.`,
-                        })}>Pin ${short(e.renderRef)}</button>`
+                        ask(
+                          request({ kind: 'pin', renderRef: e.renderRef }, e.renderRef, e.revision),
+                        )}>Pin ${short(e.renderRef)}</button>`
                 }`
               : null
           }</td>
