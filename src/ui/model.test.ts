@@ -7,7 +7,7 @@ import { API_REQUEST_ANNOTATIONS } from '../api/constants.ts';
 import { configMapEntry, inventoryOf, R1, R2, R3 } from '../api/testsupport.ts';
 import type { Release, ReleaseStatus } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
-import { driftView, releaseDetail, releaseRow, releaseSetRow, timeline } from './model.ts';
+import { driftView, releaseDetail, releaseRow, releaseSetRow, rolloutView, timeline } from './model.ts';
 
 const { sync, approve, force } = API_REQUEST_ANNOTATIONS;
 const T0 = '2030-01-01T00:00:00.000Z';
@@ -336,4 +336,40 @@ test('who asked: the requester the API wrote beside each request, in the trigger
       name,
     );
   }
+});
+
+test('rolloutView: when a Progressing rollout is judged, and what a failure then does', () => {
+  const progressing = (extra: Partial<ReleaseStatus> = {}, spec: Partial<Release['spec']> = {}) =>
+    rolloutView(
+      release(
+        {
+          currentRender: { renderRef: R2, revision: 'bad' },
+          lastHealthy: { renderRef: R1, revision: 'good', time: T0 },
+          rollout: { state: 'Progressing', renderRef: R2, revision: 'bad', startedAt: T0 },
+          ...extra,
+        },
+        spec,
+      ),
+    );
+  assert.deepEqual(progressing(), {
+    state: 'Progressing',
+    renderRef: R2,
+    revision: 'bad',
+    startedAt: T0,
+    deadlineAt: '2030-01-01T00:05:00.000Z',
+    onFailure: { kind: 'rollback', renderRef: R1, revision: 'good' },
+  });
+  assert.deepEqual(progressing({}, { failurePolicy: { deadline: '5m', rollback: 'Never' } })?.onFailure, {
+    kind: 'fail',
+    why: 'failurePolicy.rollback is Never',
+  });
+  assert.deepEqual(progressing({ lastHealthy: undefined })?.onFailure, {
+    kind: 'fail',
+    why: 'no render was healthy before: nothing to roll back to',
+  });
+  // Held by a gate: no clock yet, so no deadline.
+  const held = progressing({ rollout: { state: 'Progressing', renderRef: R2 } });
+  assert.equal(held?.deadlineAt, undefined);
+  // The rollout of another render than the current one says nothing of it.
+  assert.equal(progressing({ currentRender: { renderRef: R3, revision: 'newer' } }), undefined);
 });

@@ -327,6 +327,50 @@ export interface ReleaseDetail {
   readonly drift: DriftView;
   /** Rollback and Unpin as the page offers them, with their consequence (offers.ts). */
   readonly offers: { readonly rollback: RollbackOffer; readonly unpin: UnpinOffer };
+  /** The rollout of the current render, with the time the controller judges it (rolloutView). */
+  readonly rollout?: RolloutView;
+}
+
+/** status.rollout of the current render, and when it is judged: startedAt + failurePolicy.deadline. */
+export interface RolloutView {
+  readonly state: string;
+  readonly renderRef: string;
+  readonly revision?: string;
+  readonly startedAt?: string;
+  readonly deadlineAt?: string;
+  /** What a failure at the deadline does: roll back to this render, or only mark it Failed. */
+  readonly onFailure:
+    | { readonly kind: 'rollback'; readonly renderRef: string; readonly revision: string }
+    | { readonly kind: 'fail'; readonly why: string };
+}
+
+/** The rollout of the current render while it is followed, with what happens at its deadline. */
+export function rolloutView(r: Release): RolloutView | undefined {
+  const s = r.status;
+  const ro = s?.rollout;
+  if (ro === undefined || ro.renderRef !== (s?.currentRender?.renderRef ?? ro.renderRef)) return undefined;
+  const deadlineAt = plus(ro.startedAt, deadlineMs(r));
+  const lh = s?.lastHealthy;
+  const never = r.spec.failurePolicy?.rollback === 'Never';
+  const onFailure: RolloutView['onFailure'] =
+    !never && lh !== undefined && lh.renderRef !== ro.renderRef
+      ? { kind: 'rollback', renderRef: lh.renderRef, revision: shortRevision(lh.revision) }
+      : {
+          kind: 'fail',
+          why: never
+            ? 'failurePolicy.rollback is Never'
+            : lh === undefined
+              ? 'no render was healthy before: nothing to roll back to'
+              : 'the last healthy render is this one',
+        };
+  return {
+    state: ro.state,
+    renderRef: ro.renderRef,
+    ...(ro.revision === undefined ? {} : { revision: shortRevision(ro.revision) }),
+    ...(ro.startedAt === undefined ? {} : { startedAt: ro.startedAt }),
+    ...(deadlineAt === undefined ? {} : { deadlineAt }),
+    onFailure,
+  };
 }
 
 function sourceLine(r: Release): string {
@@ -346,6 +390,7 @@ export function releaseDetail(r: Release, inv: ReleaseInventory | undefined): Re
   const s = r.status;
   const mode = r.spec.syncPolicy?.mode ?? 'Auto';
   const current = s?.currentRender;
+  const rollout = rolloutView(r);
   return {
     row: releaseRow(r, inv, health.progress),
     source: sourceLine(r),
@@ -380,6 +425,7 @@ export function releaseDetail(r: Release, inv: ReleaseInventory | undefined): Re
     timeline: timeline(r),
     drift: driftView(r, inv),
     offers: { rollback: rollbackOffer(r), unpin: unpinOffer(r) },
+    ...(rollout === undefined ? {} : { rollout }),
   };
 }
 

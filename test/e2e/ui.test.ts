@@ -190,11 +190,14 @@ test("a rollout's waves and objects advance live on the Release page", async () 
 test('a broken change rolls back: RolledBack with its reason on the page, and the ConfigMap diff of the bad render', async () => {
   await home(page); // from the list, whatever page an earlier test left open
   await createRelease('broken', [configMap('settings', 0, { color: 'blue' })], {
-    failurePolicy: { deadline: '5s' },
+    failurePolicy: { deadline: '15s' },
   });
   await row(page, 'broken')
     .locator('td[data-col=state]', { hasText: 'Ready' })
     .waitFor({ timeout: UI_WAIT_MS });
+  await openRelease(page, 'broken');
+  const good = (await getRelease(client, NS, 'broken'))?.status?.lastHealthy;
+  assert.ok(good, 'the first render is healthy');
   // No kube-controller-manager runs here: the Deployment never becomes available.
   await mergePatch(client, releaseRef(NS, 'broken'), {
     spec: {
@@ -203,10 +206,30 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
       },
     },
   });
-  await row(page, 'broken')
-    .locator('td[data-col=state]', { hasText: 'RolledBack' })
+  // While it progresses the header says what happens and when: the rollback to the last healthy
+  // revision at startedAt + deadline, unless every object is Healthy.
+  const countdown = page.getByTestId('countdown');
+  await countdown.locator('time').waitFor({ timeout: UI_WAIT_MS });
+  assert.match(
+    await countdown.innerText(),
+    new RegExp(
+      `rolls back to revision ${escape(shortRevision(good.revision))} at \\d\\d:\\d\\d:\\d\\d \\(in \\d+ s\\) unless every object is Healthy\\.`,
+    ),
+  );
+  const deadline = Date.parse((await countdown.locator('time').getAttribute('datetime')) ?? '');
+  await screenshot(page, 'release-countdown');
+  await page
+    .getByTestId('state')
+    .filter({ hasText: /^RolledBack/ })
     .waitFor({ timeout: UI_WAIT_MS });
-  await openRelease(page, 'broken');
+  assert.equal(await countdown.count(), 0, 'no countdown once it rolled back');
+  // It rolled back at the time the page said: not before the deadline, and soon after it.
+  const finished = Date.parse((await getRelease(client, NS, 'broken'))?.status?.rollout?.finishedAt ?? '');
+  assert.ok(finished >= deadline - 1000, `rolled back at ${finished}, the deadline was ${deadline}`);
+  assert.ok(finished - deadline < 15_000, `rolled back ${finished - deadline} ms after the deadline`);
+  console.log(
+    `# rolled back ${((finished - deadline) / 1000).toFixed(1)} s after the deadline the page showed`,
+  );
   const rolledBack = page.locator('ol.timeline li[data-kind="rollout"]');
   await rolledBack.waitFor({ timeout: UI_WAIT_MS });
   const text = await rolledBack.innerText();

@@ -425,6 +425,7 @@ function ReleasePage({ namespace, name }) {
   };
   return html`<h1>Release ${key}</h1>
     <p data-testid="state"><${StateBadge} r=${d.row} /> ${d.progress.message || d.row.message}</p>
+    <${Countdown} d=${d} />
     <${Actions} d=${d} ask=${ask} perms=${perms} />
     <${Outcome} outcome=${outcome} ask=${ask} />
     ${confirm === undefined ? null : html`<${Confirm} c=${confirm} base=${base} run=${run} cancel=${() => setConfirm(undefined)} />`}
@@ -432,7 +433,7 @@ function ReleasePage({ namespace, name }) {
     <${Rollout} d=${d} />
     <${Timeline} items=${d.timeline} />
     <${Objects} entries=${d.health.entries} />
-    <${Hooks} hooks=${d.health.hooks} base=${base} />
+    <${Hooks} hooks=${d.progress.hooks.list} all=${d.health.hooks.length} renderRef=${d.progress.renderRef} base=${base} />
     <${Drift} drift=${d.drift} />
     <${DiffSection} base=${base} d=${d} />
     <${History} h=${history} d=${d} ask=${ask} base=${base} perms=${perms} />`;
@@ -659,6 +660,50 @@ function Overview({ d }) {
     </dl></section>`;
 }
 
+/** The current time, again every `ms`: for the one component that counts down. */
+function useNow(ms) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
+
+/**
+ * What happens to a Progressing rollout and when: "rolls back to revision X at 12:04:10 (in 42 s)
+ * unless every object is Healthy", with the wave and the hooks of the current render in progress.
+ */
+function Countdown({ d }) {
+  const now = useNow(1000);
+  const ro = d.rollout;
+  if (ro === undefined || ro.state !== 'Progressing') return null;
+  const p = d.progress;
+  const running = p.hooks.list.filter((k) => hookState(k) === 'Running').map((k) => k.name);
+  const where = [
+    p.waves.current === undefined ? null : `at wave ${p.waves.current} of ${p.waves.total}`,
+    running.length === 0 ? null : `hook ${running.join(', ')} running`,
+  ].filter(Boolean);
+  const what =
+    ro.onFailure.kind === 'rollback'
+      ? html`rolls back to revision <span class="mono">${ro.onFailure.revision}</span>`
+      : html`is marked Failed (no rollback: ${ro.onFailure.why})`;
+  let when;
+  if (ro.deadlineAt === undefined)
+    when = html` once the deadline runs out; its clock starts when the render is applied`;
+  else {
+    const left = Date.parse(ro.deadlineAt) - now;
+    when = html` at <time datetime=${ro.deadlineAt} title=${absolute(ro.deadlineAt)}>${clock(ro.deadlineAt)}</time> (${
+      left > 0
+        ? `in ${span(left)}`
+        : `the deadline passed ${span(left)} ago: the controller judges it at its next reconcile`
+    })`;
+  }
+  return html`<p class="banner info" data-testid="countdown" role="status">
+    <strong>Revision <span class="mono">${ro.revision ?? short(ro.renderRef)}</span> ${what}${when} unless every object is Healthy.</strong>
+    ${where.length === 0 ? null : html` Now ${where.join(', ')}.`}</p>`;
+}
+
 function Rollout({ d }) {
   const p = d.progress;
   return html`<section aria-labelledby="h-rollout"><h2 id="h-rollout">Rollout</h2>
@@ -714,9 +759,25 @@ function Objects({ entries }) {
     </table></div></section>`;
 }
 
-function Hooks({ hooks, base }) {
+/**
+ * A hook's state for the run the page shows: a re-armed hook keeps the previous run's terminal state
+ * until the observer polls its new workload (finishedAt before createdAt), so that is not yet known.
+ */
+const hookState = (k) =>
+  (k.state === 'Succeeded' || k.state === 'Failed') &&
+  valid(k.finishedAt) &&
+  valid(k.createdAt) &&
+  Date.parse(k.finishedAt) < Date.parse(k.createdAt)
+    ? 'Running'
+    : (k.state ?? 'Running');
+
+/** The hooks of the current render only: an earlier render's Succeeded is not this rollout's. */
+function Hooks({ hooks, all, renderRef, base }) {
   const [logs, setLogs] = useState({});
-  if (hooks.length === 0) return null;
+  if (all === 0) return null;
+  if (hooks.length === 0)
+    return html`<section aria-labelledby="h-hooks"><h2 id="h-hooks">Hooks</h2>
+      <p data-testid="hooks-none">No hook of the current render ${short(renderRef)} has started yet (${all} of earlier renders not shown).</p></section>`;
   const load = (name) =>
     getJson(`${base}/hooks/${encodeURIComponent(name)}/logs`).then(
       (b) => setLogs((l) => ({ ...l, [name]: b.lines.join('\n') })),
@@ -728,7 +789,7 @@ function Hooks({ hooks, base }) {
         <th scope="col">Message</th><th scope="col">Logs</th></tr></thead>
       <tbody>${hooks.map(
         (k) => html`<tr>
-          <td>${k.name}</td><td>${k.phase ?? '-'}</td><td><${Badge} word=${k.state ?? 'Running'} /></td>
+          <td>${k.name}</td><td>${k.phase ?? '-'}</td><td><${Badge} word=${hookState(k)} /></td>
           <td class="msg">${[k.reason, k.message].filter(Boolean).join(': ')}</td>
           <td><button type="button" onClick=${() => load(k.name)}>Show logs of ${k.name}</button>
             ${logs[k.name] === undefined ? null : html`<pre class="diff" tabindex="0" role="region" aria-label=${`logs of ${k.name}`}>${logs[k.name]}</pre>`}</td>
