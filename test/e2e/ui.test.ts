@@ -72,7 +72,7 @@ after(async () => {
 });
 
 /** `s` as a regular expression that matches it literally. */
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const row = (p: Page, name: string) => p.locator(`tr[data-release="${NS}/${name}"]`);
 const openRelease = async (p: Page, name: string) => {
   await p.locator(`tr[data-release="${NS}/${name}"] a`).click();
@@ -213,7 +213,7 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
   assert.match(
     await countdown.innerText(),
     new RegExp(
-      `rolls back to revision ${escape(shortRevision(good.revision))} at \\d\\d:\\d\\d:\\d\\d \\(in \\d+ s\\) unless every object is Healthy\\.`,
+      `rolls back to revision ${literal(shortRevision(good.revision))} at \\d\\d:\\d\\d:\\d\\d \\(in \\d+ s\\) unless every object is Healthy\\.`,
     ),
   );
   const deadline = Date.parse((await countdown.locator('time').getAttribute('datetime')) ?? '');
@@ -278,7 +278,7 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
   assert.match(
     await page.getByTestId('rollback-why').innerText(),
     new RegExp(
-      `revision ${escape(shortRevision(lh.revision))}\\) is the last healthy one \\(convoy already rolled back to it\\): a rollback would only pin it`,
+      `revision ${literal(shortRevision(lh.revision))}\\) is the last healthy one \\(convoy already rolled back to it\\): a rollback would only pin it`,
     ),
   );
   // Pin the last healthy render from the history: the dialog names the action, the result offers its undo.
@@ -295,7 +295,7 @@ test('a broken change rolls back: RolledBack with its reason on the page, and th
   assert.match(
     await warning.innerText(),
     new RegExp(
-      `re-applies revision\\s+${escape(shortRevision(ro?.revision ?? '?'))}\\s+\\(render ${(ro?.renderRef ?? '').slice(7, 19)}\\), which rolled back at \\d\\d:\\d\\d:\\d\\d \\(\\d+ (s|min) ago\\) after ${ro?.reason}`,
+      `re-applies revision\\s+${literal(shortRevision(ro?.revision ?? '?'))}\\s+\\(render ${(ro?.renderRef ?? '').slice(7, 19)}\\), which rolled back at \\d\\d:\\d\\d:\\d\\d \\(\\d+ (s|min) ago\\) after ${ro?.reason}`,
     ),
   );
   await screenshot(page, 'unpin-warning');
