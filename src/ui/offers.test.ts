@@ -73,7 +73,8 @@ for (const [name, r, want] of rollbackRows) {
 
 test('unpinOffer: hidden without a pin; right after a rollback it warns of the revision that rolled back', () => {
   assert.deepEqual(unpinOffer(release(rolledBack)), { kind: 'hidden' });
-  assert.deepEqual(unpinOffer(release(rolledBack, R1)), {
+  // Pinned to the last healthy render: status.currentRender is the pinned one, the rollout the source's.
+  assert.deepEqual(unpinOffer(release({ ...rolledBack, currentRender: { ...good } }, R1)), {
     kind: 'offered',
     warning: { renderRef: R2, revision: 'bad', at: T, reason: 'DeadlineExceeded' },
   });

@@ -8,7 +8,7 @@ import type { Release } from '../api/types.ts';
 /** What an Unpin would re-apply when the source's render is the one that just rolled back. */
 export interface UnpinWarning {
   readonly renderRef: string;
-  readonly revision: string;
+  readonly revision?: string;
   /** When it rolled back (status.rollout.finishedAt), when recorded. */
   readonly at?: string;
   readonly reason?: string;
@@ -49,17 +49,22 @@ export function rollbackOffer(r: Release): RollbackOffer {
   return { kind: 'offered', renderRef: lh.renderRef, revision: lh.revision };
 }
 
+/**
+ * Under a pin, status.currentRender is the pinned render and status.rollout keeps the last rollout
+ * of the source's render: when that one rolled back, unpinning applies the source's render again.
+ */
 export function unpinOffer(r: Release): UnpinOffer {
-  if (r.spec.pin === undefined) return { kind: 'hidden' };
+  const pin = r.spec.pin?.renderRef;
+  if (pin === undefined) return { kind: 'hidden' };
   const s = r.status;
   const ro = s?.rollout;
-  const source = s?.currentRender;
-  if (ro?.state === 'RolledBack' && source !== undefined && source.renderRef === ro.renderRef) {
+  if (ro?.state === 'RolledBack' && ro.renderRef !== pin) {
+    const revision = ro.revision ?? s?.history?.findLast((h) => h.renderRef === ro.renderRef)?.revision;
     return {
       kind: 'offered',
       warning: {
         renderRef: ro.renderRef,
-        revision: shortRevision(ro.revision ?? source.revision),
+        ...(revision === undefined ? {} : { revision: shortRevision(revision) }),
         ...(ro.finishedAt === undefined ? {} : { at: ro.finishedAt }),
         ...(ro.reason === undefined ? {} : { reason: ro.reason }),
       },

@@ -231,7 +231,7 @@ test('who asked: a sync through kube-apiserver as an impersonated user is an Eve
   const force = page.getByRole('button', { name: 'Forced sync', exact: true });
   await waitFor('the pre-check to offer alice Forced sync', () => force.isEnabled(), { timeoutMs: WAIT_MS });
   await force.click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Force sync', exact: true }).click();
   const forced = await waitFor(
     'an Event naming alice',
     async () => {

@@ -94,3 +94,21 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+/**
+ * axe-core's serious and critical violations in the light and the dark colour scheme (each tagged
+ * with its scheme), and a screenshot of each: `name`.png and `name`-dark.png. Leaves the page light.
+ */
+export async function violationsLightAndDark(
+  page: Page,
+  name: string,
+): Promise<(AxeViolation & { readonly scheme: 'light' | 'dark' })[]> {
+  const out: (AxeViolation & { readonly scheme: 'light' | 'dark' })[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await screenshot(page, scheme === 'light' ? name : `${name}-dark`);
+    out.push(...(await seriousViolations(page)).map((v) => ({ ...v, scheme })));
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return out;
+}

@@ -140,9 +140,9 @@ const Badge = ({ word, title }) =>
 const TONE = { ok: 's-ok', bad: 's-bad', busy: 's-info', calm: 's-calm' };
 /** A Release's one state (the word `convoy get` prints), its reason beside it when there is one. */
 const StateBadge = ({ r }) =>
-  html`<span class="badge ${TONE[r.tone] ?? 's-none'}" title=${r.reason}>${r.state}</span>${
+  html`<span class="state"><span class="badge ${TONE[r.tone] ?? 's-none'}" title=${r.reason}>${r.state}</span>${
     r.pinned ? html` <span class="badge s-warn">pinned</span>` : null
-  }`;
+  }</span>`;
 /** The Healthy condition in one word; "not assessed" without a healthAssessment, never a bare True. */
 const HealthBadge = ({ r }) =>
   r.health === 'NotAssessed'
@@ -338,9 +338,9 @@ function ReleasesPage() {
     </form>
     ${
       rows.length === 0 && s.scope !== undefined
-        ? html`<p class="empty" data-testid="empty">No Releases${s.scope?.kind === 'namespace' ? ` in namespace ${s.scope.namespace}` : ''} yet.
+        ? html`<p class="empty" data-testid="empty">No Releases${s.scope?.kind === 'namespace' ? ` in namespace ${s.scope.namespace}` : ''} yet.${' '}
             <${DocLink} page="getting-started.md">Getting started</${DocLink}> shows how to create one.</p>`
-        : html`<div class="table-wrap">
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Releases">
       <table class="releases">
         <caption class="visually-hidden">Releases with their state, health, rollout and revision; the column headers sort</caption>
         <thead><tr>
@@ -427,7 +427,7 @@ function ReleasePage({ namespace, name }) {
     <p data-testid="state"><${StateBadge} r=${d.row} /> ${d.progress.message || d.row.message}</p>
     <${Countdown} d=${d} />
     <${Actions} d=${d} ask=${ask} perms=${perms} />
-    <${Outcome} outcome=${outcome} ask=${ask} />
+    <${Outcome} outcome=${outcome} ask=${ask} d=${d} />
     ${confirm === undefined ? null : html`<${Confirm} c=${confirm} base=${base} run=${run} cancel=${() => setConfirm(undefined)} />`}
     <${Overview} d=${d} />
     <${Rollout} d=${d} />
@@ -547,8 +547,7 @@ function Actions({ d, ask, perms }) {
     }
     ${
       unpin.kind === 'offered'
-        ? html`<button type="button" ...${gate('unpin')} onClick=${() =>
-            ask({ ...request({ kind: 'unpin' }), warning: unpin.warning })}>Unpin</button>`
+        ? html`<button type="button" ...${gate('unpin')} onClick=${() => ask(unpinRequest(d))}>Unpin</button>`
         : null
     }
     ${
@@ -562,13 +561,17 @@ function Actions({ d, ask, perms }) {
 
 /** What Unpin would re-apply right after a rollback (offers.ts), said before the click. */
 function UnpinWarning({ w }) {
-  return html`<p class="banner warn" data-testid="unpin-warning"><strong>Warning:</strong> unpinning re-applies revision
-    <span class="mono">${w.revision}</span> (render <span class="mono">${short(w.renderRef)}</span>), which rolled back${
-      w.at
-        ? html` at <time datetime=${w.at} title=${absolute(w.at)}>${clock(w.at)}</time> (<${When} t=${w.at} />)`
-        : ''
-    }${w.reason ? ` after ${w.reason}` : ''}. Unless the source changed since, it will likely roll back again.</p>`;
+  // (htm drops whitespace that holds a line break: each space between words stays on its line)
+  const revision = w.revision ? html`revision <span class="mono">${w.revision}</span> ` : '';
+  return html`<p class="banner warn" data-testid="unpin-warning"><strong>Warning:</strong> unpinning re-applies the source's render. Its last one, ${revision}(render <span class="mono">${short(w.renderRef)}</span>), rolled back${
+    w.at
+      ? html` at <time datetime=${w.at} title=${absolute(w.at)}>${clock(w.at)}</time> (<${When} t=${w.at} />)`
+      : ''
+  }${w.reason ? ` after ${w.reason}` : ''}: unless the source changed since, it will likely roll back again.</p>`;
 }
+
+/** The confirmation of an Unpin, with its warning when there is one. */
+const unpinRequest = (d) => ({ ...request({ kind: 'unpin' }), warning: d.offers.unpin.warning });
 
 function Confirm({ c, base, run, cancel }) {
   const ref = useRef(null);
@@ -618,7 +621,7 @@ function done(action) {
   }
 }
 
-function Outcome({ outcome, ask }) {
+function Outcome({ outcome, ask, d }) {
   if (outcome === undefined) return html`<div role="status" aria-live="polite"></div>`;
   switch (outcome.kind) {
     case 'running':
@@ -628,7 +631,7 @@ function Outcome({ outcome, ask }) {
       return html`<div class="banner ok" role="status" aria-live="polite" data-outcome="done">
         <p>${r.text}</p>
         <div class="actions">
-          ${r.undo ? html`<button type="button" onClick=${() => ask(request(r.undo))}>Undo: ${DIALOGS[r.undo.kind]().verb}</button>` : null}
+          ${r.undo ? html`<button type="button" onClick=${() => ask(r.undo.kind === 'unpin' ? unpinRequest(d) : request(r.undo))}>Undo: ${DIALOGS[r.undo.kind]().verb}</button>` : null}
           <a href="#h-timeline">See it in the timeline</a>
         </div>
         <details><summary>What the CLI printed</summary><pre>${outcome.lines.join('\n')}</pre></details>
@@ -744,7 +747,7 @@ function Timeline({ items }) {
 
 function Objects({ entries }) {
   return html`<section aria-labelledby="h-objects"><h2 id="h-objects">Objects</h2>
-    <div class="table-wrap"><table>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="Objects"><table>
       <thead><tr><th scope="col">Wave</th><th scope="col">Object</th><th scope="col">Health</th>
         <th scope="col">Rule</th><th scope="col">Message</th></tr></thead>
       <tbody>${entries.map(
@@ -784,7 +787,7 @@ function Hooks({ hooks, all, renderRef, base }) {
       (err) => setLogs((l) => ({ ...l, [name]: `cannot read the logs: ${err.message}` })),
     );
   return html`<section aria-labelledby="h-hooks"><h2 id="h-hooks">Hooks</h2>
-    <div class="table-wrap"><table>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="Hooks"><table>
       <thead><tr><th scope="col">Hook</th><th scope="col">Phase</th><th scope="col">State</th>
         <th scope="col">Message</th><th scope="col">Logs</th></tr></thead>
       <tbody>${hooks.map(
@@ -866,7 +869,7 @@ function History({ h, d, ask, base, perms }) {
     );
   return html`<section aria-labelledby="h-history"><h2 id="h-history">History</h2>
     ${h.failedAttempt ? html`<p class="banner error">Newest attempt failed: ${h.failedAttempt.reason}: ${h.failedAttempt.message}</p>` : null}
-    <div class="table-wrap"><table>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="History"><table>
       <thead><tr><th scope="col">Applied</th><th scope="col">Revision</th><th scope="col">Render</th>
         <th scope="col">Result</th><th scope="col">Stored</th><th scope="col">Actions</th></tr></thead>
       <tbody>${(h.history ?? []).map(
@@ -930,9 +933,9 @@ function ClustersPage() {
     <${Problems} problems=${body.problems} />
     ${
       body.clusters.length === 0
-        ? html`<p class="empty" data-testid="empty">No Cluster objects: every Release deploys to the cluster convoy runs in.
+        ? html`<p class="empty" data-testid="empty">No Cluster objects: every Release deploys to the cluster convoy runs in.${' '}
             <${DocLink} page="fleets.md">Fleets</${DocLink}> shows how to add other clusters.</p>`
-        : html`<div class="table-wrap"><table>
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Clusters"><table>
       <thead><tr><th scope="col">Namespace</th><th scope="col">Name</th><th scope="col">Ready</th>
         <th scope="col">Wave</th><th scope="col">Version</th><th scope="col">Message</th></tr></thead>
       <tbody>${body.clusters.map(
@@ -955,7 +958,7 @@ function ReleaseSetsPage() {
     <${Problems} problems=${body.problems} />
     ${
       body.sets.length === 0
-        ? html`<p class="empty" data-testid="empty">No ReleaseSets: a ReleaseSet rolls one revision out to many clusters, wave by wave.
+        ? html`<p class="empty" data-testid="empty">No ReleaseSets: a ReleaseSet rolls one revision out to many clusters, wave by wave.${' '}
             <${DocLink} page="fleets.md">Fleets</${DocLink}> shows how to write one.</p>`
         : null
     }
@@ -971,7 +974,7 @@ function ReleaseSetsPage() {
           }
         </p>
         ${set.message ? html`<p class="msg">${set.message}</p>` : null}
-        <div class="table-wrap"><table>
+        <div class="table-wrap" tabindex="0" role="region" aria-label=${`members of ${set.key}`}><table>
           <thead><tr><th scope="col">Cluster</th><th scope="col">Wave</th><th scope="col">State</th>
             <th scope="col">Health</th><th scope="col">Release</th><th scope="col">Message</th></tr></thead>
           <tbody>${set.members.map(
