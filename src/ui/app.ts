@@ -16,6 +16,7 @@ import { LiveState } from './live.ts';
 import { DEFAULT_LEASE_NAMESPACE } from './liveness.ts';
 import { clusterRow, releaseKey, releaseSetRow } from './model.ts';
 import { permissionsFor } from './permissions.ts';
+import { readTree } from './tree-read.ts';
 
 const WEB = fileURLToPath(new URL('./web/', import.meta.url));
 /** The repository's docs, linked from the empty pages: served as plain text, one flat folder. */
@@ -199,6 +200,11 @@ export async function startUiApp(opts: UiAppOptions): Promise<UiApp> {
         if (err instanceof HttpError) throw err;
         return readFailure(res, err, ns, 'render');
       }
+    }
+    if (req.method === 'GET' && sub === 'tree' && arg === undefined) {
+      // The render's objects and their live descendants, read as this user (tree-read.ts).
+      const r = releaseOf(ns, name);
+      return json(res, 200, await readTree(backend.client, r, live.inventory(releaseKey(ns, name))));
     }
     if (req.method === 'GET' && sub === 'hooks' && arg !== undefined && more === 'logs') {
       try {

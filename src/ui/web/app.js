@@ -433,6 +433,7 @@ function ReleasePage({ namespace, name }) {
     <${Rollout} d=${d} />
     <${Timeline} items=${d.timeline} />
     <${Objects} entries=${d.health.entries} />
+    <${Tree} base=${base} d=${d} />
     <${Hooks} hooks=${d.progress.hooks.list} all=${d.health.hooks.length} renderRef=${d.progress.renderRef} base=${base} />
     <${Drift} drift=${d.drift} />
     <${DiffSection} base=${base} d=${d} />
@@ -760,6 +761,40 @@ function Objects({ entries }) {
         </tr>`,
       )}</tbody>
     </table></div></section>`;
+}
+
+function TreeNodes({ nodes }) {
+  return html`<ul>${nodes.map(
+    (n) => html`<li data-node=${`${n.kind}/${n.name}`}>
+      <span class="node"><span>${n.kind}</span> <span class="mono">${n.name}</span> <${Badge} word=${n.state} />${
+        n.detail ? html` <span class="muted">${n.detail}</span>` : null
+      }</span>
+      ${n.children.length === 0 ? null : html`<${TreeNodes} nodes=${n.children} />`}
+    </li>`,
+  )}</ul>`;
+}
+
+/**
+ * The render's objects with their live descendants (src/ui/tree.ts), read as this user; read again
+ * whenever the Release's health or rollout figures move, and on request.
+ */
+function Tree({ base, d }) {
+  const [tree, setTree] = useState(undefined);
+  const load = () => getJson(`${base}/tree`).then(setTree, (err) => setTree({ error: err.message }));
+  const moved = JSON.stringify([d.progress.objects, d.progress.waves.done, d.health.summary]);
+  useEffect(() => {
+    load();
+  }, [moved]);
+  return html`<section aria-labelledby="h-tree"><h2 id="h-tree">Resource tree</h2>
+    <div class="actions"><button type="button" onClick=${load}>Refresh the tree</button></div>
+    ${
+      tree === undefined
+        ? html`<p class="loading">Loading…</p>`
+        : tree.error !== undefined
+          ? html`<div class="banner error" role="alert">Cannot read the tree: ${tree.error}</div>`
+          : html`${tree.notes.map((n) => html`<p class="note">${n}</p>`)}
+            <div class="tree" data-testid="tree"><${TreeNodes} nodes=${tree.nodes} /></div>`
+    }</section>`;
 }
 
 /**

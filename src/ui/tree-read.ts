@@ -1,0 +1,88 @@
+// Reads what the resource tree (tree.ts) needs, with the user's own client: each object of the render
+// the inventory records, and the Pods, ReplicaSets, Jobs and EndpointSlices of their namespaces, which
+// may be their descendants. A list the user may not make is a note on the page, not an empty tree.
+import type { Release, ReleaseInventory } from '../api/types.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isKubeError } from '../kube/errors.ts';
+import { errorMessage } from '../lib/errors.ts';
+import { type LiveObject, type RenderObject, resourceTree, type TreeNode } from './tree.ts';
+
+export interface TreeResult {
+  readonly nodes: readonly TreeNode[];
+  /** What could not be read, in a sentence each (a kind the user may not list, say). */
+  readonly notes: readonly string[];
+}
+
+/** Bounds on one read: a render of thousands of objects gets its first ones, and says so. */
+const MAX_OBJECTS = 200;
+const MAX_NAMESPACES = 10;
+
+const CHILD_KINDS = [
+  { apiVersion: 'v1', kind: 'Pod' },
+  { apiVersion: 'apps/v1', kind: 'ReplicaSet' },
+  { apiVersion: 'batch/v1', kind: 'Job' },
+  { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' },
+] as const;
+
+const why = (err: unknown) =>
+  isKubeError(err) && err.code === 403 ? `forbidden: ${err.apiMessage}` : errorMessage(err);
+
+export async function readTree(
+  client: KubeClient,
+  r: Release,
+  inv: ReleaseInventory | undefined,
+): Promise<TreeResult> {
+  if (r.spec.cluster !== undefined) {
+    return {
+      nodes: [],
+      notes: [
+        `its objects live in Cluster ${r.spec.cluster.name}: the tree reads only the cluster convoy runs in`,
+      ],
+    };
+  }
+  const notes: string[] = [];
+  const all = inv?.entries ?? [];
+  const entries = all.slice(0, MAX_OBJECTS);
+  if (all.length > entries.length) notes.push(`the first ${MAX_OBJECTS} of ${all.length} objects are shown`);
+  const namespaces = [...new Set(entries.map((e) => e.namespace).filter((n) => n !== ''))].sort();
+  if (namespaces.length > MAX_NAMESPACES)
+    notes.push(`descendants are read in ${MAX_NAMESPACES} of ${namespaces.length} namespaces`);
+  const lists = await Promise.all(
+    namespaces.slice(0, MAX_NAMESPACES).flatMap((namespace) =>
+      CHILD_KINDS.map(async (k) => {
+        try {
+          // The items of a list carry no kind of their own.
+          return (await client.list<LiveObject>({ ...k, namespace })).map((o) => ({ ...o, kind: k.kind }));
+        } catch (err) {
+          notes.push(`cannot list ${k.kind}s in namespace ${namespace}: ${why(err)}`);
+          return [];
+        }
+      }),
+    ),
+  );
+  const objects: RenderObject[] = await Promise.all(
+    entries.map(async (e) => {
+      const base = {
+        group: e.group,
+        kind: e.kind,
+        namespace: e.namespace,
+        name: e.name,
+        health: e.state ?? 'Unknown',
+      };
+      if (e.version === undefined)
+        return { ...base, readError: 'the inventory records no API version for it' };
+      try {
+        const live = await client.get<LiveObject>({
+          apiVersion: e.group === '' ? e.version : `${e.group}/${e.version}`,
+          kind: e.kind,
+          ...(e.namespace === '' ? {} : { namespace: e.namespace }),
+          name: e.name,
+        });
+        return live === undefined ? base : { ...base, live };
+      } catch (err) {
+        return { ...base, readError: `cannot read it: ${why(err)}` };
+      }
+    }),
+  );
+  return { nodes: resourceTree(objects, lists.flat()), notes };
+}

@@ -1,0 +1,103 @@
+// The resource tree of a Release page in a real browser, on a control plane whose kwok nodes run
+// workloads (kube-controller-manager makes the ReplicaSet, kwok the Pod): the guestbook-like
+// Deployment of the render reaches its Pod through its ReplicaSet, each with its live state, and a
+// Pod held unready says so. axe-core finds no serious violation in light or dark.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { KubeClient } from '../../src/kube/client.ts';
+import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
+import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
+import { startAggregatedManager } from '../support/aggregated.ts';
+import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { configMap, deployment, inlineRelease } from '../support/hooks.ts';
+import { type ManagerProcess, type ObserverProcess, startObserver } from '../support/processes.ts';
+import { DEFAULT_HEALTH } from '../support/system.ts';
+import { launchBrowser, startUi, type UiProcess, violationsLightAndDark } from '../support/ui.ts';
+import { waitFor } from '../support/wait.ts';
+
+const NS = 'ui-tree';
+const WAIT_MS = 90_000;
+
+let cluster: CrdCluster | undefined;
+let client: KubeClient;
+let manager: ManagerProcess | undefined;
+let observer: ObserverProcess | undefined;
+let ui: UiProcess | undefined;
+let browser: Browser | undefined;
+let page: Page;
+
+before(async () => {
+  cluster = await startCrdCluster({
+    aggregation: true,
+    workloads: true,
+    nodes: 1,
+    namespaces: ['convoy-system', NS],
+    scratch: 'convoy-ui-tree-e2e-',
+  });
+  client = cluster.client;
+  await installDefaultRules(client);
+  manager = await startAggregatedManager(cluster, 'ui-tree');
+  observer = await startObserver({
+    kubeconfigPath: cluster.cp.kubeconfigPath,
+    wakeups: { kind: 'aggregated' },
+  });
+  ui = await startUi(['--kubeconfig', cluster.cp.kubeconfigPath]);
+  browser = await launchBrowser();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await page.goto(ui.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await ui?.stop();
+  await observer?.stop();
+  await manager?.stop();
+  await cluster?.stop();
+});
+
+test("the resource tree reaches the Deployment's Pod through its ReplicaSet, with live states", async () => {
+  await client.create(
+    inlineRelease(
+      NS,
+      'guestbook',
+      [
+        configMap('settings'),
+        deployment('web', 1),
+        deployment('stuck', 1, {}, { [TEST_LABEL_NEVER_READY]: 'true' }),
+      ],
+      { healthAssessment: DEFAULT_HEALTH },
+    ),
+  );
+  await page.locator(`tr[data-release="${NS}/guestbook"] a`).click({ timeout: WAIT_MS });
+  await page
+    .getByRole('heading', { level: 1, name: `Release ${NS}/guestbook` })
+    .waitFor({ timeout: WAIT_MS });
+  const tree = page.getByTestId('tree');
+  const pod = (name: string) =>
+    tree.locator(
+      `li[data-node="Deployment.apps/${name}"] li[data-node^="ReplicaSet/${name}-"] li[data-node^="Pod/${name}-"]`,
+    );
+  // The tree is read again as the Release's health moves: the Pods appear without a reload.
+  // Throws with what the tree shows while it does not show both Pods, so a timeout says why.
+  await waitFor(
+    'the tree to show both Pods with their states',
+    async () => {
+      const web = await pod('web').locator('> .node .badge').allInnerTexts();
+      const stuck = await pod('stuck').locator('> .node .badge').allInnerTexts();
+      if (web[0] === 'Healthy' && stuck[0] === 'Progressing') return true;
+      throw new Error(`the tree shows:\n${await tree.innerText()}`);
+    },
+    { timeoutMs: WAIT_MS },
+  );
+  assert.equal(
+    await tree.locator('li[data-node="ConfigMap/settings"] > .node .badge').innerText(),
+    'Healthy',
+  );
+  assert.match(
+    await tree.locator('li[data-node^="ReplicaSet/web-"] > .node').first().innerText(),
+    /1 of 1 ready/,
+  );
+  const v = await violationsLightAndDark(page, 'release-tree');
+  assert.deepEqual(v, [], `axe: ${JSON.stringify(v, null, 2)}`);
+});
