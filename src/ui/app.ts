@@ -16,7 +16,7 @@ import { LiveState } from './live.ts';
 import { DEFAULT_LEASE_NAMESPACE } from './liveness.ts';
 import { clusterRow, releaseKey, releaseSetRow } from './model.ts';
 import { permissionsFor } from './permissions.ts';
-import { readTree } from './tree-read.ts';
+import { readLiveObject, readTree } from './tree-read.ts';
 
 const WEB = fileURLToPath(new URL('./web/', import.meta.url));
 /** The repository's docs, linked from the empty pages: served as plain text, one flat folder. */
@@ -205,6 +205,32 @@ export async function startUiApp(opts: UiAppOptions): Promise<UiApp> {
       // The render's objects and their live descendants, read as this user (tree-read.ts).
       const r = releaseOf(ns, name);
       return json(res, 200, await readTree(backend.client, r, live.inventory(releaseKey(ns, name))));
+    }
+    if (req.method === 'GET' && sub === 'live' && arg === undefined) {
+      // One node of the tree: its manifest (masked) and Events, as this user.
+      releaseOf(ns, name);
+      const q = (k: string) => {
+        const v = url.searchParams.get(k) ?? '';
+        if (v.length > 253) throw new HttpError(400, `${k}: longer than 253 characters`);
+        return v;
+      };
+      const ref = {
+        apiVersion: q('apiVersion'),
+        kind: q('kind'),
+        namespace: q('namespace'),
+        name: q('name'),
+      };
+      if (ref.apiVersion === '' || ref.kind === '' || ref.name === '') {
+        throw new HttpError(400, 'apiVersion, kind and name are required');
+      }
+      try {
+        const got = await readLiveObject(backend.client, live.inventory(releaseKey(ns, name)), ref);
+        if (got.kind !== 'found') throw new HttpError(404, got.message);
+        return json(res, 200, { ...got.view, notes: got.notes });
+      } catch (err) {
+        if (err instanceof HttpError) throw err;
+        return readFailure(res, err, ns, 'live object');
+      }
     }
     if (req.method === 'GET' && sub === 'hooks' && arg !== undefined && more === 'logs') {
       try {

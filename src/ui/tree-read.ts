@@ -5,6 +5,7 @@ import type { Release, ReleaseInventory } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isKubeError } from '../kube/errors.ts';
 import { errorMessage } from '../lib/errors.ts';
+import { type KubeEvent, type LiveObjectView, liveObjectView } from './live-object.ts';
 import { type LiveObject, type RenderObject, resourceTree, type TreeNode } from './tree.ts';
 
 export interface TreeResult {
@@ -51,8 +52,8 @@ export async function readTree(
     namespaces.slice(0, MAX_NAMESPACES).flatMap((namespace) =>
       CHILD_KINDS.map(async (k) => {
         try {
-          // The items of a list carry no kind of their own.
-          return (await client.list<LiveObject>({ ...k, namespace })).map((o) => ({ ...o, kind: k.kind }));
+          // The items of a list carry no kind and API version of their own.
+          return (await client.list<LiveObject>({ ...k, namespace })).map((o) => ({ ...o, ...k }));
         } catch (err) {
           notes.push(`cannot list ${k.kind}s in namespace ${namespace}: ${why(err)}`);
           return [];
@@ -64,6 +65,7 @@ export async function readTree(
     entries.map(async (e) => {
       const base = {
         group: e.group,
+        version: e.version ?? '',
         kind: e.kind,
         namespace: e.namespace,
         name: e.name,
@@ -85,4 +87,59 @@ export async function readTree(
     }),
   );
   return { nodes: resourceTree(objects, lists.flat()), notes };
+}
+
+/** A node of the tree the page asks about: how to read it again. */
+export interface NodeRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export type LiveRead =
+  | { readonly kind: 'found'; readonly view: LiveObjectView; readonly notes: readonly string[] }
+  | { readonly kind: 'notInTree'; readonly message: string }
+  | { readonly kind: 'gone'; readonly message: string };
+
+/**
+ * One object of the tree, with its Events, read as the user. Only what the tree can show is read: a
+ * kind of the render or of CHILD_KINDS, in a namespace of the render.
+ */
+export async function readLiveObject(
+  client: KubeClient,
+  inv: ReleaseInventory | undefined,
+  ref: NodeRef,
+): Promise<LiveRead> {
+  const entries = inv?.entries ?? [];
+  const namespaces = new Set(entries.map((e) => e.namespace));
+  const kinds = new Set([...entries.map((e) => e.kind), ...CHILD_KINDS.map((k) => k.kind)]);
+  if (!namespaces.has(ref.namespace) || !kinds.has(ref.kind)) {
+    return {
+      kind: 'notInTree',
+      message: `${ref.kind} ${ref.namespace}/${ref.name} is not part of this Release's tree`,
+    };
+  }
+  const at = {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    ...(ref.namespace === '' ? {} : { namespace: ref.namespace }),
+  };
+  const obj = await client.get<LiveObject & Record<string, unknown>>({ ...at, name: ref.name });
+  if (obj === undefined)
+    return { kind: 'gone', message: `${ref.kind} ${ref.name} is not in the cluster (any more)` };
+  const notes: string[] = [];
+  let events: KubeEvent[] = [];
+  const uid = obj.metadata.uid;
+  if (uid !== undefined && ref.namespace !== '') {
+    try {
+      events = await client.list<KubeEvent>(
+        { apiVersion: 'v1', kind: 'Event', namespace: ref.namespace },
+        { fieldSelector: `involvedObject.uid=${uid}` },
+      );
+    } catch (err) {
+      notes.push(`cannot list Events in namespace ${ref.namespace}: ${why(err)}`);
+    }
+  }
+  return { kind: 'found', view: liveObjectView(obj, events), notes };
 }

@@ -40,13 +40,14 @@ test('resourceTree: Deployment → ReplicaSet → Pods sorted by name, each with
     [
       {
         group: 'apps',
+        version: 'v1',
         kind: 'Deployment',
         namespace: 'shop',
         name: 'web',
         health: 'Degraded',
         live: deployment,
       },
-      { group: '', kind: 'Service', namespace: 'shop', name: 'web', health: 'Healthy' },
+      { group: '', version: 'v1', kind: 'Service', namespace: 'shop', name: 'web', health: 'Healthy' },
     ],
     live,
   );
@@ -67,7 +68,17 @@ test('resourceTree: Deployment → ReplicaSet → Pods sorted by name, each with
 test('resourceTree: an object that owns itself is not followed forever', () => {
   const self = obj('Pod', 'loop', 'loop', 'loop');
   const [root] = resourceTree(
-    [{ group: '', kind: 'Pod', namespace: 'shop', name: 'loop', health: 'Healthy', live: self }],
+    [
+      {
+        group: '',
+        version: 'v1',
+        kind: 'Pod',
+        namespace: 'shop',
+        name: 'loop',
+        health: 'Healthy',
+        live: self,
+      },
+    ],
     [self],
   );
   let depth = 0;

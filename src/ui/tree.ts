@@ -20,6 +20,8 @@ export interface LiveObject {
 /** An object of the render as the inventory records it, with its live copy when it exists. */
 export interface RenderObject {
   readonly group: string;
+  /** The API version the inventory records ('' when none). */
+  readonly version: string;
   readonly kind: string;
   readonly namespace: string;
   readonly name: string;
@@ -30,6 +32,8 @@ export interface RenderObject {
 }
 
 export interface TreeNode {
+  /** For reading it again (its manifest and Events); '' when not known. */
+  readonly apiVersion: string;
   readonly kind: string;
   readonly namespace: string;
   readonly name: string;
@@ -111,6 +115,7 @@ export function resourceTree(objects: readonly RenderObject[], live: readonly Li
   const childrenOf = (uid: string | undefined, depth: number): TreeNode[] => {
     if (uid === undefined || depth >= MAX_DEPTH) return [];
     return (owners.get(uid) ?? []).map((o) => ({
+      apiVersion: o.apiVersion ?? '',
       kind: o.kind ?? '?',
       namespace: o.metadata.namespace ?? '',
       name: o.metadata.name ?? '?',
@@ -119,6 +124,7 @@ export function resourceTree(objects: readonly RenderObject[], live: readonly Li
     }));
   };
   return objects.map((o) => ({
+    apiVersion: o.version === '' ? '' : o.group === '' ? o.version : `${o.group}/${o.version}`,
     kind: o.group === '' ? o.kind : `${o.kind}.${o.group}`,
     namespace: o.namespace,
     name: o.name,

@@ -1,7 +1,7 @@
 // The resource tree of a Release page in a real browser, on a control plane whose kwok nodes run
 // workloads (kube-controller-manager makes the ReplicaSet, kwok the Pod): the guestbook-like
 // Deployment of the render reaches its Pod through its ReplicaSet, each with its live state, and a
-// Pod held unready says so. axe-core finds no serious violation in light or dark.
+// Pod held unready says so; a node's live manifest and Events are a click away. axe-core finds no serious violation in light or dark.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -81,23 +81,39 @@ test("the resource tree reaches the Deployment's Pod through its ReplicaSet, wit
   // The tree is read again as the Release's health moves: the Pods appear without a reload.
   // Throws with what the tree shows while it does not show both Pods, so a timeout says why.
   await waitFor(
-    'the tree to show both Pods with their states',
+    'the tree to show both Pods and the ConfigMap with their states',
     async () => {
       const web = await pod('web').locator('> .node .badge').allInnerTexts();
       const stuck = await pod('stuck').locator('> .node .badge').allInnerTexts();
-      if (web[0] === 'Healthy' && stuck[0] === 'Progressing') return true;
+      const settings = await tree
+        .locator('li[data-node="ConfigMap/settings"] > .node .badge')
+        .allInnerTexts();
+      if (web[0] === 'Healthy' && stuck[0] === 'Progressing' && settings[0] === 'Healthy') return true;
       throw new Error(`the tree shows:\n${await tree.innerText()}`);
     },
     { timeoutMs: WAIT_MS },
-  );
-  assert.equal(
-    await tree.locator('li[data-node="ConfigMap/settings"] > .node .badge').innerText(),
-    'Healthy',
   );
   assert.match(
     await tree.locator('li[data-node^="ReplicaSet/web-"] > .node').first().innerText(),
     /1 of 1 ready/,
   );
+  // A node's live manifest (no managedFields) and its Kubernetes Events, as this user reads them.
+  await tree
+    .locator('li[data-node="Deployment.apps/web"] > .node')
+    .getByRole('button', { name: 'manifest and Events of Deployment.apps web' })
+    .click();
+  const shown = page.getByTestId('live-object');
+  const manifest = shown.getByTestId('manifest');
+  await manifest.waitFor({ timeout: WAIT_MS });
+  const yaml = await manifest.innerText();
+  assert.match(yaml, /^kind: Deployment$/m);
+  assert.match(yaml, /^ {2}name: web$/m);
+  assert.doesNotMatch(yaml, /managedFields/);
+  await shown
+    .getByTestId('events')
+    .locator('td', { hasText: 'ScalingReplicaSet' })
+    .first()
+    .waitFor({ timeout: WAIT_MS });
   const v = await violationsLightAndDark(page, 'release-tree');
   assert.deepEqual(v, [], `axe: ${JSON.stringify(v, null, 2)}`);
 });

@@ -130,7 +130,7 @@ function tone(word) {
   if (GOOD.has(word)) return 's-ok';
   if (BAD.has(word)) return 's-bad';
   if (WAIT.has(word)) return 's-info';
-  if (word === '-' || word === '' || word === undefined) return 's-none';
+  if (word === '-' || word === '' || word === undefined || word === 'Normal') return 's-none';
   return 's-warn';
 }
 
@@ -763,15 +763,49 @@ function Objects({ entries }) {
     </table></div></section>`;
 }
 
-function TreeNodes({ nodes }) {
+function TreeNodes({ nodes, show }) {
   return html`<ul>${nodes.map(
     (n) => html`<li data-node=${`${n.kind}/${n.name}`}>
       <span class="node"><span>${n.kind}</span> <span class="mono">${n.name}</span> <${Badge} word=${n.state} />${
         n.detail ? html` <span class="muted">${n.detail}</span>` : null
+      }${
+        n.apiVersion === ''
+          ? null
+          : html` <button type="button" class="link" onClick=${() => show(n)}>manifest and Events<span class="visually-hidden"> of ${n.kind} ${n.name}</span></button>`
       }</span>
-      ${n.children.length === 0 ? null : html`<${TreeNodes} nodes=${n.children} />`}
+      ${n.children.length === 0 ? null : html`<${TreeNodes} nodes=${n.children} show=${show} />`}
     </li>`,
   )}</ul>`;
+}
+
+/** One node's live manifest (managedFields folded, Secret values masked) and its Kubernetes Events. */
+function LiveObject({ shown }) {
+  const { node, body } = shown;
+  const title = `${node.kind} ${node.namespace ? `${node.namespace}/` : ''}${node.name}`;
+  return html`<section class="live" aria-labelledby="h-live" data-testid="live-object">
+    <h3 id="h-live">${title}</h3>
+    ${
+      body === undefined
+        ? html`<p class="loading">Loading…</p>`
+        : body.error !== undefined
+          ? html`<div class="banner error" role="alert">Cannot read ${title}: ${body.error}</div>`
+          : html`${body.notes.map((n) => html`<p class="note">${n}</p>`)}
+            <h4>Events</h4>
+            ${
+              body.events.length === 0
+                ? html`<p>No Events (Kubernetes keeps them for an hour).</p>`
+                : html`<div class="table-wrap" tabindex="0" role="region" aria-label=${`Events of ${title}`}><table data-testid="events">
+                  <thead><tr><th scope="col">When</th><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">Count</th><th scope="col">Message</th></tr></thead>
+                  <tbody>${body.events.map(
+                    (
+                      e,
+                    ) => html`<tr><td class="time"><${When} t=${e.time} /></td><td><${Badge} word=${e.type === 'Warning' ? 'Warning' : 'Normal'} /></td>
+                      <td>${e.reason}</td><td>${e.count}</td><td class="msg">${e.message}</td></tr>`,
+                  )}</tbody></table></div>`
+            }
+            <h4>Live manifest</h4>
+            <pre class="diff" tabindex="0" role="region" aria-label=${`live manifest of ${title}`} data-testid="manifest">${body.yaml}</pre>`
+    }</section>`;
 }
 
 /**
@@ -780,7 +814,21 @@ function TreeNodes({ nodes }) {
  */
 function Tree({ base, d }) {
   const [tree, setTree] = useState(undefined);
+  const [shown, setShown] = useState(undefined);
   const load = () => getJson(`${base}/tree`).then(setTree, (err) => setTree({ error: err.message }));
+  const show = (node) => {
+    setShown({ node });
+    const q = new URLSearchParams({
+      apiVersion: node.apiVersion,
+      kind: node.kind.split('.')[0],
+      namespace: node.namespace,
+      name: node.name,
+    });
+    getJson(`${base}/live?${q}`).then(
+      (body) => setShown({ node, body }),
+      (err) => setShown({ node, body: { error: err.message } }),
+    );
+  };
   const moved = JSON.stringify([d.progress.objects, d.progress.waves.done, d.health.summary]);
   useEffect(() => {
     load();
@@ -793,7 +841,8 @@ function Tree({ base, d }) {
         : tree.error !== undefined
           ? html`<div class="banner error" role="alert">Cannot read the tree: ${tree.error}</div>`
           : html`${tree.notes.map((n) => html`<p class="note">${n}</p>`)}
-            <div class="tree" data-testid="tree"><${TreeNodes} nodes=${tree.nodes} /></div>`
+            <div class="tree" data-testid="tree"><${TreeNodes} nodes=${tree.nodes} show=${show} /></div>
+            ${shown === undefined ? null : html`<${LiveObject} shown=${shown} />`}`
     }</section>`;
 }
 
