@@ -3,6 +3,8 @@
 // what the watches of live.ts hold and what the backend answers. Two front doors use it: `convoy ui`'s
 // server on 127.0.0.1 (server.ts: a session token) and convoy's aggregated API in a cluster (mount.ts:
 // the front proxy's identity). Each serves it under its own root path, which the pages are told.
+// Reads beyond the watches (a Release's resource tree, a live object, history, diffs, logs) go through
+// the user's client, so a page reads exactly what its user may.
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';

@@ -1,7 +1,10 @@
 // Server-sent events for the pages: every change the watches see is batched for a few milliseconds
 // (a rollout touches the Release and its inventory in quick succession, and 1,000 Releases may change
 // at once), then each open page gets the rows that changed and, when it shows one Release, that
-// Release's whole view again; a change of a Cluster or ReleaseSet is a `fleet` event (those pages re-read). A comment line every 15 s keeps proxies from closing a quiet stream.
+// Release's whole view again; a change of a Cluster or ReleaseSet is a `fleet` event (those pages re-read).
+// Whether convoy's processes run (liveness.ts) is sent when a stream opens and whenever it changes,
+// looked at again when a live Lease would lapse. A comment line every 15 s keeps proxies from closing a
+// quiet stream.
 import type { ServerResponse } from 'node:http';
 import type { LiveState } from './live.ts';
 import { type Liveness, liveness } from './liveness.ts';

@@ -1,6 +1,6 @@
 // What the UI server knows of the cluster, kept current by watches with the user's credentials:
-// Releases, their ReleaseInventories and Clusters, in informers (LIST then WATCH, resumed after any
-// failure). Every change of a Release or of its inventory is told to the listeners by the Release's
+// Releases, their ReleaseInventories, Clusters, ReleaseSets and the shard Leases of convoy's processes,
+// in informers (LIST then WATCH, resumed after any failure). Every change of a Release or of its inventory is told to the listeners by the Release's
 // key, so the pages see it as soon as the API does. A watch that keeps failing (no permission, API
 // server away) is reported with its reason, never shown as an empty list.
 import { API_VERSION } from '../api/constants.ts';

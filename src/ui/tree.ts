@@ -74,7 +74,7 @@ export function childState(o: LiveObject): { state: string; detail: string } {
       return { state: phase === 'Running' ? 'Healthy' : phase, detail: why.join(', ') };
     }
     case 'ReplicaSet': {
-      const want = num((o.spec ?? {}).replicas);
+      const want = num(o.spec?.replicas);
       const ready = num(s.readyReplicas);
       return { state: ready >= want ? 'Healthy' : 'Progressing', detail: `${ready} of ${want} ready` };
     }

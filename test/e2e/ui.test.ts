@@ -1,9 +1,13 @@
 // The web UI in a real browser (Debian's Chromium driven by playwright-core) against the real control
 // plane with both convoy processes and the aggregated API: `convoy ui` run with a kubeconfig, as a user
 // would. The list shows a new Release without a reload; a rollout's waves and objects advance live on
-// its page; a broken change rolls back and the page shows RolledBack with its reason and the ConfigMap
-// diff; a Manual Release is approved after its diff; a user without create releases/sync is told which
-// permission is missing. Screenshots go to test-output/ui/; axe-core finds no serious violations.
+// its page; a broken change counts down to its rollback, rolls back at that time and the page shows
+// RolledBack with its reason and the ConfigMap diff one line per line, offers no Rollback that would
+// only pin it and warns before an Unpin; the list sorts, filters and counts, and Back restores them; a
+// Manual Release awaits approval in one calm state everywhere and is approved after its diff; a user
+// without create releases/sync is told which permission is missing; at 390 px nothing hides; a killed
+// controller-manager gets a banner. Screenshots (light and dark) go to test-output/ui/; axe-core finds
+// no serious violation in either scheme.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -763,9 +763,9 @@ function Objects({ entries }) {
     </table></div></section>`;
 }
 
-function TreeNodes({ nodes, show }) {
-  return html`<ul>${nodes.map(
-    (n) => html`<li data-node=${`${n.kind}/${n.name}`}>
+function TreeNodes({ nodes, show, root }) {
+  return html`<ul class=${root ? 'tree-level tree-root' : 'tree-level'}>${nodes.map(
+    (n) => html`<li class="tree-node" data-node=${`${n.kind}/${n.name}`}>
       <span class="node"><span>${n.kind}</span> <span class="mono">${n.name}</span> <${Badge} word=${n.state} />${
         n.detail ? html` <span class="muted">${n.detail}</span>` : null
       }${
@@ -841,7 +841,7 @@ function Tree({ base, d }) {
         : tree.error !== undefined
           ? html`<div class="banner error" role="alert">Cannot read the tree: ${tree.error}</div>`
           : html`${tree.notes.map((n) => html`<p class="note">${n}</p>`)}
-            <div class="tree" data-testid="tree"><${TreeNodes} nodes=${tree.nodes} show=${show} /></div>
+            <div class="tree" data-testid="tree"><${TreeNodes} nodes=${tree.nodes} show=${show} root=${true} /></div>
             ${shown === undefined ? null : html`<${LiveObject} shown=${shown} />`}`
     }</section>`;
 }
