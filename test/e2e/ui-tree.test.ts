@@ -1,19 +1,18 @@
 // The resource tree of a Release page in a real browser, on a control plane whose kwok nodes run
 // workloads (kube-controller-manager makes the ReplicaSet, kwok the Pod): the guestbook-like
 // Deployment of the render reaches its Pod through its ReplicaSet, each with its live state, and a
-// Pod held unready says so; a node's live manifest and Events are a click away. axe-core finds no serious violation in light or dark.
+// Pod held unready says so; a node's live manifest and Events are a click away. axe-core finds no
+// serious violation in light or dark.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { KubeClient } from '../../src/kube/client.ts';
-import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
-import { startAggregatedManager } from '../support/aggregated.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, deployment, inlineRelease } from '../support/hooks.ts';
-import { type ManagerProcess, type ObserverProcess, startObserver } from '../support/processes.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
-import { launchBrowser, startUi, type UiProcess, violationsLightAndDark } from '../support/ui.ts';
+import { violationsLightAndDark } from '../support/ui.ts';
+import { startUiStack, type UiStack } from '../support/ui-stack.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'ui-tree';
@@ -21,10 +20,7 @@ const WAIT_MS = 90_000;
 
 let cluster: CrdCluster | undefined;
 let client: KubeClient;
-let manager: ManagerProcess | undefined;
-let observer: ObserverProcess | undefined;
-let ui: UiProcess | undefined;
-let browser: Browser | undefined;
+let stack: UiStack | undefined;
 let page: Page;
 
 before(async () => {
@@ -36,23 +32,12 @@ before(async () => {
     scratch: 'convoy-ui-tree-e2e-',
   });
   client = cluster.client;
-  await installDefaultRules(client);
-  manager = await startAggregatedManager(cluster, 'ui-tree');
-  observer = await startObserver({
-    kubeconfigPath: cluster.cp.kubeconfigPath,
-    wakeups: { kind: 'aggregated' },
-  });
-  ui = await startUi(['--kubeconfig', cluster.cp.kubeconfigPath]);
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  await page.goto(ui.url);
+  stack = await startUiStack(cluster, 'ui-tree');
+  ({ page } = stack);
 });
 
 after(async () => {
-  await browser?.close();
-  await ui?.stop();
-  await observer?.stop();
-  await manager?.stop();
+  await stack?.stop();
   await cluster?.stop();
 });
 

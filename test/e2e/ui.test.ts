@@ -17,17 +17,16 @@ import { shortRevision } from '../../src/api/revision.ts';
 import type { Release } from '../../src/api/types.ts';
 import { runConvoy } from '../../src/cli/testsupport.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
-import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import type { ControlPlane } from '../../src/testenv/index.ts';
 import { renderKubeconfig } from '../../src/testenv/kubeconfig.ts';
-import { startAggregatedManager } from '../support/aggregated.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, deployment, inlineRelease, type Manifest, manifests } from '../support/hooks.ts';
-import { type ManagerProcess, type ObserverProcess, startObserver } from '../support/processes.ts';
+import type { ManagerProcess } from '../support/processes.ts';
 import { bindViewer, serviceAccountToken, waitForAccess } from '../support/rbac.ts';
 import { getRelease, mergePatch, releaseRef } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
-import { launchBrowser, screenshot, startUi, type UiProcess, violationsLightAndDark } from '../support/ui.ts';
+import { screenshot, startUi, type UiProcess, violationsLightAndDark } from '../support/ui.ts';
+import { startUiStack, type UiStack } from '../support/ui-stack.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'ui';
@@ -36,10 +35,10 @@ const UI_WAIT_MS = 60_000;
 let cluster: CrdCluster | undefined;
 let cp: ControlPlane;
 let client: KubeClient;
-let manager: ManagerProcess | undefined;
-let observer: ObserverProcess | undefined;
-let ui: UiProcess | undefined;
-let browser: Browser | undefined;
+let stack: UiStack | undefined;
+let manager: ManagerProcess;
+let ui: UiProcess;
+let browser: Browser;
 let page: Page;
 
 const spec = (extra: Partial<Release['spec']> = {}): Partial<Release['spec']> => ({
@@ -58,20 +57,12 @@ before(async () => {
     scratch: 'convoy-ui-e2e-',
   });
   ({ cp, client } = cluster);
-  await installDefaultRules(client);
-  manager = await startAggregatedManager(cluster, 'ui');
-  observer = await startObserver({ kubeconfigPath: cp.kubeconfigPath, wakeups: { kind: 'aggregated' } });
-  ui = await startUi(['--kubeconfig', cp.kubeconfigPath]);
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  await page.goto(ui.url);
+  stack = await startUiStack(cluster, 'ui');
+  ({ manager, ui, browser, page } = stack);
 });
 
 after(async () => {
-  await browser?.close();
-  await ui?.stop();
-  await observer?.stop();
-  await manager?.stop();
+  await stack?.stop();
   await cluster?.stop();
 });
 
