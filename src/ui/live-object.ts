@@ -2,6 +2,7 @@
 // managedFields (pages of field owners nobody reads there) and with Secret values masked, and its
 // Kubernetes Events, newest first. Pure.
 import { stringify } from 'yaml';
+import { type KubeEvent, lastSeen } from '../kube/events.ts';
 import { maskSecret } from '../render/secret-mask.ts';
 
 export interface EventView {
@@ -9,20 +10,11 @@ export interface EventView {
   readonly reason: string;
   readonly message: string;
   readonly count: number;
-  /** The newest time it happened (lastTimestamp, eventTime or the creation time). */
+  /** The newest time it happened (lastSeen: series, lastTimestamp, eventTime, then creation). */
   readonly time: string;
 }
 
-/** An Event as the API serves it (core/v1), as far as the page reads it. */
-export interface KubeEvent {
-  readonly type?: string;
-  readonly reason?: string;
-  readonly message?: string;
-  readonly count?: number;
-  readonly lastTimestamp?: string | null;
-  readonly eventTime?: string | null;
-  readonly metadata?: { readonly creationTimestamp?: string };
-}
+export type { KubeEvent };
 
 export interface LiveObjectView {
   readonly yaml: string;
@@ -42,7 +34,7 @@ export function liveObjectView(obj: Obj, events: readonly KubeEvent[]): LiveObje
         reason: e.reason ?? '',
         message: e.message ?? '',
         count: e.count ?? 1,
-        time: e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '',
+        time: lastSeen(e),
       }))
       .sort((a, b) => b.time.localeCompare(a.time)),
   };
