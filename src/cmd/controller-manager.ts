@@ -1,6 +1,7 @@
 // convoy-controller-manager: flags → wiring. Runs the release controller on the harness with shard
 // leases (or one static shard with --shard-index), the probe/metrics server, the HTTP API (docs/http-api.md;
 // --api-* flags, see api-flags.ts) and graceful shutdown. Flags: controller-manager-flags.ts.
+
 import { hostname, tmpdir } from 'node:os';
 import { FIELD_MANAGERS } from '../api/constants.ts';
 import { registerReleaseController } from '../controller/release/controller.ts';
@@ -10,6 +11,7 @@ import { registerNotifyController } from '../notify/controller.ts';
 import { Harness, newLogger } from '../runtime/index.ts';
 import { newApiMetrics } from '../server/index.ts';
 import { type RunningApi, startApi } from './api-server.ts';
+import { startClusterController } from './cluster-controller-wiring.ts';
 import { CONTROLLER_MANAGER, parseControllerManagerFlags } from './controller-manager-flags.ts';
 import { loadKubeConfig, runEntry } from './entry.ts';
 
@@ -47,8 +49,13 @@ await runEntry(CONTROLLER_MANAGER, async () => {
   });
 
   const crashWave = opts.crashAfterWave;
+  // The cluster controller probes each Cluster and writes its Ready condition (docs/reference/cluster.md);
+  // the release controller resolves targets through the same clients, so each remote client and its
+  // discovery cache are built once.
+  const cluster = startClusterController(harness, { kubeConfig });
   const release = registerReleaseController(harness, {
     kubeConfig,
+    clusterClients: cluster.clients,
     leaseNamespace: opts.leaseNamespace,
     gitCacheDir: opts.gitCacheDir,
     allowFileUrls: opts.allowFileUrls,

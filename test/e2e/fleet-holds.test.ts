@@ -49,12 +49,12 @@ describe('ReleaseSet holds: no clusters, a cluster not ready, a member stalled',
   it('a Cluster whose kubeconfig Secret is missing holds the train at its wave, until the Secret exists', async () => {
     await fleet.addCluster('c1', false);
     await fleet.addCluster('c2');
-    // (The controller-manager runs no Cluster prober, so the cause is what c1's Release reports; a
-    // Cluster's own Ready=False is used as well where something writes it: plan.test.ts.)
+    // The cause is the Cluster's own Ready=False (the controller-manager's cluster prober), or, before
+    // its first probe is written, what c1's Release reports: both name the Secret.
     const set = await fleet.waitSet('held at wave 1 by c1', held('ClusterNotReady'));
     assert.match(
       ready(set)?.message ?? '',
-      /^revision \w+ holds at wave 1: member web-c1 \(cluster c1\): its Release cannot go on: ClusterNotReady: .*kubeconfig Secret fleet-holds\/c1-kubeconfig not found/,
+      /^revision \w+ holds at wave 1: member web-c1 \(cluster c1\): (Cluster c1 is not ready: SecretNotFound: |its Release cannot go on: ClusterNotReady: .*)kubeconfig Secret fleet-holds\/c1-kubeconfig not found/,
     );
     assert.equal(row(set, 'c1')?.state, 'Stalled');
     assert.equal(row(set, 'c2')?.state, 'Waiting');
@@ -63,7 +63,7 @@ describe('ReleaseSet holds: no clusters, a cluster not ready, a member stalled',
     assert.match(status.stdout, /^held: ClusterNotReady: .*member web-c1 \(cluster c1\).*c1-kubeconfig/m);
     assert.match(
       status.stdout,
-      /^c1 +1 +\S+ +Stalled +\S+ +member web-c1 \(cluster c1\): its Release cannot go on/m,
+      /^c1 +1 +\S+ +Stalled +\S+ +member web-c1 \(cluster c1\): (Cluster c1 is not ready|its Release cannot go on)/m,
     );
 
     await fleet.addSecret('c1');
