@@ -53,6 +53,18 @@ const inventoryOfR = {
   })),
 } as never;
 
+/** planSync of a render (hooks, objects) for the base Release, as a first sync. */
+function planOf(render: { hooks: Obj[]; objects: Obj[] }, dryRunPassed = false) {
+  return planSync({
+    release: base,
+    rendered: { renderRef: renderRef(render), render },
+    forced: false,
+    inventory: undefined,
+    now: NOW,
+    dryRunPassed,
+  });
+}
+
 /** A step in a short form: "wave 1 (after 0): waitPrevious 5m". */
 function show(s: SyncStep): string {
   if (s.kind !== 'wave') return s.kind;
@@ -126,13 +138,7 @@ describe('planSync', () => {
     });
     const steps = (hooks: Obj[]) => {
       const r = { hooks, objects };
-      const plan = planSync({
-        release: base,
-        rendered: { renderRef: renderRef(r), render: r },
-        forced: false,
-        inventory: undefined,
-        now: NOW,
-      });
+      const plan = planOf(r);
       return plan.kind === 'upToDate' ? [] : plan.steps.map(show).slice(0, 4);
     };
     assert.deepEqual(steps([hook('PreSync')]), ['dryRun', 'persist', 'preSync', 'settleInterrupted']);
@@ -303,13 +309,7 @@ describe("planSync: a chart's pre-install resources go in before its PreSync hoo
     s.kind === 'wave' ? `${show(s)} [${s.objects.map((o) => o.kind).join(',')}]` : s.kind;
   test('with PreSync hooks: settle, the resources, PreSync, then the waves without them', () => {
     const r = { hooks: [job], objects: [sa, cm('a', 0), post] };
-    const plan = planSync({
-      release: base,
-      rendered: { renderRef: renderRef(r), render: r },
-      forced: false,
-      inventory: undefined,
-      now: NOW,
-    });
+    const plan = planOf(r);
     assert.equal(plan.kind, 'sync');
     assert.deepEqual(plan.kind === 'sync' ? plan.steps.map(kinds) : [], [
       'dryRun',
@@ -326,13 +326,7 @@ describe("planSync: a chart's pre-install resources go in before its PreSync hoo
   });
   test('without PreSync hooks the resources stay in their waves, the plan as before', () => {
     const r = { hooks: [], objects: [sa, cm('a', 0)] };
-    const plan = planSync({
-      release: base,
-      rendered: { renderRef: renderRef(r), render: r },
-      forced: false,
-      inventory: undefined,
-      now: NOW,
-    });
+    const plan = planOf(r);
     assert.deepEqual(plan.kind === 'sync' ? plan.steps.map(kinds) : [], [
       'dryRun',
       'persist',
@@ -358,14 +352,7 @@ describe('planSync: the custom resources of a CRD in the same render', () => {
   };
   const stepsOf = (objects: Obj[], dryRunPassed = false) => {
     const r = { hooks: [], objects };
-    const plan = planSync({
-      release: base,
-      rendered: { renderRef: renderRef(r), render: r },
-      forced: false,
-      inventory: undefined,
-      now: NOW,
-      dryRunPassed,
-    });
+    const plan = planOf(r, dryRunPassed);
     return plan.kind === 'sync' ? plan.steps.map((x) => x.kind).slice(0, 3) : [];
   };
   test('a CRD and its custom resource: dry-run them with the CRD applied, before persist', () =>
