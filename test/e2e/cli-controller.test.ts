@@ -63,9 +63,10 @@ test('render DIR gives the controller renderRef for the same commit; diff after 
   assert.match(diff.stdout, /^0 changed, 2 unchanged, 0 to prune$/m);
 
   const get = await runConvoy(['get', '-n', ns, '--kubeconfig', cp.kubeconfigPath]);
-  // The same short REVISION and MESSAGE the controller wrote for kubectl's printer columns.
+  // One STATE (releaseState's), no HEALTH without an assessment, and the same short REVISION and MESSAGE
+  // the controller wrote for kubectl's printer columns.
   assert.match(
     get.stdout,
-    new RegExp(`^app +True +- +- +${sha.slice(0, 12)} +\\d+s +applied revision ${sha} `, 'm'),
+    new RegExp(`^app +Ready +- +${sha.slice(0, 12)} +\\d+s +applied revision ${sha} `, 'm'),
   );
 });

@@ -197,7 +197,7 @@ test('a suspended Release applies nothing until resumed; suspended again, a new 
   assert.match(held.status?.message ?? '', /spec\.suspend is true/);
   const get = await convoy('get', 'paused');
   assert.equal(get.code, 0, get.stderr);
-  assert.match(get.stdout, /^paused +False +\S+ +- +.*spec\.suspend is true/m);
+  assert.match(get.stdout, /^paused +Suspended +\S+ +\S+ +.*spec\.suspend is true/m);
   const selected = await convoy('get', '--status-selector', 'suspended=true');
   assert.match(selected.stdout, /^paused /m);
   assert.doesNotMatch((await convoy('get', '--status-selector', 'suspended=false')).stdout, /^paused /m);
