@@ -189,7 +189,10 @@ describe('render.type Helm', { concurrency: true }, () => {
           postRenderers: [POST_RENDER],
         },
       };
-      await client.create(gitRelease(ns, 'app', repo, { render }));
+      // The deadline covers the PreSync hooks too (two weights, one after the other): long enough for
+      // them on a loaded machine, short enough for commit 2's rollback.
+      const failurePolicy = { deadline: '30s', rollback: 'OnFailure' as const };
+      await client.create(gitRelease(ns, 'app', repo, { render, failurePolicy }));
       const r1 = await waitForRollout(
         'Succeeded(commit 1)',
         (r) => r.state === 'Succeeded' && r.revision === sha1,
@@ -267,7 +270,7 @@ describe('render.type Helm', { concurrency: true }, () => {
       await waitFor('commit 2 live', async () => (await liveTag(client, ns, 'shop')) === 'v2');
       assert.equal((await liveConfigMap(client, ns, 'shop-config'))?.data?.tag, 'v2');
 
-      const rb = await waitForRollout('RolledBack(commit 2)', (r) => r.state === 'RolledBack', 60_000);
+      const rb = await waitForRollout('RolledBack(commit 2)', (r) => r.state === 'RolledBack', 120_000);
       assert.equal(rb.status?.lastAttempted?.renderRef, R1);
       // The whole render came back: the old Deployment and the old ConfigMap data.
       assert.equal(await liveTag(client, ns, 'shop'), 'v1');
@@ -296,6 +299,8 @@ describe('render.type Helm', { concurrency: true }, () => {
         gitRelease(ns, 'app', repo, {
           // No interval reconcile for an hour: only the watch can bring the new values in.
           syncPolicy: { interval: '1h' },
+          // Nothing here should roll back; the deadline covers the chart's PreSync hooks.
+          failurePolicy: { deadline: '2m', rollback: 'OnFailure' },
           render: {
             type: 'Helm',
             targetNamespace: ns,
