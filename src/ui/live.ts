@@ -14,6 +14,7 @@ import { Informer } from '../runtime/informer.ts';
 import type { Lease } from '../runtime/lease.ts';
 import { leasePath } from '../runtime/lease-api.ts';
 import { Transport } from '../runtime/transport.ts';
+import { mayWatch } from './permissions.ts';
 
 export type Scope = { readonly kind: 'all' } | { readonly kind: 'namespace'; readonly namespace: string };
 
@@ -142,9 +143,18 @@ export class LiveState {
     state.inventories.start();
     state.clusters.start();
     state.releaseSets?.start();
-    state.leases.start();
-    // Liveness is unknown until the first list: tell the listeners when it is known.
-    void state.leases.waitForSync().then(() => state.#emit({ kind: 'Lease', key: '' }));
+    // A user who may not read convoy's Leases gets a note, and the watch is not tried (no refused request).
+    if (await mayWatch(client, 'coordination.k8s.io', 'leases', leaseNamespace)) {
+      state.leases.start();
+      // Liveness is unknown until the first list: tell the listeners when it is known.
+      void state.leases.waitForSync().then(() => state.#emit({ kind: 'Lease', key: '' }));
+    } else {
+      state.#problems.set('Lease', {
+        kind: 'Lease',
+        message: `you may not list and watch leases in namespace ${leaseNamespace}`,
+        since: new Date().toISOString(),
+      });
+    }
     return state;
   }
 
