@@ -51,7 +51,11 @@ describe('ReleaseSet holds: no clusters, a cluster not ready, a member stalled',
     await fleet.addCluster('c2');
     // The cause is the Cluster's own Ready=False (the controller-manager's cluster prober), or, before
     // its first probe is written, what c1's Release reports: both name the Secret.
-    const set = await fleet.waitSet('held at wave 1 by c1', held('ClusterNotReady'));
+    // The probe of c1 can hold the train before the controller has seen c2 at all: wait for both rows.
+    const set = await fleet.waitSet(
+      'held at wave 1 by c1, both members listed',
+      (s) => held('ClusterNotReady')(s) && row(s, 'c1') !== undefined && row(s, 'c2') !== undefined,
+    );
     assert.match(
       ready(set)?.message ?? '',
       /^revision \w+ holds at wave 1: member web-c1 \(cluster c1\): (Cluster c1 is not ready: SecretNotFound: |its Release cannot go on: ClusterNotReady: .*)kubeconfig Secret fleet-holds\/c1-kubeconfig not found/,
