@@ -518,10 +518,16 @@ describe('push receivers: hard edges', () => {
         (JSON.parse(replay.body) as { message: string }).message,
         'ignored: already delivered (this field "delivery")',
       );
-      const ignored = env.manager
-        .log()
-        .split('\n')
-        .filter((l) => l.includes('replayed push ignored') && l.includes(`"${ns}/generic"`));
+      // The process writes its log line around the answer, not before it: wait for it to arrive.
+      const ignoredLines = () =>
+        env.manager
+          .log()
+          .split('\n')
+          .filter((l) => l.includes('replayed push ignored') && l.includes(`"${ns}/generic"`));
+      const ignored = await waitFor('the replay logged', async () => {
+        const lines = ignoredLines();
+        return lines.length > 0 ? lines : undefined;
+      });
       assert.equal(ignored.length, 1, ignored.join('\n'));
     } finally {
       await repo.cleanup();
