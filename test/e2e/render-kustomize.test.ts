@@ -182,9 +182,9 @@ describe('render.type Kustomize', { concurrency: true }, () => {
 
       // A base beside the path, not under it: the message names the field and the path to set.
       await repo.commit({
-        'app/kustomization.yaml': 'resources:\n- cm.yaml\n- ../shared/base\n',
-        'shared/base/kustomization.yaml': 'resources: [cm.yaml]\n',
-        'shared/base/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\n',
+        'app/kustomization.yaml': 'resources:\n- cm.yaml\n- ../common/base\n',
+        'common/base/kustomization.yaml': 'resources: [cm.yaml]\n',
+        'common/base/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\n',
       });
       const outside = await waitForReady(
         client,
@@ -197,7 +197,7 @@ describe('render.type Kustomize', { concurrency: true }, () => {
       assert.equal(condition(outside, 'Ready')?.reason, 'RenderFailed');
       assert.match(
         said,
-        /the kustomization uses \.\.\/shared\/base, outside spec\.source\.git\.path "app": .*set spec\.source\.git\.path to "" \(the source root\), with a kustomization\.yaml there whose resources list app/,
+        /the kustomization uses \.\.\/common\/base, outside spec\.source\.git\.path "app": .*set spec\.source\.git\.path to "" \(the source root\), with a kustomization\.yaml there whose resources list app/,
       );
       assert.doesNotMatch(said, /convoy-kustomize-|\/tmp\//, 'no work directory');
     }));
