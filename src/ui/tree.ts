@@ -2,15 +2,11 @@
 // ownerReferences (Deployment → ReplicaSets → Pods, Job → Pods, Service → EndpointSlices), each with a
 // one-word state read from its status. During a broken rollout "Degraded: 1 of 3 replicas updated" is
 // all the objects table can say; the tree shows the Pod that is not ready and why. Pure.
+import type { Involved } from '../kube/events.ts';
 
-/** What the tree needs of a live object (any kind). */
-export interface LiveObject {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly uid?: string;
+/** What the tree needs of a live object (any kind): what an Event names of it, and its owners. */
+export interface LiveObject extends Involved {
+  readonly metadata: Involved['metadata'] & {
     readonly ownerReferences?: readonly { readonly uid: string }[];
   };
   readonly status?: Readonly<Record<string, unknown>>;
