@@ -13,12 +13,14 @@ const LAYERS = [
   ['render', ['lib', 'api', 'kube']],
   ['store', ['lib', 'api', 'kube', 'render']],
   ['rules', ['lib', 'api']],
+  // Verification: the checks' providers (Prometheus, web) and their pure decisions (docs/design.md#verification).
+  ['verify', ['lib', 'api', 'kube', 'rules']],
   // Reading Argo CD Applications and Flux objects into Releases (convoy import): pure conversions.
   ['import', ['lib', 'api', 'render']],
   // Test and dev infrastructure: the local control plane and the tool binaries.
   ['testenv', ['lib', 'api', 'kube', 'render']],
   ['controller', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules']],
-  ['observer', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules']],
+  ['observer', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules', 'verify']],
   ['server', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
   ['notify', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
   // The web UI's server: the API's pure views (one progress summary), the CLI's writes injected.
@@ -33,6 +35,7 @@ const LAYERS = [
       'render',
       'store',
       'rules',
+      'verify',
       'import',
       'testenv',
       'controller',

@@ -132,6 +132,8 @@ export const FIELD_MANAGERS = {
   drift: 'convoy-drift',
   /** Inventory hook state, reason, message, finishedAt. */
   hookStatus: 'convoy-hook-status',
+  /** The inventory's verification: what the observer measured for a render (docs/design.md#verification). */
+  verification: 'convoy-verification',
   /** Release annotations sync-requested-at, approved-render, force-sync-at. */
   api: 'convoy-api',
   /** Objects in target clusters. */

@@ -27,4 +27,25 @@ export {
   ReleaseSetStatusSchema,
   TRAIN_STATES,
 } from './schema/releaseset.ts';
+export type {
+  CheckStatus,
+  Measurement,
+  MeasurementPhase,
+  PrometheusCheck,
+  VerificationArg,
+  VerificationCheck,
+  VerificationPhase,
+  VerificationSecretKey,
+  VerificationSpec,
+  VerificationStatus,
+  VerificationTemplateRef,
+  WebCheck,
+} from './schema/verification.ts';
+export {
+  MEASUREMENT_PHASES,
+  MEASUREMENTS_KEPT,
+  VERIFICATION_PHASES,
+  VerificationSpecSchema,
+  VerificationStatusSchema,
+} from './schema/verification.ts';
 export * from './types.ts';

@@ -4,6 +4,7 @@
 import { type Static, Type } from 'typebox';
 import { HOOK_PHASES } from '../constants.ts';
 import { Duration, ListMap, RenderRef, StringEnum, Time } from './k8s.ts';
+import { VerificationStatusSchema } from './verification.ts';
 
 export const ENTRY_STATES = ['Healthy', 'Progressing', 'Degraded', 'Unknown'] as const;
 export const HOOK_STATES = ['Running', 'Succeeded', 'Failed'] as const;
@@ -105,5 +106,6 @@ export const InventoryBodySchema = Type.Object({
       description: 'Lifecycle hooks armed for the Release.',
     }),
   ),
+  verification: Type.Optional(VerificationStatusSchema),
 });
 export type InventoryBody = Static<typeof InventoryBodySchema>;

@@ -13,6 +13,7 @@ import {
   StringMap,
   Time,
 } from './k8s.ts';
+import { VerificationSpecSchema } from './verification.ts';
 
 const GitRefSchema = Type.Object(
   {
@@ -362,6 +363,7 @@ export const ReleaseSpecSchema = Type.Object(
     ),
     healthAssessment: Type.Optional(HealthAssessmentSchema),
     failurePolicy: Type.Optional(FailurePolicySchema),
+    verification: Type.Optional(VerificationSpecSchema),
     pin: Type.Optional(
       Type.Object(
         { renderRef: RenderRef({ description: 'A stored render to apply instead of the source.' }) },
@@ -398,6 +400,12 @@ export const ReleaseSpecSchema = Type.Object(
         message:
           'failurePolicy requires healthAssessment: without health rules the rollout verdict could never leave Pending',
         fieldPath: '.failurePolicy',
+      },
+      {
+        rule: '!has(self.verification) || has(self.failurePolicy)',
+        message:
+          'verification requires failurePolicy: a failed check rolls back or fails the rollout it judges',
+        fieldPath: '.verification',
       },
       {
         rule: "!has(self.source.chart) || (has(self.render) && has(self.render.type) && self.render.type == 'Helm')",
