@@ -18,7 +18,13 @@ const GIVE_UP_CODES = new Set([401, 403, 404, 405]);
 
 export interface WatchHooks {
   readonly log: Logger;
-  readonly labelSelector: string;
+  /** Absent: every object (a Pod watch of one namespace). */
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Watch this namespace only. */
+  readonly namespace?: string;
+  /** What is cached of each object (default: stripped). */
+  readonly transform?: (o: KubeObject) => KubeObject;
   /** A change of a cached object, after the first LIST. */
   readonly changed: (obj: KubeObject) => void;
   readonly running: (delta: 1 | -1) => void;
@@ -53,6 +59,11 @@ export class TargetWatch {
     return this.state === 'synced' ? this.#informer?.cache.get(key) : undefined;
   }
 
+  /** Every cached object, when the cache may be read. */
+  list(): readonly KubeObject[] | undefined {
+    return this.state === 'synced' ? this.#informer?.cache.list() : undefined;
+  }
+
   /** Tries a watch given up for reads again once FALLBACK_RETRY_MS have passed. */
   retryIfDue(): void {
     if (this.state !== 'fallback' || this.#h.now() < this.#retryAt || this.#stopped) return;
@@ -71,10 +82,11 @@ export class TargetWatch {
       (info) => {
         if (this.#stopped || this.state !== 'starting') return;
         const inf = new Informer<KubeObject>(new Transport(this.client.transport), {
-          path: resourcePath(info, {}),
-          labelSelector: this.#h.labelSelector,
+          path: resourcePath(info, this.#h.namespace === undefined ? {} : { namespace: this.#h.namespace }),
+          ...(this.#h.labelSelector !== undefined ? { labelSelector: this.#h.labelSelector } : {}),
+          ...(this.#h.fieldSelector !== undefined ? { fieldSelector: this.#h.fieldSelector } : {}),
           stripManagedFields: true,
-          transform: (o) => stripped(o, this.apiVersion, this.kind),
+          transform: this.#h.transform ?? ((o) => stripped(o, this.apiVersion, this.kind)),
           log,
           hooks: { onError: (err) => this.#failed(inf, err) },
         });

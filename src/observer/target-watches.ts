@@ -3,13 +3,16 @@
 // convoy.kumodo.io/release label. The health and drift loops read live objects through `readerOf`: from
 // the cache where ./cache-read.ts trusts it, from the API (../live-reads.ts) for the rest, and a watch
 // event on an object a Release records wakes that Release in the loops that asked for it (onChange).
-// A watch starts with the first Release that reads its kind and stops with the last one.
+// A watch starts with the first Release that reads its kind and stops with the last one. The Pods of a
+// namespace where a workload is not available (the health loop's why, ./health/pod-why.ts) are watched
+// the same way, per target cluster and namespace, while some Release reads them (`podReaderOf`).
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { LABEL_RELEASE } from '../api/constants.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { errorMessage } from '../lib/errors.ts';
 import type { KubeObject as CachedObject, Logger } from '../runtime/index.ts';
 import { decideCacheRead, floorOf } from './cache-read.ts';
+import { slimPod } from './health/pod-why.ts';
 import type { KubeObject } from './health/types.ts';
 import {
   type LiveRead,
@@ -19,6 +22,7 @@ import {
   type ReadOptions,
   readLive,
 } from './live-reads.ts';
+import { POD_FIELD_SELECTOR, type PodsRead, type ReadPods, readPods } from './pod-reads.ts';
 import { releaseLabelOf, TargetWatch } from './target-watch.ts';
 
 /** Who reads: one loop's Release. */
@@ -49,6 +53,10 @@ export class TargetWatches {
   /** Reader key → the reader and the watch ids it reads through. */
   readonly #readers = new Map<string, { readonly reader: Reader; ids: Set<string> }>();
   readonly #wakers = new Map<string, (releaseKey: string) => void>();
+  /** Pod watches by client and namespace, and the reader keys reading each. */
+  readonly #podWatches = new Map<string, { readonly watch: TargetWatch; readonly readers: Set<string> }>();
+  /** Reader key → the Pod watch ids it reads. */
+  readonly #podReaders = new Map<string, Set<string>>();
   readonly #clientIds = new WeakMap<KubeClient, number>();
   #nextClient = 0;
   readonly #fallbacks: Counter<'kind'>;
@@ -87,6 +95,39 @@ export class TargetWatches {
   readerOf(loop: string, releaseKey: string): ReadLive {
     return (client, refs, opts) =>
       this.read({ loop, releaseKey, label: opts.releaseLabel }, client, refs, opts);
+  }
+
+  /**
+   * How `loop` reads the Pods of namespaces for the Release `releaseKey`: from a Pod watch of each
+   * namespace once it has synced, from the API (../pod-reads.ts) before. The namespaces of the last call
+   * are the ones its watches stay for.
+   */
+  podReaderOf(loop: string, releaseKey: string): ReadPods {
+    return (client, namespaces) => this.readPods(`${loop}|${releaseKey}`, client, namespaces);
+  }
+
+  async readPods(
+    rk: string,
+    client: KubeClient,
+    namespaces: readonly string[],
+  ): Promise<ReadonlyMap<string, PodsRead>> {
+    const ids = new Set<string>();
+    const out = new Map<string, PodsRead>();
+    const fresh: string[] = [];
+    for (const namespace of namespaces) {
+      const id = this.#idOf(client, 'v1', `Pod ${namespace}`);
+      ids.add(id);
+      const w = this.#podWatch(id, client, namespace, rk);
+      const cached = w.list();
+      if (cached === undefined) fresh.push(namespace);
+      else out.set(namespace, { kind: 'pods', pods: cached });
+    }
+    for (const id of this.#podReaders.get(rk) ?? []) if (!ids.has(id)) this.#releasePods(id, rk);
+    if (ids.size === 0) this.#podReaders.delete(rk);
+    else this.#podReaders.set(rk, ids);
+    if (fresh.length === 0) return out;
+    for (const [namespace, read] of await readPods(client, fresh)) out.set(namespace, read);
+    return out;
   }
 
   /** Reads refs for the reader from its target cluster; the reader's watches become these kinds. */
@@ -136,16 +177,26 @@ export class TargetWatches {
   /** The reader is done (its Release is gone): the watches nobody else reads through stop. */
   forget(loop: string, releaseKey: string): void {
     const rk = `${loop}|${releaseKey}`;
+    this.#forgetPods(rk);
     const entry = this.#readers.get(rk);
     if (entry === undefined) return;
     this.#readers.delete(rk);
     for (const id of entry.ids) this.#release(id, rk, entry.reader.label);
   }
 
+  #forgetPods(rk: string): void {
+    for (const id of this.#podReaders.get(rk) ?? []) this.#releasePods(id, rk);
+    this.#podReaders.delete(rk);
+  }
+
   async stop(): Promise<void> {
-    const stopping = [...this.#watches.values()].map((w) => w.stop());
+    const stopping = [...this.#watches.values(), ...[...this.#podWatches.values()].map((p) => p.watch)].map(
+      (w) => w.stop(),
+    );
     this.#watches.clear();
     this.#readers.clear();
+    this.#podWatches.clear();
+    this.#podReaders.clear();
     await Promise.all(stopping);
   }
 
@@ -159,6 +210,11 @@ export class TargetWatches {
   /** For tests: an object as a watch caches it. */
   cachedObject(client: KubeClient, apiVersion: string, kind: string, key: string): CachedObject | undefined {
     return this.#watches.get(this.#idOf(client, apiVersion, kind))?.cached(key);
+  }
+
+  /** For tests: how many Pods of `namespace` a synced Pod watch caches; undefined without one. */
+  cachedPods(client: KubeClient, namespace: string): number | undefined {
+    return this.#podWatches.get(this.#idOf(client, 'v1', `Pod ${namespace}`))?.watch.list()?.length;
   }
 
   #idOf(client: KubeClient, apiVersion: string, kind: string): string {
@@ -187,6 +243,39 @@ export class TargetWatches {
     });
     this.#watches.set(id, w);
     return w;
+  }
+
+  #podWatch(id: string, client: KubeClient, namespace: string, rk: string): TargetWatch {
+    const known = this.#podWatches.get(id);
+    if (known !== undefined) {
+      known.readers.add(rk);
+      known.watch.retryIfDue();
+      return known.watch;
+    }
+    // No wake-ups: the re-check backoff already comes back for a workload that is not available.
+    const watch = new TargetWatch(client, 'v1', 'Pod', {
+      log: this.#o.log.child({ watch: `v1 Pod`, namespace }),
+      namespace,
+      fieldSelector: POD_FIELD_SELECTOR,
+      transform: (o) => slimPod(o as unknown as KubeObject) as unknown as CachedObject,
+      changed: () => {},
+      running: (delta) => this.#running.inc(delta),
+      fellBack: (k) => this.#fallbacks.inc({ kind: k }),
+      now: this.#o.now ?? Date.now,
+    });
+    this.#podWatches.set(id, { watch, readers: new Set([rk]) });
+    return watch;
+  }
+
+  #releasePods(id: string, rk: string): void {
+    const p = this.#podWatches.get(id);
+    if (p === undefined) return;
+    p.readers.delete(rk);
+    if (p.readers.size > 0) return;
+    this.#podWatches.delete(id);
+    p.watch
+      .stop()
+      .catch((err: unknown) => this.#o.log.warn({ err: errorMessage(err), id }, 'stopping a watch'));
   }
 
   #use(reader: Reader, ids: Set<string>): void {

@@ -265,6 +265,7 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
-function truncate(s: string): string {
-  return s.length <= maxMessageChars ? s : `${s.slice(0, maxMessageChars - 1)}…`;
+/** s cut to at most `max` characters, the cut marked by an ellipsis. */
+export function truncate(s: string, max: number = maxMessageChars): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }

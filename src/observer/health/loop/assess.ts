@@ -4,7 +4,8 @@
 // Live objects are read through deps.read: the observer's watch caches where they are trusted, else
 // ../../live-reads.ts (docs/design.md#watched-reads). An entry in flux (./in-flux.ts) is not read, and a
 // pass that judged from an inventory older than a pending note fails its write with 409, so an entry is
-// never judged on another render's object.
+// never judged on another render's object. A workload the rules find not available gets the why of its
+// Pods in its message (../pod-why.ts), read through deps.pods: one read per namespace and pass at most.
 import { parseOptionalDuration } from '../../../api/duration.ts';
 import type { InventoryEntry, Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
@@ -15,7 +16,9 @@ import { nameOf, namespaceOf } from '../../../lib/names.ts';
 import { apiVersionOf } from '../../../render/keys.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
 import { type LiveRead, type ReadLive, readLive } from '../../live-reads.ts';
+import { type ReadPods, readPods } from '../../pod-reads.ts';
 import { type Evaluator, newEvaluator } from '../evaluator.ts';
+import { whyNotAvailable, withWhy, workloadSelector } from '../pod-why.ts';
 import { deriveState, type Observation } from '../state.ts';
 import { entryKey, type HealthRuleSetLike } from '../types.ts';
 import { assessable } from './in-flux.ts';
@@ -48,6 +51,8 @@ export interface AssessDeps {
   readonly compile?: (ruleSets: readonly HealthRuleSetLike[]) => Evaluator;
   /** How live objects are read (default readLive: from the API; the observer reads its watch caches). */
   readonly read?: ReadLive;
+  /** How the Pods of workloads not available are read (default readPods: from the API; the observer's Pod watches). */
+  readonly pods?: ReadPods;
 }
 
 export interface Assessment {
@@ -124,12 +129,43 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
     }
     judged.set(entryKey(e), assessItem(e, live.reads[i] as LiveRead, evaluator, deadlineMs, now));
   }
+  await explainUnavailable(target.client, toAssess, live.reads, judged, deps.pods ?? readPods);
   // 7. The entries before and after: the wake-up decision reads renderAdvanced from them (../edges.ts).
   const after = before.map((e) => judged.get(entryKey(e)) ?? e);
   const assessed = after.filter((e) => e.renderRef !== undefined);
   // 8. writeInventoryHealth; an empty set writes nothing.
   const written = await writeInventoryHealth(deps.local, inv, inventoryHealthItems(assessed), deps.onWritten);
   return { before, after, assessed, written, reads };
+}
+
+/**
+ * Adds to the message of each workload judged Progressing or Degraded why its Pods are not available
+ * (../pod-why.ts); the state and the rule stay as judged. The Pods of every namespace concerned are read
+ * once, and `pods` is called even with none, so the watches of namespaces no longer concerned stop.
+ */
+async function explainUnavailable(
+  client: KubeClient,
+  entries: readonly InventoryEntry[],
+  reads: readonly LiveRead[],
+  judged: Map<string, InventoryEntry>,
+  pods: ReadPods,
+): Promise<void> {
+  const unavailable = entries.flatMap((e, i) => {
+    const read = reads[i] as LiveRead;
+    const j = judged.get(entryKey(e));
+    if (read.kind !== 'found' || j === undefined || (j.state !== 'Progressing' && j.state !== 'Degraded'))
+      return [];
+    const selector = workloadSelector(read.object);
+    const namespace = read.object.metadata?.namespace ?? e.namespace ?? '';
+    return selector === undefined || namespace === '' ? [] : [{ entry: j, selector, namespace }];
+  });
+  const byNamespace = await pods(client, [...new Set(unavailable.map((u) => u.namespace))]);
+  for (const u of unavailable) {
+    const got = byNamespace.get(u.namespace);
+    if (got === undefined) continue;
+    const why = got.kind === 'error' ? got.message : whyNotAvailable(u.selector, got.pods);
+    judged.set(entryKey(u.entry), { ...u.entry, message: withWhy(u.entry.message ?? '', why) });
+  }
 }
 
 /** Each entry's previous state and firstUnhealthy anchor, as stored: read before this pass writes. */

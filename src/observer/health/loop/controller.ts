@@ -249,7 +249,9 @@ export class HealthController {
       local: this.#o.client,
       now: this.#now,
       ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
-      ...(this.#o.watches ? { read: this.#o.watches.readerOf('health', key) } : {}),
+      ...(this.#o.watches
+        ? { read: this.#o.watches.readerOf('health', key), pods: this.#o.watches.podReaderOf('health', key) }
+        : {}),
     });
     this.stats.reads += assessment.reads;
     this.#reads.inc(assessment.reads);
