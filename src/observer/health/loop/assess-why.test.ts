@@ -4,30 +4,14 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { deploymentEntry } from '../../../api/testsupport.ts';
-import type { InventoryEntry, Release, ReleaseInventory } from '../../../api/types.ts';
-import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { RecordingClient } from '../../client-testsupport.ts';
 import type { LiveRead, ReadLive } from '../../live-reads.ts';
 import type { PodsRead, ReadPods } from '../../pod-reads.ts';
 import { deploy, rule, set } from '../testsupport.ts';
 import { assess } from './assess.ts';
+import { assessedRelease, mergedInventory } from './testsupport.ts';
 
 const R = 'sha256:r';
-const release: Release = {
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'Release',
-  metadata: { name: 'web', namespace: 'ns' },
-  spec: { source: { inline: { manifests: '' } }, healthAssessment: {} },
-};
-const merged = (entries: InventoryEntry[]): MergedInventory => {
-  const inventory: ReleaseInventory = {
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'ReleaseInventory',
-    metadata: { name: 'web', namespace: 'ns', uid: 'u', resourceVersion: '1' },
-    entries,
-  };
-  return { inventory, parts: new Map(), objects: new Map([[0, inventory]]) };
-};
 const ruleSets = [
   set('s', [
     rule('avail', 'object.status.availableReplicas == object.spec.replicas', { message: "'not available'" }),
@@ -61,9 +45,11 @@ async function run(objects: readonly ReturnType<typeof dep>[], pods: ReadonlyMap
     return pods;
   };
   const local = new RecordingClient({ answer: async (req) => req.body });
-  const a = await assess(release, {
+  const a = await assess(assessedRelease, {
     ruleSets,
-    inventory: merged(objects.map((o) => deploymentEntry(o.metadata.namespace, o.metadata.name, 0, R))),
+    inventory: mergedInventory(
+      objects.map((o) => deploymentEntry(o.metadata.namespace, o.metadata.name, 0, R)),
+    ),
     resolveTarget: async () => ({ kind: 'local', client: new RecordingClient() }),
     local,
     now: () => new Date('2030-01-01T00:10:00Z'),
