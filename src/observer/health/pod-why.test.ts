@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  EXPLAIN_AFTER_MS,
+  explainDue,
   MAX_WHY_CHARS,
   type PodLike,
   slimPod,
@@ -225,4 +227,20 @@ test('slimPod keeps only what the decision reads', () => {
     status: unschedulable,
   });
   assert.equal(whyNotAvailable(sel, [slimPod(full) as PodLike]), whyNotAvailable(sel, [full as PodLike]));
+});
+
+test('explainDue', () => {
+  const now = new Date('2030-01-01T00:00:10Z');
+  const cases: [string, string | undefined, string | undefined, boolean][] = [
+    ['Progressing for 10 s', 'Progressing', '2030-01-01T00:00:00Z', true],
+    ['Degraded', 'Degraded', '2030-01-01T00:00:00Z', true],
+    ['Progressing for exactly EXPLAIN_AFTER_MS', 'Progressing', '2030-01-01T00:00:05Z', true],
+    ['Progressing for less: most become available by then', 'Progressing', '2030-01-01T00:00:06Z', false],
+    ['no anchor', 'Progressing', undefined, false],
+    ['an unreadable anchor', 'Progressing', 'soon', false],
+    ['Healthy', 'Healthy', '2030-01-01T00:00:00Z', false],
+    ['Unknown: the rule could not judge', 'Unknown', '2030-01-01T00:00:00Z', false],
+  ];
+  assert.equal(EXPLAIN_AFTER_MS, 5_000);
+  for (const [name, state, anchor, want] of cases) assert.equal(explainDue(state, anchor, now), want, name);
 });

@@ -48,6 +48,24 @@ export interface PodLike {
   };
 }
 
+/**
+ * A workload is explained once it has been not available this long: most become available within
+ * seconds, and their Pods, still being created, would say nothing for the cost of a read (and, in the
+ * observer, of a watch of their namespace started and stopped again).
+ */
+export const EXPLAIN_AFTER_MS = 5_000;
+
+/** Whether an entry judged `state`, not available since `firstUnhealthy`, is explained now. */
+export function explainDue(
+  state: string | undefined,
+  firstUnhealthy: string | undefined,
+  now: Date,
+): boolean {
+  if (state !== 'Progressing' && state !== 'Degraded') return false;
+  const since = firstUnhealthy === undefined ? Number.NaN : Date.parse(firstUnhealthy);
+  return !Number.isNaN(since) && now.getTime() - since >= EXPLAIN_AFTER_MS;
+}
+
 /** Workload kinds whose Pods are read, by API group. */
 const WORKLOADS: Readonly<Record<string, readonly string[]>> = {
   apps: ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'],

@@ -1,6 +1,7 @@
 // assess's why (docs/design.md#assessment): over injected reads, a workload the rules find not available
 // gets its Pods' reason in its message, its state and rule as judged; the Pods of a namespace are read
-// once per pass whatever the number of workloads, and not at all (an empty call) when all are available.
+// once per pass whatever the number of workloads, and not at all (an empty call) when all are available
+// or have not been for EXPLAIN_AFTER_MS.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { deploymentEntry } from '../../../api/testsupport.ts';
@@ -29,7 +30,12 @@ const unschedulable = (name: string, app: string) => ({
   },
 });
 
-async function run(objects: readonly ReturnType<typeof dep>[], pods: ReadonlyMap<string, PodsRead>) {
+/** Not available since a minute before the pass, unless `anchor` says otherwise ('': new now). */
+async function run(
+  objects: readonly ReturnType<typeof dep>[],
+  pods: ReadonlyMap<string, PodsRead>,
+  anchor = '2030-01-01T00:09:00Z',
+) {
   const calls: (readonly string[])[] = [];
   const read: ReadLive = async (_c, refs) => ({
     kind: 'read',
@@ -48,7 +54,15 @@ async function run(objects: readonly ReturnType<typeof dep>[], pods: ReadonlyMap
   const a = await assess(assessedRelease, {
     ruleSets,
     inventory: mergedInventory(
-      objects.map((o) => deploymentEntry(o.metadata.namespace, o.metadata.name, 0, R)),
+      objects.map((o) =>
+        deploymentEntry(
+          o.metadata.namespace,
+          o.metadata.name,
+          0,
+          R,
+          anchor ? { firstUnhealthy: anchor } : {},
+        ),
+      ),
     ),
     resolveTarget: async () => ({ kind: 'local', client: new RecordingClient() }),
     local,
@@ -77,6 +91,15 @@ it('a workload not available says why; one read per namespace; an available one 
 it('all available: the Pods are asked for no namespace, so their watches may stop', async () => {
   const { calls } = await run([dep('a', 'one', 3)], new Map());
   assert.deepEqual(calls, [[]]);
+});
+
+it('a workload not available for less than EXPLAIN_AFTER_MS reads no Pods yet', async () => {
+  const pods = new Map([['one', { kind: 'pods' as const, pods: [unschedulable('a-1', 'a')] }]]);
+  for (const anchor of ['', '2030-01-01T00:09:57Z']) {
+    const { after, calls } = await run([dep('a', 'one', 0)], pods, anchor);
+    assert.deepEqual(calls, [[]], `anchor ${anchor}`);
+    assert.equal(after[0]?.message, 'not available (rule s/avail)');
+  }
 });
 
 it('a failed read of the Pods is said, not swallowed', async () => {

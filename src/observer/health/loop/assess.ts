@@ -18,7 +18,7 @@ import { releaseLabelValue } from '../../../store/layout.ts';
 import { type LiveRead, type ReadLive, readLive } from '../../live-reads.ts';
 import { type ReadPods, readPods } from '../../pod-reads.ts';
 import { type Evaluator, newEvaluator } from '../evaluator.ts';
-import { whyNotAvailable, withWhy, workloadSelector } from '../pod-why.ts';
+import { explainDue, whyNotAvailable, withWhy, workloadSelector } from '../pod-why.ts';
 import { deriveState, type Observation } from '../state.ts';
 import { entryKey, type HealthRuleSetLike } from '../types.ts';
 import { assessable } from './in-flux.ts';
@@ -129,7 +129,7 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
     }
     judged.set(entryKey(e), assessItem(e, live.reads[i] as LiveRead, evaluator, deadlineMs, now));
   }
-  await explainUnavailable(target.client, toAssess, live.reads, judged, deps.pods ?? readPods);
+  await explainUnavailable(target.client, toAssess, live.reads, judged, deps.pods ?? readPods, now);
   // 7. The entries before and after: the wake-up decision reads renderAdvanced from them (../edges.ts).
   const after = before.map((e) => judged.get(entryKey(e)) ?? e);
   const assessed = after.filter((e) => e.renderRef !== undefined);
@@ -139,8 +139,8 @@ export async function assess(release: Release, deps: AssessDeps): Promise<Assess
 }
 
 /**
- * Adds to the message of each workload judged Progressing or Degraded why its Pods are not available
- * (../pod-why.ts); the state and the rule stay as judged. The Pods of every namespace concerned are read
+ * Adds to the message of each workload judged Progressing or Degraded for a few seconds (explainDue) why
+ * its Pods are not available (../pod-why.ts); the state and the rule stay as judged. The Pods of every namespace concerned are read
  * once, and `pods` is called even with none, so the watches of namespaces no longer concerned stop.
  */
 async function explainUnavailable(
@@ -149,12 +149,12 @@ async function explainUnavailable(
   reads: readonly LiveRead[],
   judged: Map<string, InventoryEntry>,
   pods: ReadPods,
+  now: Date,
 ): Promise<void> {
   const unavailable = entries.flatMap((e, i) => {
     const read = reads[i] as LiveRead;
     const j = judged.get(entryKey(e));
-    if (read.kind !== 'found' || j === undefined || (j.state !== 'Progressing' && j.state !== 'Degraded'))
-      return [];
+    if (read.kind !== 'found' || j === undefined || !explainDue(j.state, j.firstUnhealthy, now)) return [];
     const selector = workloadSelector(read.object);
     const namespace = read.object.metadata?.namespace ?? e.namespace ?? '';
     return selector === undefined || namespace === '' ? [] : [{ entry: j, selector, namespace }];
