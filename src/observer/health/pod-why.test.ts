@@ -156,6 +156,19 @@ test('whyNotAvailable', () => {
       'pod web-3: Failed: Evicted: The node was low on resource: memory.',
     ],
     [
+      'a Pod being deleted (its containers stopped by the deletion)',
+      [
+        {
+          metadata: { name: 'web-0', creationTimestamp: t2, deletionTimestamp: t2, labels },
+          status: {
+            phase: 'Running',
+            containerStatuses: [{ name: 'app', state: { terminated: { exitCode: 143, reason: 'Error' } } }],
+          },
+        },
+      ],
+      undefined,
+    ],
+    [
       'newlines become spaces',
       [pod('web-1', t1, waiting('ErrImagePull', 'line one\n  line two'))],
       'pod web-1: container app: ErrImagePull: line one line two',
@@ -216,14 +229,21 @@ test('slimPod keeps only what the decision reads', () => {
   const full = {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'a', namespace: 'n', labels, annotations: { big: 'x' }, ownerReferences: [] },
+    metadata: {
+      name: 'a',
+      namespace: 'n',
+      labels,
+      deletionTimestamp: t1,
+      annotations: { big: 'x' },
+      ownerReferences: [],
+    },
     spec: { containers: [{ name: 'app', image: 'i' }] },
     status: { ...unschedulable, podIP: '10.0.0.1' },
   } as unknown as KubeObject;
   assert.deepEqual(slimPod(full), {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'a', namespace: 'n', labels },
+    metadata: { name: 'a', namespace: 'n', deletionTimestamp: t1, labels },
     status: unschedulable,
   });
   assert.equal(whyNotAvailable(sel, [slimPod(full) as PodLike]), whyNotAvailable(sel, [full as PodLike]));

@@ -31,6 +31,7 @@ export interface PodLike {
   readonly metadata?: {
     readonly name?: string;
     readonly creationTimestamp?: string;
+    readonly deletionTimestamp?: string;
     readonly labels?: Readonly<Record<string, string>>;
   };
   readonly status?: {
@@ -133,8 +134,12 @@ function better(a: PodWhy, aCreated: string, b: PodWhy, bCreated: string): boole
   return a.pod < b.pod;
 }
 
-/** One Pod's most telling reason, or undefined when it is Ready, Succeeded or still starting. */
+/**
+ * One Pod's most telling reason, or undefined when it is Ready, Succeeded, still starting, or being
+ * deleted (its containers stopped by the deletion say nothing of the workload).
+ */
 export function podWhy(p: PodLike): PodWhy | undefined {
+  if (p.metadata?.deletionTimestamp !== undefined) return undefined;
   const s = p.status ?? {};
   const pod = p.metadata?.name ?? '?';
   const conditions = s.conditions ?? [];
@@ -180,9 +185,10 @@ export function withWhy(message: string, why: string | undefined): string {
 export function slimPod(o: KubeObject): KubeObject {
   const p = o as unknown as PodLike;
   const s = p.status ?? {};
+  // Items of a LIST or watch carry no apiVersion and kind.
   return {
-    apiVersion: o.apiVersion,
-    kind: o.kind,
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
       name: p.metadata?.name ?? '',
       ...pick(o.metadata as Record<string, unknown>, [
@@ -190,6 +196,7 @@ export function slimPod(o: KubeObject): KubeObject {
         'resourceVersion',
         'uid',
         'creationTimestamp',
+        'deletionTimestamp',
         'labels',
       ]),
     },
