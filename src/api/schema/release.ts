@@ -342,6 +342,13 @@ const FailurePolicySchema = Type.Object({
       description: 'OnFailure: re-apply the last healthy render when the deadline passes unhealthy.',
     }),
   ),
+  stuckStatefulSetPods: Type.Optional(
+    StringEnum(['Keep', 'Delete'], {
+      default: 'Keep',
+      description:
+        "Delete: after a rollback re-applied the last healthy render, delete each of its StatefulSets' Pods that are not Ready and not of the StatefulSet's update revision, so the StatefulSet controller recreates them from the healthy template. Keep: leave them (with podManagementPolicy OrderedReady, Kubernetes waits for such a Pod forever).",
+    }),
+  ),
 });
 
 export const ReleaseSpecSchema = Type.Object(

@@ -36,5 +36,11 @@ export const noRollout: OutcomeRollout = { kind: 'none' };
 
 /** What applyLastHealthy did: applied the last healthy render (the attempt), or could not (why). */
 export type LastHealthyResult =
-  | { readonly applied: true; readonly attempt: LastAttempted; readonly message: string }
+  | {
+      readonly applied: true;
+      readonly attempt: LastAttempted;
+      readonly message: string;
+      /** Worth an Event: the stuck StatefulSet Pods deleted after the rollback (act/stuck-pods.ts). */
+      readonly notes?: readonly string[];
+    }
   | { readonly applied: false; readonly message: string };

@@ -14,6 +14,7 @@ import { applyAll } from './deployer.ts';
 import { readInventory } from './inventory-open.ts';
 import { InventoryWriter } from './inventory-writer.ts';
 import { pruneLeft, settleInterrupted } from './prune.ts';
+import { deleteStuckPods } from './stuck-pods.ts';
 import type { Target } from './target.ts';
 
 export async function applyLastHealthy(
@@ -53,10 +54,13 @@ export async function applyLastHealthy(
     await settleInterrupted(render.objects, writer, release, target);
     // 5. prune with spec.syncPolicy.prune, as a sync does
     await pruneLeft(release, render.objects, writer, target);
+    // 7. opt-in: delete the StatefulSets' Pods stuck on the bad revision (docs/design.md#apply-last-healthy)
+    const notes = await deleteStuckPods(release, render.objects, target, deps);
     const message = `re-applied the last healthy render ${shortRef(healthy.renderRef)} (revision ${healthy.revision})`;
     return {
       applied: true,
       message,
+      notes,
       attempt: {
         renderRef: healthy.renderRef,
         revision: healthy.revision,

@@ -74,6 +74,24 @@ describe('rollbackOutcome', () => {
     );
     assert.equal(out.result.kind, 'rolledBack');
     assert.equal(out.attempt.kind === 'attempt' ? out.attempt.renderRef : undefined, healthy.renderRef);
+    assert.deepEqual(out.notes, []);
+  });
+  test('applied with notes: the deleted stuck Pods are the notes (an Event each)', () => {
+    const healthy = { renderRef: `sha256:${'a'.repeat(64)}`, revision: 'main@a', time: formatTime(T0) };
+    const notes = [
+      'deleted Pod ns/db-1 of StatefulSet ns/db: not Ready on revision db-b, the update revision is db-a',
+    ];
+    const out = rollbackOutcome(
+      {
+        applied: true,
+        attempt: { ...healthy, applied: true, reason: 'RolledBack' },
+        message: 'rolled back',
+        notes,
+      },
+      R,
+      rolledBack,
+    );
+    assert.deepEqual(out.notes, notes);
   });
   test('not applied: the rollback holds, no attempt, no error, the reason as a note', () => {
     const out = rollbackOutcome(

@@ -102,7 +102,7 @@ export function rollbackOutcome(r: LastHealthyResult, R: RenderSummary, rollout:
       attempt: { kind: 'attempt', ...r.attempt },
       rollout,
       render: R,
-      notes: [],
+      notes: r.notes ?? [],
     };
   }
   return {
