@@ -103,6 +103,31 @@ describe('deleteStuckPods', () => {
     );
   });
 
+  it('status older than the spec: read again until the controller caught up, then give up with a note', async () => {
+    let gets = 0;
+    const client = {
+      async get(ref: { name: string }) {
+        gets++;
+        return { ...liveSts(ref.name), status: { observedGeneration: 1, updateRevision: `${ref.name}-bad` } };
+      },
+      async listAll() {
+        throw new Error('no list while the status is stale');
+      },
+    } as unknown as KubeClient;
+    let t = 0;
+    const clock = { ...deps, now: () => (t += 4_000) };
+    const notes = await deleteStuckPods(
+      release('Delete'),
+      [sts('db')],
+      { client, readClient: client },
+      clock,
+    );
+    assert.ok(gets >= 2, `read again: ${gets}`);
+    assert.deepEqual(notes, [
+      'StatefulSet ns/db: stuck Pods not checked, the statefulset controller has not observed generation 2 yet',
+    ]);
+  });
+
   it('a StatefulSet that is gone is skipped; a failed delete is a note and the next one still runs', async () => {
     const { calls, target } = fakeClient({ b: 1, c: 1 }, { deleteOf: 'b-0' });
     const notes = await deleteStuckPods(release('Delete'), [sts('a'), sts('b'), sts('c')], target, deps);
