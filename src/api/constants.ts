@@ -96,11 +96,18 @@ export const ANNOTATION_FORCE_SYNC_AT = `${prefix}force-sync-at`;
  */
 export const ANNOTATION_SYNC_REQUESTED_BY = `${prefix}sync-requested-by`;
 export const ANNOTATION_APPROVED_BY = `${prefix}approved-by`;
+/**
+ * The render a person accepted while its verification was inconclusive (convoy approve on a held rollout):
+ * verdict(R) counts R as verified (docs/design.md#verification).
+ */
+export const ANNOTATION_ACCEPTED_RENDER = `${prefix}accepted-render`;
+export const ANNOTATION_ACCEPTED_BY = `${prefix}accepted-by`;
 export const ANNOTATION_FORCE_SYNC_BY = `${prefix}force-sync-by`;
-/** The three requests the API records, each value's annotation beside the one naming who asked. */
+/** The requests the API records, each value's annotation beside the one naming who asked. */
 export const API_REQUEST_ANNOTATIONS = {
   sync: { value: ANNOTATION_SYNC_REQUESTED_AT, by: ANNOTATION_SYNC_REQUESTED_BY },
   approve: { value: ANNOTATION_APPROVED_RENDER, by: ANNOTATION_APPROVED_BY },
+  accept: { value: ANNOTATION_ACCEPTED_RENDER, by: ANNOTATION_ACCEPTED_BY },
   force: { value: ANNOTATION_FORCE_SYNC_AT, by: ANNOTATION_FORCE_SYNC_BY },
 } as const;
 export type ApiRequest = keyof typeof API_REQUEST_ANNOTATIONS;

@@ -4,16 +4,29 @@
 // this wake-up already carries needs no request (docs/design.md#controller-wake-ups). One definition, so
 // the two processes cannot disagree about which wake-ups a /sync must carry.
 import { type EntryKeys, inventoryKeyOf } from './keys.ts';
+import type { VerificationStatus } from './schema/verification.ts';
 import type { InventoryEntry, Release } from './types.ts';
 
 type HealthFields = EntryKeys & Pick<InventoryEntry, 'state' | 'assessedRenderRef'>;
 
 interface InventoryLike {
   readonly entries?: readonly HealthFields[];
+  readonly verification?: Pick<VerificationStatus, 'renderRef' | 'startedAt' | 'phase'>;
 }
 
-/** inventory.HealthChanged: the entry count, or an entry's state or assessedRenderRef, changed. */
+/** The verification's render, soak start or phase changed: a verdict of R may have changed. */
+function verificationChanged(oldInv: InventoryLike | undefined, newInv: InventoryLike | undefined): boolean {
+  const o = oldInv?.verification;
+  const n = newInv?.verification;
+  return o?.renderRef !== n?.renderRef || o?.startedAt !== n?.startedAt || o?.phase !== n?.phase;
+}
+
+/**
+ * inventory.HealthChanged: the entry count, or an entry's state or assessedRenderRef, changed; or the
+ * verification's phase (docs/design.md#verification).
+ */
 export function healthChanged(oldInv: InventoryLike | undefined, newInv: InventoryLike | undefined): boolean {
+  if (verificationChanged(oldInv, newInv)) return true;
   const before = oldInv?.entries ?? [];
   const after = newInv?.entries ?? [];
   if (before.length !== after.length) return true;

@@ -16,6 +16,7 @@ import type {
 } from './schema/notification.ts';
 import { type ReleaseSpecSchema, type ReleaseStatusSchema, ROLLOUT_STATES } from './schema/release.ts';
 import type { ReleaseSetSpec, ReleaseSetStatus } from './schema/releaseset.ts';
+import type { VerificationStatus } from './schema/verification.ts';
 
 export type {
   Condition,
@@ -68,6 +69,8 @@ export interface ReleaseInventory extends Envelope<'ReleaseInventory'> {
   /** Keys of a wave being applied, not yet recorded (convoy-controller only). */
   pending?: PendingEntry[];
   hooks?: InventoryHook[];
+  /** What the observer measured for a render's verification (convoy-verification only; part 0). */
+  verification?: VerificationStatus;
 }
 
 export interface Cluster extends Envelope<'Cluster'> {

@@ -1,7 +1,9 @@
 // What `get`, `status`, `health` and `history` print, as lines built from the Release, its inventory
 // and the API's HealthResult/HistoryResult. Pure: a command reads, calls one of these, and writes.
+
 import { shortRevision } from '../api/revision.ts';
 import type { Condition, InventoryHook, Release, ReleaseInventory } from '../api/types.ts';
+import { freshVerification } from '../api/verification.ts';
 import { oneLine } from '../controller/release/decide/status-message.ts';
 import { nameOf, namespaceOf } from '../lib/names.ts';
 import { progressSummary } from '../server/progress.ts';
@@ -225,11 +227,42 @@ export function statusLines(r: Release, inv: ReleaseInventory | undefined, o: Vi
   else if (ready?.reason === 'WaitingForHook')
     out.push(`  none started yet (${ready.message ?? 'waiting for hooks'})`);
   else out.push('  none');
+  if (r.spec.verification !== undefined) out.push('', ...verificationLines(r, inv, o));
   out.push('', 'Conditions:');
   const conds = s.conditions ?? [];
   if (conds.length === 0) out.push('  none yet');
   else out.push(...indent(conditionTable(conds, o)));
   return out;
+}
+
+/**
+ * The rollout's verification (docs/rollouts.md#verification): its phase and soak, then one row per check
+ * with its counts and last value. Only measurements of the rollout's render in this attempt count.
+ */
+export function verificationLines(r: Release, inv: ReleaseInventory | undefined, o: ViewOptions): string[] {
+  const ro = r.status?.rollout;
+  const st = ro === undefined ? undefined : freshVerification(inv?.verification, ro.renderRef, ro.startedAt);
+  const soak = r.spec.verification?.soak ?? '';
+  if (st === undefined)
+    return [`Verification (soak ${soak}):`, '  not started: the soak begins once every object is Healthy'];
+  const head = `Verification (soak ${soak}): ${st.phase}, started ${age(st.startedAt, o.now)} ago`;
+  const rows = (st.checks ?? []).map((c) => {
+    const last = c.measurements?.[c.measurements.length - 1];
+    return [
+      c.name,
+      c.phase,
+      `${c.successful}/${c.failed}/${c.inconclusive}`,
+      last === undefined ? '-' : `${last.value ?? last.phase} (${age(last.at, o.now)} ago)`,
+      c.condition ?? '',
+    ];
+  });
+  const lines = [head];
+  if (st.message !== undefined && st.message !== '') lines.push(`  ${st.message}`);
+  if (rows.length > 0)
+    lines.push(
+      ...indent(table([['CHECK', 'PHASE', 'OK/FAILED/INCONCL.', 'LAST VALUE', 'CONDITION'], ...rows])),
+    );
+  return lines;
 }
 
 /** "apps/Deployment ns/web", like the health API names an object. */

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { AlertEvent, Condition, Release, Severity } from '../api/types.ts';
 
-export const FACT_CLASSES = ['rollout', 'sync', 'drift', 'hook'] as const;
+export const FACT_CLASSES = ['rollout', 'sync', 'drift', 'hook', 'verification'] as const;
 export type FactClass = (typeof FACT_CLASSES)[number];
 
 export interface Fact {
@@ -35,6 +35,7 @@ export const SEVERITY_OF: Readonly<Record<AlertEvent, Severity>> = {
   RolledBack: 'error',
   SyncFailed: 'error',
   HookFailed: 'error',
+  VerificationInconclusive: 'warning',
 };
 
 const RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, error: 2 };
@@ -115,6 +116,23 @@ export function factsOf(release: Release): Fact[] {
         at: ready.lastTransitionTime,
       });
     }
+  }
+  // A rollout held because its checks could not measure: a person must accept or roll back.
+  const verified = cond(release, 'Verified');
+  if (verified?.status === 'False' && verified.reason === 'VerificationInconclusive') {
+    out.push({
+      class: 'verification',
+      event: 'VerificationInconclusive',
+      severity: SEVERITY_OF.VerificationInconclusive,
+      key: factKey(uid, 'verification', verified.lastTransitionTime, ro?.renderRef),
+      renderRef: ro?.renderRef,
+      revision: ro?.revision,
+      targetRenderRef: undefined,
+      targetRevision: undefined,
+      reason: verified.reason,
+      message: `${verified.message}; accept it with convoy approve, or roll back with convoy rollback`,
+      at: verified.lastTransitionTime,
+    });
   }
   const drifted = cond(release, 'Drifted');
   if (drifted !== undefined && drifted.status === 'True') {

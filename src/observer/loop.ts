@@ -59,8 +59,9 @@ export interface ReleaseLoopSpec {
    * The status writer this loop posts its part of a Release's status to, shared with the other loop
    * (docs/design.md#observer-status): it learns of this loop's passes and queue, and each write it makes
    * lands in this loop's memo of its own writes; `wrote` counts the writes that carried this loop's part.
+   * Absent: the loop writes no Release status (the verification loop writes only the inventory).
    */
-  readonly status: {
+  readonly status?: {
     readonly writer: ObserverStatusWriter;
     readonly part: StatusPart;
     readonly wrote: () => void;
@@ -82,7 +83,7 @@ export class ReleaseLoop {
   readonly #writtenInventory = new OwnWrites<ReleaseInventory>();
   /** The index of the parts of each Release's inventory (docs/design.md#inventory-parts), one per loop. */
   readonly #byParts: string;
-  readonly #status: ReleaseLoopSpec['status'];
+  readonly #status: ReleaseLoopSpec['status'] | undefined;
 
   constructor(harness: Harness, spec: ReleaseLoopSpec) {
     this.#harness = harness;
@@ -104,15 +105,16 @@ export class ReleaseLoop {
         try {
           return await spec.reconcile(key, log);
         } finally {
-          spec.status.writer.passEnded(spec.status.part, key);
+          spec.status?.writer.passEnded(spec.status.part, key);
         }
       },
       queue: { maxDelayMs: ERROR_BACKOFF_MAX_MS },
     });
-    spec.status.writer.register(
-      spec.status.part,
+    const status = spec.status;
+    status?.writer.register(
+      status.part,
       queueStatusLoop(this.controller.queue, (key, written, carried) => {
-        if (carried) spec.status.wrote();
+        if (carried) status.wrote();
         this.wroteRelease(key, this.release(key), written);
       }),
     );
@@ -192,7 +194,7 @@ export class ReleaseLoop {
     for (const o of this.inventories.cache.byIndex(this.#byParts, partsIndexKey(namespace, name)))
       this.#writtenInventory.forget(keyOf(o));
     this.#writtenRelease.forget(key);
-    this.#status.writer.forget(key);
+    this.#status?.writer.forget(key);
   }
 }
 

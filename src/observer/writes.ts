@@ -4,7 +4,7 @@
 // with that part's own preconditions.
 import { API_VERSION, type FieldManager } from '../api/constants.ts';
 import type { InventoryEntry, InventoryKey, ReleaseInventory } from '../api/types.ts';
-import { applyObject, preconditionsOf } from '../kube/apply.ts';
+import { applyObject, existingOnly, preconditionsOf } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { type MergedInventory, splitByPart } from '../kube/inventory-parts.ts';
 
@@ -17,7 +17,12 @@ export function applyInventoryFields(
   client: KubeClient,
   inventory: ReleaseInventory,
   fieldManager: FieldManager,
-  fields: { readonly entries?: readonly object[]; readonly hooks?: readonly object[] },
+  fields: {
+    readonly entries?: readonly object[];
+    readonly hooks?: readonly object[];
+    readonly verification?: object;
+  },
+  preconditions: 'cached' | 'existingOnly' = 'cached',
 ): Promise<ReleaseInventory> {
   const body = {
     apiVersion: API_VERSION,
@@ -28,7 +33,7 @@ export function applyInventoryFields(
   return applyObject(client, body as unknown as ReleaseInventory, {
     fieldManager,
     force: true,
-    ...preconditionsOf(inventory),
+    ...(preconditions === 'cached' ? preconditionsOf(inventory) : existingOnly(inventory)),
   });
 }
 

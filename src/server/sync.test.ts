@@ -254,3 +254,42 @@ test('syncEvent: the reason says what was asked, the message who asked', () => {
   for (const [name, set, by, want] of rows) assert.deepEqual(syncEvent(set, by), want, name);
   assert.equal(describeRequester({ kind: 'receiver', namespace: 'a', name: 'b' }), 'a push (Receiver a/b)');
 });
+
+test('approve on a rollout held by an inconclusive verification accepts its render, in any mode', () => {
+  const held: Release = {
+    ...release({ mode: 'Auto', current: R2 }),
+    spec: {
+      source: { inline: { manifests: 'x' } },
+      failurePolicy: { deadline: '5m' },
+      verification: { soak: '5m', checks: [] },
+    },
+    status: {
+      currentRender: { renderRef: R2, revision: 'r' },
+      rollout: { state: 'Progressing', renderRef: R2, revision: 'r', reason: 'NewRender', message: 'm' },
+      conditions: [
+        {
+          type: 'Verified',
+          status: 'False',
+          reason: 'VerificationInconclusive',
+          message: 'prometheus unreachable',
+          lastTransitionTime: '2030-01-01T00:00:00Z',
+        },
+      ],
+    },
+  };
+  const d = planSync(held, { force: false, approve: true }, now, ALICE);
+  assert.ok(d.ok);
+  assert.equal(d.plan.annotations['convoy.kumodo.io/accepted-render'], R2);
+  assert.equal(d.plan.annotations['convoy.kumodo.io/accepted-by'], 'user:alice');
+  assert.equal(d.plan.annotations[AR], undefined, 'no manual-mode approval is written');
+  assert.equal(syncEvent(d.plan.set, ALICE).reason, 'RenderAccepted');
+
+  // still measuring: not held, and in Auto mode approve is refused as before
+  const inconclusive = held.status?.conditions?.[0];
+  assert.ok(inconclusive);
+  const verifying: Release = {
+    ...held,
+    status: { ...held.status, conditions: [{ ...inconclusive, reason: 'Verifying', status: 'Unknown' }] },
+  };
+  assert.equal(planSync(verifying, { force: false, approve: true }, now, ALICE).ok, false);
+});

@@ -62,6 +62,12 @@ export function syncEvent(
 ): { readonly reason: string; readonly message: string } {
   const who = describeRequester(by);
   const what = set.forceSyncAt === undefined ? 'sync requested' : 'forced sync requested';
+  if (set.acceptedRender !== undefined) {
+    return {
+      reason: 'RenderAccepted',
+      message: `render ${set.acceptedRender} accepted despite an inconclusive verification and ${what} by ${who}`,
+    };
+  }
   if (set.approvedRender !== undefined) {
     return {
       reason: 'RenderApproved',
@@ -78,6 +84,8 @@ export function syncEvent(
 export interface SyncSet {
   readonly syncRequestedAt: string;
   readonly approvedRender?: string;
+  /** The render accepted while its verification was inconclusive. */
+  readonly acceptedRender?: string;
   readonly forceSyncAt?: string;
 }
 
@@ -108,6 +116,14 @@ export function nextStamp(now: Date, previous: string | undefined): string {
 
 type ReleaseView = Pick<Release, 'metadata' | 'spec' | 'status'>;
 
+/** The rollout's render when its Verified condition says it waits for a person (inconclusive), else undefined. */
+export function heldForAcceptance(release: ReleaseView): string | undefined {
+  const rollout = release.status?.rollout;
+  if (release.spec.verification === undefined || rollout?.state !== 'Progressing') return undefined;
+  const verified = release.status?.conditions?.find((c) => c.type === 'Verified');
+  return verified?.reason === 'VerificationInconclusive' ? rollout.renderRef : undefined;
+}
+
 export function planSync(
   release: ReleaseView,
   req: SyncRequest,
@@ -118,7 +134,9 @@ export function planSync(
   const current = release.metadata.annotations ?? {};
   const where = `release ${namespaceOf(release)}/${nameOf(release)}`;
   let approvedRender: string | undefined;
-  if (req.approve) {
+  // A rollout held by an inconclusive verification: approving accepts its render (docs/design.md#verification).
+  const acceptedRender = req.approve ? heldForAcceptance(release) : undefined;
+  if (req.approve && acceptedRender === undefined) {
     const mode = release.spec.syncPolicy?.mode ?? 'Auto';
     if (mode !== 'Manual') {
       return {
@@ -158,6 +176,7 @@ export function planSync(
   };
   stamp('sync', syncRequestedAt);
   if (approvedRender !== undefined) stamp('approve', approvedRender);
+  if (acceptedRender !== undefined) stamp('accept', acceptedRender);
   if (forceSyncAt !== undefined) stamp('force', forceSyncAt);
   return {
     ok: true,
@@ -166,6 +185,7 @@ export function planSync(
       set: {
         syncRequestedAt,
         ...(approvedRender === undefined ? {} : { approvedRender }),
+        ...(acceptedRender === undefined ? {} : { acceptedRender }),
         ...(forceSyncAt === undefined ? {} : { forceSyncAt }),
       },
     },

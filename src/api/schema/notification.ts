@@ -11,7 +11,13 @@ export const PROVIDER_TYPES = ['generic', 'slack', 'github', 'gitlab'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 /** What an Alert can forward, in the order a rollout meets them: its states, then the failures beside it. */
-export const ALERT_EVENTS = [...ROLLOUT_STATES, 'SyncFailed', 'DriftDetected', 'HookFailed'] as const;
+export const ALERT_EVENTS = [
+  ...ROLLOUT_STATES,
+  'SyncFailed',
+  'DriftDetected',
+  'HookFailed',
+  'VerificationInconclusive',
+] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
 export const SEVERITIES = ['info', 'warning', 'error'] as const;

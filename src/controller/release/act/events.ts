@@ -114,6 +114,16 @@ export function eventsFor(
       message: after.message,
     });
   }
+  // The verification's phase (docs/design.md#verification): an Event when it changes, not per measurement.
+  const vBefore = prior?.find((c) => c.type === 'Verified');
+  const vAfter = next?.find((c) => c.type === 'Verified');
+  if (vAfter !== undefined && (vBefore?.status !== vAfter.status || vBefore.reason !== vAfter.reason)) {
+    out.push({
+      type: vAfter.status === 'False' ? 'Warning' : 'Normal',
+      reason: vAfter.reason,
+      message: vAfter.message,
+    });
+  }
   for (const n of notes) out.push({ type: 'Normal', reason: 'Sync', message: n });
   const seen = new Set<string>();
   return out.filter((e) => {

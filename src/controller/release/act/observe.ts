@@ -3,15 +3,17 @@
 // (docs/design.md#reconcile-order).
 import type { Release } from '../../../api/types.ts';
 import { nameOf, namespaceOf } from '../../../lib/names.ts';
-import type { Observed } from '../decide/pass.ts';
+import { type Observed, verificationInput } from '../decide/pass.ts';
 import type { ReleaseDeps } from '../deps.ts';
 
 export function observe(
   release: Release,
   deps: Pick<ReleaseDeps, 'cachedInventory' | 'observerLive'>,
 ): Observed {
+  const inventory = deps.cachedInventory(namespaceOf(release), nameOf(release))?.inventory;
   return {
-    inventory: deps.cachedInventory(namespaceOf(release), nameOf(release))?.inventory,
+    inventory,
     observerLive: deps.observerLive(release),
+    verification: verificationInput(release, inventory),
   };
 }

@@ -1,6 +1,7 @@
 // The pure steps a reconcile takes before it acts (docs/design.md#reading-one-reconcile): the one snapshot
 // of the observer's work every decision of the pass reads, verdict(R) from it, and the plan — planRollout,
 // or a pin's plain apply. reconcile.ts calls them in order; act/ carries out what they decide.
+import { ANNOTATION_ACCEPTED_RENDER } from '../../../api/constants.ts';
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
 import { hookOf } from '../../../render/annotations.ts';
 import { objectKey } from '../../../render/keys.ts';
@@ -14,6 +15,7 @@ import {
   RolloutReason,
   syncFailureOf,
   type Verdict,
+  type VerificationOfR,
   verdict,
 } from './rollout/index.ts';
 import { forcedSyncPending } from './sync/index.ts';
@@ -28,6 +30,28 @@ import { forcedSyncPending } from './sync/index.ts';
 export interface Observed {
   readonly inventory: ReleaseInventory | undefined;
   readonly observerLive: boolean;
+  /** spec.verification is set: what verdict(R) reads of the inventory's verification. */
+  readonly verification?: VerificationOfR;
+}
+
+/**
+ * What verdict(R) reads of a Release with spec.verification (docs/design.md#verification): the inventory's
+ * measurements, R's rollout clock (older measurements are not this attempt's) and whether a person accepted
+ * R (the accepted-render annotation names it).
+ */
+export function verificationInput(
+  release: Release,
+  inventory: ReleaseInventory | undefined,
+): VerificationOfR | undefined {
+  if (release.spec.verification === undefined) return undefined;
+  const rollout = release.status?.rollout;
+  const accepted = release.metadata.annotations?.[ANNOTATION_ACCEPTED_RENDER];
+  const st = inventory?.verification;
+  return {
+    status: st,
+    since: rollout?.renderRef === st?.renderRef ? rollout?.startedAt : undefined,
+    accepted: accepted !== undefined && accepted === st?.renderRef,
+  };
 }
 
 /** What the decisions read of stageRender's result. */
@@ -64,6 +88,7 @@ export function verdictFor(
     entries: observed.inventory?.entries ?? [],
     hooks: observed.inventory?.hooks ?? [],
     observerLive: observed.observerLive,
+    verification: observed.verification,
   });
 }
 
@@ -77,6 +102,7 @@ export function verdictOfRecorded(ref: string, observed: Observed): Verdict | un
     entries,
     hooks: observed.inventory?.hooks ?? [],
     observerLive: observed.observerLive,
+    verification: observed.verification,
   });
 }
 

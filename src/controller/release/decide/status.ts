@@ -11,9 +11,15 @@ import type { Outcome } from '../outcome.ts';
 import { assembleStatus, formatTime, setCondition } from './rollout/index.ts';
 import { statusMessage } from './status-message.ts';
 import { conditionsFor, forcedSyncPending } from './sync/index.ts';
+import { CONDITION_VERIFIED, verifiedCondition } from './verified-condition.ts';
 
 /** Condition types this controller owns; the observer's (Healthy, Drifted) are never sent. */
-export const CONTROLLER_CONDITIONS: readonly string[] = ['Ready', 'Stalled', 'RolloutSucceeded'];
+export const CONTROLLER_CONDITIONS: readonly string[] = [
+  'Ready',
+  'Stalled',
+  'RolloutSucceeded',
+  CONDITION_VERIFIED,
+];
 
 export type ControllerStatus = Pick<
   ReleaseStatus,
@@ -57,6 +63,12 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
   let conditions: readonly Condition[] = rolled.conditions ?? [];
   conditions = setCondition(conditions, { ...ready, observedGeneration: generation }, now);
   conditions = setCondition(conditions, { ...stalled, observedGeneration: generation }, now);
+  if (release.spec.verification === undefined) {
+    conditions = conditions.filter((c) => c.type !== CONDITION_VERIFIED);
+  } else {
+    const verified = verifiedCondition(outcome.planned, rolled.rollout?.renderRef, generation);
+    if (verified !== undefined) conditions = setCondition(conditions, verified, now);
+  }
 
   let history = prior.history ?? [];
   const applied = outcome.applied;

@@ -24,7 +24,13 @@ export { RolloutReason, rollbackBlocker, rollbackEligible } from './reasons.ts';
 export { elapsedSince, formatDuration, formatTime } from './time.ts';
 export { type RolloutTransition, rolloutTransition } from './transition.ts';
 export * from './types.ts';
-export { type Verdict, type VerdictInput, VerdictReason, verdict } from './verdict.ts';
+export {
+  type Verdict,
+  type VerdictInput,
+  VerdictReason,
+  type VerificationOfR,
+  verdict,
+} from './verdict.ts';
 export { healthChanged, nextWakeUp, type WakeUp, type WakeUpInput, waveTimeoutAt } from './wake-up.ts';
 export { completeWaves } from './wave-complete.ts';
 export { type WaveGateDecision, type WaveGateInput, WaveGateReason, waveHealthGate } from './wave-gate.ts';

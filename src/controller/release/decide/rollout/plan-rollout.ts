@@ -7,7 +7,7 @@ import { RolloutReason, rollbackBlocker } from './reasons.ts';
 import { elapsedSince, formatDuration, formatTime } from './time.ts';
 import type { FailurePolicy, RenderId, RenderStamp, Rollout, RolloutState } from './types.ts';
 import { shortRef } from './types.ts';
-import type { Verdict } from './verdict.ts';
+import { type Verdict, VerdictReason } from './verdict.ts';
 
 export type RolloutAction = { readonly kind: 'applySource' } | { readonly kind: 'applyLastHealthy' };
 
@@ -166,36 +166,31 @@ function planProgressing(
     };
   }
 
-  // rollBack and fail: elapsed is 0 until the clock starts, so a render held by a gate cannot expire.
+  // rollBack and fail: elapsed is 0 until the clock starts, so a render held by a gate cannot expire. A
+  // failed verification is final for R at once: the deadline never waits on it (docs/design.md#verification).
   const deadline = parseDuration(policy.deadline);
-  if (verdict.kind === 'Unhealthy' && elapsed !== undefined && elapsed >= deadline) {
-    const why = `${short} unhealthy ${formatDuration(elapsed)} after start (deadline ${policy.deadline}): ${verdict.message}`;
+  const verificationFailed =
+    verdict.kind === 'Unhealthy' && verdict.reason === VerdictReason.VerificationFailed;
+  const expired = elapsed !== undefined && elapsed >= deadline;
+  if (verdict.kind === 'Unhealthy' && (verificationFailed || expired)) {
+    const reason = verificationFailed ? RolloutReason.VerificationFailed : RolloutReason.DeadlineExceeded;
+    const why = verificationFailed
+      ? `${short} failed its verification: ${verdict.message}`
+      : `${short} unhealthy ${formatDuration(elapsed ?? 0)} after start (deadline ${policy.deadline}): ${verdict.message}`;
     const blocker = rollbackBlocker(policy, lastHealthy, prior.renderRef);
     if (blocker === undefined && lastHealthy !== undefined) {
       const to = `${shortRef(lastHealthy.renderRef)} (revision ${lastHealthy.revision})`;
       return {
-        next: finished(
-          current,
-          'RolledBack',
-          RolloutReason.DeadlineExceeded,
-          `${why}; rolled back to ${to}`,
-          now,
-        ),
+        next: finished(current, 'RolledBack', reason, `${why}; rolled back to ${to}`, now),
         action: applyLastHealthy,
-        transition: { from: 'Progressing', to: 'RolledBack', reason: RolloutReason.DeadlineExceeded },
+        transition: { from: 'Progressing', to: 'RolledBack', reason },
         rule: 'rollBack',
       };
     }
     return {
-      next: finished(
-        current,
-        'Failed',
-        RolloutReason.DeadlineExceeded,
-        `${why}; no rollback: ${blocker}`,
-        now,
-      ),
+      next: finished(current, 'Failed', reason, `${why}; no rollback: ${blocker}`, now),
       action: applySource,
-      transition: { from: 'Progressing', to: 'Failed', reason: RolloutReason.DeadlineExceeded },
+      transition: { from: 'Progressing', to: 'Failed', reason },
       rule: 'fail',
     };
   }

@@ -15,6 +15,8 @@ export const RolloutReason = {
   DeadlineExceeded: 'DeadlineExceeded',
   /** A sync wave waited longer than its timeout for the previous wave (waveHealthGate). */
   WaveTimeout: 'WaveTimeout',
+  /** A verification check of the render failed past its failureLimit: final at once (rules rollBack and fail). */
+  VerificationFailed: 'VerificationFailed',
 } as const;
 export type RolloutReason = (typeof RolloutReason)[keyof typeof RolloutReason];
 

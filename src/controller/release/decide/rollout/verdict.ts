@@ -2,6 +2,9 @@
 // (docs/design.md#verdict, first matching row). The controller owns the deadline; the verdict only says
 // Pending, Healthy or Unhealthy, and stays Pending while the observer is not live so a silent observer never
 // causes a rollback.
+import type { VerificationStatus } from '../../../../api/index.ts';
+import { freshVerification } from '../../../../api/verification.ts';
+import { assertNever } from '../../../../lib/assert-never.ts';
 import {
   describeObject,
   type HookEntry,
@@ -21,6 +24,12 @@ export const VerdictReason = {
   HookRunning: 'HookRunning',
   HookNotStarted: 'HookNotStarted',
   ObjectsUnhealthy: 'ObjectsUnhealthy',
+  /** Every object Healthy; R's verification checks still run their soak (never a rollback). */
+  Verifying: 'Verifying',
+  /** A check of R's verification is past its inconclusiveLimit: the rollout holds for a person. */
+  VerificationInconclusive: 'VerificationInconclusive',
+  /** A check of R's verification is past its failureLimit: final for R. */
+  VerificationFailed: 'VerificationFailed',
   /** Not a row of verdict(R): what deadlineVerdict makes of R's sync failing before anything applied. */
   SyncFailing: 'SyncFailing',
   Healthy: 'Healthy',
@@ -44,6 +53,18 @@ export interface VerdictInput {
   readonly hooks: readonly HookEntry[];
   /** The observer's shard Lease was renewed within the lease duration. */
   readonly observerLive: boolean;
+  /** spec.verification is set: R is Healthy only once its verification passed. */
+  readonly verification?: VerificationOfR;
+}
+
+/** What verdict(R) reads of a verification (docs/design.md#verification). */
+export interface VerificationOfR {
+  /** The inventory's verification, whichever render it judged. */
+  readonly status: VerificationStatus | undefined;
+  /** R's rollout clock: measurements begun before it are of an earlier attempt of R. */
+  readonly since: string | undefined;
+  /** A person accepted R (convoy approve) while its verification was inconclusive. */
+  readonly accepted: boolean;
 }
 
 /** Only PreSync and PostSync hooks decide the verdict; SyncFail and the delete hooks do not. */
@@ -79,7 +100,7 @@ function names<T extends ObjectRef>(
 
 /** A verdict that is not Healthy (Healthy has one reason, and one place: the last row of verdict). */
 function notHealthy(kind: 'Pending' | 'Unhealthy', reason: VerdictReason, message: string): Verdict {
-  return { kind, reason, message };
+  return kind === 'Pending' ? { kind, reason, message } : { kind, reason, message };
 }
 
 export function verdict(input: VerdictInput): Verdict {
@@ -115,6 +136,13 @@ export function verdict(input: VerdictInput): Verdict {
     const why = [entry?.reason, entry?.message].filter((s) => s !== undefined && s !== '').join(': ');
     const message = hookOf(failed, `failed${why === '' ? '' : `: ${why}`}`);
     return notHealthy('Unhealthy', VerdictReason.HookFailed, message);
+  }
+
+  // A failed verification is final for R, whatever its objects do now.
+  const verification = freshVerification(input.verification?.status, R, input.verification?.since);
+  if (verification?.phase === 'Failed') {
+    const message = `verification of ${short} failed: ${verification.message ?? verification.reason ?? ''}`;
+    return notHealthy('Unhealthy', VerdictReason.VerificationFailed, message);
   }
 
   // Entries of objects that left the render are leftovers awaiting prune: they say nothing about R.
@@ -172,11 +200,51 @@ export function verdict(input: VerdictInput): Verdict {
   }
 
   const hookNote = hooks.length > 0 ? ` and ${hooks.length} hooks succeeded` : '';
+  const healthy = `${total} of ${total} objects of ${short} healthy${hookNote}`;
+  if (input.verification !== undefined) {
+    const v = verifiedNote(verification, input.verification.accepted);
+    if (v.kind !== 'Healthy') return notHealthy('Pending', v.reason, `${healthy}; ${v.message}`);
+    return { kind: 'Healthy', reason: VerdictReason.Healthy, message: `${healthy}; ${v.message}` };
+  }
   return {
     kind: 'Healthy',
     reason: VerdictReason.Healthy,
     message: `${total} of ${total} objects of ${short} healthy${hookNote}`,
   };
+}
+
+/** The verification rows of verdict(R), once every object of R is Healthy. */
+function verifiedNote(
+  st: VerificationStatus | undefined,
+  accepted: boolean,
+):
+  | { readonly kind: 'Healthy'; readonly message: string }
+  | { readonly kind: 'Pending'; readonly reason: VerdictReason; readonly message: string } {
+  if (st === undefined) {
+    return { kind: 'Pending', reason: VerdictReason.Verifying, message: 'verification not started' };
+  }
+  switch (st.phase) {
+    case 'Passed':
+      return { kind: 'Healthy', message: 'verification passed' };
+    case 'Running':
+      return {
+        kind: 'Pending',
+        reason: VerdictReason.Verifying,
+        message: `verifying: ${st.message ?? 'soak running'}`,
+      };
+    case 'Inconclusive':
+      if (accepted)
+        return { kind: 'Healthy', message: `verification inconclusive, accepted: ${st.message ?? ''}` };
+      return {
+        kind: 'Pending',
+        reason: VerdictReason.VerificationInconclusive,
+        message: `verification inconclusive, waiting for a person (convoy approve or convoy rollback): ${st.message ?? ''}`,
+      };
+    case 'Failed': // verdict returned VerificationFailed before the object rows
+      return { kind: 'Pending', reason: VerdictReason.VerificationFailed, message: st.message ?? '' };
+    default:
+      return assertNever(st.phase);
+  }
 }
 
 function withMessage(e: InventoryEntry): string {
