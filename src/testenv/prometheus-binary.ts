@@ -3,11 +3,12 @@
 // `apt-get download` into a temp dir, `dpkg-deb -x`, and only usr/bin/prometheus kept in the tools
 // cache. The first call on a machine downloads (seconds), later calls are instant. Every command is
 // bounded and its process group killed (runBounded), and one process per machine fetches (a lock).
-import { access, constants, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '../lib/errors.ts';
 import { ExecError, runBounded } from '../render/exec/run.ts';
+import { executable } from './executable.ts';
 import { acquireLock, cacheBase, logToStderr, TestenvBuildError } from './gobuild.ts';
 
 /** The upstream version Debian's package must carry (bookworm ships 2.42.0+ds-…). */
@@ -25,15 +26,6 @@ export interface PrometheusBinaryOptions {
 /** The folder holding the binary: <tools cache>/prometheus-<version>/. */
 export function prometheusCacheDir(): string {
   return join(cacheBase('CONVOY_TOOLS_CACHE', 'tools'), `prometheus-${PROMETHEUS_VERSION}`);
-}
-
-async function executable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

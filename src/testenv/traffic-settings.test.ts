@@ -12,6 +12,12 @@ const ok = (errorRate: number, latencyMs: number): SettingsRead => ({
   settings: { errorRate, latencyMs },
 });
 
+const bad = (field: 'errorRate' | 'latencyMs', shown: string, max: number): SettingsRead => ({
+  kind: 'invalid',
+  field,
+  message: `${field} ${shown} is not a number from 0 to ${max}`,
+});
+
 test('readTrafficSettings: a ConfigMap data table', () => {
   const cases: readonly [string, Record<string, string> | undefined, SettingsRead][] = [
     ['no ConfigMap: no errors', undefined, ok(0, DEFAULT_TRAFFIC.latencyMs)],
@@ -20,43 +26,15 @@ test('readTrafficSettings: a ConfigMap data table', () => {
     ['spaces around a value', { errorRate: ' 0.5\n' }, ok(0.5, DEFAULT_TRAFFIC.latencyMs)],
     ['the edges', { errorRate: '1', latencyMs: '0' }, ok(1, 0)],
     ['other keys are ignored', { other: 'x', errorRate: '0' }, ok(0, DEFAULT_TRAFFIC.latencyMs)],
-    [
-      'a word',
-      { errorRate: 'high' },
-      { kind: 'invalid', field: 'errorRate', message: 'errorRate "high" is not a number from 0 to 1' },
-    ],
-    [
-      'a percentage',
-      { errorRate: '20' },
-      { kind: 'invalid', field: 'errorRate', message: 'errorRate "20" is not a number from 0 to 1' },
-    ],
-    [
-      'empty',
-      { errorRate: '' },
-      { kind: 'invalid', field: 'errorRate', message: 'errorRate "" is not a number from 0 to 1' },
-    ],
-    [
-      'negative latency',
-      { latencyMs: '-1' },
-      { kind: 'invalid', field: 'latencyMs', message: 'latencyMs "-1" is not a number from 0 to 60000' },
-    ],
-    [
-      'Infinity',
-      { latencyMs: 'Infinity' },
-      {
-        kind: 'invalid',
-        field: 'latencyMs',
-        message: 'latencyMs "Infinity" is not a number from 0 to 60000',
-      },
-    ],
+    ['a word', { errorRate: 'high' }, bad('errorRate', '"high"', 1)],
+    ['a percentage', { errorRate: '20' }, bad('errorRate', '"20"', 1)],
+    ['empty', { errorRate: '' }, bad('errorRate', '""', 1)],
+    ['negative latency', { latencyMs: '-1' }, bad('latencyMs', '"-1"', 60000)],
+    ['Infinity', { latencyMs: 'Infinity' }, bad('latencyMs', '"Infinity"', 60000)],
     [
       'a long value is cut in the message',
       { latencyMs: 'x'.repeat(100) },
-      {
-        kind: 'invalid',
-        field: 'latencyMs',
-        message: `latencyMs "${'x'.repeat(40)}…" is not a number from 0 to 60000`,
-      },
+      bad('latencyMs', `"${'x'.repeat(40)}…"`, 60000),
     ],
   ];
   for (const [name, data, want] of cases) assert.deepEqual(readTrafficSettings(data), want, name);
