@@ -35,6 +35,7 @@ export interface PromSample {
 export interface TestPrometheus {
   /** "http://127.0.0.1:<port>": the address a prometheus check names. */
   readonly url: string;
+  /** The pid of the process started last. */
   readonly pid: number;
   readonly dir: string;
   /** The scrape targets now configured. */
@@ -43,6 +44,10 @@ export interface TestPrometheus {
   addTarget(target: string): Promise<void>;
   /** An instant query now: its vector's samples ([] for an empty vector; a scalar is one sample). */
   query(expr: string): Promise<readonly PromSample[]>;
+  /** Kills Prometheus with SIGKILL, as a crash would (the port refuses connections); keeps its data. */
+  kill(): Promise<void>;
+  /** After kill(): starts it again on the same port, config and data; resolves once it is ready. */
+  restart(): Promise<void>;
   /** Kills Prometheus (its process group) and removes its dir; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -77,36 +82,49 @@ export async function startPrometheus(opts: PrometheusOptions = {}): Promise<Tes
     })();
     return stopping;
   };
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  /** Starts Prometheus on `port` over the dir's config and TSDB; resolves once it is ready. */
+  const spawnOn = async (port: number, deadline: number): Promise<Proc> => {
+    const started = spawnLogged({
+      name: 'prometheus',
+      command: binary,
+      args: [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--web.enable-lifecycle',
+        // Debian's defaults point at /etc/prometheus, which is not there without the package.
+        `--web.console.templates=${join(dir, 'consoles')}`,
+        `--web.console.libraries=${join(dir, 'console_libraries')}`,
+      ],
+      logPath: join(dir, 'prometheus.log'),
+      cwd: dir,
+    });
+    proc = started;
+    guard.record([started]);
+    await waitReady(started, `http://127.0.0.1:${port}`, deadline);
+    return started;
+  };
   try {
     await writeFile(config, prometheusConfig(targets, intervalMs));
-    const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+    const deadline = Date.now() + timeoutMs;
     return await startOnFreePorts(1, async ([port = 0]) => {
-      const started = spawnLogged({
-        name: 'prometheus',
-        command: binary,
-        args: [
-          `--config.file=${config}`,
-          `--storage.tsdb.path=${join(dir, 'data')}`,
-          `--web.listen-address=127.0.0.1:${port}`,
-          '--web.enable-lifecycle',
-          // Debian's defaults point at /etc/prometheus, which is not there without the package.
-          `--web.console.templates=${join(dir, 'consoles')}`,
-          `--web.console.libraries=${join(dir, 'console_libraries')}`,
-        ],
-        logPath: join(dir, 'prometheus.log'),
-        cwd: dir,
-      });
-      proc = started;
-      guard.record([started]);
+      await spawnOn(port, deadline);
       const url = `http://127.0.0.1:${port}`;
-      await waitReady(started, url, deadline);
       opts.log?.(`testenv: prometheus up at ${url} scraping ${targets.join(', ') || 'nothing'} (${dir})`);
+      // Acting on a stopped Prometheus would leak the new process.
+      const unlessStopped =
+        <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
+        (...args: A) =>
+          stopping === undefined ? f(...args) : Promise.reject(new Error('prometheus is stopped'));
       return {
         url,
-        pid: started.pid,
+        get pid() {
+          return proc?.pid ?? -1;
+        },
         dir,
         targets: () => [...targets],
-        addTarget: async (target: string) => {
+        addTarget: unlessStopped(async (target: string) => {
           targets.push(target);
           await writeFile(config, prometheusConfig(targets, intervalMs));
           const res = await request({ server: url }, 'POST', '/-/reload', undefined, REQUEST_TIMEOUT_MS);
@@ -115,8 +133,19 @@ export async function startPrometheus(opts: PrometheusOptions = {}): Promise<Tes
               `reloading Prometheus's config answered ${res.status}: ${res.body}`,
             );
           }
-        },
+        }),
         query: (expr: string) => instantQuery(url, expr),
+        kill: unlessStopped(async () => {
+          if (proc === undefined || proc.exit !== undefined) throw new Error('prometheus is not running');
+          // SIGKILL at once, as a crash: no SIGTERM, no grace period.
+          process.kill(-proc.pid, 'SIGKILL');
+          await proc.exited;
+        }),
+        restart: unlessStopped(async () => {
+          if (proc?.exit === undefined) throw new Error('prometheus is running: kill it first');
+          // A restart gets a budget of its own, as long as a start's.
+          await spawnOn(port, Date.now() + timeoutMs);
+        }),
         stop,
       };
     });

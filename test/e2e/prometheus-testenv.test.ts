@@ -45,7 +45,18 @@ test('the error ratio Prometheus measures follows the simulator set in-process',
 
   sim.set({ errorRate: 0, latencyMs: 20 });
   await waitForValue(prom, 'the error ratio below 0.05', ERROR_RATIO, (v) => v < 0.05);
-  await assert.rejects(prom.query('sum(('), /PrometheusQueryError|parse error/);
+  await assert.rejects(prom.query('sum(('), /parse error/);
+
+  // As the chaos suite and a mid-soak failure do: killed, it refuses; restarted, it has its data and scrapes on.
+  const pid = prom.pid;
+  await prom.kill();
+  assert.equal(isAlive(pid), false);
+  await assert.rejects(prom.query('up'), /ECONNREFUSED/);
+  await prom.restart();
+  assert.notEqual(prom.pid, pid);
+  const [before] = await prom.query('count_over_time(up[5m])');
+  assert.ok(before !== undefined && before.value > 0, 'the samples from before the kill are kept');
+  await waitForValue(prom, 'scrapes after the restart', 'count_over_time(up[5m])', (v) => v > before.value);
 });
 
 test('a ConfigMap drives the simulator: created, refused, deleted', async (t) => {
