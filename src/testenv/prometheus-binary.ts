@@ -50,6 +50,12 @@ export async function ensurePrometheus(opts: PrometheusBinaryOptions = {}): Prom
     // Another process may have fetched it while we waited for the lock.
     if (!(await executable(bin))) await fetchFromDebian(bin, opts.timeoutMs ?? 300_000, log);
     return bin;
+  } catch (err) {
+    // Off Debian (no apt-get, no such package) the way out is a binary of one's own.
+    throw new TestenvBuildError(
+      `${errorMessage(err)}\nOr set ${OVERRIDE} to a Prometheus ${PROMETHEUS_VERSION} binary.`,
+      { cause: err },
+    );
   } finally {
     await release();
   }
@@ -64,8 +70,7 @@ async function fetchFromDebian(bin: string, timeoutMs: number, log: (line: strin
     const debVersion = (await step('dpkg-deb', ['-f', deb, 'Version'], work, timeoutMs)).trim();
     if (!debVersion.startsWith(`${PROMETHEUS_VERSION}+`) && debVersion !== PROMETHEUS_VERSION) {
       throw new TestenvBuildError(
-        `Debian's prometheus package is ${debVersion}, convoy's testenv expects ${PROMETHEUS_VERSION}: ` +
-          `set ${OVERRIDE} to a Prometheus ${PROMETHEUS_VERSION} binary`,
+        `Debian's prometheus package is ${debVersion}, convoy's testenv expects ${PROMETHEUS_VERSION}`,
       );
     }
     await step('dpkg-deb', ['-x', deb, join(work, 'root')], work, timeoutMs);
@@ -121,7 +126,7 @@ async function step(
     const { stdout } = await runBounded({ command, args, cwd, env, timeoutMs, maxStdoutBytes: 1024 * 1024 });
     return stdout.toString('utf8');
   } catch (err) {
-    const stderr = err instanceof ExecError ? `\n${err.stderr.trim()}` : '';
+    const stderr = err instanceof ExecError && err.stderr.trim() !== '' ? `\n${err.stderr.trim()}` : '';
     throw new TestenvBuildError(`${command} ${args.join(' ')} failed: ${errorMessage(err)}${stderr}`, {
       cause: err,
     });
