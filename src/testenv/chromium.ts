@@ -2,18 +2,9 @@
 // installed with apt-get when it is missing — never a browser downloaded by Playwright. The install is
 // bounded (its whole process group is killed past the deadline) and its output is kept for the error.
 import { spawn } from 'node:child_process';
-import { access, constants } from 'node:fs/promises';
+import { executable } from './executable.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
-
-async function executable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function run(
   cmd: string,

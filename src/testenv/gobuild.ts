@@ -49,13 +49,19 @@ export async function binDirFromEnv(variable: string, names: readonly string[]):
   return dir;
 }
 
+/** $`variable`, else $XDG_CACHE_HOME/convoy/`folder` (or ~/.cache/…): where one kind of binary is kept. */
+export function cacheBase(variable: string, folder: string): string {
+  return (
+    process.env[variable] ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'convoy', folder)
+  );
+}
+
 /**
  * A cache of one set of pinned versions: under $`variable`, else $XDG_CACHE_HOME/convoy/`folder` (or
  * ~/.cache/…), a directory named by their hash, so other versions build beside it and never over it.
  */
 export function versionedCacheRoot(variable: string, folder: string, versions: unknown): string {
-  const base =
-    process.env[variable] ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'convoy', folder);
+  const base = cacheBase(variable, folder);
   const key = createHash('sha256').update(JSON.stringify(versions)).digest('hex').slice(0, 12);
   return join(base, key);
 }

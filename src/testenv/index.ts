@@ -36,6 +36,16 @@ export { FRONT_PROXY_CLIENT_NAME } from './flags.ts';
 export type { ClusterCredentials } from './kubeconfig.ts';
 export { isAlive } from './proc.ts';
 export {
+  ensurePrometheus,
+  PROMETHEUS_VERSION,
+  type PrometheusOptions,
+  PrometheusQueryError,
+  PrometheusStartError,
+  type PromSample,
+  startPrometheus,
+  type TestPrometheus,
+} from './prometheus.ts';
+export {
   type RegistryOptions,
   RegistryStartError,
   startRegistry,
@@ -43,6 +53,14 @@ export {
 } from './registry.ts';
 export * from './stages.ts';
 export { DEFAULT_STORAGE_CLASS } from './storage.ts';
+export {
+  DEFAULT_TRAFFIC,
+  startTrafficSim,
+  type TrafficSettings,
+  type TrafficSim,
+  type TrafficSimOptions,
+  type TrafficSource,
+} from './traffic-sim.ts';
 
 export interface StartOptions {
   /** Also run kube-controller-manager, kube-scheduler and kwok with simulated nodes. */
