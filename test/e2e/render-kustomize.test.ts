@@ -139,6 +139,24 @@ describe('render.type Kustomize', { concurrency: true }, () => {
   test('a kustomization error and a remote base: RenderFailed naming the problem, an Event, nothing applied', () =>
     inRolloutScenario(env, 'kz-bad', 'kz-bad', async ({ ns, repo }) => {
       const { client } = env;
+      /** The Ready message once it says `words`, checked to be a RenderFailed. */
+      const renderFailedSaying = async (words: RegExp, what: string): Promise<string> => {
+        const r = await waitForReady(
+          client,
+          ns,
+          'app',
+          (x) => words.test(condition(x, 'Ready')?.message ?? ''),
+          what,
+        );
+        assert.equal(condition(r, 'Ready')?.reason, 'RenderFailed');
+        return condition(r, 'Ready')?.message ?? '';
+      };
+      const assertNothingApplied = async () =>
+        assert.equal(
+          await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'first' }),
+          undefined,
+          'nothing applied',
+        );
       await repo.commit({
         'app/kustomization.yaml': 'resources: [cm.yaml, missing.yaml]\n',
         'app/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\ndata: {a: "1"}\n',
@@ -154,31 +172,16 @@ describe('render.type Kustomize', { concurrency: true }, () => {
       await waitFor('the RenderFailed Event', async () =>
         (await events(client, ns, 'app')).find((e) => /missing\.yaml/.test(e.message ?? '')),
       );
-      assert.equal(
-        await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'first' }),
-        undefined,
-        'nothing applied',
-      );
+      await assertNothingApplied();
 
       await repo.commit({
         'app/kustomization.yaml': 'resources:\n- cm.yaml\n- https://github.com/example/deploy//base?ref=v1\n',
       });
-      const remote = await waitForReady(
-        client,
-        ns,
-        'app',
-        (x) => /remote/.test(condition(x, 'Ready')?.message ?? ''),
-        'RenderFailed (remote base)',
-      );
-      assert.equal(condition(remote, 'Ready')?.reason, 'RenderFailed');
       assert.match(
-        condition(remote, 'Ready')?.message ?? '',
+        await renderFailedSaying(/remote/, 'RenderFailed (remote base)'),
         /kustomization\.yaml resources\[1\]: remote "https:\/\/github\.com\/example\/deploy\/\/base\?ref=v1" is not allowed: set spec\.render\.kustomize\.allowRemoteResources/,
       );
-      assert.equal(
-        await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'first' }),
-        undefined,
-      );
+      await assertNothingApplied();
 
       // A base beside the path, not under it: the message names the field and the path to set.
       await repo.commit({
@@ -186,15 +189,7 @@ describe('render.type Kustomize', { concurrency: true }, () => {
         'common/base/kustomization.yaml': 'resources: [cm.yaml]\n',
         'common/base/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\n',
       });
-      const outside = await waitForReady(
-        client,
-        ns,
-        'app',
-        (x) => /outside/.test(condition(x, 'Ready')?.message ?? ''),
-        'RenderFailed (a base outside the path)',
-      );
-      const said = condition(outside, 'Ready')?.message ?? '';
-      assert.equal(condition(outside, 'Ready')?.reason, 'RenderFailed');
+      const said = await renderFailedSaying(/outside/, 'RenderFailed (a base outside the path)');
       assert.match(
         said,
         /the kustomization uses \.\.\/common\/base, outside spec\.source\.git\.path "app": .*set spec\.source\.git\.path to "" \(the source root\), with a kustomization\.yaml there whose resources list app/,
