@@ -76,7 +76,7 @@ interface Run extends SyncSoFar {
   readonly labels: { readonly releaseLabel: string; readonly releaseUid: string };
   readonly notes: string[];
   waves: readonly WaveStatus[];
-  /** The inventory as re-read for this sync: opened by the settleInterrupted step, before any wave. */
+  /** The inventory as re-read for this sync: openWriter, by the CRDs' dry run or settleInterrupted, before any wave. */
   writer: InventoryWriter | undefined;
   /** What the dry run skipped for a CRD of the render, for the dryRunWithCrds step. */
   skipped: readonly Obj[];
@@ -220,10 +220,9 @@ async function dryRunCustomResources(run: Run): Promise<SyncResult | undefined> 
   if (refused !== undefined)
     return failedBeforeApply(DryRunFailedError.fromStatus(refused.message, refused.httpStatus), notes);
   try {
-    run.writer ??= new InventoryWriter(deps.local, release, await openInventory(deps, release));
     const dry = await dryRunWithCrds({
       target: rendered.target,
-      writer: run.writer,
+      writer: await openWriter(run),
       objects: rendered.render.objects,
       skipped: run.skipped,
       renderRef: rendered.renderRef,
@@ -286,12 +285,11 @@ async function preSync(run: Run): Promise<SyncResult | undefined> {
 
 /** Keys an interrupted sync left pending: kept when in R, deleted when they left it (docs/design.md#reconcile-order). */
 async function settle(run: Run): Promise<SyncResult | undefined> {
-  const { input, deps, notes } = run;
+  const { input, notes } = run;
   const { release, rendered } = input;
   try {
     // Opened already when the CRDs of the render went in for the dry run.
-    const writer = run.writer ?? new InventoryWriter(deps.local, release, await openInventory(deps, release));
-    run.writer = writer;
+    const writer = await openWriter(run);
     notes.push(...(await settleInterrupted(rendered.render.objects, writer, release, rendered.target)));
     return undefined;
   } catch (err) {
@@ -394,6 +392,13 @@ async function runWave(
   if (step.hookResources !== true)
     run.waves = recordWaveStart(run.waves, R, step.wave, formatTime(deps.now()));
   return undefined;
+}
+
+/** The inventory writer of this sync, opened by the first step that needs it (CRDs' dry run or settle). */
+async function openWriter(run: Run): Promise<InventoryWriter> {
+  const { deps, input } = run;
+  run.writer ??= new InventoryWriter(deps.local, input.release, await openInventory(deps, input.release));
+  return run.writer;
 }
 
 function opened(run: Run): InventoryWriter {
