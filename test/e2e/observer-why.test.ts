@@ -6,9 +6,7 @@
 // has synced, not by a LIST per pass, and the watch stops when the workload is available again.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FIELD_MANAGERS, LABEL_RELEASE } from '../../src/api/constants.ts';
 import { inventoryEntry } from '../../src/api/testsupport.ts';
-import { applyObject } from '../../src/kube/apply.ts';
 import { RecordingClient } from '../../src/observer/client-testsupport.ts';
 import { HealthController, installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { TargetWatches } from '../../src/observer/target-watches.ts';
@@ -18,6 +16,7 @@ import { observerHarness } from '../support/observer-harness.ts';
 import {
   applyAppliedRelease,
   applyControllerInventory,
+  applyDeployedDeployment,
   condition,
   getInventory,
   getRelease,
@@ -66,26 +65,7 @@ describe('observer: why a workload is not available', () => {
   );
 
   const applyDeployment = (name: string, nodeSelector: Record<string, string> | undefined) =>
-    applyObject(
-      client,
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name, namespace: NS, labels: { [LABEL_RELEASE]: `${NS}.${name}` } },
-        spec: {
-          replicas: 2,
-          selector: { matchLabels: { app: name } },
-          template: {
-            metadata: { labels: { app: name } },
-            spec: {
-              ...(nodeSelector === undefined ? {} : { nodeSelector }),
-              containers: [{ name: 'main', image: 'registry.invalid/noop:1' }],
-            },
-          },
-        },
-      },
-      { fieldManager: FIELD_MANAGERS.deployer, force: true },
-    );
+    applyDeployedDeployment(client, NS, name, { release: name, replicas: 2, nodeSelector });
   const entryOf = async (release: string) => (await getInventory(client, NS, release))?.entries?.[0];
   const podLists = () =>
     loopClient.requests.filter(

@@ -7,12 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  ANNOTATION_SYNC_REQUESTED_AT,
-  API_VERSION,
-  FIELD_MANAGERS,
-  LABEL_RELEASE,
-} from '../../src/api/constants.ts';
+import { ANNOTATION_SYNC_REQUESTED_AT, API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import type {
   InventoryEntry,
   InventoryHook,
@@ -47,7 +42,12 @@ import { installCrds } from '../support/crds.ts';
 import { hostileRules } from '../support/hostile-rules.ts';
 import { observerHarness } from '../support/observer-harness.ts';
 import { startObserver as startObserverProcess } from '../support/processes.ts';
-import { applyAppliedRelease, applyControllerInventory, nowStamp } from '../support/release.ts';
+import {
+  applyAppliedRelease,
+  applyControllerInventory,
+  applyDeployedDeployment,
+  nowStamp,
+} from '../support/release.ts';
 import { applyRuleSet } from '../support/rules.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { type WaitOptions, waitFor, waitForMore } from '../support/wait.ts';
@@ -143,24 +143,8 @@ describe('convoy-observer health loop', () => {
     createdAt: nowStamp(),
     ...extra,
   });
-  const applyDeployment = (release: string, name: string, stage: PodStage = TEST_STAGE.none) =>
-    applyObject(
-      client,
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name, namespace: NS, labels: { [LABEL_RELEASE]: `${NS}.${release}` } },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: { app: name } },
-          template: {
-            metadata: { labels: { app: name, ...stage.labels }, annotations: stage.annotations },
-            spec: { containers: [{ name: 'main', image: 'registry.invalid/noop:1' }] },
-          },
-        },
-      },
-      { fieldManager: FIELD_MANAGERS.deployer, force: true },
-    );
+  const applyDeployment = (release: string, name: string, stage?: PodStage) =>
+    applyDeployedDeployment(client, NS, name, { release, replicas: 1, stage });
   const applyConfigMap = (name: string, labels: Record<string, string> = {}, ns = NS) =>
     applyObject(
       client,

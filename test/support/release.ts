@@ -1,6 +1,7 @@
 // Helpers for release e2e tests: building Releases (git-sourced, ConfigMaps in waves), reading them and
-// their inventory, the states a test waits for (Ready, a Ready reason, a rollout state), and waiting.
-import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
+// their inventory, the states a test waits for (Ready, a Ready reason, a rollout state), and waiting; for
+// tests of the observer without a controller-manager, what it would write (status, inventory, objects).
+import { API_VERSION, FIELD_MANAGERS, LABEL_RELEASE } from '../../src/api/constants.ts';
 import type {
   InventoryEntry,
   InventoryHook,
@@ -13,6 +14,7 @@ import type {
 import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import type { Fixture } from '../../src/render/git/testsupport.ts';
+import { type PodStage, TEST_STAGE } from '../../src/testenv/index.ts';
 import { type WaitOptions, waitFor } from './wait.ts';
 
 /** A Release of the given spec (beside apiVersion, kind and metadata nothing is added). */
@@ -231,5 +233,44 @@ export function applyInventoryAs(
       ...(hooks === undefined ? {} : { hooks }),
     },
     { fieldManager, force: true },
+  );
+}
+
+export interface DeployedDeploymentOptions {
+  /** The Release it belongs to (its namespace's), named by its label. */
+  readonly release: string;
+  readonly replicas: number;
+  /** What its pods do on the control plane's kwok nodes (default: Ready at once). */
+  readonly stage?: PodStage;
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+}
+
+/** Applies a Deployment of a no-op image as the controller's deployer would, labelled for its Release. */
+export function applyDeployedDeployment(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  o: DeployedDeploymentOptions,
+) {
+  const stage = o.stage ?? TEST_STAGE.none;
+  return applyObject(
+    client,
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace, labels: { [LABEL_RELEASE]: `${namespace}.${o.release}` } },
+      spec: {
+        replicas: o.replicas,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name, ...stage.labels }, annotations: stage.annotations },
+          spec: {
+            ...(o.nodeSelector === undefined ? {} : { nodeSelector: o.nodeSelector }),
+            containers: [{ name: 'main', image: 'registry.invalid/noop:1' }],
+          },
+        },
+      },
+    },
+    { fieldManager: FIELD_MANAGERS.deployer, force: true },
   );
 }
