@@ -49,7 +49,7 @@ import {
   nowStamp,
 } from '../support/release.ts';
 import { applyRuleSet } from '../support/rules.ts';
-import { DEFAULT_HEALTH } from '../support/system.ts';
+import { createNamespace, DEFAULT_HEALTH } from '../support/system.ts';
 import { type WaitOptions, waitFor, waitForMore } from '../support/wait.ts';
 
 const NS = 'obs';
@@ -81,18 +81,7 @@ describe('convoy-observer health loop', () => {
     cp = await startControlPlane({ workloads: true, nodes: 2 });
     client = new KubeClient(cp.kubeConfig);
     await installCrds(cp.kubeConfig);
-    for (const ns of [NS, LEASE_NS]) {
-      await applyObject(
-        client,
-        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
-        { fieldManager: 'convoy-test' },
-      );
-    }
-    await waitFor(
-      'default service account',
-      () => client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: NS, name: 'default' }),
-      { timeoutMs: 60_000 },
-    );
+    for (const ns of [NS, LEASE_NS]) await createNamespace(client, ns);
     await installDefaultRules(client);
     api = await startApiServer({ kubeConfig: cp.kubeConfig, tls: { kind: 'selfSigned' } });
     caDir = await mkdtemp(join(tmpdir(), 'convoy-observer-e2e-'));
@@ -426,11 +415,7 @@ describe('convoy-observer health loop', () => {
 
   it('a tenant rule set with hostile rules: its objects read Unknown "exceeded its budget", another namespace stays Healthy', async () => {
     const TENANT = 'obs-tenant';
-    await applyObject(
-      client,
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: TENANT } },
-      { fieldManager: 'convoy-test' },
-    );
+    await createNamespace(client, TENANT);
     const picked = hostileRules.slice(0, 3); // the three rules of the finding, as the schema admits them
     await applyRuleSet(
       client,
@@ -724,11 +709,7 @@ describe('convoy-observer health loop', () => {
     // A second observer replica, of two shards, in Lease namespace h17; shard 1 is held by another live
     // replica for the length of the test, so this one can hold shard 0 only.
     const leases = 'h17';
-    await applyObject(
-      client,
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: leases } },
-      { fieldManager: 'convoy-test' },
-    );
+    await createNamespace(client, leases);
     await applyObject(
       client,
       {
