@@ -61,13 +61,16 @@ type Raw =
   | { readonly ok: true; readonly value: unknown; readonly celValue: unknown }
   | { readonly ok: false; readonly message: string };
 
-async function prometheusValue(
-  check: ResolvedCheck,
-  args: ResolvedArgs,
-  secrets: SecretLookup,
-  hidden: string[],
-  deps: MeasureDeps,
-): Promise<Raw> {
+/** One measurement in progress: `hidden` collects every secret value used, kept out of messages. */
+interface Measuring {
+  readonly check: ResolvedCheck;
+  readonly args: ResolvedArgs;
+  readonly secrets: SecretLookup;
+  readonly hidden: string[];
+  readonly deps: MeasureDeps;
+}
+
+async function prometheusValue({ check, args, secrets, hidden, deps }: Measuring): Promise<Raw> {
   const p = check.spec.prometheus;
   if (p === undefined) return { ok: false, message: 'not a prometheus check' };
   let auth: PrometheusAuth | undefined;
@@ -98,13 +101,7 @@ async function prometheusValue(
   return out.ok ? { ok: true, value: out.value, celValue: out.value } : out;
 }
 
-async function webValue(
-  check: ResolvedCheck,
-  args: ResolvedArgs,
-  secrets: SecretLookup,
-  hidden: string[],
-  deps: MeasureDeps,
-): Promise<Raw> {
+async function webValue({ check, args, secrets, hidden, deps }: Measuring): Promise<Raw> {
   const w = check.spec.web;
   if (w === undefined) return { ok: false, message: 'not a web check' };
   const headers: Record<string, string> = {};
@@ -144,10 +141,11 @@ export async function measure(
   try {
     const args = argValues(check, secrets);
     for (const a of args.values()) if (a.secret) hidden.push(a.value);
+    const m: Measuring = { check, args, secrets, hidden, deps };
     raw = check.spec.prometheus
-      ? await prometheusValue(check, args, secrets, hidden, deps)
+      ? await prometheusValue(m)
       : check.spec.web
-        ? await webValue(check, args, secrets, hidden, deps)
+        ? await webValue(m)
         : { ok: false, message: 'a job check is measured by its Job' };
   } catch (e) {
     raw = { ok: false, message: redactSecrets(errorMessage(e), hidden) };
