@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { selfSigned } from '../lib/openssl.ts';
+import { useScratchDir } from '../lib/scratch-dir.ts';
 import { queryPrometheus, queryValue, sampleValue } from './prometheus.ts';
 import { sendJson, startServer } from './testsupport.ts';
 
@@ -144,5 +148,25 @@ test('queryPrometheus: faults end as a short message', async (t) => {
   assert.deepEqual(await queryPrometheus({ address: 'ftp://x', query: 'up' }), {
     ok: false,
     message: 'address must be an http:// or https:// URL',
+  });
+});
+
+describe('queryPrometheus over https', () => {
+  const dir = useScratchDir('convoy-verify-tls-');
+  test('the CA passed in is trusted; without it the certificate is refused', async (t) => {
+    const files = { keyFile: join(dir(), 'key.pem'), certFile: join(dir(), 'cert.pem') };
+    await selfSigned(files, '/CN=prometheus', 1, ['subjectAltName=IP:127.0.0.1']);
+    const cert = await readFile(files.certFile, 'utf8');
+    const server = await startServer((_req, res) => sendJson(res, 200, vector('1')), {
+      key: await readFile(files.keyFile, 'utf8'),
+      cert,
+    });
+    t.after(() => server.close());
+    assert.deepEqual(await queryPrometheus({ address: server.url, query: 'up', caPem: cert }), {
+      ok: true,
+      value: [1],
+    });
+    const refused = await queryPrometheus({ address: server.url, query: 'up' });
+    assert.ok(!refused.ok && /unreachable: .*certificate/.test(refused.message), JSON.stringify(refused));
   });
 });

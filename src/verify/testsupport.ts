@@ -1,6 +1,7 @@
 // A loopback HTTP server for the provider tests: each test says how a request is answered and reads
 // what was sent. Real sockets, so timeouts, size caps and headers are exercised as in production.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface Seen {
@@ -16,11 +17,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** `tls`: serve https with this key and certificate (PEM). */
 export async function startServer(
   answer: (req: Seen, res: http.ServerResponse) => void,
+  tls?: { readonly key: string; readonly cert: string },
 ): Promise<TestServer> {
   const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -33,11 +36,12 @@ export async function startServer(
       seen.push(s);
       answer(s, res);
     });
-  });
+  };
+  const server = tls ? https.createServer(tls, handle) : http.createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     seen,
     close: () =>
       new Promise<void>((resolve) => {
