@@ -6,21 +6,23 @@
 /** @type {(readonly [string, readonly string[]])[]} */
 const LAYERS = [
   ['lib', []],
+  // The project's bounded CEL (cost meter, CPU-time limit, static checks), over one declared variable.
+  ['cel', ['lib']],
   ['api', ['lib']],
   ['kube', ['lib', 'api']],
   // The harness knows nothing of Releases: no src/api.
   ['runtime', ['lib', 'kube']],
   ['render', ['lib', 'api', 'kube']],
   ['store', ['lib', 'api', 'kube', 'render']],
-  ['rules', ['lib', 'api']],
+  ['rules', ['lib', 'cel', 'api']],
   // Verification: the checks' providers (Prometheus, web) and their pure decisions (docs/design.md#verification).
-  ['verify', ['lib', 'api', 'kube', 'rules']],
+  ['verify', ['lib', 'cel', 'api', 'kube', 'rules']],
   // Reading Argo CD Applications and Flux objects into Releases (convoy import): pure conversions.
   ['import', ['lib', 'api', 'render']],
   // Test and dev infrastructure: the local control plane and the tool binaries.
   ['testenv', ['lib', 'api', 'kube', 'render']],
   ['controller', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules']],
-  ['observer', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules', 'verify']],
+  ['observer', ['lib', 'cel', 'api', 'kube', 'runtime', 'render', 'store', 'rules', 'verify']],
   ['server', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
   ['notify', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
   // The web UI's server: the API's pure views (one progress summary), the CLI's writes injected.
@@ -29,6 +31,7 @@ const LAYERS = [
     'cli',
     [
       'lib',
+      'cel',
       'api',
       'kube',
       'runtime',

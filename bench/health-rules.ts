@@ -2,8 +2,8 @@
 // corpus (the per-group table `convoy rules eval --expect` prints), then evaluation throughput of
 // the whole library on one core, and the CEL budget against hostile rules.
 import { Worker } from 'node:worker_threads';
+import { defaultBudget } from '../src/cel/budget.ts';
 import { rulesScore } from '../src/cli/rules-eval.ts';
-import { defaultBudget } from '../src/observer/health/cel-budget.ts';
 import { loadCorpus } from '../src/observer/health/conformance.ts';
 import { newEvaluator } from '../src/observer/health/evaluator.ts';
 import { defaultRuleSet } from '../src/rules/default-rules.ts';

@@ -2,7 +2,7 @@
 // inference that lets dynamic and comprehension results through.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { limits } from './cel-check.ts';
+import { limits } from '../../cel/check.ts';
 import { newEvaluator, RuleCompileError } from './evaluator.ts';
 import { rule, set } from './testsupport.ts';
 import type { HealthRule } from './types.ts';

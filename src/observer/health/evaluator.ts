@@ -1,13 +1,19 @@
 // health.NewEvaluator: compiles every rule of the selected rule sets once, then judges objects.
 // Every rule that matches an object must pass; see docs/health-rules.md for the precedence.
-// Each object's rules run under one budget (./cel-budget.ts); a rule that exceeds it is an error for
+// Each object's rules run under one budget (src/cel/budget.ts); a rule that exceeds it is an error for
 // that object and is not evaluated again for a cool-down, so one costly rule cannot eat the observer.
 import { isCelList, isCelMap, isCelUint } from '@bufbuild/cel';
+import { type Budget, defaultBudget, describeExhausted, ObjectBudget } from '../../cel/budget.ts';
+import { limits, type Position } from '../../cel/check.ts';
+import {
+  type CelDeclaration,
+  type CompiledExpr,
+  compileExpr,
+  type EvalOutcome,
+  formatPosition,
+} from '../../cel/compile.ts';
+import { toCelObject } from '../../cel/value.ts';
 import { maskSecret } from '../../render/secret-mask.ts';
-import { type CompiledExpr, compileExpr, type EvalOutcome, formatPosition } from './cel.ts';
-import { type Budget, defaultBudget, describeExhausted, ObjectBudget } from './cel-budget.ts';
-import { limits, type Position } from './cel-check.ts';
-import { toCelObject } from './cel-value.ts';
 import { selectorMatches, selectorProblem } from './selector.ts';
 import {
   groupOf,
@@ -18,6 +24,9 @@ import {
 } from './types.ts';
 
 const maxMessageChars = 1024;
+
+/** A rule reads the judged object, bound to `object`. */
+const objectVariable: CelDeclaration = { variable: 'object', what: 'the object' };
 
 /** How long a rule that exceeded its budget is skipped (judged Unknown without evaluating it). */
 export const budgetCooldownMs = 60_000;
@@ -122,12 +131,12 @@ function compileRule(set: string, rule: HealthRule, seen: Set<string>): Compiled
   if (sp) fail('match.selector', sp);
   if (rule.fallback !== undefined && typeof rule.fallback !== 'boolean') fail('fallback', 'must be a bool');
   if (typeof rule.healthy !== 'string') fail('healthy', 'must be a CEL expression string');
-  const healthy = compileExpr(rule.healthy, 'bool');
+  const healthy = compileExpr(rule.healthy, 'bool', objectVariable);
   if (!healthy.ok) return fail('healthy', healthy.message, healthy.position);
   let message: CompiledExpr | undefined;
   if (rule.message !== undefined) {
     if (typeof rule.message !== 'string') fail('message', 'must be a CEL expression string');
-    const c = compileExpr(rule.message, 'string');
+    const c = compileExpr(rule.message, 'string', objectVariable);
     if (!c.ok) return fail('message', c.message, c.position);
     message = c.expr;
   }

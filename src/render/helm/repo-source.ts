@@ -3,14 +3,14 @@
 // range, or by default the newest release), its archive from the index's URL checked against the
 // index's digest, then unpacked by the same hardened reader as OCI artifacts (oci/tar.ts). The
 // revision is "<version>@sha256:<digest of the archive>". Basic auth from secretRef (username,
-// password), a CA bundle from certSecretRef (ca.crt); every request bounded (oci/http.ts). An archive
+// password), a CA bundle from certSecretRef (ca.crt); every request bounded (src/lib/http-exchange.ts). An archive
 // already read is kept, so an interval reconcile of an unchanged chart costs one index request.
 import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
 import { errorMessage } from '../../lib/errors.ts';
+import { BodyTooLargeError, exchange, type HttpResponse, HttpTimeoutError } from '../../lib/http-exchange.ts';
 import { SourceError } from '../errors.ts';
 import { caBundleOf } from '../oci/auth.ts';
-import { BodyTooLargeError, exchange, type HttpResponse, HttpTimeoutError } from '../oci/http.ts';
 import { ArchiveError, DEFAULT_EXTRACT_LIMITS, extractTarGz } from '../oci/tar.ts';
 import { newestMatching, parseRange, parseVersion, SemverRangeError } from '../semver.ts';
 import type { Source } from '../source.ts';

@@ -2,12 +2,12 @@
 // (paged), a blob (digest checked, size bounded), and pushing blobs and a manifest. Authentication as
 // registries do it: a 401 with `WWW-Authenticate: Basic` is answered with the credentials, one with
 // `Bearer realm=…,service=…,scope=…` by a token from the realm (fetched with the credentials, if any),
-// cached per scope for this client. Every exchange is bounded (http.ts); errors are RegistryErrors
+// cached per scope for this client. Every exchange is bounded (src/lib/http-exchange.ts); errors are RegistryErrors
 // whose message says what the registry refused, never a credential.
 import { createHash } from 'node:crypto';
+import { BodyTooLargeError, exchange, type HttpResponse, HttpTimeoutError } from '../../lib/http-exchange.ts';
 import { SourceError, SourceTimeoutError } from '../errors.ts';
 import type { RegistryCredentials } from './auth.ts';
-import { BodyTooLargeError, exchange, type HttpResponse, HttpTimeoutError } from './http.ts';
 import type { OciRepo } from './reference.ts';
 
 export const MEDIA = {

@@ -1,4 +1,5 @@
-// Converts a Kubernetes object (JSON) into the CEL value bound to `object`.
+// Converts a Kubernetes object (JSON) into the CEL value bound to `object`, and any JSON value into a
+// CEL value (a web check's `result`).
 // Why: JSON numbers arrive as JS numbers, which CEL treats as double; Kubernetes' CEL sees
 // integers as int, so `object.spec.replicas + 1 == 4` must work. Maps are used instead of plain
 // objects so a key such as "__proto__" stays an ordinary key.
@@ -9,6 +10,11 @@ export interface CelObject {
 
 export function toCelObject(obj: object): CelObject {
   return { value: conv(obj) as Map<string, unknown> };
+}
+
+/** Any JSON value (a web check's answer: an object, a list, a string, a number…) as a CEL value. */
+export function toCelValue(json: unknown): unknown {
+  return conv(json);
 }
 
 // Runs once per judged object over the whole object, so it avoids per-key allocations

@@ -1,11 +1,13 @@
-// Thin wrapper over @bufbuild/cel for health rules: compiles one expression with the checks the
-// library does not do itself (undeclared variables, unknown functions, operands of certain types no
-// overload takes, result type where it can be inferred, size and nesting limits), maps error ids back to line/column, and runs every
-// evaluation under a budget (./cel-budget.ts).
-import { CelScalar, type CelValue, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+// Thin wrapper over @bufbuild/cel for the project's bounded CEL (health rules, verification conditions):
+// compiles one expression over one declared variable with the checks the library does not do itself
+// (undeclared variables, unknown functions, operands of certain types no overload takes, result type
+// where it can be inferred, size and nesting limits), maps error ids back to line/column, and runs every
+// evaluation under a budget (./budget.ts).
+import { type CelFunc, CelScalar, type CelValue, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import { errorMessage } from '../../lib/errors.ts';
-import { type Exhausted, metered, ObjectBudget } from './cel-budget.ts';
+import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import { errorMessage } from '../lib/errors.ts';
+import { type Exhausted, metered, ObjectBudget } from './budget.ts';
 import {
   bracketDepth,
   comprehensionDepth,
@@ -16,10 +18,22 @@ import {
   treeShape,
   typeCheck,
   withPos,
-} from './cel-check.ts';
-import { costFunc, meterComprehensions, replaceFuncs } from './cel-metering.ts';
+} from './check.ts';
+import { costFunc, meterComprehensions, replaceFuncs } from './metering.ts';
 
 export type ResultType = 'bool' | 'string';
+
+/** What an expression may read: the caller's part of the language (health rules: `object`). */
+export interface CelDeclaration {
+  /** The one variable an expression reads; its value is dyn (its shape is not declared). */
+  readonly variable: string;
+  /** What the variable holds, for "undeclared reference" errors ("the object"). */
+  readonly what: string;
+  /** Functions beyond the standard library and the strings extension; metered like them. */
+  readonly funcs?: readonly CelFunc[];
+  /** Rewrites the parsed tree before it is checked (e.g. int literals read as double). */
+  readonly rewrite?: (root: Expr) => void;
+}
 
 export type CompileOutcome =
   | { readonly ok: true; readonly expr: CompiledExpr }
@@ -39,16 +53,25 @@ export interface CompiledExpr {
   readonly source: string;
   readonly comprehensionDepth: number;
   /** Evaluates under `budget` (default: a fresh one with the default limits). */
-  run(object: unknown, budget?: ObjectBudget): EvalOutcome<CelValue>;
+  run(value: unknown, budget?: ObjectBudget): EvalOutcome<CelValue>;
 }
 
 // Every function of the library and of the strings extension, replaced by one that charges the budget
 // (same ids, so the resolver keeps the last: the metered one), a linear `replace`, and the
-// per-iteration charge of macros.
-const env = celEnv({
-  variables: { object: CelScalar.DYN },
-  funcs: [...[...celEnv({ funcs: strings }).funcs, ...replaceFuncs].map(metered), costFunc],
-});
+// per-iteration charge of macros. One environment per declaration.
+const standardFuncs: readonly CelFunc[] = [...celEnv({ funcs: strings }).funcs, ...replaceFuncs];
+const envs = new WeakMap<CelDeclaration, ReturnType<typeof celEnv>>();
+function envOf(d: CelDeclaration): ReturnType<typeof celEnv> {
+  let env = envs.get(d);
+  if (env === undefined) {
+    env = celEnv({
+      variables: { [d.variable]: CelScalar.DYN },
+      funcs: [...[...standardFuncs, ...(d.funcs ?? [])].map(metered), costFunc],
+    });
+    envs.set(d, env);
+  }
+  return env;
+}
 
 export function positionAt(source: string, offset: number): Position {
   let line = 1;
@@ -66,7 +89,8 @@ export function formatPosition(p: Position | undefined): string {
   return p === undefined ? '' : `line ${p.line}, column ${p.column}`;
 }
 
-export function compileExpr(source: string, want: ResultType): CompileOutcome {
+export function compileExpr(source: string, want: ResultType, declaration: CelDeclaration): CompileOutcome {
+  const env = envOf(declaration);
   if (source.length > limits.maxSourceChars) {
     return { ok: false, message: `expression is longer than ${limits.maxSourceChars} characters` };
   }
@@ -95,6 +119,7 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
   };
 
   if (parsed.expr === undefined) return { ok: false, message: 'empty expression' };
+  declaration.rewrite?.(parsed.expr);
   // Checked without recursion, so the recursive passes below (and the evaluator's) stay shallow.
   const shape = treeShape(parsed.expr);
   if (shape.nodes > limits.maxNodes) {
@@ -106,7 +131,7 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
       message: `expression nested ${shape.depth} deep (operators, calls, brackets); the limit is ${limits.maxDepth}`,
     };
   }
-  const problem = staticCheck(parsed.expr, posOf, (f) => env.funcs.find(f) !== undefined);
+  const problem = staticCheck(parsed.expr, posOf, declaration, (f) => env.funcs.find(f) !== undefined);
   if (problem) return { ok: false, ...problem };
   const depth = comprehensionDepth(parsed.expr);
   if (depth > limits.maxComprehensionDepth) {
@@ -125,7 +150,7 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
       ...withPos(posOf(parsed.expr.id)),
     };
   }
-  let fn: ReturnType<typeof plan<{ object: typeof CelScalar.DYN }>>;
+  let fn: ReturnType<typeof plan<Record<string, typeof CelScalar.DYN>>>;
   try {
     meterComprehensions(parsed.expr);
     fn = plan(env, parsed);
@@ -137,10 +162,10 @@ export function compileExpr(source: string, want: ResultType): CompileOutcome {
     expr: {
       source,
       comprehensionDepth: depth,
-      run(object: unknown, budget = new ObjectBudget()): EvalOutcome<CelValue> {
+      run(value: unknown, budget = new ObjectBudget()): EvalOutcome<CelValue> {
         let out: ReturnType<typeof budget.run<ReturnType<typeof fn>>>;
         try {
-          out = budget.run(() => fn({ object: object as Map<string, never> }));
+          out = budget.run(() => fn({ [declaration.variable]: value as Map<string, never> }));
         } catch (e) {
           return { ok: false, message: errorMessage(e) };
         }

@@ -1,7 +1,8 @@
-// One bounded HTTP exchange with a registry, on node:http(s) (fetch cannot take a CA bundle): a total
-// time limit, an idle limit, a cap on the body read (a longer body ends the exchange), the caller's
-// abort signal, and redirects followed a few times — never from https to http unless insecure, and
-// never carrying the Authorization header to another host (blob storage behind a redirect).
+// One bounded HTTP exchange (an OCI registry, a Helm repository, a verification check's Prometheus or
+// web call), on node:http(s) (fetch cannot take a CA bundle): a total time limit, an idle limit, a cap
+// on the body read (a longer body ends the exchange), the caller's abort signal, and redirects followed
+// a few times — never from https to http unless insecure, and never carrying the Authorization header
+// to another host (blob storage behind a redirect).
 import http from 'node:http';
 import https from 'node:https';
 

@@ -1,12 +1,14 @@
-// The static checks of a health rule's CEL expression, done before it is planned (docs/design.md#health-loop):
+// The static checks of a CEL expression (a health rule's, a verification condition's), done before it is
+// planned (docs/design.md#health-loop):
 // size and nesting limits, undeclared identifiers and unknown functions (which the library reports only
 // when evaluated), operators and functions applied to operands whose types are certain and that no
 // overload takes ('a' * 1: found when the rule is compiled, not per object), and the result type where it
-// can be inferred. Anything read from `object` is dyn (its shape is not declared): never refused here.
+// can be inferred. Anything read from the declared variable is dyn (its shape is not declared): never
+// refused here.
 // Pure, over the parsed expression tree.
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 
-/** Why: a rule is user input; these keep one rule from stalling the observer. */
+/** Why: an expression is user input; these keep one from stalling the observer. */
 export const limits = {
   maxSourceChars: 16 * 1024,
   /** All healthy and message expressions of one rule set together (parsing costs ~10-30 µs a character). */
@@ -125,6 +127,7 @@ function firstProblem<S>(
 export function staticCheck(
   root: Expr,
   posOf: (id: bigint) => Position | undefined,
+  declared: { readonly variable: string; readonly what: string },
   knownFunction: (name: string) => boolean,
 ): { message: string; position?: Position } | undefined {
   let nodes = 0;
@@ -136,9 +139,9 @@ export function staticCheck(
     const k = e.exprKind;
     if (k.case === 'identExpr') {
       const n = k.value.name;
-      if (n !== 'object' && !scope.has(n) && !typeIdents.has(n)) {
+      if (n !== declared.variable && !scope.has(n) && !typeIdents.has(n)) {
         return {
-          message: `undeclared reference to '${n}' (the object is bound to 'object')`,
+          message: `undeclared reference to '${n}' (${declared.what} is bound to '${declared.variable}')`,
           ...withPos(posOf(e.id)),
         };
       }
@@ -215,7 +218,7 @@ export function comprehensionDepth(e: Expr): number {
   return Math.max(0, ...children(e).map(comprehensionDepth));
 }
 
-/** Static type of an expression where it is certain; 'dyn' otherwise (anything read from object). */
+/** Static type of an expression where it is certain; 'dyn' otherwise (anything read from the variable). */
 export function infer(e: Expr, accu: ReadonlyMap<string, Inferred>): Inferred {
   const k = e.exprKind;
   switch (k.case) {

@@ -1,9 +1,9 @@
-// The CEL functions and AST rewrites that charge the budget of cel-budget.ts (docs/design.md#assessment):
+// The CEL functions and AST rewrites that charge the budget of ./budget.ts (docs/design.md#assessment):
 // a linear-time `replace` charged for the string it can grow to, the cost function the comprehension
 // rewrite calls, and that rewrite itself, so every macro iteration is metered.
 import { type CelFunc, CelScalar, celFunc, celMethod } from '@bufbuild/cel';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
-import { charge } from './cel-budget.ts';
+import { charge } from './budget.ts';
 
 /**
  * `replace` in linear time. The library's rebuilds the whole string for each occurrence (quadratic: a

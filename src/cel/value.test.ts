@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toCelObject } from './cel-value.ts';
+import { toCelObject } from './value.ts';
 
 test('toCelObject: integers become bigint, others keep their type', () => {
   const { value } = toCelObject({

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { VerificationSpec } from '../api/schema/verification.ts';
+import { jobMeasured, measure, type SecretLookup } from './measure.ts';
+import type { QueryOutcome } from './prometheus.ts';
+import { type ResolvedCheck, resolveChecks } from './resolve.ts';
+import { SharedCalls } from './shared-calls.ts';
+import { sendJson, startServer } from './testsupport.ts';
+
+const secretData: Readonly<Record<string, string>> = {
+  'prom/token': 'tok3n',
+  'tok/value': 'argsecret',
+  'hdr/v': 'hdrsecret',
+};
+const secrets: SecretLookup = (ref) => secretData[`${ref.name}/${ref.key}`];
+
+const resolve = (spec: VerificationSpec): readonly ResolvedCheck[] => {
+  const r = resolveChecks(spec);
+  assert.ok(r.ok, r.ok ? '' : r.message);
+  return r.checks;
+};
+
+test('measure: a Prometheus check, judged, with one query per interval shared', async (t) => {
+  let errorRate = '0.072';
+  const server = await startServer((req, res) => {
+    if (req.headers.authorization !== 'Bearer tok3n') sendJson(res, 401, { status: 'error', error: 'no' });
+    else
+      sendJson(res, 200, {
+        status: 'success',
+        data: { resultType: 'vector', result: [{ value: [1, errorRate] }] },
+      });
+  });
+  t.after(() => server.close());
+  const [check] = resolve({
+    soak: '1m',
+    checks: [
+      {
+        name: 'error-rate',
+        prometheus: {
+          address: server.url,
+          query: 'sum(rate(errors{app="{{args.app}}",k="{{args.key}}"}[1m]))',
+          bearerTokenSecretRef: { name: 'prom', key: 'token' },
+        },
+        failureCondition: 'result[0] > 0.01',
+      },
+    ],
+    args: [
+      { name: 'app', value: 'checkout' },
+      { name: 'key', valueFrom: { secretKeyRef: { name: 'tok', key: 'value' } } },
+    ],
+  });
+  assert.ok(check);
+  const prometheusCalls = new SharedCalls<QueryOutcome>();
+  const deps = { prometheusCalls, now: () => Date.parse('2026-12-06T12:03:10Z') };
+  const m = await measure(check, secrets, deps);
+  assert.deepEqual(m, {
+    atMs: Date.parse('2026-12-06T12:03:10Z'),
+    phase: 'Failed',
+    value: '[0.072]',
+    decided: 'met failureCondition `result[0] > 0.01`',
+    condition: 'result[0] > 0.01',
+  });
+  assert.equal(
+    new URLSearchParams(server.seen[0]?.body).get('query'),
+    'sum(rate(errors{app="checkout",k="argsecret"}[1m]))',
+  );
+  errorRate = '0.001';
+  assert.equal(
+    (await measure(check, secrets, deps)).phase,
+    'Failed',
+    'the same query within the interval is not sent again',
+  );
+  assert.equal(server.seen.length, 1);
+  assert.equal((await measure(check, secrets)).phase, 'Successful', 'without the shared calls it is sent');
+  const missing = await measure(check, () => undefined);
+  assert.deepEqual([missing.phase, missing.message], ['Error', 'arg key: Secret tok has no key value']);
+});
+
+test('measure: a web check with a Secret header; errors never show a secret', async (t) => {
+  const server = await startServer((req, res) => {
+    if (req.url?.startsWith('/echo')) sendJson(res, 500, { seen: req.headers['x-key'] });
+    else sendJson(res, 200, { data: { ok: req.headers['x-key'] === 'hdrsecret', successPercent: 0.95 } });
+  });
+  t.after(() => server.close());
+  const [ok, failing] = resolve({
+    soak: '1m',
+    checks: [
+      {
+        name: 'web',
+        web: {
+          url: `${server.url}/measure`,
+          headers: [{ name: 'x-key', valueFrom: { secretKeyRef: { name: 'hdr', key: 'v' } } }],
+          jsonPath: '{$.data}',
+        },
+        successCondition: 'result.ok && result.successPercent >= 0.90',
+      },
+      {
+        name: 'echo',
+        web: { url: `${server.url}/echo?k={{args.k}}`, headers: [{ name: 'x-key', value: '{{args.k}}' }] },
+        successCondition: 'true',
+      },
+    ],
+    args: [{ name: 'k', valueFrom: { secretKeyRef: { name: 'hdr', key: 'v' } } }],
+  });
+  assert.ok(ok && failing);
+  const m = await measure(ok, secrets);
+  assert.deepEqual([m.phase, m.value], ['Successful', '{"ok":true,"successPercent":0.95}']);
+  const e = await measure(failing, secrets);
+  assert.equal(e.phase, 'Error');
+  assert.ok(!JSON.stringify(e).includes('hdrsecret'), JSON.stringify(e));
+});
+
+test('jobMeasured', () => {
+  assert.deepEqual(jobMeasured(1, 'succeeded'), {
+    atMs: 1,
+    phase: 'Successful',
+    decided: 'the Job succeeded',
+  });
+  assert.deepEqual(jobMeasured(1, 'failed', 'exit 1'), {
+    atMs: 1,
+    phase: 'Failed',
+    decided: 'the Job failed: exit 1',
+  });
+  assert.deepEqual(jobMeasured(1, 'stuck', 'ErrImagePull'), {
+    atMs: 1,
+    phase: 'Inconclusive',
+    message: 'the Job could not run: ErrImagePull',
+  });
+});

@@ -1,0 +1,179 @@
+// One measurement of a Prometheus or web check: args and Secrets filled in (the caller read the
+// Secrets of the Release's namespace), the provider called under its bounds, the result judged by the
+// check's conditions. Never throws for a provider fault: that is a measurement in phase Error with a
+// message that holds no secret value (docs/design.md#verification).
+import { parseDuration } from '../api/duration.ts';
+import type { VerificationSecretKey } from '../api/schema/verification.ts';
+import { toCelValue } from '../cel/value.ts';
+import { assertNever } from '../lib/assert-never.ts';
+import { errorMessage } from '../lib/errors.ts';
+import { type ArgValue, type ResolvedArgs, redactSecrets, substituteArgs } from './args.ts';
+import { describeDecisive, judge } from './condition.ts';
+import type { Measured } from './decide.ts';
+import { type PrometheusAuth, type QueryOutcome, queryPrometheus } from './prometheus.ts';
+import type { ResolvedCheck } from './resolve.ts';
+import { callKey, type SharedCalls } from './shared-calls.ts';
+import { formatValue } from './value.ts';
+import { callWeb } from './web.ts';
+
+/** A key of a Secret in the Release's namespace; undefined when the Secret or the key is missing. */
+export type SecretLookup = (ref: VerificationSecretKey) => string | undefined;
+
+export interface MeasureDeps {
+  /** Shared by every Release of the observer: identical queries within an interval are sent once. */
+  readonly prometheusCalls?: SharedCalls<QueryOutcome>;
+  readonly signal?: AbortSignal;
+  /** Milliseconds clock for the measurement's time (default Date.now). */
+  readonly now?: () => number;
+}
+
+class MissingSecret extends Error {}
+
+function secretOf(secrets: SecretLookup, ref: VerificationSecretKey, what: string): string {
+  const v = secrets(ref);
+  if (v === undefined) throw new MissingSecret(`${what}: Secret ${ref.name} has no key ${ref.key}`);
+  return v;
+}
+
+function argValues(check: ResolvedCheck, secrets: SecretLookup): ResolvedArgs {
+  const out = new Map<string, ArgValue>();
+  for (const a of check.args) {
+    const ref = a.valueFrom?.secretKeyRef;
+    out.set(
+      a.name,
+      ref !== undefined
+        ? { value: secretOf(secrets, ref, `arg ${a.name}`), secret: true }
+        : { value: a.value ?? '', secret: false },
+    );
+  }
+  return out;
+}
+
+function fill(template: string, args: ResolvedArgs, field: string): string {
+  const s = substituteArgs(template, args);
+  if (!s.ok) throw new MissingSecret(`${field}: ${s.message}`);
+  return s.text;
+}
+
+const timeoutMs = (t: string | undefined) => (t === undefined ? undefined : parseDuration(t));
+
+type Raw =
+  | { readonly ok: true; readonly value: unknown; readonly celValue: unknown }
+  | { readonly ok: false; readonly message: string };
+
+/** One measurement in progress: `hidden` collects every secret value used, kept out of messages. */
+interface Measuring {
+  readonly check: ResolvedCheck;
+  readonly args: ResolvedArgs;
+  readonly secrets: SecretLookup;
+  readonly hidden: string[];
+  readonly deps: MeasureDeps;
+}
+
+async function prometheusValue({ check, args, secrets, hidden, deps }: Measuring): Promise<Raw> {
+  const p = check.spec.prometheus;
+  if (p === undefined) return { ok: false, message: 'not a prometheus check' };
+  let auth: PrometheusAuth | undefined;
+  if (p.bearerTokenSecretRef) {
+    auth = { kind: 'bearer', token: secretOf(secrets, p.bearerTokenSecretRef, 'bearerTokenSecretRef') };
+  } else if (p.basicAuthSecretRef) {
+    const name = p.basicAuthSecretRef.name;
+    auth = {
+      kind: 'basic',
+      username: secretOf(secrets, { name, key: 'username' }, 'basicAuthSecretRef'),
+      password: secretOf(secrets, { name, key: 'password' }, 'basicAuthSecretRef'),
+    };
+  }
+  const caPem = p.caSecretRef ? secretOf(secrets, p.caSecretRef, 'caSecretRef') : undefined;
+  const q = {
+    address: fill(p.address, args, 'address'),
+    query: fill(p.query, args, 'query'),
+    ...(p.timeout !== undefined ? { timeoutMs: timeoutMs(p.timeout) as number } : {}),
+    ...(auth !== undefined ? { auth } : {}),
+    ...(caPem !== undefined ? { caPem } : {}),
+    secrets: hidden,
+  };
+  const send = () => queryPrometheus(q, deps.signal);
+  const key = callKey([q.address, q.query, auth ?? null, caPem ?? null]);
+  const out = await (deps.prometheusCalls
+    ? deps.prometheusCalls.run(key, check.plan.intervalMs, send)
+    : send());
+  return out.ok ? { ok: true, value: out.value, celValue: out.value } : out;
+}
+
+async function webValue({ check, args, secrets, hidden, deps }: Measuring): Promise<Raw> {
+  const w = check.spec.web;
+  if (w === undefined) return { ok: false, message: 'not a web check' };
+  const headers: Record<string, string> = {};
+  for (const h of w.headers ?? []) {
+    const ref = h.valueFrom?.secretKeyRef;
+    if (ref !== undefined) {
+      const v = secretOf(secrets, ref, `header ${h.name}`);
+      hidden.push(v);
+      headers[h.name] = v;
+    } else headers[h.name] = fill(h.value ?? '', args, `header ${h.name}`);
+  }
+  const out = await callWeb(
+    {
+      url: fill(w.url, args, 'url'),
+      method: w.method ?? 'GET',
+      headers,
+      ...(w.body !== undefined ? { body: fill(w.body, args, 'body') } : {}),
+      ...(w.jsonPath !== undefined ? { jsonPath: w.jsonPath } : {}),
+      ...(w.timeout !== undefined ? { timeoutMs: timeoutMs(w.timeout) as number } : {}),
+      ...(w.caSecretRef ? { caPem: secretOf(secrets, w.caSecretRef, 'caSecretRef') } : {}),
+      secrets: hidden,
+    },
+    deps.signal,
+  );
+  return out.ok ? { ok: true, value: out.value, celValue: toCelValue(out.value) } : out;
+}
+
+/** Measures a Prometheus or web check once. A Job check is measured by its Job (jobMeasured). */
+export async function measure(
+  check: ResolvedCheck,
+  secrets: SecretLookup,
+  deps: MeasureDeps = {},
+): Promise<Measured> {
+  const now = deps.now ?? Date.now;
+  const hidden: string[] = [];
+  let raw: Raw;
+  try {
+    const args = argValues(check, secrets);
+    for (const a of args.values()) if (a.secret) hidden.push(a.value);
+    const m: Measuring = { check, args, secrets, hidden, deps };
+    raw = check.spec.prometheus
+      ? await prometheusValue(m)
+      : check.spec.web
+        ? await webValue(m)
+        : { ok: false, message: 'a job check is measured by its Job' };
+  } catch (e) {
+    raw = { ok: false, message: redactSecrets(errorMessage(e), hidden) };
+  }
+  const atMs = now();
+  if (!raw.ok) return { atMs, phase: 'Error', message: raw.message };
+  const j = judge(check.conditions, raw.celValue);
+  return {
+    atMs,
+    phase: j.phase,
+    value: formatValue(raw.value),
+    ...(j.decisive !== undefined
+      ? { decided: describeDecisive(j.decisive), condition: j.decisive.source }
+      : {}),
+    ...(j.message !== undefined ? { message: j.message } : {}),
+  };
+}
+
+/** The measurement of a Job check from how its Job ended: succeeded, failed, or could not start. */
+export function jobMeasured(atMs: number, outcome: 'succeeded' | 'failed' | 'stuck', why?: string): Measured {
+  switch (outcome) {
+    case 'succeeded':
+      return { atMs, phase: 'Successful', decided: 'the Job succeeded' };
+    case 'failed':
+      return { atMs, phase: 'Failed', decided: `the Job failed${why ? `: ${why}` : ''}` };
+    case 'stuck':
+      return { atMs, phase: 'Inconclusive', message: `the Job could not run${why ? `: ${why}` : ''}` };
+    default:
+      return assertNever(outcome);
+  }
+}
