@@ -8,6 +8,8 @@ import { registerDriftController } from '../observer/drift/index.ts';
 import { describeSyncVia, HealthController, type SyncVia } from '../observer/health/loop/index.ts';
 import { ObserverStatusWriter } from '../observer/status-writer.ts';
 import { TargetWatches } from '../observer/target-watches.ts';
+import { ChecksEngine } from '../observer/verify/checks-engine.ts';
+import { VerificationController } from '../observer/verify/controller.ts';
 import { Harness, newLogger } from '../runtime/index.ts';
 import { loadKubeConfig, runEntry } from './entry.ts';
 import { FlagError } from './flags.ts';
@@ -53,6 +55,12 @@ await runEntry(OBSERVER, async () => {
   const loops = { client, workers: opts.concurrency, resyncMs: opts.resyncMs, sync, watches, status };
   new HealthController(harness, loops);
   registerDriftController(harness, opts.driftInterval, loops);
+  // Verification (docs/design.md#verification): its own loop, so a slow provider never holds a health pass.
+  new VerificationController(harness, {
+    client,
+    workers: opts.concurrency,
+    engine: new ChecksEngine({ client }),
+  });
   if (sync.kind === 'annotation') {
     log.warn(
       '--sync-mode=annotation: wake-ups write sync-requested-at directly, bypassing the HTTP API (degraded mode)',

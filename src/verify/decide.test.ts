@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type CheckStatus, MEASUREMENTS_KEPT } from '../api/schema/verification.ts';
+import { type CheckStatus, MEASUREMENTS_KEPT, type MeasurementPhase } from '../api/schema/verification.ts';
 import {
   advanceCheck,
   type CheckPlan,
@@ -35,14 +35,37 @@ const counts = (
   inconclusive,
 });
 
+/** `status` with measurements of these phases, the last one newest. */
+const tail = (status: CheckStatus, ...phases: MeasurementPhase[]): CheckStatus => ({
+  ...status,
+  measurements: phases.map((phase, i) => ({
+    at: new Date(T0 + i * 1000).toISOString(),
+    phase,
+  })),
+});
+
 test('checkPhase: failures first, then inconclusive, then soak and count', () => {
   const cases: [string, CheckPlan, CheckStatus, number, string][] = [
     ['nothing yet', plan, counts(0, 0, 0), T0, 'Running'],
     ['failures at the limit', plan, counts(0, 1, 0), T0, 'Running'],
     ['failures past the limit', plan, counts(3, 2, 0), T0, 'Failed'],
     ['failure limit 0: one failure fails', { ...plan, failureLimit: 0 }, counts(0, 1, 0), T0, 'Failed'],
-    ['inconclusive past the limit', plan, counts(0, 0, 2), T0, 'Inconclusive'],
-    ['failed beats inconclusive', plan, counts(0, 2, 2), T0, 'Failed'],
+    [
+      'inconclusive in a row past the limit',
+      plan,
+      tail(counts(0, 0, 2), 'Error', 'Inconclusive'),
+      T0,
+      'Inconclusive',
+    ],
+    [
+      'inconclusive past the limit but not in a row: a conclusive one resumed it',
+      plan,
+      tail(counts(1, 0, 2), 'Error', 'Inconclusive', 'Successful'),
+      T0,
+      'Running',
+    ],
+    ['inconclusive at the limit', plan, tail(counts(0, 0, 1), 'Error'), T0, 'Running'],
+    ['failed beats inconclusive', plan, tail(counts(0, 2, 2), 'Error', 'Error'), T0, 'Failed'],
     ['soak not over', plan, counts(5, 0, 0), T0 + 119_999, 'Running'],
     ['soak over, measured', plan, counts(5, 1, 1), T0 + 120_000, 'Passed'],
     ['soak over, nothing measured', plan, counts(0, 0, 0), T0 + 120_000, 'Running'],

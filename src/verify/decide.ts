@@ -66,9 +66,25 @@ export function newCheckStatus(plan: CheckPlan): CheckStatus {
 
 const measuredCount = (s: CheckStatus) => s.successful + s.failed + s.inconclusive;
 
-const isFinal = (p: VerificationPhase) => p !== 'Running';
+/** Passed and Failed end a check; an Inconclusive one keeps measuring, and a conclusive result resumes it. */
+const isFinal = (p: VerificationPhase) => p === 'Passed' || p === 'Failed';
 
-/** The check's phase from its counts: failures first, then inconclusive, then the soak and count. */
+/** Inconclusive and Error measurements at the end of the kept ones, in a row. */
+function trailingInconclusive(status: CheckStatus): number {
+  const ms = status.measurements ?? [];
+  let n = 0;
+  for (let i = ms.length - 1; i >= 0; i--) {
+    const p = ms[i]?.phase;
+    if (p !== 'Inconclusive' && p !== 'Error') break;
+    n++;
+  }
+  return n;
+}
+
+/**
+ * The check's phase: failures past failureLimit first, then inconclusive measurements in a row past
+ * inconclusiveLimit, then the soak and count.
+ */
 export function checkPhase(
   plan: CheckPlan,
   status: CheckStatus,
@@ -76,7 +92,9 @@ export function checkPhase(
   nowMs: number,
 ): VerificationPhase {
   if (status.failed > plan.failureLimit) return 'Failed';
-  if (status.inconclusive > plan.inconclusiveLimit) return 'Inconclusive';
+  // In a row: a provider that comes back resumes the soak (docs/design.md#verification).
+  if (trailingInconclusive(status) > Math.min(plan.inconclusiveLimit, MEASUREMENTS_KEPT - 1))
+    return 'Inconclusive';
   const soaked = nowMs >= soak.startedAtMs + soak.soakMs;
   return soaked && measuredCount(status) >= (plan.count ?? 1) ? 'Passed' : 'Running';
 }

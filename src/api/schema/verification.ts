@@ -142,6 +142,10 @@ export const VerificationCheckSchema = Type.Object(
         message: 'set exactly one provider: prometheus, web or job',
       },
       {
+        rule: '!has(self.job)',
+        message: 'job checks are not run by convoy yet; use a prometheus or web check',
+      },
+      {
         rule: 'has(self.successCondition) || has(self.failureCondition) || has(self.job)',
         message: 'a prometheus or web check needs successCondition or failureCondition',
       },

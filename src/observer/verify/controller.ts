@@ -86,12 +86,11 @@ export class VerificationController {
       case 'waiting':
         return this.#c.done('waiting');
       case 'measure':
-        return this.#measure(key, release, inventory, plan.status, now, log);
+        return this.#measure(release, inventory, plan.status, now, log);
     }
   }
 
   async #measure(
-    key: string,
     release: Release,
     inventory: MergedInventory | undefined,
     prior: VerificationStatus,
