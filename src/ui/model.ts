@@ -19,6 +19,7 @@ import {
 import { describeRequester, parseRequester } from '../server/sync.ts';
 import { type HealthResult, healthResult } from '../server/views.ts';
 import { type RollbackOffer, rollbackOffer, type UnpinOffer, unpinOffer } from './offers.ts';
+import { type VerificationView, verificationView } from './verification.ts';
 
 export interface ReleaseRow {
   /** "namespace/name" */
@@ -329,6 +330,8 @@ export interface ReleaseDetail {
   readonly offers: { readonly rollback: RollbackOffer; readonly unpin: UnpinOffer };
   /** The rollout of the current render, with the time the controller judges it (rolloutView). */
   readonly rollout?: RolloutView;
+  /** The verification of the rollout's render (verification.ts): its phase, checks and measurements. */
+  readonly verification?: VerificationView;
 }
 
 /** status.rollout of the current render, and when it is judged: startedAt + failurePolicy.deadline. */
@@ -391,6 +394,7 @@ export function releaseDetail(r: Release, inv: ReleaseInventory | undefined): Re
   const mode = r.spec.syncPolicy?.mode ?? 'Auto';
   const current = s?.currentRender;
   const rollout = rolloutView(r);
+  const verification = verificationView(r, inv);
   return {
     row: releaseRow(r, inv, health.progress),
     source: sourceLine(r),
@@ -426,6 +430,7 @@ export function releaseDetail(r: Release, inv: ReleaseInventory | undefined): Re
     drift: driftView(r, inv),
     offers: { rollback: rollbackOffer(r), unpin: unpinOffer(r) },
     ...(rollout === undefined ? {} : { rollout }),
+    ...(verification === undefined ? {} : { verification }),
   };
 }
 
