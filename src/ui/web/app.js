@@ -923,8 +923,60 @@ function TreeNodes({ nodes, show, root }) {
   )}</ul>`;
 }
 
+/** How often a followed log is read again. */
+const FOLLOW_MS = 2000;
+
+/**
+ * The last lines of a container of a Pod, read as this user through convoy's API (src/ui/pod-logs.ts);
+ * with Follow, read again every 2 s and kept scrolled to the newest line.
+ */
+function PodLogs({ base, node }) {
+  const [container, setContainer] = useState('');
+  const [follow, setFollow] = useState(false);
+  const [logs, setLogs] = useState(undefined);
+  const pre = useRef(null);
+  useEffect(() => {
+    let live = true;
+    const load = () => {
+      const q = new URLSearchParams({ namespace: node.namespace, pod: node.name });
+      if (container !== '') q.set('container', container);
+      getJson(`${base}/podlogs?${q}`).then(
+        (b) => live && setLogs(b),
+        (err) => live && setLogs({ error: err.message }),
+      );
+    };
+    load();
+    const t = follow ? setInterval(load, FOLLOW_MS) : undefined;
+    return () => {
+      live = false;
+      clearInterval(t);
+    };
+  }, [base, node.namespace, node.name, container, follow]);
+  useEffect(() => {
+    if (follow && pre.current !== null) pre.current.scrollTop = pre.current.scrollHeight;
+  }, [logs, follow]);
+  const title = `${node.namespace}/${node.name}`;
+  return html`<div data-testid="pod-logs">
+    <h4>Logs</h4>
+    <div class="actions">
+      <label>Container <select value=${logs?.container ?? container} onChange=${(e) => setContainer(e.currentTarget.value)}>
+        ${(logs?.containers ?? []).map((c) => html`<option value=${c}>${c}</option>`)}
+      </select></label>
+      <label><input type="checkbox" checked=${follow} onChange=${(e) => setFollow(e.currentTarget.checked)} /> Follow (read again every ${FOLLOW_MS / 1000} s)</label>
+    </div>
+    ${
+      logs === undefined
+        ? html`<p class="loading">Loading…</p>`
+        : logs.error !== undefined
+          ? html`<div class="banner error" role="alert">Cannot read the logs of ${title}: ${logs.error}</div>`
+          : html`<pre ref=${pre} class="diff logs" tabindex="0" role="region" aria-label=${`logs of ${title}, container ${logs.container}`} data-testid="log-lines">${
+              logs.lines.length === 0 ? '(no lines yet)' : logs.lines.join('\n')
+            }</pre>`
+    }</div>`;
+}
+
 /** One node's live manifest (managedFields folded, Secret values masked) and its Kubernetes Events. */
-function LiveObject({ shown }) {
+function LiveObject({ shown, base }) {
   const { node, body } = shown;
   const title = `${node.kind} ${node.namespace ? `${node.namespace}/` : ''}${node.name}`;
   return html`<section class="live" aria-labelledby="h-live" data-testid="live-object">
@@ -935,6 +987,7 @@ function LiveObject({ shown }) {
         : body.error !== undefined
           ? html`<div class="banner error" role="alert">Cannot read ${title}: ${body.error}</div>`
           : html`${body.notes.map((n) => html`<p class="note">${n}</p>`)}
+            ${node.kind === 'Pod' ? html`<${PodLogs} base=${base} node=${node} />` : null}
             <h4>Events</h4>
             ${
               body.events.length === 0
@@ -987,7 +1040,7 @@ function Tree({ base, d }) {
           ? html`<div class="banner error" role="alert">Cannot read the tree: ${tree.error}</div>`
           : html`${tree.notes.map((n) => html`<p class="note">${n}</p>`)}
             <div class="tree" data-testid="tree"><${TreeNodes} nodes=${tree.nodes} show=${show} root=${true} /></div>
-            ${shown === undefined ? null : html`<${LiveObject} shown=${shown} />`}`
+            ${shown === undefined ? null : html`<${LiveObject} shown=${shown} base=${base} />`}`
     }</section>`;
 }
 
