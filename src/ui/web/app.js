@@ -130,7 +130,8 @@ function tone(word) {
   if (GOOD.has(word)) return 's-ok';
   if (BAD.has(word)) return 's-bad';
   if (WAIT.has(word)) return 's-info';
-  if (word === '-' || word === '' || word === undefined || word === 'Normal') return 's-none';
+  if (word === '-' || word === '' || word === undefined || word === 'Normal' || word === 'Superseded')
+    return 's-none';
   return 's-warn';
 }
 
