@@ -12,37 +12,27 @@ import type { Page } from 'playwright-core';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
 import { criLogLine } from '../../src/testenv/stages.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, deployment, inlineRelease } from '../support/hooks.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { SCREENSHOTS, violationsLightAndDark } from '../support/ui.ts';
-import { startUiStack, type UiStack } from '../support/ui-stack.ts';
+import { startUiCluster } from '../support/ui-stack.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'ui-tree';
 const WAIT_MS = 90_000;
 
-let cluster: CrdCluster | undefined;
+let ui: Awaited<ReturnType<typeof startUiCluster>> | undefined;
 let client: KubeClient;
-let stack: UiStack | undefined;
 let page: Page;
 
 before(async () => {
-  cluster = await startCrdCluster({
-    aggregation: true,
-    workloads: true,
-    nodes: 1,
-    namespaces: ['convoy-system', NS],
-    scratch: 'convoy-ui-tree-e2e-',
-  });
-  client = cluster.client;
-  stack = await startUiStack(cluster, 'ui-tree');
-  ({ page } = stack);
+  ui = await startUiCluster('ui-tree', NS, { workloads: true, nodes: 1 });
+  client = ui.cluster.client;
+  ({ page } = ui.stack);
 });
 
 after(async () => {
-  await stack?.stop();
-  await cluster?.stop();
+  await ui?.stop();
 });
 
 test("the resource tree reaches the Deployment's Pod through its ReplicaSet, with live states", async () => {
@@ -108,7 +98,7 @@ test("the resource tree reaches the Deployment's Pod through its ReplicaSet, wit
 });
 
 test("a Pod's node shows its container's log, and a followed log shows a new line", async () => {
-  const podLogsFile = cluster?.cp.podLogsFile;
+  const podLogsFile = ui?.cluster.cp.podLogsFile;
   assert.ok(podLogsFile, 'the control plane runs workloads');
   const tree = page.getByTestId('tree');
   await tree

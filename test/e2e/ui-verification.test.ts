@@ -12,12 +12,11 @@ import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import type { CheckStatus, VerificationStatus } from '../../src/api/schema/verification.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
 import { configMap, inlineRelease } from '../support/hooks.ts';
 import { getRelease } from '../support/release.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
 import { SCREENSHOTS, violationsLightAndDark } from '../support/ui.ts';
-import { startUiStack, type UiStack } from '../support/ui-stack.ts';
+import { startUiCluster } from '../support/ui-stack.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'ui-verify';
@@ -26,25 +25,18 @@ const WAIT_MS = 90_000;
 const ERROR_RATE = 'sum(rate(http_errors_total[1m])) / sum(rate(http_requests_total[1m]))';
 const LATENCY = 'histogram_quantile(0.99, sum(rate(http_duration_seconds_bucket[1m])) by (le))';
 
-let cluster: CrdCluster | undefined;
+let ui: Awaited<ReturnType<typeof startUiCluster>> | undefined;
 let client: KubeClient;
-let stack: UiStack | undefined;
 let page: Page;
 
 before(async () => {
-  cluster = await startCrdCluster({
-    aggregation: true,
-    namespaces: ['convoy-system', NS],
-    scratch: 'convoy-ui-verification-e2e-',
-  });
-  client = cluster.client;
-  stack = await startUiStack(cluster, 'ui-verification');
-  ({ page } = stack);
+  ui = await startUiCluster('ui-verification', NS);
+  client = ui.cluster.client;
+  ({ page } = ui.stack);
 });
 
 after(async () => {
-  await stack?.stop();
-  await cluster?.stop();
+  await ui?.stop();
 });
 
 /** A time `s` seconds after `t0`, as the API stores it (RFC 3339, whole seconds). */

@@ -4,7 +4,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { startAggregatedManager } from './aggregated.ts';
-import type { CrdCluster } from './cluster.ts';
+import { type CrdCluster, type CrdClusterOptions, startCrdCluster } from './cluster.ts';
 import { type ManagerProcess, type ObserverProcess, startObserver } from './processes.ts';
 import { launchBrowser, startUi, type UiProcess } from './ui.ts';
 
@@ -40,6 +40,37 @@ export async function startUiStack(cluster: CrdCluster, identity: string): Promi
     return { manager, observer, ui, browser, page, stop };
   } catch (err) {
     await stop();
+    throw err;
+  }
+}
+
+/**
+ * A CRD cluster (behind the aggregation layer, with namespaces convoy-system and `namespace`) and the
+ * UI stack on it, for a UI e2e file's before(); stop() stops both.
+ */
+export async function startUiCluster(
+  identity: string,
+  namespace: string,
+  opts: Pick<CrdClusterOptions, 'workloads' | 'nodes'> = {},
+): Promise<{ readonly cluster: CrdCluster; readonly stack: UiStack; stop(): Promise<void> }> {
+  const cluster = await startCrdCluster({
+    ...opts,
+    aggregation: true,
+    namespaces: ['convoy-system', namespace],
+    scratch: `convoy-${identity}-e2e-`,
+  });
+  try {
+    const stack = await startUiStack(cluster, identity);
+    return {
+      cluster,
+      stack,
+      stop: async () => {
+        await stack.stop();
+        await cluster.stop();
+      },
+    };
+  } catch (err) {
+    await cluster.stop();
     throw err;
   }
 }
