@@ -17,7 +17,15 @@ export interface UiStack {
   stop(): Promise<void>;
 }
 
-export async function startUiStack(cluster: CrdCluster, identity: string): Promise<UiStack> {
+/**
+ * `observerKubeconfig`: run the observer with these credentials (e.g. its deploy/ ServiceAccount's, so
+ * its wake-ups carry its own name) instead of the cluster admin's.
+ */
+export async function startUiStack(
+  cluster: CrdCluster,
+  identity: string,
+  opts: { readonly observerKubeconfig?: string } = {},
+): Promise<UiStack> {
   const started: (() => Promise<unknown>)[] = [];
   const stop = async () => {
     for (const s of started.reverse()) await s();
@@ -27,7 +35,7 @@ export async function startUiStack(cluster: CrdCluster, identity: string): Promi
     const manager = await startAggregatedManager(cluster, identity);
     started.push(() => manager.stop());
     const observer = await startObserver({
-      kubeconfigPath: cluster.cp.kubeconfigPath,
+      kubeconfigPath: opts.observerKubeconfig ?? cluster.cp.kubeconfigPath,
       wakeups: { kind: 'aggregated' },
     });
     started.push(() => observer.stop());
