@@ -352,6 +352,19 @@ test('who asked: the requester the API wrote beside each request, in the trigger
   }
 });
 
+test('the timeline is newest first by time, whatever the precision each writer keeps', () => {
+  const r = {
+    ...release({
+      history: [{ renderRef: R1, revision: 'a'.repeat(40), appliedAt: '2030-01-01T00:00:20Z' }],
+    }),
+    metadata: { name: 'web', namespace: 'ns', annotations: { [sync.value]: '2030-01-01T00:00:20.512Z' } },
+  };
+  assert.deepEqual(
+    timeline(r).map((t) => t.kind),
+    ['trigger', 'render'],
+  );
+});
+
 test("the observer's wake-ups are in the timeline as wake-ups, never as someone's request", () => {
   const items = timeline({
     ...release({}),

@@ -309,7 +309,13 @@ export function timeline(r: Release): TimelineItem[] {
       renderRef: approved,
     });
   }
-  return items.sort((x, y) => y.time.localeCompare(x.time));
+  // As times, not text: "…:20Z" (the API's seconds) and "…:20.512Z" (a request's milliseconds) compare
+  // wrong as strings; an item without a time goes last.
+  const at = (t: string) => {
+    const ms = Date.parse(t);
+    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+  };
+  return items.sort((x, y) => at(y.time) - at(x.time));
 }
 
 export interface DriftView {
