@@ -1,15 +1,16 @@
 // The verification of a render on its Release page, in a real browser against the real control plane:
 // the ReleaseInventory's `verification` is written here with Server-Side Apply under the observer's
-// field manager (convoy-verification), as the observer writes it (an older render's is left out by
-// src/ui/verification.ts, tested there). A running one counts its soak down in the header and draws each check's measurements with
-// its threshold and the soak's end; a failed one names the check, the value and the line it crossed.
-// axe-core finds no serious violation in light or dark.
+// field manager (convoy-verification), as the observer writes it. A running one counts its soak down
+// in the header and draws each check's measurements with its threshold and the soak's end; a failed
+// one names the check, the value and the line it crossed; one written for another render leaves the
+// page. axe-core finds no serious violation in light or dark.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { API_VERSION, FIELD_MANAGERS } from '../../src/api/constants.ts';
 import type { CheckStatus, VerificationStatus } from '../../src/api/schema/verification.ts';
+import { R1 } from '../../src/api/testsupport.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { configMap, inlineRelease } from '../support/hooks.ts';
@@ -209,4 +210,10 @@ test("a render's verification: the soak counted down, each check drawn, a failur
     });
   }
   await page.emulateMedia({ colorScheme: 'light' });
+
+  // Measurements of another render never stand for this one: written for another renderRef, the
+  // verification leaves the page.
+  await applyVerification(running(R1));
+  await line.waitFor({ state: 'detached', timeout: WAIT_MS });
+  assert.equal(await section.count(), 0);
 });
