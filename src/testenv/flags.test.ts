@@ -110,7 +110,13 @@ describe('apiServerArgs with a front proxy (aggregation)', () => {
 describe('controller-manager, scheduler and kwok args', () => {
   const kcm = flagMap(controllerManagerArgs({ kubeconfig: '/d/k' }));
   const sched = flagMap(schedulerArgs({ kubeconfig: '/d/k' }));
-  const kwok = flagMap(kwokArgs({ kubeconfig: '/d/k', stagesFile: '/d/stages.yaml' }));
+  const kwok = flagMap(
+    kwokArgs({
+      kubeconfig: '/d/k',
+      stagesFile: '/d/stages.yaml',
+      kubelet: { port: 10250, certFile: '/d/c.crt', keyFile: '/d/c.key' },
+    }),
+  );
 
   for (const [name, f] of [
     ['kube-controller-manager', kcm],
@@ -151,5 +157,13 @@ describe('controller-manager, scheduler and kwok args', () => {
     assert.equal(kwok.get('--manage-all-nodes'), 'true');
     assert.equal(kwok.get('--node-lease-duration-seconds'), '40');
     assert.equal(kwok.get('--cidr'), '10.0.0.0/16');
+  });
+
+  it('kwok serves the kubelet API (Pod logs) over TLS on loopback, at the port its nodes advertise', () => {
+    assert.equal(kwok.get('--server-address'), '127.0.0.1:10250');
+    assert.equal(kwok.get('--node-ip'), '127.0.0.1');
+    assert.equal(kwok.get('--node-port'), '10250');
+    assert.equal(kwok.get('--tls-cert-file'), '/d/c.crt');
+    assert.equal(kwok.get('--tls-private-key-file'), '/d/c.key');
   });
 });

@@ -37,6 +37,12 @@ export interface ComponentLayout {
 
 export interface KwokLayout extends ComponentLayout {
   readonly stagesFile: string;
+  /**
+   * The kubelet API kwok serves (Pod logs, from the ClusterLogs of the config) on 127.0.0.1: its port,
+   * which the nodes advertise, and the serving cert (kube-apiserver's own; with no
+   * --kubelet-certificate-authority it does not verify a kubelet's).
+   */
+  readonly kubelet: { readonly port: number; readonly certFile: string; readonly keyFile: string };
 }
 
 /**
@@ -101,6 +107,8 @@ export const apiServerArgs = (l: ApiServerLayout): string[] => [
   '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
   '--service-cluster-ip-range=10.96.0.0/16',
   '--allow-privileged=true',
+  // kwok's nodes are reached at their InternalIP (127.0.0.1): their Hostname resolves nowhere.
+  '--kubelet-preferred-address-types=InternalIP',
   `--profiling=${l.profiling === true}`,
   ...(l.frontProxy ? frontProxyArgs(l.frontProxy) : []),
 ];
@@ -150,4 +158,9 @@ export const kwokArgs = (l: KwokLayout): string[] => [
   // kwok renews no node Lease unless told to; node-lifecycle then marks every node unhealthy once
   // --node-monitor-grace-period (50 s) passes, and sets every pod Ready=False about a minute in.
   '--node-lease-duration-seconds=40',
+  `--server-address=127.0.0.1:${l.kubelet.port}`,
+  '--node-ip=127.0.0.1',
+  `--node-port=${l.kubelet.port}`,
+  `--tls-cert-file=${l.kubelet.certFile}`,
+  `--tls-private-key-file=${l.kubelet.keyFile}`,
 ];

@@ -21,10 +21,10 @@ import { writeFrontProxyCerts } from './frontproxy.ts';
 import { type Endpoint, request } from './http.ts';
 import { type ClusterCredentials, parseKubeconfig, renderKubeconfig } from './kubeconfig.ts';
 import { type NodeLike, nodeManifest, nodeSchedulable } from './nodes.ts';
-import { startOnFreePorts } from './ports.ts';
+import { freePort, startOnFreePorts } from './ports.ts';
 import { GuardedDir, logTail, type Proc, ProcessExitedError, spawnLogged, stopProc } from './proc.ts';
 import { type RegistryOptions, startRegistry, type TestRegistry } from './registry.ts';
-import { stagesYaml } from './stages.ts';
+import { podLogLines, stagesYaml } from './stages.ts';
 import { DEFAULT_STORAGE_CLASS, defaultStorageClass } from './storage.ts';
 
 export {
@@ -121,6 +121,11 @@ export interface ControlPlane extends ClusterAccess {
   /** The temp dir holding data, certs, kubeconfigs and logs; removed by stop(). */
   readonly dir: string;
   readonly nodeNames: readonly string[];
+  /**
+   * With `workloads`: the file every container of every Pod logs (CRI format, kwok's ClusterLogs),
+   * served through the pods/log API and followed: a line appended shows in a `follow` stream.
+   */
+  readonly podLogsFile?: string;
   /** With `aggregation`: PEM of the CA that signed kube-apiserver's front-proxy client cert. */
   readonly frontProxyCaPem?: string;
   /** With `registry`: the OCI registry started with it. */
@@ -289,11 +294,15 @@ class Env {
     }
 
     let nodeNames: string[] = [];
-    if (opts.workloads) {
+    const podLogsFile = opts.workloads ? join(this.dir, 'pod-logs.log') : undefined;
+    if (podLogsFile !== undefined) {
+      await writeFile(podLogsFile, podLogLines(new Date()));
       const extraNodes = opts.extraWorkloads
-        ? extra.map((access, i) => this.startWorkloads(access, 1, `-extra-${i}`))
+        ? extra.map((access, i) =>
+            this.startWorkloads(access, 1, podLogsFile, `kube-apiserver-extra-${i}`, `-extra-${i}`),
+          )
         : [];
-      nodeNames = await this.startWorkloads(mainAccess, opts.nodes ?? 2);
+      nodeNames = await this.startWorkloads(mainAccess, opts.nodes ?? 2, podLogsFile, main.name);
       await Promise.all(extraNodes);
     }
 
@@ -323,6 +332,7 @@ class Env {
       etcdEndpoint,
       dir: this.dir,
       nodeNames,
+      ...(podLogsFile === undefined ? {} : { podLogsFile }),
       ...(frontProxy ? { frontProxyCaPem: frontProxy.caPem } : {}),
       processes: () => [
         ...[...this.procs]
@@ -482,10 +492,22 @@ class Env {
   }
 
   /** The workload processes for one cluster; `suffix` names them apart for an extra cluster. */
-  private async startWorkloads(access: ClusterAccess, nodes: number, suffix = ''): Promise<string[]> {
+  private async startWorkloads(
+    access: ClusterAccess,
+    nodes: number,
+    podLogsFile: string,
+    apiName: string,
+    suffix = '',
+  ): Promise<string[]> {
     const kubeconfig = access.kubeconfigPath;
     const stagesFile = join(this.dir, `kwok-stages${suffix}.yaml`);
-    await writeFile(stagesFile, stagesYaml());
+    await writeFile(stagesFile, stagesYaml(podLogsFile));
+    const certs = join(this.dir, apiName, 'certs');
+    const kubelet = {
+      port: await freePort(),
+      certFile: join(certs, 'apiserver.crt'),
+      keyFile: join(certs, 'apiserver.key'),
+    };
     const procs = [
       this.spawn(
         `kube-controller-manager${suffix}`,
@@ -493,7 +515,7 @@ class Env {
         controllerManagerArgs({ kubeconfig }),
       ),
       this.spawn(`kube-scheduler${suffix}`, 'kube-scheduler', schedulerArgs({ kubeconfig })),
-      this.spawn(`kwok${suffix}`, 'kwok', kwokArgs({ kubeconfig, stagesFile })),
+      this.spawn(`kwok${suffix}`, 'kwok', kwokArgs({ kubeconfig, stagesFile, kubelet })),
     ];
     const api: Endpoint = access;
     const names = Array.from({ length: nodes }, (_, i) => `kwok-node-${i}`);

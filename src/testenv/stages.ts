@@ -73,6 +73,15 @@ const nodeAddresses = `
       {{ end }}
       {{ end }}`;
 
+// Where kube-apiserver reaches the node's kubelet API (kwok's --node-port: Pod logs). Set once, at
+// initialization: the heartbeat leaves it alone, so a test may point a node at a kubelet of its own.
+const nodeDaemonEndpoints = `
+      {{ with NodePort }}
+      daemonEndpoints:
+        kubeletEndpoint:
+          Port: {{ . }}
+      {{ end }}`;
+
 /**
  * status.allocatable or status.capacity: what the node has, else more than any test or public chart asks
  * for (Bitnami's charts request ephemeral-storage; a node without it fits none of their pods).
@@ -100,7 +109,7 @@ spec:
   selector:
     matchExpressions:${notReady}
   next:
-    statusTemplate: |${nodeConditions}${nodeAddresses}${nodeResources('allocatable')}${nodeResources('capacity')}
+    statusTemplate: |${nodeConditions}${nodeAddresses}${nodeDaemonEndpoints}${nodeResources('allocatable')}${nodeResources('capacity')}
       nodeInfo:
         architecture: amd64
         containerRuntimeVersion: kwok
@@ -322,7 +331,30 @@ spec:
           ipMode: VIP
 `;
 
-/** The --config file for kwok: every stage as one multi-document YAML. */
-export function stagesYaml(): string {
-  return `${[nodeInitialize, nodeHeartbeat, ...podStages, serviceLoadBalancer].map((doc) => doc.trim()).join('\n---\n')}\n`;
+/** One log line in the CRI format kwok reads (time, stream, F for a full line, the text). */
+export const criLogLine = (at: Date, text: string): string => `${at.toISOString()} stdout F ${text}\n`;
+
+/** What every container logs from the start: what a web server would print as it starts and serves. */
+export const podLogLines = (at: Date): string =>
+  ['starting server on :8080', 'ready: accepting connections', 'GET /healthz 200 0.4ms']
+    .map((text) => criLogLine(at, text))
+    .join('');
+
+/** Every container of every Pod logs the lines of `file` (CRI format), followed as it grows. */
+const clusterLogs = (file: string) => `
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: pod-logs
+spec:
+  logs:
+  - logsFile: ${JSON.stringify(file)}
+    follow: true
+`;
+
+/** The --config file for kwok: every stage, and the Pod logs when given, as one multi-document YAML. */
+export function stagesYaml(podLogsFile?: string): string {
+  const docs = [nodeInitialize, nodeHeartbeat, ...podStages, serviceLoadBalancer];
+  if (podLogsFile !== undefined) docs.push(clusterLogs(podLogsFile));
+  return `${docs.map((doc) => doc.trim()).join('\n---\n')}\n`;
 }

@@ -18,6 +18,7 @@ import { LiveState } from './live.ts';
 import { DEFAULT_LEASE_NAMESPACE } from './liveness.ts';
 import { clusterRow, releaseKey, releaseSetRow } from './model.ts';
 import { permissionsFor } from './permissions.ts';
+import { DEFAULT_TAIL_LINES, MAX_TAIL_LINES, readPodLogs } from './pod-logs.ts';
 import { readLiveObject, readTree } from './tree-read.ts';
 
 const WEB = fileURLToPath(new URL('./web/', import.meta.url));
@@ -232,6 +233,33 @@ export async function startUiApp(opts: UiAppOptions): Promise<UiApp> {
       } catch (err) {
         if (err instanceof HttpError) throw err;
         return readFailure(res, err, ns, 'live object');
+      }
+    }
+    if (req.method === 'GET' && sub === 'podlogs' && arg === undefined) {
+      // The log of a container of a Pod of the tree, as this user (pod-logs.ts); the page re-reads it to follow.
+      releaseOf(ns, name);
+      const tail = Number(url.searchParams.get('tailLines') ?? DEFAULT_TAIL_LINES);
+      if (!Number.isInteger(tail) || tail < 1 || tail > MAX_TAIL_LINES)
+        throw new HttpError(400, `tailLines: a whole number from 1 to ${MAX_TAIL_LINES}`);
+      const namespace = url.searchParams.get('namespace') ?? '';
+      const pod = url.searchParams.get('pod') ?? '';
+      const container = url.searchParams.get('container') ?? '';
+      if (pod === '' || namespace === '') throw new HttpError(400, 'namespace and pod are required');
+      if ([namespace, pod, container].some((v) => v.length > 253))
+        throw new HttpError(400, 'namespace, pod and container: at most 253 characters each');
+      try {
+        const got = await readPodLogs(backend.client, live.inventory(key), {
+          namespace,
+          name: pod,
+          ...(container === '' ? {} : { container }),
+          tailLines: tail,
+        });
+        if (got.kind === 'notFound') throw new HttpError(404, got.message);
+        if (got.kind === 'badRequest') throw new HttpError(400, got.message);
+        return json(res, 200, got.logs);
+      } catch (err) {
+        if (err instanceof HttpError) throw err;
+        return readFailure(res, err, ns, 'logs');
       }
     }
     if (req.method === 'GET' && sub === 'hooks' && arg !== undefined && more === 'logs') {

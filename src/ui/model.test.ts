@@ -267,7 +267,7 @@ test('who asked: the requester the API wrote beside each request, in the trigger
     [a.value]: value,
     ...(by === undefined ? {} : { [a.by]: by }),
   });
-  const OBSERVER = 'user:system:serviceaccount:convoy-system:observer';
+  const OBSERVER = 'user:system:serviceaccount:convoy-system:convoy-observer';
   const rows: [string, Record<string, string>, Partial<ReleaseStatus>, string, string[]][] = [
     [
       'a user asked',
@@ -302,7 +302,7 @@ test('who asked: the requester the API wrote beside each request, in the trigger
       { ...stamp(sync, at(3), OBSERVER), ...stamp(force, at(1), 'user:bob') },
       {},
       'forced: forced sync requested by bob at 2030-01-01T00:01:00.000Z',
-      ['sync requested by system:serviceaccount:convoy-system:observer', 'forced sync requested by bob'],
+      ['forced sync requested by bob'],
     ],
     [
       'a forced sync known only from the status: its requester is not claimed',
@@ -323,7 +323,21 @@ test('who asked: the requester the API wrote beside each request, in the trigger
       { ...stamp(sync, at(9), OBSERVER), ...stamp(approve, R2, 'user:carol') },
       {},
       'requested: approved by carol',
-      ['sync requested by system:serviceaccount:convoy-system:observer', 'render approved by carol'],
+      ['render approved by carol'],
+    ],
+    [
+      "the observer's wake-up between two renders: no one asked, the render is the source's change",
+      stamp(sync, at(1), OBSERVER),
+      {},
+      'rerender: same revision rendered anew (spec or render inputs changed)',
+      [],
+    ],
+    [
+      'a ServiceAccount named like the observer in a name only is a user',
+      stamp(sync, at(1), 'user:system:serviceaccount:shop:convoy-observer-fake'),
+      {},
+      'requested: sync requested by system:serviceaccount:shop:convoy-observer-fake at 2030-01-01T00:01:00.000Z',
+      ['sync requested by system:serviceaccount:shop:convoy-observer-fake'],
     ],
   ];
   for (const [name, annotations, status, trigger, titles] of rows) {
@@ -336,6 +350,78 @@ test('who asked: the requester the API wrote beside each request, in the trigger
       name,
     );
   }
+});
+
+test('the timeline is newest first by time, whatever the precision each writer keeps', () => {
+  const r = {
+    ...release({
+      history: [{ renderRef: R1, revision: 'a'.repeat(40), appliedAt: '2030-01-01T00:00:20Z' }],
+    }),
+    metadata: { name: 'web', namespace: 'ns', annotations: { [sync.value]: '2030-01-01T00:00:20.512Z' } },
+  };
+  assert.deepEqual(
+    timeline(r).map((t) => t.kind),
+    ['trigger', 'render'],
+  );
+});
+
+test("the observer's wake-ups are in the timeline as wake-ups, never as someone's request", () => {
+  const items = timeline({
+    ...release({}),
+    metadata: {
+      name: 'web',
+      namespace: 'ns',
+      annotations: {
+        [sync.value]: T1,
+        [sync.by]: 'user:system:serviceaccount:convoy-system:convoy-observer',
+      },
+    },
+  });
+  assert.deepEqual(
+    items.map((t) => [t.kind, t.title]),
+    [['wakeup', 'the observer woke the controller (a health edge: no one asked for a sync)']],
+  );
+});
+
+test('every render applied is in the timeline once, with how it ended; one a newer render replaced is Superseded', () => {
+  const at = (m: number) => `2030-01-01T00:0${m}:00.000Z`;
+  const history = [
+    { renderRef: R1, revision: 'a'.repeat(40), appliedAt: at(0), result: 'Succeeded' as const },
+    // Progressing when R3 came: its rollout never ended.
+    { renderRef: R2, revision: 'b'.repeat(40), appliedAt: at(1) },
+    {
+      renderRef: R3,
+      revision: 'c'.repeat(40),
+      appliedAt: at(2),
+      result: 'RolledBack' as const,
+      reason: 'DeadlineExceeded',
+    },
+    { renderRef: R2, revision: 'b'.repeat(40), appliedAt: at(3), result: 'Failed' as const },
+    // The newest, its rollout still running: no result yet.
+    { renderRef: R1, revision: 'a'.repeat(40), appliedAt: at(4) },
+  ];
+  const r = release({
+    history,
+    rollout: { renderRef: R1, revision: 'a'.repeat(40), state: 'Progressing', startedAt: at(4) },
+  });
+  const renders = timeline(r)
+    .filter((t) => t.kind === 'render')
+    .reverse()
+    .map((t) => [t.renderRef, t.time, t.result]);
+  assert.deepEqual(renders, [
+    [R1, at(0), 'Succeeded'],
+    [R2, at(1), 'Superseded'],
+    [R3, at(2), 'RolledBack'],
+    [R2, at(3), 'Failed'],
+    [R1, at(4), undefined],
+  ]);
+  // A later request changes no render's result, nor the triggers history alone decides.
+  const before = timeline(r).filter((t) => t.kind === 'render');
+  const later = timeline({
+    ...r,
+    metadata: { ...r.metadata, annotations: { [sync.value]: at(9), [sync.by]: 'user:alice' } },
+  }).filter((t) => t.kind === 'render');
+  assert.deepEqual(later, before);
 });
 
 test('rolloutView: when a Progressing rollout is judged, and what a failure then does', () => {

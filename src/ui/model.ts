@@ -19,6 +19,7 @@ import {
 import { describeRequester, parseRequester } from '../server/sync.ts';
 import { type HealthResult, healthResult } from '../server/views.ts';
 import { type RollbackOffer, rollbackOffer, type UnpinOffer, unpinOffer } from './offers.ts';
+import { type VerificationView, verificationView } from './verification.ts';
 
 export interface ReleaseRow {
   /** "namespace/name" */
@@ -97,8 +98,11 @@ export function releaseRow(r: Release, inv: ReleaseInventory | undefined, p?: Pr
 /** One step of the rollout timeline, newest first. */
 export interface TimelineItem {
   readonly time: string;
-  /** render: a render applied (history); rollout: the current rollout; attempt: a failed attempt; trigger: a person's or a push's request. */
-  readonly kind: 'render' | 'rollout' | 'attempt' | 'trigger';
+  /**
+   * render: a render applied (history); rollout: the current rollout; attempt: a failed attempt;
+   * trigger: a person's or a push's request; wakeup: the observer waking the controller (not a request).
+   */
+  readonly kind: 'render' | 'rollout' | 'attempt' | 'trigger' | 'wakeup';
   readonly title: string;
   readonly renderRef?: string;
   readonly revision?: string;
@@ -136,6 +140,18 @@ const byText = (value: string | undefined): string => {
   return by === undefined ? '' : ` by ${describeRequester(by)}`;
 };
 
+/**
+ * The observer's ServiceAccount (deploy/observer: convoy-observer, in whatever namespace convoy runs):
+ * its /sync is a wake-up on a health edge (docs/design.md#controller-wake-ups), no one's request.
+ */
+const OBSERVER_ACCOUNT = /^system:serviceaccount:[a-z0-9]([-a-z0-9]*[a-z0-9])?:convoy-observer$/;
+
+/** Whether a *-by annotation names the observer: its request woke the controller, no user asked. */
+export function byObserver(value: string | undefined): boolean {
+  const by = parseRequester(value);
+  return by?.kind === 'user' && OBSERVER_ACCOUNT.test(by.username);
+}
+
 const within = (t: string | undefined, after: string | undefined, upTo: string): t is string =>
   t !== undefined && t !== '' && t <= upTo && (after === undefined || t > after);
 
@@ -158,7 +174,8 @@ export function triggerOf(r: Release, history: readonly HistoryEntry[], i: numbe
     const by = a[force.value] === forced ? byText(a[force.by]) : '';
     return { kind: 'forced', text: `forced sync requested${by} at ${forced}` };
   }
-  const requested = a[sync.value];
+  // The observer's wake-up is no reason a render was applied: it only made the controller look again.
+  const requested = byObserver(a[sync.by]) ? undefined : a[sync.value];
   // The approval of this render stays on the Release after a later /sync (the observer's wake-up once it
   // is applied) restamps sync-requested-at: the render was still applied because it was approved, only
   // the time of the approval is gone.
@@ -205,13 +222,16 @@ export function timeline(r: Release): TimelineItem[] {
   const history = s?.history ?? [];
   for (const [i, h] of history.entries()) {
     const trigger = triggerOf(r, history, i);
+    // A render without a result that a newer one followed: its rollout never ended (or none was
+    // followed); it was superseded, which the page says rather than leaving it looking current.
+    const result = h.result ?? (i < history.length - 1 ? 'Superseded' : undefined);
     items.push({
       time: h.appliedAt,
       kind: 'render',
       title: `applied revision ${shortRevision(h.revision)}`,
       renderRef: h.renderRef,
       revision: h.revision,
-      ...(h.result === undefined ? {} : { result: h.result }),
+      ...(result === undefined ? {} : { result }),
       ...(h.reason === undefined ? {} : { reason: h.reason }),
       ...(trigger === undefined ? {} : { trigger }),
     });
@@ -271,8 +291,14 @@ export function timeline(r: Release): TimelineItem[] {
   ] as const;
   for (const [keys, title] of triggers) {
     const t = a[keys.value];
-    if (t !== undefined && t !== '')
-      items.push({ time: t, kind: 'trigger', title: `${title}${byText(a[keys.by])}` });
+    if (t === undefined || t === '') continue;
+    if (keys === sync && byObserver(a[keys.by])) {
+      items.push({
+        time: t,
+        kind: 'wakeup',
+        title: 'the observer woke the controller (a health edge: no one asked for a sync)',
+      });
+    } else items.push({ time: t, kind: 'trigger', title: `${title}${byText(a[keys.by])}` });
   }
   const approved = a[approve.value];
   if (approved !== undefined && approved !== '') {
@@ -283,7 +309,13 @@ export function timeline(r: Release): TimelineItem[] {
       renderRef: approved,
     });
   }
-  return items.sort((x, y) => y.time.localeCompare(x.time));
+  // As times, not text: "…:20Z" (the API's seconds) and "…:20.512Z" (a request's milliseconds) compare
+  // wrong as strings; an item without a time goes last.
+  const at = (t: string) => {
+    const ms = Date.parse(t);
+    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+  };
+  return items.sort((x, y) => at(y.time) - at(x.time));
 }
 
 export interface DriftView {
@@ -329,6 +361,8 @@ export interface ReleaseDetail {
   readonly offers: { readonly rollback: RollbackOffer; readonly unpin: UnpinOffer };
   /** The rollout of the current render, with the time the controller judges it (rolloutView). */
   readonly rollout?: RolloutView;
+  /** The verification of the rollout's render (verification.ts): its phase, checks and measurements. */
+  readonly verification?: VerificationView;
 }
 
 /** status.rollout of the current render, and when it is judged: startedAt + failurePolicy.deadline. */
@@ -391,6 +425,7 @@ export function releaseDetail(r: Release, inv: ReleaseInventory | undefined): Re
   const mode = r.spec.syncPolicy?.mode ?? 'Auto';
   const current = s?.currentRender;
   const rollout = rolloutView(r);
+  const verification = verificationView(r, inv);
   return {
     row: releaseRow(r, inv, health.progress),
     source: sourceLine(r),
@@ -426,6 +461,7 @@ export function releaseDetail(r: Release, inv: ReleaseInventory | undefined): Re
     drift: driftView(r, inv),
     offers: { rollback: rollbackOffer(r), unpin: unpinOffer(r) },
     ...(rollout === undefined ? {} : { rollout }),
+    ...(verification === undefined ? {} : { verification }),
   };
 }
 

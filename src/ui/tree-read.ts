@@ -103,6 +103,22 @@ export type LiveRead =
   | { readonly kind: 'gone'; readonly message: string };
 
 /**
+ * Why the tree cannot show `ref` (a kind neither of the render nor of CHILD_KINDS, or a namespace the
+ * render has no object in), else undefined: the bound of every read a page asks for by name.
+ */
+export function outsideTree(
+  inv: ReleaseInventory | undefined,
+  ref: Pick<NodeRef, 'kind' | 'namespace' | 'name'>,
+): string | undefined {
+  const entries = inv?.entries ?? [];
+  const namespaces = new Set(entries.map((e) => e.namespace));
+  const kinds = new Set([...entries.map((e) => e.kind), ...CHILD_KINDS.map((k) => k.kind)]);
+  return namespaces.has(ref.namespace) && kinds.has(ref.kind)
+    ? undefined
+    : `${ref.kind} ${ref.namespace}/${ref.name} is not part of this Release's tree`;
+}
+
+/**
  * One object of the tree, with its Events, read as the user. Only what the tree can show is read: a
  * kind of the render or of CHILD_KINDS, in a namespace of the render.
  */
@@ -111,15 +127,8 @@ export async function readLiveObject(
   inv: ReleaseInventory | undefined,
   ref: NodeRef,
 ): Promise<LiveRead> {
-  const entries = inv?.entries ?? [];
-  const namespaces = new Set(entries.map((e) => e.namespace));
-  const kinds = new Set([...entries.map((e) => e.kind), ...CHILD_KINDS.map((k) => k.kind)]);
-  if (!namespaces.has(ref.namespace) || !kinds.has(ref.kind)) {
-    return {
-      kind: 'notInTree',
-      message: `${ref.kind} ${ref.namespace}/${ref.name} is not part of this Release's tree`,
-    };
-  }
+  const outside = outsideTree(inv, ref);
+  if (outside !== undefined) return { kind: 'notInTree', message: outside };
   const at = {
     apiVersion: ref.apiVersion,
     kind: ref.kind,

@@ -2,43 +2,37 @@
 // workloads (kube-controller-manager makes the ReplicaSet, kwok the Pod): the guestbook-like
 // Deployment of the render reaches its Pod through its ReplicaSet, each with its live state, and a
 // Pod held unready says so; a node's live manifest and Events are a click away. axe-core finds no
-// serious violation in light or dark.
+// serious violation in light or dark. A Pod's node shows its container's log (kwok serves the lines of
+// the control plane's podLogsFile through pods/log), and a line appended while Follow is on appears.
 import assert from 'node:assert/strict';
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
-import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { criLogLine } from '../../src/testenv/stages.ts';
 import { configMap, deployment, inlineRelease } from '../support/hooks.ts';
 import { DEFAULT_HEALTH } from '../support/system.ts';
-import { violationsLightAndDark } from '../support/ui.ts';
-import { startUiStack, type UiStack } from '../support/ui-stack.ts';
+import { SCREENSHOTS, violationsLightAndDark } from '../support/ui.ts';
+import { startUiCluster } from '../support/ui-stack.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'ui-tree';
 const WAIT_MS = 90_000;
 
-let cluster: CrdCluster | undefined;
+let ui: Awaited<ReturnType<typeof startUiCluster>> | undefined;
 let client: KubeClient;
-let stack: UiStack | undefined;
 let page: Page;
 
 before(async () => {
-  cluster = await startCrdCluster({
-    aggregation: true,
-    workloads: true,
-    nodes: 1,
-    namespaces: ['convoy-system', NS],
-    scratch: 'convoy-ui-tree-e2e-',
-  });
-  client = cluster.client;
-  stack = await startUiStack(cluster, 'ui-tree');
-  ({ page } = stack);
+  ui = await startUiCluster('ui-tree', NS, { workloads: true, nodes: 1 });
+  client = ui.cluster.client;
+  ({ page } = ui.stack);
 });
 
 after(async () => {
-  await stack?.stop();
-  await cluster?.stop();
+  await ui?.stop();
 });
 
 test("the resource tree reaches the Deployment's Pod through its ReplicaSet, with live states", async () => {
@@ -101,4 +95,28 @@ test("the resource tree reaches the Deployment's Pod through its ReplicaSet, wit
     .waitFor({ timeout: WAIT_MS });
   const v = await violationsLightAndDark(page, 'release-tree');
   assert.deepEqual(v, [], `axe: ${JSON.stringify(v, null, 2)}`);
+});
+
+test("a Pod's node shows its container's log, and a followed log shows a new line", async () => {
+  const podLogsFile = ui?.cluster.cp.podLogsFile;
+  assert.ok(podLogsFile, 'the control plane runs workloads');
+  const tree = page.getByTestId('tree');
+  await tree
+    .locator('li[data-node^="Pod/web-"] > .node')
+    .getByRole('button', { name: /^manifest and Events of Pod web-/ })
+    .click({ timeout: WAIT_MS });
+  const logs = page.getByTestId('pod-logs');
+  const lines = logs.getByTestId('log-lines');
+  await lines.filter({ hasText: 'ready: accepting connections' }).waitFor({ timeout: WAIT_MS });
+  assert.equal(await logs.getByRole('combobox', { name: /^Container/ }).inputValue(), 'main');
+  assert.match((await lines.getAttribute('aria-label')) ?? '', /^logs of ui-tree\/web-.+, container main$/);
+  // A line written after the page read the log shows only through Follow.
+  await logs.getByRole('checkbox', { name: /Follow/ }).check();
+  const line = `GET /cart 200 ${Date.now()}`;
+  await appendFile(podLogsFile, criLogLine(new Date(), line));
+  await lines.filter({ hasText: line }).waitFor({ timeout: WAIT_MS });
+  const v = await violationsLightAndDark(page, 'release-pod-logs');
+  assert.deepEqual(v, [], `axe: ${JSON.stringify(v, null, 2)}`);
+  // The Pod's panel alone, for docs/ui.md.
+  await page.getByTestId('live-object').screenshot({ path: join(SCREENSHOTS, 'pod-logs.png') });
 });

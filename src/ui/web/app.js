@@ -114,8 +114,8 @@ function go(e) {
 
 // --- small pieces ---------------------------------------------------------------------------------
 
-const GOOD = new Set(['done', 'True', 'Succeeded', 'Synced', 'Healthy', 'InSync']);
-const BAD = new Set(['False', 'Failed', 'RolledBack', 'Degraded', 'Drifted']);
+const GOOD = new Set(['done', 'True', 'Succeeded', 'Synced', 'Healthy', 'InSync', 'Passed', 'Successful']);
+const BAD = new Set(['False', 'Failed', 'RolledBack', 'Degraded', 'Drifted', 'Error']);
 const WAIT = new Set([
   'waiting',
   'Progressing',
@@ -130,7 +130,8 @@ function tone(word) {
   if (GOOD.has(word)) return 's-ok';
   if (BAD.has(word)) return 's-bad';
   if (WAIT.has(word)) return 's-info';
-  if (word === '-' || word === '' || word === undefined || word === 'Normal') return 's-none';
+  if (word === '-' || word === '' || word === undefined || word === 'Normal' || word === 'Superseded')
+    return 's-none';
   return 's-warn';
 }
 
@@ -426,11 +427,13 @@ function ReleasePage({ namespace, name }) {
   return html`<h1>Release ${key}</h1>
     <p data-testid="state"><${StateBadge} r=${d.row} /> ${d.progress.message || d.row.message}</p>
     <${Countdown} d=${d} />
+    <${VerificationLine} v=${d.verification} />
     <${Actions} d=${d} ask=${ask} perms=${perms} />
     <${Outcome} outcome=${outcome} ask=${ask} d=${d} />
     ${confirm === undefined ? null : html`<${Confirm} c=${confirm} base=${base} run=${run} cancel=${() => setConfirm(undefined)} />`}
     <${Overview} d=${d} />
     <${Rollout} d=${d} />
+    <${Verification} v=${d.verification} />
     <${Timeline} items=${d.timeline} />
     <${Objects} entries=${d.health.entries} />
     <${Tree} base=${base} d=${d} />
@@ -708,6 +711,149 @@ function Countdown({ d }) {
     ${where.length === 0 ? null : html` Now ${where.join(', ')}.`}</p>`;
 }
 
+/**
+ * The verification of the rollout's render in one line (src/ui/verification.ts): "verifying: 3 min left
+ * of the 5 min soak", "verification failed: error-rate 0.072 > 0.01 at 12:03:10".
+ */
+function VerificationLine({ v }) {
+  const now = useNow(1000);
+  if (v === undefined) return null;
+  const soak = v.soakMs === undefined ? '' : ` ${span(v.soakMs)}`;
+  const at = (t) => html`<time datetime=${t} title=${absolute(t)}>${clock(t)}</time>`;
+  let cls;
+  let text;
+  switch (v.phase) {
+    case 'Running': {
+      cls = 'info';
+      const left = v.soakEndsAt === undefined ? undefined : Date.parse(v.soakEndsAt) - now;
+      text =
+        left === undefined
+          ? html`verifying since ${at(v.startedAt)}`
+          : left > 0
+            ? html`verifying: ${span(left)} left of the${soak} soak (ends at ${at(v.soakEndsAt)})`
+            : html`verifying: the${soak} soak ended ${span(left)} ago; the observer decides at its next measurement`;
+      break;
+    }
+    case 'Passed':
+      cls = 'ok';
+      text = html`verification passed: ${v.checks.length} ${v.checks.length === 1 ? 'check' : 'checks'} over the${soak} soak${
+        v.finishedAt === undefined ? '' : html`, at ${at(v.finishedAt)}`
+      }`;
+      break;
+    case 'Failed':
+      cls = 'error';
+      text =
+        v.failure === undefined
+          ? html`verification failed${v.finishedAt === undefined ? '' : html` at ${at(v.finishedAt)}`}`
+          : html`verification failed: ${v.failure.text} at ${at(v.failure.at)}`;
+      break;
+    case 'Inconclusive':
+      cls = 'warn';
+      text = html`verification inconclusive: the rollout holds until someone approves the render or rolls it back`;
+      break;
+    default:
+      cls = 'warn';
+      text = html`verification ${v.phase}`;
+  }
+  return html`<p class=${`banner ${cls}`} data-testid="verification-line" role="status">
+    <strong>${text}</strong>${v.message ? html` <span>${v.message}</span>` : null}</p>`;
+}
+
+/** A number as a chart label: at most 4 significant digits. */
+const figure = (n) => String(Number(n.toPrecision(4)));
+
+/**
+ * One check's measurements over the soak as a small SVG chart: each point in its phase's colour (and
+ * named in its tooltip), the threshold when the condition is a plain comparison, the soak's end.
+ */
+function CheckChart({ c, v }) {
+  const W = 400;
+  const H = 120;
+  const L = 48;
+  const R = 10;
+  const T = 12;
+  const B = 20;
+  const t0 = Date.parse(v.startedAt);
+  const times = c.measurements.map((m) => Date.parse(m.at));
+  const end = Math.max(t0 + 1000, v.soakEndsAt === undefined ? 0 : Date.parse(v.soakEndsAt), ...times);
+  const values = c.measurements.filter((m) => m.number !== undefined).map((m) => m.number);
+  if (c.threshold !== undefined) values.push(c.threshold.value);
+  let lo = values.length === 0 ? 0 : Math.min(...values);
+  let hi = values.length === 0 ? 1 : Math.max(...values);
+  const pad = hi === lo ? Math.abs(hi) * 0.1 || 1 : (hi - lo) * 0.1;
+  // A rate or a latency never goes below 0: the axis starts there rather than at a made-up -0.005.
+  lo = lo >= 0 ? Math.max(0, lo - pad) : lo - pad;
+  hi += pad;
+  const x = (t) => L + ((t - t0) / (end - t0)) * (W - L - R);
+  const y = (n) => T + (1 - (n - lo) / (hi - lo)) * (H - T - B);
+  const points = c.measurements.map((m) => ({ m, cx: x(Date.parse(m.at)), cy: y(m.number ?? lo) }));
+  const line = points
+    .filter((p) => p.m.number !== undefined)
+    .map((p) => `${p.cx.toFixed(1)},${p.cy.toFixed(1)}`)
+    .join(' ');
+  const last = c.measurements.at(-1);
+  const label = `${c.name}: ${c.measurements.length} measurements over the soak${
+    last === undefined ? '' : `, the last ${last.value ?? 'without a value'} (${last.phase})`
+  }${c.threshold === undefined ? '' : `, threshold ${c.threshold.op} ${figure(c.threshold.value)}`}`;
+  const soakX = v.soakEndsAt === undefined ? undefined : x(Date.parse(v.soakEndsAt));
+  return html`<svg class="chart" viewBox=${`0 0 ${W} ${H}`} width=${W} height=${H} role="img" aria-label=${label} data-testid="chart">
+    <line class="axis" x1=${L} y1=${H - B} x2=${W - R} y2=${H - B} />
+    <line class="axis" x1=${L} y1=${T} x2=${L} y2=${H - B} />
+    <text class="tick" x=${L - 4} y=${T + 4} text-anchor="end">${figure(hi)}</text>
+    <text class="tick" x=${L - 4} y=${H - B} text-anchor="end">${figure(lo)}</text>
+    <text class="tick" x=${L} y=${H - 4}>${clock(v.startedAt)}</text>
+    ${
+      c.threshold === undefined
+        ? null
+        : html`<g data-testid="threshold"><line class="threshold" x1=${L} y1=${y(c.threshold.value)} x2=${W - R} y2=${y(c.threshold.value)} />
+          <text class="tick" x=${W - R} y=${y(c.threshold.value) - 3} text-anchor="end">${c.threshold.meaning === 'failure' ? 'fails' : 'passes'} ${c.threshold.op} ${figure(c.threshold.value)}</text></g>`
+    }
+    ${
+      soakX === undefined
+        ? null
+        : html`<g data-testid="soak-end"><line class="soak-end" x1=${soakX} y1=${T} x2=${soakX} y2=${H - B} />
+          <text class="tick" x=${soakX} y=${H - 4} text-anchor="end">soak ends ${clock(v.soakEndsAt)}</text></g>`
+    }
+    ${line === '' ? null : html`<polyline class="series" points=${line} />`}
+    ${points.map(
+      (
+        p,
+      ) => html`<circle class=${`pt m-${p.m.phase}`} cx=${p.cx.toFixed(1)} cy=${p.cy.toFixed(1)} r=${p.m.number === undefined ? 3 : 4} data-phase=${p.m.phase}>
+        <title>${clock(p.m.at)}: ${p.m.value ?? 'no value'} (${p.m.phase})${p.m.message ? `: ${p.m.message}` : ''}</title></circle>`,
+    )}
+  </svg>`;
+}
+
+/** Each check of the verification: its chart, and beside it the last value, its phase and the condition. */
+function Verification({ v }) {
+  if (v === undefined) return null;
+  return html`<section aria-labelledby="h-verification"><h2 id="h-verification">Verification</h2>
+    <p>Render <span class="mono">${short(v.renderRef)}</span> <${Badge} word=${v.phase} />${v.reason ? ` ${v.reason}` : ''}, soak started <${When} t=${v.startedAt} />${
+      v.finishedAt !== undefined
+        ? html`, decided <${When} t=${v.finishedAt} />`
+        : v.soakEndsAt === undefined
+          ? ''
+          : html`, ends <${When} t=${v.soakEndsAt} />`
+    }.</p>
+    <ul class="checks">${v.checks.map((c) => {
+      const last = c.measurements.at(-1);
+      return html`<li data-check=${c.name}>
+        <${CheckChart} c=${c} v=${v} />
+        <dl class="facts">
+          <dt>Check</dt><dd><strong>${c.name}</strong> <${Badge} word=${c.phase} />${c.provider ? ` ${c.provider}` : ''}</dd>
+          <dt>Last value</dt><dd data-testid="last">${
+            last === undefined
+              ? 'none yet'
+              : html`<span class="mono">${last.value ?? 'no value'}</span> <${Badge} word=${last.phase} /> at <time datetime=${last.at} title=${absolute(last.at)}>${clock(last.at)}</time>`
+          }</dd>
+          <dt>Condition</dt><dd class="mono" data-testid="condition">${c.condition ?? '-'}</dd>
+          <dt>Measured</dt><dd>${c.successful} successful, ${c.failed} failed, ${c.inconclusive} inconclusive</dd>
+          ${c.query ? html`<dt>Query</dt><dd class="mono">${c.query}</dd>` : null}
+          ${c.message ? html`<dt>Message</dt><dd class="msg">${c.message}</dd>` : null}
+        </dl></li>`;
+    })}</ul></section>`;
+}
+
 function Rollout({ d }) {
   const p = d.progress;
   return html`<section aria-labelledby="h-rollout"><h2 id="h-rollout">Rollout</h2>
@@ -778,8 +924,60 @@ function TreeNodes({ nodes, show, root }) {
   )}</ul>`;
 }
 
+/** How often a followed log is read again. */
+const FOLLOW_MS = 2000;
+
+/**
+ * The last lines of a container of a Pod, read as this user through convoy's API (src/ui/pod-logs.ts);
+ * with Follow, read again every 2 s and kept scrolled to the newest line.
+ */
+function PodLogs({ base, node }) {
+  const [container, setContainer] = useState('');
+  const [follow, setFollow] = useState(false);
+  const [logs, setLogs] = useState(undefined);
+  const pre = useRef(null);
+  useEffect(() => {
+    let live = true;
+    const load = () => {
+      const q = new URLSearchParams({ namespace: node.namespace, pod: node.name });
+      if (container !== '') q.set('container', container);
+      getJson(`${base}/podlogs?${q}`).then(
+        (b) => live && setLogs(b),
+        (err) => live && setLogs({ error: err.message }),
+      );
+    };
+    load();
+    const t = follow ? setInterval(load, FOLLOW_MS) : undefined;
+    return () => {
+      live = false;
+      clearInterval(t);
+    };
+  }, [base, node.namespace, node.name, container, follow]);
+  useEffect(() => {
+    if (follow && pre.current !== null) pre.current.scrollTop = pre.current.scrollHeight;
+  }, [logs, follow]);
+  const title = `${node.namespace}/${node.name}`;
+  return html`<div data-testid="pod-logs">
+    <h4>Logs</h4>
+    <div class="actions">
+      <label>Container <select value=${logs?.container ?? container} onChange=${(e) => setContainer(e.currentTarget.value)}>
+        ${(logs?.containers ?? []).map((c) => html`<option value=${c}>${c}</option>`)}
+      </select></label>
+      <label><input type="checkbox" checked=${follow} onChange=${(e) => setFollow(e.currentTarget.checked)} /> Follow (read again every ${FOLLOW_MS / 1000} s)</label>
+    </div>
+    ${
+      logs === undefined
+        ? html`<p class="loading">Loading…</p>`
+        : logs.error !== undefined
+          ? html`<div class="banner error" role="alert">Cannot read the logs of ${title}: ${logs.error}</div>`
+          : html`<pre ref=${pre} class="diff logs" tabindex="0" role="region" aria-label=${`logs of ${title}, container ${logs.container}`} data-testid="log-lines">${
+              logs.lines.length === 0 ? '(no lines yet)' : logs.lines.join('\n')
+            }</pre>`
+    }</div>`;
+}
+
 /** One node's live manifest (managedFields folded, Secret values masked) and its Kubernetes Events. */
-function LiveObject({ shown }) {
+function LiveObject({ shown, base }) {
   const { node, body } = shown;
   const title = `${node.kind} ${node.namespace ? `${node.namespace}/` : ''}${node.name}`;
   return html`<section class="live" aria-labelledby="h-live" data-testid="live-object">
@@ -790,6 +988,7 @@ function LiveObject({ shown }) {
         : body.error !== undefined
           ? html`<div class="banner error" role="alert">Cannot read ${title}: ${body.error}</div>`
           : html`${body.notes.map((n) => html`<p class="note">${n}</p>`)}
+            ${node.kind === 'Pod' ? html`<${PodLogs} base=${base} node=${node} />` : null}
             <h4>Events</h4>
             ${
               body.events.length === 0
@@ -842,7 +1041,7 @@ function Tree({ base, d }) {
           ? html`<div class="banner error" role="alert">Cannot read the tree: ${tree.error}</div>`
           : html`${tree.notes.map((n) => html`<p class="note">${n}</p>`)}
             <div class="tree" data-testid="tree"><${TreeNodes} nodes=${tree.nodes} show=${show} root=${true} /></div>
-            ${shown === undefined ? null : html`<${LiveObject} shown=${shown} />`}`
+            ${shown === undefined ? null : html`<${LiveObject} shown=${shown} base=${base} />`}`
     }</section>`;
 }
 
