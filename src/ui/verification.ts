@@ -13,9 +13,7 @@ import type {
   VerificationStatus,
 } from '../api/schema/verification.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
-
-/** The inventory with its top-level `verification` (src/api/schema/inventory.ts; types.ts lacks it yet). */
-type VerifiedInventory = ReleaseInventory & { readonly verification?: VerificationStatus };
+import { freshVerification } from '../api/verification.ts';
 
 export type Comparison = '<' | '<=' | '>' | '>=' | '==' | '!=';
 
@@ -164,11 +162,13 @@ function soakOf(r: Release): number | undefined {
 /** The verification of status.rollout's render, as the page shows it; undefined when there is none. */
 export function verificationView(
   r: Release,
-  inv: VerifiedInventory | undefined,
+  inv: ReleaseInventory | undefined,
 ): VerificationView | undefined {
-  const v = inv?.verification;
-  const renderRef = r.status?.rollout?.renderRef;
-  if (v === undefined || renderRef === undefined || v.renderRef !== renderRef) return undefined;
+  const rollout = r.status?.rollout;
+  if (rollout === undefined) return undefined;
+  // Only this attempt of the rollout's render (docs/design.md#verification).
+  const v = freshVerification(inv?.verification, rollout.renderRef, rollout.startedAt);
+  if (v === undefined) return undefined;
   const specChecks = r.spec.verification?.checks ?? [];
   const checks: CheckView[] = (v.checks ?? []).map((c) => {
     const threshold = thresholdOf(

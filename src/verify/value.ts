@@ -1,5 +1,5 @@
 // How a measured value is written into status and messages: short (Measurement.value holds 256
-// characters), Prometheus' spelling of the special values (NaN, +Inf, -Inf), lists bracketed.
+// characters, numbers to six significant digits), Prometheus' spelling of the special values (NaN, +Inf, -Inf), lists bracketed.
 
 const MAX_VALUE_CHARS = 256;
 
@@ -8,7 +8,8 @@ function one(v: unknown): string {
     if (Number.isNaN(v)) return 'NaN';
     if (v === Number.POSITIVE_INFINITY) return '+Inf';
     if (v === Number.NEGATIVE_INFINITY) return '-Inf';
-    return String(v);
+    // Six significant digits: a rate reads 0.0661113, not 0.06611126041386725.
+    return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
   }
   return JSON.stringify(v) ?? String(v);
 }

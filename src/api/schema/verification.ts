@@ -2,7 +2,16 @@
 // (spec.verification), and what the observer measured (the inventory's `verification`, written under
 // convoy-verification). docs/design.md#verification says who reads and writes each field.
 import { type Static, Type } from 'typebox';
-import { FreeObject, ListMap, ObjectName, PositiveDuration, RenderRef, StringEnum, Time } from './k8s.ts';
+import {
+  Duration,
+  FreeObject,
+  ListMap,
+  ObjectName,
+  PositiveDuration,
+  RenderRef,
+  StringEnum,
+  Time,
+} from './k8s.ts';
 
 /** One key of a Secret in the Release's namespace (never another namespace: tenancy). */
 export const VerificationSecretKeySchema = Type.Object({
@@ -172,6 +181,12 @@ export const VerificationSpecSchema = Type.Object(
     }),
     interval: Type.Optional(
       PositiveDuration({ description: 'Time between measurements of a check (default "30s").' }),
+    ),
+    initialDelay: Type.Optional(
+      Duration({
+        description:
+          'How long after every object is Healthy the soak begins (default "0s"): time for the metrics to cover the new render only.',
+      }),
     ),
     checks: Type.Optional(ListMap(VerificationCheckSchema, ['name'], { maxItems: 16 })),
     templateRefs: Type.Optional(

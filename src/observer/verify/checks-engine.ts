@@ -47,7 +47,7 @@ export class ChecksEngine implements VerifyEngine {
     release: Release,
     prior: VerificationStatus,
     now: Date,
-    times: { readonly soakMs: number; readonly intervalMs: number },
+    times: { readonly soakMs: number; readonly initialDelayMs: number; readonly intervalMs: number },
   ): Promise<VerifyStep> {
     const nowMs = now.getTime();
     let checks: readonly ResolvedCheck[];
@@ -57,7 +57,12 @@ export class ChecksEngine implements VerifyEngine {
       if (!(err instanceof Unresolved)) throw err;
       return unresolved(prior, err.message, nowMs + times.intervalMs);
     }
-    const soak: Soak = { startedAtMs: Date.parse(prior.startedAt), soakMs: times.soakMs };
+    // The soak's measurements begin initialDelay after every object was Healthy, when the metrics cover
+    // the new render only; the soak runs its full length from then.
+    const soak: Soak = {
+      startedAtMs: Date.parse(prior.startedAt) + times.initialDelayMs,
+      soakMs: times.soakMs,
+    };
     const before = new Map((prior.checks ?? []).map((c) => [c.name, c]));
     const due = checks.filter((c) => {
       const st = before.get(c.plan.name);

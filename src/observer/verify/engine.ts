@@ -19,6 +19,6 @@ export interface VerifyEngine {
     release: Release,
     prior: VerificationStatus,
     now: Date,
-    times: { readonly soakMs: number; readonly intervalMs: number },
+    times: { readonly soakMs: number; readonly initialDelayMs: number; readonly intervalMs: number },
   ): Promise<VerifyStep>;
 }

@@ -14,14 +14,16 @@ export type VerifyPlan =
   /** Measure: `status` is this attempt's verification (a fresh one when the soak begins now). */
   | { readonly kind: 'measure'; readonly status: VerificationStatus; readonly started: boolean };
 
-/** The verification's soak and default interval in ms, from spec.verification. */
+/** The verification's soak, initial delay and default interval in ms, from spec.verification. */
 export function verificationTimes(release: Release): {
   readonly soakMs: number;
+  readonly initialDelayMs: number;
   readonly intervalMs: number;
 } {
   const v = release.spec.verification;
   return {
     soakMs: v === undefined ? 0 : parseDuration(v.soak),
+    initialDelayMs: parseDuration(v?.initialDelay ?? '0s'),
     intervalMs: parseDuration(v?.interval ?? '30s'),
   };
 }
