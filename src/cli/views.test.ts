@@ -299,3 +299,43 @@ test('objectName', () => {
     'apps/Deployment n/x',
   );
 });
+
+test('status of a verifying Release lists each check with its counts and last value', () => {
+  const verifying = rel('web', 'team', {
+    spec: { ...web.spec, verification: { soak: '5m', checks: [] } },
+    status: { ...web.status },
+  });
+  const text = statusLines(
+    verifying,
+    {
+      ...inv,
+      verification: {
+        renderRef: R2,
+        startedAt: '2030-01-01T00:58:30Z',
+        phase: 'Running',
+        message: '0 of 1 checks passed; running: error-rate',
+        checks: [
+          {
+            name: 'error-rate',
+            phase: 'Running',
+            condition: 'result[0] > 0.01',
+            successful: 3,
+            failed: 1,
+            inconclusive: 0,
+            measurements: [{ at: '2030-01-01T00:59:30Z', phase: 'Successful', value: '[0.002]' }],
+          },
+        ],
+      },
+    },
+    o,
+  ).join('\n');
+  assert.match(text, /^Verification \(soak 5m\): Running, started 90s ago$/m);
+  assert.match(text, /^ {2}error-rate +Running +3\/1\/0 +\[0\.002\] \(30s ago\) +result\[0\] > 0\.01$/m);
+  // another render's measurements are not this rollout's
+  const other = statusLines(
+    verifying,
+    { ...inv, verification: { renderRef: R3, startedAt: '2030-01-01T00:58:30Z', phase: 'Failed' } },
+    o,
+  );
+  assert.match(other.join('\n'), /^ {2}not started: the soak begins once every object is Healthy$/m);
+});

@@ -67,6 +67,19 @@ test('factsOf: which facts each status holds', () => {
       ['drift:DriftDetected'],
     ],
     ['Drifted False', { conditions: [{ ...ready('False', 'InSync'), type: 'Drifted' }] }, []],
+    [
+      'Verified False VerificationInconclusive asks a person',
+      {
+        rollout: { state: 'Progressing', renderRef: R2, startedAt: '2026-01-01T00:00:10Z' },
+        conditions: [{ ...ready('False', 'VerificationInconclusive'), type: 'Verified' }],
+      },
+      ['rollout:Progressing', 'verification:VerificationInconclusive'],
+    ],
+    [
+      'Verified Unknown Verifying is no fact',
+      { conditions: [{ ...ready('False', 'Verifying'), status: 'Unknown' as const, type: 'Verified' }] },
+      [],
+    ],
   ];
   for (const [what, status, want] of cases) {
     assert.deepEqual(
@@ -87,6 +100,18 @@ test('factsOf: which facts each status holds', () => {
     summary({ namespace: 'ns', name: 'web' }, rb),
     `ns/web RolledBack: render ${R2}, rolled back to ${R1} (revision abcdef012345); reason DeadlineExceeded: web not ready`,
   );
+});
+
+test('an inconclusive verification says what a person can do, at severity warning', () => {
+  const [, f] = factsOf(
+    release({
+      rollout: { state: 'Progressing', renderRef: R2, startedAt: '2026-01-01T00:00:10Z' },
+      conditions: [{ ...ready('False', 'VerificationInconclusive'), type: 'Verified' }],
+    }),
+  );
+  assert.equal(f?.severity, 'warning');
+  assert.equal(f?.renderRef, R2);
+  assert.match(f?.message ?? '', /convoy approve.*convoy rollback/);
 });
 
 test('fact keys: same (Release, render, transition) → same key; a new render, state or turn → new key', () => {

@@ -10,7 +10,6 @@ import type {
   Measurement,
   MeasurementPhase,
   VerificationPhase,
-  VerificationStatus,
 } from '../api/schema/verification.ts';
 import type { Release, ReleaseInventory } from '../api/types.ts';
 import { freshVerification } from '../api/verification.ts';
