@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { R1, R2 } from '../../../api/testsupport.ts';
-import type { Release } from '../../../api/types.ts';
+import type { Condition, Release } from '../../../api/types.ts';
 import type { Rollout } from '../decide/rollout/index.ts';
 import {
   eventBeforeReplacing,
   eventObject,
+  eventsFor,
   RECOVER_EVENT_WINDOW_MS,
   recoveredRolloutEvent,
   rolloutEventName,
@@ -146,4 +147,28 @@ describe('eventBeforeReplacing', () => {
     assert.equal(e?.name, rolloutEventName(release(), succeeded()));
     assert.equal(e?.reason, 'RolloutSucceeded');
   });
+});
+
+// The Verified condition (docs/design.md#verification): one Event when the verification's phase turns.
+const verified = (status: Condition['status'], reason: string, message: string): Condition => ({
+  type: 'Verified',
+  status,
+  reason,
+  message,
+  lastTransitionTime: '2030-01-01T00:00:00Z',
+});
+
+it('a Verified turn is an Event; a new message within the same phase is not', () => {
+  const verifying = verified('Unknown', 'Verifying', 'verifying: 1 of 2 measurements');
+  assert.deepEqual(eventsFor([], [verifying], []), [
+    { type: 'Normal', reason: 'Verifying', message: 'verifying: 1 of 2 measurements' },
+  ]);
+  assert.deepEqual(
+    eventsFor([verifying], [{ ...verifying, message: 'verifying: 2 of 2 measurements' }], []),
+    [],
+  );
+  const held = verified('False', 'VerificationInconclusive', 'prometheus unreachable');
+  assert.deepEqual(eventsFor([verifying], [held], []), [
+    { type: 'Warning', reason: 'VerificationInconclusive', message: 'prometheus unreachable' },
+  ]);
 });
