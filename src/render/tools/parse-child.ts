@@ -1,0 +1,58 @@
+// The parse child's entry (started by parse-off-thread.ts): parses one tool output in a process of
+// its own, so YAML parsing of a large render (seconds of CPU, and a heap of garbage many times the
+// output's size) neither blocks the controller's event loop nor stays in its memory: the child's
+// memory goes back to the system when it exits (docs/design.md#render). It gets the job and the
+// output in its first message; the manifests go back in batches, each when the parent asks for it.
+import { assertNever } from '../../lib/assert-never.ts';
+import { approxJsonBytes } from '../cache.ts';
+import type { Manifest } from '../types.ts';
+import { type ParseAsk, type ParseReply, runParseJob } from './parse-job.ts';
+
+const send = (m: ParseReply) => {
+  if (process.send === undefined)
+    throw new Error('parse-child.ts runs as a child with IPC (parse-off-thread.ts)');
+  process.send(m);
+};
+
+let batches: Manifest[][] = [];
+
+function start(ask: Extract<ParseAsk, { type: 'parse' }>): void {
+  const result = runParseJob(ask.job, Buffer.from(ask.output).toString('utf8'));
+  if (!result.ok) {
+    send({ type: 'failed', problems: result.problems });
+    return;
+  }
+  let batch: Manifest[] = [];
+  let bytes = 0;
+  for (const m of result.value) {
+    batch.push(m);
+    bytes += approxJsonBytes(m.object);
+    if (bytes >= ask.batchBytes) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+  }
+  if (batch.length > 0) batches.push(batch);
+  next();
+}
+
+function next(): void {
+  const [b, ...rest] = batches;
+  batches = rest;
+  send(b === undefined ? { type: 'done' } : { type: 'batch', manifests: b });
+  if (b === undefined) process.disconnect();
+}
+
+process.on('message', (ask: ParseAsk) => {
+  switch (ask.type) {
+    case 'parse':
+      start(ask);
+      return;
+    case 'more':
+      next();
+      return;
+    default:
+      assertNever(ask);
+  }
+});
