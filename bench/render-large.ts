@@ -2,7 +2,7 @@
 // assembly twice with its renderRef, the render store's serialisation and gzip), with the longest
 // event-loop stall meanwhile, the wall time, peak RSS, and RSS and heap once the render is dropped and
 // a GC ran. The chart is 100 ConfigMaps of 1,000 keys of 500 bytes (~51 MB of helm output, under
-// the 64 MiB cap) unless BENCH_LARGE_OBJECTS / _KEYS / _BYTES say otherwise (docs/design.md#render).
+// the 64 MiB cap) unless BENCH_LARGE_OBJECTS / _KEYS / _BYTES say otherwise (docs/design.md#large-renders).
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';

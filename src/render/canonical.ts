@@ -125,7 +125,7 @@ const YIELD_EVERY_CHARS = 1024 * 1024;
 
 /**
  * Feeds canonicalRenderParts to `sink`, letting the event loop run other work after every ~1 MiB:
- * the longest stall is the largest object's serialisation, not the render's (docs/design.md#render).
+ * the longest stall is the largest object's serialisation, not the render's (docs/design.md#large-renders).
  */
 export async function forEachCanonicalPart(
   render: Render,

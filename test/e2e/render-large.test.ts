@@ -1,7 +1,7 @@
 // A Helm chart whose render is ~50 MB (100 ConfigMaps of 1,000 keys of 500 bytes, under helm's 64 MiB
 // output cap), end to end with both convoy processes. It used to block the controller-manager's event
 // loop for seconds (YAML parsing, then hashing and storing the render): /healthz unanswered, shard
-// Leases lapsing, every other Release waiting. Now (docs/design.md#render): while the controller
+// Leases lapsing, every other Release waiting. Now (docs/design.md#large-renders): while the controller
 // renders, parses, hashes, applies and stores it, /healthz — polled all along — answers every time
 // within 1 s, and a small Release created once helm has printed the render (so while it is being
 // parsed) is Ready before the large one. helm runs through a wrapper that notes when it ends.

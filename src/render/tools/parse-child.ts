@@ -1,7 +1,7 @@
 // The parse child's entry (started by parse-off-thread.ts): parses one tool output in a process of
 // its own, so YAML parsing of a large render (seconds of CPU, and a heap of garbage many times the
 // output's size) neither blocks the controller's event loop nor stays in its memory: the child's
-// memory goes back to the system when it exits (docs/design.md#render). It gets the job and the
+// memory goes back to the system when it exits (docs/design.md#large-renders). It gets the job and the
 // output in its first message; the manifests go back in batches, each when the parent asks for it.
 import { assertNever } from '../../lib/assert-never.ts';
 import { approxJsonBytes } from '../cache.ts';

@@ -1,6 +1,6 @@
 // Parsing a tool's output off the event loop. YAML parsing is the slow part of a render: a 50 MB helm
 // output blocked the event loop for 8 s and left the process at 2 GiB of RSS, while its other
-// Releases, its shard Leases and /healthz waited (docs/design.md#render). Output above
+// Releases, its shard Leases and /healthz waited (docs/design.md#large-renders). Output above
 // OFF_THREAD_MIN_BYTES is parsed by a child process (parse-child.ts) with a heap limit of its own
 // and the tool's time limit, killed on abort. A worker thread measured as responsive, but the memory
 // of each parse stayed in the process (RSS +100 MiB a render); a child's leaves with it. Manifests
