@@ -1,8 +1,8 @@
 // The parse child's entry (started by parse-off-thread.ts): parses one tool output in a process of
 // its own, so YAML parsing of a large render (seconds of CPU, and a heap of garbage many times the
 // output's size) neither blocks the controller's event loop nor stays in its memory: the child's
-// memory goes back to the system when it exits (docs/design.md#large-renders). It gets the job and the
-// output in its first message; the manifests go back in batches, each when the parent asks for it.
+// memory goes back to the system when it exits (docs/design.md#large-renders). It gets the job in its
+// first message and the output on stdin; the manifests go back in batches, each when the parent asks.
 import { assertNever } from '../../lib/assert-never.ts';
 import { approxJsonBytes } from '../cache.ts';
 import type { Manifest } from '../types.ts';
@@ -16,8 +16,15 @@ const send = (m: ParseReply) => {
 
 let batches: Manifest[][] = [];
 
-function start(ask: Extract<ParseAsk, { type: 'parse' }>): void {
-  const result = runParseJob(ask.job, Buffer.from(ask.output).toString('utf8'));
+/** The tool's output: all of stdin. */
+async function readInput(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function start(ask: Extract<ParseAsk, { type: 'parse' }>): Promise<void> {
+  const result = runParseJob(ask.job, await readInput());
   if (!result.ok) {
     send({ type: 'failed', problems: result.problems });
     return;
@@ -47,7 +54,7 @@ function next(): void {
 process.on('message', (ask: ParseAsk) => {
   switch (ask.type) {
     case 'parse':
-      start(ask);
+      void start(ask);
       return;
     case 'more':
       next();

@@ -34,7 +34,7 @@ export function runParseJob(job: ParseJob, text: string): RenderResult {
 }
 
 /**
- * Parent to parse child: the job with the output, then one `more` per batch received. A batch is
+ * Parent to parse child: the job (the output goes to its stdin), then one `more` per batch received. A batch is
  * sent only when asked for, so deserialising one is one short task of the parent's event loop, never
  * the whole render at once.
  */
@@ -42,7 +42,6 @@ export type ParseAsk =
   | {
       readonly type: 'parse';
       readonly job: ParseJob;
-      readonly output: Uint8Array;
       /** About how many bytes of manifests (as JSON) one batch carries. */
       readonly batchBytes: number;
     }

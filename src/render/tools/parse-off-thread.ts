@@ -80,8 +80,12 @@ function parseInChild(job: ParseJob, output: Buffer, limits: ParseLimits): Promi
       // Nothing of the controller's environment: the child reads only what it is sent.
       env: {},
       serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
     });
+    // The output through a pipe, not a message: no serialised copy of it in either process. A child
+    // that died early closes the pipe (EPIPE); its exit says what happened.
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(output);
     const ask = (m: ParseAsk) => {
       if (!settled && child.connected) child.send(m);
     };
@@ -130,7 +134,7 @@ function parseInChild(job: ParseJob, output: Buffer, limits: ParseLimits): Promi
         ),
       ),
     );
-    ask({ type: 'parse', job, output, batchBytes: limits.batchBytes ?? 2 ** 20 });
+    ask({ type: 'parse', job, batchBytes: limits.batchBytes ?? 2 ** 20 });
   });
 }
 
