@@ -12,6 +12,8 @@ const CHILD: ParseLimits = { ...LIMITS, minBytes: 0 };
 const cmDoc = (i: number, source = 'c/templates/cm.yaml') =>
   `---\n# Source: ${source}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${i}\ndata:\n  k: "${'v'.repeat(100)}"\n`;
 const output = (text: string) => Buffer.from(text, 'utf8');
+/** The one problem a parse stopped by a limit gives. */
+const refused = (message: string) => ({ ok: false, problems: [{ where: 'helm template', message }] });
 const mib = (text: string) => `${(Buffer.byteLength(text) / 2 ** 20).toFixed(1)} MiB`;
 
 describe('parseToolOutput', () => {
@@ -68,19 +70,11 @@ describe('parseToolOutput', () => {
   test('stops a parse that takes longer than the time limit', async () => {
     const text = Array.from({ length: 2000 }, (_, i) => cmDoc(i)).join('');
     const out = await parseToolOutput(HELM, output(text), { ...CHILD, timeoutMs: 1 });
-    assert.deepEqual(out, {
-      ok: false,
-      problems: [
-        { where: 'helm template', message: `parsing helm's output (${mib(text)}) was stopped after 0.001 s` },
-      ],
-    });
+    assert.deepEqual(out, refused(`parsing helm's output (${mib(text)}) was stopped after 0.001 s`));
   });
 
   test('stops a parse when the reconcile is cancelled, before or during it', async () => {
-    const cancelled = {
-      ok: false,
-      problems: [{ where: 'helm template', message: 'helm was stopped: the reconcile was cancelled' }],
-    };
+    const cancelled = refused('helm was stopped: the reconcile was cancelled');
     const text = Array.from({ length: 2000 }, (_, i) => cmDoc(i)).join('');
     assert.deepEqual(
       await parseToolOutput(HELM, output(text), { ...CHILD, signal: AbortSignal.abort() }),
@@ -96,14 +90,9 @@ describe('parseToolOutput', () => {
     // ~8 MB of YAML into a 16 MiB heap.
     const text = Array.from({ length: 60_000 }, (_, i) => cmDoc(i)).join('');
     const out = await parseToolOutput(HELM, output(text), { ...CHILD, maxHeapMb: 16 });
-    assert.deepEqual(out, {
-      ok: false,
-      problems: [
-        {
-          where: 'helm template',
-          message: `parsing helm's output (${mib(text)}) needed more than its 16 MiB of memory`,
-        },
-      ],
-    });
+    assert.deepEqual(
+      out,
+      refused(`parsing helm's output (${mib(text)}) needed more than its 16 MiB of memory`),
+    );
   });
 });
