@@ -15,7 +15,7 @@ import { makeRepo } from '../../src/render/git/testsupport.ts';
 import { ensureTools } from '../../src/testenv/tools.ts';
 import { largeChartFiles } from '../support/large-chart.ts';
 import { probePortOf } from '../support/metrics.ts';
-import { cm, getRelease, gitRelease, isReady, releaseOf } from '../support/release.ts';
+import { cm, deleteReleaseAndWait, getRelease, gitRelease, isReady, releaseOf } from '../support/release.ts';
 import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -46,11 +46,21 @@ const env = convoySystemPerFile({
   },
 });
 
-/** Polls /healthz one request after another (100 ms apart) until stopped; the slowest answer. */
+/** The controller-manager's resident memory now, in MiB (a diagnostic: nothing asserts on it). */
+async function managerRssMib(): Promise<number> {
+  const status = await readFile(`/proc/${env.manager.proc.pid}/status`, 'utf8');
+  return Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/**
+ * Polls /healthz one request after another (100 ms apart) until stopped; the slowest answer, and the
+ * controller-manager's peak RSS seen meanwhile.
+ */
 function pollHealthz(port: number) {
   let stopped = false;
   let slowest = 0;
   let polls = 0;
+  let peakRss = 0;
   const failures: string[] = [];
   const running = (async () => {
     while (!stopped) {
@@ -64,6 +74,7 @@ function pollHealthz(port: number) {
       }
       slowest = Math.max(slowest, performance.now() - start);
       polls++;
+      peakRss = Math.max(peakRss, await managerRssMib());
       // The pace of the probe, not a wait for anything.
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -72,7 +83,7 @@ function pollHealthz(port: number) {
     async stop() {
       stopped = true;
       await running;
-      return { slowest, polls, failures };
+      return { slowest, polls, failures, peakRss };
     },
   };
 }
@@ -83,6 +94,7 @@ test('a ~50 MB Helm render leaves /healthz answered within 1 s and another Relea
   await env.namespace(ns);
   const repo = await makeRepo('render-large');
   const port = probePortOf(env.manager.log(), 'convoy-controller-manager ready');
+  const rssBefore = await managerRssMib();
   const probe = pollHealthz(port);
   try {
     await repo.commit(largeChartFiles(OBJECTS, KEYS, BYTES, 'app'));
@@ -116,17 +128,7 @@ test('a ~50 MB Helm render leaves /healthz answered within 1 s and another Relea
     );
     await env.waitForRelease(ns, 'large', 'Ready', isReady, 180_000);
     const largeReady = performance.now();
-    const { slowest, polls, failures } = await probe.stop();
-    const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    process.stdout.write(
-      `# large render: helm ${s(helmDone - started)}, Ready after ${s(largeReady - started)}; ` +
-        `small Ready ${s(smallReady - helmDone)} after helm ended; /healthz ${polls} polls, slowest ${slowest.toFixed(0)} ms\n`,
-    );
-    assert.deepEqual(failures, []);
-    assert.ok(
-      slowest < HEALTHZ_MAX_MS,
-      `/healthz took ${slowest.toFixed(0)} ms during the render\n${env.logs()}`,
-    );
+    const rssReady = await managerRssMib();
     const live = await client.get<{ data?: Record<string, string> }>({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -135,6 +137,21 @@ test('a ~50 MB Helm render leaves /healthz answered within 1 s and another Relea
     });
     assert.equal(Object.keys(live?.data ?? {}).length, KEYS);
     assert.equal(live?.data?.k0, 'x'.repeat(BYTES));
+    await deleteReleaseAndWait(client, ns, 'large', { timeoutMs: 180_000 });
+    const deleted = performance.now();
+    const { slowest, polls, failures, peakRss } = await probe.stop();
+    const rssGone = await managerRssMib();
+    const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    process.stdout.write(
+      `# large render: helm ${s(helmDone - started)}, Ready after ${s(largeReady - started)}, deleted after ${s(deleted - largeReady)} more; ` +
+        `small Ready ${s(smallReady - helmDone)} after helm ended; /healthz ${polls} polls, slowest ${slowest.toFixed(0)} ms; ` +
+        `controller-manager RSS ${rssBefore} MiB before, ${peakRss} MiB peak, ${rssReady} MiB once Ready, ${rssGone} MiB after the Release was deleted\n`,
+    );
+    assert.deepEqual(failures, []);
+    assert.ok(
+      slowest < HEALTHZ_MAX_MS,
+      `/healthz took ${slowest.toFixed(0)} ms during the render or the deletion\n${env.logs()}`,
+    );
   } finally {
     await probe.stop();
     await repo.cleanup();
