@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ParseJob } from './parse-job.ts';
-import { type ParseLimits, parseToolOutput } from './parse-off-thread.ts';
+import { MAX_PARSE_CHILDREN, type ParseLimits, parseChildren, parseToolOutput } from './parse-off-thread.ts';
 
 const HELM: ParseJob = { kind: 'helm', postRendered: false, vars: undefined };
 const YAML: ParseJob = { kind: 'yaml', file: 'kustomize build', vars: undefined };
@@ -84,6 +84,26 @@ describe('parseToolOutput', () => {
     const running = parseToolOutput(HELM, output(text), { ...CHILD, signal: ac.signal });
     ac.abort();
     assert.deepEqual(await running, cancelled);
+  });
+
+  test('runs at most MAX_PARSE_CHILDREN children at once; the others wait their turn', async () => {
+    const text = Array.from({ length: 500 }, (_, i) => cmDoc(i)).join('');
+    const waiter = new AbortController();
+    const all = Array.from({ length: MAX_PARSE_CHILDREN + 2 }, (_, i) =>
+      parseToolOutput(
+        HELM,
+        output(text),
+        i === MAX_PARSE_CHILDREN + 1 ? { ...CHILD, signal: waiter.signal } : CHILD,
+      ),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(parseChildren(), { running: MAX_PARSE_CHILDREN, waiting: 2 });
+    // A parse cancelled while it waits leaves the queue at once.
+    waiter.abort();
+    assert.deepEqual(await all.at(-1), refused('helm was stopped: the reconcile was cancelled'));
+    assert.deepEqual(parseChildren(), { running: MAX_PARSE_CHILDREN, waiting: 1 });
+    for (const out of await Promise.all(all.slice(0, -1))) assert.equal(out.ok && out.value.length, 500);
+    assert.deepEqual(parseChildren(), { running: 0, waiting: 0 });
   });
 
   test('says so when the parse needs more memory than its limit', async () => {

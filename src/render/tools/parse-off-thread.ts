@@ -59,18 +59,87 @@ export function parseLimits(
 const CHILD = fileURLToPath(new URL('./parse-child.ts', import.meta.url));
 
 /** The manifests of `output`, parsed as `job` says; inline when small, else in a child process. */
-export function parseToolOutput(job: ParseJob, output: Buffer, limits: ParseLimits): Promise<RenderResult> {
+export async function parseToolOutput(
+  job: ParseJob,
+  output: Buffer,
+  limits: ParseLimits,
+): Promise<RenderResult> {
   if (output.length < (limits.minBytes ?? OFF_THREAD_MIN_BYTES)) {
-    return Promise.resolve(runParseJob(job, output.toString('utf8')));
+    return runParseJob(job, output.toString('utf8'));
   }
-  return parseInChild(job, output, limits);
+  if (!(await children.acquire(limits.signal))) return cancelled(limits);
+  try {
+    return await parseInChild(job, output, limits);
+  } finally {
+    children.release();
+  }
+}
+
+/**
+ * Parse children running at once in this process: each may take 8 times its output in memory, so ten
+ * Releases rendering 50 MB at once would otherwise need 4 GiB. The others wait for a turn (an abort
+ * still ends the wait).
+ */
+export const MAX_PARSE_CHILDREN = 2;
+
+class Turns {
+  running = 0;
+  readonly #waiting: (() => void)[] = [];
+  readonly #max: number;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  /** True once it is this caller's turn; false when `signal` aborted first. */
+  acquire(signal: AbortSignal | undefined): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
+    if (this.running < this.#max) {
+      this.running++;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const go = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.running++;
+        resolve(true);
+      };
+      const onAbort = () => {
+        const i = this.#waiting.indexOf(go);
+        if (i >= 0) this.#waiting.splice(i, 1);
+        resolve(false);
+      };
+      this.#waiting.push(go);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  release(): void {
+    this.running--;
+    this.#waiting.shift()?.();
+  }
+}
+
+const children = new Turns(MAX_PARSE_CHILDREN);
+
+/** Parse children running now, and parses waiting for one (tests). */
+export function parseChildren(): { readonly running: number; readonly waiting: number } {
+  return { running: children.running, waiting: children.waiting };
+}
+
+function cancelled(limits: ParseLimits): RenderResult {
+  return fail([{ where: limits.where, message: `${limits.tool} was stopped: the reconcile was cancelled` }]);
 }
 
 function parseInChild(job: ParseJob, output: Buffer, limits: ParseLimits): Promise<RenderResult> {
   const { tool, where, signal } = limits;
   const size = mib(output.length);
   const problem = (message: string): RenderResult => fail([{ where, message }]);
-  if (signal?.aborted) return Promise.resolve(problem(`${tool} was stopped: the reconcile was cancelled`));
+  if (signal?.aborted) return Promise.resolve(cancelled(limits));
   return new Promise((resolve) => {
     const manifests: Manifest[] = [];
     let settled = false;
@@ -102,7 +171,7 @@ function parseInChild(job: ParseJob, output: Buffer, limits: ParseLimits): Promi
         settle(problem(`parsing ${tool}'s output (${size}) was stopped after ${limits.timeoutMs / 1000} s`)),
       limits.timeoutMs,
     );
-    const onAbort = () => settle(problem(`${tool} was stopped: the reconcile was cancelled`));
+    const onAbort = () => settle(cancelled(limits));
     signal?.addEventListener('abort', onAbort, { once: true });
     child.stderr?.on('data', (b: Buffer) => {
       if (stderr.length < 64 * 1024) stderr += b.toString('utf8');
