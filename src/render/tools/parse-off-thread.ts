@@ -194,7 +194,8 @@ function parseInChild(job: ParseJob, output: Buffer, limits: ParseLimits): Promi
       }
     });
     child.on('error', (err) => settle(problem(`parsing ${tool}'s output failed: ${errorMessage(err)}`)));
-    child.on('exit', (code, sig) =>
+    // 'close', not 'exit': it comes after the last message and the whole of stderr were read.
+    child.on('close', (code, sig) =>
       settle(
         problem(
           /heap out of memory|allocation failed/i.test(stderr)
