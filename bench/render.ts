@@ -3,6 +3,7 @@
 // order and renderRef), with the real helm and kustomize built from their Go modules. Cold: each
 // render runs the tool (a fresh cache every time); warm: the same inputs again, a cache hit that runs
 // no process (counted, and checked to be none). Also the renderRef of cold and warm agree.
+// `npm run bench:render -- --large` measures one ~50 MB Helm render instead (render-large.ts).
 import { join } from 'node:path';
 import { RenderCache } from '../src/render/cache.ts';
 import { HelmRenderer } from '../src/render/helm/renderer.ts';
@@ -12,6 +13,7 @@ import type { Renderer } from '../src/render/renderer.ts';
 import { runTool, type ToolRunner } from '../src/render/tools/run.ts';
 import type { RenderSpec, SourceFile } from '../src/render/types.ts';
 import { ensureTools } from '../src/testenv/tools.ts';
+import { measureLarge } from './render-large.ts';
 
 const OBJECTS = 30;
 const COLD = Number(process.env.BENCH_COLD ?? 10);
@@ -127,6 +129,10 @@ async function measure(c: Case): Promise<void> {
   );
 }
 
+if (process.argv.includes('--large')) {
+  await measureLarge();
+  process.exit(0);
+}
 const tools = await ensureTools();
 const helm = join(tools, 'helm');
 const kustomize = join(tools, 'kustomize');

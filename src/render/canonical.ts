@@ -106,3 +106,47 @@ export function canonicalRenderJson(render: Render): string {
 export function renderRef(render: Render): string {
   return `sha256:${createHash('sha256').update(canonicalRenderJson(render)).digest('hex')}`;
 }
+
+/**
+ * canonicalRenderJson in pieces, one object at a time: their concatenation is exactly its text. For
+ * a large render, whose text in one string is its size again and whose serialisation and hash took
+ * a second of the event loop at 50 MB.
+ */
+export function* canonicalRenderParts(render: Render): Generator<string> {
+  yield '{"hooks":[';
+  for (const [i, o] of render.hooks.entries()) yield (i > 0 ? ',' : '') + canonicalJson(o);
+  yield '],"objects":[';
+  for (const [i, o] of render.objects.entries()) yield (i > 0 ? ',' : '') + canonicalJson(o);
+  yield ']}';
+}
+
+/** About this many characters are serialised between two turns of the event loop. */
+const YIELD_EVERY_CHARS = 1024 * 1024;
+
+/**
+ * Feeds canonicalRenderParts to `sink`, letting the event loop run other work after every ~1 MiB:
+ * the longest stall is the largest object's serialisation, not the render's (docs/design.md#large-renders).
+ */
+export async function forEachCanonicalPart(
+  render: Render,
+  sink: (part: string) => void | Promise<void>,
+): Promise<void> {
+  let since = 0;
+  for (const part of canonicalRenderParts(render)) {
+    await sink(part);
+    since += part.length;
+    if (since >= YIELD_EVERY_CHARS) {
+      since = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+/** renderRef without blocking the event loop for a large render: the same value. */
+export async function renderRefYielding(render: Render): Promise<string> {
+  const h = createHash('sha256');
+  await forEachCanonicalPart(render, (part) => {
+    h.update(part);
+  });
+  return `sha256:${h.digest('hex')}`;
+}

@@ -6,7 +6,7 @@
 // reconcile of an unchanged source, so its assembly is kept beside it (assembled, below): checking,
 // sorting and hashing ~10,000 objects again takes seconds of the event loop (docs/design.md#render-cache).
 import { assembleRender } from './assemble.ts';
-import { renderRef } from './canonical.ts';
+import { renderRef, renderRefYielding } from './canonical.ts';
 import { RenderError } from './errors.ts';
 import type { SourcePathRef } from './kustomize/outside.ts';
 import { PlainRenderer } from './plain.ts';
@@ -132,6 +132,44 @@ function assemblyKey(
   return JSON.stringify([targetNamespace ?? null, scope]);
 }
 
+type Assembly =
+  | { readonly done: RenderOutcome }
+  | {
+      readonly render: Render;
+      readonly keep: (renderRef: string) => RenderOutcome;
+    };
+
+/** Assembly up to the renderRef: a kept assembly, a failure, or the render and how to keep its ref. */
+function assemble(
+  spec: Spec,
+  revision: string,
+  manifests: RenderResult,
+  options: RenderReleaseOptions,
+): Assembly {
+  if (!manifests.ok) return { done: { ok: false, error: new RenderError(manifests.problems) } };
+  const targetNamespace = spec.render?.targetNamespace ?? options.releaseNamespace;
+  const value = manifests.value as readonly Manifest[];
+  const key = assemblyKey(value, targetNamespace, options.isNamespaced);
+  const kept = assembled.get(manifests)?.get(key);
+  if (kept !== undefined) return { done: { ok: true, revision, ...kept } };
+  const render = assembleRender(value, {
+    ...(targetNamespace === undefined ? {} : { targetNamespace }),
+    ...(options.isNamespaced === undefined ? {} : { isNamespaced: options.isNamespaced }),
+  });
+  if (!render.ok) return { done: { ok: false, error: new RenderError(render.problems) } };
+  return {
+    render: render.value,
+    keep: (ref) => {
+      const out: Assembled = { render: render.value, renderRef: ref };
+      const byKey = assembled.get(manifests) ?? new Map<string, Assembled>();
+      if (byKey.size >= MAX_ASSEMBLIES) byKey.clear();
+      byKey.set(key, out);
+      assembled.set(manifests, byKey);
+      return { ok: true, revision, ...out };
+    },
+  };
+}
+
 /** The checked, namespaced, canonical render of a renderer's manifests and its renderRef. */
 export function assembleOutcome(
   spec: Spec,
@@ -139,23 +177,22 @@ export function assembleOutcome(
   manifests: RenderResult,
   options: RenderReleaseOptions = {},
 ): RenderOutcome {
-  if (!manifests.ok) return { ok: false, error: new RenderError(manifests.problems) };
-  const targetNamespace = spec.render?.targetNamespace ?? options.releaseNamespace;
-  const value = manifests.value as readonly Manifest[];
-  const key = assemblyKey(value, targetNamespace, options.isNamespaced);
-  const kept = assembled.get(manifests)?.get(key);
-  if (kept !== undefined) return { ok: true, revision, ...kept };
-  const render = assembleRender(value, {
-    ...(targetNamespace === undefined ? {} : { targetNamespace }),
-    ...(options.isNamespaced === undefined ? {} : { isNamespaced: options.isNamespaced }),
-  });
-  if (!render.ok) return { ok: false, error: new RenderError(render.problems) };
-  const out: Assembled = { render: render.value, renderRef: renderRef(render.value) };
-  const byKey = assembled.get(manifests) ?? new Map<string, Assembled>();
-  if (byKey.size >= MAX_ASSEMBLIES) byKey.clear();
-  byKey.set(key, out);
-  assembled.set(manifests, byKey);
-  return { ok: true, revision, ...out };
+  const a = assemble(spec, revision, manifests, options);
+  return 'done' in a ? a.done : a.keep(renderRef(a.render));
+}
+
+/**
+ * assembleOutcome for the controller: the renderRef is hashed an object at a time with the event
+ * loop let run in between, so a large render does not hold up the process's other work.
+ */
+export async function assembleOutcomeYielding(
+  spec: Spec,
+  revision: string,
+  manifests: RenderResult,
+  options: RenderReleaseOptions = {},
+): Promise<RenderOutcome> {
+  const a = assemble(spec, revision, manifests, options);
+  return 'done' in a ? a.done : a.keep(await renderRefYielding(a.render));
 }
 
 /** Any render type, tools included. */
@@ -164,7 +201,12 @@ export async function renderSource(
   source: SourceOutput,
   options: RenderSourceOptions = {},
 ): Promise<RenderOutcome> {
-  return assembleOutcome(spec, source.revision, await renderManifests(spec, source, options), options);
+  return assembleOutcomeYielding(
+    spec,
+    source.revision,
+    await renderManifests(spec, source, options),
+    options,
+  );
 }
 
 /** The Plain renderer's render, synchronously (no tool): tests, examples and the pure paths. */

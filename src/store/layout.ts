@@ -9,12 +9,13 @@
 // 4-6 s synchronously on a loaded machine, long enough for the controller's shard Lease to lapse
 // (docs/design.md#render-store).
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { promisify } from 'node:util';
-import { gunzip as gunzipCb, gzip as gzipCb, type ZlibOptions } from 'node:zlib';
+import { createGzip, gunzip as gunzipCb, gzip as gzipCb, type ZlibOptions } from 'node:zlib';
 import { GROUP, LABEL_RELEASE } from '../api/constants.ts';
 import { assertNever } from '../lib/assert-never.ts';
 import { errorMessage } from '../lib/errors.ts';
-import { canonicalRenderJson, renderRef as renderRefOf } from '../render/canonical.ts';
+import { forEachCanonicalPart, renderRef as renderRefOf } from '../render/canonical.ts';
 import { RenderStoreCorruptError } from './errors.ts';
 import type { OwnerRef, Render, StoredRenderMeta } from './types.ts';
 
@@ -129,17 +130,38 @@ const gunzip = (buf: Buffer) => promisify(gunzipCb)(buf);
  */
 export const GZIP_LEVEL = 6;
 
-/** The stored form of `render`; `json` is its canonicalRenderJson when the caller has it already. */
+/**
+ * The stored form of `render`; `json` is its canonicalRenderJson when the caller has it already.
+ * Without it the text is never built whole: it streams into gzip an object at a time (a 50 MB render's
+ * text, and its UTF-8 copy, were 100 MB more at once and a second of the event loop).
+ */
 export async function encodeRender(
   render: Render,
   chunkBytes = DEFAULT_CHUNK_BYTES,
-  json = canonicalRenderJson(render),
+  json?: string,
 ): Promise<EncodedRender> {
-  const blob = await gzip(Buffer.from(json, 'utf8'), { level: GZIP_LEVEL });
+  const blob =
+    json === undefined
+      ? await gzipParts(render)
+      : await gzip(Buffer.from(json, 'utf8'), { level: GZIP_LEVEL });
   const chunks: Buffer[] = [];
   for (let off = 0; off < blob.length; off += chunkBytes) chunks.push(blob.subarray(off, off + chunkBytes));
   if (chunks.length === 0) chunks.push(Buffer.alloc(0));
   return { blobSha256: sha256Hex(blob), chunks };
+}
+
+/** gzip of canonicalRenderParts, written as they are serialised, with the stream's backpressure. */
+async function gzipParts(render: Render): Promise<Buffer> {
+  const gz = createGzip({ level: GZIP_LEVEL });
+  const out: Buffer[] = [];
+  gz.on('data', (b: Buffer) => out.push(b));
+  const ended = once(gz, 'end');
+  await forEachCanonicalPart(render, async (part) => {
+    if (!gz.write(part)) await once(gz, 'drain');
+  });
+  gz.end();
+  await ended;
+  return Buffer.concat(out);
 }
 
 export type ChunkMeta = {
@@ -293,12 +315,17 @@ export async function assemble(renderRef: string, chunks: readonly Chunk[]): Pro
     throw new RenderStoreCorruptError(renderRef, 'blob digest does not match the chunks');
   }
   let parsed: unknown;
+  let text: Buffer;
   try {
-    parsed = JSON.parse((await gunzip(blob)).toString('utf8'));
+    text = await gunzip(blob);
+    parsed = JSON.parse(text.toString('utf8'));
   } catch (err) {
     throw new RenderStoreCorruptError(renderRef, `cannot decode: ${errorMessage(err)}`);
   }
   if (!isRenderShape(parsed)) throw new RenderStoreCorruptError(renderRef, 'not a {hooks, objects} render');
+  // A put stores the canonical JSON itself, so its bytes hash to the ref: serialising the render again
+  // (a second of the event loop at 50 MB) is needed only for text written some other way.
+  if (`sha256:${sha256Hex(text)}` === renderRef) return parsed;
   const actual = renderRefOf(parsed);
   if (actual !== renderRef) throw new RenderStoreCorruptError(renderRef, `content hashes to ${actual}`);
   return parsed;

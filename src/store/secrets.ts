@@ -7,7 +7,7 @@ import type { ObjectHeader } from '../api/types.ts';
 import type { KubeClient, PartialObjectMetadata } from '../kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.ts';
 import { assertNever } from '../lib/assert-never.ts';
-import { canonicalRenderJson } from '../render/canonical.ts';
+import { renderRefYielding } from '../render/canonical.ts';
 import { RenderStoreCorruptError, RenderStoreError } from './errors.ts';
 import {
   ANN_RENDER_REF,
@@ -25,7 +25,6 @@ import {
   releaseSelector,
   renderSelector,
   type SecretBody,
-  sha256Hex,
   summarize,
   TYPE_FIELD_SELECTOR,
   writeState,
@@ -61,9 +60,9 @@ export class SecretRenderStore implements RenderStore {
 
   async put(ns: string, release: string, renderRef: string, render: Render, opts: PutOptions = {}) {
     checkRef(renderRef);
-    // One serialisation for the check and the blob: of ~20 MiB it takes a second or more.
-    const json = canonicalRenderJson(render);
-    const actual = `sha256:${sha256Hex(json)}`;
+    // Serialised an object at a time, for the check and again for the blob, never whole: of 50 MB
+    // that was a second of the event loop and 100 MB at once (docs/design.md#render-store).
+    const actual = await renderRefYielding(render);
     if (actual !== renderRef) {
       throw new RenderStoreError(`refusing to store a render hashing to ${actual} under ${renderRef}`);
     }
@@ -77,7 +76,7 @@ export class SecretRenderStore implements RenderStore {
     };
     let enc: EncodedRender | undefined;
     if (opts.expectNew === true) {
-      enc = await encodeRender(render, this.#chunkBytes, json);
+      enc = await encodeRender(render, this.#chunkBytes);
       if (await this.#createAll(meta, enc)) return;
     }
     const existing = await this.#chunks(ns, release, renderSelector(ns, release, renderRef), 'data');
@@ -86,7 +85,7 @@ export class SecretRenderStore implements RenderStore {
     // A committed, whole and verified write is the same content by construction.
     if (writeState(mine).kind === 'complete' && (await verifies(renderRef, mine))) return;
 
-    enc ??= await encodeRender(render, this.#chunkBytes, json);
+    enc ??= await encodeRender(render, this.#chunkBytes);
     const byIndex = new Map(mine.map((c) => [c.index, c]));
     // A chunk is kept only when it is byte-for-byte the one this write would create.
     const reusable = (c: Chunk | undefined): boolean =>

@@ -9,19 +9,18 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ANNOTATION_SYNC_WAVE } from '../../api/constants.ts';
 import type { Problem } from '../errors.ts';
-import { parseWave } from '../keys.ts';
 import { kustomizeBuild, toolEnv } from '../kustomize/renderer.ts';
 import { OciSource } from '../oci/source.ts';
 import type { RendererOptions, RenderResult } from '../renderer.ts';
-import { fail, ok } from '../result.ts';
-import { outputManifests, runToolFor, type ToolInfo } from '../tools/output.ts';
+import { fail } from '../result.ts';
+import { runToolFor, type ToolInfo } from '../tools/output.ts';
+import { parseLimits, parseToolOutput } from '../tools/parse-off-thread.ts';
 import { ToolRenderer, type ToolRendererOptions, toolLimits } from '../tools/tool-renderer.ts';
 import { unsafePath, withWorkDir } from '../tools/workdir.ts';
-import type { HelmRenderSpec, Manifest, SourceFile } from '../types.ts';
+import type { HelmRenderSpec, SourceFile } from '../types.ts';
 import { type DependencyFetchers, withDependencies } from './dependency-build.ts';
-import { mapHelmHook } from './hooks.ts';
+import { HELM_OUTPUT } from './manifests.ts';
 import { POST_RENDER_INPUT, postRenderKustomization } from './post-render.ts';
 import { ChartRepoSource } from './repo-source.ts';
 import { isSchemaFailure, schemaProblems, type ValuesLayer } from './schema-error.ts';
@@ -34,8 +33,6 @@ export type HelmRendererOptions = ToolRendererOptions & {
   /** kustomize, for postRenderers. */
   readonly kustomizeBinary?: string;
 };
-
-export const HELM_OUTPUT = 'helm template';
 
 export class HelmRenderer extends ToolRenderer {
   readonly type = 'Helm' as const;
@@ -142,12 +139,12 @@ export class HelmRenderer extends ToolRenderer {
         const problems = schemaProblems(out.stderr, valuesLayers(files, options, helm));
         return fail(problems.length > 0 ? problems : [out.problem]);
       }
-      let text = out.stdout;
+      let output = out.stdout;
       const post = helm.postRenderers ?? [];
       for (const [i, pr] of post.entries()) {
         const postDir = join(dir, `post-${i}`);
         await mkdir(postDir, { mode: 0o700 });
-        await writeFile(join(postDir, POST_RENDER_INPUT), text, { mode: 0o600 });
+        await writeFile(join(postDir, POST_RENDER_INPUT), output, { mode: 0o600 });
         await writeFile(join(postDir, 'kustomization.yaml'), postRenderKustomization(pr.kustomize), {
           mode: 0o600,
         });
@@ -155,9 +152,13 @@ export class HelmRenderer extends ToolRenderer {
         const build = { dir, target: postDir, allowNetwork: false, where };
         const kout = await kustomizeBuild(this.#kustomize, this.run, build, options.signal);
         if (!kout.ok) return fail([kout.problem]);
-        text = kout.stdout;
+        output = kout.stdout;
       }
-      return helmManifests(text, post.length > 0, options.substitute);
+      return parseToolOutput(
+        { kind: 'helm', postRendered: post.length > 0, vars: options.substitute },
+        output,
+        parseLimits(this.#helm, HELM_OUTPUT, output.length, options.signal),
+      );
     });
   }
 }
@@ -187,65 +188,4 @@ function valuesLayers(
   });
   layers.push({ where: 'spec.render.helm.values', values: helm.values });
   return layers;
-}
-
-/** Helm's output split by its `# Source:` comments, so each object's origin is its template file. */
-export function splitBySource(text: string): { file: string; text: string }[] {
-  const out: { file: string; text: string }[] = [];
-  for (const doc of text.split(/^---[ \t]*$/m)) {
-    if (doc.trim() === '') continue;
-    const file = /^# Source: (.+)$/m.exec(doc)?.[1]?.trim() ?? HELM_OUTPUT;
-    out.push({ file, text: doc });
-  }
-  return out;
-}
-
-/**
- * Hooks mapped, and the chart's crds/ ahead of everything: in the lowest wave of the render, where
- * canonical order puts CustomResourceDefinitions first.
- */
-export function helmManifests(
-  text: string,
-  postRendered: boolean,
-  vars: Readonly<Record<string, string>> | undefined,
-): RenderResult {
-  const problems: Problem[] = [];
-  const manifests: Manifest[] = [];
-  // After a post-renderer the `# Source:` comments are gone: the whole output is one origin.
-  const pieces = postRendered ? [{ file: `${HELM_OUTPUT} | kustomize`, text }] : splitBySource(text);
-  for (const piece of pieces) {
-    const parsed = outputManifests(piece.text, piece.file, vars);
-    if (!parsed.ok) {
-      problems.push(...parsed.problems);
-      continue;
-    }
-    for (const m of parsed.value) {
-      const mapped = mapHelmHook(m.object);
-      if (mapped !== undefined) manifests.push({ ...m, object: mapped });
-    }
-  }
-  if (problems.length > 0) return fail(problems);
-  const waves = manifests.map((m) => waveOf(m.object)).filter((w): w is number => w !== undefined);
-  const lowest = Math.min(0, ...waves);
-  if (lowest === 0) return ok(manifests);
-  return ok(
-    manifests.map((m) =>
-      m.object.kind === 'CustomResourceDefinition' && waveOf(m.object) === undefined
-        ? { ...m, object: withWave(m.object, lowest) }
-        : m,
-    ),
-  );
-}
-
-function waveOf(o: Readonly<Record<string, unknown>>): number | undefined {
-  const v = (o.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations?.[
-    ANNOTATION_SYNC_WAVE
-  ];
-  return typeof v === 'string' ? parseWave(v) : undefined;
-}
-
-function withWave(o: Readonly<Record<string, unknown>>, wave: number): Readonly<Record<string, unknown>> {
-  const md = (o.metadata ?? {}) as Record<string, unknown>;
-  const annotations = (md.annotations ?? {}) as Record<string, unknown>;
-  return { ...o, metadata: { ...md, annotations: { ...annotations, [ANNOTATION_SYNC_WAVE]: String(wave) } } };
 }

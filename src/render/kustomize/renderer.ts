@@ -2,7 +2,8 @@
 // refused unless render.kustomize.allowRemoteResources, and the build helm post-renderers share.
 import type { RendererOptions, RenderResult } from '../renderer.ts';
 import { fail } from '../result.ts';
-import { outputManifests, type RunResult, runToolFor, type ToolInfo } from '../tools/output.ts';
+import { type RunResult, runToolFor, type ToolInfo } from '../tools/output.ts';
+import { parseLimits, parseToolOutput } from '../tools/parse-off-thread.ts';
 import type { ToolRunner } from '../tools/run.ts';
 import { ToolRenderer, type ToolRendererOptions, toolLimits } from '../tools/tool-renderer.ts';
 import { withWorkDir } from '../tools/workdir.ts';
@@ -60,7 +61,11 @@ export class KustomizeRenderer extends ToolRenderer {
             : { ...out.problem, message: outsideMessage(ref, options.sourcePath) },
         ]);
       }
-      return outputManifests(out.stdout, KUSTOMIZE_OUTPUT, options.substitute);
+      return parseToolOutput(
+        { kind: 'yaml', file: KUSTOMIZE_OUTPUT, vars: options.substitute },
+        out.stdout,
+        parseLimits(this.#tool, KUSTOMIZE_OUTPUT, out.stdout.length, options.signal),
+      );
     });
   }
 }

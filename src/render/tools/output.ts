@@ -39,7 +39,7 @@ export function toolMessage(stderr: string, workDir: string, shownAs = ''): stri
 }
 
 export type RunResult =
-  | { readonly ok: true; readonly stdout: string }
+  | { readonly ok: true; readonly stdout: Buffer }
   | { readonly ok: false; readonly problem: Problem; readonly stderr: string };
 
 /**
@@ -61,7 +61,8 @@ export async function runToolFor(
       timeoutMs: tool.timeoutMs,
       maxStdoutBytes: tool.maxStdoutBytes,
     });
-    return { ok: true, stdout: out.stdout.toString('utf8') };
+    // Kept as bytes: a large output is parsed in a worker, its buffer transferred (parse-off-thread.ts).
+    return { ok: true, stdout: out.stdout };
   } catch (err) {
     if (!(err instanceof ExecError)) throw err;
     return {

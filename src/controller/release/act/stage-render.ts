@@ -9,7 +9,7 @@ import { discoverScope } from '../../../render/discover-scope.ts';
 import { RenderError, SourceError } from '../../../render/errors.ts';
 import { helmRenderInputs } from '../../../render/helm/inputs.ts';
 import { valuesFromClient } from '../../../render/helm/values-from-client.ts';
-import { assembleOutcome, renderManifests } from '../../../render/release.ts';
+import { assembleOutcomeYielding, renderManifests } from '../../../render/release.ts';
 import { credentialsFromSecretData, fetchSource, sourceSecretNames } from '../../../render/source.ts';
 import type { CredentialData, Render, RenderInputs } from '../../../render/types.ts';
 import type { ReleaseDeps } from '../deps.ts';
@@ -45,7 +45,9 @@ export async function stageRender(release: Release, deps: ReleaseDeps): Promise<
     name: nameOf(release),
     inputs: await renderInputs(release, deps, target),
   });
-  const first = assembleOutcome(release.spec, source.revision, manifests, { releaseNamespace: ns });
+  const first = await assembleOutcomeYielding(release.spec, source.revision, manifests, {
+    releaseNamespace: ns,
+  });
   if (!first.ok) throw new RenderFailedError(first.error.message, { cause: first.error });
   // Discovery decides the scope of kinds the built-in list does not know (custom resources).
   const isNamespaced = await discoverScope(
@@ -58,7 +60,7 @@ export async function stageRender(release: Release, deps: ReleaseDeps): Promise<
       { cause: err },
     );
   });
-  const out = assembleOutcome(release.spec, source.revision, manifests, {
+  const out = await assembleOutcomeYielding(release.spec, source.revision, manifests, {
     isNamespaced,
     releaseNamespace: ns,
   });
