@@ -24,6 +24,7 @@ import type { RequestHeaderConfig, UserInfo } from './credentials.ts';
 import { apiGroup, apiGroupList, apiResourceList, RESPONSE_KINDS } from './discovery.ts';
 import { HookHandler } from './hooks.ts';
 import { type ApiMetrics, routeLabel } from './metrics.ts';
+import { answerPlainHttp } from './plain-http.ts';
 import type { ServingPair } from './reload.ts';
 import {
   accessFor,
@@ -165,6 +166,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   });
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  answerPlainHttp(server, () => `https://${urlHost}:${port}`);
   opts.log?.info({ port, host }, 'HTTP API listening');
 
   const pollers: Poller[] = [];
