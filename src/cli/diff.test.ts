@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { comparable, diffLineStyle, pruneCandidates, unifiedDiff, yamlOf } from './diff.ts';
+import { comparable, diffLineStyle, leftRenderLine, pruneCandidates, unifiedDiff, yamlOf } from './diff.ts';
 
 const L = { before: 'live', after: 'render' };
 
@@ -95,4 +95,25 @@ test('diff line colours', () => {
   assert.equal(diffLineStyle('-old'), 'red');
   assert.equal(diffLineStyle('+new'), 'green');
   assert.equal(diffLineStyle(' same'), undefined);
+});
+
+test('leftRenderLine: kept by its annotation, a CRD kept without the opt-in, a CRD prune says what goes with it', () => {
+  const crd = 'apiextensions.k8s.io/CustomResourceDefinition widgets.example.com';
+  assert.deepEqual(leftRenderLine('ConfigMap ns/a', false, undefined, false), {
+    prune: true,
+    text: 'prune  ConfigMap ns/a (left the render)',
+  });
+  assert.deepEqual(leftRenderLine('ConfigMap ns/a', false, 'helm.sh/resource-policy: keep', false), {
+    prune: false,
+    text: 'keep   ConfigMap ns/a (left the render; helm.sh/resource-policy: keep)',
+  });
+  assert.equal(leftRenderLine(crd, true, undefined, false).prune, false);
+  assert.match(
+    leftRenderLine(crd, true, undefined, false).text,
+    /deleted only with syncPolicy\.pruneCRDs: true/,
+  );
+  const pruned = leftRenderLine(crd, true, undefined, true);
+  assert.equal(pruned.prune, true);
+  assert.match(pruned.text, /deletes it and every custom resource of its kind in the cluster/);
+  assert.equal(leftRenderLine(crd, true, 'helm.sh/resource-policy: keep', true).prune, false);
 });

@@ -130,6 +130,30 @@ export function pruneCandidates(
   return prune ? { pruned: gone, kept: [] } : { pruned: [], kept: gone };
 }
 
+/**
+ * What a sync does to an object that left the render (its live object read): kept by its own annotation
+ * (`keep`, the keptBy reason), kept as a CustomResourceDefinition without the opt-in, or pruned — a CRD's
+ * prune naming what goes with it (every custom resource of its kind).
+ */
+export function leftRenderLine(
+  name: string,
+  crd: boolean,
+  keep: string | undefined,
+  pruneCRDs: boolean,
+): { readonly prune: boolean; readonly text: string } {
+  if (keep !== undefined) return { prune: false, text: `keep   ${name} (left the render; ${keep})` };
+  if (crd && !pruneCRDs) {
+    return {
+      prune: false,
+      text: `keep   ${name} (left the render; a CustomResourceDefinition is deleted only with syncPolicy.pruneCRDs: true)`,
+    };
+  }
+  const why = crd
+    ? 'left the render; syncPolicy.pruneCRDs: true deletes it and every custom resource of its kind in the cluster'
+    : 'left the render';
+  return { prune: true, text: `prune  ${name} (${why})` };
+}
+
 /** Colour for a diff line on a terminal: red removals, green additions, bold headers. */
 export function diffLineStyle(line: string): 'red' | 'green' | 'bold' | undefined {
   if (line.startsWith('---') || line.startsWith('+++') || line.startsWith('@@')) return 'bold';

@@ -19,7 +19,7 @@ import type { Obj, Render } from '../../render/types.ts';
 import { readRender } from '../api.ts';
 import type { DiffFrom } from '../args.ts';
 import { type Ctx, getInventory, mustGetRelease, resolveRenderId, UserError } from '../context.ts';
-import { comparable, diffLineStyle, pruneCandidates, unifiedDiff, yamlOf } from '../diff.ts';
+import { comparable, diffLineStyle, leftRenderLine, pruneCandidates, unifiedDiff, yamlOf } from '../diff.ts';
 import { paint, shortRef } from '../format.ts';
 import { renderDir, renderReleaseSource } from '../local-render.ts';
 import { targetClient } from '../target.ts';
@@ -155,17 +155,14 @@ export async function printDiff(
       );
       continue;
     }
-    const keep = keptBy(live?.metadata.annotations);
-    if (keep !== undefined) {
-      ctx.print(`keep   ${objectName(e)} (left the render; ${keep})`);
-    } else if (isCRD(e) && release.spec.syncPolicy?.pruneCRDs !== true) {
-      ctx.print(
-        `keep   ${objectName(e)} (left the render; a CustomResourceDefinition is deleted only with syncPolicy.pruneCRDs: true)`,
-      );
-    } else {
-      prunedCount++;
-      ctx.print(paint('red', `prune  ${objectName(e)} (left the render)`, ctx.colour));
-    }
+    const line = leftRenderLine(
+      objectName(e),
+      isCRD(e),
+      keptBy(live?.metadata.annotations),
+      release.spec.syncPolicy?.pruneCRDs === true,
+    );
+    if (line.prune) prunedCount++;
+    ctx.print(line.prune ? paint('red', line.text, ctx.colour) : line.text);
   }
   for (const e of kept) ctx.print(`keep   ${objectName(e)} (left the render; syncPolicy.prune is false)`);
   ctx.print(
