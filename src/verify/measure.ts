@@ -55,6 +55,9 @@ function fill(template: string, args: ResolvedArgs, field: string): string {
   return s.text;
 }
 
+/** How long an identical query's answer is shared: half the check's interval. */
+export const sharedForMs = (intervalMs: number): number => Math.floor(intervalMs / 2);
+
 const timeoutMs = (t: string | undefined) => (t === undefined ? undefined : parseDuration(t));
 
 type Raw =
@@ -95,8 +98,11 @@ async function prometheusValue({ check, args, secrets, hidden, deps }: Measuring
   };
   const send = () => queryPrometheus(q, deps.signal);
   const key = callKey([q.address, q.query, auth ?? null, caPem ?? null]);
+  // Shared for half an interval: Releases measuring the same query in one round share one answer, and a
+  // Release's next measurement (due an interval after its last, whose time is kept to the second) never
+  // reads its own previous answer again.
   const out = await (deps.prometheusCalls
-    ? deps.prometheusCalls.run(key, check.plan.intervalMs, send)
+    ? deps.prometheusCalls.run(key, sharedForMs(check.plan.intervalMs), send)
     : send());
   return out.ok ? { ok: true, value: out.value, celValue: out.value } : out;
 }

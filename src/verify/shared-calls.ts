@@ -1,5 +1,5 @@
-// Identical Prometheus queries of many Releases (same address, query and credentials) within one
-// interval reach Prometheus once: a call in flight is joined, a finished one is reused until its time
+// Identical Prometheus queries of many Releases (same address, query and credentials) within half an
+// interval (measure.ts sharedForMs) reach Prometheus once: a call in flight is joined, a finished one is reused until its time
 // to live ends. Bounded: at most maxEntries results are kept, the oldest dropped first
 // (docs/design.md#verification).
 import { createHash } from 'node:crypto';
