@@ -100,6 +100,20 @@ const informers: Informer<KubeObject>[] = [];
 let sim: TrafficSim | undefined;
 let prom: TestPrometheus | undefined;
 let proxy: CountingProxy | undefined;
+// Interrupted (Ctrl-C): the convoy processes go too; the control plane and Prometheus have watchdogs.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    for (const c of children) c.proc.kill('SIGKILL');
+    process.exit(130);
+  });
+/** Prometheus's own count of instant queries (its /metrics), beside the proxy's. */
+async function prometheusOwnCount(url: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
+  const text = await res.text();
+  return [
+    ...text.matchAll(/^prometheus_http_requests_total\{[^}]*handler="\/api\/v1\/query"[^}]*\} (\S+)$/gm),
+  ].reduce((a, m) => a + Number(m[1]), 0);
+}
 try {
   const loadAtStart = load();
   sim = await startTrafficSim({ requestsPerSecond: 50 });
@@ -279,7 +293,7 @@ try {
       {
         spec: {
           source: {
-            inline: { manifests: configMapManifests(r, 1).replace('data:\n', 'data:\n  render: "2"\n') },
+            inline: { manifests: configMapManifests(r, 1).replace('\ndata:\n', '\ndata:\n  render: "2"\n') },
           },
           verification: verification(counting.url, `${nsOf(r)}/r${r}`),
         },
@@ -337,6 +351,7 @@ try {
           rolloutWithVerification: +(allDone.observer.cpuSeconds - idle1.observer.cpuSeconds).toFixed(2),
         },
         prometheusCalls: {
+          countedByPrometheus: await prometheusOwnCount(prom.url),
           byQuery: Object.fromEntries([...allDone.queries].filter(([q]) => SHARED.has(q))),
           perReleaseQueries: [...allDone.queries.keys()].filter((q) => !SHARED.has(q)).length,
           perReleaseCalls: [...allDone.queries]
