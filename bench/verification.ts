@@ -3,12 +3,14 @@
 // local control plane, with a real Prometheus scraping the traffic simulator behind a counting proxy.
 // (1) The Releases roll out without spec.verification; an idle window gives the baseline. (2) Each gets a
 // new render and spec.verification: two Prometheus checks whose queries are the same for every Release
-// (a fleet of one app), `--per-release-query` adds a third whose query names its Release (the unshared
-// cost). Prints: the queries per minute that reach Prometheus (by shared and per-Release query); the
-// observer's (and the controller-manager's, kube-apiserver's, Prometheus's) CPU seconds per minute and
-// RSS in the idle window and while every Release soaks, with the observer's API requests per minute; and
-// per Release the time from the end of its soak (verification.startedAt + initialDelay + soak) to its
-// rollout's Succeeded, p50/p95/max, as the bench saw it and by rollout.finishedAt; the load average beside.
+// (a fleet of one app); `--per-release-query` adds a third whose query names its Release (the unshared
+// cost). Prints: the queries per minute that reach Prometheus (shared and per-Release, and Prometheus's
+// own count); the observer's (and the controller-manager's, kube-apiserver's, Prometheus's) CPU seconds
+// per minute, RSS and API requests per minute in the idle window, while every Release soaks (when the
+// soak outlasts the spread of soak starts) and over the whole second phase; per Release the time from
+// the end of its soak (verification.startedAt + initialDelay + soak) to its rollout's Succeeded,
+// p50/p95/max, as the bench saw it, by rollout.finishedAt, and to the observer's verification Passed
+// (its part of the lag); the load average beside every window.
 // Usage: see USAGE in ./verification-args.ts (default 1,000 Releases, soak 120 s, interval 30 s).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -144,7 +146,7 @@ try {
   // The bench's view: one watch of Releases and one of inventories, times taken as events arrive.
   const firstRef = new Map<string, string>();
   const done = new Map<string, { at: number; finishedAt: string; state: string; message: string }>();
-  const soaks = new Map<string, { startedAt: string; seenAt: number }>();
+  const soaks = new Map<string, { startedAt: string; seenAt: number; passedAt?: string }>();
   const releases = new Informer<R>(new Transport(cp.kubeConfig), {
     path: `/apis/${API_VERSION}/${PLURAL_RELEASES}`,
   });
@@ -174,8 +176,13 @@ try {
     const k = `${i.metadata.namespace}/${i.metadata.name}`;
     const v = i.verification;
     // The latest start of the soak counts: the one whose end the rollout's Succeeded follows.
-    if (v !== undefined && soaks.get(k)?.startedAt !== v.startedAt)
-      soaks.set(k, { startedAt: v.startedAt, seenAt: soaks.get(k)?.seenAt ?? Date.now() });
+    if (v === undefined) return;
+    // The latest start of the soak counts: the one whose end the rollout's Succeeded follows. The
+    // observer's finishedAt of a Passed verification splits the lag into its part and the controller's.
+    const passedAt = v.phase === 'Passed' ? v.finishedAt : undefined;
+    const prior = soaks.get(k);
+    if (prior?.startedAt !== v.startedAt || prior.passedAt !== passedAt)
+      soaks.set(k, { startedAt: v.startedAt, seenAt: prior?.seenAt ?? Date.now(), passedAt });
   };
   inventories.addHandlers({ add: seeInventory, update: (_o, n) => seeInventory(n) });
   for (const i of [releases, inventories] as Informer<KubeObject>[]) {
@@ -193,6 +200,7 @@ try {
     apiserverCpu: (await proc(cpPid('kube-apiserver'))).cpuSeconds,
     prometheusCpu: (await proc(prom?.pid ?? 0)).cpuSeconds,
     queries: queries(),
+    load: load(),
   });
   type Snap = Awaited<ReturnType<typeof snap>>;
   const queriesBetween = (a: Snap, b: Snap) => {
@@ -226,7 +234,7 @@ try {
       managerCpuSecondsPerMinute: rates(a.manager, b.manager).cpuSecondsPerMinute,
       kubeApiserverCpuSecondsPerMinute: +((b.apiserverCpu - a.apiserverCpu) / min).toFixed(2),
       prometheusCpuSecondsPerMinute: +((b.prometheusCpu - a.prometheusCpu) / min).toFixed(2),
-      loadAverage: load(),
+      loadAverage: b.load,
     };
   };
   const until = async (what: string, ok: () => boolean) => {
@@ -301,6 +309,7 @@ try {
     ),
   );
   await until('every soak started', () => soaks.size === N || done.size > 0);
+  const everySoaking = done.size === 0;
   const allSoaking = await snap();
   await until('the first soak ended', () => done.size > 0);
   const firstDone = await snap();
@@ -312,6 +321,7 @@ try {
   const delayMs = args.initialDelaySeconds * 1000;
   const seen: number[] = [];
   const byFinishedAt: number[] = [];
+  const observerPassed: number[] = [];
   const notSucceeded: string[] = [];
   for (const [k, d] of done) {
     const s = soaks.get(k);
@@ -321,11 +331,13 @@ try {
     }
     seen.push(secs(soakEndLagMs(s.startedAt, delayMs, soakMs, d.at)));
     byFinishedAt.push(secs(soakEndLagMs(s.startedAt, delayMs, soakMs, Date.parse(d.finishedAt))));
+    if (s.passedAt !== undefined)
+      observerPassed.push(secs(soakEndLagMs(s.startedAt, delayMs, soakMs, Date.parse(s.passedAt))));
   }
   const soakStarts = [...soaks.values()].map((s) => Date.parse(s.startedAt));
   const span = { at: Math.min(...soakStarts) } as const;
   const allSoakingWindow =
-    firstDone.at > allSoaking.at && soaks.size === N
+    everySoaking && firstDone.at > allSoaking.at
       ? window(allSoaking, firstDone)
       : `none: the first soak ended before the last began (soak ${args.soakSeconds} s is shorter than the spread of soak starts); use a longer --soak`;
   console.log(
@@ -342,6 +354,8 @@ try {
         soakStartsSpreadSeconds: secs(Math.max(...soakStarts) - span.at),
         idleWithoutVerification: window(idle0, idle1),
         whileEverySoakRuns: allSoakingWindow,
+        // The whole second phase: the new renders' rollouts, every soak, every verdict.
+        patchToAllSucceeded: window(idle1, allDone),
         firstSoakStartToLastSucceeded: {
           prometheusQueries: queriesBetween({ ...idle1, at: span.at }, allDone),
           observerPeakRssMiB: allDone.observer.hwmMiB,
@@ -362,6 +376,8 @@ try {
           target: '≤ 1',
           seenByBench: spread(seen),
           byRolloutFinishedAt: { ...spread(byFinishedAt), note: 'finishedAt has whole seconds' },
+          // Soak end → the observer's verification Passed: the part of the lag before the controller's verdict.
+          toObserverPassed: spread(observerPassed),
         },
         notSucceeded: notSucceeded.slice(0, 10),
         notSucceededCount: notSucceeded.length,
@@ -374,13 +390,16 @@ try {
   const lag = spread(seen);
   const soaking = typeof allSoakingWindow === 'string' ? undefined : allSoakingWindow;
   const idle = window(idle0, idle1);
+  const phase2 = window(idle1, allDone);
+  const passed = spread(observerPassed);
   console.log(
     [
       `bench:verification: ${N} Releases × ${args.perReleaseQuery ? '2 shared + 1 per-Release' : '2'} Prometheus checks, soak ${args.soakSeconds} s, interval ${args.intervalSeconds} s; load average ${loadAtStart} at the start, ${load()} at the end`,
       soaking === undefined
         ? `  while every soak ran: no such window (${allSoakingWindow})`
         : `  while every soak ran (${soaking.seconds} s): ${soaking.prometheusQueries.sharedPerMinute} shared + ${soaking.prometheusQueries.perReleasePerMinute} per-Release queries/min reached Prometheus; observer ${soaking.observer.cpuSecondsPerMinute} CPU-s/min, RSS ${soaking.observer.rssMiB} MiB (idle without verification: ${idle.observer.cpuSecondsPerMinute} CPU-s/min, RSS ${idle.observer.rssMiB} MiB)`,
-      `  soak end → rollout Succeeded (target ≤ 1 s): p50 ${f(lag.p50)} s, p95 ${f(lag.p95)} s, max ${f(lag.max)} s over ${lag.n} Releases`,
+      `  from the first new render to all Succeeded (${phase2.seconds} s): ${phase2.prometheusQueries.totalPerMinute} queries/min reached Prometheus; observer ${phase2.observer.cpuSecondsPerMinute} CPU-s/min, peak RSS ${phase2.observer.peakRssMiB} MiB`,
+      `  soak end → rollout Succeeded (target ≤ 1 s): p50 ${f(lag.p50)} s, p95 ${f(lag.p95)} s, max ${f(lag.max)} s over ${lag.n} Releases (→ observer's Passed: p50 ${f(passed.p50)} s, p95 ${f(passed.p95)} s, max ${f(passed.max)} s)`,
     ].join('\n'),
   );
 } catch (err) {
