@@ -14,11 +14,17 @@ interface InventoryLike {
   readonly verification?: Pick<VerificationStatus, 'renderRef' | 'startedAt' | 'phase'>;
 }
 
-/** The verification's render, soak start or phase changed: a verdict of R may have changed. */
+/**
+ * The verification reached a phase verdict(R) reads differently (docs/design.md#verification): Passed,
+ * Failed or Inconclusive, or Running again after Inconclusive. A soak that starts (Running) changes no
+ * verdict, so it wakes nothing: at 1,000 Releases that was one reconcile, status write and Event each.
+ */
 function verificationChanged(oldInv: InventoryLike | undefined, newInv: InventoryLike | undefined): boolean {
   const o = oldInv?.verification;
   const n = newInv?.verification;
-  return o?.renderRef !== n?.renderRef || o?.startedAt !== n?.startedAt || o?.phase !== n?.phase;
+  if (n === undefined || n.phase === 'Running')
+    return o?.phase === 'Inconclusive' && o.renderRef === n?.renderRef;
+  return o?.renderRef !== n.renderRef || o.startedAt !== n.startedAt || o.phase !== n.phase;
 }
 
 /**

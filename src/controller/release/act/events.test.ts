@@ -158,11 +158,9 @@ const verified = (status: Condition['status'], reason: string, message: string):
   lastTransitionTime: '2030-01-01T00:00:00Z',
 });
 
-it('a Verified turn is an Event; a new message within the same phase is not', () => {
+it('a Verified outcome is an Event; waiting, measuring and a new message are not', () => {
   const verifying = verified('Unknown', 'Verifying', 'verifying: 1 of 2 measurements');
-  assert.deepEqual(eventsFor([], [verifying], []), [
-    { type: 'Normal', reason: 'Verifying', message: 'verifying: 1 of 2 measurements' },
-  ]);
+  assert.deepEqual(eventsFor([], [verifying], []), [], 'waiting and measuring record nothing');
   assert.deepEqual(
     eventsFor([verifying], [{ ...verifying, message: 'verifying: 2 of 2 measurements' }], []),
     [],
@@ -170,5 +168,8 @@ it('a Verified turn is an Event; a new message within the same phase is not', ()
   const held = verified('False', 'VerificationInconclusive', 'prometheus unreachable');
   assert.deepEqual(eventsFor([verifying], [held], []), [
     { type: 'Warning', reason: 'VerificationInconclusive', message: 'prometheus unreachable' },
+  ]);
+  assert.deepEqual(eventsFor([held], [verified('True', 'Passed', 'passed')], []), [
+    { type: 'Normal', reason: 'Passed', message: 'passed' },
   ]);
 });

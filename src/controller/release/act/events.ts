@@ -114,10 +114,15 @@ export function eventsFor(
       message: after.message,
     });
   }
-  // The verification's phase (docs/design.md#verification): an Event when it changes, not per measurement.
+  // The verification's outcome (docs/design.md#verification): an Event when it passes, fails or holds for
+  // a person — not for each measurement, nor for the waiting and measuring in between.
   const vBefore = prior?.find((c) => c.type === 'Verified');
   const vAfter = next?.find((c) => c.type === 'Verified');
-  if (vAfter !== undefined && (vBefore?.status !== vAfter.status || vBefore.reason !== vAfter.reason)) {
+  if (
+    vAfter !== undefined &&
+    vAfter.status !== 'Unknown' &&
+    (vBefore?.status !== vAfter.status || vBefore.reason !== vAfter.reason)
+  ) {
     out.push({
       type: vAfter.status === 'False' ? 'Warning' : 'Normal',
       reason: vAfter.reason,

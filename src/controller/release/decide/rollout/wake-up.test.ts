@@ -162,3 +162,22 @@ describe('healthChanged (inventory.HealthChanged)', () => {
     });
   }
 });
+
+describe('healthChanged: the verification wakes only where verdict(R) reads it differently', () => {
+  const v = (phase: 'Running' | 'Passed' | 'Failed' | 'Inconclusive', renderRef = R2) => ({
+    verification: { renderRef, startedAt: formatTime(T0), phase },
+  });
+  const rows: [string, ReturnType<typeof v> | object, ReturnType<typeof v> | object, boolean][] = [
+    ['a soak starts (Running): no verdict changes', {}, v('Running'), false],
+    ['measurements only (same phase)', v('Running'), v('Running'), false],
+    ['Passed', v('Running'), v('Passed'), true],
+    ['Failed', v('Running'), v('Failed'), true],
+    ['Inconclusive: the hold is read', v('Running'), v('Inconclusive'), true],
+    ['Running again after Inconclusive: the hold ends', v('Inconclusive'), v('Running'), true],
+    ['a new render starts its soak after the old one passed', v('Passed', R1), v('Running'), false],
+    ['a new render fails at once', v('Passed', R1), v('Failed'), true],
+  ];
+  for (const [name, before, after, want] of rows) {
+    test(name, () => assert.equal(healthChanged(before, after), want));
+  }
+});
