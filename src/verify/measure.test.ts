@@ -72,6 +72,19 @@ test('measure: a Prometheus check, judged, with one query per interval shared', 
   );
   assert.equal(server.seen.length, 1);
   assert.equal((await measure(check, secrets)).phase, 'Successful', 'without the shared calls it is sent');
+  // At a 1 s interval the next measurement may come a whole-second rounding early: nothing is reused.
+  const [everySecond] = resolve({
+    soak: '1m',
+    interval: '1s',
+    checks: [{ ...check.spec }],
+    args: check.args.slice(),
+  });
+  assert.ok(everySecond);
+  const before = server.seen.length;
+  const fresh = { ...deps, prometheusCalls: new SharedCalls<QueryOutcome>() };
+  await measure(everySecond, secrets, fresh);
+  await measure(everySecond, secrets, fresh);
+  assert.equal(server.seen.length, before + 2, 'each measurement at a 1 s interval asks Prometheus');
   const missing = await measure(check, () => undefined);
   assert.deepEqual([missing.phase, missing.message], ['Error', 'arg key: Secret tok has no key value']);
 });
