@@ -16,6 +16,7 @@ import { createServer as createTcpServer, type Socket } from 'node:net';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
 import type { VerificationStatus } from '../../src/api/index.ts';
+import type { VerificationCheck } from '../../src/api/schema/verification.ts';
 import type { Release } from '../../src/api/types.ts';
 import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
@@ -23,14 +24,14 @@ import { errorMessage } from '../../src/lib/errors.ts';
 import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
 import { startPrometheus, type TestPrometheus } from '../../src/testenv/prometheus.ts';
 import { startTrafficSim, type TrafficSim } from '../../src/testenv/traffic-sim.ts';
-import { getInventory, getRelease } from '../support/release.ts';
+import { condition, getInventory, getRelease } from '../support/release.ts';
 import {
-  deployment,
   events,
   gitRelease,
   liveConfigMap,
   liveTag,
   reached,
+  trafficApp,
   waitForRollout,
 } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
@@ -125,18 +126,6 @@ function close(server: Server | ReturnType<typeof createTcpServer>): Promise<voi
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-/** One commit: Deployment web (always Ready) and ConfigMap traffic, whose errorRate the render sets. */
-function app(tag: string, errorRate: string): Record<string, string> {
-  return {
-    'app/web.yaml': deployment('web', tag, 'healthy'),
-    'app/traffic.yaml': `apiVersion: v1
-kind: ConfigMap
-metadata: {name: traffic}
-data: {errorRate: "${errorRate}", latencyMs: "20"}
-`,
-  };
-}
-
 function release(ns: string, repo: Fixture, verification: Release['spec']['verification']): Release {
   return gitRelease(ns, 'app', repo, {
     // Long: a soak is never cut short by the deadline, and nothing here should reach it.
@@ -145,7 +134,7 @@ function release(ns: string, repo: Fixture, verification: Release['spec']['verif
   });
 }
 
-const verified = (r: Release | undefined) => r?.status?.conditions?.find((c) => c.type === 'Verified');
+const verified = (r: Release | undefined) => condition(r, 'Verified');
 
 /** waitForRollout on ns/app; a timeout's message carries the status and both processes' logs. */
 const rolloutOf = (ns: string, what: string, ok: Parameters<typeof waitForRollout>[4]) =>
@@ -200,6 +189,23 @@ async function stillHeld(ns: string, revision: string, tag: string): Promise<voi
   assert.equal(await liveTag(env.client, ns, 'web'), tag);
 }
 
+/** Rolls v1 out with `check` (soak 5s, interval 1s); resolves once its verification holds it, inconclusive. */
+async function heldInconclusive(
+  ns: string,
+  repo: Fixture,
+  check: VerificationCheck,
+): Promise<{ readonly sha: string; readonly held: Stood }> {
+  const sha = await repo.commit(trafficApp('v1', '0'));
+  await env.client.create(release(ns, repo, { soak: '5s', interval: '1s', checks: [check] }));
+  const held = await until(
+    ns,
+    'Verified=False VerificationInconclusive',
+    ({ release: r }) =>
+      r?.status?.rollout?.revision === sha && verified(r)?.reason === 'VerificationInconclusive',
+  );
+  return { sha, held };
+}
+
 test('a web check passes its soak; a render that makes it answer a failing value is rolled back', async () => {
   const ns = 'vc-web';
   const repo = await scenario(ns);
@@ -211,7 +217,7 @@ test('a web check passes its soak; a render that makes it answer a failing value
   const web = await jsonServer(() => ({ data: { errorRate: sim.settings().errorRate } }));
   const url = `${web.url}/health`;
 
-  const sha1 = await repo.commit(app('v1', '0'));
+  const sha1 = await repo.commit(trafficApp('v1', '0'));
   await env.client.create(
     release(ns, repo, {
       soak: '8s',
@@ -238,7 +244,7 @@ test('a web check passes its soak; a render that makes it answer a failing value
   assert.ok(web.requests() >= 2, `the web check called the server: ${web.requests()}`);
 
   // R2: Ready as ever, but its ConfigMap makes the server answer 0.3.
-  const sha2 = await repo.commit(app('v2', '0.3'));
+  const sha2 = await repo.commit(trafficApp('v2', '0.3'));
   const rb = await rolloutOf(
     ns,
     'RolledBack(R2) by the web check',
@@ -299,7 +305,7 @@ test('an AnalysisTemplate from the argo-rollouts docs passes; one with a datadog
     },
   );
 
-  const sha1 = await repo.commit(app('v1', '0'));
+  const sha1 = await repo.commit(trafficApp('v1', '0'));
   await env.client.create(
     release(ns, repo, {
       soak: '5s',
@@ -322,7 +328,7 @@ test('an AnalysisTemplate from the argo-rollouts docs passes; one with a datadog
   const dns = 'vc-datadog';
   const drepo = await scenario(dns);
   await createYaml(dns, await argoDocTemplate('datadog-error-rate.yaml'));
-  const dsha = await drepo.commit(app('v1', '0'));
+  const dsha = await drepo.commit(trafficApp('v1', '0'));
   await env.client.create(
     release(dns, drepo, {
       soak: '5s',
@@ -373,28 +379,16 @@ test('a bearer token Secret in another namespace is not read: held, naming the S
     stringData: { token },
   } as never);
 
-  const sha1 = await repo.commit(app('v1', '0'));
-  await env.client.create(
-    release(ns, repo, {
-      soak: '5s',
-      interval: '1s',
-      checks: [
-        {
-          name: 'error-rate',
-          prometheus: {
-            address: prom.url,
-            query: 'sum(rate(http_requests_total{code="500"}[4s]))',
-            timeout: '3s',
-            bearerTokenSecretRef: { name: 'prom-token', key: 'token' },
-          },
-          successCondition: 'result[0] <= 0.05',
-          inconclusiveLimit: 1,
-        },
-      ],
-    }),
-  );
-  const held = await until(ns, 'Verified=False VerificationInconclusive', ({ release: r }) => {
-    return r?.status?.rollout?.revision === sha1 && verified(r)?.reason === 'VerificationInconclusive';
+  const { sha: sha1, held } = await heldInconclusive(ns, repo, {
+    name: 'error-rate',
+    prometheus: {
+      address: prom.url,
+      query: 'sum(rate(http_requests_total{code="500"}[4s]))',
+      timeout: '3s',
+      bearerTokenSecretRef: { name: 'prom-token', key: 'token' },
+    },
+    successCondition: 'result[0] <= 0.05',
+    inconclusiveLimit: 1,
   });
   const m = verified(held.release)?.message ?? '';
   assert.match(m, /error-rate/, m);
@@ -436,24 +430,12 @@ test('a Prometheus that accepts and never answers: each measurement an Error at 
     await close(hanging);
   });
 
-  const sha1 = await repo.commit(app('v1', '0'));
-  await env.client.create(
-    release(ns, repo, {
-      soak: '5s',
-      interval: '1s',
-      checks: [
-        {
-          name: 'error-rate',
-          prometheus: { address, query: 'sum(rate(http_requests_total[4s]))', timeout: '2s' },
-          successCondition: 'result[0] >= 0',
-          failureLimit: 0,
-          inconclusiveLimit: 2,
-        },
-      ],
-    }),
-  );
-  const held = await until(ns, 'Verified=False VerificationInconclusive', ({ release: r }) => {
-    return r?.status?.rollout?.revision === sha1 && verified(r)?.reason === 'VerificationInconclusive';
+  const { sha: sha1, held } = await heldInconclusive(ns, repo, {
+    name: 'error-rate',
+    prometheus: { address, query: 'sum(rate(http_requests_total[4s]))', timeout: '2s' },
+    successCondition: 'result[0] >= 0',
+    failureLimit: 0,
+    inconclusiveLimit: 2,
   });
   const check = held.verification?.checks?.find((c) => c.name === 'error-rate');
   const ms = check?.measurements ?? [];
@@ -481,7 +463,7 @@ test('the observer killed mid-soak: Pending past the soak, no rollback; back, th
   const web = await jsonServer(() => ({ data: { errorRate: 0 } }));
   const soakMs = 10_000;
 
-  const sha1 = await repo.commit(app('v1', '0'));
+  const sha1 = await repo.commit(trafficApp('v1', '0'));
   await env.client.create(
     release(ns, repo, {
       soak: `${soakMs / 1000}s`,
