@@ -72,6 +72,34 @@ test('checkPhase: failures first, then inconclusive, then soak and count', () =>
     ['soak over, count not reached', { ...plan, count: 10 }, counts(9, 0, 0), T0 + 600_000, 'Running'],
     ['soak over, count reached', { ...plan, count: 10 }, counts(10, 0, 0), T0 + 600_000, 'Passed'],
     ['count reached, soak not over', { ...plan, count: 1 }, counts(1, 0, 0), T0 + 1000, 'Running'],
+    [
+      'soak over, only errors within the limit: nothing was measured',
+      { ...plan, inconclusiveLimit: 2 },
+      tail(counts(0, 0, 2), 'Error', 'Error'),
+      T0 + 120_000,
+      'Running',
+    ],
+    [
+      'soak over, the newest an error within the limit: waits for a conclusive one',
+      plan,
+      tail(counts(3, 0, 1), 'Successful', 'Error'),
+      T0 + 120_000,
+      'Running',
+    ],
+    [
+      'soak over, a conclusive one after errors',
+      { ...plan, inconclusiveLimit: 2 },
+      tail(counts(1, 0, 2), 'Error', 'Error', 'Successful'),
+      T0 + 120_000,
+      'Passed',
+    ],
+    [
+      'count counts conclusive measurements only',
+      { ...plan, count: 10 },
+      counts(9, 0, 1),
+      T0 + 600_000,
+      'Running',
+    ],
   ];
   for (const [what, p, status, now, want] of cases)
     assert.equal(checkPhase(p, status, soak, now), want, what);

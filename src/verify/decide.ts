@@ -64,8 +64,6 @@ export function newCheckStatus(plan: CheckPlan): CheckStatus {
   };
 }
 
-const measuredCount = (s: CheckStatus) => s.successful + s.failed + s.inconclusive;
-
 /** Passed and Failed end a check; an Inconclusive one keeps measuring, and a conclusive result resumes it. */
 const isFinal = (p: VerificationPhase) => p === 'Passed' || p === 'Failed';
 
@@ -83,7 +81,10 @@ function trailingInconclusive(status: CheckStatus): number {
 
 /**
  * The check's phase: failures past failureLimit first, then inconclusive measurements in a row past
- * inconclusiveLimit, then the soak and count.
+ * inconclusiveLimit, then the soak and count. Only conclusive measurements count towards Passed, and the
+ * newest must be one: a provider that was down for the whole of a short soak, its errors within
+ * inconclusiveLimit, has measured nothing, so the check keeps measuring until a conclusive answer or
+ * the limit decides.
  */
 export function checkPhase(
   plan: CheckPlan,
@@ -96,7 +97,10 @@ export function checkPhase(
   if (trailingInconclusive(status) > Math.min(plan.inconclusiveLimit, MEASUREMENTS_KEPT - 1))
     return 'Inconclusive';
   const soaked = nowMs >= soak.startedAtMs + soak.soakMs;
-  return soaked && measuredCount(status) >= (plan.count ?? 1) ? 'Passed' : 'Running';
+  const conclusive = status.successful + status.failed;
+  return soaked && conclusive >= (plan.count ?? 1) && trailingInconclusive(status) === 0
+    ? 'Passed'
+    : 'Running';
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { VerificationSpec } from '../api/schema/verification.ts';
-import { jobMeasured, measure, type SecretLookup, sharedForMs } from './measure.ts';
+import { jobMeasured, measure, type SecretLookup } from './measure.ts';
 import type { QueryOutcome } from './prometheus.ts';
 import { type ResolvedCheck, resolveChecks } from './resolve.ts';
 import { SharedCalls } from './shared-calls.ts';
@@ -72,14 +72,19 @@ test('measure: a Prometheus check, judged, with one query per interval shared', 
   );
   assert.equal(server.seen.length, 1);
   assert.equal((await measure(check, secrets)).phase, 'Successful', 'without the shared calls it is sent');
-  // The next round (an interval later, its due time kept to the second) asks again: half an interval.
-  let clock = 0;
-  const round = new SharedCalls<QueryOutcome>({ now: () => clock });
-  await measure(check, secrets, { prometheusCalls: round });
-  clock = check.plan.intervalMs - 1000;
-  await measure(check, secrets, { prometheusCalls: round });
-  assert.equal(server.seen.length, 4, 'the next round is not served the previous answer');
-  assert.equal(sharedForMs(30_000), 15_000);
+  // At a 1 s interval the next measurement may come a whole-second rounding early: nothing is reused.
+  const [everySecond] = resolve({
+    soak: '1m',
+    interval: '1s',
+    checks: [{ ...check.spec }],
+    args: check.args.slice(),
+  });
+  assert.ok(everySecond);
+  const before = server.seen.length;
+  const fresh = { ...deps, prometheusCalls: new SharedCalls<QueryOutcome>() };
+  await measure(everySecond, secrets, fresh);
+  await measure(everySecond, secrets, fresh);
+  assert.equal(server.seen.length, before + 2, 'each measurement at a 1 s interval asks Prometheus');
   const missing = await measure(check, () => undefined);
   assert.deepEqual([missing.phase, missing.message], ['Error', 'arg key: Secret tok has no key value']);
 });

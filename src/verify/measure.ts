@@ -55,10 +55,14 @@ function fill(template: string, args: ResolvedArgs, field: string): string {
   return s.text;
 }
 
-/** How long an identical query's answer is shared: half the check's interval. */
-export const sharedForMs = (intervalMs: number): number => Math.floor(intervalMs / 2);
-
 const timeoutMs = (t: string | undefined) => (t === undefined ? undefined : parseDuration(t));
+
+/**
+ * How long other Releases may reuse a query's answer: its interval less a second. A check's next
+ * measurement is due an interval after the last one's time, and status times are whole seconds, so it can
+ * come up to a second early; it must never be handed the answer its last measurement already counted.
+ */
+const sharedAnswerMs = (intervalMs: number) => Math.max(0, intervalMs - 1000);
 
 type Raw =
   | { readonly ok: true; readonly value: unknown; readonly celValue: unknown }
@@ -98,11 +102,8 @@ async function prometheusValue({ check, args, secrets, hidden, deps }: Measuring
   };
   const send = () => queryPrometheus(q, deps.signal);
   const key = callKey([q.address, q.query, auth ?? null, caPem ?? null]);
-  // Shared for half an interval: Releases measuring the same query in one round share one answer, and a
-  // Release's next measurement (due an interval after its last, whose time is kept to the second) never
-  // reads its own previous answer again.
   const out = await (deps.prometheusCalls
-    ? deps.prometheusCalls.run(key, sharedForMs(check.plan.intervalMs), send)
+    ? deps.prometheusCalls.run(key, sharedAnswerMs(check.plan.intervalMs), send)
     : send());
   return out.ok ? { ok: true, value: out.value, celValue: out.value } : out;
 }

@@ -16,6 +16,18 @@ test('SharedCalls: a call in flight is joined, a result reused until its time to
   assert.equal(await calls.run('k', 1000, call), 3, 'sent again once the interval passed');
 });
 
+test('SharedCalls: a slow answer is reused for its time to live from the send, not from the answer', async () => {
+  let now = 0;
+  const calls = new SharedCalls<number>({ now: () => now });
+  let sent = 0;
+  const slow = async () => {
+    now += 2500; // the answer comes 2.5 s after the send
+    return ++sent;
+  };
+  assert.equal(await calls.run('k', 1000, slow), 1);
+  assert.equal(await calls.run('k', 1000, slow), 2, 'sent at 0 with 1 s to live: gone at 2.5 s');
+});
+
 test('SharedCalls: failures are not kept, and the entries are bounded', async () => {
   const calls = new SharedCalls<number>({ maxEntries: 3, now: () => 0 });
   await assert.rejects(

@@ -1,7 +1,7 @@
-// Identical Prometheus queries of many Releases (same address, query and credentials) within half an
-// interval (measure.ts sharedForMs) reach Prometheus once: a call in flight is joined, a finished one is reused until its time
-// to live ends. Bounded: at most maxEntries results are kept, the oldest dropped first
-// (docs/design.md#verification).
+// Identical Prometheus queries of many Releases (same address, query and credentials) within one
+// interval reach Prometheus once: a call in flight is joined, a finished one is reused until its time
+// to live, counted from when it was sent, ends. Bounded: at most maxEntries results are kept, the oldest
+// dropped first (docs/design.md#verification).
 import { createHash } from 'node:crypto';
 
 export interface SharedCallsOptions {
@@ -31,7 +31,11 @@ export class SharedCalls<T> {
     return this.#done.size + this.#inFlight.size;
   }
 
-  /** `call()`'s result, shared with every caller of the same key within `ttlMs` of its end. */
+  /**
+   * `call()`'s result, shared with every caller of the same key within `ttlMs` of when it was sent. From
+   * the send, not the answer: a slow answer must not live on into the next interval of the caller that
+   * sent it, or one answer would count as two of its measurements.
+   */
   run(key: string, ttlMs: number, call: () => Promise<T>): Promise<T> {
     const now = this.#now();
     const kept = this.#done.get(key);
@@ -44,7 +48,7 @@ export class SharedCalls<T> {
     const p = call().then(
       (value) => {
         this.#inFlight.delete(key);
-        this.#keep(key, value, this.#now() + ttlMs);
+        this.#keep(key, value, now + ttlMs);
         return value;
       },
       (err: unknown) => {

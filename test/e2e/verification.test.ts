@@ -15,11 +15,11 @@ import { startPrometheus, type TestPrometheus } from '../../src/testenv/promethe
 import { startTrafficSim, type TrafficSim } from '../../src/testenv/traffic-sim.ts';
 import { getInventory, getRelease } from '../support/release.ts';
 import {
-  deployment,
   gitRelease,
   liveConfigMap,
   liveTag,
   reached,
+  trafficApp,
   waitForRollout,
 } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
@@ -55,18 +55,6 @@ after(async () => {
   await repo?.cleanup();
 });
 
-/** One commit of the app: Deployment web (always Ready) and the ConfigMap that sets the error rate. */
-function app(tag: string, errorRate: string): Record<string, string> {
-  return {
-    'app/web.yaml': deployment('web', tag, 'healthy'),
-    'app/traffic.yaml': `apiVersion: v1
-kind: ConfigMap
-metadata: {name: traffic}
-data: {errorRate: "${errorRate}", latencyMs: "20"}
-`,
-  };
-}
-
 function release(name: string): Release {
   return gitRelease(NS, name, repo, {
     failurePolicy: { deadline: '5m', rollback: 'OnFailure' },
@@ -97,7 +85,7 @@ const rolloutOf = (what: string, ok: Parameters<typeof waitForRollout>[4], timeo
 const verified = (r: Release | undefined) => r?.status?.conditions?.find((c) => c.type === 'Verified');
 
 test('a healthy render passes its soak; a render whose error rate climbs is rolled back whole', async () => {
-  const sha1 = await repo.commit(app('v1', '0'));
+  const sha1 = await repo.commit(trafficApp('v1', '0'));
   await env.client.create(release('app'));
   const r1 = await rolloutOf('Succeeded(R1) after its soak', reached('Succeeded', sha1));
   const R1 = r1.status?.rollout?.renderRef;
@@ -115,7 +103,7 @@ test('a healthy render passes its soak; a render whose error rate climbs is roll
   );
 
   // R2: every Pod Ready, but its ConfigMap makes 30 % of requests fail.
-  const sha2 = await repo.commit(app('v2', '0.3'));
+  const sha2 = await repo.commit(trafficApp('v2', '0.3'));
   const rb = await rolloutOf(
     'RolledBack(R2) by the metric',
     (r) => r.state === 'RolledBack' && r.revision === sha2,
@@ -142,7 +130,7 @@ test('a healthy render passes its soak; a render whose error rate climbs is roll
 });
 
 test('Prometheus down mid-soak holds the rollout as inconclusive, never rolls back, and resumes', async () => {
-  const sha3 = await repo.commit(app('v3', '0'));
+  const sha3 = await repo.commit(trafficApp('v3', '0'));
   await waitFor(
     'R3 soaking with a good measurement',
     async () => {

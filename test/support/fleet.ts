@@ -114,12 +114,16 @@ export async function addFleetCluster(
   );
 }
 
-/** The ReleaseSet `web` at `version`, with fleetRollback (and `strategy`'s other fields). */
+/**
+ * The ReleaseSet `web` at `version`, with fleetRollback (and `strategy`'s other fields); `more` adds to
+ * its template's spec (spec.verification).
+ */
 export async function applyFleetSet(
   client: KubeClient,
   ns: string,
   version: string,
   strategy: { readonly maxParallel?: number; readonly soak?: string } = {},
+  more: Partial<Release['spec']> = {},
 ): Promise<void> {
   const set: ReleaseSet = {
     apiVersion: API_VERSION,
@@ -134,6 +138,7 @@ export async function applyFleetSet(
           healthAssessment: { deadline: '5s', localRuleSetSelector: { matchLabels: { rules: 'fleet' } } },
           failurePolicy: { deadline: '20s' },
           syncPolicy: { interval: '10s' },
+          ...more,
         },
       },
       inputs: { substituteFromLabels: { BAD: 'bad', NS: 'ns' } },
@@ -222,7 +227,10 @@ export function fleetFixture(
     addCluster: (name: string, withSecret = true) =>
       addFleetCluster(sys.client, ns, member(name), withSecret),
     addSecret: (name: string) => addKubeconfigSecret(sys.client, ns, member(name)),
-    applySet: (version: string, strategy?: Parameters<typeof applyFleetSet>[3]) =>
-      applyFleetSet(sys.client, ns, version, strategy),
+    applySet: (
+      version: string,
+      strategy?: Parameters<typeof applyFleetSet>[3],
+      more?: Parameters<typeof applyFleetSet>[4],
+    ) => applyFleetSet(sys.client, ns, version, strategy, more),
   };
 }

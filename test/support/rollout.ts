@@ -59,6 +59,21 @@ export function webAndCfg(n: number, pods: PodBehaviour, waved = false): Record<
   };
 }
 
+/**
+ * The verification tests' app at `tag`: Deployment `web` (always Ready) and ConfigMap `traffic`, whose
+ * `errorRate` the traffic simulator reads (src/testenv/traffic-sim.ts), as the files of one commit.
+ */
+export function trafficApp(tag: string, errorRate: string): Record<string, string> {
+  return {
+    'app/web.yaml': deployment('web', tag, 'healthy'),
+    'app/traffic.yaml': `apiVersion: v1
+kind: ConfigMap
+metadata: {name: traffic}
+data: {errorRate: "${errorRate}", latencyMs: "20"}
+`,
+  };
+}
+
 /** The repository's app/ on branch main, synced every second, assessed by the default rules. */
 export function gitRelease(
   ns: string,
