@@ -20,6 +20,8 @@ export const EXAMPLE_APP = 'guestbook';
 export const EXAMPLE_MANIFESTS = 'manifests';
 /** The change that breaks the example: the Deployment's pods never become Ready. */
 export const BROKEN_PATCH = 'broken.patch';
+/** The example's ConfigMap that sets the traffic simulator's error rate and latency (traffic-sim.ts). */
+export const TRAFFIC_CONFIGMAP = 'traffic';
 
 export interface ExampleReleaseOptions {
   readonly name: string;

@@ -1,8 +1,8 @@
 // `convoy dev`, the first thing a new user runs: a local control plane with simulated nodes, convoy's
-// CRDs and default rules, controller-manager and observer as child processes, and an example app rolled
-// out from a local git repository, shown live; then what to try next. It runs until Ctrl-C, SIGTERM,
-// SIGHUP or its output closing (dev-stop.ts) and then stops every process it started and removes every
-// directory it made.
+// CRDs and default rules, controller-manager and observer as child processes, a test Prometheus scraping a
+// traffic simulator (dev-metrics.ts), and an example app rolled out from a local git repository, shown
+// live; then what to try next. It runs until Ctrl-C, SIGTERM, SIGHUP or its output closing (dev-stop.ts)
+// and then stops every process it started and removes every directory it made.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,9 +25,11 @@ import {
   git,
   initExampleRepo,
   TOOL_EXAMPLES,
+  TRAFFIC_CONFIGMAP,
   toolExampleRelease,
 } from './dev-example.ts';
 import { installConvoy } from './dev-install.ts';
+import { type DevMetrics, startDevMetrics } from './dev-metrics.ts';
 import { type ConvoyProcess, startConvoyProcess } from './dev-processes.ts';
 import { watchStop } from './dev-stop.ts';
 import { outcome, progress, progressLine } from './watch-view.ts';
@@ -110,6 +112,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
   let dir: string | undefined;
   const procs: ConvoyProcess[] = [];
   let ui: { readonly url: string; close(): Promise<void> } | undefined;
+  let metrics: DevMetrics | undefined;
   try {
     say(`convoy dev: starting a local control plane with ${opts.nodes} simulated nodes …`);
     const bin = await ensureBinaries({ log: say });
@@ -126,8 +129,25 @@ export async function runDev(opts: DevOptions): Promise<void> {
     if (stop.signal.aborted) return;
 
     const admin = new KubeClient(cp.kubeConfig);
-    await installConvoy(admin, LEASE_NAMESPACE);
+    // Prometheus starts (1-2 s) while the CRDs are installed; both are waited for, so a failure of one
+    // never leaves the other running unseen.
+    const [installed, started] = await Promise.allSettled([
+      installConvoy(admin, LEASE_NAMESPACE),
+      startDevMetrics({
+        client: admin,
+        namespace: EXAMPLE_APP,
+        log: (line) => say(`convoy dev: ${line}`),
+      }),
+    ]);
+    if (started.status === 'fulfilled') metrics = started.value;
+    if (installed.status === 'rejected') throw installed.reason;
+    if (started.status === 'rejected') throw started.reason;
     say('convoy dev: installed the CRDs (deploy/crds) and the default health rules');
+    const { prometheus, sim } = started.value;
+    say(
+      `convoy dev: started Prometheus at ${prometheus.url} (pid ${prometheus.pid}), scraping a traffic simulator at ${sim.url}/metrics whose error rate ConfigMap ${EXAMPLE_APP}/${TRAFFIC_CONFIGMAP} sets`,
+    );
+    if (stop.signal.aborted) return;
     const logs = join(dir, 'logs');
     await mkdir(logs);
     const common = [
@@ -204,6 +224,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
       `  export KUBECONFIG=${cp.kubeconfigPath}`,
       `  alias kubectl=${kubectl}   # a kubectl of the same version, built with the control plane`,
       ...(opts.example === false ? [] : [`  export REPO=${repo}   # the example's git repository`]),
+      `  export PROMETHEUS=${prometheus.url}   # the test Prometheus, scraping the traffic simulator`,
       ...(cp.registry
         ? [
             `  export REGISTRY=oci://${cp.registry.host}   # an OCI registry on plain HTTP: helm push --plain-http, convoy push --insecure, source.oci.insecure: true`,
@@ -294,6 +315,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
     say(`\nconvoy dev: stopping${why === undefined ? '' : ` (${why})`} …`);
     await ui?.close();
     for (const p of [...procs].reverse()) await p.stop();
+    await metrics?.stop();
     await cp?.stop();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     stop.dispose();

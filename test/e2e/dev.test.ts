@@ -150,8 +150,9 @@ describe('convoy dev', () => {
     const devDir = printed(out, /^convoy dev: dev dir (\S+)$/m, 'dev dir');
     const cpDir = printed(out, /^convoy dev: control plane up in (\S+)$/m, 'control plane dir');
     const started = pids();
-    // etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the watchdog, and convoy's two.
-    assert.ok(started.length >= 7, `pids reported: ${started.join(', ')}\n${out}`);
+    // etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the watchdog, Prometheus and
+    // convoy's two.
+    assert.ok(started.length >= 8, `pids reported: ${started.join(', ')}\n${out}`);
     for (const pid of started) assert.ok(isAlive(pid), `pid ${pid} runs before Ctrl-C`);
     assert.ok(existsSync(devDir) && existsSync(cpDir));
 
