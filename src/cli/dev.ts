@@ -20,7 +20,10 @@ import type { ProcessName } from './bundled.ts';
 import {
   BROKEN_PATCH,
   breakCommand,
+  ERROR_RATE_PATCH,
   EXAMPLE_APP,
+  EXAMPLE_SOAK,
+  errorRateCommand,
   exampleRelease,
   git,
   initExampleRepo,
@@ -260,7 +263,13 @@ export async function runDev(opts: DevOptions): Promise<void> {
       `convoy dev: example repository ${repo} (branch main, commit ${commit}), from examples/${EXAMPLE_APP}/`,
     );
     await admin.create(
-      exampleRelease({ name: EXAMPLE_APP, namespace: RELEASE_NAMESPACE, url, targetNamespace: EXAMPLE_APP }),
+      exampleRelease({
+        name: EXAMPLE_APP,
+        namespace: RELEASE_NAMESPACE,
+        url,
+        targetNamespace: EXAMPLE_APP,
+        prometheus: prometheus.url,
+      }),
     );
     const toolReleases: string[] = [];
     for (const app of TOOL_EXAMPLES) {
@@ -290,6 +299,13 @@ export async function runDev(opts: DevOptions): Promise<void> {
           `  npm run convoy -- watch ${EXAMPLE_APP}          # once REVISION shows it: exits 1 on RolledBack`,
           `(${BROKEN_PATCH} is in the repository; this terminal keeps showing the rollout too.)`,
           `Then fix it: git -C ${repo} revert --no-edit HEAD`,
+          '',
+          `Once it is Succeeded again (after its ${EXAMPLE_SOAK} verification soak), keep every pod Ready but`,
+          `raise the error rate the ConfigMap ${TRAFFIC_CONFIGMAP} sets to 30 %, and watch the metric roll it back`,
+          'within the soak, reason VerificationFailed:',
+          `  ${errorRateCommand(repo)}`,
+          `  npm run convoy -- status ${EXAMPLE_APP}          # its Verification section: the check's last value`,
+          `(${ERROR_RATE_PATCH} is in the repository; the web UI's Release page draws the check's measurements.)`,
           '',
           'Two more Releases render their examples with the real tools (docs/helm.md, docs/kustomize.md):',
           ...toolReleases,
