@@ -339,6 +339,13 @@ export async function runDev(opts: DevOptions): Promise<void> {
   }
 }
 
+/** While a rollout's checks measure it, its line says so: the soak can take a while and changes no count. */
+function soakNote(release: Release): string {
+  if (release.status?.rollout?.state !== 'Progressing') return '';
+  const verified = release.status.conditions?.find((c) => c.type === 'Verified');
+  return verified?.reason === 'Verifying' ? ` · Verifying (soak ${release.spec.verification?.soak})` : '';
+}
+
 /**
  * Polls the example Release and its inventory until `signal` aborts: a line whenever the rollout's
  * progress changes, and `onDone` once per render whose rollout ends (Succeeded, Failed, RolledBack).
@@ -364,7 +371,7 @@ async function follow(
         const inventory = (
           await readInventoryParts(client, { namespace: RELEASE_NAMESPACE, name: EXAMPLE_APP })
         )?.inventory;
-        const line = progressLine(progress(release, inventory), false);
+        const line = progressLine(progress(release, inventory), false) + soakNote(release);
         if (line !== lastLine) say(`  ${new Date().toISOString().slice(11, 19)} ${line}`);
         lastLine = line;
         const o = outcome(release);

@@ -107,6 +107,7 @@ describe('convoy dev', () => {
       { timeoutMs: 300_000, intervalMs: 500 },
     );
     assert.match(out, /Progressing/, 'the rollout was shown while it ran');
+    assert.match(out, / · Verifying \(soak 20s\)$/m, 'the soak was shown while it ran');
 
     const kubeconfig = printed(out, /^ {2}export KUBECONFIG=(\S+)$/m, 'KUBECONFIG');
     const kubectl = printed(out, /^ {2}alias kubectl=(\S+)/m, 'kubectl alias');
