@@ -1,6 +1,7 @@
 // The example app `convoy dev` rolls out: examples/<app>/ copied into a fresh git repository (the
 // user commits to it to try a broken change), and the Release that follows its main branch with the
-// default health rules and a rollback on failure; and the Helm and Kustomize examples, each with the
+// default health rules, a rollback on failure and (with a Prometheus) a verification check on the
+// simulated error rate that its ConfigMap `traffic` sets; and the Helm and Kustomize examples, each with the
 // Release of its release.yaml. Tests build the same Release, so what they prove is
 // what a new user runs.
 import { execFile as execFileCb } from 'node:child_process';
@@ -20,6 +21,15 @@ export const EXAMPLE_APP = 'guestbook';
 export const EXAMPLE_MANIFESTS = 'manifests';
 /** The change that breaks the example: the Deployment's pods never become Ready. */
 export const BROKEN_PATCH = 'broken.patch';
+/** The change that makes the example fail verification: its pods stay Ready, 30 % of requests fail. */
+export const ERROR_RATE_PATCH = 'error-rate.patch';
+/** The example's ConfigMap that sets the traffic simulator's error rate and latency (traffic-sim.ts). */
+export const TRAFFIC_CONFIGMAP = 'traffic';
+/** The check's query: the share of the simulated requests that failed over the last 4 s. */
+export const ERROR_RATIO_QUERY =
+  'sum(rate(http_requests_total{code="500"}[4s])) / sum(rate(http_requests_total[4s]))';
+/** How long the example's verification measures a healthy render before it counts as Succeeded. */
+export const EXAMPLE_SOAK = '20s';
 
 export interface ExampleReleaseOptions {
   readonly name: string;
@@ -32,6 +42,28 @@ export interface ExampleReleaseOptions {
   readonly rolloutDeadline?: string;
   /** syncPolicy.interval: how soon a new commit is picked up (default 10s). */
   readonly interval?: string;
+  /** A Prometheus scraping the traffic simulator: adds spec.verification with the error-rate check. */
+  readonly prometheus?: string;
+}
+
+/** One check on the simulated error ratio: a measurement every 2 s over the soak, one failure is final. */
+export function exampleVerification(prometheus: string): NonNullable<Release['spec']['verification']> {
+  return {
+    soak: EXAMPLE_SOAK,
+    interval: '2s',
+    // The query's 4 s window then covers the new render only.
+    initialDelay: '5s',
+    checks: [
+      {
+        name: 'error-rate',
+        prometheus: { address: prometheus, query: ERROR_RATIO_QUERY, timeout: '3s' },
+        successCondition: 'result[0] <= 0.05',
+        failureCondition: 'result[0] > 0.05',
+        failureLimit: 1,
+        inconclusiveLimit: 2,
+      },
+    ],
+  };
 }
 
 export function exampleRelease(o: ExampleReleaseOptions): Release {
@@ -49,6 +81,7 @@ export function exampleRelease(o: ExampleReleaseOptions): Release {
         globalRuleSetSelector: { matchLabels: { 'convoy.kumodo.io/rules': 'default' } },
       },
       failurePolicy: { deadline: o.rolloutDeadline ?? '1m', rollback: 'OnFailure' },
+      ...(o.prometheus === undefined ? {} : { verification: exampleVerification(o.prometheus) }),
     },
   };
 }
@@ -97,7 +130,14 @@ export async function initExampleRepo(dir: string, app = EXAMPLE_APP): Promise<s
   return pathToFileURL(dir).href;
 }
 
-/** What `convoy dev` tells the user to paste: applies broken.patch in the repository and commits it. */
-export function breakCommand(repoDir: string): string {
-  return `git -C ${repoDir} apply ${BROKEN_PATCH} && git -C ${repoDir} commit -qam "Break the frontend"`;
+/** What `convoy dev` tells the user to paste: applies one of the example's patches and commits it. */
+function patchCommand(repoDir: string, patch: string, subject: string): string {
+  return `git -C ${repoDir} apply ${patch} && git -C ${repoDir} commit -qam "${subject}"`;
 }
+
+/** The commit that breaks the frontend (broken.patch). */
+export const breakCommand = (repoDir: string) => patchCommand(repoDir, BROKEN_PATCH, 'Break the frontend');
+
+/** The commit that raises the error rate (error-rate.patch). */
+export const errorRateCommand = (repoDir: string) =>
+  patchCommand(repoDir, ERROR_RATE_PATCH, 'Raise the error rate');

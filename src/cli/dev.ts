@@ -1,8 +1,8 @@
 // `convoy dev`, the first thing a new user runs: a local control plane with simulated nodes, convoy's
-// CRDs and default rules, controller-manager and observer as child processes, and an example app rolled
-// out from a local git repository, shown live; then what to try next. It runs until Ctrl-C, SIGTERM,
-// SIGHUP or its output closing (dev-stop.ts) and then stops every process it started and removes every
-// directory it made.
+// CRDs and default rules, controller-manager and observer as child processes, a test Prometheus scraping a
+// traffic simulator (dev-metrics.ts), and an example app rolled out from a local git repository, shown
+// live; then what to try next. It runs until Ctrl-C, SIGTERM, SIGHUP or its output closing (dev-stop.ts)
+// and then stops every process it started and removes every directory it made.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,14 +20,19 @@ import type { ProcessName } from './bundled.ts';
 import {
   BROKEN_PATCH,
   breakCommand,
+  ERROR_RATE_PATCH,
   EXAMPLE_APP,
+  EXAMPLE_SOAK,
+  errorRateCommand,
   exampleRelease,
   git,
   initExampleRepo,
   TOOL_EXAMPLES,
+  TRAFFIC_CONFIGMAP,
   toolExampleRelease,
 } from './dev-example.ts';
 import { installConvoy } from './dev-install.ts';
+import { type DevMetrics, startDevMetrics } from './dev-metrics.ts';
 import { type ConvoyProcess, startConvoyProcess } from './dev-processes.ts';
 import { watchStop } from './dev-stop.ts';
 import { outcome, progress, progressLine } from './watch-view.ts';
@@ -110,6 +115,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
   let dir: string | undefined;
   const procs: ConvoyProcess[] = [];
   let ui: { readonly url: string; close(): Promise<void> } | undefined;
+  let metrics: DevMetrics | undefined;
   try {
     say(`convoy dev: starting a local control plane with ${opts.nodes} simulated nodes …`);
     const bin = await ensureBinaries({ log: say });
@@ -126,8 +132,25 @@ export async function runDev(opts: DevOptions): Promise<void> {
     if (stop.signal.aborted) return;
 
     const admin = new KubeClient(cp.kubeConfig);
-    await installConvoy(admin, LEASE_NAMESPACE);
+    // Prometheus starts (1-2 s) while the CRDs are installed; both are waited for, so a failure of one
+    // never leaves the other running unseen.
+    const [installed, started] = await Promise.allSettled([
+      installConvoy(admin, LEASE_NAMESPACE),
+      startDevMetrics({
+        client: admin,
+        namespace: EXAMPLE_APP,
+        log: (line) => say(`convoy dev: ${line}`),
+      }),
+    ]);
+    if (started.status === 'fulfilled') metrics = started.value;
+    if (installed.status === 'rejected') throw installed.reason;
+    if (started.status === 'rejected') throw started.reason;
     say('convoy dev: installed the CRDs (deploy/crds) and the default health rules');
+    const { prometheus, sim } = started.value;
+    say(
+      `convoy dev: started Prometheus at ${prometheus.url} (pid ${prometheus.pid}), scraping a traffic simulator at ${sim.url}/metrics whose error rate ConfigMap ${EXAMPLE_APP}/${TRAFFIC_CONFIGMAP} sets`,
+    );
+    if (stop.signal.aborted) return;
     const logs = join(dir, 'logs');
     await mkdir(logs);
     const common = [
@@ -204,6 +227,7 @@ export async function runDev(opts: DevOptions): Promise<void> {
       `  export KUBECONFIG=${cp.kubeconfigPath}`,
       `  alias kubectl=${kubectl}   # a kubectl of the same version, built with the control plane`,
       ...(opts.example === false ? [] : [`  export REPO=${repo}   # the example's git repository`]),
+      `  export PROMETHEUS=${prometheus.url}   # the test Prometheus, scraping the traffic simulator`,
       ...(cp.registry
         ? [
             `  export REGISTRY=oci://${cp.registry.host}   # an OCI registry on plain HTTP: helm push --plain-http, convoy push --insecure, source.oci.insecure: true`,
@@ -239,7 +263,13 @@ export async function runDev(opts: DevOptions): Promise<void> {
       `convoy dev: example repository ${repo} (branch main, commit ${commit}), from examples/${EXAMPLE_APP}/`,
     );
     await admin.create(
-      exampleRelease({ name: EXAMPLE_APP, namespace: RELEASE_NAMESPACE, url, targetNamespace: EXAMPLE_APP }),
+      exampleRelease({
+        name: EXAMPLE_APP,
+        namespace: RELEASE_NAMESPACE,
+        url,
+        targetNamespace: EXAMPLE_APP,
+        prometheus: prometheus.url,
+      }),
     );
     const toolReleases: string[] = [];
     for (const app of TOOL_EXAMPLES) {
@@ -270,6 +300,13 @@ export async function runDev(opts: DevOptions): Promise<void> {
           `(${BROKEN_PATCH} is in the repository; this terminal keeps showing the rollout too.)`,
           `Then fix it: git -C ${repo} revert --no-edit HEAD`,
           '',
+          `Once it is Succeeded again (after its ${EXAMPLE_SOAK} verification soak), keep every pod Ready but`,
+          `raise the error rate the ConfigMap ${TRAFFIC_CONFIGMAP} sets to 30 %, and watch the metric roll it back`,
+          'within the soak, reason VerificationFailed:',
+          `  ${errorRateCommand(repo)}`,
+          `  npm run convoy -- status ${EXAMPLE_APP}          # its Verification section: the check's last value`,
+          `(${ERROR_RATE_PATCH} is in the repository; the web UI's Release page draws the check's measurements.)`,
+          '',
           'Two more Releases render their examples with the real tools (docs/helm.md, docs/kustomize.md):',
           ...toolReleases,
           '',
@@ -294,11 +331,19 @@ export async function runDev(opts: DevOptions): Promise<void> {
     say(`\nconvoy dev: stopping${why === undefined ? '' : ` (${why})`} …`);
     await ui?.close();
     for (const p of [...procs].reverse()) await p.stop();
+    await metrics?.stop();
     await cp?.stop();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     stop.dispose();
     say('convoy dev: stopped; nothing left running.');
   }
+}
+
+/** While a rollout's checks measure it, its line says so: the soak can take a while and changes no count. */
+function soakNote(release: Release): string {
+  if (release.status?.rollout?.state !== 'Progressing') return '';
+  const verified = release.status.conditions?.find((c) => c.type === 'Verified');
+  return verified?.reason === 'Verifying' ? ` · Verifying (soak ${release.spec.verification?.soak})` : '';
 }
 
 /**
@@ -326,7 +371,7 @@ async function follow(
         const inventory = (
           await readInventoryParts(client, { namespace: RELEASE_NAMESPACE, name: EXAMPLE_APP })
         )?.inventory;
-        const line = progressLine(progress(release, inventory), false);
+        const line = progressLine(progress(release, inventory), false) + soakNote(release);
         if (line !== lastLine) say(`  ${new Date().toISOString().slice(11, 19)} ${line}`);
         lastLine = line;
         const o = outcome(release);

@@ -44,9 +44,9 @@ async function started(log: string, child: ChildProcess): Promise<Started> {
   const dirs = [...out.matchAll(/^convoy dev: (?:dev dir|control plane up in) (\S+)$/gm)].map(
     (m) => m[1] ?? '',
   );
-  // etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the watchdog, the registry and
-  // convoy's two.
-  assert.ok(pids.length >= 8, `pids reported: ${pids.join(', ')}\n${out}`);
+  // etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the watchdog, the registry,
+  // Prometheus and convoy's two.
+  assert.ok(pids.length >= 9, `pids reported: ${pids.join(', ')}\n${out}`);
   assert.equal(dirs.length, 2, out);
   for (const pid of pids) assert.ok(isAlive(pid), `pid ${pid} runs before the stop`);
   for (const dir of dirs) assert.ok(existsSync(dir), dir);

@@ -1,7 +1,7 @@
 // examples/ never rots: every example app is rendered offline as its Release renders it (renderRelease
 // over the files of its manifests/ folder) and every object and hook is accepted by a real API server
-// (server-side dry run, strict field validation) — also after its broken.patch, the change `convoy dev`
-// tells users to commit; and every resource under examples/resources/ passes the same dry run.
+// (server-side dry run, strict field validation) — also after its broken.patch and error-rate.patch, the
+// changes `convoy dev` tells users to commit; and every resource under examples/resources/ passes the same dry run.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/api/types.ts';
 import {
   BROKEN_PATCH,
+  ERROR_RATE_PATCH,
   EXAMPLE_MANIFESTS,
   EXAMPLES_DIR,
   exampleRelease,
@@ -93,14 +94,16 @@ describe('examples/', () => {
     }
   });
 
-  test('each broken.patch applies to its app, and the broken app still renders and dry-runs', async () => {
+  test('each broken.patch and error-rate.patch applies to its app, which still renders and dry-runs', async () => {
     for (const app of await apps()) {
-      if (!existsSync(join(EXAMPLES_DIR, app, BROKEN_PATCH))) continue;
-      const repo = join(cluster.work, app);
-      await initExampleRepo(repo, app);
-      await git(repo, 'apply', BROKEN_PATCH);
-      assert.notEqual(await git(repo, 'status', '--porcelain'), '', 'the patch changes something');
-      await check(app, join(repo, EXAMPLE_MANIFESTS), 'broken');
+      for (const patch of [BROKEN_PATCH, ERROR_RATE_PATCH]) {
+        if (!existsSync(join(EXAMPLES_DIR, app, patch))) continue;
+        const repo = join(cluster.work, `${app}-${patch}`);
+        await initExampleRepo(repo, app);
+        await git(repo, 'apply', patch);
+        assert.notEqual(await git(repo, 'status', '--porcelain'), '', 'the patch changes something');
+        await check(app, join(repo, EXAMPLE_MANIFESTS), patch);
+      }
     }
   });
 
