@@ -155,23 +155,27 @@ test('crash safety: killed between applying a wave and recording it, the restart
           ['x0', 'x1', 'x2'],
           'nothing left orphaned',
         );
-        const events = await client.list<{
-          reason?: string;
-          message?: string;
-          involvedObject?: { name?: string };
-        }>({
-          apiVersion: 'v1',
-          kind: 'Event',
-          namespace: ns,
+        // Events go out in the background (docs/rollouts.md#events-and-logs): wait for it, do not read once.
+        let seen: readonly string[][] = [];
+        await waitFor(
+          'the Event saying the interrupted sync pruned x1b',
+          async () => {
+            const events = await client.list<{
+              reason?: string;
+              message?: string;
+              involvedObject?: { name?: string };
+            }>({ apiVersion: 'v1', kind: 'Event', namespace: ns });
+            seen = events.map((e) => [e.reason ?? '', e.message ?? '']);
+            return events.some(
+              (e) =>
+                e.involvedObject?.name === 'app' &&
+                /pruned 1 objects an interrupted sync applied and left the render/.test(e.message ?? ''),
+            );
+          },
+          { timeoutMs: 30_000 },
+        ).catch((err: Error) => {
+          throw new Error(`${err.message}\nEvents: ${JSON.stringify(seen)}`, { cause: err });
         });
-        assert.ok(
-          events.some(
-            (e) =>
-              e.involvedObject?.name === 'app' &&
-              /pruned 1 objects an interrupted sync applied and left the render/.test(e.message ?? ''),
-          ),
-          JSON.stringify(events.map((e) => [e.reason, e.message])),
-        );
       } finally {
         await restarted.stop();
       }
