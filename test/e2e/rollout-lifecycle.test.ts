@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, API_VERSION } from '../../src/api/constants.ts';
 import type { RolloutStatus } from '../../src/api/types.ts';
-import { cm, getRelease, mergePatch, releaseRef } from '../support/release.ts';
+import { cm, getInventory, getRelease, mergePatch, releaseRef } from '../support/release.ts';
 import {
   deadlineOf,
   deployment,
@@ -227,6 +227,12 @@ describe('rollout lifecycle', { concurrency: true }, () => {
         metadata: { name: 'broken', namespace: ns, labels: { team: 'revert' } },
         spec: { rules: [{ name: 'cfg-broken', match: { kinds: ['ConfigMap'] }, healthy: 'false' }] },
       } as never);
+      // The observer judges A's live ConfigMap by the new rule before the revert: otherwise the revert's
+      // first verdict reads A's entries as last assessed (Healthy) and Succeeds at once (ci6).
+      await waitFor("A's ConfigMap assessed Degraded by the new rule", async () => {
+        const e = (await getInventory(client, ns, 'app'))?.entries?.find((x) => x.name === 'cfg');
+        return e?.state === 'Degraded' && e.rule?.includes('cfg-broken') === true;
+      });
       const shaRevert = await repo.commit(good);
       const p = await waitForRollout('Progressing(revert)', reached('Progressing', shaRevert));
       assert.equal(p.status?.rollout?.renderRef, RA, 'the revert gives the last healthy render again');
