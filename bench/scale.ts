@@ -4,7 +4,9 @@
 // both processes work. Prints: seconds from the first create to all Ready and to all Healthy; each
 // process's RSS and CPU seconds (and kube-apiserver's and etcd's CPU) after the burst and after an idle
 // window; over that window, API requests per minute per process (convoy_kube_requests_total, by
-// resource) and reconciles per minute per controller. Env: CONVOY_BENCH_RELEASES (2000),
+// resource) and reconciles per minute per controller; and how long one Release created half-way
+// through the idle window takes to Ready and Healthy (with CONVOY_BENCH_INTERVAL set, it arrives while
+// interval passes are queued: docs/design.md#work-queue-priority). Env: CONVOY_BENCH_RELEASES (2000),
 // CONVOY_BENCH_OBJECTS (5), CONVOY_BENCH_NAMESPACES (20), CONVOY_BENCH_IDLE_SECONDS (120),
 // CONVOY_BENCH_INTERVAL (syncPolicy.interval of every Release, unset: none), CONVOY_BENCH_CPU_PROF (a
 // directory: both processes run with --cpu-prof and write their profiles there when stopped).
@@ -160,7 +162,26 @@ try {
   }
   const burst = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
   console.error(`burst over after ${secs(burst.manager.at - t0)} s; idle window of ${IDLE_SECONDS} s`);
-  await sleep(IDLE_SECONDS * 1000);
+  await sleep((IDLE_SECONDS * 1000) / 2);
+  const newcomer = `scale-0/newcomer`;
+  const tNew = performance.now();
+  const newRelease: Release = {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name: 'newcomer', namespace: 'scale-0' },
+    spec: {
+      source: { inline: { manifests: manifests(RELEASES) } },
+      render: { targetNamespace: 'scale-0' },
+      healthAssessment: DEFAULT_HEALTH,
+      ...(INTERVAL === undefined ? {} : { syncPolicy: { interval: INTERVAL } }),
+    },
+  };
+  await admin.create(newRelease);
+  await sleep((IDLE_SECONDS * 1000) / 2);
+  const newcomerSeconds = (ts: Map<string, number>) => {
+    const at = ts.get(newcomer);
+    return at === undefined ? null : secs(at - tNew);
+  };
   const idle = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
   const cpDelta = (a: Record<string, number>, b: Record<string, number>) =>
     Object.fromEntries(Object.keys(b).map((k) => [k, +((b[k] ?? 0) - (a[k] ?? 0)).toFixed(2)]));
@@ -192,6 +213,10 @@ try {
           manager: figures(idle.manager),
           observer: figures(idle.observer),
           controlPlaneCpuSecondsDuringIdle: cpDelta(burst.controlPlane, idle.controlPlane),
+        },
+        newReleaseDuringIdle: {
+          toReadySeconds: newcomerSeconds(ready),
+          toHealthySeconds: newcomerSeconds(healthy),
         },
         steady: {
           manager: rates(burst.manager, idle.manager),

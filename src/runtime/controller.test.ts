@@ -143,7 +143,7 @@ test('an update the spec names supersedes the reconcile in flight; the key runs 
     { supersedes: deletionStarted, reconcileTimeoutMs: 60_000 },
   );
   c.start();
-  for (const h of handlers) h.add?.(obj(false));
+  for (const h of handlers) h.add?.(obj(false), false);
   await until('first run in flight', () => c.inFlight === 1);
   // An update the filter does not name leaves the reconcile alone.
   for (const h of handlers) h.update?.(obj(false), { ...obj(false), spec: 1 });
@@ -154,4 +154,25 @@ test('an update the spec names supersedes the reconcile in flight; the key runs 
   assert.deepEqual(runs, ['first', 'ReconcileAbortedError: superseded: the object changed', 'second']);
   assert.match(await metrics.registry.metrics(), /convoy_reconcile_superseded_total\{controller="demo"\} 1/);
   assert.equal(c.queue.numRequeues('ns/a'), 0);
+});
+
+test('the first list and resyncs are routine: a Release created since is worked before them', async () => {
+  const worked: string[] = [];
+  const { c, handlers } = withHandlers(async (key) => {
+    worked.push(key);
+    return { kind: 'done' };
+  }, {});
+  const obj = (name: string): KubeObject => ({ metadata: { namespace: 'ns', name } });
+  const resynced = obj('resynced');
+  for (const h of handlers) {
+    h.add?.(obj('listed-1'), true);
+    h.add?.(obj('listed-2'), true);
+    h.update?.(resynced, resynced);
+    h.add?.(obj('created'), false);
+    h.update?.(obj('edited'), { ...obj('edited'), spec: 1 });
+  }
+  c.start();
+  await until('all five worked', () => worked.length === 5);
+  await c.drain();
+  assert.deepEqual(worked, ['ns/created', 'ns/edited', 'ns/listed-1', 'ns/listed-2', 'ns/resynced']);
 });

@@ -101,11 +101,14 @@ export class Controller<T extends KubeObject = KubeObject> {
         }
       },
     });
+    // The first list after a start and the periodic resync are routine; a change seen since is not
+    // (queue.ts: a new Release does not wait behind a relist of ten thousand).
     spec.primary.addHandlers({
-      add: (o) => this.queue.add(keyOf(o)),
+      add: (o, initialList) => this.queue.add(keyOf(o), initialList ? 'routine' : 'change'),
       update: (o, n) => {
         if (o !== n && spec.supersedes?.(o, n) === true) this.#supersede(keyOf(n), 'the object changed');
-        if (o === n || (spec.updateFilter?.(o, n) ?? true)) this.queue.add(keyOf(n));
+        if (o === n) this.queue.add(keyOf(n), 'routine');
+        else if (spec.updateFilter?.(o, n) ?? true) this.queue.add(keyOf(n));
       },
       delete: (o) => {
         this.#supersede(keyOf(o), 'the object was deleted');
@@ -150,7 +153,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   shardGained(shard: number): void {
     const f = this.#spec.shardOfKey;
     if (f === undefined) return;
-    for (const key of this.#spec.primary.cache.keys()) if (f(key) === shard) this.queue.add(key);
+    for (const key of this.#spec.primary.cache.keys()) if (f(key) === shard) this.queue.add(key, 'routine');
   }
 
   start(): void {

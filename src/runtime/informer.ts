@@ -13,7 +13,8 @@ import { exponentialBackoff, jittered, type Random } from './jitter.ts';
 import { isGone, type Transport, type WatchEvent } from './transport.ts';
 
 export type EventHandlers<T> = {
-  readonly add?: (obj: T) => void;
+  /** initialList: the object came with the first LIST after a start, not from a change seen since. */
+  readonly add?: (obj: T, initialList: boolean) => void;
   readonly update?: (oldObj: T, newObj: T) => void;
   readonly delete?: (obj: T) => void;
 };
@@ -215,7 +216,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       const old = this.#cache.get(key);
       if (old !== undefined && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) continue;
       this.#cache.upsert(obj);
-      if (old === undefined) this.#emit('add', obj);
+      if (old === undefined) this.#emit('add', obj, undefined, !this.#synced);
       else this.#emit('update', obj, old);
     }
     for (const key of this.#cache.keys()) {
@@ -282,12 +283,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.#opts.transform === undefined ? out : this.#opts.transform(out);
   }
 
-  #emit(kind: 'add' | 'update' | 'delete', obj: T, old?: T): void {
+  #emit(kind: 'add' | 'update' | 'delete', obj: T, old?: T, initialList = false): void {
     for (const h of this.#handlers) {
       try {
         switch (kind) {
           case 'add':
-            h.add?.(obj);
+            h.add?.(obj, initialList);
             break;
           case 'update':
             h.update?.(old ?? obj, obj);

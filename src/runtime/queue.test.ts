@@ -1,22 +1,29 @@
 // Property tests (fast-check) for the work queue against a small reference model, on a fake
-// clock: dedup, never two holders of one key, delayed adds, per-key backoff and its reset.
+// clock: dedup, never two holders of one key, delayed adds, per-key backoff and its reset, and the two
+// lanes (a change before routine work, routine work never starved).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { FakeClock } from './clock.ts';
-import { WorkQueue } from './queue.ts';
+import { type Priority, ROUTINE_SHARE, WorkQueue } from './queue.ts';
 
 type Op =
-  | { kind: 'add'; key: string }
-  | { kind: 'addAfter'; key: string; ms: number }
+  | { kind: 'add'; key: string; priority: Priority }
+  | { kind: 'addAfter'; key: string; ms: number; priority: Priority }
   | { kind: 'get' }
   | { kind: 'done'; pick: number }
   | { kind: 'advance'; ms: number };
 
 const keyArb = fc.constantFrom('a/1', 'a/2', 'b/1', 'b/2');
+const priorityArb = fc.constantFrom<Priority>('change', 'routine');
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('add' as const), key: keyArb }),
-  fc.record({ kind: fc.constant('addAfter' as const), key: keyArb, ms: fc.integer({ min: 0, max: 50 }) }),
+  fc.record({ kind: fc.constant('add' as const), key: keyArb, priority: priorityArb }),
+  fc.record({
+    kind: fc.constant('addAfter' as const),
+    key: keyArb,
+    ms: fc.integer({ min: 0, max: 50 }),
+    priority: priorityArb,
+  }),
   fc.record({ kind: fc.constant('get' as const) }),
   fc.record({ kind: fc.constant('done' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 30 }) }),
@@ -54,11 +61,11 @@ test('queue: dedup, no concurrent key, delays honoured, nothing lost', () => {
       for (const op of ops) {
         switch (op.kind) {
           case 'add':
-            q.add(op.key);
+            q.add(op.key, op.priority);
             m.wanted.add(op.key);
             break;
           case 'addAfter':
-            q.addAfter(op.key, op.ms);
+            q.addAfter(op.key, op.ms, 0, op.priority);
             if (op.ms <= 0) m.wanted.add(op.key);
             else m.delayed.set(op.key, Math.min(m.delayed.get(op.key) ?? Infinity, m.now + op.ms));
             break;
@@ -236,4 +243,73 @@ test('queue: isQueued is true from add until hand-out, and again when added duri
   assert.equal(q.tryGet(), 'a');
   q.done('a');
   assert.equal(q.isQueued('a'), false);
+});
+
+/** Hands out every ready key (finishing each at once) and returns them in order. */
+function drainOrder(q: WorkQueue): string[] {
+  const out: string[] = [];
+  for (let k = q.tryGet(); k !== undefined; k = q.tryGet()) {
+    out.push(k);
+    q.done(k);
+  }
+  return out;
+}
+
+test('queue: changes go before routine work, which still gets one hand-out in ROUTINE_SHARE', () => {
+  const q = new WorkQueue();
+  for (let i = 0; i < 3; i++) q.add(`r/${i}`, 'routine');
+  for (let i = 0; i < 2 * ROUTINE_SHARE; i++) q.add(`c/${i}`);
+  const order = drainOrder(q);
+  const changes = Array.from({ length: 2 * ROUTINE_SHARE }, (_, i) => `c/${i}`);
+  assert.deepEqual(order, [
+    ...changes.slice(0, ROUTINE_SHARE - 1),
+    'r/0',
+    ...changes.slice(ROUTINE_SHARE - 1, 2 * ROUTINE_SHARE - 2),
+    'r/1',
+    ...changes.slice(2 * ROUTINE_SHARE - 2),
+    'r/2',
+  ]);
+});
+
+test('queue: a change to a key waiting as routine moves it to the change lane, never back', () => {
+  const q = new WorkQueue();
+  q.add('r/a', 'routine');
+  q.add('r/b', 'routine');
+  q.add('r/b');
+  q.add('r/b', 'routine');
+  assert.equal(q.len(), 2);
+  assert.deepEqual(drainOrder(q), ['r/b', 'r/a']);
+});
+
+test('queue: a key added while processing comes back in the higher of its lanes', () => {
+  const q = new WorkQueue();
+  q.add('k/a', 'routine');
+  assert.equal(q.tryGet(), 'k/a');
+  q.add('k/a', 'routine');
+  q.add('k/a');
+  q.add('k/z', 'routine');
+  q.done('k/a');
+  assert.deepEqual(drainOrder(q), ['k/a', 'k/z']);
+});
+
+test('queue: a delayed key keeps the earlier time and the higher priority of its adds', () => {
+  const table: ReadonlyArray<readonly [string, Priority, number, Priority, number, string[]]> = [
+    // first add (priority, ms), second add (priority, ms), the order once both are due beside a routine key
+    ['later change raises a routine wait', 'routine', 10, 'change', 20, ['d/k', 'r/x']],
+    ['earlier change replaces a routine wait', 'routine', 20, 'change', 10, ['d/k', 'r/x']],
+    ['routine never lowers a change wait', 'change', 10, 'routine', 5, ['d/k', 'r/x']],
+    ['routine twice stays routine', 'routine', 10, 'routine', 5, ['r/x', 'd/k']],
+  ];
+  for (const [name, p1, ms1, p2, ms2, want] of table) {
+    const clock = new FakeClock();
+    const q = new WorkQueue({ clock });
+    q.add('r/x', 'routine');
+    q.addAfter('d/k', ms1, 0, p1);
+    q.addAfter('d/k', ms2, 0, p2);
+    clock.advance(Math.min(ms1, ms2));
+    assert.equal(q.len(), 2, name);
+    assert.deepEqual(drainOrder(q), want, name);
+    clock.advance(100);
+    assert.equal(q.len(), 0, `${name}: fired once`);
+  }
 });

@@ -2,6 +2,10 @@
 // most once (dirty set), never handed to two workers at once (processing set), and a key added
 // while it is processed is handed out again after done(). Delayed adds keep only the earliest
 // pending time per key; addRateLimited backs off per key until forget().
+// Two lanes (docs/design.md#work-queue-priority): a change someone made (a new Release, an edit, a
+// health verdict) is handed out before routine work (an interval pass, a resync, the first list after a
+// start), so a new Release does not wait behind thousands of interval reconciles. Routine work still
+// gets one hand-out in every ROUTINE_SHARE, so a steady stream of changes cannot starve it.
 import { type Clock, realClock, type TimerHandle } from './clock.ts';
 import { exponentialBackoff, jittered, type Random } from './jitter.ts';
 
@@ -23,7 +27,16 @@ export type QueueHooks = {
   readonly onDepth?: (depth: number) => void;
 };
 
-type Waiting = { readyAt: number; timer: TimerHandle };
+/** `change`: something changed and someone waits for it; `routine`: a periodic or bulk re-check. */
+export type Priority = 'change' | 'routine';
+
+/** While changes are queued, one hand-out in this many goes to routine work. */
+export const ROUTINE_SHARE = 8;
+
+type Waiting = { readyAt: number; timer: TimerHandle; priority: Priority };
+
+const higher = (a: Priority, b: Priority): Priority =>
+  a === 'change' || b === 'change' ? 'change' : 'routine';
 
 export class WorkQueue {
   readonly #clock: Clock;
@@ -32,9 +45,12 @@ export class WorkQueue {
   readonly #max: number;
   readonly #jitter: number;
   readonly #hooks: QueueHooks;
-  /** Keys ready to hand out, in FIFO order; always a subset of dirty. */
-  readonly #ready = new Set<string>();
-  readonly #dirty = new Set<string>();
+  /** Keys ready to hand out, per lane in FIFO order; together always the dirty keys not processing. */
+  readonly #ready: Readonly<Record<Priority, Set<string>>> = { change: new Set(), routine: new Set() };
+  /** Queued keys and the lane each goes to (the higher of every add since it was last handed out). */
+  readonly #dirty = new Map<string, Priority>();
+  /** Change hand-outs since the last routine one. */
+  #changeStreak = 0;
   readonly #processing = new Set<string>();
   readonly #waiting = new Map<string, Waiting>();
   readonly #failures = new Map<string, number>();
@@ -51,36 +67,50 @@ export class WorkQueue {
     this.#hooks = opts.hooks ?? {};
   }
 
-  add(key: string): void {
+  /** Queues key; one already queued in the routine lane moves to the change lane when this add is a change. */
+  add(key: string, priority: Priority = 'change'): void {
     if (this.#shuttingDown) return;
     this.#hooks.onAdd?.(key);
-    if (this.#dirty.has(key)) return;
-    this.#dirty.add(key);
+    const queued = this.#dirty.get(key);
+    if (queued !== undefined) {
+      if (queued === 'routine' && priority === 'change') {
+        this.#dirty.set(key, 'change');
+        if (this.#ready.routine.delete(key)) this.#ready.change.add(key);
+      }
+      return;
+    }
+    this.#dirty.set(key, priority);
     if (this.#processing.has(key)) return;
-    this.#ready.add(key);
+    this.#ready[priority].add(key);
     this.#handOff();
-    this.#hooks.onDepth?.(this.#ready.size);
+    this.#hooks.onDepth?.(this.len());
   }
 
-  /** Adds key after ms (plus up to jitter*ms). A key already waiting keeps the earlier of both times. */
-  addAfter(key: string, ms: number, jitter = 0): void {
+  /**
+   * Adds key after ms (plus up to jitter*ms). A key already waiting keeps the earlier of both times and
+   * the higher of both priorities.
+   */
+  addAfter(key: string, ms: number, jitter = 0, priority: Priority = 'change'): void {
     if (this.#shuttingDown) return;
     const delay = jittered(ms, jitter, this.#random);
     if (delay <= 0) {
-      this.add(key);
+      this.add(key, priority);
       return;
     }
     const readyAt = this.#clock.now() + delay;
     const prior = this.#waiting.get(key);
     if (prior !== undefined) {
+      prior.priority = higher(prior.priority, priority);
       if (prior.readyAt <= readyAt) return;
       this.#clock.clearTimeout(prior.timer);
     }
+    const lane = prior === undefined ? priority : prior.priority;
     const timer = this.#clock.setTimeout(() => {
+      const w = this.#waiting.get(key);
       this.#waiting.delete(key);
-      this.add(key);
+      this.add(key, w?.priority ?? lane);
     }, delay);
-    this.#waiting.set(key, { readyAt, timer });
+    this.#waiting.set(key, { readyAt, timer, priority: lane });
   }
 
   /** Re-adds key after its error backoff and counts one more failure. */
@@ -102,14 +132,26 @@ export class WorkQueue {
 
   /** The next key without waiting, or undefined when none is ready. The caller must call done(key). */
   tryGet(): string | undefined {
-    const first = this.#ready.values().next();
-    if (first.done) return undefined;
-    const key = first.value;
-    this.#ready.delete(key);
+    const lane = this.#nextLane();
+    if (lane === undefined) return undefined;
+    const key = this.#ready[lane].values().next().value as string;
+    this.#ready[lane].delete(key);
     this.#dirty.delete(key);
     this.#processing.add(key);
-    this.#hooks.onDepth?.(this.#ready.size);
+    this.#hooks.onDepth?.(this.len());
     return key;
+  }
+
+  /** The change lane first, but routine work every ROUTINE_SHARE-th hand-out while both wait. */
+  #nextLane(): Priority | undefined {
+    const changes = this.#ready.change.size > 0;
+    const routine = this.#ready.routine.size > 0;
+    if (changes && (!routine || this.#changeStreak < ROUTINE_SHARE - 1)) {
+      this.#changeStreak++;
+      return 'change';
+    }
+    this.#changeStreak = 0;
+    return routine ? 'routine' : undefined;
   }
 
   /** Waits for the next key; undefined once the queue is shut down. */
@@ -122,10 +164,11 @@ export class WorkQueue {
 
   done(key: string): void {
     if (!this.#processing.delete(key)) return;
-    if (this.#dirty.has(key)) {
-      this.#ready.add(key);
+    const lane = this.#dirty.get(key);
+    if (lane !== undefined) {
+      this.#ready[lane].add(key);
       this.#handOff();
-      this.#hooks.onDepth?.(this.#ready.size);
+      this.#hooks.onDepth?.(this.len());
     }
     if (this.#processing.size === 0) {
       for (const d of this.#drainers.splice(0)) d();
@@ -134,7 +177,7 @@ export class WorkQueue {
 
   /** Keys ready to be handed out (the queue depth). */
   len(): number {
-    return this.#ready.size;
+    return this.#ready.change.size + this.#ready.routine.size;
   }
 
   isProcessing(key: string): boolean {
@@ -174,7 +217,7 @@ export class WorkQueue {
   }
 
   #handOff(): void {
-    while (this.#getters.length > 0 && this.#ready.size > 0) {
+    while (this.#getters.length > 0 && this.len() > 0) {
       const g = this.#getters.shift();
       const key = this.tryGet();
       g?.(key);

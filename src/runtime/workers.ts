@@ -2,11 +2,12 @@
 // decides what happens to the key: error -> per-key backoff, requeueAfter -> plain delayed
 // re-add (no backoff), done -> forget its failures.
 import { assertNever } from '../lib/assert-never.ts';
-import type { WorkQueue } from './queue.ts';
+import type { Priority, WorkQueue } from './queue.ts';
 
 export type ReconcileResult =
   | { readonly kind: 'done' }
-  | { readonly kind: 'requeueAfter'; readonly ms: number }
+  /** priority: the lane the key takes when it comes back (default `change`; an interval pass is `routine`). */
+  | { readonly kind: 'requeueAfter'; readonly ms: number; readonly priority?: Priority }
   | { readonly kind: 'error'; readonly error: unknown };
 
 export type Reconcile = (key: string) => Promise<ReconcileResult>;
@@ -23,7 +24,7 @@ export function settle(queue: WorkQueue, key: string, result: ReconcileResult): 
       return;
     case 'requeueAfter':
       queue.forget(key);
-      queue.addAfter(key, result.ms);
+      queue.addAfter(key, result.ms, 0, result.priority);
       return;
     case 'error':
       queue.addRateLimited(key);

@@ -48,7 +48,13 @@ class Etcd {
 }
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-type Seen = { kind: 'add' | 'update' | 'delete'; name: string; data: Record<string, string> | undefined };
+type Seen = {
+  kind: 'add' | 'update' | 'delete';
+  name: string;
+  data: Record<string, string> | undefined;
+  /** An add from the first LIST after start (routine work for a controller's queue). */
+  initialList?: boolean;
+};
 
 describe('runtime informer on the real apiserver', () => {
   let cp: ControlPlane;
@@ -123,7 +129,7 @@ describe('runtime informer on the real apiserver', () => {
     });
     inf.addIndex('color', (o) => (o.data?.color ? [o.data.color] : []));
     inf.addHandlers({
-      add: (o) => seen.push({ kind: 'add', name: o.metadata.name, data: o.data }),
+      add: (o, initialList) => seen.push({ kind: 'add', name: o.metadata.name, data: o.data, initialList }),
       update: (_o, n) => seen.push({ kind: 'update', name: n.metadata.name, data: n.data }),
       delete: (o) => seen.push({ kind: 'delete', name: o.metadata.name, data: o.data }),
     });
@@ -146,6 +152,14 @@ describe('runtime informer on the real apiserver', () => {
     await t.request('POST', cmPath(), cm('a', { color: 'blue' }, { app: 'test' }));
     await t.request('POST', cmPath(), cm('ignored', { color: 'blue' }, { app: 'other' }));
     await sawEvent('add', 'a');
+    // Only what the first LIST brought is marked so; an object created since is a change.
+    assert.deepEqual(
+      seen.filter((e) => e.kind === 'add').map((e) => [e.name, e.initialList]),
+      [
+        ['pre', true],
+        ['a', false],
+      ],
+    );
     const a = await t.request<CM>('GET', cmPath('a'));
     await t.request('PUT', cmPath('a'), { ...a, data: { color: 'red' } });
     await sawEvent('update', 'a', (d) => d?.color === 'red');

@@ -98,7 +98,7 @@ export function registerClusterController(
     } catch (error) {
       return { kind: 'error', error };
     }
-    return { kind: 'requeueAfter', ms: jittered(interval, 0.1) };
+    return { kind: 'requeueAfter', ms: jittered(interval, 0.1), priority: 'routine' };
   };
 
   return harness.controller<CachedCluster>({

@@ -294,6 +294,8 @@ export class DriftController {
         urgentAttempts: attempts,
         random: this.#random,
       }),
+      // The periodic check is routine work (src/runtime/queue.ts); a retry after a failure or a heal is not.
+      priority: attempts === 0 ? 'routine' : 'change',
     };
   }
 

@@ -22,7 +22,10 @@ export function requeueAfterPass(
     now,
     waveTimeoutAt: waveTimeoutAt(status.waves, release.spec.waves, status.rollout?.renderRef),
   });
-  return wake.kind === 'requeue' ? { kind: 'requeueAfter', ms: wake.afterMs } : { kind: 'done' };
+  if (wake.kind === 'none') return { kind: 'done' };
+  // A deadline must be judged on time; an interval pass is routine and waits behind changes.
+  const priority = wake.reason === 'interval' ? 'routine' : 'change';
+  return { kind: 'requeueAfter', ms: wake.afterMs, priority };
 }
 
 /** After a sync pass: the error backoff for a failure a retry may fix, else the next wake-up. */
