@@ -32,7 +32,7 @@ import {
 import type { SyncVia } from './health/loop/sync-request.ts';
 import { clusterUpdateMatters } from './loop-keys.ts';
 import type { StatusPart } from './status-parts.ts';
-import { type ObserverStatusWriter, queueStatusLoop } from './status-writer.ts';
+import { ObserverStatusWriter, queueStatusLoop } from './status-writer.ts';
 import type { TargetWatches } from './target-watches.ts';
 
 const base = `/apis/${GROUP}/${VERSION}`;
@@ -225,6 +225,40 @@ export class ReleaseLoop {
     this.#status?.writer.forget(key);
     this.#watches?.forget(this.#name, key);
   }
+}
+
+/** What a loop that posts its part of the Release status (health, drift) says of itself to statusPartLoop. */
+export interface StatusPartLoopSpec
+  extends Pick<
+    ReleaseLoopSpec,
+    'byClusterIndex' | 'releaseUpdateMatters' | 'inventoryUpdateMatters' | 'reconcile'
+  > {
+  /** Its part of the status, also its name in logs, metrics and the target watches. */
+  readonly part: StatusPart;
+  /** Counts a status write that carried this loop's part. */
+  readonly wrote: () => void;
+}
+
+/**
+ * The ReleaseLoop of the health or the drift loop, from the options both take: their workers, resync and
+ * target watches, and the status writer they share (one of its own when none is given).
+ */
+export function statusPartLoop(
+  harness: Harness,
+  opts: ObserverLoopOptions,
+  spec: StatusPartLoopSpec,
+): { readonly loop: ReleaseLoop; readonly status: ObserverStatusWriter } {
+  const { part, wrote, ...rest } = spec;
+  const status = opts.status ?? new ObserverStatusWriter(opts.client);
+  const loop = new ReleaseLoop(harness, {
+    ...rest,
+    name: part,
+    workers: opts.workers,
+    resyncMs: opts.resyncMs,
+    watches: opts.watches,
+    status: { writer: status, part, wrote },
+  });
+  return { loop, status };
 }
 
 /** The counts both loops keep in `stats` for tests and the bench; the same as their metrics. */

@@ -20,9 +20,9 @@ import { SecretRenderStore } from '../../store/secrets.ts';
 import type { RenderStore } from '../../store/types.ts';
 import { requestSync } from '../health/loop/sync-request.ts';
 import { TargetResolver } from '../health/loop/target.ts';
-import { type K, LoopCounters, type ObserverLoopOptions, ReleaseLoop } from '../loop.ts';
+import { type K, LoopCounters, type ObserverLoopOptions, type ReleaseLoop, statusPartLoop } from '../loop.ts';
 import { formatTime, recordInFlight } from '../status-condition.ts';
-import { ObserverStatusWriter } from '../status-writer.ts';
+import type { ObserverStatusWriter } from '../status-writer.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import type { DriftInterval } from './options.ts';
@@ -75,24 +75,18 @@ export class DriftController {
     this.#random = opts.random ?? Math.random;
     this.#store = opts.store ?? new SecretRenderStore(opts.client);
     this.#targets = new TargetResolver(opts.client);
-    this.#status = opts.status ?? new ObserverStatusWriter(opts.client);
-    this.#loop = new ReleaseLoop(harness, {
-      name: 'drift',
-      workers: opts.workers,
-      resyncMs: opts.resyncMs,
+    const { loop, status } = statusPartLoop(harness, opts, {
+      part: 'drift',
       // Its own index name: the Release informer is shared with the health loop, which has 'cluster'.
       byClusterIndex: 'drift-cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
       reconcile: (key, log) => this.syncHandler(key, log),
-      watches: opts.watches,
-      status: {
-        writer: this.#status,
-        part: 'drift',
-        wrote: () => this.#c.wrote('status'),
-      },
+      wrote: () => this.#c.wrote('status'),
     });
-    this.controller = this.#loop.controller;
+    this.#loop = loop;
+    this.#status = status;
+    this.controller = loop.controller;
     const registry = harness.metrics.registry;
     this.#c = new LoopCounters(registry, this.stats, {
       passes: { name: 'convoy_drift_passes_total', help: 'Drift passes, by result' },

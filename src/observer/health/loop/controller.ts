@@ -21,9 +21,15 @@ import {
   type ReconcileResult,
 } from '../../../runtime/index.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
-import { type K, LoopCounters, type ObserverLoopOptions, ReleaseLoop } from '../../loop.ts';
+import {
+  type K,
+  LoopCounters,
+  type ObserverLoopOptions,
+  type ReleaseLoop,
+  statusPartLoop,
+} from '../../loop.ts';
 import { recordInFlight } from '../../status-condition.ts';
-import { ObserverStatusWriter } from '../../status-writer.ts';
+import type { ObserverStatusWriter } from '../../status-writer.ts';
 import { RecheckAttempts } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
 import { controllerWakeNeeded } from '../edges.ts';
@@ -69,23 +75,17 @@ export class HealthController {
     this.#now = opts.now ?? (() => new Date());
     this.#random = opts.random ?? Math.random;
     this.#targets = new TargetResolver(opts.client);
-    this.#status = opts.status ?? new ObserverStatusWriter(opts.client);
-    this.#loop = new ReleaseLoop(harness, {
-      name: 'health',
-      workers: opts.workers,
-      resyncMs: opts.resyncMs,
+    const { loop, status } = statusPartLoop(harness, opts, {
+      part: 'health',
       byClusterIndex: 'cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
       reconcile: (key, log) => this.syncHandler(key, log),
-      watches: opts.watches,
-      status: {
-        writer: this.#status,
-        part: 'health',
-        wrote: () => this.#c.wrote('status'),
-      },
+      wrote: () => this.#c.wrote('status'),
     });
-    this.controller = this.#loop.controller;
+    this.#loop = loop;
+    this.#status = status;
+    this.controller = loop.controller;
     opts.watches?.onChange('health', (key) => this.controller.queue.add(key));
     this.#ruleSets = harness.informer<K<HealthRuleSet>>({ path: `${base}/healthrulesets` });
     this.#globalRuleSets = harness.informer<K<GlobalHealthRuleSet>>({ path: `${base}/globalhealthrulesets` });
