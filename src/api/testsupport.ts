@@ -1,12 +1,28 @@
 // Builders the unit tests share across layers (the read views of cli, server and ui; the controller's and
-// the observers' table tests): render refs, a ReleaseInventory and its entries with just the fields a test
-// sets. Used by tests only.
+// the observers' table tests): render refs, a Release and a ReleaseInventory and its entries with just the
+// fields a test sets. Used by tests only.
 import { API_VERSION } from './constants.ts';
-import type { InventoryEntry, ReleaseInventory } from './types.ts';
+import type { InventoryEntry, Release, ReleaseInventory, ReleaseSpec, ReleaseStatus } from './types.ts';
 
 export const R1 = `sha256:${'1'.repeat(64)}`;
 export const R2 = `sha256:${'2'.repeat(64)}`;
 export const R3 = `sha256:${'3'.repeat(64)}`;
+
+/** Release namespace/name from an (empty) inline source, with `spec` on top; `status` only when given. */
+export function testRelease(
+  namespace: string,
+  name: string,
+  spec: Partial<ReleaseSpec> = {},
+  status?: ReleaseStatus,
+): Release {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Release',
+    metadata: { name, namespace },
+    spec: { source: { inline: { manifests: '' } }, ...spec },
+    ...(status === undefined ? {} : { status }),
+  };
+}
 
 /** The inventory of Release namespace/name; `hooks` only when given (an old one may lack the field). */
 export function inventoryOf(

@@ -7,6 +7,7 @@ import { Counter, type Registry } from 'prom-client';
 import { GROUP, VERSION } from '../api/constants.ts';
 import { clusterKeyOfRelease, releaseClusterIndex, releaseShardSubject } from '../api/shard.ts';
 import type { Cluster, Release, ReleaseInventory } from '../api/types.ts';
+import type { KubeClient } from '../kube/client.ts';
 import type { MergedInventory } from '../kube/inventory-parts.ts';
 import {
   assembleInventory,
@@ -28,9 +29,11 @@ import {
   shardOf,
   type UpdateFilter,
 } from '../runtime/index.ts';
+import type { SyncVia } from './health/loop/sync-request.ts';
 import { clusterUpdateMatters } from './loop-keys.ts';
 import type { StatusPart } from './status-parts.ts';
-import { type ObserverStatusWriter, queueStatusLoop } from './status-writer.ts';
+import { ObserverStatusWriter, queueStatusLoop } from './status-writer.ts';
+import type { TargetWatches } from './target-watches.ts';
 
 const base = `/apis/${GROUP}/${VERSION}`;
 /** convoy's typed objects as the harness caches them (its KubeObject has an index signature). */
@@ -42,6 +45,25 @@ const CONFLICT_RETRY_MS = 500;
  * this backoff, and an edge kept through a long API outage must still go out soon after the API is back.
  */
 const ERROR_BACKOFF_MAX_MS = 30_000;
+
+/** What the health and drift loops are built from: cmd/observer hands both the same object. */
+export interface ObserverLoopOptions {
+  /** Client of the cluster the observer runs in (Releases, inventories, the render store, rule sets). */
+  readonly client: KubeClient;
+  readonly workers?: number;
+  /** Informer resync of Releases, when this loop is the first to ask for that informer (0: never). */
+  readonly resyncMs?: number;
+  readonly now?: () => Date;
+  readonly random?: () => number;
+  /** Entries of one kind and namespace from which one LIST replaces their GETs (default 20; 0: never list). */
+  readonly listThreshold?: number;
+  /** Where wake-ups go (default: POST /sync through kube-apiserver's aggregation layer). */
+  readonly sync?: SyncVia;
+  /** Watch caches of the target clusters, shared by the loops (default: every read goes to the API). */
+  readonly watches?: TargetWatches;
+  /** The status writer shared by the loops (default: one of each loop's own). */
+  readonly status?: ObserverStatusWriter;
+}
 
 export interface ReleaseLoopSpec {
   /** The controller's name in logs and the harness metrics. */
@@ -55,6 +77,8 @@ export interface ReleaseLoopSpec {
   readonly releaseUpdateMatters: UpdateFilter<K<Release>>;
   readonly inventoryUpdateMatters: UpdateFilter<K<ReleaseInventory>>;
   readonly reconcile: (key: string, log: Logger) => Promise<ReconcileResult>;
+  /** The target watches this loop reads through (under its name); forgetting a Release forgets it there. */
+  readonly watches?: TargetWatches;
   /**
    * The status writer this loop posts its part of a Release's status to, shared with the other loop
    * (docs/design.md#observer-status): it learns of this loop's passes and queue, and each write it makes
@@ -84,10 +108,14 @@ export class ReleaseLoop {
   /** The index of the parts of each Release's inventory (docs/design.md#inventory-parts), one per loop. */
   readonly #byParts: string;
   readonly #status: ReleaseLoopSpec['status'] | undefined;
+  readonly #name: string;
+  readonly #watches: TargetWatches | undefined;
 
   constructor(harness: Harness, spec: ReleaseLoopSpec) {
     this.#harness = harness;
     this.#status = spec.status;
+    this.#name = spec.name;
+    this.#watches = spec.watches;
     this.releases = harness.informer<K<Release>>({ path: `${base}/releases`, resyncMs: spec.resyncMs ?? 0 });
     this.inventories = harness.informer<K<ReleaseInventory>>({ path: `${base}/releaseinventories` });
     this.clusters = harness.informer<K<Cluster>>({ path: `${base}/clusters` });
@@ -195,7 +223,42 @@ export class ReleaseLoop {
       this.#writtenInventory.forget(keyOf(o));
     this.#writtenRelease.forget(key);
     this.#status?.writer.forget(key);
+    this.#watches?.forget(this.#name, key);
   }
+}
+
+/** What a loop that posts its part of the Release status (health, drift) says of itself to statusPartLoop. */
+export interface StatusPartLoopSpec
+  extends Pick<
+    ReleaseLoopSpec,
+    'byClusterIndex' | 'releaseUpdateMatters' | 'inventoryUpdateMatters' | 'reconcile'
+  > {
+  /** Its part of the status, also its name in logs, metrics and the target watches. */
+  readonly part: StatusPart;
+  /** Counts a status write that carried this loop's part. */
+  readonly wrote: () => void;
+}
+
+/**
+ * The ReleaseLoop of the health or the drift loop, from the options both take: their workers, resync and
+ * target watches, and the status writer they share (one of its own when none is given).
+ */
+export function statusPartLoop(
+  harness: Harness,
+  opts: ObserverLoopOptions,
+  spec: StatusPartLoopSpec,
+): { readonly loop: ReleaseLoop; readonly status: ObserverStatusWriter } {
+  const { part, wrote, ...rest } = spec;
+  const status = opts.status ?? new ObserverStatusWriter(opts.client);
+  const loop = new ReleaseLoop(harness, {
+    ...rest,
+    name: part,
+    workers: opts.workers,
+    resyncMs: opts.resyncMs,
+    watches: opts.watches,
+    status: { writer: status, part, wrote },
+  });
+  return { loop, status };
 }
 
 /** The counts both loops keep in `stats` for tests and the bench; the same as their metrics. */

@@ -56,7 +56,8 @@ export async function fetchSource(
   signal?: AbortSignal,
   options?: FetchOptions,
 ): Promise<SourceOutput> {
-  const out = await fetchNamed(spec, credentials, sources, signal, options);
+  const fetch = namedSource(spec, sources);
+  const out = await fetch(credentials, signal, options);
   return { ...out, access: sourceAccess(spec, credentials) };
 }
 
@@ -83,35 +84,40 @@ export function urlHost(url: string): string | undefined {
   }
 }
 
-function fetchNamed(
-  spec: SourceSpec,
+type Fetch = (
   credentials: CredentialData | undefined,
-  sources: Sources,
   signal?: AbortSignal,
   options?: FetchOptions,
-): Promise<SourceOutput> {
+) => Promise<SourceOutput>;
+
+/** The fetch of the one source the spec sets: a SourceError when it sets none or several, or one not enabled. */
+function namedSource(spec: SourceSpec, sources: Sources): Fetch {
   const set = (['git', 'oci', 'chart', 'inline'] as const).filter((k) => spec[k] !== undefined);
   if (set.length !== 1) {
-    return Promise.reject(
-      new SourceError(
-        `spec.source must set exactly one of git, oci, chart, inline (found ${set.join(', ') || 'none'})`,
-      ),
+    throw new SourceError(
+      `spec.source must set exactly one of git, oci, chart, inline (found ${set.join(', ') || 'none'})`,
     );
   }
-  if (spec.inline !== undefined) return sources.inline.fetch(spec.inline, credentials, signal);
-  if (spec.git !== undefined) {
-    if (sources.git === undefined) return Promise.reject(new SourceError('git sources are not enabled'));
-    return sources.git.fetch(spec.git, credentials, signal, options);
+  const { inline, git, oci, chart } = spec;
+  if (inline !== undefined) return (credentials, signal) => sources.inline.fetch(inline, credentials, signal);
+  if (git !== undefined) {
+    const source = enabled(sources.git, 'git');
+    return (credentials, signal, options) => source.fetch(git, credentials, signal, options);
   }
-  if (spec.oci !== undefined) {
-    if (sources.oci === undefined) return Promise.reject(new SourceError('oci sources are not enabled'));
-    return sources.oci.fetch(spec.oci, credentials, signal);
+  if (oci !== undefined) {
+    const source = enabled(sources.oci, 'oci');
+    return (credentials, signal) => source.fetch(oci, credentials, signal);
   }
-  if (spec.chart !== undefined) {
-    if (sources.chart === undefined) return Promise.reject(new SourceError('chart sources are not enabled'));
-    return sources.chart.fetch(spec.chart, credentials, signal);
+  if (chart !== undefined) {
+    const source = enabled(sources.chart, 'chart');
+    return (credentials, signal) => source.fetch(chart, credentials, signal);
   }
-  return Promise.reject(new SourceError('spec.source names no source'));
+  throw new SourceError('spec.source names no source');
+}
+
+function enabled<S>(source: Source<S> | undefined, kind: string): Source<S> {
+  if (source === undefined) throw new SourceError(`${kind} sources are not enabled`);
+  return source;
 }
 
 /**

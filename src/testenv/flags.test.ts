@@ -108,26 +108,25 @@ describe('apiServerArgs with a front proxy (aggregation)', () => {
 });
 
 describe('controller-manager, scheduler and kwok args', () => {
-  const kcm = flagMap(controllerManagerArgs({ kubeconfig: '/d/k' }));
-  const sched = flagMap(schedulerArgs({ kubeconfig: '/d/k' }));
-  const kwok = flagMap(
-    kwokArgs({
-      kubeconfig: '/d/k',
-      stagesFile: '/d/stages.yaml',
-      kubelet: { port: 10250, certFile: '/d/c.crt', keyFile: '/d/c.key' },
-    }),
-  );
+  const kcmArgs = controllerManagerArgs({ kubeconfig: '/d/k' });
+  const kcm = flagMap(kcmArgs);
+  const kwok = kwokArgs({
+    kubeconfig: '/d/k',
+    stagesFile: '/d/stages.yaml',
+    kubelet: { port: 10250, certFile: '/d/c.crt', keyFile: '/d/c.key' },
+  });
 
-  for (const [name, f] of [
-    ['kube-controller-manager', kcm],
-    ['kube-scheduler', sched],
+  for (const [name, args] of [
+    ['kube-controller-manager', kcmArgs],
+    ['kube-scheduler', schedulerArgs({ kubeconfig: '/d/k' })],
   ] as const) {
-    it(`${name}: no leader election, no serving port, loopback, our kubeconfig`, () => {
-      assert.equal(f.get('--kubeconfig'), '/d/k');
-      assert.equal(f.get('--leader-elect'), 'false');
-      assert.equal(f.get('--secure-port'), '0');
-      assert.equal(f.get('--bind-address'), '127.0.0.1');
-    });
+    describe(`${name}: no leader election, no serving port, loopback, our kubeconfig`, () =>
+      itSets(args, [
+        ['--kubeconfig', '/d/k'],
+        ['--leader-elect', 'false'],
+        ['--secure-port', '0'],
+        ['--bind-address', '127.0.0.1'],
+      ]));
   }
 
   it('kube-controller-manager runs exactly the listed controllers, node-lifecycle among them', () => {
@@ -151,19 +150,21 @@ describe('controller-manager, scheduler and kwok args', () => {
     assert.equal(kcm.get('--enable-hostpath-provisioner'), 'true', 'claims of the default class bind');
   });
 
-  it('kwok manages all nodes with our stages and a /16 pod CIDR', () => {
-    assert.equal(kwok.get('--kubeconfig'), '/d/k');
-    assert.equal(kwok.get('--config'), '/d/stages.yaml');
-    assert.equal(kwok.get('--manage-all-nodes'), 'true');
-    assert.equal(kwok.get('--node-lease-duration-seconds'), '40');
-    assert.equal(kwok.get('--cidr'), '10.0.0.0/16');
-  });
+  describe('kwok manages all nodes with our stages and a /16 pod CIDR', () =>
+    itSets(kwok, [
+      ['--kubeconfig', '/d/k'],
+      ['--config', '/d/stages.yaml'],
+      ['--manage-all-nodes', 'true'],
+      ['--node-lease-duration-seconds', '40'],
+      ['--cidr', '10.0.0.0/16'],
+    ]));
 
-  it('kwok serves the kubelet API (Pod logs) over TLS on loopback, at the port its nodes advertise', () => {
-    assert.equal(kwok.get('--server-address'), '127.0.0.1:10250');
-    assert.equal(kwok.get('--node-ip'), '127.0.0.1');
-    assert.equal(kwok.get('--node-port'), '10250');
-    assert.equal(kwok.get('--tls-cert-file'), '/d/c.crt');
-    assert.equal(kwok.get('--tls-private-key-file'), '/d/c.key');
-  });
+  describe('kwok serves the kubelet API (Pod logs) over TLS on loopback, at the port its nodes advertise', () =>
+    itSets(kwok, [
+      ['--server-address', '127.0.0.1:10250'],
+      ['--node-ip', '127.0.0.1'],
+      ['--node-port', '10250'],
+      ['--tls-cert-file', '/d/c.crt'],
+      ['--tls-private-key-file', '/d/c.key'],
+    ]));
 });

@@ -1,7 +1,7 @@
 // When Rollback is offered and what Unpin warns of, by table.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { R1, R2 } from '../api/testsupport.ts';
+import { R1, R2, testRelease } from '../api/testsupport.ts';
 import type { Release, ReleaseStatus } from '../api/types.ts';
 import { rollbackOffer, unpinOffer } from './offers.ts';
 
@@ -9,17 +9,13 @@ const T = '2030-01-01T12:04:10.000Z';
 const good = { renderRef: R1, revision: 'good', time: T };
 const bad = { renderRef: R2, revision: 'bad' };
 
-const release = (status: ReleaseStatus, pinned?: string): Release => ({
-  apiVersion: 'convoy.kumodo.io/v1alpha1',
-  kind: 'Release',
-  metadata: { name: 'web', namespace: 'ns' },
-  spec: {
-    source: { inline: { manifests: 'x' } },
-    failurePolicy: { deadline: '1m' },
-    ...(pinned === undefined ? {} : { pin: { renderRef: pinned } }),
-  },
-  status,
-});
+const release = (status: ReleaseStatus, pinned?: string): Release =>
+  testRelease(
+    'ns',
+    'web',
+    { failurePolicy: { deadline: '1m' }, ...(pinned === undefined ? {} : { pin: { renderRef: pinned } }) },
+    status,
+  );
 
 const rolledBack: ReleaseStatus = {
   currentRender: bad,

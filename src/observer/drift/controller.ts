@@ -8,7 +8,6 @@
 import { Counter } from 'prom-client';
 import { parseOptionalDuration } from '../../api/duration.ts';
 import type { Release } from '../../api/types.ts';
-import type { KubeClient } from '../../kube/client.ts';
 import { isConflict, isNotFound } from '../../kube/errors.ts';
 import type { MergedInventory } from '../../kube/inventory-parts.ts';
 import { assertNever } from '../../lib/assert-never.ts';
@@ -19,12 +18,11 @@ import type { Controller, Harness, Logger, ReconcileResult } from '../../runtime
 import { releaseLabelValue } from '../../store/layout.ts';
 import { SecretRenderStore } from '../../store/secrets.ts';
 import type { RenderStore } from '../../store/types.ts';
-import { requestSync, type SyncVia } from '../health/loop/sync-request.ts';
+import { requestSync } from '../health/loop/sync-request.ts';
 import { TargetResolver } from '../health/loop/target.ts';
-import { type K, LoopCounters, ReleaseLoop } from '../loop.ts';
+import { type K, LoopCounters, type ObserverLoopOptions, type ReleaseLoop, statusPartLoop } from '../loop.ts';
 import { formatTime, recordInFlight } from '../status-condition.ts';
-import { ObserverStatusWriter } from '../status-writer.ts';
-import type { TargetWatches } from '../target-watches.ts';
+import type { ObserverStatusWriter } from '../status-writer.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import type { DriftInterval } from './options.ts';
@@ -44,26 +42,11 @@ import {
 import { RenderCache } from './render-cache.ts';
 import { writeInventoryDrift } from './writes.ts';
 
-export interface DriftControllerOptions {
-  /** Client of the cluster the observer runs in (Releases, inventories, the render store). */
-  readonly client: KubeClient;
-  readonly workers?: number;
-  /** Informer resync, when this controller is the first to ask for the Release informer. */
-  readonly resyncMs?: number;
+export interface DriftControllerOptions extends ObserverLoopOptions {
   /** --drift-interval: the same for every Release; undefined: each Release's syncPolicy.interval, else 5m. */
   readonly intervalMs?: number;
-  /** Where selfHeal's wake-ups go (default: POST /sync through kube-apiserver's aggregation layer). */
-  readonly sync?: SyncVia;
   /** Default: the Secret render store of `client`. */
   readonly store?: RenderStore;
-  readonly now?: () => Date;
-  readonly random?: () => number;
-  /** Entries of one kind and namespace from which one LIST replaces their GETs (default 20; 0: never list). */
-  readonly listThreshold?: number;
-  /** Watch caches of the target clusters, shared with health (default: every read goes to the API). */
-  readonly watches?: TargetWatches;
-  /** The status writer shared with the health loop (default: one of its own). */
-  readonly status?: ObserverStatusWriter;
 }
 
 type PassResult = 'inSync' | 'drifted' | 'unknown' | 'failed' | 'deleting' | 'conflict' | 'gone';
@@ -92,23 +75,18 @@ export class DriftController {
     this.#random = opts.random ?? Math.random;
     this.#store = opts.store ?? new SecretRenderStore(opts.client);
     this.#targets = new TargetResolver(opts.client);
-    this.#status = opts.status ?? new ObserverStatusWriter(opts.client);
-    this.#loop = new ReleaseLoop(harness, {
-      name: 'drift',
-      workers: opts.workers,
-      resyncMs: opts.resyncMs,
+    const { loop, status } = statusPartLoop(harness, opts, {
+      part: 'drift',
       // Its own index name: the Release informer is shared with the health loop, which has 'cluster'.
       byClusterIndex: 'drift-cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
       reconcile: (key, log) => this.syncHandler(key, log),
-      status: {
-        writer: this.#status,
-        part: 'drift',
-        wrote: () => this.#c.wrote('status'),
-      },
+      wrote: () => this.#c.wrote('status'),
     });
-    this.controller = this.#loop.controller;
+    this.#loop = loop;
+    this.#status = status;
+    this.controller = loop.controller;
     const registry = harness.metrics.registry;
     this.#c = new LoopCounters(registry, this.stats, {
       passes: { name: 'convoy_drift_passes_total', help: 'Drift passes, by result' },
@@ -324,7 +302,6 @@ export class DriftController {
     this.#heal.delete(key);
     this.#urgent.delete(key);
     this.#loop.forget(key);
-    this.#o.watches?.forget('drift', key);
   }
 }
 

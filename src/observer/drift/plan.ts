@@ -3,6 +3,7 @@
 // and when the next pass runs.
 import { inventoryKeyOf } from '../../api/keys.ts';
 import type { DriftSummary, InventoryEntry, InventoryKey, ReleaseStatus } from '../../api/types.ts';
+import { entryFieldsChanged } from '../entry-fields.ts';
 import { progressBackoff } from '../health/backoff.ts';
 import { loopStatus } from '../status-condition.ts';
 import { STATUS_PARTS } from '../status-parts.ts';
@@ -65,18 +66,13 @@ export function inventoryDriftChanged(
   cached: readonly InventoryEntry[],
   items: readonly InventoryDriftItem[],
 ): boolean {
-  const sent = new Map(items.map((it) => [idOf(it), it]));
-  for (const c of cached) {
-    const it = sent.get(idOf(c));
-    if (it === undefined) {
-      // An entry this manager wrote but no longer sends: the apply releases its fields.
-      if (c.drifted !== undefined || c.driftMessage !== undefined) return true;
-      continue;
-    }
-    if (c.drifted !== it.drifted || (c.driftMessage ?? '') !== (it.driftMessage ?? '')) return true;
-  }
-  const have = new Set(cached.map(idOf));
-  return items.some((it) => !have.has(idOf(it)));
+  return entryFieldsChanged(
+    cached,
+    items,
+    (c, it) => c.drifted === it.drifted && (c.driftMessage ?? '') === (it.driftMessage ?? ''),
+    // An entry this manager wrote but no longer sends: the apply releases its fields.
+    (c) => c.drifted !== undefined || c.driftMessage !== undefined,
+  );
 }
 
 /** Entries that became drifted in this pass (selfHeal's edge). */

@@ -43,6 +43,13 @@ function recording(fail?: string): { fetchers: DependencyFetchers; calls: Call[]
 
 const paths = (files: readonly SourceFile[]) => files.map((f) => f.path);
 
+/** The paths withDependencies adds after the source's own files (no credentials, default transport). */
+async function addedPaths(files: SourceFile[], fetchers: DependencyFetchers): Promise<string[]> {
+  const got = await withDependencies(files, fetchers, undefined, undefined);
+  assert.ok(got.ok);
+  return paths(got.value).slice(files.length);
+}
+
 describe('withDependencies', () => {
   it('builds what charts/ lacks from an HTTP repository and a registry, and leaves the rest', async () => {
     const { fetchers, calls } = recording();
@@ -54,9 +61,7 @@ describe('withDependencies', () => {
 `),
       file('charts/vendored-1.0.0.tgz', ''),
     ];
-    const got = await withDependencies(files, fetchers, undefined, undefined);
-    assert.ok(got.ok);
-    assert.deepEqual(paths(got.value).slice(files.length), [
+    assert.deepEqual(await addedPaths(files, fetchers), [
       'charts/redis/Chart.yaml',
       'charts/common/Chart.yaml',
       'charts/common/values.yaml',
@@ -127,9 +132,7 @@ describe('withDependencies', () => {
       file('sub/local/Chart.yaml', 'name: local\n'),
       file('sub/local/templates/a.yaml', 'kind: ConfigMap\n'),
     ];
-    const got = await withDependencies(files, fetchers, undefined, undefined);
-    assert.ok(got.ok);
-    assert.deepEqual(paths(got.value).slice(files.length), [
+    assert.deepEqual(await addedPaths(files, fetchers), [
       'charts/local/Chart.yaml',
       'charts/local/templates/a.yaml',
     ]);

@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { testRelease } from '../../../api/testsupport.ts';
 import type { Cluster, ClusterSpec, Condition, Release } from '../../../api/types.ts';
 import { readyTrue, testCluster } from '../../cluster/fixtures.ts';
 import { decideTarget, type TargetDecision, type Tenancy } from './target.ts';
 
-function release(spec: { cluster?: string; sa?: string } = {}): Release {
-  return {
-    apiVersion: 'convoy.kumodo.io/v1alpha1',
-    kind: 'Release',
-    metadata: { name: 'web', namespace: 'team-a' },
-    spec: {
-      source: { inline: { manifests: '' } },
-      ...(spec.cluster === undefined ? {} : { cluster: { name: spec.cluster } }),
-      ...(spec.sa === undefined ? {} : { serviceAccountName: spec.sa }),
-    },
-  };
-}
+const release = (spec: { cluster?: string; sa?: string } = {}): Release =>
+  testRelease('team-a', 'web', {
+    ...(spec.cluster === undefined ? {} : { cluster: { name: spec.cluster } }),
+    ...(spec.sa === undefined ? {} : { serviceAccountName: spec.sa }),
+  });
 
 function cluster(spec: ClusterSpec, ready?: Partial<Condition>, generation = 2): Cluster {
   const base = {

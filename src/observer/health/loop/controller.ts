@@ -8,7 +8,6 @@ import { Counter } from 'prom-client';
 import { GROUP, VERSION } from '../../../api/constants.ts';
 import { parseOptionalDuration } from '../../../api/duration.ts';
 import type { GlobalHealthRuleSet, HealthRuleSet, Release } from '../../../api/types.ts';
-import type { KubeClient } from '../../../kube/client.ts';
 import { isConflict, isNotFound } from '../../../kube/errors.ts';
 import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { errorMessage } from '../../../lib/errors.ts';
@@ -22,10 +21,15 @@ import {
   type ReconcileResult,
 } from '../../../runtime/index.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
-import { type K, LoopCounters, ReleaseLoop } from '../../loop.ts';
+import {
+  type K,
+  LoopCounters,
+  type ObserverLoopOptions,
+  type ReleaseLoop,
+  statusPartLoop,
+} from '../../loop.ts';
 import { recordInFlight } from '../../status-condition.ts';
-import { ObserverStatusWriter } from '../../status-writer.ts';
-import type { TargetWatches } from '../../target-watches.ts';
+import type { ObserverStatusWriter } from '../../status-writer.ts';
 import { RecheckAttempts } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
 import { controllerWakeNeeded } from '../edges.ts';
@@ -34,27 +38,12 @@ import { type Assessment, assess } from './assess.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import { pendingTargets } from './plan.ts';
 import { collectRules } from './rules.ts';
-import type { SyncVia } from './sync-request.ts';
 import { TargetResolver } from './target.ts';
 import { ControllerWaker } from './wake.ts';
 import { writeHealth } from './writes.ts';
 
-export interface HealthControllerOptions {
-  /** Client of the cluster the observer runs in (Releases, inventories, rule sets). */
-  readonly client: KubeClient;
-  readonly workers?: number;
-  /** Informer resync: every Release gets a pass at this interval (0: never). */
-  readonly resyncMs?: number;
-  readonly now?: () => Date;
-  readonly random?: () => number;
-  readonly listThreshold?: number;
-  /** Where wake-ups go (default: POST /sync through kube-apiserver's aggregation layer). */
-  readonly sync?: SyncVia;
-  /** Watch caches of the target clusters, shared with drift (default: every read goes to the API). */
-  readonly watches?: TargetWatches;
-  /** The status writer shared with the drift loop (default: one of its own). */
-  readonly status?: ObserverStatusWriter;
-}
+/** The health loop takes the options every observer loop takes, nothing of its own. */
+export type HealthControllerOptions = ObserverLoopOptions;
 
 const base = `/apis/${GROUP}/${VERSION}`;
 const BY_NAMESPACE = 'namespace';
@@ -86,22 +75,17 @@ export class HealthController {
     this.#now = opts.now ?? (() => new Date());
     this.#random = opts.random ?? Math.random;
     this.#targets = new TargetResolver(opts.client);
-    this.#status = opts.status ?? new ObserverStatusWriter(opts.client);
-    this.#loop = new ReleaseLoop(harness, {
-      name: 'health',
-      workers: opts.workers,
-      resyncMs: opts.resyncMs,
+    const { loop, status } = statusPartLoop(harness, opts, {
+      part: 'health',
       byClusterIndex: 'cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
       reconcile: (key, log) => this.syncHandler(key, log),
-      status: {
-        writer: this.#status,
-        part: 'health',
-        wrote: () => this.#c.wrote('status'),
-      },
+      wrote: () => this.#c.wrote('status'),
     });
-    this.controller = this.#loop.controller;
+    this.#loop = loop;
+    this.#status = status;
+    this.controller = loop.controller;
     opts.watches?.onChange('health', (key) => this.controller.queue.add(key));
     this.#ruleSets = harness.informer<K<HealthRuleSet>>({ path: `${base}/healthrulesets` });
     this.#globalRuleSets = harness.informer<K<GlobalHealthRuleSet>>({ path: `${base}/globalhealthrulesets` });
@@ -322,7 +306,6 @@ export class HealthController {
     this.#attempts.forget(key);
     this.#waker.forget(key);
     this.#loop.forget(key);
-    this.#o.watches?.forget('health', key);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { InventoryEntry, Release } from '../../../api/types.ts';
+import { entryFieldsChanged } from '../../entry-fields.ts';
 import { loopStatus } from '../../status-condition.ts';
 import { STATUS_PARTS } from '../../status-parts.ts';
 import type { HealthyCondition } from '../condition.ts';
@@ -42,21 +43,16 @@ export function inventoryHealthChanged(
   cached: readonly InventoryEntry[],
   items: readonly InventoryHealthItem[],
 ): boolean {
-  const byKey = new Map(cached.map((e) => [entryKey(e), e]));
-  for (const it of items) {
-    const c = byKey.get(entryKey(it));
-    if (
-      c === undefined ||
-      c.state !== it.state ||
-      (c.message ?? '') !== it.message ||
-      c.firstUnhealthy !== it.firstUnhealthy ||
-      c.assessedRenderRef !== it.assessedRenderRef ||
-      (c.rule ?? '') !== (it.rule ?? '')
-    ) {
-      return true;
-    }
-  }
-  return false;
+  return entryFieldsChanged(
+    cached,
+    items,
+    (c, it) =>
+      c.state === it.state &&
+      (c.message ?? '') === it.message &&
+      c.firstUnhealthy === it.firstUnhealthy &&
+      c.assessedRenderRef === it.assessedRenderRef &&
+      (c.rule ?? '') === (it.rule ?? ''),
+  );
 }
 
 const healthStatus = loopStatus<typeof STATUS_PARTS.health.summary, HealthyCondition>(
