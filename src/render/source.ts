@@ -106,11 +106,11 @@ function namedSource(spec: SourceSpec, sources: Sources): Fetch {
   }
   if (oci !== undefined) {
     const source = enabled(sources.oci, 'oci');
-    return (credentials, signal) => source.fetch(oci, credentials, signal);
+    return (credentials, signal, options) => source.fetch(oci, credentials, signal, options);
   }
   if (chart !== undefined) {
     const source = enabled(sources.chart, 'chart');
-    return (credentials, signal) => source.fetch(chart, credentials, signal);
+    return (credentials, signal, options) => source.fetch(chart, credentials, signal, options);
   }
   throw new SourceError('spec.source names no source');
 }

@@ -293,6 +293,33 @@ describe('OCI source on the real registry', () => {
     await assert.rejects(small.fetch(spec, undefined), /cannot reach 127\.0\.0\.1:\d+/);
   });
 
+  it('a tag is asked once per poll window by every Release on it; a requested sync asks again', async () => {
+    const r = await startRegistry({});
+    const repo = parseOciUrl(`oci://${r.host}/shared/app`);
+    const pushed = await pushArtifact(files('s'), repo, 'stable', {
+      credentials: { type: 'none' },
+      insecure: true,
+    });
+    const spec = { url: repo.display, ref: { tag: 'stable' }, insecure: true };
+    const source = new OciSource();
+    const window = { pollWindowMs: 600_000 };
+    const first = await source.fetch(spec, undefined, undefined, window);
+    await r.stop();
+    const other = await source.fetch(spec, undefined, undefined, window);
+    assert.equal(other.revision, first.revision, "another Release's poll in the window: no request at all");
+    assert.ok(first.revision.includes(pushed.digest));
+    await assert.rejects(
+      source.fetch(spec, undefined, undefined, { readAfter: performance.now() }),
+      /cannot reach 127\.0\.0\.1:\d+/,
+      'a requested sync must ask the registry',
+    );
+    await assert.rejects(
+      source.fetch(spec, undefined, undefined, {}),
+      /cannot reach/,
+      'no window: every poll asks',
+    );
+  });
+
   it('stop() leaves no process and no directory', async () => {
     const r = await startRegistry({});
     assert.ok(isAlive(r.pid));

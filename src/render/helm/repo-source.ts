@@ -4,16 +4,19 @@
 // index's digest, then unpacked by the same hardened reader as OCI artifacts (oci/tar.ts). The
 // revision is "<version>@sha256:<digest of the archive>". Basic auth from secretRef (username,
 // password), a CA bundle from certSecretRef (ca.crt); every request bounded (src/lib/http-exchange.ts). An archive
-// already read is kept, so an interval reconcile of an unchanged chart costs one index request.
+// already read is kept, so an interval reconcile of an unchanged chart costs one index request — and
+// that request is shared, once per poll window, by every Release asking for the same chart and version
+// range from the same repository (../fresh-reads.ts).
 import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
 import { errorMessage } from '../../lib/errors.ts';
 import { BodyTooLargeError, exchange, type HttpResponse, HttpTimeoutError } from '../../lib/http-exchange.ts';
 import { SourceError } from '../errors.ts';
+import { FreshReads } from '../fresh-reads.ts';
 import { caBundleOf } from '../oci/auth.ts';
 import { ArchiveError, DEFAULT_EXTRACT_LIMITS, extractTarGz } from '../oci/tar.ts';
 import { newestMatching, parseRange, parseVersion, SemverRangeError } from '../semver.ts';
-import type { Source } from '../source.ts';
+import type { FetchOptions, Source } from '../source.ts';
 import type { ChartSourceSpec, CredentialData, SourceFile, SourceOutput } from '../types.ts';
 
 export type ChartSourceOptions = {
@@ -30,9 +33,20 @@ const FIELD = 'spec.source.chart';
 
 type IndexEntry = { version?: unknown; digest?: unknown; urls?: unknown };
 
+/** What the index says of the version a Release asks for: all that is kept of it. */
+type Pick = {
+  readonly version: string;
+  /** The archive's URL, relative to indexUrl. */
+  readonly first: string;
+  readonly indexUrl: string;
+  /** The digest the index gives (hex), if any. */
+  readonly wanted: string | undefined;
+};
+
 export class ChartRepoSource implements Source<ChartSourceSpec> {
   readonly #o: ChartSourceOptions;
   readonly #cache = new Map<string, readonly SourceFile[]>();
+  readonly #picks = new FreshReads<Pick>();
 
   constructor(options: ChartSourceOptions = {}) {
     this.#o = options;
@@ -42,6 +56,7 @@ export class ChartRepoSource implements Source<ChartSourceSpec> {
     spec: ChartSourceSpec,
     credentials: CredentialData | undefined,
     signal?: AbortSignal,
+    options?: FetchOptions,
   ): Promise<SourceOutput> {
     let base: URL;
     try {
@@ -61,26 +76,28 @@ export class ChartRepoSource implements Source<ChartSourceSpec> {
       username !== undefined && password !== undefined
         ? { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` }
         : {};
-    const get = (url: URL, maxBodyBytes: number, what: string) =>
+    const get = (url: URL, maxBodyBytes: number, what: string, signal: AbortSignal | undefined) =>
       this.#get(url, headers, maxBodyBytes, what, caPem, base, signal);
-
-    const indexUrl = new URL('index.yaml', base);
-    const index = await get(indexUrl, this.#o.maxIndexBytes ?? 32 * 1024 * 1024, 'index.yaml');
-    const entries = entriesOf(index.body, spec.name, base);
-    const version = pickVersion(entries, spec, base);
-    const entry = entries.find((e) => e.version === version);
-    const urls = Array.isArray(entry?.urls)
-      ? entry.urls.filter((u): u is string => typeof u === 'string')
-      : [];
-    const first = urls[0];
-    if (first === undefined) {
-      throw new SourceError(`${FIELD}: the index of ${base.href} gives chart ${spec.name} ${version} no URL`);
-    }
-    const wanted = typeof entry?.digest === 'string' ? entry.digest.replace(/^sha256:/, '') : undefined;
     const identity = createHash('sha256')
       .update(JSON.stringify([headers, caPem ?? '']))
       .digest('hex')
       .slice(0, 16);
+
+    // Shared with every Release on the same chart and range: the read runs without this caller's signal.
+    const { version, first, indexUrl, wanted } = await this.#picks.read(
+      `${base.href}#${spec.name}#${JSON.stringify(spec.version ?? '')}#${identity}`,
+      options,
+      async () => {
+        const index = await get(
+          new URL('index.yaml', base),
+          this.#o.maxIndexBytes ?? 32 * 1024 * 1024,
+          'index.yaml',
+          undefined,
+        );
+        return pickFromIndex(index, spec, base);
+      },
+      signal,
+    );
     const key = `${base.href}#${spec.name}@${version}#${wanted ?? first}#${identity}`;
     const cached = this.#cache.get(key);
     if (cached !== undefined && wanted !== undefined) {
@@ -88,11 +105,12 @@ export class ChartRepoSource implements Source<ChartSourceSpec> {
       this.#cache.set(key, cached);
       return { revision: `${version}@sha256:${wanted}`, files: cached };
     }
-    const archiveUrl = new URL(first, index.url);
+    const archiveUrl = new URL(first, indexUrl);
     const archive = await get(
       archiveUrl,
       DEFAULT_EXTRACT_LIMITS.maxCompressedBytes,
       `chart ${spec.name} ${version}`,
+      signal,
     );
     const digest = createHash('sha256').update(archive.body).digest('hex');
     if (wanted !== undefined && wanted !== digest) {
@@ -219,4 +237,18 @@ function chartFiles(files: readonly SourceFile[], name: string): SourceFile[] {
     throw new SourceError(`${FIELD}: the archive of chart ${name} has no <chart>/Chart.yaml`);
   }
   return files.map((f) => ({ path: f.path.slice(top.length + 1), data: f.data }));
+}
+
+/** The version of the chart the spec asks for, as the index gives it: its archive's URL and digest. */
+function pickFromIndex(index: HttpResponse, spec: ChartSourceSpec, base: URL): Pick {
+  const entries = entriesOf(index.body, spec.name, base);
+  const version = pickVersion(entries, spec, base);
+  const entry = entries.find((e) => e.version === version);
+  const urls = Array.isArray(entry?.urls) ? entry.urls.filter((u): u is string => typeof u === 'string') : [];
+  const first = urls[0];
+  if (first === undefined) {
+    throw new SourceError(`${FIELD}: the index of ${base.href} gives chart ${spec.name} ${version} no URL`);
+  }
+  const wanted = typeof entry?.digest === 'string' ? entry.digest.replace(/^sha256:/, '') : undefined;
+  return { version, first, indexUrl: index.url.href, wanted };
 }

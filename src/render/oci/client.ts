@@ -92,6 +92,15 @@ export class RegistryClient {
     this.#base = `${options.insecure ? 'http' : 'https'}://${repo.apiHost}`;
   }
 
+  /** A client of the same repository whose requests stop at `signal`, with the tokens this one holds. */
+  withSignal(signal: AbortSignal | undefined): RegistryClient {
+    const { signal: _own, ...rest } = this.#o;
+    const c = new RegistryClient(this.repo, signal === undefined ? rest : { ...rest, signal });
+    for (const [scope, token] of this.#tokens) c.#tokens.set(scope, token);
+    c.#basic = this.#basic;
+    return c;
+  }
+
   /** The manifest a tag or digest names, its digest computed here (and checked against a digest ref). */
   async manifest(reference: string): Promise<Manifest> {
     const res = await this.#call('GET', `/v2/${this.repo.repository}/manifests/${reference}`, 'pull', {

@@ -2,11 +2,14 @@
 // whose layer is a tar+gzip of manifests — found by tag, by the newest tag matching a semver range, or
 // by digest. The manifest digest is the revision. An artifact already read is kept (by repository,
 // digest and credentials) so an interval reconcile of an unchanged tag costs one manifest request and
-// a digest ref none. The layer is bounded and unpacked by tar.ts, which refuses hostile entries.
+// a digest ref none; and the manifest of a tag or range is asked once per poll window by all the
+// Releases on it (fresh-reads.ts). The layer is bounded and unpacked by tar.ts, which refuses hostile
+// entries.
 import { createHash } from 'node:crypto';
 import { SourceError } from '../errors.ts';
+import { FreshReads } from '../fresh-reads.ts';
 import { newestMatching } from '../semver.ts';
-import type { Source } from '../source.ts';
+import type { FetchOptions, Source } from '../source.ts';
 import type { CredentialData, OciSourceSpec, SourceFile, SourceOutput } from '../types.ts';
 import { caBundleOf, credentialsFor, DOCKER_CONFIG_KEY, type RegistryCredentials } from './auth.ts';
 import { type Descriptor, type Manifest, MEDIA, RegistryClient, RegistryError } from './client.ts';
@@ -34,6 +37,8 @@ export class OciSource implements Source<OciSourceSpec> {
   /** cache key → files of the whole artifact; a Map in insertion order is the LRU. */
   readonly #cache = new Map<string, readonly SourceFile[]>();
   #cacheBytes = 0;
+  /** The manifest a tag or range names, by repository, ref and credentials. */
+  readonly #manifests = new FreshReads<{ readonly reference: string; readonly manifest: Manifest }>();
 
   constructor(options: OciSourceOptions = {}) {
     this.#o = options;
@@ -45,6 +50,7 @@ export class OciSource implements Source<OciSourceSpec> {
     spec: OciSourceSpec,
     credentials: CredentialData | undefined,
     signal?: AbortSignal,
+    options?: FetchOptions,
   ): Promise<SourceOutput> {
     const repo = parseOciUrl(spec.url, `${FIELD}.url`);
     const creds = credentialsFor(credentials, repo.host, `${FIELD}.secretRef`);
@@ -53,7 +59,7 @@ export class OciSource implements Source<OciSourceSpec> {
       creds.type === 'none' && credentials?.[DOCKER_CONFIG_KEY] !== undefined
         ? `the Secret in secretRef has no entry for ${repo.host} in its ${DOCKER_CONFIG_KEY}`
         : undefined;
-    return this.fetchWith(spec, creds, caPem, signal, hint);
+    return this.fetchWith(spec, creds, caPem, signal, hint, options);
   }
 
   /** The same fetch with credentials and CA already in hand (the CLI's flags). */
@@ -63,11 +69,13 @@ export class OciSource implements Source<OciSourceSpec> {
     caPem: string | undefined,
     signal?: AbortSignal,
     noCredentialsHint?: string,
+    options?: FetchOptions,
   ): Promise<SourceOutput> {
     const repo = parseOciUrl(spec.url, `${FIELD}.url`);
     const ref = parseOciRef(spec.ref, `${FIELD}.ref`);
     const path = normalizePath(spec.path);
-    const client = new RegistryClient(repo, {
+    // Without the caller's signal: the tag's manifest is read for every Release on it (below).
+    const unbound = new RegistryClient(repo, {
       credentials: creds,
       ...(caPem === undefined ? {} : { caPem }),
       insecure: spec.insecure === true,
@@ -75,7 +83,6 @@ export class OciSource implements Source<OciSourceSpec> {
       idleMs: this.#o.idleMs ?? 20_000,
       maxManifestBytes: MAX_MANIFEST_BYTES,
       maxTags: this.#o.maxTags ?? 10_000,
-      ...(signal === undefined ? {} : { signal }),
       ...(noCredentialsHint === undefined ? {} : { noCredentialsHint }),
     });
     // A credential's own cache line: what one Release read with credentials is not served to another without.
@@ -90,9 +97,18 @@ export class OciSource implements Source<OciSourceSpec> {
         if (cached !== undefined)
           return { revision: ref.digest, files: under(cached, path, repo, ref.digest) };
       }
-      const reference = await this.#resolve(client, repo, ref);
+      // Shared with every Release on the same tag or range: the read runs without this caller's signal.
+      const { reference, manifest } = await this.#manifests.read(
+        `${keyOf(describeRef(ref))}`,
+        options,
+        async () => {
+          const reference = await this.#resolve(unbound, repo, ref);
+          return { reference, manifest: await unbound.manifest(reference) };
+        },
+        signal,
+      );
+      const client = unbound.withSignal(signal);
       const tagged = ref.type === 'digest' ? undefined : reference;
-      const manifest = await client.manifest(reference);
       const key = keyOf(manifest.digest);
       let files = this.#cached(key);
       if (files === undefined) {
