@@ -3,14 +3,16 @@
 // Pure; the executor (executor.ts) does the I/O.
 //
 // A train carries one revision through the waves in ascending order. A wave starts only when every
-// member of the lower waves Succeeded this very train (and the lower wave soaked); inside a wave at most
+// member of the lower waves Succeeded this very train — their checks passed, when they verify — and the
+// lower wave soaked its bake (strategy.soak, or its own strategy.waves[].soak); inside a wave at most
 // maxParallel members run it at once. A member given the train that ends Failed or RolledBack stops the
 // train: no higher wave gets it, and with fleetRollback every member that took it is pinned to the healthy
 // render it ran before. A paused Cluster holds (and so holds the waves above it); a member with no
 // Release yet first gets the fleet's good revision, never an untested one. A member that cannot go on —
-// its Release Stalled or Ready=False for a failure, or its Cluster not ready — is Stalled: the train
-// holds at its wave, and the set's Ready=False names the member, the cluster and the cause, until the
-// cause is fixed and the train goes on by itself. A selector that matches nothing is NoClusters.
+// its Release Stalled or Ready=False for a failure, its Cluster not ready, or its checks inconclusive —
+// is Stalled: the train holds at its wave, and the set's Ready=False names the member, the cluster and
+// the cause (the check, for verification), until the cause is fixed (or a person accepts or rolls back
+// an inconclusive render) and the train goes on. A selector that matches nothing is NoClusters.
 import type { FleetMemberStatus, FleetTrain } from '../../api/types.ts';
 import { type Outcome, outcomeOf, type ReleaseView } from './observe.ts';
 
