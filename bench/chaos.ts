@@ -1,9 +1,11 @@
 // npm run chaos (= npm run bench:chaos) — the full chaos run: ≥ 20 Releases driven through healthy →
 // healthy → unhealthy renders while the controller-manager and the observer are killed -9 and
-// kube-apiserver is restarted on a seeded schedule (see docs/development.md, "The chaos suite"). Prints
+// kube-apiserver is restarted on a seeded schedule, and Prometheus, which every render's verification
+// reads, is killed during the soaks (see docs/development.md, "The chaos suite"). Prints
 // the seed, the faults done (kills, restarts), how many invariants held, every violation, and the seconds
 // from the last fault until every Release had converged. Exits 1 when an invariant was broken.
-// Env: CHAOS_SEED (replays a run), CHAOS_RELEASES, CHAOS_KILLS, CHAOS_APISERVER_RESTARTS.
+// Env: CHAOS_SEED (replays a run), CHAOS_RELEASES, CHAOS_KILLS, CHAOS_APISERVER_RESTARTS,
+// CHAOS_PROMETHEUS_KILLS.
 import { INVARIANTS } from '../test/chaos/invariants.ts';
 import { chaosOptions } from '../test/chaos/options.ts';
 import { runChaos } from '../test/chaos/run.ts';
@@ -18,6 +20,8 @@ log(
     `releases ${report.releases}`,
     `kills ${report.kills}`,
     `apiserver restarts ${report.apiServerRestarts}`,
+    `prometheus kills ${report.prometheusKills}`,
+    `verifications passed ${report.verificationsPassed}`,
     // The drive can end before the schedule does: the faults it never reached are not counted above.
     `faults done ${report.kills + report.apiServerRestarts}/${report.schedule.length}`,
     `invariants held ${report.invariantsHeld}/${INVARIANTS.length}`,

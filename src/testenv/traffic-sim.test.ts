@@ -43,6 +43,27 @@ test('the simulator spreads exactly errorRate of its requests as 500s, at the la
   const bucket = (m: string, le: string) => sample(m, `http_request_duration_seconds_bucket{le="${le}"}`);
   assert.equal(bucket(text, '0.25'), bucket(base, '0.25'), 'no request since set() took under 0.25 s');
   assert.equal(bucket(text, '0.5') - bucket(base, '0.5'), n, 'every request since set() took under 0.5 s');
+  // The same requests under Istio's names, for each reporter, as the Argo Rollouts docs' queries read them.
+  for (const reporter of ['source', 'destination']) {
+    const istio = (m: string, code: string) =>
+      sample(
+        m,
+        `istio_requests_total{reporter="${reporter}",destination_service="${sim.istioService}",response_code="${code}"}`,
+      );
+    assert.equal(istio(text, '500'), sample(text, 'http_requests_total{code="500"}'), reporter);
+    assert.equal(istio(text, '200'), sample(text, 'http_requests_total{code="200"}'), reporter);
+    const ms = (m: string, le: string) =>
+      sample(
+        m,
+        `istio_request_duration_milliseconds_bucket{le="${le}",reporter="${reporter}",destination_service="${sim.istioService}",response_code="200"}`,
+      );
+    assert.equal(ms(text, '250'), ms(base, '250'), 'no request since set() took under 250 ms');
+    assert.equal(
+      ms(text, '500') - ms(base, '500'),
+      n - errors,
+      'every success since set() took under 500 ms',
+    );
+  }
   assert.equal(sample(text, 'traffic_sim_error_rate'), 0.25);
   assert.equal(sample(text, 'traffic_sim_latency_seconds'), 0.3);
 

@@ -1,6 +1,9 @@
 // A small traffic simulator for verification tests and `convoy dev`: a loopback HTTP server whose
 // /metrics (prom-client, its own Registry) counts simulated requests, `http_requests_total{code}` and
-// `http_request_duration_seconds`, at a steady rate with an error share and a latency that a test sets
+// `http_request_duration_seconds`, and the same requests under Istio's names as a sidecar would
+// (`istio_requests_total` and `istio_request_duration_milliseconds` by reporter, destination_service and
+// response_code), so queries written for a mesh, such as the Argo Rollouts docs' AnalysisTemplates, run
+// as they are. At a steady rate with an error share and a latency that a test sets
 // in-process or — so that a render can break it and a rollback mend it — a ConfigMap it reads every
 // second. The errors are spread exactly (every 1/errorRate-th request), never drawn at random, so a
 // test's numbers do not depend on luck.
@@ -41,6 +44,8 @@ export interface TrafficSimOptions {
   readonly requestsPerSecond?: number;
   /** Default: manual, starting at DEFAULT_TRAFFIC. */
   readonly source?: TrafficSource;
+  /** The destination_service of the Istio series (default ISTIO_SERVICE). */
+  readonly istioService?: string;
   readonly log?: (line: string) => void;
 }
 
@@ -49,6 +54,8 @@ export interface TrafficSim {
   readonly url: string;
   /** "127.0.0.1:<port>": a Prometheus scrape target (startPrometheus's targets). */
   readonly target: string;
+  /** The destination_service label of its Istio series. */
+  readonly istioService: string;
   /** The settings in force now. */
   settings(): TrafficSettings;
   /** Why the last ConfigMap read failed or was refused; undefined when it was good. */
@@ -58,6 +65,13 @@ export interface TrafficSim {
   /** Clears the timers and closes the server; safe to call twice. */
   stop(): Promise<void>;
 }
+
+/** The Istio series' destination_service when none is given: a Service's cluster-local name. */
+export const ISTIO_SERVICE = 'traffic.default.svc.cluster.local';
+/** Both ends of a mesh request report it; queries pick one (reporter="source" in the Argo docs). */
+const ISTIO_REPORTERS = ['source', 'destination'] as const;
+/** Istio's default buckets of istio_request_duration_milliseconds. */
+const ISTIO_MS_BUCKETS = [0.5, 1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
 
 const TICK_MS = 100;
 /** A stalled event loop (a loaded machine) is caught up by at most this many seconds of requests. */
@@ -139,9 +153,39 @@ export async function startTrafficSim(opts: TrafficSimOptions = {}): Promise<Tra
       this.set(current.latencyMs / 1000);
     },
   });
-  // Both series exist from the start, so an error-rate query reads 0, not an empty vector.
-  requests.inc({ code: '200' }, 0);
-  requests.inc({ code: '500' }, 0);
+  const istioService = opts.istioService ?? ISTIO_SERVICE;
+  const istioLabels = ['reporter', 'destination_service', 'response_code'] as const;
+  const istioRequests = new Counter({
+    name: 'istio_requests_total',
+    help: 'The simulated requests as an Istio sidecar counts them.',
+    labelNames: istioLabels,
+    registers: [registry],
+  });
+  const istioDuration = new Histogram({
+    name: 'istio_request_duration_milliseconds',
+    help: 'How long the simulated requests took, as an Istio sidecar measures them.',
+    labelNames: istioLabels,
+    buckets: ISTIO_MS_BUCKETS,
+    registers: [registry],
+  });
+  /** Counts `n` requests answered `code`, each taking the latency set. */
+  const count = (code: '200' | '500', n: number) => {
+    if (n <= 0) return;
+    requests.inc({ code }, n);
+    const seconds = current.latencyMs / 1000;
+    for (const reporter of ISTIO_REPORTERS) {
+      const labels = { reporter, destination_service: istioService, response_code: code };
+      istioRequests.inc(labels, n);
+      for (let i = 0; i < n; i++) istioDuration.observe(labels, current.latencyMs);
+    }
+    for (let i = 0; i < n; i++) duration.observe(seconds);
+  };
+  // Every series exists from the start, so an error-rate query reads 0, not an empty vector.
+  for (const code of ['200', '500'] as const) {
+    requests.inc({ code }, 0);
+    for (const reporter of ISTIO_REPORTERS)
+      istioRequests.inc({ reporter, destination_service: istioService, response_code: code }, 0);
+  }
 
   const began = Date.now();
   let emitted = 0;
@@ -158,10 +202,9 @@ export async function startTrafficSim(opts: TrafficSimOptions = {}): Promise<Tra
         errorDebt -= 1;
         errors++;
       }
-      duration.observe(current.latencyMs / 1000);
     }
-    if (errors > 0) requests.inc({ code: '500' }, errors);
-    if (n > errors) requests.inc({ code: '200' }, n - errors);
+    count('500', errors);
+    count('200', n - errors);
   };
   const ticker = setInterval(tick, TICK_MS);
   ticker.unref();
@@ -201,6 +244,7 @@ export async function startTrafficSim(opts: TrafficSimOptions = {}): Promise<Tra
   return {
     url: `http://127.0.0.1:${port}`,
     target: `127.0.0.1:${port}`,
+    istioService,
     settings: () => current,
     problem: () => problem,
     set: (settings) => {

@@ -140,3 +140,64 @@ test('jobMeasured', () => {
     message: 'the Job could not run: ErrImagePull',
   });
 });
+
+test('measure: prometheus headers reach Prometheus on every query; tenants never share an answer', async (t) => {
+  // Answers per tenant, as a multi-tenant Prometheus (Cortex, Mimir, Thanos) does by X-Scope-OrgID.
+  const rates: Readonly<Record<string, string>> = { tenant_a: '0.5', tenant_b: '0.001' };
+  const server = await startServer((req, res) => {
+    const rate = rates[String(req.headers['x-scope-orgid'])];
+    if (rate === undefined || req.headers['x-team'] !== 'hdrsecret')
+      sendJson(res, 401, { status: 'error', error: 'no tenant' });
+    else
+      sendJson(res, 200, {
+        status: 'success',
+        data: { resultType: 'vector', result: [{ value: [1, rate] }] },
+      });
+  });
+  t.after(() => server.close());
+  const tenantCheck = (tenant: string) =>
+    resolve({
+      soak: '1m',
+      args: [{ name: 'tenant', value: tenant }],
+      checks: [
+        {
+          name: 'error-rate',
+          prometheus: {
+            address: server.url,
+            query: 'sum(rate(errors[1m]))',
+            headers: [
+              { name: 'X-Scope-OrgID', value: '{{args.tenant}}' },
+              { name: 'X-Team', valueFrom: { secretKeyRef: { name: 'hdr', key: 'v' } } },
+            ],
+          },
+          failureCondition: 'result[0] > 0.01',
+        },
+      ],
+    })[0] as ResolvedCheck;
+  const deps = { prometheusCalls: new SharedCalls<QueryOutcome>() };
+  const a = await measure(tenantCheck('tenant_a'), secrets, deps);
+  const b = await measure(tenantCheck('tenant_b'), secrets, deps);
+  assert.deepEqual([a.phase, a.value, b.phase, b.value], ['Failed', '[0.5]', 'Successful', '[0.001]']);
+  assert.deepEqual(
+    server.seen.map((s) => [s.headers['x-scope-orgid'], s.headers['x-team']]),
+    [
+      ['tenant_a', 'hdrsecret'],
+      ['tenant_b', 'hdrsecret'],
+    ],
+    'each tenant asked once, with its headers',
+  );
+  assert.equal((await measure(tenantCheck('tenant_a'), secrets, deps)).value, '[0.5]');
+  assert.equal(server.seen.length, 2, "tenant_a's answer is shared with tenant_a only");
+  // A Secret value that cannot be a header (a line break would add a header of its own) is not sent.
+  const bad = await measure(tenantCheck('tenant_a'), (ref) =>
+    ref.name === 'hdr' ? 'x\r\nX-Evil: 1' : undefined,
+  );
+  assert.deepEqual(
+    [bad.phase, bad.message],
+    [
+      'Error',
+      'header X-Team: the value of Secret hdr key v is not a header value (at most 4096 printable ASCII characters)',
+    ],
+  );
+  assert.equal(server.seen.length, 2);
+});

@@ -3,7 +3,7 @@
 // check's conditions. Never throws for a provider fault: that is a measurement in phase Error with a
 // message that holds no secret value (docs/design.md#verification).
 import { parseDuration } from '../api/duration.ts';
-import type { VerificationSecretKey } from '../api/schema/verification.ts';
+import { HEADER_VALUE_MAX, type Header, type VerificationSecretKey } from '../api/schema/verification.ts';
 import { toCelValue } from '../cel/value.ts';
 import { assertNever } from '../lib/assert-never.ts';
 import { errorMessage } from '../lib/errors.ts';
@@ -11,7 +11,7 @@ import { type ArgValue, type ResolvedArgs, redactSecrets, substituteArgs } from 
 import { describeDecisive, judge } from './condition.ts';
 import type { Measured } from './decide.ts';
 import { type PrometheusAuth, type QueryOutcome, queryPrometheus } from './prometheus.ts';
-import type { ResolvedCheck } from './resolve.ts';
+import { headerValueOk, type ResolvedCheck } from './resolve.ts';
 import { callKey, type SharedCalls } from './shared-calls.ts';
 import { formatValue } from './value.ts';
 import { callWeb } from './web.ts';
@@ -55,6 +55,33 @@ function fill(template: string, args: ResolvedArgs, field: string): string {
   return s.text;
 }
 
+/** A check's headers, args and Secrets filled in; every Secret value used joins `hidden`. */
+function headerValues(
+  headers: readonly Header[] | undefined,
+  args: ResolvedArgs,
+  secrets: SecretLookup,
+  hidden: string[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of headers ?? []) {
+    const ref = h.valueFrom?.secretKeyRef;
+    const what = `header ${h.name}`;
+    let v: string;
+    if (ref !== undefined) {
+      v = secretOf(secrets, ref, what);
+      hidden.push(v);
+    } else v = fill(h.value ?? '', args, what);
+    if (v.length > HEADER_VALUE_MAX || !headerValueOk(v)) {
+      const from = ref === undefined ? 'its value' : `the value of Secret ${ref.name} key ${ref.key}`;
+      throw new MissingSecret(
+        `${what}: ${from} is not a header value (at most ${HEADER_VALUE_MAX} printable ASCII characters)`,
+      );
+    }
+    out[h.name] = v;
+  }
+  return out;
+}
+
 const timeoutMs = (t: string | undefined) => (t === undefined ? undefined : parseDuration(t));
 
 /**
@@ -92,16 +119,20 @@ async function prometheusValue({ check, args, secrets, hidden, deps }: Measuring
     };
   }
   const caPem = p.caSecretRef ? secretOf(secrets, p.caSecretRef, 'caSecretRef') : undefined;
+  const headers = headerValues(p.headers, args, secrets, hidden);
   const q = {
     address: fill(p.address, args, 'address'),
     query: fill(p.query, args, 'query'),
     ...(p.timeout !== undefined ? { timeoutMs: timeoutMs(p.timeout) as number } : {}),
     ...(auth !== undefined ? { auth } : {}),
     ...(caPem !== undefined ? { caPem } : {}),
+    headers,
     secrets: hidden,
   };
   const send = () => queryPrometheus(q, deps.signal);
-  const key = callKey([q.address, q.query, auth ?? null, caPem ?? null]);
+  // Headers are part of the key: two tenants (X-Scope-OrgID) asking the same query never share an answer.
+  const sent = Object.entries(headers).map(([k, v]) => `${k.toLowerCase()}: ${v}`);
+  const key = callKey([q.address, q.query, auth ?? null, caPem ?? null, sent.sort()]);
   const out = await (deps.prometheusCalls
     ? deps.prometheusCalls.run(key, sharedAnswerMs(check.plan.intervalMs), send)
     : send());
@@ -111,15 +142,7 @@ async function prometheusValue({ check, args, secrets, hidden, deps }: Measuring
 async function webValue({ check, args, secrets, hidden, deps }: Measuring): Promise<Raw> {
   const w = check.spec.web;
   if (w === undefined) return { ok: false, message: 'not a web check' };
-  const headers: Record<string, string> = {};
-  for (const h of w.headers ?? []) {
-    const ref = h.valueFrom?.secretKeyRef;
-    if (ref !== undefined) {
-      const v = secretOf(secrets, ref, `header ${h.name}`);
-      hidden.push(v);
-      headers[h.name] = v;
-    } else headers[h.name] = fill(h.value ?? '', args, `header ${h.name}`);
-  }
+  const headers = headerValues(w.headers, args, secrets, hidden);
   const out = await callWeb(
     {
       url: fill(w.url, args, 'url'),

@@ -18,7 +18,9 @@ export interface PrometheusQuery {
   readonly timeoutMs?: number;
   readonly auth?: PrometheusAuth;
   readonly caPem?: string;
-  /** Secret values that may appear in the query (secret args): kept out of messages. */
+  /** The check's headers, filled in (resolve.ts refused the ones convoy sets itself). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Secret values that may appear in the query or headers (secret args): kept out of messages. */
   readonly secrets?: readonly string[];
 }
 
@@ -94,7 +96,10 @@ export async function queryPrometheus(q: PrometheusQuery, signal?: AbortSignal):
   const url = endpoint(q.address);
   if (url === undefined) return { ok: false, message: 'address must be an http:// or https:// URL' };
   const secrets = [...(q.secrets ?? [])];
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  const headers: Record<string, string> = {
+    ...q.headers,
+    'content-type': 'application/x-www-form-urlencoded',
+  };
   if (q.auth?.kind === 'bearer') {
     headers.authorization = `Bearer ${q.auth.token}`;
     secrets.push(q.auth.token);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import type { VerificationSpec } from '../api/schema/verification.ts';
+import type { VerificationCheck, VerificationSpec } from '../api/schema/verification.ts';
 import { resolveChecks, secretRefs } from './resolve.ts';
 
 const argsExample = parse(
@@ -131,8 +131,100 @@ test('resolveChecks: refusals name the field and the check', () => {
       'spec.verification.templateRefs',
       'want 1 templates, got 0',
     ],
+    ...headerCases(base),
   ];
   for (const [spec, templates, field, message] of cases) {
     assert.deepEqual(resolveChecks(spec, templates), { ok: false, field, message }, message);
   }
+});
+
+/** Header refusals: the bounds again (templates never meet the CRD) and the names convoy sets itself. */
+function headerCases(base: VerificationSpec): [VerificationSpec, unknown[], string, string][] {
+  const withHeaders = (headers: unknown, auth = true): VerificationSpec => ({
+    ...base,
+    checks: [
+      {
+        ...errorRate,
+        prometheus: {
+          address: 'http://prometheus:9090',
+          query: 'up',
+          ...(auth ? { bearerTokenSecretRef: { name: 'prom', key: 'token' } } : {}),
+          headers,
+        } as VerificationCheck['prometheus'],
+      },
+    ],
+  });
+  const at = 'spec.verification.checks[0].prometheus.headers';
+  return [
+    [
+      withHeaders(Array.from({ length: 33 }, (_, i) => ({ name: `X-${i}`, value: 'a' }))),
+      [],
+      at,
+      'check error-rate: 33 headers; at most 32',
+    ],
+    [
+      withHeaders([{ name: 'Authorization', value: 'Bearer x' }]),
+      [],
+      `${at}[0]`,
+      'check error-rate: header Authorization is set by convoy for this check',
+    ],
+    [
+      withHeaders([{ name: 'Content-Type', value: 'text/plain' }], false),
+      [],
+      `${at}[0]`,
+      'check error-rate: header Content-Type is set by convoy for this check',
+    ],
+    [
+      withHeaders([
+        { name: 'X-Scope-OrgID', value: 'a' },
+        { name: 'x-scope-orgid', value: 'b' },
+      ]),
+      [],
+      `${at}[1]`,
+      'check error-rate: header x-scope-orgid is named twice',
+    ],
+    [
+      withHeaders([{ name: 'X-Scope-OrgID', value: 'a\r\nX-Other: b' }]),
+      [],
+      `${at}[0]`,
+      'check error-rate: header X-Scope-OrgID value must be at most 4096 printable ASCII characters',
+    ],
+    [
+      withHeaders([{ name: 'X-Scope-OrgID', value: 'x'.repeat(4097) }]),
+      [],
+      `${at}[0]`,
+      'check error-rate: header X-Scope-OrgID value must be at most 4096 printable ASCII characters',
+    ],
+    [
+      withHeaders([{ name: 'X Scope', value: 'a' }]),
+      [],
+      `${at}[0]`,
+      'check error-rate: header X Scope is not a header name',
+    ],
+    [
+      withHeaders([{ name: 'X-Scope-OrgID' }]),
+      [],
+      `${at}[0]`,
+      'check error-rate: header X-Scope-OrgID needs value or valueFrom, one of them',
+    ],
+  ];
+}
+
+test('secretRefs: a prometheus header from a Secret is read like its credentials', () => {
+  const r = resolveChecks({
+    soak: '1m',
+    checks: [
+      {
+        name: 'tenant',
+        prometheus: {
+          address: 'http://prometheus:9090',
+          query: 'up',
+          headers: [{ name: 'X-Scope-OrgID', valueFrom: { secretKeyRef: { name: 'tenant', key: 'id' } } }],
+        },
+        successCondition: 'result[0] == 1.0',
+      },
+    ],
+  });
+  assert.ok(r.ok && r.checks[0], r.ok ? '' : r.message);
+  assert.deepEqual(secretRefs(r.checks[0]), [{ name: 'tenant', key: 'id' }]);
 });

@@ -4,11 +4,15 @@
 // Done once per spec; a refusal names the check (or template, metric) and the field
 // (docs/design.md#verification).
 import { parseDuration } from '../api/duration.ts';
-import type {
-  VerificationArg,
-  VerificationCheck,
-  VerificationSecretKey,
-  VerificationSpec,
+import {
+  HEADER_NAME,
+  HEADER_VALUE_MAX,
+  type Header,
+  MAX_HEADERS,
+  type VerificationArg,
+  type VerificationCheck,
+  type VerificationSecretKey,
+  type VerificationSpec,
 } from '../api/schema/verification.ts';
 import { checkArgNames, readAnalysisTemplate } from './argo/template.ts';
 import { type ArgValue, substituteArgs } from './args.ts';
@@ -51,6 +55,54 @@ function ms(field: string, value: string | undefined, fallback: number): number 
   throw new Refusal(field, `${field}: ${JSON.stringify(value)} is not a duration greater than 0`);
 }
 
+/** Headers the HTTP call sets itself: a check may not send them too. */
+const CALL_HEADERS = ['host', 'content-length', 'transfer-encoding', 'connection'];
+const headerName = new RegExp(HEADER_NAME);
+
+/**
+ * The bounds the CRD sets on headers, again for template metrics (which never met the CRD), and the
+ * names a check may not set: those of the call itself, and for a Prometheus query its content type and,
+ * with bearer or basic auth, Authorization.
+ */
+function checkHeaders(check: VerificationCheck, field: string): void {
+  const p = check.prometheus;
+  const headers: readonly Header[] = p?.headers ?? check.web?.headers ?? [];
+  const at = `${field}.${p !== undefined ? 'prometheus' : 'web'}.headers`;
+  if (headers.length > MAX_HEADERS)
+    throw new Refusal(at, `check ${check.name}: ${headers.length} headers; at most ${MAX_HEADERS}`);
+  const taken = [...CALL_HEADERS];
+  if (p !== undefined) taken.push('content-type');
+  if (p?.bearerTokenSecretRef !== undefined || p?.basicAuthSecretRef !== undefined)
+    taken.push('authorization');
+  const seen = new Set<string>();
+  for (const h of headers) {
+    const name = h.name.toLowerCase();
+    const refuse = (why: string) => {
+      throw new Refusal(
+        `${at}[${headers.indexOf(h)}]`,
+        `check ${check.name}: header ${h.name.slice(0, 64)} ${why}`,
+      );
+    };
+    if (!headerName.test(h.name) || h.name.length > 256) refuse('is not a header name');
+    if (taken.includes(name)) refuse('is set by convoy for this check');
+    if (seen.has(name)) refuse('is named twice');
+    seen.add(name);
+    if ((h.value === undefined) === (h.valueFrom === undefined))
+      refuse('needs value or valueFrom, one of them');
+    if (h.value !== undefined && (h.value.length > HEADER_VALUE_MAX || !headerValueOk(h.value)))
+      refuse(`value must be at most ${HEADER_VALUE_MAX} printable ASCII characters`);
+  }
+}
+
+/** Text a header can carry: printable ASCII and tabs (no line break, so no header of one's own). */
+export function headerValueOk(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || c > 0x7e) return false;
+  }
+  return true;
+}
+
 /** Args with placeholders for every value not known before measuring (Secrets). */
 function shownArgs(args: readonly VerificationArg[]): Map<string, ArgValue> {
   return new Map(args.map((a) => [a.name, { value: a.value ?? '', secret: a.value === undefined }]));
@@ -75,6 +127,7 @@ function resolveOne(
   const declared = new Set(args.map((a) => a.name));
   const missing = checkArgNames(check).filter((n) => !declared.has(n));
   if (missing.length > 0) throw new Refusal(field, `check ${check.name}: unknown arg ${missing.join(', ')}`);
+  checkHeaders(check, field);
   const c = compileConditions(check.name, check);
   if (!c.ok) throw new Refusal(`${field}.${c.field}`, c.message);
   if (check.web?.jsonPath !== undefined) {
@@ -184,7 +237,7 @@ export function secretRefs(check: ResolvedCheck): readonly VerificationSecretKey
       : []),
     p?.caSecretRef,
     w?.caSecretRef,
-    ...(w?.headers ?? []).map((h) => h.valueFrom?.secretKeyRef),
+    ...(p?.headers ?? w?.headers ?? []).map((h) => h.valueFrom?.secretKeyRef),
   ];
   const out = new Map<string, VerificationSecretKey>();
   for (const r of refs) if (r !== undefined) out.set(`${r.name}/${r.key}`, r);

@@ -179,6 +179,20 @@ test('each way a run can go wrong breaks its invariant', () => {
     ['the hook of render 1 never ran', { ...good, hookRuns: good.hookRuns.slice(1) }, ['hook runs']],
     ['the RolledBack Event lost', { ...good, events: good.events.slice(0, 5) }, ['events']],
     [
+      'R2 rolled back by its verification while Prometheus was down',
+      {
+        ...good,
+        snapshots: withSnapshot(4, snap({ ...ro('RolledBack', R2), reason: 'VerificationFailed' }, R1, R1)),
+        events: [...good.events, { reason: 'VerificationFailed', message: 'error-rate: …' }],
+      },
+      ['transitions', 'events', 'verification'],
+    ],
+    [
+      'a VerificationFailed Event alone (its status lost to a relist)',
+      { ...good, events: [...good.events, { reason: 'VerificationFailed', message: 'error-rate: …' }] },
+      ['verification'],
+    ],
+    [
       'one Event for two transitions',
       { ...good, events: good.events.map((e, i) => (i === 3 ? event('Succeeded', R1) : e)) },
       ['events'],

@@ -15,6 +15,7 @@ export const INVARIANTS = [
   'transitions',
   'hook runs',
   'events',
+  'verification',
   'process exits',
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
@@ -67,6 +68,7 @@ export function checkRelease(r: ReleaseRecord): Violation[] {
     ...checkTransitions(r),
     ...checkHookRuns(r),
     ...checkEvents(r),
+    ...checkVerification(r),
   ];
 }
 
@@ -280,6 +282,28 @@ export function checkEvents(r: ReleaseRecord): Violation[] {
       );
     else unused.splice(i, 1);
   }
+  return out;
+}
+
+/**
+ * No rollout was ended by its verification: the traffic the checks read has no errors, so a
+ * VerificationFailed (in a status or an Event) can only have come from a fault — a Prometheus killed
+ * mid-soak must hold the soak, never fail it.
+ */
+export function checkVerification(r: Pick<ReleaseRecord, 'subject' | 'snapshots' | 'events'>): Violation[] {
+  const out: Violation[] = [];
+  const seen = new Set<string>();
+  for (const s of r.snapshots) {
+    const ro = s.rollout;
+    if (ro?.reason !== 'VerificationFailed' || seen.has(ro.renderRef)) continue;
+    seen.add(ro.renderRef);
+    out.push(
+      v('verification', r.subject, `${ro.state}(${ro.renderRef}) by its verification: ${ro.message ?? ''}`),
+    );
+  }
+  for (const e of r.events)
+    if (e.reason === 'VerificationFailed')
+      out.push(v('verification', r.subject, `a VerificationFailed Event: ${e.message ?? ''}`));
   return out;
 }
 

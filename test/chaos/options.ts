@@ -1,6 +1,6 @@
 // The two sizes of chaos run — `short` (part of npm test: a few minutes) and `full` (npm run chaos) — and
 // the environment variables that override them: CHAOS_SEED, CHAOS_RELEASES, CHAOS_KILLS,
-// CHAOS_APISERVER_RESTARTS.
+// CHAOS_APISERVER_RESTARTS, CHAOS_PROMETHEUS_KILLS (0: no Prometheus and no verification).
 
 import { parseDuration } from '../../src/api/duration.ts';
 import type { ChaosOptions } from './run.ts';
@@ -17,10 +17,24 @@ const SHORT_SEED = 2;
 
 const PRESETS: Record<
   Preset,
-  Pick<ChaosOptions, 'releases' | 'kills' | 'apiServerRestarts' | 'gapMs' | 'staggerMs'>
+  Pick<ChaosOptions, 'releases' | 'kills' | 'apiServerRestarts' | 'prometheusKills' | 'gapMs' | 'staggerMs'>
 > = {
-  short: { releases: 12, kills: 3, apiServerRestarts: 1, gapMs: [5_000, 15_000], staggerMs: 1_000 },
-  full: { releases: 24, kills: 12, apiServerRestarts: 3, gapMs: [3_000, 12_000], staggerMs: 2_500 },
+  short: {
+    releases: 12,
+    kills: 3,
+    apiServerRestarts: 1,
+    prometheusKills: 0,
+    gapMs: [5_000, 15_000],
+    staggerMs: 1_000,
+  },
+  full: {
+    releases: 24,
+    kills: 12,
+    apiServerRestarts: 3,
+    prometheusKills: 6,
+    gapMs: [3_000, 12_000],
+    staggerMs: 2_500,
+  },
 };
 
 function count(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -45,7 +59,10 @@ export function chaosOptions(
     releases: count(env, 'CHAOS_RELEASES', p.releases),
     kills: count(env, 'CHAOS_KILLS', p.kills),
     apiServerRestarts: count(env, 'CHAOS_APISERVER_RESTARTS', p.apiServerRestarts),
+    prometheusKills: count(env, 'CHAOS_PROMETHEUS_KILLS', p.prometheusKills),
     downMs: [0, 4_000],
+    // Down for up to two check intervals and more: a measurement or two meets a dead Prometheus.
+    prometheusDownMs: [2_000, 8_000],
     scenario: { unhealthyDeadline: '20s', interval: '5s' },
     leaseDuration: '5s',
     // A step waits past the healthy renders' own deadline: until then a slow step is still within what

@@ -1,7 +1,8 @@
 // One chaos run: a local control plane with kwok, convoy's two processes as children (crew.ts), N
 // Releases driven through healthy → healthy → unhealthy renders (drive.ts, scenario.ts) while the seeded
 // fault schedule (schedule.ts) kills -9 the controller-manager and the observer and restarts
-// kube-apiserver; then every Release is awaited until it has converged, and the invariants
+// kube-apiserver, and — with a Prometheus that every render is verified against — kills -9 Prometheus
+// during the soaks; then every Release is awaited until it has converged, and the invariants
 // (invariants.ts) are checked over what the watches recorded (watch.ts) and what is live. The result
 // carries the figures `npm run chaos` prints and every violation found.
 import { cp as copy, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,6 +14,8 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { errorMessage } from '../../src/lib/errors.ts';
 import { installDefaultRules } from '../../src/observer/health/loop/index.ts';
 import { type ControlPlane, startControlPlane } from '../../src/testenv/index.ts';
+import { startPrometheus, type TestPrometheus } from '../../src/testenv/prometheus.ts';
+import { startTrafficSim, type TrafficSim } from '../../src/testenv/traffic-sim.ts';
 import { installCrds } from '../support/crds.ts';
 import { getInventory, getRelease } from '../support/release.ts';
 import { LEASE_NS } from '../support/system.ts';
@@ -30,7 +33,13 @@ import {
   type Violation,
 } from './invariants.ts';
 import { HOOK, type LiveObject, RELEASE_NAME, type ScenarioOptions, type Step } from './scenario.ts';
-import { describeSchedule, type Fault, faultSchedule } from './schedule.ts';
+import {
+  describeSchedule,
+  type Fault,
+  faultSchedule,
+  type PrometheusFault,
+  prometheusSchedule,
+} from './schedule.ts';
 import { ChaosWatch } from './watch.ts';
 
 export interface ChaosOptions {
@@ -39,6 +48,10 @@ export interface ChaosOptions {
   /** kill -9 of the controller-manager or the observer. */
   readonly kills: number;
   readonly apiServerRestarts: number;
+  /** kill -9 of Prometheus during the soaks; 0: no Prometheus and no verification. */
+  readonly prometheusKills: number;
+  /** Range of how long a killed Prometheus stays down. */
+  readonly prometheusDownMs: readonly [number, number];
   /** Range of the wait before each fault. */
   readonly gapMs: readonly [number, number];
   /** Range of how long a killed process stays down. */
@@ -60,6 +73,9 @@ export interface ChaosReport {
   readonly schedule: readonly Fault[];
   readonly kills: number;
   readonly apiServerRestarts: number;
+  readonly prometheusKills: number;
+  /** Releases' Passed Events: verifications that passed their soak (2 per Release with a Prometheus). */
+  readonly verificationsPassed: number;
   /** Invariants without a violation, of INVARIANTS.length. */
   readonly invariantsHeld: number;
   readonly violations: readonly Violation[];
@@ -86,14 +102,31 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     gapMs: o.gapMs,
     downMs: o.downMs,
   });
+  const promSchedule = prometheusSchedule({
+    seed: o.seed,
+    kills: o.prometheusKills,
+    gapMs: o.gapMs,
+    downMs: o.prometheusDownMs,
+  });
   o.log(
-    `chaos: seed ${o.seed} (CHAOS_SEED=${o.seed} replays it), ${o.releases} Releases, schedule:\n${describeSchedule(schedule)}`,
+    `chaos: seed ${o.seed} (CHAOS_SEED=${o.seed} replays it), ${o.releases} Releases, schedule:\n${describeSchedule(schedule)}` +
+      (promSchedule.length === 0
+        ? ''
+        : `\nPrometheus: ${promSchedule.map((f) => `+${f.gapMs} ms kill -9, down ${f.downMs} ms`).join('; ')}`),
   );
   const cp = await startControlPlane({ workloads: true, nodes: 2 });
   const work = await mkdtemp(join(tmpdir(), 'convoy-chaos-'));
   let crew: Crew | undefined;
   let watch: ChaosWatch | undefined;
+  let sim: TrafficSim | undefined;
+  let prom: TestPrometheus | undefined;
   try {
+    let scenario = o.scenario;
+    if (o.prometheusKills > 0) {
+      sim = await startTrafficSim();
+      prom = await startPrometheus({ targets: [sim.target] });
+      scenario = { ...scenario, prometheus: prom.url };
+    }
     const client = new KubeClient(cp.kubeConfig);
     await installCrds(cp.kubeConfig);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEASE_NS } });
@@ -109,7 +142,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     o.log(`chaos: system up in ${secs(Date.now() - t0)} s`);
 
     const namespaces = Array.from({ length: o.releases }, (_, i) => `chaos-${i}`);
-    const ctx = { client, watch, scenario: o.scenario, stepTimeoutMs: o.stepTimeoutMs };
+    const ctx = { client, watch, scenario, stepTimeoutMs: o.stepTimeoutMs };
     const drives = Promise.all(
       namespaces.map(async (ns, i) => {
         await sleep(i * o.staggerMs);
@@ -118,11 +151,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     );
     const faults = new AbortController();
     const executed = runFaults(schedule, crew, cp, faults.signal, o.log);
+    const promKilled =
+      prom === undefined ? Promise.resolve(0) : killPrometheus(promSchedule, prom, faults.signal, o.log);
     const results = await drives;
     faults.abort();
     const done = await executed;
+    const prometheusKills = await promKilled;
     o.log(
-      `chaos: drive over after ${secs(Date.now() - t0)} s; ${done.kills} kills, ${done.restarts} apiserver restarts`,
+      `chaos: drive over after ${secs(Date.now() - t0)} s; ${done.kills} kills, ${done.restarts} apiserver restarts, ${prometheusKills} Prometheus kills`,
     );
 
     const w = watch;
@@ -147,6 +183,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       schedule,
       kills: done.kills,
       apiServerRestarts: done.restarts,
+      prometheusKills,
+      verificationsPassed: records.reduce(
+        (n, r) => n + r.events.filter((e) => e.reason === 'Passed').length,
+        0,
+      ),
       invariantsHeld: INVARIANTS.filter((i) => !broken.has(i)).length,
       violations,
       convergenceSeconds: end === undefined ? undefined : secs(Math.max(0, end - (done.lastFaultAt ?? t0))),
@@ -164,6 +205,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   } finally {
     await watch?.stop();
     await crew?.stop();
+    await prom?.stop();
+    await sim?.stop();
     await cp.stop();
     await rm(work, { recursive: true, force: true });
   }
@@ -250,6 +293,40 @@ async function runFaults(
     log(`chaos: ${f.target} started again (${f.newIdentity ? 'new' : 'same'} identity)`);
   }
   return { kills, restarts, lastFaultAt };
+}
+
+/**
+ * Kills Prometheus -9 on its own schedule until it is over or `stop` fires; a killed Prometheus is
+ * always started again (same port and data), even when `stop` fires while it is down. Returns the kills.
+ */
+async function killPrometheus(
+  schedule: readonly PrometheusFault[],
+  prom: TestPrometheus,
+  stop: AbortSignal,
+  say: (line: string) => void,
+): Promise<number> {
+  const log = (line: string) => say(`${new Date().toISOString()} ${line}`);
+  let kills = 0;
+  for (const f of schedule) {
+    try {
+      await sleep(f.gapMs, undefined, { signal: stop });
+    } catch {
+      break;
+    }
+    log('chaos: kill -9 prometheus');
+    await prom.kill();
+    kills++;
+    await sleep(f.downMs);
+    try {
+      await prom.restart();
+    } catch (err) {
+      // The soaks then hold (inconclusive) until their steps time out: drive failures name them.
+      log(`chaos: prometheus did not start again: ${errorMessage(err)}`);
+      break;
+    }
+    log('chaos: prometheus started again');
+  }
+  return kills;
 }
 
 /** Waits until every driven Release is in its terminal state with render 2 live; the time it was, or undefined. */

@@ -3,6 +3,9 @@
 // every step prunes one) and a PostSync Job hook `smoke`. Renders 1 and 2 are healthy (with a deadline
 // long enough that chaos cannot make them miss it); render 3's pods never become Ready and its deadline is
 // short, so it must be RolledBack — to render 2, whose objects and ConfigMap contents are then what is live.
+// With a Prometheus (the full run), every render also carries a verification whose check reads a traffic
+// simulator without errors: renders 1 and 2 pass their soak while Prometheus is killed, render 3 never
+// reaches one.
 import type { Release, ReleaseSpec } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/decide/hooks/index.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
@@ -25,6 +28,35 @@ export interface ScenarioOptions {
   readonly unhealthyDeadline: string;
   /** syncPolicy.interval. */
   readonly interval: string;
+  /** A Prometheus to verify each render against (its address); unset: no verification. */
+  readonly prometheus?: string;
+}
+
+/** The check's name: a VerificationFailed naming it can only come from a fault, the traffic has no errors. */
+export const CHECK = 'error-rate';
+
+/**
+ * A soak long enough to meet a Prometheus kill, a check that never fails on errorless traffic, and an
+ * inconclusiveLimit no outage reaches: a Prometheus that is down holds the soak and never ends it.
+ */
+export function chaosVerification(address: string): NonNullable<ReleaseSpec['verification']> {
+  return {
+    soak: '10s',
+    interval: '2s',
+    checks: [
+      {
+        name: CHECK,
+        prometheus: {
+          address,
+          query: 'sum(rate(http_requests_total{code="500"}[30s])) / sum(rate(http_requests_total[30s]))',
+          timeout: '3s',
+        },
+        successCondition: 'result[0] <= 0.01',
+        failureCondition: 'result[0] > 0.01',
+        inconclusiveLimit: 1000,
+      },
+    ],
+  };
 }
 
 export const onlyIn = (step: Step) => `only-r${step}`;
@@ -57,6 +89,7 @@ export function chaosRelease(ns: string, o: ScenarioOptions): Release {
     healthAssessment: DEFAULT_HEALTH,
     syncPolicy: { interval: o.interval },
     ...stepSpec(1, o),
+    ...(o.prometheus === undefined ? {} : { verification: chaosVerification(o.prometheus) }),
   });
   return { ...r, metadata: { ...r.metadata, labels: { [CHAOS_LABEL]: 'true' } } };
 }

@@ -1,7 +1,7 @@
 // The fault schedule is a function of its seed: replaying CHAOS_SEED replays the faults.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { faultSchedule, seedFrom } from './schedule.ts';
+import { faultSchedule, prometheusSchedule, seedFrom } from './schedule.ts';
 
 const opts = { kills: 5, apiServerRestarts: 2, gapMs: [1_000, 9_000], downMs: [0, 3_000] } as const;
 
@@ -55,4 +55,17 @@ test('CHAOS_SEED is taken as given, refused when not an integer', () => {
   assert.equal(seedFrom({ CHAOS_SEED: '42' }), 42);
   assert.ok(Number.isSafeInteger(seedFrom({})));
   assert.throws(() => seedFrom({ CHAOS_SEED: 'abc' }), /CHAOS_SEED must be an integer/);
+});
+
+test('the Prometheus kills: one seed, one schedule, the ranges kept; the convoy schedule is untouched', () => {
+  const p = { kills: 4, gapMs: [5_000, 20_000], downMs: [2_000, 8_000] } as const;
+  const a = prometheusSchedule({ ...p, seed: 7 });
+  assert.deepEqual(prometheusSchedule({ ...p, seed: 7 }), a);
+  assert.notDeepEqual(prometheusSchedule({ ...p, seed: 8 }), a);
+  assert.equal(a.length, 4);
+  for (const f of a) {
+    assert.ok(f.gapMs >= 5_000 && f.gapMs <= 20_000, JSON.stringify(f));
+    assert.ok(f.downMs >= 2_000 && f.downMs <= 8_000, JSON.stringify(f));
+  }
+  assert.deepEqual(prometheusSchedule({ ...p, kills: 0, seed: 7 }), []);
 });

@@ -73,6 +73,28 @@ export function faultSchedule(o: ScheduleOptions): readonly Fault[] {
   return schedule;
 }
 
+/** A kill -9 of Prometheus, on a timeline of its own beside the convoy faults. */
+export interface PrometheusFault {
+  /** Wait before the kill, counted from the previous restart. */
+  readonly gapMs: number;
+  /** How long Prometheus stays dead. */
+  readonly downMs: number;
+}
+
+/**
+ * The Prometheus kills of a run, drawn from the seed apart from faultSchedule (which stays as it was for
+ * every seed): the same seed gives the same kills.
+ */
+export function prometheusSchedule(
+  o: Pick<ScheduleOptions, 'seed' | 'gapMs' | 'downMs'> & { readonly kills: number },
+): readonly PrometheusFault[] {
+  const fault = fc.record({ gapMs: integerIn(o.gapMs), downMs: integerIn(o.downMs) });
+  const all = fc.array(fault, { minLength: o.kills, maxLength: o.kills });
+  const [schedule] = fc.sample(fc.noBias(all), { seed: o.seed + 1, numRuns: 1 });
+  if (schedule === undefined) throw new Error('fast-check drew no Prometheus schedule');
+  return schedule;
+}
+
 /** One line per fault, for the run's log. */
 export function describeSchedule(s: readonly Fault[]): string {
   return s

@@ -2,9 +2,9 @@
 // on the real control plane beside verification.test.ts, one convoy system for the file:
 // - a web check reading a loopback JSON answer that the render's own ConfigMap sets → Succeeded; a render
 //   that makes it answer a failing value → RolledBack, VerificationFailed naming the check and the URL;
-// - an Argo Rollouts AnalysisTemplate copied from the argo-rollouts docs, read through a minimal
-//   argoproj.io CRD → Succeeded; a template with a provider convoy does not read (datadog) → Verified=False
-//   naming the template, the metric and the field, and no rollback;
+// - an Argo Rollouts AnalysisTemplate copied from the argo-rollouts docs (only its address changed), read
+//   through a minimal argoproj.io CRD → Succeeded; a template with a provider convoy does not read
+//   (datadog) → Verified=False naming the template, the metric and the field, and no rollback;
 // - tenancy and faults: a bearer token Secret that exists only in another namespace → held inconclusive
 //   naming the Secret, its value nowhere; a Prometheus that accepts and never answers → every measurement
 //   an Error at the check's timeout, held, no rollback;
@@ -40,7 +40,7 @@ import { waitFor } from '../support/wait.ts';
 /** Lets the observer-killed test see the Lease expire soon after the kill. */
 const LEASE_SECONDS = 3;
 let prom: TestPrometheus;
-/** Scraped by `prom`: steady traffic without errors, for the AnalysisTemplate's success rate. */
+/** Scraped by `prom`: steady traffic without errors (Istio's series too), for the AnalysisTemplate's success rate. */
 let promSim: TrafficSim;
 const cleanups: (() => Promise<unknown>)[] = [];
 
@@ -283,20 +283,20 @@ async function createYaml(ns: string, yaml: string): Promise<void> {
 test('an AnalysisTemplate from the argo-rollouts docs passes; one with a datadog provider holds, naming it', async () => {
   const ns = 'vc-argo';
   const repo = await scenario(ns);
-  // docs/features/analysis.md's background analysis template. Changed, and only these: the address
-  // (prometheus.example.com is not the test's Prometheus), and the Istio series the query reads, which
-  // the traffic simulator does not export: istio_requests_total → http_requests_total (the simulator's
-  // counter), its labels reporter="source",destination_service=~ → job=~ (the simulator's series carry
-  // the scrape job and code only) and response_code → code. The query's shape, functions, windows, the
-  // {{args.service-name}} placeholder and every other field stay as the docs have them.
-  let template = await argoDocTemplate('background-success-rate.yaml');
-  template = replaced(template, 'http://prometheus.example.com:9090', prom.url, 1);
-  template = replaced(template, 'istio_requests_total', 'http_requests_total', 2);
-  template = replaced(template, 'reporter="source",destination_service=~', 'job=~', 2);
-  template = replaced(template, 'response_code!~', 'code!~', 1);
+  // docs/analysis/prometheus.md's template, byte for byte but one change: its address
+  // (http://prometheus.example.com:9090 → the test's Prometheus). The traffic simulator exports Istio's
+  // istio_requests_total, so the query runs as written; its X-Scope-OrgID header is sent (this
+  // Prometheus has no tenants and ignores it), and its timeout of 40 s and interval of 5m stay.
+  const template = replaced(
+    await argoDocTemplate('prometheus-success-rate.yaml'),
+    'http://prometheus.example.com:9090',
+    prom.url,
+    1,
+  );
   await createYaml(ns, template);
   // The query answers before the rollout, so the soak's one measurement (interval 5m) reads a value.
-  const query = `sum(irate(http_requests_total{job=~"traffic",code!~"5.*"}[5m])) / sum(irate(http_requests_total{job=~"traffic"}[5m]))`;
+  const service = promSim.istioService;
+  const query = `sum(irate(istio_requests_total{reporter="source",destination_service=~"${service}",response_code!~"5.*"}[5m])) / sum(irate(istio_requests_total{reporter="source",destination_service=~"${service}"}[5m]))`;
   await waitFor(
     'Prometheus to answer the success rate',
     async () => (await prom.query(query))[0]?.value === 1,
@@ -311,7 +311,7 @@ test('an AnalysisTemplate from the argo-rollouts docs passes; one with a datadog
       soak: '5s',
       interval: '1s',
       templateRefs: [{ name: 'success-rate' }],
-      args: [{ name: 'service-name', value: 'traffic' }],
+      args: [{ name: 'service-name', value: promSim.istioService }],
     }),
   );
   const r1 = await rolloutOf(ns, 'Succeeded(R1) by the AnalysisTemplate', reached('Succeeded', sha1));
@@ -321,7 +321,10 @@ test('an AnalysisTemplate from the argo-rollouts docs passes; one with a datadog
   );
   assert.equal(c1?.phase, 'Passed', JSON.stringify(c1));
   assert.equal(c1?.provider, 'prometheus');
-  assert.match(c1?.query ?? '', /http_requests_total\{job=~"traffic",code!~"5\.\*"\}/, c1?.query);
+  assert.ok(
+    c1?.query?.includes(`destination_service=~"${promSim.istioService}",response_code!~"5.*"`),
+    c1?.query,
+  );
   assert.ok((c1?.successful ?? 0) >= 1 && c1?.failed === 0, JSON.stringify(c1));
 
   // docs/analysis/datadog.md's template, unchanged: convoy reads no datadog provider.

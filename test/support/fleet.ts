@@ -122,7 +122,7 @@ export async function applyFleetSet(
   client: KubeClient,
   ns: string,
   version: string,
-  strategy: { readonly maxParallel?: number; readonly soak?: string } = {},
+  strategy: Omit<NonNullable<ReleaseSet['spec']['strategy']>, 'fleetRollback'> = {},
   more: Partial<Release['spec']> = {},
 ): Promise<void> {
   const set: ReleaseSet = {

@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox';
 import { LabelSelector, StatusHead } from './common.ts';
 import { Duration, FreeObject, ListMap, ObjectName, RenderRef, StringEnum, StringMap, Time } from './k8s.ts';
 import { ReleaseSpecSchema } from './release.ts';
+import { VerificationSpecSchema } from './verification.ts';
 
 const ClusterInputSchema = Type.Object({
   cluster: ObjectName({ description: 'A Cluster of the namespace (or "local" for the local cluster).' }),
@@ -39,6 +40,21 @@ const InputsSchema = Type.Object({
   ),
 });
 
+/** At most this many waves may set their own verification or bake time. */
+export const MAX_WAVE_SETTINGS = 16;
+
+const WaveSchema = Type.Object({
+  wave: Type.Integer({ format: 'int32', description: 'The wave these settings are for.' }),
+  soak: Type.Optional(
+    Duration({
+      description: 'How long this wave stays Succeeded before the next wave starts (default: strategy.soak).',
+    }),
+  ),
+  /** Replaces the template's spec.verification for this wave's members (a stricter canary check). */
+  verification: Type.Optional(VerificationSpecSchema),
+});
+export type WaveSettings = Static<typeof WaveSchema>;
+
 const StrategySchema = Type.Object({
   waveLabel: Type.Optional(
     Type.String({
@@ -57,6 +73,12 @@ const StrategySchema = Type.Object({
   soak: Type.Optional(
     Duration({ description: 'How long a wave stays Succeeded before the next wave starts (default 0).' }),
   ),
+  waves: Type.Optional(
+    ListMap(WaveSchema, ['wave'], {
+      maxItems: MAX_WAVE_SETTINGS,
+      description: 'Settings of single waves: their own verification and bake time.',
+    }),
+  ),
   fleetRollback: Type.Optional(
     Type.Boolean({
       default: false,
@@ -66,33 +88,47 @@ const StrategySchema = Type.Object({
   ),
 });
 
-export const ReleaseSetSpecSchema = Type.Object({
-  template: Type.Object(
-    {
-      metadata: Type.Optional(
-        Type.Object({
-          labels: Type.Optional(StringMap({ maxProperties: 64 })),
-          annotations: Type.Optional(StringMap({ maxProperties: 64 })),
-        }),
-      ),
-      spec: ReleaseSpecSchema,
-    },
-    { description: 'The Release each selected cluster gets; spec.cluster is set per cluster.' },
-  ),
-  clusterSelector: Type.Optional(
-    LabelSelector({ description: 'Clusters of the namespace to roll out to; absent: none, {}: all.' }),
-  ),
-  local: Type.Optional(
-    Type.Object(
+export const ReleaseSetSpecSchema = Type.Object(
+  {
+    template: Type.Object(
       {
-        wave: Type.Optional(Type.Integer({ format: 'int32', description: "The local cluster's wave (0)." })),
+        metadata: Type.Optional(
+          Type.Object({
+            labels: Type.Optional(StringMap({ maxProperties: 64 })),
+            annotations: Type.Optional(StringMap({ maxProperties: 64 })),
+          }),
+        ),
+        spec: ReleaseSpecSchema,
       },
-      { description: 'Also roll out to the cluster convoy runs in (member name "local").' },
+      { description: 'The Release each selected cluster gets; spec.cluster is set per cluster.' },
     ),
-  ),
-  inputs: Type.Optional(InputsSchema),
-  strategy: Type.Optional(StrategySchema),
-});
+    clusterSelector: Type.Optional(
+      LabelSelector({ description: 'Clusters of the namespace to roll out to; absent: none, {}: all.' }),
+    ),
+    local: Type.Optional(
+      Type.Object(
+        {
+          wave: Type.Optional(
+            Type.Integer({ format: 'int32', description: "The local cluster's wave (0)." }),
+          ),
+        },
+        { description: 'Also roll out to the cluster convoy runs in (member name "local").' },
+      ),
+    ),
+    inputs: Type.Optional(InputsSchema),
+    strategy: Type.Optional(StrategySchema),
+  },
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.strategy) || !has(self.strategy.waves) || has(self.template.spec.failurePolicy) || self.strategy.waves.all(w, !has(w.verification))',
+        message:
+          "a wave's verification requires spec.template.spec.failurePolicy: a failed check rolls back or fails the rollout it judges",
+        fieldPath: '.strategy.waves',
+      },
+    ],
+  },
+);
 export type ReleaseSetSpec = Static<typeof ReleaseSetSpecSchema>;
 
 export const MEMBER_STATES = [
@@ -154,6 +190,9 @@ export const ReleaseSetStatusSchema = Type.Object({
         revision: Type.String({ maxLength: 64 }),
         template: FreeObject(),
         inputs: Type.Optional(FreeObject()),
+        waves: Type.Optional(
+          Type.Array(FreeObject(), { maxItems: MAX_WAVE_SETTINGS, description: "Its waves' verification." }),
+        ),
       },
       { description: 'The last revision that Succeeded on every cluster: what a cluster added gets.' },
     ),

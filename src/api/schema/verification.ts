@@ -43,6 +43,29 @@ export const VerificationArgSchema = Type.Object(
 );
 export type VerificationArg = Static<typeof VerificationArgSchema>;
 
+/** At most this many headers on one check; each value at most HEADER_VALUE_MAX bytes. */
+export const MAX_HEADERS = 32;
+export const HEADER_VALUE_MAX = 4096;
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
+
+/** A header sent with every call of a check; its value may come from a Secret (never printed). */
+export const HeaderSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256, pattern: HEADER_NAME }),
+    ...ValueSchema,
+  },
+  {
+    'x-kubernetes-validations': [
+      { rule: 'has(self.value) != has(self.valueFrom)', message: 'set value or valueFrom, one of them' },
+    ],
+  },
+);
+export type Header = Static<typeof HeaderSchema>;
+
+const HeadersSchema = (description: string) =>
+  Type.Optional(Type.Array(HeaderSchema, { maxItems: MAX_HEADERS, description }));
+
 const TimeoutSchema = PositiveDuration({
   description: 'How long one measurement may take (default 10s, at most 60s); past it: inconclusive.',
 });
@@ -68,13 +91,11 @@ export const PrometheusCheckSchema = Type.Object({
     ),
   ),
   caSecretRef: Type.Optional(VerificationSecretKeySchema),
+  headers: HeadersSchema(
+    'Sent with every query (e.g. X-Scope-OrgID for a multi-tenant Prometheus); {{args.<name>}} is replaced.',
+  ),
 });
 export type PrometheusCheck = Static<typeof PrometheusCheckSchema>;
-
-export const WebHeaderSchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }),
-  ...ValueSchema,
-});
 
 export const WebCheckSchema = Type.Object({
   url: Type.String({
@@ -84,7 +105,7 @@ export const WebCheckSchema = Type.Object({
     description: 'The URL to call.',
   }),
   method: Type.Optional(StringEnum(['GET', 'POST', 'PUT'], { default: 'GET' })),
-  headers: Type.Optional(Type.Array(WebHeaderSchema, { maxItems: 32 })),
+  headers: HeadersSchema('Sent with every call; {{args.<name>}} is replaced.'),
   body: Type.Optional(Type.String({ maxLength: 65536 })),
   jsonPath: Type.Optional(
     Type.String({

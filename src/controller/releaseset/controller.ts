@@ -35,7 +35,7 @@ import {
 import { clusterInformer } from '../cluster/controller.ts';
 import { formatTime } from '../release/decide/rollout/time.ts';
 import { executeFleetPlan } from './executor.ts';
-import { fleetRevision, trainId } from './member-spec.ts';
+import { fleetRevision, trainId, waveVerifications } from './member-spec.ts';
 import { noMembersText, planMembers, selectMembers } from './members.ts';
 import { planFleet } from './plan.ts';
 
@@ -100,18 +100,22 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
     const nowMs = now();
     const problem = selectorProblem(spec.clusterSelector);
     let soakMs = 0;
+    const waveSoakMs = new Map<number, number>();
+    let field = 'spec.strategy.soak';
     try {
       soakMs = parseOptionalDuration(spec.strategy?.soak) ?? 0;
+      for (const [i, w] of (spec.strategy?.waves ?? []).entries()) {
+        field = `spec.strategy.waves[${i}].soak`;
+        const ms = parseOptionalDuration(w.soak);
+        if (ms !== undefined) waveSoakMs.set(w.wave, ms);
+      }
     } catch (err) {
-      return {
-        kind: 'error',
-        error: new Error(`ReleaseSet ${key}: spec.strategy.soak: ${errorMessage(err)}`),
-      };
+      return { kind: 'error', error: new Error(`ReleaseSet ${key}: ${field}: ${errorMessage(err)}`) };
     }
     if (problem !== undefined)
       return { kind: 'error', error: new Error(`ReleaseSet ${key}: spec.clusterSelector: ${problem}`) };
 
-    const revision = fleetRevision(spec.template, spec.inputs);
+    const revision = fleetRevision(spec.template, spec.inputs, waveVerifications(spec));
     const train = trainId(revision, set.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT]);
     const owned = new Map(
       releases.cache
@@ -140,6 +144,7 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
       goodRevision: set.status?.good?.revision,
       maxParallel: spec.strategy?.maxParallel,
       soakMs,
+      waveSoakMs,
       fleetRollback: spec.strategy?.fleetRollback === true,
       members,
       strays,

@@ -22,10 +22,10 @@ const set: ReleaseSet = {
   },
 };
 const eu = { name: 'eu', local: false, labels: {}, annotations: {} };
-const rev = { revision: 'r1', train: 'r1', template: set.spec.template, inputs: undefined };
+const rev = { revision: 'r1', train: 'r1', template: set.spec.template, inputs: undefined, waves: [] };
 
 test('memberRelease: owned by the set, labelled, annotated with revision and train, spec.cluster set', () => {
-  const r = memberRelease(set, eu, rev, undefined);
+  const r = memberRelease(set, eu, 1, rev, undefined);
   assert.ok(typeof r !== 'string');
   assert.equal(r.metadata.name, 'web-eu');
   assert.deepEqual(r.metadata.labels, {
@@ -52,10 +52,24 @@ test('memberRelease: owned by the set, labelled, annotated with revision and tra
 });
 
 test('memberRelease: a forced train forces the Release; a fleet rollback pins it', () => {
-  const forced = memberRelease(set, eu, { ...rev, train: 'r1.abcd' }, `sha256:${'a'.repeat(64)}`);
+  const forced = memberRelease(set, eu, 1, { ...rev, train: 'r1.abcd' }, `sha256:${'a'.repeat(64)}`);
   assert.ok(typeof forced !== 'string');
   assert.equal(forced.metadata.annotations?.['convoy.kumodo.io/force-sync-at'], 'f1');
   assert.deepEqual(forced.spec.pin, { renderRef: `sha256:${'a'.repeat(64)}` });
+});
+
+test("memberRelease: a wave's own verification replaces the template's for its members only", () => {
+  const check = (name: string) => ({
+    soak: '1m',
+    checks: [{ name, web: { url: 'http://x' }, successCondition: 'result' }],
+  });
+  const template = { spec: { ...set.spec.template.spec, verification: check('fleet') } };
+  const waves = [{ wave: 1, verification: check('canary') }];
+  const names = [0, 1, 2].map((wave) => {
+    const r = memberRelease(set, eu, wave, { ...rev, template, waves }, undefined);
+    return typeof r === 'string' ? r : r.spec.verification?.checks?.map((c) => c.name);
+  });
+  assert.deepEqual(names, [['fleet'], ['canary'], ['fleet']]);
 });
 
 test('statusOf: summary, Ready from the train, the good revision kept or replaced', () => {
@@ -85,5 +99,15 @@ test('statusOf: summary, Ready from the train, the good revision kept or replace
     0,
   );
   assert.equal(kept.good?.revision, 'r0');
+  // The good revision keeps its waves' own verification: a member that joins later gets exactly that.
+  const canary = {
+    soak: '1m',
+    checks: [{ name: 'c', web: { url: 'http://x' }, successCondition: 'result' }],
+  };
+  const withWaves = {
+    ...set,
+    spec: { ...set.spec, strategy: { waves: [{ wave: 1, verification: canary }] } },
+  };
+  assert.deepEqual(statusOf(withWaves, plan, 'r1', 0).good?.waves, [{ wave: 1, verification: canary }]);
   assert.equal(kept.conditions?.[0]?.status, 'False');
 });

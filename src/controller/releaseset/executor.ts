@@ -21,7 +21,14 @@ import { writeStatus } from '../../kube/status.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../lib/names.ts';
 import { setCondition } from '../release/decide/rollout/conditions.ts';
-import { type Inputs, type MemberCluster, memberSpec, type Template } from './member-spec.ts';
+import {
+  type Inputs,
+  type MemberCluster,
+  memberSpec,
+  type Template,
+  type WaveVerifications,
+  waveVerifications,
+} from './member-spec.ts';
 import type { FleetAction, FleetPlan } from './plan.ts';
 
 export type FleetExecutorDeps = {
@@ -73,11 +80,13 @@ export function statusOf(
           message: plan.message,
           observedGeneration: set.metadata.generation ?? 0,
         };
+  const waves = waveVerifications(set.spec);
   const good = plan.good
     ? {
         revision: plan.train.revision,
         template: set.spec.template as unknown as Record<string, unknown>,
         ...(set.spec.inputs === undefined ? {} : { inputs: set.spec.inputs as Record<string, unknown> }),
+        ...(waves.length === 0 ? {} : { waves: waves.map((w) => ({ ...w }) as Record<string, unknown>) }),
       }
     : prior?.good;
   const force = set.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT];
@@ -102,19 +111,25 @@ export function statusOf(
   };
 }
 
-/** The Release a member gets for a revision (its template and inputs), or why it cannot. */
+/** What a member is given: a revision's template, inputs and waves' verification. */
+export type MemberRevision = {
+  readonly revision: string;
+  readonly train: string;
+  readonly template: Template;
+  readonly inputs: Inputs | undefined;
+  readonly waves: WaveVerifications;
+};
+
+/** The Release a member of `wave` gets for a revision, or why it cannot. */
 export function memberRelease(
   set: ReleaseSet,
   cluster: MemberCluster,
-  rev: {
-    readonly revision: string;
-    readonly train: string;
-    readonly template: Template;
-    readonly inputs: Inputs | undefined;
-  },
+  wave: number,
+  rev: MemberRevision,
   pin: string | undefined,
 ): Release | string {
-  const spec = memberSpec(rev.template, rev.inputs, cluster);
+  const own = rev.waves.find((w) => w.wave === wave)?.verification;
+  const spec = memberSpec(rev.template, rev.inputs, cluster, own);
   if (spec.kind === 'error') return spec.message;
   const name = nameOf(set);
   const force = set.metadata.annotations?.[ANNOTATION_FORCE_SYNC_AT];
@@ -252,7 +267,7 @@ async function run(action: FleetAction, input: ExecuteInput, deps: FleetExecutor
   const cluster = input.clusters.get(action.cluster);
   if (cluster === undefined) throw new Error(`no member ${action.cluster}`);
   const good = set.status?.good;
-  const rev =
+  const rev: MemberRevision | undefined =
     action.kind === 'apply' && action.which === 'good'
       ? good === undefined
         ? undefined
@@ -261,15 +276,20 @@ async function run(action: FleetAction, input: ExecuteInput, deps: FleetExecutor
             train: good.revision,
             template: good.template as unknown as Template,
             inputs: good.inputs as Inputs | undefined,
+            waves: (good.waves ?? []) as unknown as WaveVerifications,
           }
       : {
           revision: input.revision,
           train: input.trainId,
           template: set.spec.template,
           inputs: set.spec.inputs,
+          waves: waveVerifications(set.spec),
         };
   if (rev === undefined) throw new Error('no good revision recorded');
-  const release = memberRelease(set, cluster, rev, action.kind === 'pin' ? action.renderRef : undefined);
+  const wave = input.plan.members.find((m) => m.cluster === action.cluster)?.wave;
+  if (wave === undefined) throw new Error(`no member ${action.cluster} in the plan`);
+  const pin = action.kind === 'pin' ? action.renderRef : undefined;
+  const release = memberRelease(set, cluster, wave, rev, pin);
   if (typeof release === 'string') throw new Error(release);
   await applyObject(deps.client, release, { fieldManager: FIELD_MANAGERS.fleet, force: true });
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Release } from '../../api/types.ts';
-import { fleetRevision, memberSpec, type Template, trainId } from './member-spec.ts';
+import { fleetRevision, memberSpec, type Template, trainId, waveVerifications } from './member-spec.ts';
 import { outcomeOf, viewOf } from './observe.ts';
 
 const template: Template = {
@@ -63,6 +63,26 @@ test('fleetRevision: stable over key order, changes with inputs; trainId adds th
   const b = fleetRevision({ spec: { suspend: false, source: { inline: { manifests: 'x' } } } }, {});
   assert.equal(a, b);
   assert.notEqual(a, fleetRevision({ spec: { source: { inline: { manifests: 'x' } } } }, undefined));
+  // A wave's own verification is part of what members run: a new revision; none hashes as before.
+  const t = { spec: { source: { inline: { manifests: 'x' } }, suspend: false } };
+  assert.equal(fleetRevision(t, undefined, []), a);
+  const canary = {
+    soak: '1m',
+    checks: [{ name: 'c', web: { url: 'http://x' }, successCondition: 'result' }],
+  };
+  assert.notEqual(fleetRevision(t, undefined, [{ wave: 1, verification: canary }]), a);
+  assert.deepEqual(
+    waveVerifications({
+      strategy: {
+        waves: [
+          { wave: 3, verification: canary },
+          { wave: 2, soak: '1m' },
+          { wave: 1, verification: canary },
+        ],
+      },
+    }).map((w) => w.wave),
+    [1, 3],
+  );
   assert.equal(trainId(a, undefined), a);
   assert.match(trainId(a, '2026-12-02T05:00:00Z'), new RegExp(`^${a}\\.[0-9a-f]{8}$`));
 });
@@ -123,4 +143,25 @@ test('viewOf: the healthy render from before the current one comes from history 
       .healthyBefore,
     ref('d'),
   );
+});
+
+test('viewOf: the Verified condition counts only when it is of the spec the set gave', () => {
+  const verified = (observedGeneration: number) =>
+    rel({
+      conditions: [
+        {
+          type: 'Verified',
+          status: 'Unknown',
+          reason: 'Verifying',
+          message: 'verifying: running: canary',
+          lastTransitionTime: '2026-12-02T05:00:00Z',
+          observedGeneration,
+        },
+      ],
+    });
+  assert.deepEqual(viewOf(verified(2)).verified, {
+    reason: 'Verifying',
+    message: 'verifying: running: canary',
+  });
+  assert.equal(viewOf(verified(1)).verified, undefined, 'of the spec before');
 });

@@ -148,6 +148,7 @@ test('planMembers: the local member gets its owned Release; a foreign Release or
     goodRevision: undefined,
     maxParallel: undefined,
     soakMs: 0,
+    waveSoakMs: new Map(),
     fleetRollback: false,
     members,
     strays: [],

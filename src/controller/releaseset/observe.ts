@@ -40,6 +40,8 @@ export type ReleaseView = {
   readonly health: string | undefined;
   /** Why it cannot go on, when its status (of its current spec) says so. */
   readonly blocked: { readonly reason: string; readonly message: string } | undefined;
+  /** Its Verified condition, when it is of its current spec: how its checks stand (they name themselves). */
+  readonly verified: { readonly reason: string; readonly message: string } | undefined;
 };
 
 /** Ready=False reasons that are part of a rollout ending, not a Release that cannot go on. */
@@ -55,6 +57,17 @@ function blockedOf(
   const ready = conditions.find((c) => c.type === 'Ready' && c.status === 'False');
   const why = ready !== undefined && !NOT_BLOCKING.has(ready.reason) ? ready : stalled;
   return why === undefined ? undefined : { reason: why.reason, message: why.message ?? '' };
+}
+
+/** The Verified condition of the spec the set gave (an older one may be of the render before). */
+function verifiedOf(
+  release: Release,
+  pending: boolean,
+  generation: number,
+): { readonly reason: string; readonly message: string } | undefined {
+  const v = release.status?.conditions?.find((c) => c.type === 'Verified');
+  if (pending || v === undefined || v.observedGeneration !== generation) return undefined;
+  return { reason: v.reason, message: v.message ?? '' };
 }
 
 export type Outcome =
@@ -104,6 +117,7 @@ export function viewOf(release: Release): ReleaseView {
     pin: release.spec.pin?.renderRef,
     health: healthy,
     blocked: blockedOf(release, pending),
+    verified: verifiedOf(release, pending, generation),
   };
 }
 

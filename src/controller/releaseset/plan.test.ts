@@ -368,3 +368,87 @@ test('planFleet: holds, each Ready=False naming the member, the cluster and the 
     if (plan.hold !== undefined) assert.equal(plan.message, plan.hold.message.slice(0, 256), what);
   }
 });
+
+test('planFleet: per-wave verification and bake, the hold and the message naming wave, cluster and check', () => {
+  const verifying = (reason: string, message: string) =>
+    release(R, 'Progressing', { verified: { reason, message } });
+  const running = 'verifying: 0 of 1 checks passed; running: canary-errors';
+  const inconclusive =
+    'verification inconclusive, waiting for a person (convoy approve or convoy rollback): canary-errors: 3 inconclusive measurements in a row';
+  // wave 1 Succeeded at 04:59:50 (release()): NOW is 10 s later.
+  const succeeded = member('c1', 1, release(R, 'Succeeded'));
+  const cases: ReadonlyArray<
+    readonly [
+      name: string,
+      given: PlanInput,
+      actions: FleetAction[],
+      hold: string | undefined,
+      message: RegExp,
+      c1Row: RegExp | undefined,
+    ]
+  > = [
+    [
+      "wave 1's checks run: wave 2 waits, the set's message names the wave, the cluster and the check",
+      input([member('c1', 1, verifying('Verifying', running)), member('c2', 2, old())], {
+        priorTrain: progressing,
+      }),
+      [],
+      undefined,
+      /^revision rev2: 0\/2 clusters; wave 1: c1 verifying: 0 of 1 checks passed; running: canary-errors$/,
+      /^verifying: 0 of 1 checks passed; running: canary-errors$/,
+    ],
+    [
+      "wave 1's checks are inconclusive: held for a person, naming wave, member, cluster and check",
+      input([member('c1', 1, verifying('VerificationInconclusive', inconclusive)), member('c2', 2, old())], {
+        priorTrain: progressing,
+      }),
+      [],
+      'VerificationInconclusive',
+      /^revision rev2 holds at wave 1: member set-c1 \(cluster c1\): verification inconclusive, waiting for a person .*: canary-errors: /,
+      /^member set-c1 \(cluster c1\): verification inconclusive/,
+    ],
+    [
+      "wave 1's own bake (60 s) outlasts strategy.soak (5 s): wave 2 waits for it",
+      input([succeeded, member('c2', 2, old())], {
+        priorTrain: progressing,
+        soakMs: 5_000,
+        waveSoakMs: new Map([[1, 60_000]]),
+      }),
+      [],
+      undefined,
+      /wave 1 soaks until 2026-12-02T05:00:50/,
+      undefined,
+    ],
+    [
+      "wave 1's own bake (5 s) is shorter than strategy.soak (60 s): wave 2 starts",
+      input([succeeded, member('c2', 2, old())], {
+        priorTrain: progressing,
+        soakMs: 60_000,
+        waveSoakMs: new Map([[1, 5_000]]),
+      }),
+      [{ kind: 'apply', cluster: 'c2', which: 'train' }],
+      undefined,
+      /^revision rev2: 1\/2 clusters; wave 2: c2 Progressing$/,
+      undefined,
+    ],
+    [
+      "another wave's bake does not apply to wave 1",
+      input([succeeded, member('c2', 2, old())], {
+        priorTrain: progressing,
+        waveSoakMs: new Map([[2, 60_000]]),
+      }),
+      [{ kind: 'apply', cluster: 'c2', which: 'train' }],
+      undefined,
+      /^revision rev2: 1\/2 clusters; wave 2: c2 Progressing$/,
+      undefined,
+    ],
+  ];
+  for (const [name, given, actions, hold, message, c1Row] of cases) {
+    const plan = planFleet(given);
+    assert.deepEqual(plan.actions, actions, name);
+    assert.equal(plan.hold?.reason, hold, name);
+    assert.match(plan.hold?.message ?? plan.message, message, name);
+    const row = plan.members.find((m) => m.cluster === 'c1');
+    if (c1Row !== undefined) assert.match(row?.message ?? '', c1Row, name);
+  }
+});

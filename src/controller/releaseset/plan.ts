@@ -3,14 +3,16 @@
 // Pure; the executor (executor.ts) does the I/O.
 //
 // A train carries one revision through the waves in ascending order. A wave starts only when every
-// member of the lower waves Succeeded this very train (and the lower wave soaked); inside a wave at most
+// member of the lower waves Succeeded this very train — their checks passed, when they verify — and the
+// lower wave soaked its bake (strategy.soak, or its own strategy.waves[].soak); inside a wave at most
 // maxParallel members run it at once. A member given the train that ends Failed or RolledBack stops the
 // train: no higher wave gets it, and with fleetRollback every member that took it is pinned to the healthy
 // render it ran before. A paused Cluster holds (and so holds the waves above it); a member with no
 // Release yet first gets the fleet's good revision, never an untested one. A member that cannot go on —
-// its Release Stalled or Ready=False for a failure, or its Cluster not ready — is Stalled: the train
-// holds at its wave, and the set's Ready=False names the member, the cluster and the cause, until the
-// cause is fixed and the train goes on by itself. A selector that matches nothing is NoClusters.
+// its Release Stalled or Ready=False for a failure, its Cluster not ready, or its checks inconclusive —
+// is Stalled: the train holds at its wave, and the set's Ready=False names the member, the cluster and
+// the cause (the check, for verification), until the cause is fixed (or a person accepts or rolls back
+// an inconclusive render) and the train goes on. A selector that matches nothing is NoClusters.
 import type { FleetMemberStatus, FleetTrain } from '../../api/types.ts';
 import { type Outcome, outcomeOf, type ReleaseView } from './observe.ts';
 
@@ -36,6 +38,8 @@ export type PlanInput = {
   readonly goodRevision: string | undefined;
   readonly maxParallel: number | undefined;
   readonly soakMs: number;
+  /** The bake of the waves that set their own (strategy.waves[].soak); the others take soakMs. */
+  readonly waveSoakMs: ReadonlyMap<number, number>;
   readonly fleetRollback: boolean;
   readonly members: readonly PlanMember[];
   /** Owned Releases whose cluster the set no longer selects. */
@@ -46,7 +50,7 @@ export type PlanInput = {
 
 /** Why a Progressing train cannot go on by itself: the set's Ready=False. */
 export type FleetHold = {
-  readonly reason: 'NoClusters' | 'MemberStalled' | 'ClusterNotReady';
+  readonly reason: 'NoClusters' | 'MemberStalled' | 'ClusterNotReady' | 'VerificationInconclusive';
   readonly message: string;
 };
 
@@ -137,6 +141,9 @@ export function planFleet(input: PlanInput): FleetPlan {
       const o = outcomes.get(m.cluster);
       if (o !== undefined) {
         fromOutcome(row, o, m, now);
+        const verifying = o.kind === 'Progressing' ? m.release?.verified : undefined;
+        if (verifying !== undefined && VERIFYING.has(verifying.reason))
+          row.message = verifying.message.slice(0, 1024);
         if (train.state === 'RolledBack') rollBack(m, row, train, actions, rolledBack);
         const cause = o.kind === 'Pending' || o.kind === 'Progressing' ? stallOf(m) : undefined;
         if (cause !== undefined && train.state === 'Progressing') {
@@ -201,17 +208,23 @@ export function planFleet(input: PlanInput): FleetPlan {
       open = false;
       holdMessage = `wave ${wave}: ${blockers
         .slice(0, 3)
-        .map((m) => `${m.cluster} ${rows.find((r) => r.cluster === m.cluster)?.state ?? ''}`)
+        .map((m) =>
+          blockerText(
+            m,
+            rows.find((r) => r.cluster === m.cluster),
+          ),
+        )
         .join(', ')}${blockers.length > 3 ? ', …' : ''}`;
       continue;
     }
     const last = Math.max(
       ...rows.filter((r) => r.wave === wave).map((r) => Date.parse(r.succeededAt ?? now)),
     );
-    const soakLeft = last + input.soakMs - input.nowMs;
-    if (input.soakMs > 0 && soakLeft > 0 && wave !== waves[waves.length - 1]) {
+    const soakMs = input.waveSoakMs.get(wave) ?? input.soakMs;
+    const soakLeft = last + soakMs - input.nowMs;
+    if (soakMs > 0 && soakLeft > 0 && wave !== waves[waves.length - 1]) {
       open = false;
-      holdMessage = `wave ${wave} soaks until ${new Date(last + input.soakMs).toISOString()}`;
+      holdMessage = `wave ${wave} soaks until ${new Date(last + soakMs).toISOString()}`;
       requeueAfterMs = soakLeft;
     }
   }
@@ -236,7 +249,20 @@ export function planFleet(input: PlanInput): FleetPlan {
   };
 }
 
-/** Why the member cannot go on: its Cluster is not ready, or its Release says it cannot. */
+/** Verified reasons of a member whose checks run or wait for a person: its row shows the checks. */
+const VERIFYING: ReadonlySet<string> = new Set(['Verifying', 'VerificationInconclusive']);
+
+/** A member the wave waits for, in the set's message: a verifying one with its checks. */
+function blockerText(m: PlanMember, row: Row | undefined): string {
+  const v = m.release?.verified;
+  if (row?.state === 'Progressing' && v?.reason === 'Verifying') return `${m.cluster} ${v.message}`;
+  return `${m.cluster} ${row?.state ?? ''}`;
+}
+
+/**
+ * Why the member cannot go on: its Cluster is not ready, its Release says it cannot, or its checks are
+ * inconclusive and wait for a person (convoy approve or rollback of that member's Release).
+ */
 function stallOf(m: PlanMember): FleetHold | undefined {
   const who = `member ${m.release?.name ?? m.cluster} (cluster ${m.cluster})`;
   if (m.clusterNotReady !== undefined) {
@@ -246,6 +272,9 @@ function stallOf(m: PlanMember): FleetHold | undefined {
     };
   }
   const b = m.release?.blocked;
+  const v = m.release?.verified;
+  if (b === undefined && v?.reason === 'VerificationInconclusive')
+    return { reason: 'VerificationInconclusive', message: `${who}: ${v.message}` };
   if (b === undefined) return undefined;
   return {
     reason:

@@ -34,6 +34,7 @@ export function release(
     pin: undefined,
     health: 'True',
     blocked: undefined,
+    verified: undefined,
     ...extra,
   };
 }
@@ -67,6 +68,7 @@ export function input(members: PlanMember[], extra: Partial<PlanInput> = {}): Pl
     goodRevision: 'rev1',
     maxParallel: undefined,
     soakMs: 0,
+    waveSoakMs: new Map(),
     fleetRollback: true,
     members,
     strays: [],

@@ -39,6 +39,29 @@ test('templates from the Argo Rollouts docs read as convoy checks', () => {
       },
     ],
     [
+      'prometheus-success-rate.yaml',
+      0,
+      {
+        ok: true,
+        template: 'AnalysisTemplate success-rate',
+        args: [{ name: 'service-name' }],
+        checks: [
+          {
+            name: 'success-rate',
+            prometheus: {
+              address: 'http://prometheus.example.com:9090',
+              query,
+              timeout: '40s',
+              headers: [{ name: 'X-Scope-OrgID', value: 'tenant_a' }],
+            },
+            successCondition: '(result[0] >= 0.95)',
+            failureLimit: 3,
+            interval: '5m',
+          },
+        ],
+      },
+    ],
+    [
       'cluster-success-rate.yaml',
       0,
       {
@@ -135,10 +158,6 @@ test('what is outside the translated subset is refused, naming template, metric 
     [
       'datadog-error-rate.yaml',
       'AnalysisTemplate loq-error-rate, metric error-rate: provider datadog is not supported (convoy reads prometheus, web and job)',
-    ],
-    [
-      'prometheus-success-rate.yaml',
-      'AnalysisTemplate success-rate, metric success-rate: provider.prometheus.headers X-Scope-OrgID is not translated (only "Authorization: Bearer {{args.<name>}}" with a Secret-valued arg)',
     ],
     [
       'prometheus-range-query.yaml',
@@ -297,7 +316,7 @@ test('web metrics: jsonBody, methods, timeouts', () => {
   }
 });
 
-test('a bearer token header from a Secret-valued arg maps to bearerTokenSecretRef', () => {
+test('prometheus headers are sent as they are: a bearer token from a Secret-valued arg stays an arg', () => {
   const t = metricTemplate(
     {
       successCondition: 'result[0] > 0',
@@ -305,7 +324,10 @@ test('a bearer token header from a Secret-valued arg maps to bearerTokenSecretRe
         prometheus: {
           address: 'http://p:9090',
           query: 'up',
-          headers: [{ key: 'Authorization', value: 'Bearer {{ args.token }}' }],
+          headers: [
+            { key: 'Authorization', value: 'Bearer {{ args.token }}' },
+            { key: 'X-Scope-OrgID', value: 'tenant_a' },
+          ],
         },
       },
     },
@@ -315,6 +337,24 @@ test('a bearer token header from a Secret-valued arg maps to bearerTokenSecretRe
   assert.deepEqual(r.ok ? r.checks[0]?.prometheus : r.message, {
     address: 'http://p:9090',
     query: 'up',
-    bearerTokenSecretRef: { name: 'prom', key: 'token' },
+    headers: [
+      { name: 'Authorization', value: 'Bearer {{ args.token }}' },
+      { name: 'X-Scope-OrgID', value: 'tenant_a' },
+    ],
+  });
+  assert.deepEqual(r.ok && r.checks[0] ? checkArgNames(r.checks[0]) : [], ['token']);
+  const many = metricTemplate({
+    successCondition: 'result[0] > 0',
+    provider: {
+      prometheus: {
+        address: 'http://p:9090',
+        query: 'up',
+        headers: Array.from({ length: 33 }, (_, i) => ({ key: `X-${i}`, value: 'v' })),
+      },
+    },
+  });
+  assert.deepEqual(readAnalysisTemplate(many), {
+    ok: false,
+    message: 'AnalysisTemplate t, metric m: provider.prometheus.headers: 33 headers; at most 32',
   });
 });

@@ -4,12 +4,13 @@
 // meaning for, a condition outside the translated subset) is refused with an error naming the template,
 // the metric and the field: never guessed (docs/design.md#verification).
 import { parseDuration } from '../../api/duration.ts';
-import type {
-  JobCheck,
-  PrometheusCheck,
-  VerificationArg,
-  VerificationCheck,
-  WebCheck,
+import {
+  type JobCheck,
+  MAX_HEADERS,
+  type PrometheusCheck,
+  type VerificationArg,
+  type VerificationCheck,
+  type WebCheck,
 } from '../../api/schema/verification.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { argNames } from '../args.ts';
@@ -109,6 +110,7 @@ function condition(m: Obj, field: 'successCondition' | 'failureCondition'): stri
 function headerList(v: unknown, path: string): { key: string; value: string }[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new Refused(`${path} must be a list`);
+  if (v.length > MAX_HEADERS) throw new Refused(`${path}: ${v.length} headers; at most ${MAX_HEADERS}`);
   return v.map((h, i) => {
     if (!isObj(h) || typeof h.key !== 'string' || typeof h.value !== 'string') {
       throw new Refused(`${path}[${i}] must have a key and a value`);
@@ -118,29 +120,19 @@ function headerList(v: unknown, path: string): { key: string; value: string }[] 
   });
 }
 
-function prometheus(p: Obj, args: readonly VerificationArg[]): PrometheusCheck {
+function prometheus(p: Obj): PrometheusCheck {
   const path = 'provider.prometheus';
   onlyKnown(p, path, ['address', 'query', 'timeout', 'headers']);
   const address = str(p, 'address', path, true) as string;
   const query = str(p, 'query', path, true) as string;
   const timeout = timeoutSeconds(p.timeout, `${path}.timeout`);
-  let bearer: PrometheusCheck['bearerTokenSecretRef'];
-  for (const h of headerList(p.headers, `${path}.headers`)) {
-    // The one header convoy's Prometheus check carries: a bearer token from a Secret-valued arg.
-    const m = /^Bearer \{\{\s*args\.([A-Za-z0-9_.-]+)\s*\}\}$/.exec(h.value);
-    const ref = args.find((a) => a.name === m?.[1])?.valueFrom?.secretKeyRef;
-    if (h.key.toLowerCase() !== 'authorization' || ref === undefined) {
-      throw new Refused(
-        `${path}.headers ${h.key} is not translated (only "Authorization: Bearer {{args.<name>}}" with a Secret-valued arg)`,
-      );
-    }
-    bearer = ref;
-  }
+  // Sent as they are, args filled in: a bearer token from a Secret-valued arg stays a secret.
+  const headers = headerList(p.headers, `${path}.headers`).map((h) => ({ name: h.key, value: h.value }));
   return {
     address,
     query,
     ...(timeout !== undefined ? { timeout } : {}),
-    ...(bearer !== undefined ? { bearerTokenSecretRef: bearer } : {}),
+    ...(headers.length > 0 ? { headers } : {}),
   };
 }
 
@@ -186,7 +178,7 @@ const METRIC_FIELDS = [
   'provider',
 ];
 
-function metric(m: Obj, args: readonly VerificationArg[]): VerificationCheck {
+function metric(m: Obj): VerificationCheck {
   onlyKnown(m, '', METRIC_FIELDS);
   const name = str(m, 'name', 'metric', true) as string;
   if (!CHECK_NAME.test(name) || name.length > 63) {
@@ -202,7 +194,7 @@ function metric(m: Obj, args: readonly VerificationArg[]): VerificationCheck {
   let provider: Pick<VerificationCheck, 'prometheus' | 'web' | 'job'>;
   switch (kind) {
     case 'prometheus':
-      provider = { prometheus: prometheus(p, args) };
+      provider = { prometheus: prometheus(p) };
       break;
     case 'web':
       provider = { web: web(p) };
@@ -268,7 +260,7 @@ export function checkArgNames(c: VerificationCheck): readonly string[] {
     c.prometheus?.address,
     c.web?.url,
     c.web?.body,
-    ...(c.web?.headers ?? []).map((h) => h.value),
+    ...(c.prometheus?.headers ?? c.web?.headers ?? []).map((h) => h.value),
   ];
   return [...new Set(texts.flatMap((t) => (t === undefined ? [] : argNames(t))))];
 }
@@ -301,7 +293,7 @@ export function readAnalysisTemplate(obj: unknown): ReadTemplateOutcome {
     const metricName = isObj(m) && typeof m.name === 'string' ? m.name : `#${i}`;
     try {
       if (!isObj(m)) throw new Refused('must be an object');
-      const check = metric(m, args);
+      const check = metric(m);
       if (checks.some((c) => c.name === check.name)) throw new Refused('name is used by another metric');
       checks.push(check);
     } catch (e) {
