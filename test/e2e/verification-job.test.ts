@@ -1,0 +1,119 @@
+// Job checks end to end (docs/design.md#verification, docs/rollouts.md#verification) on the real control
+// plane: each measurement is one Job the controller creates in the target namespace and the observer
+// reads. A Job that completes passes the soak → Succeeded; with a check whose Job fails (the kwok test
+// stage fails its pod), the next render is RolledBack with VerificationFailed naming the check. After
+// each, no Job of the Release's checks is left.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { LABEL_RELEASE } from '../../src/api/constants.ts';
+import type { VerificationCheck } from '../../src/api/schema/verification.ts';
+import type { Release } from '../../src/api/types.ts';
+import { LABEL_VERIFICATION_CHECK } from '../../src/api/verification-job.ts';
+import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
+import { releaseLabelValue } from '../../src/store/layout.ts';
+import { TEST_LABEL_FAIL } from '../../src/testenv/stages.ts';
+import { condition, getInventory, mergePatch, releaseRef } from '../support/release.ts';
+import { events, gitRelease, liveTag, reached, trafficApp, waitForRollout } from '../support/rollout.ts';
+import { convoySystemPerFile } from '../support/system.ts';
+import { waitFor } from '../support/wait.ts';
+
+const env = convoySystemPerFile({ identity: 'verification-job' });
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+/** A job check whose Job's one pod succeeds, or fails (`fail`), without retries. */
+function smoke(fail: boolean): VerificationCheck {
+  return {
+    name: 'smoke',
+    job: {
+      metadata: { labels: { team: 'web' } },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          metadata: { labels: { app: 'smoke', ...(fail ? { [TEST_LABEL_FAIL]: 'true' } : {}) } },
+          spec: {
+            containers: [{ name: 'curl', image: 'registry.invalid/convoy/smoke:1', args: ['{{args.url}}'] }],
+          },
+        },
+      },
+      timeout: '1m',
+    },
+  };
+}
+
+function release(ns: string, repo: Fixture, check: VerificationCheck): Release {
+  return gitRelease(ns, 'app', repo, {
+    failurePolicy: { deadline: '5m', rollback: 'OnFailure' },
+    verification: {
+      soak: '3s',
+      interval: '1s',
+      args: [{ name: 'url', value: 'http://web' }],
+      checks: [check],
+    },
+  });
+}
+
+const rolloutOf = (ns: string, what: string, ok: Parameters<typeof waitForRollout>[4]) =>
+  waitForRollout(env.client, ns, 'app', what, ok, 120_000).catch((err: Error) => {
+    throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
+  });
+
+/** The Jobs of ns/app's checks in the cluster. */
+async function checkJobs(ns: string): Promise<string[]> {
+  const jobs = await env.client.list<{ metadata: { name: string } }>(
+    { apiVersion: 'batch/v1', kind: 'Job', namespace: ns },
+    { labelSelector: `${LABEL_RELEASE}=${releaseLabelValue(ns, 'app')},${LABEL_VERIFICATION_CHECK}` },
+  );
+  return jobs.map((j) => j.metadata.name);
+}
+
+const noJobsLeft = (ns: string, what: string) =>
+  waitFor(`${ns}: no Job of a check left ${what}`, async () => (await checkJobs(ns)).length === 0, {
+    timeoutMs: 60_000,
+  });
+
+test('a job check passes its soak; one whose Job fails rolls the next render back; no Job is left', async () => {
+  const ns = 'vj-job';
+  await env.namespace(ns);
+  const repo = await makeRepo(ns);
+  cleanups.push(() => repo.cleanup());
+
+  const sha1 = await repo.commit(trafficApp('v1', '0'));
+  await env.client.create(release(ns, repo, smoke(false)));
+  const r1 = await rolloutOf(ns, 'Succeeded(R1) after its job check', reached('Succeeded', sha1));
+  assert.equal(condition(r1, 'Verified')?.status, 'True', JSON.stringify(condition(r1, 'Verified')));
+  const v1 = (await getInventory(env.client, ns, 'app'))?.verification;
+  assert.equal(v1?.phase, 'Passed', JSON.stringify(v1));
+  const c1 = v1?.checks?.find((c) => c.name === 'smoke');
+  assert.equal(c1?.provider, 'job');
+  assert.ok((c1?.successful ?? 0) >= 1 && c1?.failed === 0, JSON.stringify(c1));
+  assert.equal(c1?.run, undefined, 'no Job asked for once Passed');
+  // Each measurement was its own Job, named from the release, the check, the render and its index.
+  const ref = (r1.status?.rollout?.renderRef ?? '').slice('sha256:'.length, 'sha256:'.length + 10);
+  const said = (c1?.measurements ?? []).map((m) => m.message ?? '');
+  assert.ok(said.includes(`the Job succeeded: Job ${ns}/app-smoke-${ref}-0`), JSON.stringify(said));
+  const created = (await events(env.client, ns, 'app')).filter((e) =>
+    (e.message ?? '').startsWith(`created Job ${ns}/app-smoke-${ref}-`),
+  );
+  assert.ok(created.length >= 1, 'the controller said it created the Jobs');
+  await noJobsLeft(ns, 'after R1 passed');
+
+  // R2 is as Ready as R1, but the check now runs a Job that fails.
+  await mergePatch(env.client, releaseRef(ns, 'app'), {
+    spec: { verification: release(ns, repo, smoke(true)).spec.verification },
+  });
+  const sha2 = await repo.commit(trafficApp('v2', '0'));
+  const rb = await rolloutOf(
+    ns,
+    'RolledBack(R2) by its failed job check',
+    (r) => r.state === 'RolledBack' && r.revision === sha2,
+  );
+  assert.equal(rb.status?.rollout?.reason, 'VerificationFailed');
+  const msg = rb.status?.rollout?.message ?? '';
+  assert.match(msg, /smoke: the Job failed: Job vj-job\/app-smoke-[0-9a-f]{10}-0/, msg);
+  assert.equal(condition(rb, 'Verified')?.reason, 'VerificationFailed');
+  await waitFor('R1 live again', async () => (await liveTag(env.client, ns, 'web')) === 'v1');
+  await noJobsLeft(ns, 'after R2 was rolled back');
+});
