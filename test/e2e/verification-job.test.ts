@@ -2,7 +2,9 @@
 // plane: each measurement is one Job the controller creates in the target namespace and the observer
 // reads. A Job that completes passes the soak → Succeeded; with a check whose Job fails (the kwok test
 // stage fails its pod), the next render is RolledBack with VerificationFailed naming the check. After
-// each, no Job of the Release's checks is left.
+// each, no Job of the Release's checks is left. A Job that cannot make its pod (a ServiceAccount that
+// does not exist) says so in the check's message, is an Error at its timeout and holds the rollout
+// inconclusive, never rolled back; deleting the Release deletes its Jobs.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { LABEL_RELEASE } from '../../src/api/constants.ts';
@@ -12,7 +14,7 @@ import { LABEL_VERIFICATION_CHECK } from '../../src/api/verification-job.ts';
 import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
 import { releaseLabelValue } from '../../src/store/layout.ts';
 import { TEST_LABEL_FAIL } from '../../src/testenv/stages.ts';
-import { condition, getInventory, mergePatch, releaseRef } from '../support/release.ts';
+import { condition, deleteReleaseAndWait, getInventory, mergePatch, releaseRef } from '../support/release.ts';
 import { events, gitRelease, liveTag, reached, trafficApp, waitForRollout } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
@@ -23,8 +25,11 @@ after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-/** A job check whose Job's one pod succeeds, or fails (`fail`), without retries. */
-function smoke(fail: boolean): VerificationCheck {
+/**
+ * A job check whose Job's one pod succeeds, or fails (`fail`), without retries; with `serviceAccount`
+ * (one that does not exist) the Job cannot make its pod at all.
+ */
+function smoke(fail: boolean, opts: { serviceAccount?: string; timeout?: string } = {}): VerificationCheck {
   return {
     name: 'smoke',
     job: {
@@ -34,11 +39,12 @@ function smoke(fail: boolean): VerificationCheck {
         template: {
           metadata: { labels: { app: 'smoke', ...(fail ? { [TEST_LABEL_FAIL]: 'true' } : {}) } },
           spec: {
+            ...(opts.serviceAccount !== undefined ? { serviceAccountName: opts.serviceAccount } : {}),
             containers: [{ name: 'curl', image: 'registry.invalid/convoy/smoke:1', args: ['{{args.url}}'] }],
           },
         },
       },
-      timeout: '1m',
+      timeout: opts.timeout ?? '1m',
     },
   };
 }
@@ -116,4 +122,42 @@ test('a job check passes its soak; one whose Job fails rolls the next render bac
   assert.equal(condition(rb, 'Verified')?.reason, 'VerificationFailed');
   await waitFor('R1 live again', async () => (await liveTag(env.client, ns, 'web')) === 'v1');
   await noJobsLeft(ns, 'after R2 was rolled back');
+});
+
+test('a Job that cannot start says why, is an Error at its timeout, holds without a rollback; deleting the Release deletes its Jobs', async () => {
+  const ns = 'vj-stuck';
+  await env.namespace(ns);
+  const repo = await makeRepo(ns);
+  cleanups.push(() => repo.cleanup());
+  const sha = await repo.commit(trafficApp('v1', '0'));
+  await env.client.create(release(ns, repo, smoke(false, { serviceAccount: 'missing-sa', timeout: '4s' })));
+
+  const check = async () =>
+    (await getInventory(env.client, ns, 'app'))?.verification?.checks?.find((c) => c.name === 'smoke');
+  const running = await waitFor('the check says why its Job has no pod', async () => {
+    const c = await check();
+    return c?.run !== undefined && /FailedCreate/.test(c.message ?? '') ? c : undefined;
+  });
+  assert.match(running.message ?? '', /serviceaccount "missing-sa" not found/, running.message);
+  const job = await env.client.get<{ spec?: { activeDeadlineSeconds?: number } }>({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    namespace: ns,
+    name: running.run?.name ?? '',
+  });
+  assert.equal(job?.spec?.activeDeadlineSeconds, 4 + 10, 'the cluster ends it a little past the timeout');
+
+  const held = await rolloutOf(ns, 'held: Verified=False VerificationInconclusive', (_r, rel) => {
+    return condition(rel, 'Verified')?.reason === 'VerificationInconclusive';
+  });
+  assert.equal(held.status?.rollout?.state, 'Progressing', 'an Error is never a rollback');
+  assert.equal(held.status?.rollout?.revision, sha);
+  const errored = (await check())?.measurements?.find((m) => m.phase === 'Error');
+  assert.match(
+    errored?.message ?? '',
+    /the Job did not finish: Job vj-stuck\/app-smoke-.* did not finish within 4s/,
+  );
+
+  await deleteReleaseAndWait(env.client, ns, 'app');
+  await noJobsLeft(ns, 'after the Release was deleted');
 });
