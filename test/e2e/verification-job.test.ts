@@ -1,10 +1,11 @@
 // Job checks end to end (docs/design.md#verification, docs/rollouts.md#verification) on the real control
 // plane: each measurement is one Job the controller creates in the target namespace and the observer
-// reads. A Job that completes passes the soak → Succeeded; with a check whose Job fails (the kwok test
-// stage fails its pod), the next render is RolledBack with VerificationFailed naming the check. After
-// each, no Job of the Release's checks is left. A Job that cannot make its pod (a ServiceAccount that
-// does not exist) says so in the check's message, is an Error at its timeout and holds the rollout
-// inconclusive, never rolled back; deleting the Release deletes its Jobs.
+// reads. A Job that completes passes the soak → Succeeded; with an Argo Rollouts AnalysisTemplate whose
+// job metric's Job fails (the kwok test stage fails its pod), the next render is RolledBack with
+// VerificationFailed naming the check. After each, no Job of the Release's checks is left. A Job that
+// cannot make its pod (a ServiceAccount that does not exist) says so in the check's message, is an Error
+// at its timeout and holds the rollout inconclusive, never rolled back; deleting the Release deletes its
+// Jobs.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { LABEL_RELEASE } from '../../src/api/constants.ts';
@@ -14,22 +15,26 @@ import { LABEL_VERIFICATION_CHECK } from '../../src/api/verification-job.ts';
 import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
 import { releaseLabelValue } from '../../src/store/layout.ts';
 import { TEST_LABEL_FAIL } from '../../src/testenv/stages.ts';
+import { installAnalysisTemplateCrd } from '../support/argo.ts';
 import { condition, deleteReleaseAndWait, getInventory, mergePatch, releaseRef } from '../support/release.ts';
 import { events, gitRelease, liveTag, reached, trafficApp, waitForRollout } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
 
-const env = convoySystemPerFile({ identity: 'verification-job' });
+const env = convoySystemPerFile({
+  identity: 'verification-job',
+  setUp: (sys) => installAnalysisTemplateCrd(sys.client),
+});
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
 /**
- * A job check whose Job's one pod succeeds, or fails (`fail`), without retries; with `serviceAccount`
- * (one that does not exist) the Job cannot make its pod at all.
+ * A job check whose Job's one pod succeeds without retries; with `serviceAccount` (one that does not
+ * exist) the Job cannot make its pod at all.
  */
-function smoke(fail: boolean, opts: { serviceAccount?: string; timeout?: string } = {}): VerificationCheck {
+function smoke(opts: { serviceAccount?: string; timeout?: string } = {}): VerificationCheck {
   return {
     name: 'smoke',
     job: {
@@ -37,7 +42,7 @@ function smoke(fail: boolean, opts: { serviceAccount?: string; timeout?: string 
       spec: {
         backoffLimit: 0,
         template: {
-          metadata: { labels: { app: 'smoke', ...(fail ? { [TEST_LABEL_FAIL]: 'true' } : {}) } },
+          metadata: { labels: { app: 'smoke' } },
           spec: {
             ...(opts.serviceAccount !== undefined ? { serviceAccountName: opts.serviceAccount } : {}),
             containers: [{ name: 'curl', image: 'registry.invalid/convoy/smoke:1', args: ['{{args.url}}'] }],
@@ -80,14 +85,14 @@ const noJobsLeft = (ns: string, what: string) =>
     timeoutMs: 60_000,
   });
 
-test('a job check passes its soak; one whose Job fails rolls the next render back; no Job is left', async () => {
+test('a job check passes its soak; an AnalysisTemplate job metric that fails rolls the next render back; no Job is left', async () => {
   const ns = 'vj-job';
   await env.namespace(ns);
   const repo = await makeRepo(ns);
   cleanups.push(() => repo.cleanup());
 
   const sha1 = await repo.commit(trafficApp('v1', '0'));
-  await env.client.create(release(ns, repo, smoke(false)));
+  await env.client.create(release(ns, repo, smoke()));
   const r1 = await rolloutOf(ns, 'Succeeded(R1) after its job check', reached('Succeeded', sha1));
   assert.equal(condition(r1, 'Verified')?.status, 'True', JSON.stringify(condition(r1, 'Verified')));
   const v1 = (await getInventory(env.client, ns, 'app'))?.verification;
@@ -106,9 +111,41 @@ test('a job check passes its soak; one whose Job fails rolls the next render bac
   assert.ok(created.length >= 1, 'the controller said it created the Jobs');
   await noJobsLeft(ns, 'after R1 passed');
 
-  // R2 is as Ready as R1, but the check now runs a Job that fails.
+  // R2 is as Ready as R1, but its verification is now an Argo Rollouts AnalysisTemplate (the shape of
+  // the argo-rollouts job provider docs) whose Job fails.
+  const template = {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'AnalysisTemplate',
+    metadata: { name: 'smoke', namespace: ns },
+    spec: {
+      args: [{ name: 'url' }],
+      metrics: [
+        {
+          name: 'smoke',
+          provider: {
+            job: {
+              metadata: { annotations: { foo: 'bar' }, labels: { foo: 'bar' } },
+              spec: {
+                backoffLimit: 0,
+                template: {
+                  metadata: { labels: { [TEST_LABEL_FAIL]: 'true' } },
+                  spec: {
+                    containers: [
+                      { name: 'test', image: 'my-image:latest', command: ['my-test-script', '{{args.url}}'] },
+                    ],
+                    restartPolicy: 'Never',
+                  },
+                },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+  await env.client.create(template);
   await mergePatch(env.client, releaseRef(ns, 'app'), {
-    spec: { verification: release(ns, repo, smoke(true)).spec.verification },
+    spec: { verification: { checks: null, templateRefs: [{ name: 'smoke' }] } },
   });
   const sha2 = await repo.commit(trafficApp('v2', '0'));
   const rb = await rolloutOf(
@@ -130,7 +167,7 @@ test('a Job that cannot start says why, is an Error at its timeout, holds withou
   const repo = await makeRepo(ns);
   cleanups.push(() => repo.cleanup());
   const sha = await repo.commit(trafficApp('v1', '0'));
-  await env.client.create(release(ns, repo, smoke(false, { serviceAccount: 'missing-sa', timeout: '4s' })));
+  await env.client.create(release(ns, repo, smoke({ serviceAccount: 'missing-sa', timeout: '4s' })));
 
   const check = async () =>
     (await getInventory(env.client, ns, 'app'))?.verification?.checks?.find((c) => c.name === 'smoke');
