@@ -1,8 +1,9 @@
 // The verification engine the observer runs (docs/design.md#verification): one step of a render's
 // verification over src/verify — read the Release's checks (its AnalysisTemplates, args, and the Secrets
-// of its own namespace only), measure the ones due at once, fold the measurements in. A spec that cannot
-// be resolved, a missing template or Secret: an Inconclusive status naming the field, never a failure,
-// so bad input never rolls back.
+// of its own namespace only), measure the ones due at once, fold the measurements in. A job check's
+// measurement spans passes: its Job is asked for, then read until it ends (./job-steps.ts). A spec that
+// cannot be resolved, a missing template or Secret: an Inconclusive status naming the field, never a
+// failure, so bad input never rolls back.
 import type { CheckStatus, VerificationStatus } from '../../api/index.ts';
 import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
