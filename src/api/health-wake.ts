@@ -11,7 +11,18 @@ type HealthFields = EntryKeys & Pick<InventoryEntry, 'state' | 'assessedRenderRe
 
 interface InventoryLike {
   readonly entries?: readonly HealthFields[];
-  readonly verification?: Pick<VerificationStatus, 'renderRef' | 'startedAt' | 'phase'>;
+  readonly verification?: Pick<VerificationStatus, 'renderRef' | 'startedAt' | 'phase' | 'checks'>;
+}
+
+/**
+ * The Jobs job checks ask for (docs/design.md#verification): one asked for is the controller's to create,
+ * one whose measurement was recorded its to delete, so either edge wakes it.
+ */
+function jobRuns(inv: InventoryLike | undefined): string {
+  return (inv?.verification?.checks ?? [])
+    .map((c) => c.run?.name)
+    .filter((n) => n !== undefined)
+    .join(',');
 }
 
 /**
@@ -29,10 +40,10 @@ function verificationChanged(oldInv: InventoryLike | undefined, newInv: Inventor
 
 /**
  * inventory.HealthChanged: the entry count, or an entry's state or assessedRenderRef, changed; or the
- * verification's phase (docs/design.md#verification).
+ * verification's phase, or the Jobs its job checks ask for (docs/design.md#verification).
  */
 export function healthChanged(oldInv: InventoryLike | undefined, newInv: InventoryLike | undefined): boolean {
-  if (verificationChanged(oldInv, newInv)) return true;
+  if (verificationChanged(oldInv, newInv) || jobRuns(oldInv) !== jobRuns(newInv)) return true;
   const before = oldInv?.entries ?? [];
   const after = newInv?.entries ?? [];
   if (before.length !== after.length) return true;

@@ -48,7 +48,8 @@ const MAX_SHOWN_CHARS = 160;
 const MAX_MESSAGE_CHARS = 4096;
 
 /** RFC 3339 in whole seconds, as status times are written. */
-const timeOf = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+export const timeOf = (ms: number) =>
+  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 const shorten = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
 

@@ -17,6 +17,7 @@ export {
   type VerificationVerdict,
   verificationPhase,
 } from './decide.ts';
+export { jobPollMs, jobRun, jobTimeoutMs } from './job.ts';
 export { jobMeasured, type MeasureDeps, measure, type SecretLookup } from './measure.ts';
 export type { QueryOutcome } from './prometheus.ts';
 export {

@@ -134,10 +134,10 @@ test('jobMeasured', () => {
     phase: 'Failed',
     decided: 'the Job failed: exit 1',
   });
-  assert.deepEqual(jobMeasured(1, 'stuck', 'ErrImagePull'), {
+  assert.deepEqual(jobMeasured(1, 'timeout', 'within 5m'), {
     atMs: 1,
-    phase: 'Inconclusive',
-    message: 'the Job could not run: ErrImagePull',
+    phase: 'Error',
+    message: 'the Job did not finish: within 5m',
   });
 });
 

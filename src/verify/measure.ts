@@ -194,15 +194,24 @@ export async function measure(
   };
 }
 
-/** The measurement of a Job check from how its Job ended: succeeded, failed, or could not start. */
-export function jobMeasured(atMs: number, outcome: 'succeeded' | 'failed' | 'stuck', why?: string): Measured {
+/**
+ * The measurement of a job check from how its Job ended: Complete is Successful, Failed is Failed; one
+ * that did not finish (or was never created) within the check's timeout is an Error, which counts as
+ * inconclusive and never rolls back.
+ */
+export function jobMeasured(
+  atMs: number,
+  outcome: 'succeeded' | 'failed' | 'timeout',
+  why?: string,
+): Measured {
+  const because = why ? `: ${why}` : '';
   switch (outcome) {
     case 'succeeded':
-      return { atMs, phase: 'Successful', decided: 'the Job succeeded' };
+      return { atMs, phase: 'Successful', decided: `the Job succeeded${because}` };
     case 'failed':
-      return { atMs, phase: 'Failed', decided: `the Job failed${why ? `: ${why}` : ''}` };
-    case 'stuck':
-      return { atMs, phase: 'Inconclusive', message: `the Job could not run${why ? `: ${why}` : ''}` };
+      return { atMs, phase: 'Failed', decided: `the Job failed${because}` };
+    case 'timeout':
+      return { atMs, phase: 'Error', message: `the Job did not finish${because}` };
     default:
       return assertNever(outcome);
   }

@@ -8,6 +8,7 @@ import {
   HEADER_NAME,
   HEADER_VALUE_MAX,
   type Header,
+  type JobCheck,
   MAX_HEADERS,
   type VerificationArg,
   type VerificationCheck,
@@ -18,6 +19,7 @@ import { checkArgNames, readAnalysisTemplate } from './argo/template.ts';
 import { type ArgValue, substituteArgs } from './args.ts';
 import { type Conditions, compileConditions } from './condition.ts';
 import type { CheckPlan } from './decide.ts';
+import { jobSpecProblem } from './job.ts';
 import { parseJsonPath } from './json-path.ts';
 
 export const DEFAULT_INTERVAL_MS = 30_000;
@@ -134,6 +136,7 @@ function resolveOne(
     const p = parseJsonPath(check.web.jsonPath);
     if (!p.ok) throw new Refusal(`${field}.web.jsonPath`, `check ${check.name}: ${p.message}`);
   }
+  if (check.job !== undefined) refuseJob(check, check.job, args, field);
   const provider = check.prometheus ? 'prometheus' : check.web ? 'web' : check.job ? 'job' : undefined;
   if (provider === undefined)
     throw new Refusal(field, `check ${check.name}: set one provider: prometheus, web or job`);
@@ -153,6 +156,40 @@ function resolveOne(
     ...(template !== undefined ? { template } : {}),
     args,
   };
+}
+
+/**
+ * A job check's Job must be one the API server takes (shape, size), judged by how it ends (no
+ * conditions), with plain args only: a Secret's value filled into the Job would be stored in its spec
+ * and in the inventory; the Job reads a Secret itself (env valueFrom).
+ */
+function refuseJob(
+  check: VerificationCheck,
+  job: JobCheck,
+  args: readonly VerificationArg[],
+  field: string,
+): void {
+  const problem = jobSpecProblem(job);
+  if (problem !== undefined)
+    throw new Refusal(
+      `${field}.${problem.field}`,
+      `check ${check.name}: ${problem.field} ${problem.message}`,
+    );
+  if (check.successCondition !== undefined || check.failureCondition !== undefined) {
+    throw new Refusal(
+      field,
+      `check ${check.name}: a job check is judged by how its Job ends; remove successCondition and failureCondition`,
+    );
+  }
+  const secret = new Set(args.filter((a) => a.valueFrom !== undefined).map((a) => a.name));
+  const used = checkArgNames(check).filter((n) => secret.has(n));
+  if (used.length > 0) {
+    throw new Refusal(
+      `${field}.job`,
+      `check ${check.name}: arg ${used.join(', ')} comes from a Secret; a Job reads a Secret through its own env valueFrom`,
+    );
+  }
+  ms(`${field}.job.timeout`, job.timeout, 1);
 }
 
 /** The template's args with the Release's over them; one with no value from either is refused. */

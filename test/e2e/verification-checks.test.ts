@@ -18,12 +18,12 @@ import { parse } from 'yaml';
 import type { VerificationStatus } from '../../src/api/index.ts';
 import type { VerificationCheck } from '../../src/api/schema/verification.ts';
 import type { Release } from '../../src/api/types.ts';
-import { applyObject } from '../../src/kube/apply.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { errorMessage } from '../../src/lib/errors.ts';
 import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
 import { startPrometheus, type TestPrometheus } from '../../src/testenv/prometheus.ts';
 import { startTrafficSim, type TrafficSim } from '../../src/testenv/traffic-sim.ts';
+import { installAnalysisTemplateCrd } from '../support/argo.ts';
 import { condition, getInventory, getRelease } from '../support/release.ts';
 import {
   events,
@@ -44,44 +44,11 @@ let prom: TestPrometheus;
 let promSim: TrafficSim;
 const cleanups: (() => Promise<unknown>)[] = [];
 
-/** argoproj.io/v1alpha1 AnalysisTemplate as a bare CRD: what convoy reads, without Argo Rollouts itself. */
-const analysisTemplateCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'analysistemplates.argoproj.io' },
-  spec: {
-    group: 'argoproj.io',
-    scope: 'Namespaced',
-    names: {
-      kind: 'AnalysisTemplate',
-      plural: 'analysistemplates',
-      singular: 'analysistemplate',
-      listKind: 'AnalysisTemplateList',
-    },
-    versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
-
 const env = convoySystemPerFile({
   identity: 'verification-checks',
   observerLeaseDuration: `${LEASE_SECONDS}s`,
   setUp: async (sys) => {
-    await applyObject(sys.client, analysisTemplateCrd, { fieldManager: 'convoy-test', force: true });
-    await waitFor(
-      'AnalysisTemplate listable',
-      async () => {
-        await sys.client.list({ apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate' });
-        return true;
-      },
-      { timeoutMs: 60_000 },
-    );
+    await installAnalysisTemplateCrd(sys.client);
     promSim = await startTrafficSim();
     prom = await startPrometheus({ targets: [promSim.target] });
   },

@@ -10,6 +10,7 @@ import {
   PositiveDuration,
   RenderRef,
   StringEnum,
+  StringMap,
   Time,
 } from './k8s.ts';
 
@@ -118,8 +119,25 @@ export const WebCheckSchema = Type.Object({
 });
 export type WebCheck = Static<typeof WebCheckSchema>;
 
+/** A job check's Job runs at most this long by default; past it the measurement is an Error. */
+export const DEFAULT_JOB_CHECK_TIMEOUT = '5m';
+
 export const JobCheckSchema = Type.Object({
-  spec: FreeObject({ description: 'A batch/v1 JobSpec, run in the Release namespace as a hook is.' }),
+  metadata: Type.Optional(
+    Type.Object(
+      { labels: Type.Optional(StringMap()), annotations: Type.Optional(StringMap()) },
+      { description: "Labels and annotations of each measurement's Job." },
+    ),
+  ),
+  spec: FreeObject({
+    description:
+      'A batch/v1 JobSpec, run in the target namespace under the Release identity as a hook is: Complete is a successful measurement, Failed a failed one.',
+  }),
+  timeout: Type.Optional(
+    PositiveDuration({
+      description: `How long one Job may take (default ${DEFAULT_JOB_CHECK_TIMEOUT}); past it the measurement is an Error (inconclusive), and the Job is ended.`,
+    }),
+  ),
 });
 export type JobCheck = Static<typeof JobCheckSchema>;
 
@@ -172,12 +190,12 @@ export const VerificationCheckSchema = Type.Object(
         message: 'set exactly one provider: prometheus, web or job',
       },
       {
-        rule: '!has(self.job)',
-        message: 'job checks are not run by convoy yet; use a prometheus or web check',
-      },
-      {
         rule: 'has(self.successCondition) || has(self.failureCondition) || has(self.job)',
         message: 'a prometheus or web check needs successCondition or failureCondition',
+      },
+      {
+        rule: '!has(self.job) || !(has(self.successCondition) || has(self.failureCondition))',
+        message: 'a job check is judged by how its Job ends: remove successCondition and failureCondition',
       },
     ],
   },
@@ -246,6 +264,33 @@ export const MeasurementSchema = Type.Object({
 });
 export type Measurement = Static<typeof MeasurementSchema>;
 
+/**
+ * The Job of a job check's measurement in progress: the observer asks for it, the controller creates it
+ * in the target namespace under the Release's identity, the observer polls it (docs/design.md#verification).
+ */
+export const JobRunSchema = Type.Object({
+  name: ObjectName({
+    description: 'The Job: <release>-<check>-<short renderRef>-<index>, at most 63 characters.',
+  }),
+  index: Type.Integer({
+    format: 'int32',
+    minimum: 0,
+    description: 'Which measurement of the check, from 0.',
+  }),
+  requestedAt: Time({ description: 'When the observer asked for it; the timeout counts from here.' }),
+  timeout: PositiveDuration(),
+  job: Type.Object(
+    {
+      metadata: Type.Optional(
+        Type.Object({ labels: Type.Optional(StringMap()), annotations: Type.Optional(StringMap()) }),
+      ),
+      spec: FreeObject(),
+    },
+    { description: "The check's Job, its plain args filled in." },
+  ),
+});
+export type JobRun = Static<typeof JobRunSchema>;
+
 export const CheckStatusSchema = Type.Object({
   name: Type.String({ maxLength: 63 }),
   phase: StringEnum(VERIFICATION_PHASES),
@@ -257,6 +302,7 @@ export const CheckStatusSchema = Type.Object({
   inconclusive: Type.Integer({ format: 'int32', minimum: 0 }),
   message: Type.Optional(Type.String({ maxLength: 4096 })),
   measurements: Type.Optional(Type.Array(MeasurementSchema, { maxItems: MEASUREMENTS_KEPT })),
+  run: Type.Optional(JobRunSchema),
 });
 export type CheckStatus = Static<typeof CheckStatusSchema>;
 

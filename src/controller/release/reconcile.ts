@@ -1,8 +1,9 @@
 // One Release's reconcile, read top to bottom (docs/design.md#reading-one-reconcile). syncHandler is the
 // key's pass as the harness runs it: deletion or the finalizer, reconcile, status assembly, the one status
 // write, its Events, the store's gc and the next wake-up. reconcile is the seed's order of stages:
-// stageRender, planRollout, applyLastHealthy or stageGates and stageSync, the SyncFail hooks. Every step
-// is one call: decisions from decide/ (pure), actions from act/, the queue's answer from watch/.
+// stageRender, planRollout, applyLastHealthy or stageGates and stageSync, the SyncFail hooks, the Jobs of
+// job checks. Every step is one call: decisions from decide/ (pure), actions from act/, the queue's
+// answer from watch/.
 import { FINALIZER } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
 import type { ReconcileResult } from '../../runtime/index.ts';
@@ -16,6 +17,7 @@ import { observe } from './act/observe.ts';
 import { stageGates, suspendGate } from './act/stage-gates.ts';
 import { type Rendered, stageRender } from './act/stage-render.ts';
 import { stageSync } from './act/stage-sync.ts';
+import { verificationJobsStep } from './act/verification-jobs.ts';
 import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './act/write-status.ts';
 import {
   afterWaveRollback,
@@ -81,7 +83,11 @@ export async function reconcile(release: Release, deps: ReleaseDeps): Promise<Ou
   const out =
     ran.rendered === undefined
       ? ran.outcome
-      : withNotes(ran.outcome, await syncFailStep(release, ran.rendered, ran.outcome, deps));
+      : withNotes(ran.outcome, [
+          ...(await syncFailStep(release, ran.rendered, ran.outcome, deps)),
+          // The Jobs of job checks the observer asks for, and those no longer needed (docs/design.md#verification).
+          ...(await verificationJobsStep(release, ran.rendered.target, observed.inventory)),
+        ]);
   // Completed waves, the verdicts and the warnings status assembly reads, from the same snapshot.
   return settleOutcome(
     release,

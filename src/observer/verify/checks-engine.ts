@@ -1,8 +1,9 @@
 // The verification engine the observer runs (docs/design.md#verification): one step of a render's
 // verification over src/verify — read the Release's checks (its AnalysisTemplates, args, and the Secrets
-// of its own namespace only), measure the ones due at once, fold the measurements in. A spec that cannot
-// be resolved, a missing template or Secret: an Inconclusive status naming the field, never a failure,
-// so bad input never rolls back.
+// of its own namespace only), measure the ones due at once, fold the measurements in. A job check's
+// measurement spans passes: its Job is asked for, then read until it ends (./job-steps.ts). A spec that
+// cannot be resolved, a missing template or Secret: an Inconclusive status naming the field, never a
+// failure, so bad input never rolls back.
 import type { CheckStatus, VerificationStatus } from '../../api/index.ts';
 import type { Release } from '../../api/types.ts';
 import type { KubeClient } from '../../kube/client.ts';
@@ -11,9 +12,11 @@ import { namespaceOf } from '../../lib/names.ts';
 import {
   ARGO_API_VERSION,
   advanceCheck,
+  jobPollMs,
   type Measured,
   measure,
   measurementDue,
+  newCheckStatus,
   nextMeasurementAt,
   type QueryOutcome,
   type ResolvedCheck,
@@ -24,6 +27,7 @@ import {
   verificationPhase,
 } from '../../verify/index.ts';
 import type { VerifyEngine, VerifyStep } from './engine.ts';
+import { JobSteps, type RunStep, withoutFinalRun, withRun } from './job-steps.ts';
 
 export interface ChecksEngineOptions {
   readonly client: KubeClient;
@@ -48,6 +52,7 @@ export class ChecksEngine implements VerifyEngine {
     prior: VerificationStatus,
     now: Date,
     times: { readonly soakMs: number; readonly initialDelayMs: number; readonly intervalMs: number },
+    target: () => Promise<KubeClient> = async () => this.#client,
   ): Promise<VerifyStep> {
     const nowMs = now.getTime();
     let checks: readonly ResolvedCheck[];
@@ -68,20 +73,42 @@ export class ChecksEngine implements VerifyEngine {
       const st = before.get(c.plan.name);
       return st === undefined || measurementDue(c.plan, st, soak, nowMs);
     });
+    const measured = due.filter((c) => c.plan.provider !== 'job');
     const secrets =
-      due.length === 0 ? new Map<string, Record<string, string>>() : await this.#secrets(release, due);
+      measured.length === 0
+        ? new Map<string, Record<string, string>>()
+        : await this.#secrets(release, measured);
     const taken = new Map<string, Measured>();
-    await Promise.all(
-      due.map(async (c) => {
+    const runs = new Map<string, RunStep>();
+    const jobs = new JobSteps(release, prior, target, now);
+    await Promise.all([
+      ...measured.map(async (c) => {
         const m = await measure(c, (ref) => decoded(secrets.get(ref.name)?.[ref.key]), {
           prometheusCalls: this.#calls,
           now: () => Date.now(),
         });
         taken.set(c.plan.name, m);
       }),
-    );
+      ...checks
+        .filter((c) => c.plan.provider === 'job')
+        .map(async (c) => {
+          const st = before.get(c.plan.name);
+          const step = await jobs.step(c, st, due.includes(c));
+          if (step === undefined) return;
+          if (step.measured !== undefined) taken.set(c.plan.name, step.measured);
+          runs.set(c.plan.name, step);
+        }),
+    ]);
     const after: CheckStatus[] = checks.map((c) =>
-      advanceCheck(c.plan, before.get(c.plan.name), soak, Date.now(), taken.get(c.plan.name)),
+      withoutFinalRun(
+        advanceCheck(
+          c.plan,
+          withRun(before.get(c.plan.name) ?? newCheckStatus(c.plan), runs.get(c.plan.name)),
+          soak,
+          Date.now(),
+          taken.get(c.plan.name),
+        ),
+      ),
     );
     const verdict = verificationPhase(after);
     const final = verdict.phase === 'Passed' || verdict.phase === 'Failed';
@@ -95,7 +122,13 @@ export class ChecksEngine implements VerifyEngine {
       checks: after,
     };
     const next = checks
-      .map((c, i) => nextMeasurementAt(c.plan, after[i] as CheckStatus, soak))
+      .map((c, i) => {
+        const st = after[i] as CheckStatus;
+        // A Job in flight is read again soon; the next one is asked for once it ended.
+        return st.run !== undefined
+          ? nowMs + jobPollMs(c.plan.intervalMs)
+          : nextMeasurementAt(c.plan, st, soak);
+      })
       .filter((t): t is number => t !== undefined);
     // The soak's end decides Passed without a measurement: come back then too.
     const soakEnd = soak.startedAtMs + soak.soakMs;
@@ -133,12 +166,6 @@ export class ChecksEngine implements VerifyEngine {
     );
     const out = resolveChecks(spec, templates);
     if (!out.ok) throw new Unresolved(`${out.field}: ${out.message}`);
-    const job = out.checks.find((c) => c.plan.provider === 'job');
-    if (job !== undefined) {
-      throw new Unresolved(
-        `check ${job.plan.name}: job checks are not run by convoy yet; use a prometheus or web check`,
-      );
-    }
     return out.checks;
   }
 
@@ -170,11 +197,13 @@ function decoded(b64: string | undefined): string | undefined {
 
 /** The verification held Inconclusive with the reason the checks cannot run (re-read at the interval). */
 function unresolved(prior: VerificationStatus, message: string, nextMs: number): VerifyStep {
+  // No Job is asked for while the checks cannot be read: the controller deletes those in flight.
   const status: VerificationStatus = {
     ...prior,
     phase: 'Inconclusive',
     reason: 'InvalidVerification',
     message,
+    ...(prior.checks !== undefined ? { checks: prior.checks.map((c) => withRun(c, {})) } : {}),
   };
   return { status: sameStatus(prior, status) ? prior : status, taken: [], nextAt: new Date(nextMs) };
 }

@@ -12,6 +12,7 @@ import type { KubeClient } from '../../kube/client.ts';
 import { isConflict, isNotFound } from '../../kube/errors.ts';
 import type { MergedInventory } from '../../kube/inventory-parts.ts';
 import type { Harness, Logger, ReconcileResult } from '../../runtime/index.ts';
+import { TargetResolver } from '../health/loop/target.ts';
 import { LoopCounters, ReleaseLoop } from '../loop.ts';
 import { applyInventoryFields } from '../writes.ts';
 import type { VerifyEngine } from './engine.ts';
@@ -36,12 +37,15 @@ export class VerificationController {
   readonly #o: VerificationControllerOptions;
   readonly #now: () => Date;
   readonly #loop: ReleaseLoop;
+  /** Where job checks' Jobs are read: the Release's target cluster. */
+  readonly #targets: TargetResolver;
   readonly #c: LoopCounters<PassResult, 'inventory'>;
   readonly #measurements: Counter<'phase'>;
 
   constructor(harness: Harness, opts: VerificationControllerOptions) {
     this.#o = opts;
     this.#now = opts.now ?? (() => new Date());
+    this.#targets = new TargetResolver(opts.client);
     this.#loop = new ReleaseLoop(harness, {
       name: 'verification',
       workers: opts.workers,
@@ -100,7 +104,8 @@ export class VerificationController {
     const head = inventory?.objects.get(0);
     if (head === undefined) return this.#c.done('waiting');
     const times = verificationTimes(release);
-    const step = await this.#o.engine.step(release, prior, now, times);
+    const target = async () => (await this.#targets.resolve(release, this.#loop.clusterOf(release))).client;
+    const step = await this.#o.engine.step(release, prior, now, times, target);
     for (const m of step.taken) this.#measurements.inc({ phase: m.phase });
     this.stats.measurements += step.taken.length;
     if (step.status !== prior) {

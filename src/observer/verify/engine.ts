@@ -4,6 +4,7 @@
 // timeout, and a step never throws for a check's fault (a refusal is an inconclusive status naming the field).
 import type { Measurement, VerificationStatus } from '../../api/index.ts';
 import type { Release } from '../../api/types.ts';
+import type { KubeClient } from '../../kube/client.ts';
 
 export interface VerifyStep {
   /** The verification after this step; the very `prior` object when nothing changed. */
@@ -20,5 +21,7 @@ export interface VerifyEngine {
     prior: VerificationStatus,
     now: Date,
     times: { readonly soakMs: number; readonly initialDelayMs: number; readonly intervalMs: number },
+    /** The client of the Release's target cluster, where the Jobs of job checks run (read only). */
+    target?: () => Promise<KubeClient>,
   ): Promise<VerifyStep>;
 }

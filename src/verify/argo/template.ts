@@ -14,6 +14,7 @@ import {
 } from '../../api/schema/verification.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { argNames } from '../args.ts';
+import { jobStrings } from '../job.ts';
 import { ExprTranslateError, exprToCel } from './expr.ts';
 
 export const ARGO_API_VERSION = 'argoproj.io/v1alpha1';
@@ -167,6 +168,33 @@ function web(w: Obj): WebCheck {
   };
 }
 
+/** provider.job: Argo Rollouts' JobMetric, its labels, annotations and JobSpec. */
+function job(j: Obj): JobCheck {
+  const path = 'provider.job';
+  onlyKnown(j, path, ['metadata', 'spec']);
+  if (!isObj(j.spec)) throw new Refused(`${path}.spec is required`);
+  let metadata: JobCheck['metadata'];
+  if (j.metadata !== undefined) {
+    if (!isObj(j.metadata)) throw new Refused(`${path}.metadata must be an object`);
+    onlyKnown(j.metadata, `${path}.metadata`, ['labels', 'annotations']);
+    metadata = {
+      ...(j.metadata.labels !== undefined
+        ? { labels: stringMap(j.metadata.labels, `${path}.metadata.labels`) }
+        : {}),
+      ...(j.metadata.annotations !== undefined
+        ? { annotations: stringMap(j.metadata.annotations, `${path}.metadata.annotations`) }
+        : {}),
+    };
+  }
+  return { ...(metadata !== undefined ? { metadata } : {}), spec: j.spec as JobCheck['spec'] };
+}
+
+function stringMap(v: unknown, path: string): Record<string, string> {
+  if (!isObj(v) || Object.values(v).some((x) => typeof x !== 'string'))
+    throw new Refused(`${path} must map names to strings`);
+  return v as Record<string, string>;
+}
+
 const METRIC_FIELDS = [
   'name',
   'interval',
@@ -200,15 +228,14 @@ function metric(m: Obj): VerificationCheck {
       provider = { web: web(p) };
       break;
     case 'job':
-      onlyKnown(p, 'provider.job', ['spec']);
-      if (!isObj(p.spec)) throw new Refused('provider.job.spec is required');
-      provider = { job: { spec: p.spec as JobCheck['spec'] } };
+      provider = { job: job(p) };
       break;
     default:
       throw new Refused(`provider ${kind} is not supported (convoy reads prometheus, web and job)`);
   }
-  const successCondition = condition(m, 'successCondition');
-  const failureCondition = condition(m, 'failureCondition');
+  // Argo Rollouts judges a job metric by how its Job ends, whatever conditions it names.
+  const successCondition = kind === 'job' ? undefined : condition(m, 'successCondition');
+  const failureCondition = kind === 'job' ? undefined : condition(m, 'failureCondition');
   const interval = duration(m, 'interval');
   const count = intField(m, 'count', 1, 10000);
   const failureLimit = intField(m, 'failureLimit', 0, 1000);
@@ -261,6 +288,7 @@ export function checkArgNames(c: VerificationCheck): readonly string[] {
     c.web?.url,
     c.web?.body,
     ...(c.prometheus?.headers ?? c.web?.headers ?? []).map((h) => h.value),
+    ...(c.job === undefined ? [] : jobStrings(c.job)),
   ];
   return [...new Set(texts.flatMap((t) => (t === undefined ? [] : argNames(t))))];
 }

@@ -29,6 +29,7 @@ import { readInventory } from './inventory-open.ts';
 import { InventoryWriter } from './inventory-writer.ts';
 import { pruneEntries } from './prune.ts';
 import type { Target } from './target.ts';
+import { verificationJobsStep } from './verification-jobs.ts';
 import { CONFLICT_REQUEUE_MS, writeReleaseStatus } from './write-status.ts';
 
 export type FinalizeResult =
@@ -155,6 +156,9 @@ async function carryOut(
       return { kind: 'blocked', message: step.message, notes };
     case 'prune':
       if (step.cleanup.length > 0) notes.push(...(await cleanUp(need(c.target).client, step.cleanup, opts)));
+      // The Jobs of job checks go with the objects (docs/design.md#verification).
+      if (c.target !== undefined)
+        notes.push(...(await verificationJobsStep(c.release, c.target, c.parts?.inventory)));
       return { kind: 'pruned', deleted: await pruneAll(c) };
     case 'finalize':
       if (step.cleanup.length > 0) {
