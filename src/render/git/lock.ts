@@ -5,6 +5,8 @@
 // flight join it instead of queueing behind it, so Releases on one URL get the same answer at the same
 // time rather than one fetch timeout each, in turn — unless a caller needs a newer answer than the call
 // in flight can give (a sync requested after it started).
+
+import { untilAborted } from '../../lib/until-aborted.ts';
 import { answers } from './freshness.ts';
 
 export class KeyedLock {
@@ -80,24 +82,4 @@ export class Shared<T> {
   get size(): number {
     return this.#inFlight.size;
   }
-}
-
-/** p, or a rejection with signal's reason as soon as it aborts (p keeps running). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return p;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
