@@ -7,30 +7,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ANNOTATION_RELEASE_UID, API_VERSION, FIELD_MANAGERS } from '../../../api/constants.ts';
 import { renderRef } from '../../../render/canonical.ts';
-import type { Obj } from '../../../render/types.ts';
+import { helmResource, hookObj } from '../decide/hooks/fixtures.ts';
 import { hookWorkloadName } from '../decide/hooks/index.ts';
 import { cm, fakeCluster, type Stored, sync, UID } from './stage-sync-fixtures.ts';
 
 describe('stageSync: hook resources by their delete policy', () => {
-  const job: Obj = {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { name: 'init', namespace: 'app', annotations: { 'convoy.kumodo.io/hook': 'PreSync' } },
-    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } },
-  };
-  const sa = (name: string, policy?: string): Obj => ({
-    apiVersion: 'v1',
-    kind: 'ServiceAccount',
-    metadata: {
-      name,
-      namespace: 'app',
-      annotations: {
-        'helm.sh/hook': 'pre-install',
-        ...(policy === undefined ? {} : { 'helm.sh/hook-delete-policy': policy }),
-      },
-    },
-  });
-  const objects = [sa('init', 'hook-succeeded'), cm('a', 0)];
+  const job = hookObj('init', 'PreSync');
+  const objects = [helmResource('ServiceAccount', 'init', 'pre-install', 'hook-succeeded'), cm('a', 0)];
   const R = renderRef({ hooks: [job], objects });
   const entry = (kind: string, name: string) => ({
     group: '',

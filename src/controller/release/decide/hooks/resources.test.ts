@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InventoryHook } from '../../../../api/types.ts';
 import type { Obj } from '../../../../render/types.ts';
-import { entry, hookObj, NOW, R1, R2 } from './fixtures.ts';
+import { entry, helmResource, hookObj, NOW, R1, R2 } from './fixtures.ts';
 import {
   hookOutcomes,
   liveObjects,
@@ -15,23 +15,16 @@ import {
 const T0 = '2025-06-01T11:00:00Z';
 const LATER = '2025-06-01T11:30:00Z';
 
-/** A Helm hook resource as the render keeps it: its helm.sh annotations untouched. */
-function resource(kind: string, name: string, hook: string, policy?: string): Obj {
-  const annotations: Record<string, string> = { 'helm.sh/hook': hook };
-  if (policy !== undefined) annotations['helm.sh/hook-delete-policy'] = policy;
-  return { apiVersion: 'v1', kind, metadata: { name, namespace: 'app', annotations } };
-}
-
-const sa = resource('ServiceAccount', 'init', 'pre-install,pre-upgrade', 'hook-succeeded');
-const role = resource('ConfigMap', 'init-failed-only', 'pre-install', 'hook-failed');
-const both = resource(
+const sa = helmResource('ServiceAccount', 'init', 'pre-install,pre-upgrade', 'hook-succeeded');
+const role = helmResource('ConfigMap', 'init-failed-only', 'pre-install', 'hook-failed');
+const both = helmResource(
   'Secret',
   'init-both',
   'pre-upgrade',
   'before-hook-creation,hook-succeeded,hook-failed',
 );
-const kept = resource('ConfigMap', 'init-default', 'pre-install');
-const post = resource('ConfigMap', 'smoke-config', 'post-install', 'hook-succeeded');
+const kept = helmResource('ConfigMap', 'init-default', 'pre-install');
+const post = helmResource('ConfigMap', 'smoke-config', 'post-install', 'hook-succeeded');
 const plain: Obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'app' } };
 const objects = [sa, role, both, kept, post, plain];
 const names = (os: readonly Obj[]) => os.map((o) => o.metadata.name);

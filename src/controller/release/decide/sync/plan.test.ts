@@ -8,7 +8,7 @@ import type { Release, WaveStatus } from '../../../../api/types.ts';
 import { renderRef } from '../../../../render/canonical.ts';
 import type { Obj } from '../../../../render/types.ts';
 import { ApplyFailedError } from '../../errors.ts';
-import { entry as hookEntryOf } from '../hooks/fixtures.ts';
+import { helmResource, entry as hookEntryOf } from '../hooks/fixtures.ts';
 import {
   gateStop,
   hookStop,
@@ -345,18 +345,8 @@ describe('planSync and upToDate: a hook resource its delete policy removed is no
     kind: 'Job',
     metadata: { name: 'init', namespace: 'app', annotations: { 'convoy.kumodo.io/hook': 'PreSync' } },
   };
-  const resource = (name: string, policy?: string): Obj => ({
-    apiVersion: 'v1',
-    kind: 'ServiceAccount',
-    metadata: {
-      name,
-      namespace: 'app',
-      annotations: {
-        'helm.sh/hook': 'pre-install,pre-upgrade',
-        ...(policy === undefined ? {} : { 'helm.sh/hook-delete-policy': policy }),
-      },
-    },
-  });
+  const resource = (name: string, policy?: string) =>
+    helmResource('ServiceAccount', name, 'pre-install,pre-upgrade', policy);
   const spent = resource('init', 'before-hook-creation,hook-succeeded');
   const kept = resource('init-kept');
   const r = { hooks: [job], objects: [spent, kept, cm('a', 0)] };
@@ -399,33 +389,26 @@ describe('planSync and upToDate: a hook resource its delete policy removed is no
           s.kind === 'wave' ? `${show(s)} [${s.objects.map((o) => o.metadata.name)}]` : s.kind,
         );
   };
+  /** A full sync whose hook-resources step applies `names`, then PreSync, then wave 0. */
+  const withResources = (names: string) => [
+    'dryRun',
+    'persist',
+    'settleInterrupted',
+    `wave 0 (after -): none [${names}]`,
+    'preSync',
+    'wave 0 (after -): none [a]',
+    'prune',
+    'postSync',
+  ];
   const synced: Release['status'] = {
     lastSuccessful: { ...stamp, renderRef: ref },
     lastAttempted: { ...stamp, renderRef: ref, applied: true },
   };
   test('PreSync of R still running: both resources go in first, as before', () => {
-    assert.deepEqual(stepsOf(inventory('Running', true)), [
-      'dryRun',
-      'persist',
-      'settleInterrupted',
-      'wave 0 (after -): none [init,init-kept]',
-      'preSync',
-      'wave 0 (after -): none [a]',
-      'prune',
-      'postSync',
-    ]);
+    assert.deepEqual(stepsOf(inventory('Running', true)), withResources('init,init-kept'));
   });
   test('PreSync of R succeeded: the hook-succeeded one is not applied again, the other is', () => {
-    assert.deepEqual(stepsOf(inventory('Succeeded', false)), [
-      'dryRun',
-      'persist',
-      'settleInterrupted',
-      'wave 0 (after -): none [init-kept]',
-      'preSync',
-      'wave 0 (after -): none [a]',
-      'prune',
-      'postSync',
-    ]);
+    assert.deepEqual(stepsOf(inventory('Succeeded', false)), withResources('init-kept'));
   });
   test('a new render (the hooks ran for another): both go in again before its PreSync hooks', () => {
     assert.deepEqual(stepsOf(inventory('Succeeded', false, R))[3], 'wave 0 (after -): none [init,init-kept]');
