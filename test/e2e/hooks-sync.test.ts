@@ -4,8 +4,8 @@
 // both (seen through watches, in order); a failed PreSync fails the sync and the rollout and runs SyncFail
 // once; a hung hook times out; a forced sync re-runs the hooks, an unchanged render does not; bad hook
 // annotations fail the render with a condition naming the object and apply nothing; a chart's pre-install
-// ServiceAccount, Role and RoleBinding with hook-succeeded go once PreSync succeeded and come back only for
-// a new render.
+// ServiceAccount, Role and RoleBinding with hook-succeeded go once PreSync succeeded and come back only when
+// PreSync runs again (a forced sync, a new render).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
@@ -474,7 +474,7 @@ test('a new render runs its PreSync hooks again (replacing the old run), and a h
   });
 });
 
-test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succeeded go once PreSync succeeded, stay gone for R, and come back for a new render before its Job", async () => {
+test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succeeded go once PreSync succeeded, stay gone for R, and come back before the Job of a forced sync or a new render", async () => {
   const ns = 'hk-resources';
   await env.namespace(ns);
   // As argo-cd's chart has them: RBAC hook resources of lower weights than the Job that runs under them.
@@ -564,7 +564,8 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
         return s.seq;
       };
       const jobAdded = at('the Job created', added(jobName));
-      const jobDoneAt = at('the Job Complete', jobCompleted(jobName));
+      // not the delete of an earlier run of the same name (a forced sync replaces it)
+      const jobDoneAt = at('the Job Complete', (s) => s.type !== 'delete' && jobCompleted(jobName)(s));
       for (const kind of KINDS) {
         const created = at(`${kind} created`, (s) => s.kind === kind && s.type === 'add');
         const deleted = at(`${kind} deleted`, (s) => s.kind === kind && s.type === 'delete');
@@ -595,6 +596,27 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
       'nothing created or deleted',
     );
     assert.deepEqual(await inventoryKinds(), ['ConfigMap/a', 'ConfigMap/init-settings']);
+
+    // --- a forced sync runs PreSync of R again: they come back before its Job and go after it
+    const seqForced = rec.events.length;
+    const forcedAt = new Date().toISOString();
+    await annotate(env.client, ns, 'app', { [ANNOTATION_FORCE_SYNC_AT]: forcedAt });
+    await env.waitForRelease(
+      ns,
+      'app',
+      'the forced sync handled',
+      (x) => x.status?.lastHandledForceSyncAt === forcedAt && ready(x)?.status === 'True',
+    );
+    await waitFor('the hook run again after the forced sync, Succeeded', async () => {
+      const h = await hookEntry(env.client, ns, 'app', 'secret-init');
+      return (
+        Date.parse(h?.createdAt ?? '') >= Math.floor(Date.parse(forcedAt) / 1000) * 1000 &&
+        h?.state === 'Succeeded' &&
+        Date.parse(h.finishedAt ?? '') >= Date.parse(h.createdAt ?? '')
+      );
+    });
+    assert.equal(await settled('Ready, Healthy and in sync after the forced sync'), R1);
+    order(seqForced, job1);
 
     // --- a new render applies them again before its Job runs, and deletes them once it succeeded
     const seq2 = rec.events.length;
