@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
-import type { Release } from '../../src/api/types.ts';
+import type { InventoryHook, Release } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/decide/hooks/index.ts';
 import { WORKLOAD_DEADLINE_MARGIN_S } from '../../src/controller/release/decide/hooks/workload.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
@@ -44,6 +44,26 @@ const env = convoySystemPerFile({ identity: 'hooks-sync' });
 
 const isJob = (prefix: string) => (s: Seen) => s.kind === 'Job' && s.name.startsWith(`${prefix}-`);
 const jobOf = (s: Seen) => s.object as JobLike;
+
+/** Forces a sync of ns/app as /sync does; resolves once the controller handled it and Ready is True. */
+async function forceSync(ns: string, what: string): Promise<string> {
+  const forcedAt = new Date().toISOString();
+  await annotate(env.client, ns, 'app', { [ANNOTATION_FORCE_SYNC_AT]: forcedAt });
+  await env.waitForRelease(
+    ns,
+    'app',
+    what,
+    (x) => x.status?.lastHandledForceSyncAt === forcedAt && ready(x)?.status === 'True',
+  );
+  return forcedAt;
+}
+
+/** The hook ran again, and Succeeded, since the forced sync at `forcedAt` (whole seconds, as armed). */
+const ranSince = (h: InventoryHook | undefined, forcedAt: string): h is InventoryHook =>
+  h !== undefined &&
+  Date.parse(h.createdAt ?? '') >= Math.floor(Date.parse(forcedAt) / 1000) * 1000 &&
+  h.state === 'Succeeded' &&
+  Date.parse(h.finishedAt ?? '') >= Date.parse(h.createdAt ?? '');
 
 test('PreSync before wave 0, the waves in order, PostSync once the last wave is Healthy, and only then a Succeeded rollout; an unchanged render does not run them again, a forced sync does', async () => {
   const ns = 'hk-order';
@@ -157,27 +177,15 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
     );
 
     // --- a forced sync re-arms PreSync (a new run) and then PostSync
-    const forcedAt = new Date().toISOString();
     const seqForced = rec.events.length;
-    await annotate(env.client, ns, 'app', { [ANNOTATION_FORCE_SYNC_AT]: forcedAt });
-    await env.waitForRelease(
-      ns,
-      'app',
-      'the forced sync handled and PostSync run again',
-      (x) => x.status?.lastHandledForceSyncAt === forcedAt && ready(x)?.status === 'True',
-    );
+    const forcedAt = await forceSync(ns, 'the forced sync handled and PostSync run again');
     const rerun = await waitFor(
       'PreSync and PostSync re-armed after the forced sync and Succeeded',
       async () => {
         const inv2 = await getInventory(env.client, ns, 'app');
         const p = inv2?.hooks?.find((h) => h.name === 'pre');
         const q = inv2?.hooks?.find((h) => h.name === 'post');
-        const fresh = (h: typeof p) =>
-          h !== undefined &&
-          Date.parse(h.createdAt ?? '') >= Math.floor(Date.parse(forcedAt) / 1000) * 1000 &&
-          h.state === 'Succeeded' &&
-          Date.parse(h.finishedAt ?? '') >= Date.parse(h.createdAt ?? '');
-        return fresh(p) && fresh(q) ? { p, q } : false;
+        return ranSince(p, forcedAt) && ranSince(q, forcedAt) ? { p, q } : false;
       },
       { timeoutMs: 60_000 },
     );
@@ -599,22 +607,10 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
 
     // --- a forced sync runs PreSync of R again: they come back before its Job and go after it
     const seqForced = rec.events.length;
-    const forcedAt = new Date().toISOString();
-    await annotate(env.client, ns, 'app', { [ANNOTATION_FORCE_SYNC_AT]: forcedAt });
-    await env.waitForRelease(
-      ns,
-      'app',
-      'the forced sync handled',
-      (x) => x.status?.lastHandledForceSyncAt === forcedAt && ready(x)?.status === 'True',
+    const forcedAt = await forceSync(ns, 'the forced sync handled');
+    await waitFor('the hook run again after the forced sync, Succeeded', async () =>
+      ranSince(await hookEntry(env.client, ns, 'app', 'secret-init'), forcedAt),
     );
-    await waitFor('the hook run again after the forced sync, Succeeded', async () => {
-      const h = await hookEntry(env.client, ns, 'app', 'secret-init');
-      return (
-        Date.parse(h?.createdAt ?? '') >= Math.floor(Date.parse(forcedAt) / 1000) * 1000 &&
-        h?.state === 'Succeeded' &&
-        Date.parse(h.finishedAt ?? '') >= Date.parse(h.createdAt ?? '')
-      );
-    });
     assert.equal(await settled('Ready, Healthy and in sync after the forced sync'), R1);
     order(seqForced, job1);
 
