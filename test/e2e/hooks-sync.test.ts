@@ -3,11 +3,13 @@
 // and gates the waves, PostSync runs once the last wave is Healthy, and the rollout succeeds only after
 // both (seen through watches, in order); a failed PreSync fails the sync and the rollout and runs SyncFail
 // once; a hung hook times out; a forced sync re-runs the hooks, an unchanged render does not; bad hook
-// annotations fail the render with a condition naming the object and apply nothing.
+// annotations fail the render with a condition naming the object and apply nothing; a chart's pre-install
+// ServiceAccount, Role and RoleBinding with hook-succeeded go once PreSync succeeded and come back only when
+// PreSync runs again (a forced sync, a new render).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
-import type { Release } from '../../src/api/types.ts';
+import type { InventoryHook, Release } from '../../src/api/types.ts';
 import { hookWorkloadName } from '../../src/controller/release/decide/hooks/index.ts';
 import { WORKLOAD_DEADLINE_MARGIN_S } from '../../src/controller/release/decide/hooks/workload.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
@@ -26,6 +28,7 @@ import {
 } from '../support/hooks.ts';
 import { added, Recorder, type Seen } from '../support/recorder.ts';
 import {
+  condition,
   getInventory,
   getRelease,
   isReady,
@@ -41,6 +44,26 @@ const env = convoySystemPerFile({ identity: 'hooks-sync' });
 
 const isJob = (prefix: string) => (s: Seen) => s.kind === 'Job' && s.name.startsWith(`${prefix}-`);
 const jobOf = (s: Seen) => s.object as JobLike;
+
+/** Forces a sync of ns/app as /sync does; resolves once the controller handled it and Ready is True. */
+async function forceSync(ns: string, what: string): Promise<string> {
+  const forcedAt = new Date().toISOString();
+  await annotate(env.client, ns, 'app', { [ANNOTATION_FORCE_SYNC_AT]: forcedAt });
+  await env.waitForRelease(
+    ns,
+    'app',
+    what,
+    (x) => x.status?.lastHandledForceSyncAt === forcedAt && ready(x)?.status === 'True',
+  );
+  return forcedAt;
+}
+
+/** The hook ran again, and Succeeded, since the forced sync at `forcedAt` (whole seconds, as armed). */
+const ranSince = (h: InventoryHook | undefined, forcedAt: string): h is InventoryHook =>
+  h !== undefined &&
+  Date.parse(h.createdAt ?? '') >= Math.floor(Date.parse(forcedAt) / 1000) * 1000 &&
+  h.state === 'Succeeded' &&
+  Date.parse(h.finishedAt ?? '') >= Date.parse(h.createdAt ?? '');
 
 test('PreSync before wave 0, the waves in order, PostSync once the last wave is Healthy, and only then a Succeeded rollout; an unchanged render does not run them again, a forced sync does', async () => {
   const ns = 'hk-order';
@@ -154,27 +177,15 @@ test('PreSync before wave 0, the waves in order, PostSync once the last wave is 
     );
 
     // --- a forced sync re-arms PreSync (a new run) and then PostSync
-    const forcedAt = new Date().toISOString();
     const seqForced = rec.events.length;
-    await annotate(env.client, ns, 'app', { [ANNOTATION_FORCE_SYNC_AT]: forcedAt });
-    await env.waitForRelease(
-      ns,
-      'app',
-      'the forced sync handled and PostSync run again',
-      (x) => x.status?.lastHandledForceSyncAt === forcedAt && ready(x)?.status === 'True',
-    );
+    const forcedAt = await forceSync(ns, 'the forced sync handled and PostSync run again');
     const rerun = await waitFor(
       'PreSync and PostSync re-armed after the forced sync and Succeeded',
       async () => {
         const inv2 = await getInventory(env.client, ns, 'app');
         const p = inv2?.hooks?.find((h) => h.name === 'pre');
         const q = inv2?.hooks?.find((h) => h.name === 'post');
-        const fresh = (h: typeof p) =>
-          h !== undefined &&
-          Date.parse(h.createdAt ?? '') >= Math.floor(Date.parse(forcedAt) / 1000) * 1000 &&
-          h.state === 'Succeeded' &&
-          Date.parse(h.finishedAt ?? '') >= Date.parse(h.createdAt ?? '');
-        return fresh(p) && fresh(q) ? { p, q } : false;
+        return ranSince(p, forcedAt) && ranSince(q, forcedAt) ? { p, q } : false;
       },
       { timeoutMs: 60_000 },
     );
@@ -468,5 +479,147 @@ test('a new render runs its PreSync hooks again (replacing the old run), and a h
       job(hookWorkloadName('seed', R1)),
     ]);
     return m === undefined && s === undefined;
+  });
+});
+
+test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succeeded go once PreSync succeeded, stay gone for R, and come back before the Job of a forced sync or a new render", async () => {
+  const ns = 'hk-resources';
+  await env.namespace(ns);
+  // As argo-cd's chart has them: RBAC hook resources of lower weights than the Job that runs under them.
+  const helmHook = (weight: string, policy?: string) => ({
+    'helm.sh/hook': 'pre-install,pre-upgrade',
+    'helm.sh/hook-weight': weight,
+    ...(policy === undefined ? {} : { 'helm.sh/hook-delete-policy': policy }),
+  });
+  const rbac = 'rbac.authorization.k8s.io';
+  const resources = [
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'secret-init', annotations: helmHook('-5', 'before-hook-creation,hook-succeeded') },
+    },
+    {
+      apiVersion: `${rbac}/v1`,
+      kind: 'Role',
+      metadata: { name: 'secret-init', annotations: helmHook('-5', 'hook-succeeded') },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
+    },
+    {
+      apiVersion: `${rbac}/v1`,
+      kind: 'RoleBinding',
+      metadata: { name: 'secret-init', annotations: helmHook('-4', 'hook-succeeded') },
+      roleRef: { apiGroup: rbac, kind: 'Role', name: 'secret-init' },
+      subjects: [{ kind: 'ServiceAccount', name: 'secret-init', namespace: ns }],
+    },
+  ];
+  // Without a delete policy (Helm's default, before-hook-creation): an ordinary object that stays.
+  const settings = {
+    ...configMap('init-settings'),
+    metadata: { name: 'init-settings', annotations: helmHook('-5') },
+  };
+  const job = hookJob('secret-init', 'PreSync');
+  (job.spec as { template: { spec: Record<string, unknown> } }).template.spec.serviceAccountName =
+    'secret-init';
+  const objs = (v: string) => [...resources, settings, job, configMap('a', 0, { v })];
+  const KINDS = ['ServiceAccount', 'Role', 'RoleBinding'];
+  const rec = new Recorder(env.cp.kubeConfig, [
+    { kind: 'Job', path: `/apis/batch/v1/namespaces/${ns}/jobs` },
+    {
+      kind: 'ServiceAccount',
+      path: `/api/v1/namespaces/${ns}/serviceaccounts`,
+      fieldSelector: 'metadata.name=secret-init',
+    },
+    { kind: 'Role', path: `/apis/${rbac}/v1/namespaces/${ns}/roles` },
+    { kind: 'RoleBinding', path: `/apis/${rbac}/v1/namespaces/${ns}/rolebindings` },
+  ]);
+  await rec.during(async () => {
+    await env.client.create(inlineRelease(ns, 'app', objs('1'), { healthAssessment: DEFAULT_HEALTH }));
+    const live = (kind: string) =>
+      env.client.get({
+        apiVersion: kind === 'ServiceAccount' ? 'v1' : `${rbac}/v1`,
+        kind,
+        namespace: ns,
+        name: 'secret-init',
+      });
+    const inventoryKinds = async () =>
+      ((await getInventory(env.client, ns, 'app'))?.entries ?? []).map((e) => `${e.kind}/${e.name}`).sort();
+    /** Synced, Healthy and in sync for `R` (any render when undefined), the hook resources gone. */
+    const settled = async (what: string, other?: string) => {
+      const r = await env.waitForRelease(
+        ns,
+        'app',
+        what,
+        (x) =>
+          ready(x)?.status === 'True' &&
+          x.status?.lastSuccessful?.renderRef !== other &&
+          condition(x, 'Healthy')?.status === 'True' &&
+          condition(x, 'Drifted')?.status === 'False' &&
+          x.status?.driftSummary?.total === 2,
+      );
+      await waitFor(`${what}: the hook-succeeded resources deleted`, async () =>
+        (await Promise.all(KINDS.map(live))).every((o) => o === undefined),
+      );
+      assert.deepEqual(await inventoryKinds(), ['ConfigMap/a', 'ConfigMap/init-settings']);
+      return r.status?.lastSuccessful?.renderRef ?? '';
+    };
+    const R1 = await settled('Ready, Healthy and in sync over the two ConfigMaps');
+    const job1 = hookWorkloadName('secret-init', R1);
+    const order = (from: number, jobName: string) => {
+      const after = rec.events.filter((e) => e.seq >= from);
+      const at = (what: string, ok: (s: Seen) => boolean) => {
+        const s = after.find(ok);
+        assert.ok(s, `${what}: ${rec.summary()}`);
+        return s.seq;
+      };
+      const jobAdded = at('the Job created', added(jobName));
+      // not the delete of an earlier run of the same name (a forced sync replaces it)
+      const jobDoneAt = at('the Job Complete', (s) => s.type !== 'delete' && jobCompleted(jobName)(s));
+      for (const kind of KINDS) {
+        const created = at(`${kind} created`, (s) => s.kind === kind && s.type === 'add');
+        const deleted = at(`${kind} deleted`, (s) => s.kind === kind && s.type === 'delete');
+        assert.ok(created < jobAdded, `${kind} before the Job: ${rec.summary()}`);
+        assert.ok(jobDoneAt < deleted, `${kind} deleted after the Job succeeded: ${rec.summary()}`);
+      }
+    };
+    order(0, job1);
+    assert.equal((await hookEntry(env.client, ns, 'app', 'secret-init'))?.state, 'Succeeded');
+    assert.ok(
+      await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'init-settings' }),
+    );
+
+    // --- more reconciles of the same render (a /sync) resurrect nothing
+    const seq = rec.events.length;
+    const n0 = await env.manager.reconciles();
+    await annotate(env.client, ns, 'app', { [ANNOTATION_SYNC_REQUESTED_AT]: new Date().toISOString() });
+    await env.manager.moreReconciles(3, { since: n0, timeoutMs: 60_000 });
+    const again = await getRelease(env.client, ns, 'app');
+    assert.equal(again?.status?.lastSuccessful?.renderRef, R1);
+    assert.equal(ready(again)?.status, 'True');
+    assert.deepEqual(
+      rec.events
+        .slice(seq)
+        .filter((e) => e.type !== 'update')
+        .map((e) => `${e.type} ${e.kind}/${e.name}`),
+      [],
+      'nothing created or deleted',
+    );
+    assert.deepEqual(await inventoryKinds(), ['ConfigMap/a', 'ConfigMap/init-settings']);
+
+    // --- a forced sync runs PreSync of R again: they come back before its Job and go after it
+    const seqForced = rec.events.length;
+    const forcedAt = await forceSync(ns, 'the forced sync handled');
+    await waitFor('the hook run again after the forced sync, Succeeded', async () =>
+      ranSince(await hookEntry(env.client, ns, 'app', 'secret-init'), forcedAt),
+    );
+    assert.equal(await settled('Ready, Healthy and in sync after the forced sync'), R1);
+    order(seqForced, job1);
+
+    // --- a new render applies them again before its Job runs, and deletes them once it succeeded
+    const seq2 = rec.events.length;
+    await mergePatch(env.client, releaseRef(ns, 'app'), {
+      spec: { source: { inline: { manifests: manifests(objs('2')) } } },
+    });
+    const R2 = await settled('Ready, Healthy and in sync for the new render', R1);
+    order(seq2, hookWorkloadName('secret-init', R2));
   });
 });

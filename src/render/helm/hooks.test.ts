@@ -1,7 +1,7 @@
 // Helm hooks as convoy hooks: a table of helm.sh/hook values on Jobs, Pods and other kinds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { helmHookResourcePhase, mapHelmHook } from './hooks.ts';
+import { helmHookResource, mapHelmHook } from './hooks.ts';
 
 const job = (annotations: Record<string, string>) => ({
   apiVersion: 'batch/v1',
@@ -67,18 +67,40 @@ describe('mapHelmHook', () => {
   });
 });
 
-describe('helmHookResourcePhase', () => {
-  const rows: [string, Record<string, string> | undefined, string | undefined][] = [
+describe('helmHookResource', () => {
+  const rows: [string, Record<string, string> | undefined, unknown][] = [
     ['no annotations', undefined, undefined],
     ['an ordinary object', {}, undefined],
-    ['pre-install', { 'helm.sh/hook': 'pre-install' }, 'PreSync'],
-    ['pre-install,pre-upgrade', { 'helm.sh/hook': 'pre-install,pre-upgrade' }, 'PreSync'],
     [
-      'post-install: its wave applies it before PostSync anyway',
-      { 'helm.sh/hook': 'post-install' },
-      undefined,
+      "pre-install: Helm's default policy",
+      { 'helm.sh/hook': 'pre-install' },
+      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation'] },
     ],
+    [
+      'pre-install,pre-upgrade with hook-succeeded',
+      { 'helm.sh/hook': 'pre-install,pre-upgrade', 'helm.sh/hook-delete-policy': 'hook-succeeded' },
+      { phase: 'PreSync', deletePolicies: ['HookSucceeded'] },
+    ],
+    [
+      'every policy, an unknown one left out',
+      {
+        'helm.sh/hook': 'pre-upgrade',
+        'helm.sh/hook-delete-policy': 'before-hook-creation, hook-succeeded,hook-failed,never',
+      },
+      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation', 'HookSucceeded', 'HookFailed'] },
+    ],
+    [
+      'post-install',
+      { 'helm.sh/hook': 'post-install', 'helm.sh/hook-delete-policy': 'hook-failed' },
+      { phase: 'PostSync', deletePolicies: ['HookFailed'] },
+    ],
+    [
+      'pre-install and post-install: the first phase wins',
+      { 'helm.sh/hook': 'post-install,pre-install' },
+      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation'] },
+    ],
+    ['a delete hook is not one (left out of the render)', { 'helm.sh/hook': 'pre-delete' }, undefined],
   ];
   for (const [name, annotations, want] of rows)
-    it(name, () => assert.equal(helmHookResourcePhase(annotations), want));
+    it(name, () => assert.deepEqual(helmHookResource(annotations), want));
 });

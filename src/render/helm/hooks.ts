@@ -3,15 +3,16 @@
 // out (convoy runs no `helm test`), and so are rollback hooks (a convoy rollback re-applies a render, it
 // runs no hooks). Another kind under an install/upgrade hook stays an object of the render, applied
 // before the workloads of its phase: a pre-install ServiceAccount, Role or RoleBinding before the PreSync
-// Job that runs under it (helmHookResourcePhase; docs/design.md#hooks). Under a delete hook it is left out
-// (Helm would create it only while deleting). Pure.
+// Job that runs under it; its helm.sh/hook-delete-policy says when it goes again (helmHookResource;
+// docs/design.md#hooks). Under a delete hook it is left out (Helm would create it only while deleting).
+// Pure.
 import {
   ANNOTATION_HOOK,
   ANNOTATION_HOOK_DELETE_POLICY,
   ANNOTATION_HOOK_WEIGHT,
   type HookPhase,
 } from '../../api/constants.ts';
-import { hookWeight } from '../annotations.ts';
+import { type HookDeletePolicy, hookWeight } from '../annotations.ts';
 
 const PHASES: Readonly<Record<string, HookPhase | 'drop' | undefined>> = {
   'pre-install': 'PreSync',
@@ -29,7 +30,7 @@ const PHASES: Readonly<Record<string, HookPhase | 'drop' | undefined>> = {
 /** In this order the first phase a hook names wins (convoy runs a hook in one phase). */
 const ORDER: readonly HookPhase[] = ['PreSync', 'PostSync', 'PreDelete', 'PostDelete'];
 
-const DELETE_POLICIES: Readonly<Record<string, string>> = {
+const DELETE_POLICIES: Readonly<Record<string, HookDeletePolicy>> = {
   'before-hook-creation': 'BeforeHookCreation',
   'hook-succeeded': 'HookSucceeded',
   'hook-failed': 'HookFailed',
@@ -62,9 +63,7 @@ export function mapHelmHook(o: Obj): Obj | undefined {
   const workload =
     (o.kind === 'Job' && o.apiVersion === 'batch/v1') || (o.kind === 'Pod' && o.apiVersion === 'v1');
   if (!workload) return phase === 'PreSync' || phase === 'PostSync' ? o : undefined;
-  const policies = list(annotations['helm.sh/hook-delete-policy'])
-    .map((p) => DELETE_POLICIES[p])
-    .filter((p): p is string => p !== undefined);
+  const policies = deletePolicies(annotations);
   const md = o.metadata as Record<string, unknown>;
   const weight = annotations['helm.sh/hook-weight'];
   const weighted = typeof weight === 'string' && hookWeight(weight) !== undefined;
@@ -82,15 +81,35 @@ export function mapHelmHook(o: Obj): Obj | undefined {
   };
 }
 
+/** helm.sh/hook-delete-policy as convoy's policies; unknown values are left out (Helm ignores them too). */
+function deletePolicies(annotations: Readonly<Record<string, unknown>>): HookDeletePolicy[] {
+  return list(annotations['helm.sh/hook-delete-policy'])
+    .map((p) => DELETE_POLICIES[p])
+    .filter((p): p is HookDeletePolicy => p !== undefined);
+}
+
+/** A Helm hook resource that is not a workload, as the controller treats it (docs/design.md#hooks). */
+export interface HelmHookResource {
+  /**
+   * PreSync for pre-install/pre-upgrade: live before the phase's Jobs and Pods that run under it. PostSync
+   * for post-install/post-upgrade: its wave applies it, before PostSync anyway.
+   */
+  readonly phase: 'PreSync' | 'PostSync';
+  /** Never empty: Helm's default is before-hook-creation. */
+  readonly deletePolicies: readonly HookDeletePolicy[];
+}
+
 /**
- * The phase of a Helm hook resource that is not a workload (a ServiceAccount, Role, ConfigMap… under
- * helm.sh/hook): PreSync for pre-install/pre-upgrade, whose objects must be live before the phase's Jobs
- * and Pods run under them; undefined for anything else (an ordinary object, or a post-install resource,
- * which its wave applies before PostSync anyway).
+ * The hook phase and delete policies of a Helm hook resource that is not a workload (a ServiceAccount,
+ * Role, ConfigMap… under helm.sh/hook); undefined for an ordinary object. Only install/upgrade hooks stay
+ * in a render (mapHelmHook), and the first phase named wins, as for workloads.
  */
-export function helmHookResourcePhase(
+export function helmHookResource(
   annotations: Readonly<Record<string, unknown>> | undefined,
-): 'PreSync' | undefined {
-  const names = list(annotations?.['helm.sh/hook']);
-  return names.some((n) => PHASES[n] === 'PreSync') ? 'PreSync' : undefined;
+): HelmHookResource | undefined {
+  const names = list(annotations?.['helm.sh/hook']).map((n) => PHASES[n]);
+  const phase = names.includes('PreSync') ? 'PreSync' : names.includes('PostSync') ? 'PostSync' : undefined;
+  if (phase === undefined || annotations === undefined) return undefined;
+  const policies = deletePolicies(annotations);
+  return { phase, deletePolicies: policies.length === 0 ? ['BeforeHookCreation'] : policies };
 }

@@ -1,11 +1,13 @@
 // applyLastHealthy: one code path for the first rollback, the hold at each later reconcile and the rollback
 // after a wave timeout (docs/design.md#apply-last-healthy). All objects of the last healthy render are
-// applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
+// applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc — and so none of the
+// hook resources whose delete policy removed them once that render's hooks succeeded (docs/design.md#hooks).
 import type { Release } from '../../../api/types.ts';
 import { errorMessage } from '../../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../../lib/names.ts';
 import { waveOf } from '../../../render/keys.ts';
 import { releaseLabelValue } from '../../../store/layout.ts';
+import { spentOnceHealthy } from '../decide/hooks/index.ts';
 import { formatTime, shortRef } from '../decide/rollout/index.ts';
 import { type AppliedVersions, appliedCollector, inventoryEntryOf } from '../decide/sync/index.ts';
 import type { ReleaseDeps } from '../deps.ts';
@@ -38,12 +40,14 @@ export async function applyLastHealthy(
     }
     // 3. one pass, noted as pending first (so a crash in between leaves nothing untracked)
     const uid = release.metadata.uid ?? '';
+    const spent = new Set(spentOnceHealthy(render));
+    const objects = spent.size === 0 ? render.objects : render.objects.filter((o) => !spent.has(o));
     const entriesOf = (versions?: AppliedVersions) =>
-      render.objects.map((o) => inventoryEntryOf(o, healthy.renderRef, waveOf(o), versions));
+      objects.map((o) => inventoryEntryOf(o, healthy.renderRef, waveOf(o), versions));
     const writer = new InventoryWriter(deps.local, release, await readInventory(deps.local, release));
     await writer.notePending(entriesOf());
     const done = appliedCollector();
-    await applyAll(target.client, render.objects, {
+    await applyAll(target.client, objects, {
       releaseLabel: releaseLabelValue(ns, name),
       releaseUid: uid,
       onApplied: done.onApplied,
@@ -51,9 +55,9 @@ export async function applyLastHealthy(
     // 4 + 6. record every applied object with the last healthy render; objects a failed or interrupted
     // sync of the bad render left pending go as its recorded ones do
     await writer.record(entriesOf(done.versions));
-    await settleInterrupted(render.objects, writer, release, target);
+    await settleInterrupted(objects, writer, release, target);
     // 5. prune with spec.syncPolicy.prune, as a sync does
-    await pruneLeft(release, render.objects, writer, target);
+    await pruneLeft(release, objects, writer, target);
     // 7. opt-in: delete the StatefulSets' Pods stuck on the bad revision (docs/design.md#apply-last-healthy)
     const notes = await deleteStuckPods(release, render.objects, target, deps);
     const message = `re-applied the last healthy render ${shortRef(healthy.renderRef)} (revision ${healthy.revision})`;

@@ -41,6 +41,7 @@ export function fakeCluster(opts: { failApplyOf?: string; live?: Stored[] } = {}
       objects.delete(id(ref));
     },
     request: async (req: RawRequest) => {
+      if (Array.isArray(req.body)) return removeItems(req.path, req.body as JsonPatchOp[]);
       const body = req.body as Stored;
       if (req.method !== 'PATCH') throw new Error(`unexpected ${req.method} ${req.path}`);
       if (req.query?.dryRun === 'All') {
@@ -60,8 +61,28 @@ export function fakeCluster(opts: { failApplyOf?: string; live?: Stored[] } = {}
       return body;
     },
   };
+  /** The inventory's explicit removal patch (src/kube/inventory.ts): its remove ops, the tests trusted. */
+  const removeItems = (path: string, ops: readonly JsonPatchOp[]) => {
+    const stored = objects.get(path) as (Stored & Record<string, { name: string }[]>) | undefined;
+    if (stored === undefined) throw Object.assign(new Error('not found'), { code: 404 });
+    const next: Record<string, { name: string }[]> = {};
+    const removed: string[] = [];
+    for (const op of ops.filter((o) => o.op === 'remove')) {
+      const [, list = '', index = ''] = op.path.split('/');
+      const items = next[list] ?? [...(stored[list] ?? [])];
+      removed.push(...items.splice(Number(index), 1).map((e) => e.name));
+      next[list] = items;
+    }
+    log.push(`inventory remove [${removed.join(',')}]`);
+    calls.push(`inventory remove [${removed.join(',')}]`);
+    const updated = { ...stored, ...next } as Stored;
+    objects.set(path, updated);
+    return updated;
+  };
   return { client: client as unknown as KubeClient, objects, log, calls };
 }
+
+type JsonPatchOp = { readonly op: string; readonly path: string };
 
 export const cm = (name: string, wave: number): Obj => ({
   apiVersion: 'v1',

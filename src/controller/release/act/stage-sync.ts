@@ -46,6 +46,7 @@ import {
 import { crdsFor, dryRunWithCrds } from './crd-first.ts';
 import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
 import {
+  liveObjectsOf,
   postSyncAfterApply,
   postSyncStep,
   preSyncStep,
@@ -126,6 +127,7 @@ export async function stageSync(input: SyncInput, deps: ReleaseDeps): Promise<Sy
       renderRef: R,
       render: rendered.render,
       client: rendered.target.client,
+      target: rendered.target,
       local: deps.local,
       now: deps.now(),
     },
@@ -276,9 +278,19 @@ async function persist(run: Run): Promise<SyncResult | undefined> {
   }
 }
 
-/** HOOKS (docs/design.md#hooks): PreSync hooks of R run here, before wave 0, and gate the waves. */
+/**
+ * HOOKS (docs/design.md#hooks): PreSync hooks of R run here, before wave 0, and gate the waves; once they
+ * finished, the hook resources their delete policy names go.
+ */
 async function preSync(run: Run): Promise<SyncResult | undefined> {
-  const pre = await preSyncStep(run.hookInput);
+  let writer: InventoryWriter;
+  try {
+    writer = await openWriter(run);
+  } catch (err) {
+    const error = new ApplyFailedError(`reading the inventory: ${errorMessage(err)}`, { cause: err });
+    return failedSync(error, run);
+  }
+  const pre = await preSyncStep(run.hookInput, writer);
   run.notes.push(...pre.notes);
   return hookStop(pre, run, false);
 }
@@ -355,7 +367,12 @@ async function runWave(
     if (stop !== undefined) return stop;
   }
   const R = rendered.renderRef;
-  const entries = inventoryEntriesForWave(step.objects, R, step.wave);
+  // HOOKS (docs/design.md#hooks): by the inventory as re-read, fresher than the plan's snapshot, a hook
+  // resource its delete policy removed is never applied again for R.
+  const hookEntries = writer.inventory?.hooks ?? [];
+  const objects = liveObjectsOf(run.hookInput, hookEntries, step.objects);
+  const next = ahead === undefined ? [] : liveObjectsOf(run.hookInput, hookEntries, ahead.objects);
+  const entries = inventoryEntriesForWave(objects, R, step.wave);
   // Noted before the apply: a crash or a failure from here on leaves them tracked, never untracked.
   try {
     await writer.notePending(entries);
@@ -365,7 +382,7 @@ async function runWave(
   }
   const { applied, versions, onApplied } = appliedCollector();
   try {
-    await applyAll(rendered.target.client, step.objects, { ...run.labels, onApplied });
+    await applyAll(rendered.target.client, objects, { ...run.labels, onApplied });
   } catch (err) {
     // The next attempt dry-runs R again before applying anything of it.
     deps.memory.dryRuns.forget(rendered.target.client, run.labels.releaseUid, R);
@@ -381,9 +398,9 @@ async function runWave(
   deps.afterWaveApplied?.(step.wave);
   try {
     await writer.record(
-      inventoryEntriesForWave(step.objects, R, step.wave, versions),
+      inventoryEntriesForWave(objects, R, step.wave, versions),
       [],
-      ahead === undefined ? [] : inventoryEntriesForWave(ahead.objects, R, ahead.wave),
+      ahead === undefined ? [] : inventoryEntriesForWave(next, R, ahead.wave),
     );
   } catch (err) {
     return fail(new ApplyFailedError(`recording wave ${step.wave}: ${errorMessage(err)}`, { cause: err }));

@@ -7,6 +7,7 @@ import { hookOf } from '../../../render/annotations.ts';
 import { objectKey } from '../../../render/keys.ts';
 import type { Render } from '../../../render/types.ts';
 import type { RenderSummary } from '../outcome.ts';
+import { liveObjects } from './hooks/index.ts';
 import {
   deadlineVerdict,
   type Plan,
@@ -76,10 +77,19 @@ export function verdictFor(
   rendered: Pick<RenderOfPass, 'renderRef' | 'render'>,
   observed: Observed,
 ): Verdict {
+  // HOOKS (docs/design.md#hooks): a hook resource its delete policy removed is not judged. As the verdict
+  // reads hooks, a forced sync not yet run does not count: the re-run resources are judged once recorded.
+  const objects = liveObjects(rendered.render.objects, {
+    renderRef: rendered.renderRef,
+    hooks: rendered.render.hooks,
+    entries: observed.inventory?.hooks ?? [],
+    forcedAt: undefined,
+    now: 0,
+  });
   return verdict({
     render: {
       renderRef: rendered.renderRef,
-      objects: rendered.render.objects.map(objectKey),
+      objects: objects.map(objectKey),
       hooks: rendered.render.hooks.flatMap((h) => {
         const spec = hookOf(h.metadata.annotations);
         return spec === undefined ? [] : [{ name: h.metadata.name, phase: spec.phase }];

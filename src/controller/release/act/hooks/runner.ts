@@ -1,14 +1,15 @@
 // The hook runner inside a reconcile: carries out the planners' decisions — creates each armed hook's
 // workload and only then records it in ReleaseInventory.hooks, deletes the workloads the delete policies
 // release — for PreSync (before wave 0), PostSync (after the last wave and the prune), SyncFail (after a
-// failed sync or rollout of R) and the hooks that left the render. The planners decide; this is the edge.
-import type { Release } from '../../../../api/types.ts';
+// failed sync or rollout of R) and the hooks that left the render; and once a phase of R has finished,
+// removes the hook resources its delete policies name. The planners decide; this is the edge.
+import type { InventoryHook, Release } from '../../../../api/types.ts';
 import type { KubeClient } from '../../../../kube/client.ts';
 import { assertNever } from '../../../../lib/assert-never.ts';
 import { errorMessage } from '../../../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../../../lib/names.ts';
 import { objectKey } from '../../../../render/keys.ts';
-import type { Render } from '../../../../render/types.ts';
+import type { Obj, Render } from '../../../../render/types.ts';
 import { releaseLabelValue } from '../../../../store/layout.ts';
 import type { HookWorkloadRef } from '../../decide/hooks/cleanup.ts';
 import { departedHooks } from '../../decide/hooks/cleanup.ts';
@@ -17,12 +18,15 @@ import { forcedAtOf, type HookGate, hookGate, type SyncHookStep } from '../../de
 import type { HookArming, HookPhaseDecision } from '../../decide/hooks/plan.ts';
 import { planHookPhase } from '../../decide/hooks/plan.ts';
 import { type PostSyncDecision, planPostSync } from '../../decide/hooks/post-sync.ts';
+import { liveObjects, phaseOutcome, spentHookResources } from '../../decide/hooks/resources.ts';
 import { type SyncFailOutcome, syncFailHooks, syncFailTrigger } from '../../decide/hooks/sync-fail.ts';
 import { renderApplied } from '../../decide/sync/index.ts';
 import type { ReleaseDeps } from '../../deps.ts';
 import { HookFailedError } from '../../errors.ts';
 import { readInventory } from '../inventory-open.ts';
 import { InventoryWriter } from '../inventory-writer.ts';
+import type { Target } from '../target.ts';
+import { removeSpentResources } from './resources.ts';
 import { createHookWorkload, deleteHookWorkloads, type HookWorkloadOptions } from './workloads.ts';
 
 export function hookWorkloadOptions(release: Release): HookWorkloadOptions {
@@ -60,17 +64,23 @@ export async function cleanUp(
 async function carryOut(
   phase: 'PreSync' | 'PostSync',
   decision: PostSyncDecision,
-  client: KubeClient,
+  input: SyncHookInput,
   writer: InventoryWriter,
-  opts: HookWorkloadOptions,
 ): Promise<SyncHookStep> {
-  const notes = 'cleanup' in decision ? await cleanUp(client, decision.cleanup, opts) : [];
+  const opts = hookWorkloadOptions(input.release);
+  const notes = 'cleanup' in decision ? await cleanUp(input.client, decision.cleanup, opts) : [];
+  // Once the phase has finished, the hook resources its outcome releases go (docs/design.md#hooks).
+  const outcome = phaseOutcome(decision);
+  if (outcome !== undefined) {
+    const spent = spentHookResources(input.render.objects, { [phase]: outcome });
+    notes.push(...(await removeSpentResources(input.release, input.target, writer, spent)));
+  }
   const gate: HookGate = hookGate(phase, decision);
   switch (gate.kind) {
     case 'proceed':
       return { kind: 'proceed', notes };
     case 'arm':
-      await armHooks(client, writer, gate.hooks, opts);
+      await armHooks(input.client, writer, gate.hooks, opts);
       return { kind: 'hold', message: gate.message, notes: [...notes, gate.message] };
     case 'hold':
       return { kind: 'hold', message: gate.message, notes };
@@ -93,24 +103,27 @@ export interface SyncHookInput {
   readonly render: Render;
   /** The target cluster's (impersonating) client: hook workloads live there. */
   readonly client: KubeClient;
+  /** The target, to read and delete the hook resources a delete policy removes. */
+  readonly target: Pick<Target, 'client' | 'readClient'>;
   readonly local: KubeClient;
   readonly now: number;
 }
 
-/** PreSync of R, before wave 0: the waves go on only once every PreSync hook of R Succeeded. */
-export async function preSyncStep(input: SyncHookInput): Promise<SyncHookStep> {
+/**
+ * PreSync of R, before wave 0: the waves go on only once every PreSync hook of R Succeeded. `writer` holds
+ * the inventory this sync re-read: the step's own writes (armings, spent resources) go through it.
+ */
+export async function preSyncStep(input: SyncHookInput, writer: InventoryWriter): Promise<SyncHookStep> {
   try {
-    const inventory = await readInventory(input.local, input.release);
     const decision = planHookPhase({
       phase: 'PreSync',
       hooks: input.render.hooks,
       renderRef: input.renderRef,
-      entries: inventory?.inventory.hooks ?? [],
+      entries: writer.inventory?.hooks ?? [],
       forcedAt: forcedAtOf(input.release),
       now: input.now,
     });
-    const writer = new InventoryWriter(input.local, input.release, inventory);
-    return await carryOut('PreSync', decision, input.client, writer, hookWorkloadOptions(input.release));
+    return await carryOut('PreSync', decision, input, writer);
   } catch (err) {
     return { kind: 'fail', error: asHookError('PreSync', err), notes: [] };
   }
@@ -119,17 +132,18 @@ export async function preSyncStep(input: SyncHookInput): Promise<SyncHookStep> {
 /** PostSync of R, after its last wave and the prune; `writer` holds the inventory as this sync left it. */
 export async function postSyncStep(input: SyncHookInput, writer: InventoryWriter): Promise<SyncHookStep> {
   try {
+    const hookEntries = writer.inventory?.hooks ?? [];
     const decision = planPostSync({
       renderRef: input.renderRef,
-      objects: input.render.objects.map(objectKey),
+      objects: liveObjectsOf(input, hookEntries).map(objectKey),
       entries: writer.entries,
       healthAssessed: input.release.spec.healthAssessment !== undefined,
       hooks: input.render.hooks,
-      hookEntries: writer.inventory?.hooks ?? [],
+      hookEntries,
       forcedAt: forcedAtOf(input.release),
       now: input.now,
     });
-    return await carryOut('PostSync', decision, input.client, writer, hookWorkloadOptions(input.release));
+    return await carryOut('PostSync', decision, input, writer);
   } catch (err) {
     return { kind: 'fail', error: asHookError('PostSync', err), notes: [] };
   }
@@ -148,7 +162,7 @@ export async function postSyncAfterApply(
   const parts = await readInventory(input.local, input.release);
   const inventory = parts?.inventory;
   const entries = inventory?.hooks ?? [];
-  const objects = input.render.objects.map(objectKey);
+  const objects = liveObjectsOf(input, entries).map(objectKey);
   if (!renderApplied({ renderRef: input.renderRef, objects, inventory, selfHeal })) return undefined;
   if (departedHooks(entries, hookDefs(input.render.hooks)).names.length > 0) return undefined;
   const pre = planHookPhase({
@@ -161,6 +175,21 @@ export async function postSyncAfterApply(
   });
   if (pre.kind !== 'none' && pre.kind !== 'succeeded') return undefined;
   return postSyncStep(input, new InventoryWriter(input.local, input.release, parts));
+}
+
+/** `objects` of R (all by default) to be live by `entries`: the hook resources a delete policy removed are not. */
+export function liveObjectsOf(
+  input: SyncHookInput,
+  entries: readonly InventoryHook[],
+  objects: readonly Obj[] = input.render.objects,
+): readonly Obj[] {
+  return liveObjects(objects, {
+    renderRef: input.renderRef,
+    hooks: input.render.hooks,
+    entries,
+    forcedAt: forcedAtOf(input.release),
+    now: input.now,
+  });
 }
 
 /** With the prune: hooks R no longer has leave the inventory, and their last workloads are deleted. */

@@ -1,4 +1,4 @@
-// Builders shared by the hook tests: render hook objects and inventory hook entries.
+// Builders shared by the hook tests: render hook objects, Helm hook resources and inventory hook entries.
 import type { HookPhase } from '../../../../api/constants.ts';
 import type { InventoryHook } from '../../../../api/types.ts';
 import type { Obj } from '../../../../render/types.ts';
@@ -45,4 +45,11 @@ export function entry(
     timeout: '5m',
     ...status,
   };
+}
+
+/** A Helm hook resource as the render keeps it (not a workload): its helm.sh annotations untouched. */
+export function helmResource(kind: string, name: string, hook: string, policy?: string): Obj {
+  const annotations: Record<string, string> = { 'helm.sh/hook': hook };
+  if (policy !== undefined) annotations['helm.sh/hook-delete-policy'] = policy;
+  return { apiVersion: 'v1', kind, metadata: { name, namespace: 'app', annotations } };
 }

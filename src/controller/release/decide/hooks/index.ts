@@ -1,5 +1,5 @@
 // Lifecycle hooks, the controller's pure half: planning of each phase (planHookPhase, planPostSync,
-// syncFailHooks, deletionPlan) and delete policies. act/hooks carries the decisions out: the edge that
+// syncFailHooks, deletionPlan), delete policies, and which hook resources those policies removed. act/hooks carries the decisions out: the edge that
 // creates and deletes hook workloads, and the runner inside a reconcile.
 // The observer's half (polling the workloads, writing their state) lives in src/observer/hooks.
 export {
@@ -44,5 +44,15 @@ export {
   planPostSync,
   postSyncReady,
 } from './post-sync.ts';
+export {
+  type HookOutcomesInput,
+  hookOutcomes,
+  liveObjects,
+  type PhaseOutcome,
+  type PhaseOutcomes,
+  phaseOutcome,
+  spentHookResources,
+  spentOnceHealthy,
+} from './resources.ts';
 export * from './sync-fail.ts';
 export * from './workload.ts';

@@ -8,6 +8,7 @@ import type { Release, WaveStatus } from '../../../../api/types.ts';
 import { renderRef } from '../../../../render/canonical.ts';
 import type { Obj } from '../../../../render/types.ts';
 import { ApplyFailedError } from '../../errors.ts';
+import { helmResource, entry as hookEntryOf } from '../hooks/fixtures.ts';
 import {
   gateStop,
   hookStop,
@@ -335,6 +336,94 @@ describe("planSync: a chart's pre-install resources go in before its PreSync hoo
       'prune',
       'postSync',
     ]);
+  });
+});
+
+describe('planSync and upToDate: a hook resource its delete policy removed is not applied again for R', () => {
+  const job: Obj = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'init', namespace: 'app', annotations: { 'convoy.kumodo.io/hook': 'PreSync' } },
+  };
+  const resource = (name: string, policy?: string) =>
+    helmResource('ServiceAccount', name, 'pre-install,pre-upgrade', policy);
+  const spent = resource('init', 'before-hook-creation,hook-succeeded');
+  const kept = resource('init-kept');
+  const r = { hooks: [job], objects: [spent, kept, cm('a', 0)] };
+  const ref = renderRef(r);
+  const T = '2026-01-01T00:00:00Z';
+  const hookEntry = (renderRefOf: string, state: 'Running' | 'Succeeded') => ({
+    ...hookEntryOf(
+      'init',
+      'PreSync',
+      renderRefOf,
+      T,
+      state === 'Running' ? { state } : { state, finishedAt: T },
+    ),
+  });
+  const entryOf = (o: Obj, wave: number) => ({
+    group: '',
+    kind: o.kind,
+    namespace: 'app',
+    name: o.metadata.name,
+    version: 'v1',
+    wave,
+    renderRef: ref,
+  });
+  const inventory = (state: 'Running' | 'Succeeded', withSpent: boolean, hookRef = ref) =>
+    ({
+      entries: [...(withSpent ? [entryOf(spent, 0)] : []), entryOf(kept, 0), entryOf(cm('a', 0), 0)],
+      hooks: [hookEntry(hookRef, state)],
+    }) as never;
+  const stepsOf = (inv: never, release: Release = base, forced = false) => {
+    const plan = planSync({
+      release,
+      rendered: { renderRef: ref, render: r },
+      forced,
+      inventory: inv,
+      now: NOW,
+    });
+    return plan.kind === 'upToDate'
+      ? 'upToDate'
+      : plan.steps.map((s) =>
+          s.kind === 'wave' ? `${show(s)} [${s.objects.map((o) => o.metadata.name)}]` : s.kind,
+        );
+  };
+  /** A full sync whose hook-resources step applies `names`, then PreSync, then wave 0. */
+  const withResources = (names: string) => [
+    'dryRun',
+    'persist',
+    'settleInterrupted',
+    `wave 0 (after -): none [${names}]`,
+    'preSync',
+    'wave 0 (after -): none [a]',
+    'prune',
+    'postSync',
+  ];
+  const synced: Release['status'] = {
+    lastSuccessful: { ...stamp, renderRef: ref },
+    lastAttempted: { ...stamp, renderRef: ref, applied: true },
+  };
+  test('PreSync of R still running: both resources go in first, as before', () => {
+    assert.deepEqual(stepsOf(inventory('Running', true)), withResources('init,init-kept'));
+  });
+  test('PreSync of R succeeded: the hook-succeeded one is not applied again, the other is', () => {
+    assert.deepEqual(stepsOf(inventory('Succeeded', false)), withResources('init-kept'));
+  });
+  test('a new render (the hooks ran for another): both go in again before its PreSync hooks', () => {
+    assert.deepEqual(stepsOf(inventory('Succeeded', false, R))[3], 'wave 0 (after -): none [init,init-kept]');
+  });
+  test('a forced sync runs PreSync again: both go in again', () => {
+    const forced = { ...base, status: { ...synced, lastHandledForceSyncAt: '2026-01-01T01:00:00Z' } };
+    assert.deepEqual(
+      stepsOf(inventory('Succeeded', false), forced)[3],
+      'wave 0 (after -): none [init,init-kept]',
+    );
+  });
+  test('upToDate: R synced without the removed resource; still recorded, it is work for the hook step', () => {
+    const release = withSpec({}, synced);
+    assert.equal(stepsOf(inventory('Succeeded', false), release), 'upToDate');
+    assert.notEqual(stepsOf(inventory('Succeeded', true), release), 'upToDate');
   });
 });
 

@@ -11,11 +11,18 @@ import type {
   WaveStatus,
 } from '../../../../api/types.ts';
 import { assertNever } from '../../../../lib/assert-never.ts';
-import { helmHookResourcePhase } from '../../../../render/helm/hooks.ts';
+import { helmHookResource } from '../../../../render/helm/hooks.ts';
 import { groupOf, objectKey } from '../../../../render/keys.ts';
 import type { Obj, Render } from '../../../../render/types.ts';
 import type { ReleaseError } from '../../errors.ts';
-import { forcedAtOf, hookDefs, type SyncHookStep, syncHooksSettled } from '../hooks/index.ts';
+import {
+  forcedAtOf,
+  type HookOutcomesInput,
+  hookDefs,
+  liveObjects,
+  type SyncHookStep,
+  syncHooksSettled,
+} from '../hooks/index.ts';
 import { type Rollout, type WaveGateDecision, waveHealthGate } from '../rollout/index.ts';
 import { groupWaves, renderApplied } from './index.ts';
 import { servedKind } from './waves.ts';
@@ -118,10 +125,13 @@ export function planSync(input: PlanInput): SyncPlan {
   const last = release.status?.lastAttempted;
   const resume = !forced && last?.renderRef === rendered.renderRef && last.reason === 'WaitingForHook';
   const preSync = hookDefs(rendered.render.hooks).some((h) => h.phase === 'PreSync');
-  const objects = rendered.render.objects;
   // HOOKS (docs/design.md#hooks): a chart's pre-install ServiceAccount, Role and RoleBinding go in
   // before the PreSync Job that runs under them, as Helm creates them; without PreSync hooks they stay
-  // in their waves.
+  // in their waves. Those their delete policy removed after R's hooks ran are not applied again.
+  const objects = liveObjects(
+    rendered.render.objects,
+    outcomesInput(release, rendered, input.inventory, input.now),
+  );
   const resources = preSync ? objects.filter(isPreSyncResource) : [];
   const waves = groupWaves(resources.length === 0 ? objects : objects.filter((o) => !isPreSyncResource(o)));
   const head: SyncStep[] = [
@@ -179,7 +189,23 @@ function definesItsKinds(objects: readonly Obj[]): boolean {
 }
 
 /** A Helm pre-install/pre-upgrade object that is not a workload (src/render/helm/hooks.ts). */
-const isPreSyncResource = (o: Obj): boolean => helmHookResourcePhase(o.metadata.annotations) === 'PreSync';
+const isPreSyncResource = (o: Obj): boolean => helmHookResource(o.metadata.annotations)?.phase === 'PreSync';
+
+/** What liveObjects reads: R's hooks and their entries in `inventory`, and the latest forced sync. */
+export function outcomesInput(
+  release: Release,
+  rendered: { readonly renderRef: string; readonly render: Render },
+  inventory: ReleaseInventory | undefined,
+  now: number,
+): HookOutcomesInput {
+  return {
+    renderRef: rendered.renderRef,
+    hooks: rendered.render.hooks,
+    entries: inventory?.hooks ?? [],
+    forcedAt: forcedAtOf(release),
+    now,
+  };
+}
 
 /**
  * Whether R is applied, recorded and pruned already, and its PreSync and PostSync hooks have run (`now`:
@@ -193,7 +219,10 @@ export function upToDate(
 ): boolean {
   const R = rendered.renderRef;
   if (!statusSaysSynced(release, R)) return false;
-  const objects = rendered.render.objects.map(objectKey);
+  // HOOKS (docs/design.md#hooks): a hook resource its delete policy removed is not expected; its entry is
+  // a leftover until the hook step that deleted it drops it.
+  const live = liveObjects(rendered.render.objects, outcomesInput(release, rendered, inventory, now));
+  const objects = live.map(objectKey);
   const selfHeal = release.spec.syncPolicy?.selfHeal === true;
   if (!renderApplied({ renderRef: R, objects, inventory, selfHeal })) return false;
   const entries = inventory?.entries ?? [];
