@@ -44,6 +44,7 @@ import {
   type ReleaseError,
 } from '../errors.ts';
 import { crdsFor, dryRunWithCrds } from './crd-first.ts';
+import { describeRefusal } from './crd-schema-check.ts';
 import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
 import {
   postSyncAfterApply,
@@ -228,12 +229,24 @@ async function dryRunCustomResources(run: Run): Promise<SyncResult | undefined> 
       renderRef: rendered.renderRef,
       labels: run.labels,
     });
-    if (dry.kind === 'checked') {
-      dryRunDone(run, dry.skipped);
-      return undefined;
+    let error: ReleaseError;
+    let httpStatus: number | undefined;
+    switch (dry.kind) {
+      case 'checked':
+        dryRunDone(run, dry.skipped);
+        return undefined;
+      case 'invalid':
+        // The server answers such an object 422 Invalid: stalled alike, until the render changes.
+        httpStatus = 422;
+        error = DryRunFailedError.fromStatus(`dry run failed: ${describeRefusal(dry.refusal)}`, httpStatus);
+        break;
+      case 'refused':
+        error = await dryRunError(release, dry.error, deps);
+        httpStatus = dry.error instanceof ObjectApplyError ? dry.error.httpStatus : undefined;
+        break;
+      default:
+        return assertNever(dry);
     }
-    const error = await dryRunError(release, dry.error, deps);
-    const httpStatus = dry.error instanceof ObjectApplyError ? dry.error.httpStatus : undefined;
     memo.refused(client, uid, rendered.renderRef, { message: error.message, httpStatus });
     return failedBeforeApply(error, notes);
   } catch (err) {
