@@ -127,13 +127,13 @@ const cases: readonly Case[] = [
     name: 'maxLength',
     spec: obj({ s: { type: 'string', maxLength: 2 } }),
     value: { s: 'abc' },
-    want: /^spec\.s: may be at most 2 characters long, is 3$/,
+    want: /^spec\.s: may have at most 2 characters, has 3$/,
   },
   {
     name: 'minLength',
     spec: obj({ s: { type: 'string', minLength: 1 } }),
     value: { s: '' },
-    want: /at least 1 characters/,
+    want: /^spec\.s: must have at least 1 characters, has 0$/,
   },
   {
     name: 'pattern (RE2, unanchored)',

@@ -180,15 +180,9 @@ class Walk {
   }
 
   #string(value: string, s: SchemaNode, path: string): Seen {
-    const max = num(s, 'maxLength');
-    const min = num(s, 'minLength');
-    if (max !== undefined || min !== undefined) {
+    if (s.maxLength !== undefined || s.minLength !== undefined) {
       this.#step(value.length >>> 6);
-      const n = codePoints(value);
-      if (max !== undefined && n > max)
-        throw new Refusal(path, `may be at most ${max} characters long, is ${n}`);
-      if (min !== undefined && n < min)
-        throw new Refusal(path, `must be at least ${min} characters long, is ${n}`);
+      counted(s, 'Length', codePoints(value), path, 'characters');
     }
     if (typeof s.pattern === 'string') {
       this.#step(value.length >>> 6);
@@ -218,12 +212,7 @@ class Walk {
   }
 
   #array(value: readonly unknown[], s: SchemaNode, path: string, depth: number): Seen {
-    const max = num(s, 'maxItems');
-    const min = num(s, 'minItems');
-    if (max !== undefined && value.length > max)
-      throw new Refusal(path, `may have at most ${max} items, has ${value.length}`);
-    if (min !== undefined && value.length < min)
-      throw new Refusal(path, `must have at least ${min} items, has ${value.length}`);
+    counted(s, 'Items', value.length, path, 'items');
     const items = child(s.items);
     if (items === undefined) return this.#unknown(value, depth);
     const listType = s['x-kubernetes-list-type'];
@@ -298,14 +287,7 @@ class Walk {
         throw new Refusal(join(path, key), 'Required value');
       }
     }
-    if (!resource) {
-      const max = num(s, 'maxProperties');
-      const min = num(s, 'minProperties');
-      if (max !== undefined && cel.size > max)
-        throw new Refusal(path, `may have at most ${max} properties, has ${cel.size}`);
-      if (min !== undefined && cel.size < min)
-        throw new Refusal(path, `must have at least ${min} properties, has ${cel.size}`);
-    }
+    if (!resource) counted(s, 'Properties', cel.size, path, 'properties');
     return { cel, exact, unordered };
   }
 
@@ -385,6 +367,20 @@ class Walk {
       }
     }
   }
+}
+
+/** minLength/maxLength, minItems/maxItems, minProperties/maxProperties of a count `n`. */
+function counted(
+  s: SchemaNode,
+  of: 'Length' | 'Items' | 'Properties',
+  n: number,
+  path: string,
+  noun: string,
+): void {
+  const max = num(s, `max${of}`);
+  const min = num(s, `min${of}`);
+  if (max !== undefined && n > max) throw new Refusal(path, `may have at most ${max} ${noun}, has ${n}`);
+  if (min !== undefined && n < min) throw new Refusal(path, `must have at least ${min} ${noun}, has ${n}`);
 }
 
 function mistyped(path: string, type: string, value: unknown): Refusal {

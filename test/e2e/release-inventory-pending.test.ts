@@ -140,6 +140,33 @@ const createApp = (ns: string, ...documents: string[]) =>
 const createAppPruningCrds = (ns: string, ...documents: string[]) =>
   client.create(inlineRelease(ns, 'app', docs(...documents), true));
 
+/** Waits for Release ns/app to be Ready=False DryRunFailed; its Ready condition. */
+async function dryRunFailed(ns: string) {
+  const r = await waitForReady(
+    client,
+    ns,
+    'app',
+    (x) => condition(x, 'Ready')?.status === 'False',
+    'Ready=False',
+  );
+  const ready = condition(r, 'Ready');
+  assert.equal(ready?.reason, 'DryRunFailed', JSON.stringify(r.status));
+  return { r, ready };
+}
+
+/** Nothing of the refused render of ns/app live (ConfigMap c) nor in its inventory; then deletes it. */
+async function assertNothingLiveThenDelete(ns: string) {
+  assert.equal(
+    await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'c' }),
+    undefined,
+    'the ConfigMap of the refused render was never applied',
+  );
+  const inv = await getInventory(client, ns, 'app');
+  assert.deepEqual(inv?.entries ?? [], [], 'nothing recorded as live');
+  assert.deepEqual(inv?.pending ?? [], [], 'and nothing left pending');
+  await deleteReleaseAndWait(client, ns, 'app');
+}
+
 /**
  * Runs `body` with a watch of every CRD started before it; when it ends, a sentinel CRD created and
  * deleted marks the end of the watch's window (one watch delivers its events in order), and the CRD
@@ -185,15 +212,7 @@ test('a CRD with its custom resource refused by the local check: the CRD never e
       inNs(ns, cm('c', { v: '1' })),
       cr('Gadget', 'g', ns, {}, '99'),
     );
-    const r = await waitForReady(
-      client,
-      ns,
-      'app',
-      (x) => condition(x, 'Ready')?.status === 'False',
-      'Ready=False',
-    );
-    const ready = condition(r, 'Ready');
-    assert.equal(ready?.reason, 'DryRunFailed', JSON.stringify(r.status));
+    const { r, ready } = await dryRunFailed(ns);
     assert.match(
       ready?.message ?? '',
       /Gadget\.example\.com pending-crd\/g: spec\.size: must be at most 10, is 99 \(checked against CustomResourceDefinition gadgets\.example\.com/,
@@ -207,15 +226,7 @@ test('a CRD with its custom resource refused by the local check: the CRD never e
     );
   });
   assert.deepEqual(seen, [], 'no watch event of the CRD: it was never created');
-  assert.equal(
-    await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'c' }),
-    undefined,
-    'the ConfigMap of the refused render was never applied',
-  );
-  const inv = await getInventory(client, ns, 'app');
-  assert.deepEqual(inv?.entries ?? [], [], 'nothing recorded as live');
-  assert.deepEqual(inv?.pending ?? [], [], 'and nothing left pending');
-  await deleteReleaseAndWait(client, ns, 'app');
+  await assertNothingLiveThenDelete(ns);
 });
 
 test('a rule the local check leaves to the API: the CRD goes in for the dry run and is removed again', async () => {
@@ -227,29 +238,13 @@ test('a rule the local check leaves to the API: the CRD goes in for the dry run 
     inNs(ns, cm('c', { v: '1' })),
     namespaced('example.com/v1', 'Widget', ns, 'w', {}, 'spec: {tags: [b]}\n'),
   );
-  const r = await waitForReady(
-    client,
-    ns,
-    'app',
-    (x) => condition(x, 'Ready')?.status === 'False',
-    'Ready=False',
-  );
-  const ready = condition(r, 'Ready');
-  assert.equal(ready?.reason, 'DryRunFailed', JSON.stringify(r.status));
+  const { ready } = await dryRunFailed(ns);
   assert.match(ready?.message ?? '', /Widget.*\bw\b.*tags must be the set \[a\]/, ready?.message);
   await waitFor('the CRD the dry run put in removed again', async () => {
     const live = await client.get<Meta>(crdRef('widgets.example.com'));
     return live === undefined || live.metadata.deletionTimestamp !== undefined;
   });
-  assert.equal(
-    await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'c' }),
-    undefined,
-    'the ConfigMap of the refused render was never applied',
-  );
-  const inv = await getInventory(client, ns, 'app');
-  assert.deepEqual(inv?.entries ?? [], [], 'nothing recorded as live');
-  assert.deepEqual(inv?.pending ?? [], [], 'and nothing left pending');
-  await deleteReleaseAndWait(client, ns, 'app');
+  await assertNothingLiveThenDelete(ns);
 });
 
 test('a CRD of a later wave than its custom resource applies first, in one go', async () => {
