@@ -340,33 +340,38 @@ class Walk {
       this.#step();
       let c = this.#rules.get(r.rule);
       if (c === undefined) {
+        // Compiling is the costly part (up to tens of ms a rule): the clock is read before each.
+        if (cpuMs() - this.#cpuStart > this.#limits.maxMs) throw exhausted;
         c = compileRule(r);
         this.#rules.set(r.rule, c);
       }
       const where = path === '' ? '<root>' : path;
       if (c.kind === 'skipped') {
-        this.skip(`${where}: rule ${JSON.stringify(c.rule)}: ${c.why}`);
+        this.skip(`${where}: rule ${quoted(c.rule)}: ${c.why}`);
         continue;
       }
       if (!seen.exact) {
-        this.skip(
-          `${where}: rule ${JSON.stringify(r.rule)}: the value holds a part the server types otherwise`,
-        );
+        this.skip(`${where}: rule ${quoted(r.rule)}: the value holds a part the server types otherwise`);
         continue;
       }
       if (seen.unordered && /==|!=|\bin\b/.test(r.rule)) {
-        this.skip(`${where}: rule ${JSON.stringify(r.rule)}: compares a list the server compares unordered`);
+        this.skip(`${where}: rule ${quoted(r.rule)}: compares a list the server compares unordered`);
         continue;
       }
       const out = c.expr.run(seen.cel, this.#budget);
       if (out.ok && out.value === false) throw new Refusal(path + r.fieldPath, r.message);
       if (!out.ok || out.value !== true) {
         // An error here may be this environment's, not the rule's: the server's evaluation decides.
-        this.skip(`${where}: rule ${JSON.stringify(r.rule)}: ${out.ok ? 'not a bool' : out.message}`);
+        this.skip(`${where}: rule ${quoted(r.rule)}: ${out.ok ? 'not a bool' : out.message}`);
         if (out.ok === false && out.exhausted !== undefined) throw exhausted;
       }
     }
   }
+}
+
+/** A rule as a skip note shows it: its start, quoted. */
+function quoted(rule: string): string {
+  return JSON.stringify(rule.length > 80 ? `${rule.slice(0, 77)}…` : rule);
 }
 
 /** minLength/maxLength, minItems/maxItems, minProperties/maxProperties of a count `n`. */
