@@ -196,6 +196,10 @@ async function resumePostSync(run: Run): Promise<SyncResult | undefined> {
 async function dryRun(run: Run): Promise<SyncResult | undefined> {
   const { input, deps, notes } = run;
   const { release, rendered } = input;
+  // Asked before the API too: while the CRDs a refused dry run put in are still terminating, their
+  // custom resources are served, and a dry run now would answer "terminating" instead of the refusal.
+  const refused = refusedBefore(run);
+  if (refused !== undefined) return failedBeforeApply(refused, notes);
   try {
     const dry = await dryRunAll(rendered.target.client, rendered.render.objects, run.labels);
     // The custom resources of the render's own CRDs are checked once those are in (dryRunWithCrds).
@@ -215,11 +219,8 @@ async function dryRunCustomResources(run: Run): Promise<SyncResult | undefined> 
   const memo = deps.memory.dryRuns;
   const client = rendered.target.client;
   const uid = run.labels.releaseUid;
-  // Refused before: the same answer, without creating and deleting its CRDs again on every retry.
-  if (input.forced) memo.forget(client, uid, rendered.renderRef);
-  const refused = memo.refusal(client, uid, rendered.renderRef);
-  if (refused !== undefined)
-    return failedBeforeApply(DryRunFailedError.fromStatus(refused.message, refused.httpStatus), notes);
+  const refused = refusedBefore(run);
+  if (refused !== undefined) return failedBeforeApply(refused, notes);
   try {
     const dry = await dryRunWithCrds({
       target: rendered.target,
@@ -252,6 +253,21 @@ async function dryRunCustomResources(run: Run): Promise<SyncResult | undefined> 
   } catch (err) {
     return failedBeforeApply(await dryRunError(release, err, deps), notes);
   }
+}
+
+/**
+ * The refusal of R's dry run with its CRDs, remembered for this target (none after a forced sync): the
+ * same answer, without creating and deleting its CRDs again on every retry.
+ */
+function refusedBefore(run: Run): ReleaseError | undefined {
+  const { input, deps, labels } = run;
+  const memo = deps.memory.dryRuns;
+  const client = input.rendered.target.client;
+  if (input.forced) memo.forget(client, labels.releaseUid, input.rendered.renderRef);
+  const refused = memo.refusal(client, labels.releaseUid, input.rendered.renderRef);
+  return refused === undefined
+    ? undefined
+    : DryRunFailedError.fromStatus(refused.message, refused.httpStatus);
 }
 
 /** Notes what a dry run could not check; only a render every object of which was checked is spared the next. */
