@@ -490,6 +490,23 @@ describe('hostile schemas are bounded', () => {
     assert.ok(ms < 10 * defaultLimits.maxMs, `${ms} ms of CPU`);
   });
 
+  test('a pattern costly to compile or to run is left to the server', () => {
+    const costly = (pattern: string, value: string) =>
+      check(withSpec(obj({ s: { type: 'string', pattern } })), { s: value });
+    for (const [pattern, value] of [
+      ['\\pL{1000}', 'a'],
+      ['^[a-z]{600}[0-9]{600}$', 'a'],
+      ['^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', '-'.repeat(200_000)],
+    ] as const) {
+      const v = costly(pattern, value);
+      assert.ok(
+        v.kind === 'valid' && v.skipped.some((s) => s.includes('pattern')),
+        `${pattern}: ${JSON.stringify(v)}`,
+      );
+    }
+    assert.match(outcome(costly('^[a-z0-9]{1,63}(\\.[a-z0-9]{1,63})*$', 'a.-')), /must match the pattern/);
+  });
+
   test('a costly rule is stopped by the CEL budget and skipped', () => {
     const spec = obj(
       { l: { type: 'array', items: { type: 'integer' } } },

@@ -8,7 +8,7 @@
 // Pure apart from the clocks of the budgets.
 import { type Budget, ObjectBudget } from '../cel/budget.ts';
 import { type CrdSchema, type Manifest, type SchemaNode, schemaOf } from './find.ts';
-import { matchesPattern } from './pattern.ts';
+import { matchesPattern, patternCompiled } from './pattern.ts';
 import { type CompiledRule, compileRule, rulesOf } from './rules.ts';
 
 export type Verdict =
@@ -124,8 +124,12 @@ class Walk {
     const before = this.#steps;
     this.#steps += n;
     if (this.#steps > this.#limits.maxSteps) throw exhausted;
-    if (before >>> 12 !== this.#steps >>> 12 && cpuMs() - this.#cpuStart > this.#limits.maxMs)
-      throw exhausted;
+    if (before >>> 12 !== this.#steps >>> 12) this.#clock();
+  }
+
+  /** Ends the walk when the object's CPU time is spent. */
+  #clock(): void {
+    if (cpuMs() - this.#cpuStart > this.#limits.maxMs) throw exhausted;
   }
 
   node(value: unknown, s: SchemaNode, path: string, depth: number, place: Place): Seen {
@@ -186,6 +190,8 @@ class Walk {
     }
     if (typeof s.pattern === 'string') {
       this.#step(value.length >>> 6);
+      // Compiling is the costly part: the clock is read before each pattern not compiled yet.
+      if (!patternCompiled(s.pattern)) this.#clock();
       const ok = matchesPattern(s.pattern, value);
       if (ok === false) throw new Refusal(path, `must match the pattern ${JSON.stringify(s.pattern)}`);
       if (ok === undefined) this.skip(`${path}: the pattern ${JSON.stringify(s.pattern)}`);
@@ -341,7 +347,7 @@ class Walk {
       let c = this.#rules.get(r.rule);
       if (c === undefined) {
         // Compiling is the costly part (up to tens of ms a rule): the clock is read before each.
-        if (cpuMs() - this.#cpuStart > this.#limits.maxMs) throw exhausted;
+        this.#clock();
         c = compileRule(r);
         this.#rules.set(r.rule, c);
       }
