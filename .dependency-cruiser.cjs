@@ -9,6 +9,8 @@ const LAYERS = [
   // The project's bounded CEL (cost meter, CPU-time limit, static checks), over one declared variable.
   ['cel', ['lib']],
   ['api', ['lib']],
+  // Custom resources checked against a CRD of their render before anything is applied (bounded CEL).
+  ['crdschema', ['lib', 'cel']],
   ['kube', ['lib', 'api']],
   // The harness knows nothing of Releases: no src/api.
   ['runtime', ['lib', 'kube']],
@@ -21,7 +23,7 @@ const LAYERS = [
   ['import', ['lib', 'api', 'render']],
   // Test and dev infrastructure: the local control plane and the tool binaries.
   ['testenv', ['lib', 'api', 'kube', 'render']],
-  ['controller', ['lib', 'api', 'kube', 'runtime', 'render', 'store', 'rules']],
+  ['controller', ['lib', 'api', 'crdschema', 'kube', 'runtime', 'render', 'store', 'rules']],
   ['observer', ['lib', 'cel', 'api', 'kube', 'runtime', 'render', 'store', 'rules', 'verify']],
   ['server', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
   ['notify', ['lib', 'api', 'kube', 'runtime', 'render', 'store']],
@@ -33,6 +35,7 @@ const LAYERS = [
       'lib',
       'cel',
       'api',
+      'crdschema',
       'kube',
       'runtime',
       'render',

@@ -2,7 +2,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${NAME} in plain strings is the input under test
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { manifestFormat, PlainRenderer } from './plain.ts';
+import { CachedPlainRenderer, manifestFormat, PlainRenderer } from './plain.ts';
+import { OFF_THREAD_MIN_BYTES } from './tools/parse-off-thread.ts';
 import type { SourceFile } from './types.ts';
 
 const file = (path: string, text: string): SourceFile => ({ path, data: new TextEncoder().encode(text) });
@@ -101,5 +102,49 @@ describe('PlainRenderer', () => {
     const r = PlainRenderer.render([file('a.yaml', '---\n---\n')], {});
     assert.ok(r.ok);
     assert.deepEqual(r.value, []);
+  });
+});
+
+describe('CachedPlainRenderer', () => {
+  /** `n` files of 40 ConfigMaps of ~1 KiB each, with a variable to substitute. */
+  const bigFiles = (n: number) =>
+    Array.from({ length: n }, (_, f) =>
+      file(
+        `f${String(n - f).padStart(3, '0')}.yaml`,
+        Array.from({ length: 40 }, (_, i) =>
+          cm(`c-${f}-${i}`, `data:\n  env: \${ENV}\n  v: "${'x'.repeat(1000)}"\n`),
+        ).join('---\n'),
+      ),
+    );
+  const size = (files: readonly SourceFile[]) => files.reduce((n, f) => n + f.data.length, 0);
+
+  it('parses a render of 256 KiB or more in the parse child, with the same manifests as inline', async () => {
+    const files = bigFiles(8);
+    assert.ok(size(files) >= OFF_THREAD_MIN_BYTES, `${size(files)} bytes`);
+    const options = { substitute: { ENV: 'prod' } };
+    assert.deepEqual(
+      await new CachedPlainRenderer().render(files, options),
+      PlainRenderer.render(files, options),
+    );
+    // Routed to a child, which a cancelled reconcile never starts; a small render parses inline.
+    const cancelled = { ...options, signal: AbortSignal.abort() };
+    assert.deepEqual(await new CachedPlainRenderer().render(files, cancelled), {
+      ok: false,
+      problems: [{ where: '', message: 'Plain was stopped: the reconcile was cancelled' }],
+    });
+    const small = bigFiles(1);
+    assert.ok(size(small) < OFF_THREAD_MIN_BYTES);
+    assert.ok((await new CachedPlainRenderer().render(small, cancelled)).ok);
+  });
+
+  it('gives the same problems from the child as inline, each naming its file', async () => {
+    const files = [
+      ...bigFiles(8),
+      { path: 'bad-utf8.yaml', data: new Uint8Array([0x6b, 0x3a, 0x20, 0xff]) },
+      file('broken.yaml', 'a: [\n'),
+    ];
+    const inline = PlainRenderer.render(files, {});
+    assert.equal(inline.ok, false);
+    assert.deepEqual(await new CachedPlainRenderer().render(files, {}), inline);
   });
 });

@@ -1,13 +1,14 @@
 // The Plain renderer: every YAML and JSON file under the source path, in path order, with
 // ${NAME} substitution made on each file's text before it is parsed. CachedPlainRenderer keeps its
-// results in the render cache, as the tool renderers do (docs/design.md#render-cache).
+// results in the render cache, as the tool renderers do (docs/design.md#render-cache), and parses a
+// render of 256 KiB or more in the parse child, as a tool's output (docs/design.md#large-renders).
 import { RenderCache, renderKey } from './cache.ts';
-import type { Problem } from './errors.ts';
-import { type ManifestFormat, parseManifests } from './parse.ts';
+import type { ManifestFormat } from './parse.ts';
+import { type PlainFile, plainManifests } from './plain-parse.ts';
 import type { Renderer, RendererOptions, RenderResult, SyncRenderer } from './renderer.ts';
-import { fail, ok } from './result.ts';
-import { substitute } from './substitute.ts';
-import type { Manifest, SourceFile } from './types.ts';
+import { fail } from './result.ts';
+import { parseHeapMb, parseToolOutput } from './tools/parse-off-thread.ts';
+import type { SourceFile } from './types.ts';
 
 /** The format of a manifest file, or undefined for a file Plain does not read. */
 export function manifestFormat(path: string): ManifestFormat | undefined {
@@ -19,38 +20,35 @@ export function manifestFormat(path: string): ManifestFormat | undefined {
   return undefined;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The files Plain reads, in path order. */
+function plainFiles(files: readonly SourceFile[]): PlainFile[] {
+  const out: PlainFile[] = [];
+  for (const f of files) {
+    const format = manifestFormat(f.path);
+    if (format !== undefined) out.push({ path: f.path, format, data: f.data });
+  }
+  return out.sort((a, b) => compareStrings(a.path, b.path));
+}
+
+const noManifests = () =>
+  fail([{ where: '', message: 'no manifest files (*.yaml, *.yml, *.json) in the source path' }]);
+
+/**
+ * The time a parse child has for a plain render: twice a tool's, as Plain had no limit before and a
+ * 21 MiB render took 28 s on 2 loaded cores.
+ */
+export const PLAIN_PARSE_TIMEOUT_MS = 120_000;
+
 export const PlainRenderer: SyncRenderer = {
   type: 'Plain',
   render(files: readonly SourceFile[], options: RendererOptions): RenderResult {
-    const selected = files
-      .map((f) => ({ file: f, format: manifestFormat(f.path) }))
-      .filter((f) => f.format !== undefined)
-      .sort((a, b) => compareStrings(a.file.path, b.file.path));
-    if (selected.length === 0) {
-      return fail([{ where: '', message: 'no manifest files (*.yaml, *.yml, *.json) in the source path' }]);
-    }
-    const problems: Problem[] = [];
-    const manifests: Manifest[] = [];
-    for (const { file, format } of selected) {
-      let text: string;
-      try {
-        text = utf8.decode(file.data);
-      } catch {
-        problems.push({ where: file.path, message: 'not valid UTF-8' });
-        continue;
-      }
-      if (options.substitute !== undefined) text = substitute(text, options.substitute);
-      const parsed = parseManifests(text, file.path, format ?? 'yaml');
-      if (parsed.ok) manifests.push(...parsed.value);
-      else problems.push(...parsed.problems);
-    }
-    return problems.length === 0 ? ok(manifests) : fail(problems);
+    const selected = plainFiles(files);
+    if (selected.length === 0) return noManifests();
+    return plainManifests(selected, options.substitute);
   },
 };
 
@@ -69,8 +67,23 @@ export class CachedPlainRenderer implements Renderer {
 
   render(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
     const keyed = options.substitute === undefined ? {} : { substitute: options.substitute };
-    return this.cache.getOrRender(renderKey('plain', files, keyed), async () =>
-      PlainRenderer.render(files, options),
-    );
+    return this.cache.getOrRender(renderKey('plain', files, keyed), async () => {
+      const selected = plainFiles(files);
+      if (selected.length === 0) return noManifests();
+      // One buffer for the child's stdin; the job says where each file of it ends.
+      const data = Buffer.concat(selected.map((f) => f.data));
+      const job = {
+        kind: 'plain',
+        files: selected.map(({ path, format, data: d }) => ({ path, format, bytes: d.length })),
+        vars: options.substitute,
+      } as const;
+      return parseToolOutput(job, data, {
+        tool: 'Plain',
+        where: '',
+        timeoutMs: PLAIN_PARSE_TIMEOUT_MS,
+        maxHeapMb: parseHeapMb(data.length),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    });
   }
 }

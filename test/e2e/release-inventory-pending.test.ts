@@ -10,6 +10,7 @@ import { API_VERSION } from '../../src/api/constants.ts';
 import type { Release } from '../../src/api/types.ts';
 import { startClusterManager, useCrdCluster } from '../support/cluster.ts';
 import type { ManagerProcess } from '../support/processes.ts';
+import { Recorder } from '../support/recorder.ts';
 import {
   cm,
   condition,
@@ -52,9 +53,17 @@ function inlineRelease(ns: string, name: string, manifests: string, pruneCRDs = 
 }
 
 const OPEN_SCHEMA = '{type: object, x-kubernetes-preserve-unknown-fields: true}';
-/** spec.size must be an integer. */
+/** spec.size must be an integer, at most 10. */
 const STRICT_SCHEMA =
-  '{type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}';
+  '{type: object, properties: {spec: {type: object, properties: {size: {type: integer, maximum: 10}}}}}';
+/**
+ * spec.tags must be the set [a]: the API compares a list-type set ignoring order; convoy's local check
+ * cannot, so it leaves this rule to the server's dry run.
+ */
+const SET_RULE_SCHEMA =
+  '{type: object, properties: {spec: {type: object, ' +
+  `x-kubernetes-validations: [{rule: "self.tags == ['a']", message: "tags must be the set [a]"}], ` +
+  'properties: {tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}}}}}';
 
 const crd = (plural: string, kind: string, annotations: Record<string, string> = {}, schema = OPEN_SCHEMA) =>
   `apiVersion: apiextensions.k8s.io/v1
@@ -131,17 +140,8 @@ const createApp = (ns: string, ...documents: string[]) =>
 const createAppPruningCrds = (ns: string, ...documents: string[]) =>
   client.create(inlineRelease(ns, 'app', docs(...documents), true));
 
-test('a CRD with its custom resource refused: nothing of the render stays live, the condition names the resource', async () => {
-  const ns = 'pending-crd';
-  await sharedManagerIn(ns);
-  // The Gadget's spec.size is not the integer its CRD asks for, and the API can check it only once the
-  // CRD is installed: the CRD goes in for the dry run, the Gadget is refused, the CRD is removed again.
-  await createApp(
-    ns,
-    crd('gadgets', 'Gadget', {}, STRICT_SCHEMA),
-    inNs(ns, cm('c', { v: '1' })),
-    cr('Gadget', 'g', ns, {}, 'big'),
-  );
+/** Waits for Release ns/app to be Ready=False DryRunFailed; its Ready condition. */
+async function dryRunFailed(ns: string) {
   const r = await waitForReady(
     client,
     ns,
@@ -151,11 +151,11 @@ test('a CRD with its custom resource refused: nothing of the render stays live, 
   );
   const ready = condition(r, 'Ready');
   assert.equal(ready?.reason, 'DryRunFailed', JSON.stringify(r.status));
-  assert.match(ready?.message ?? '', /Gadget.*\bg\b.*spec\.size/, ready?.message);
-  await waitFor('the CRD the dry run put in removed again', async () => {
-    const live = await client.get<Meta>(crdRef('gadgets.example.com'));
-    return live === undefined || live.metadata.deletionTimestamp !== undefined;
-  });
+  return { r, ready };
+}
+
+/** Nothing of the refused render of ns/app live (ConfigMap c) nor in its inventory; then deletes it. */
+async function assertNothingLiveThenDelete(ns: string) {
   assert.equal(
     await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'c' }),
     undefined,
@@ -165,6 +165,89 @@ test('a CRD with its custom resource refused: nothing of the render stays live, 
   assert.deepEqual(inv?.entries ?? [], [], 'nothing recorded as live');
   assert.deepEqual(inv?.pending ?? [], [], 'and nothing left pending');
   await deleteReleaseAndWait(client, ns, 'app');
+}
+
+/**
+ * Runs `body` with a watch of every CRD started before it; when it ends, a sentinel CRD created and
+ * deleted marks the end of the watch's window (one watch delivers its events in order), and the CRD
+ * events of `name` seen before it are returned.
+ */
+async function crdEventsDuring(name: string, body: () => Promise<void>): Promise<string[]> {
+  const rec = new Recorder(cluster.cp.kubeConfig, [
+    { kind: 'CustomResourceDefinition', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions' },
+  ]);
+  return rec.during(async () => {
+    await body();
+    const sentinel = `sentinels${name.split('.')[0]}.example.com`;
+    const plural = sentinel.split('.')[0] ?? '';
+    const marker = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: sentinel },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural, kind: 'Sentinel', listKind: 'SentinelList' },
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
+        ],
+      },
+    };
+    await client.create(marker);
+    const end = await rec.seen(`the sentinel CRD ${sentinel}`, (e) => e.name === sentinel);
+    await client.delete(crdRef(sentinel));
+    return rec.events.filter((e) => e.seq < end && e.name === name).map((e) => `${e.type} ${e.name}`);
+  });
+}
+
+test('a CRD with its custom resource refused by the local check: the CRD never exists, the condition names the field', async () => {
+  const ns = 'pending-crd';
+  await sharedManagerIn(ns);
+  // The Gadget's spec.size is above its CRD's maximum: the render's CRD refuses it before anything is
+  // applied, so neither the CRD nor the ConfigMap is ever created, not even for a dry run.
+  const seen = await crdEventsDuring('gadgets.example.com', async () => {
+    await createApp(
+      ns,
+      crd('gadgets', 'Gadget', {}, STRICT_SCHEMA),
+      inNs(ns, cm('c', { v: '1' })),
+      cr('Gadget', 'g', ns, {}, '99'),
+    );
+    const { r, ready } = await dryRunFailed(ns);
+    assert.match(
+      ready?.message ?? '',
+      /Gadget\.example\.com pending-crd\/g: spec\.size: must be at most 10, is 99 \(checked against CustomResourceDefinition gadgets\.example\.com/,
+      ready?.message,
+    );
+    assert.equal(condition(r, 'Stalled')?.status, 'True', 'a retry cannot help until the render changes');
+    await waitFor('the DryRunFailed Event', async () =>
+      (await eventsOf(ns, 'app')).some(
+        (e) => e.reason === 'DryRunFailed' && /spec\.size/.test(e.message ?? ''),
+      ),
+    );
+  });
+  assert.deepEqual(seen, [], 'no watch event of the CRD: it was never created');
+  await assertNothingLiveThenDelete(ns);
+});
+
+test('a rule the local check leaves to the API: the CRD goes in for the dry run and is removed again', async () => {
+  const ns = 'pending-crd-server';
+  await sharedManagerIn(ns);
+  await createApp(
+    ns,
+    crd('widgets', 'Widget', {}, SET_RULE_SCHEMA),
+    inNs(ns, cm('c', { v: '1' })),
+    namespaced('example.com/v1', 'Widget', ns, 'w', {}, 'spec: {tags: [b]}\n'),
+  );
+  const { ready } = await dryRunFailed(ns);
+  assert.match(ready?.message ?? '', /Widget.*\bw\b.*tags must be the set \[a\]/, ready?.message);
+  await waitFor('the CRD the dry run put in removed again', async () => {
+    const live = await client.get<Meta>(crdRef('widgets.example.com'));
+    return live === undefined || live.metadata.deletionTimestamp !== undefined;
+  });
+  // A retry while that CRD terminates says the same, not "create not allowed while … terminating".
+  const later = condition(await getRelease(client, ns, 'app'), 'Ready');
+  assert.match(later?.message ?? '', /tags must be the set \[a\]/, later?.message);
+  await assertNothingLiveThenDelete(ns);
 });
 
 test('a CRD of a later wave than its custom resource applies first, in one go', async () => {

@@ -16,11 +16,11 @@ const send = (m: ParseReply) => {
 
 let batches: Manifest[][] = [];
 
-/** The tool's output: all of stdin. */
-async function readInput(): Promise<string> {
+/** The tool's output (or Plain's files): all of stdin. */
+async function readInput(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 async function start(ask: Extract<ParseAsk, { type: 'parse' }>): Promise<void> {

@@ -4,6 +4,8 @@
 import { assertNever } from '../../lib/assert-never.ts';
 import type { Problem } from '../errors.ts';
 import { helmManifests } from '../helm/manifests.ts';
+import type { ManifestFormat } from '../parse.ts';
+import { plainManifests } from '../plain-parse.ts';
 import type { RenderResult } from '../renderer.ts';
 import type { Manifest } from '../types.ts';
 import { outputManifests } from './output.ts';
@@ -20,14 +22,33 @@ export type ParseJob =
       /** The origin every object gets ("kustomize build"). */
       readonly file: string;
       readonly vars: Readonly<Record<string, string>> | undefined;
+    }
+  | {
+      /** Plain's files, one after another in the input; each ends after its `bytes`. */
+      readonly kind: 'plain';
+      readonly files: readonly {
+        readonly path: string;
+        readonly format: ManifestFormat;
+        readonly bytes: number;
+      }[];
+      readonly vars: Readonly<Record<string, string>> | undefined;
     };
 
-export function runParseJob(job: ParseJob, text: string): RenderResult {
+export function runParseJob(job: ParseJob, input: Buffer): RenderResult {
   switch (job.kind) {
     case 'helm':
-      return helmManifests(text, job.postRendered, job.vars);
+      return helmManifests(input.toString('utf8'), job.postRendered, job.vars);
     case 'yaml':
-      return outputManifests(text, job.file, job.vars);
+      return outputManifests(input.toString('utf8'), job.file, job.vars);
+    case 'plain': {
+      let at = 0;
+      const files = job.files.map(({ path, format, bytes }) => {
+        const data = input.subarray(at, at + bytes);
+        at += bytes;
+        return { path, format, data };
+      });
+      return plainManifests(files, job.vars);
+    }
     default:
       return assertNever(job);
   }

@@ -65,7 +65,7 @@ export async function parseToolOutput(
   limits: ParseLimits,
 ): Promise<RenderResult> {
   if (output.length < (limits.minBytes ?? OFF_THREAD_MIN_BYTES)) {
-    return runParseJob(job, output.toString('utf8'));
+    return runParseJob(job, output);
   }
   if (!(await children.acquire(limits.signal))) return cancelled(limits);
   try {

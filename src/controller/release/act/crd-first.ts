@@ -1,5 +1,7 @@
 // The dry run of objects whose kind a CRD of the same render defines (docs/design.md#reconcile-order):
-// the API can check a custom resource only once its CRD is installed, so those CRDs are applied first —
+// first checked here against the CRDs this render creates (./crd-schema-check.ts), before anything is
+// applied; then, as the API can check a custom resource only once its CRD is installed, those CRDs are
+// applied —
 // noted pending before, as every apply is — and the objects the first dry run skipped are dry-run then.
 // When one is refused, the CRDs this render created are deleted again and leave the inventory: nothing
 // of a render that fails its dry run stays live (a CRD and a ConfigMap of it were, with the custom
@@ -9,6 +11,7 @@ import { groupOf } from '../../../render/keys.ts';
 import type { Obj } from '../../../render/types.ts';
 import { inventoryEntriesForWave } from '../decide/sync/index.ts';
 import { applyWaveOf, servedKind } from '../decide/sync/waves.ts';
+import { checkAgainstCrds, type SchemaRefusal } from './crd-schema-check.ts';
 import { applyAll, type DeployOptions, dryRunAll, ObjectApplyError } from './deployer.ts';
 import type { InventoryWriter } from './inventory-writer.ts';
 import type { Target } from './target.ts';
@@ -26,10 +29,12 @@ export interface CrdFirstInput {
 
 /**
  * checked: every skipped object passed, but those still skipped (a Namespace of the render not created
- * yet), with why. refused: the API refused one, and the CRDs this render created are gone again.
+ * yet), with why. invalid: the local check refused one against its CRD, and nothing was applied.
+ * refused: the API refused one, and the CRDs this render created are gone again.
  */
 export type CrdFirstResult =
   | { readonly kind: 'checked'; readonly skipped: readonly string[] }
+  | { readonly kind: 'invalid'; readonly refusal: SchemaRefusal }
   | { readonly kind: 'refused'; readonly error: unknown };
 
 /** The CRDs of the render that define a kind of `skipped`. */
@@ -52,6 +57,8 @@ export async function dryRunWithCrds(input: CrdFirstInput): Promise<CrdFirstResu
     if ((await target.readClient.get({ apiVersion: crd.apiVersion, kind: crd.kind, name })) === undefined)
       created.push(crd);
   }
+  const invalid = await checkAgainstCrds(created, skipped);
+  if (invalid !== undefined) return { kind: 'invalid', refusal: invalid };
   const waveOf = applyWaveOf(objects);
   const entryOf = (c: Obj) => inventoryEntriesForWave([c], renderRef, waveOf(c));
   // Noted before the apply: a crash from here on leaves them tracked (their wave records them, or the

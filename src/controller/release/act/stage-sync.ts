@@ -44,6 +44,7 @@ import {
   type ReleaseError,
 } from '../errors.ts';
 import { crdsFor, dryRunWithCrds } from './crd-first.ts';
+import { describeRefusal } from './crd-schema-check.ts';
 import { applyAll, dryRunAll, ObjectApplyError } from './deployer.ts';
 import {
   liveObjectsOf,
@@ -197,6 +198,10 @@ async function resumePostSync(run: Run): Promise<SyncResult | undefined> {
 async function dryRun(run: Run): Promise<SyncResult | undefined> {
   const { input, deps, notes } = run;
   const { release, rendered } = input;
+  // Asked before the API too: while the CRDs a refused dry run put in are still terminating, their
+  // custom resources are served, and a dry run now would answer "terminating" instead of the refusal.
+  const refused = refusedBefore(run);
+  if (refused !== undefined) return failedBeforeApply(refused, notes);
   try {
     const dry = await dryRunAll(rendered.target.client, rendered.render.objects, run.labels);
     // The custom resources of the render's own CRDs are checked once those are in (dryRunWithCrds).
@@ -216,11 +221,8 @@ async function dryRunCustomResources(run: Run): Promise<SyncResult | undefined> 
   const memo = deps.memory.dryRuns;
   const client = rendered.target.client;
   const uid = run.labels.releaseUid;
-  // Refused before: the same answer, without creating and deleting its CRDs again on every retry.
-  if (input.forced) memo.forget(client, uid, rendered.renderRef);
-  const refused = memo.refusal(client, uid, rendered.renderRef);
-  if (refused !== undefined)
-    return failedBeforeApply(DryRunFailedError.fromStatus(refused.message, refused.httpStatus), notes);
+  const refused = refusedBefore(run);
+  if (refused !== undefined) return failedBeforeApply(refused, notes);
   try {
     const dry = await dryRunWithCrds({
       target: rendered.target,
@@ -230,17 +232,44 @@ async function dryRunCustomResources(run: Run): Promise<SyncResult | undefined> 
       renderRef: rendered.renderRef,
       labels: run.labels,
     });
-    if (dry.kind === 'checked') {
-      dryRunDone(run, dry.skipped);
-      return undefined;
+    let error: ReleaseError;
+    let httpStatus: number | undefined;
+    switch (dry.kind) {
+      case 'checked':
+        dryRunDone(run, dry.skipped);
+        return undefined;
+      case 'invalid':
+        // The server answers such an object 422 Invalid: stalled alike, until the render changes.
+        httpStatus = 422;
+        error = DryRunFailedError.fromStatus(`dry run failed: ${describeRefusal(dry.refusal)}`, httpStatus);
+        break;
+      case 'refused':
+        error = await dryRunError(release, dry.error, deps);
+        httpStatus = dry.error instanceof ObjectApplyError ? dry.error.httpStatus : undefined;
+        break;
+      default:
+        return assertNever(dry);
     }
-    const error = await dryRunError(release, dry.error, deps);
-    const httpStatus = dry.error instanceof ObjectApplyError ? dry.error.httpStatus : undefined;
     memo.refused(client, uid, rendered.renderRef, { message: error.message, httpStatus });
     return failedBeforeApply(error, notes);
   } catch (err) {
     return failedBeforeApply(await dryRunError(release, err, deps), notes);
   }
+}
+
+/**
+ * The refusal of R's dry run with its CRDs, remembered for this target (none after a forced sync): the
+ * same answer, without creating and deleting its CRDs again on every retry.
+ */
+function refusedBefore(run: Run): ReleaseError | undefined {
+  const { input, deps, labels } = run;
+  const memo = deps.memory.dryRuns;
+  const client = input.rendered.target.client;
+  if (input.forced) memo.forget(client, labels.releaseUid, input.rendered.renderRef);
+  const refused = memo.refusal(client, labels.releaseUid, input.rendered.renderRef);
+  return refused === undefined
+    ? undefined
+    : DryRunFailedError.fromStatus(refused.message, refused.httpStatus);
 }
 
 /** Notes what a dry run could not check; only a render every object of which was checked is spared the next. */
