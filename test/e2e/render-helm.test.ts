@@ -470,8 +470,11 @@ describe('render.type Helm from a chart repository', () => {
         await client.create(secret('repo-auth', { username: 'ci', password: 's3cret' }));
         await client.create(secret('repo-ca', { 'ca.crt': repo.caPem ?? '' }));
         const fromRepo = (name: string, chartSpec: Record<string, unknown>): Release => {
+          // The chart's two hooks run in sequence before Succeeded: a deadline of minutes, not the
+          // rollback tests' 8 s, which a loaded machine's hook Jobs outlast (this test rolls nothing back).
           const r = gitRelease(ns, name, { url: 'file:///unused' } as never, {
             render: { type: 'Helm', targetNamespace: ns, helm: { releaseName: name } },
+            failurePolicy: { deadline: '5m', rollback: 'OnFailure' },
           });
           return {
             ...r,
