@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANNOTATION_FORCE_SYNC_AT, ANNOTATION_SYNC_REQUESTED_AT } from '../../src/api/constants.ts';
 import type { InventoryHook, Release } from '../../src/api/types.ts';
+import { runConvoy } from '../../src/cli/testsupport.ts';
 import { hookWorkloadName } from '../../src/controller/release/decide/hooks/index.ts';
 import { WORKLOAD_DEADLINE_MARGIN_S } from '../../src/controller/release/decide/hooks/workload.ts';
 import { TEST_LABEL_NEVER_READY } from '../../src/testenv/index.ts';
@@ -586,6 +587,15 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
     assert.ok(
       await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'init-settings' }),
     );
+    // `convoy diff` of R1 says so: the spent resources stay out, a sync of R1 changes nothing.
+    const diff = await runConvoy(['diff', 'app', '-n', ns, '--kubeconfig', env.cp.kubeconfigPath]);
+    assert.equal(diff.code, 0, `no differences:\n${diff.stdout}${diff.stderr}`);
+    for (const kind of KINDS) {
+      assert.match(
+        diff.stdout,
+        new RegExp(`^spent {2}${kind} ${ns}/secret-init \\(deleted after its hooks ran`, 'm'),
+      );
+    }
 
     // --- more reconciles of the same render (a /sync) resurrect nothing
     const seq = rec.events.length;

@@ -4,6 +4,7 @@
 // Exit codes as kubectl diff: 0 no differences, 1 differences, 2 error.
 import { ANNOTATION_PRUNE, FIELD_MANAGERS } from '../../api/constants.ts';
 import type { Release } from '../../api/types.ts';
+import { forcedAtOf, hookOutcomes, spentHookResources } from '../../controller/release/decide/hooks/index.ts';
 import { isCRD } from '../../controller/release/decide/sync/index.ts';
 import { applyObject } from '../../kube/apply.ts';
 import type { KubeClient } from '../../kube/client.ts';
@@ -107,8 +108,30 @@ export async function printDiff(
   let changed = 0;
   let unchanged = 0;
   let errors = 0;
+  const inv = await getInventory(ctx, name);
+  // Hook resources their delete policy removed after this render's hooks ran: a sync of the same render
+  // does not create them again (docs/design.md#hooks), so their absence is no change.
+  const spent = new Set(
+    spentHookResources(
+      loaded.render.objects,
+      hookOutcomes({
+        renderRef: loaded.renderRef,
+        hooks: loaded.render.hooks,
+        entries: inv?.hooks ?? [],
+        forcedAt: forcedAtOf(release),
+        now: Date.now(),
+      }),
+    ),
+  );
   for (const obj of loaded.render.objects) {
     const what = objectName(objectKey(obj));
+    if (spent.has(obj)) {
+      unchanged++;
+      ctx.print(
+        `spent  ${what} (deleted after its hooks ran, by helm.sh/hook-delete-policy; a sync of this render leaves it out)`,
+      );
+      continue;
+    }
     const result = await dryRun(target, obj, label, release.metadata.uid);
     if (result.kind === 'error') {
       errors++;
@@ -130,7 +153,6 @@ export async function printDiff(
       ctx.print(lines.map(paintLine));
     }
   }
-  const inv = await getInventory(ctx, name);
   const { pruned, kept } = pruneCandidates(
     inv?.entries ?? [],
     loaded.render.objects.map(objectKey),
