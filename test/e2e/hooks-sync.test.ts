@@ -593,7 +593,10 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
     for (const kind of KINDS) {
       assert.match(
         diff.stdout,
-        new RegExp(`^spent {2}${kind} ${ns}/secret-init \\(deleted after its hooks ran`, 'm'),
+        new RegExp(
+          `^spent {2}(rbac\\.authorization\\.k8s\\.io/)?${kind} ${ns}/secret-init \\(deleted after its hooks ran`,
+          'm',
+        ),
       );
     }
 
