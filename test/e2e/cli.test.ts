@@ -254,7 +254,10 @@ test('get, list -A, status, health and history print what the cluster holds', as
       `^${R1.slice(0, 19)} +rev-1 +1\\dm ago +Succeeded \\(Healthy\\) +yes +unknown \\(.*\\) +last healthy$`,
     ),
   );
-  assert.match(h[3] ?? '', /^sha256:[0-9a-f]{12} +rev-0 +1\dm ago +RolledBack \(DeadlineExceeded\) +no$/);
+  assert.match(
+    h[3] ?? '',
+    /^sha256:[0-9a-f]{12} +rev-0 +1\dm ago +RolledBack \(DeadlineExceeded\) +no +unknown \(.*\)$/,
+  );
 });
 
 test('sync writes the annotations as convoy-api (directly, announced) and says a forced sync is consumed', async () => {

@@ -1154,15 +1154,17 @@ function History({ h, d, ask, base, perms }) {
     ${h.failedAttempt ? html`<p class="banner error">Newest attempt failed: ${h.failedAttempt.reason}: ${h.failedAttempt.message}</p>` : null}
     <div class="table-wrap" tabindex="0" role="region" aria-label="History"><table>
       <thead><tr><th scope="col">Applied</th><th scope="col">Revision</th><th scope="col">Render</th>
-        <th scope="col">Result</th><th scope="col">Stored</th><th scope="col">Actions</th></tr></thead>
+        <th scope="col">Result</th><th scope="col">Triggered by</th><th scope="col">Stored</th><th scope="col">Actions</th></tr></thead>
       <tbody>${(h.history ?? []).map(
-        (e) => html`<tr>
+        (e, i, all) => html`<tr>
           <td class="time"><${When} t=${e.appliedAt} /></td><td class="mono">${e.revision}</td>
           <td class="mono">${short(e.renderRef)}</td>
           <td>${e.result ? html`<${Badge} word=${e.result} /> ${e.reason ?? ''}` : '-'}</td>
+          <td>${e.triggeredBy ?? '-'}</td>
           <td>${e.stored ? 'yes' : 'no'}</td>
           <td>${
-            e.stored
+            // A render applied again (a rollback to it) is offered once, on its newest entry.
+            e.stored && all.findLastIndex((x) => x.renderRef === e.renderRef) === i
               ? html`<button type="button" onClick=${() => view(e.renderRef)}>View ${short(e.renderRef)}</button>
                 ${
                   d.policy.pin === e.renderRef

@@ -1,6 +1,7 @@
 // applyLastHealthy: one code path for the first rollback, the hold at each later reconcile and the rollback
 // after a wave timeout (docs/design.md#apply-last-healthy). All objects of the last healthy render are
-// applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc.
+// applied in one pass: no waves, no dry run, no hooks, no store gc (status assembly records the
+// re-apply as a history entry triggered by the rollback).
 import type { Release } from '../../../api/types.ts';
 import { errorMessage } from '../../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../../lib/names.ts';
