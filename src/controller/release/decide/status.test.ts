@@ -268,3 +268,57 @@ test("the automatic rollback's re-apply is a history entry of its own, triggered
   );
   assert.deepEqual(s.lastAttempted?.trigger, { kind: 'Rollback', reason: 'DeadlineExceeded' });
 });
+
+test('a render rolled back before its sync completed gets its entry, then the rollback its own', () => {
+  const policy = { healthAssessment: {}, failurePolicy: { deadline: '5m' } };
+  const prior: Release['status'] = {
+    // R2's wave 0 is applied, wave 1 waits: an attempt, no entry yet
+    lastAttempted: {
+      renderRef: R2,
+      revision: 'b',
+      time: '2025-01-01T00:01:00Z',
+      applied: false,
+      trigger: { kind: 'Source' },
+    },
+    history: [
+      { renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z', trigger: { kind: 'Created' } },
+    ],
+  };
+  const rolledBack: Outcome = {
+    result: { kind: 'rolledBack', renderRef: R1, revision: 'a', message: 'rolled back to a' },
+    attempt: { kind: 'attempt', renderRef: R1, revision: 'a', time: '2025-01-01T00:06:00Z', applied: true },
+    rollout: {
+      kind: 'rollout',
+      rollout: {
+        state: 'RolledBack',
+        renderRef: R2,
+        revision: 'b',
+        startedAt: '2025-01-01T00:01:00Z',
+        reason: 'WaveTimeout',
+      },
+    },
+    render: { renderRef: R2, revision: 'b' },
+    notes: [],
+  };
+  const s = releaseStatus(release(prior, policy), rolledBack, T1);
+  assert.deepEqual(s.history, [
+    { renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z', trigger: { kind: 'Created' } },
+    {
+      renderRef: R2,
+      revision: 'b',
+      appliedAt: '2025-01-01T00:01:00Z',
+      trigger: { kind: 'Source' },
+      result: 'RolledBack',
+      reason: 'WaveTimeout',
+    },
+    {
+      renderRef: R1,
+      revision: 'a',
+      appliedAt: '2025-01-01T00:01:00Z',
+      trigger: { kind: 'Rollback', reason: 'WaveTimeout' },
+    },
+  ]);
+  // the next pass, holding the rollback, adds nothing
+  const again = releaseStatus(release(s, policy), rolledBack, T1 + 1000);
+  assert.deepEqual(again.history, s.history);
+});

@@ -99,6 +99,30 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
   }
 
   let history = prior.history ?? [];
+  // A render rolled back before its sync completed (the wave gate, a deadline while waves wait) has no
+  // entry yet: it gets one, with the trigger its first attempt recorded, so the record keeps it.
+  const back = rolledBack ? rolled.rollout : undefined;
+  const since = Date.parse(back?.startedAt ?? '');
+  if (
+    back?.state === 'RolledBack' &&
+    back.revision !== undefined &&
+    back.renderRef !== lastAttempted?.renderRef &&
+    !history.some(
+      (h) => h.renderRef === back.renderRef && (Number.isNaN(since) || Date.parse(h.appliedAt) >= since),
+    )
+  ) {
+    const trigger =
+      prior.lastAttempted?.renderRef === back.renderRef ? prior.lastAttempted.trigger : undefined;
+    history = [
+      ...history,
+      defined({
+        renderRef: back.renderRef,
+        revision: back.revision,
+        appliedAt: back.startedAt ?? formatTime(now),
+        trigger,
+      }),
+    ];
+  }
   // A render newly applied, or the last healthy one a rollback re-applied: an entry with its trigger.
   const applied = outcome.applied ?? (rolledBack ? lastAttempted : undefined);
   if (applied !== undefined && history[history.length - 1]?.renderRef !== applied.renderRef) {
