@@ -11,45 +11,19 @@ import { makeCtx } from '../src/cli/context.ts';
 import { KubeClient } from '../src/kube/client.ts';
 import { startControlPlane } from '../src/testenv/index.ts';
 import { installCrds } from '../test/support/crds.ts';
+import { createSyncedReleases, syncedStatus } from '../test/support/release.ts';
 import { launchBrowser } from '../test/support/ui.ts';
 
 const N = Number(process.env.BENCH_RELEASES ?? 1000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
 const NS = 'bench';
-const REF = `sha256:${'a'.repeat(64)}`;
 /** The rows on one page of the list (PAGE_SIZE in src/ui/web/app.js). */
 const PAGE = Math.min(N, 200);
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const pct = (xs: readonly number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
-
-async function pool<T>(items: readonly T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (i < items.length) await fn(items[i++] as T);
-    }),
-  );
-}
-
-const status = (i: number, message: string): Release['status'] => ({
-  observedGeneration: 1,
-  currentRender: { renderRef: REF, revision: `inline:${String(i).padStart(12, '0')}` },
-  revision: `inline:${String(i).padStart(12, '0')}`,
-  rollout: { state: 'Succeeded', renderRef: REF, startedAt: '2030-01-01T00:00:00Z' },
-  conditions: [
-    {
-      type: 'Ready',
-      status: 'True',
-      reason: 'Synced',
-      message: '',
-      lastTransitionTime: '2030-01-01T00:00:00Z',
-    },
-  ],
-  message,
-});
 
 const cp = await startControlPlane({});
 try {
@@ -58,19 +32,7 @@ try {
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   const names = Array.from({ length: N }, (_, i) => `r${String(i).padStart(4, '0')}`);
   const t0 = performance.now();
-  await pool(names, 16, async (name) => {
-    const created = await client.create<Release>({
-      apiVersion: API_VERSION,
-      kind: 'Release',
-      metadata: { name, namespace: NS },
-      spec: { source: { inline: { manifests: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n' } } },
-    } as Release);
-    await client.request({
-      method: 'PUT',
-      path: `${await client.pathOf({ apiVersion: API_VERSION, kind: 'Release', namespace: NS, name })}/status`,
-      body: { ...created, status: status(names.indexOf(name), 'applied') },
-    });
-  });
+  await createSyncedReleases(client, NS, names, 16);
   process.stdout.write(
     `bench:ui: ${N} Releases with statuses created in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
   );
@@ -124,7 +86,7 @@ try {
       await client.request({
         method: 'PUT',
         path: `${await client.pathOf(ref)}/status`,
-        body: { ...r, status: status(i, `change ${c}`) },
+        body: { ...r, status: syncedStatus(i, `change ${c}`) },
       });
       const written = performance.timeOrigin + performance.now();
       await page.waitForFunction(`globalThis.shown[${c}] !== undefined`, undefined, { timeout: 10_000 });

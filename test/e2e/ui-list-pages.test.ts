@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { API_VERSION } from '../../src/api/constants.ts';
-import type { Release } from '../../src/api/types.ts';
 import { type CrdCluster, startCrdCluster } from '../support/cluster.ts';
+import { createSyncedReleases } from '../support/release.ts';
 import { launchBrowser, startUi, type UiProcess, violationsLightAndDark } from '../support/ui.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -22,46 +21,9 @@ let ui: UiProcess | undefined;
 let browser: Browser | undefined;
 let page: Page;
 
-const status = (i: number): Release['status'] => ({
-  observedGeneration: 1,
-  currentRender: { renderRef: `sha256:${'a'.repeat(64)}`, revision: `inline:${String(i).padStart(12, '0')}` },
-  conditions: [
-    {
-      type: 'Ready',
-      status: 'True',
-      reason: 'Synced',
-      message: '',
-      lastTransitionTime: '2030-01-01T00:00:00Z',
-    },
-  ],
-});
-
 before(async () => {
   cluster = await startCrdCluster({ namespaces: [NS] });
-  const { client } = cluster;
-  let next = 0;
-  // Eight writers at once: the API server, not this loop, sets the pace.
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < N) {
-        const i = next++;
-        const created = await client.create<Release>({
-          apiVersion: API_VERSION,
-          kind: 'Release',
-          metadata: { name: names[i] ?? '', namespace: NS },
-          spec: {
-            source: { inline: { manifests: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n' } },
-          },
-        } as Release);
-        const ref = { apiVersion: API_VERSION, kind: 'Release', namespace: NS, name: names[i] ?? '' };
-        await client.request({
-          method: 'PUT',
-          path: `${await client.pathOf(ref)}/status`,
-          body: { ...created, status: status(i) },
-        });
-      }
-    }),
-  );
+  await createSyncedReleases(cluster.client, NS, names, 8);
   ui = await startUi(['--kubeconfig', cluster.cp.kubeconfigPath]);
   browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
