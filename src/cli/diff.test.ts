@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { comparable, diffLineStyle, leftRenderLine, pruneCandidates, unifiedDiff, yamlOf } from './diff.ts';
+import {
+  comparable,
+  diffLineStyle,
+  diffSides,
+  leftRenderLine,
+  pruneCandidates,
+  unifiedDiff,
+  yamlOf,
+} from './diff.ts';
 
 const L = { before: 'live', after: 'render' };
 
@@ -46,7 +54,7 @@ test('a new object is all additions from line 0', () => {
   ]);
 });
 
-test('comparable drops server bookkeeping, keeps content', () => {
+test('comparable drops server bookkeeping and status, keeps content', () => {
   const obj = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -60,6 +68,7 @@ test('comparable drops server bookkeeping, keeps content', () => {
       labels: { a: 'b' },
     },
     data: { k: 'v' },
+    status: { phase: 'Active' },
   };
   assert.deepEqual(comparable(obj), {
     apiVersion: 'v1',
@@ -116,4 +125,30 @@ test('leftRenderLine: kept by its annotation, a CRD kept without the opt-in, a C
   assert.equal(pruned.prune, true);
   assert.match(pruned.text, /deletes it and every custom resource of its kind in the cluster/);
   assert.equal(leftRenderLine(crd, true, 'helm.sh/resource-policy: keep', true).prune, false);
+});
+
+test('diffSides: a new object as convoy sends it, an existing one as the dry run leaves it', () => {
+  const sent = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } };
+  // What a dry-run create answers: the server's finalizers and status, none of them a change anyone wrote.
+  const merged = {
+    ...sent,
+    metadata: { name: 'shop', uid: 'u', creationTimestamp: 't' },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  };
+  assert.deepEqual(diffSides(undefined, merged, sent), { before: undefined, after: sent });
+  const live = { ...merged, metadata: { ...merged.metadata, labels: { team: 'a' } } };
+  const changed = { ...merged, metadata: { ...merged.metadata, labels: { team: 'b' } } };
+  assert.deepEqual(diffSides(live, changed, sent), {
+    before: {
+      ...sent,
+      metadata: { name: 'shop', labels: { team: 'a' } },
+      spec: { finalizers: ['kubernetes'] },
+    },
+    after: {
+      ...sent,
+      metadata: { name: 'shop', labels: { team: 'b' } },
+      spec: { finalizers: ['kubernetes'] },
+    },
+  });
 });

@@ -13,11 +13,30 @@ export function comparable(
 ): Record<string, unknown> | undefined {
   if (obj === undefined) return undefined;
   const copy = structuredClone(obj) as Record<string, unknown> & { metadata?: Record<string, unknown> };
+  // What the cluster reports, never what a sync writes: convoy applies no status.
+  delete copy.status;
   if (copy.metadata !== undefined) {
     for (const k of ['managedFields', 'resourceVersion', 'generation', 'uid', 'creationTimestamp'])
       delete copy.metadata[k];
   }
   return copy;
+}
+
+/**
+ * The two sides one object's diff compares: the live object against what a sync would leave — the
+ * server's dry-run result for an object that exists; for a new one the object as convoy sends it, since
+ * the defaults the server would fill in (a Namespace's finalizers, a Service's clusterIP) are no change
+ * anyone wrote. Both without what comparable drops.
+ */
+export function diffSides(
+  live: Readonly<Record<string, unknown>> | undefined,
+  merged: Readonly<Record<string, unknown>> | undefined,
+  sent: Readonly<Record<string, unknown>>,
+): {
+  readonly before: Record<string, unknown> | undefined;
+  readonly after: Record<string, unknown> | undefined;
+} {
+  return { before: comparable(live), after: comparable(live === undefined ? sent : merged) };
 }
 
 export function yamlOf(obj: unknown): string {

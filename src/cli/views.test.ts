@@ -48,7 +48,12 @@ const web = rel('web', 'team', {
     ],
     history: [
       { renderRef: R1, revision: 'old999', appliedAt: '2029-12-31T00:00:00Z' },
-      { renderRef: R2, revision: 'abc123', appliedAt: '2030-01-01T00:57:00Z' },
+      {
+        renderRef: R2,
+        revision: 'abc123',
+        appliedAt: '2030-01-01T00:57:00Z',
+        trigger: { kind: 'SyncRequest', by: 'user:alice' },
+      },
     ],
     conditions: [
       cond('Ready', 'False', 'WaitingForWaveHealth', 'wave 1'),
@@ -223,9 +228,16 @@ test('history: newest first, with what each render is now', () => {
     },
   ]);
   const lines = historyLines(h, web, o);
-  assert.match(lines[0] ?? '', /^RENDER +REVISION +APPLIED +RESULT +STORED +NOTES$/);
-  assert.match(lines[1] ?? '', new RegExp(`^${short(R2)} +abc123 +3m ago +Progressing +yes +current$`));
-  assert.match(lines[2] ?? '', new RegExp(`^${short(R1)} +old999 +25h ago +- +no +last healthy$`));
+  assert.match(lines[0] ?? '', /^RENDER +REVISION +APPLIED +RESULT +STORED +TRIGGERED BY +NOTES$/);
+  assert.match(
+    lines[1] ?? '',
+    new RegExp(`^${short(R2)} +abc123 +3m ago +Progressing +yes +sync requested by alice +current$`),
+  );
+  // an entry written before triggers were recorded says so rather than guessing
+  assert.match(
+    lines[2] ?? '',
+    new RegExp(`^${short(R1)} +old999 +25h ago +- +no +unknown \\(recorded before .*\\) +last healthy$`),
+  );
   assert.match(lines.join('\n'), /convoy pin web RENDER/);
 });
 
@@ -246,7 +258,12 @@ test('history shows rolled-back renders and a failed attempt that applied nothin
           result: 'RolledBack',
           reason: 'DeadlineExceeded',
         },
-        { renderRef: R1, revision: 'a1', appliedAt: '2030-01-01T00:50:00Z' },
+        {
+          renderRef: R1,
+          revision: 'a1',
+          appliedAt: '2030-01-01T00:50:00Z',
+          trigger: { kind: 'Rollback', reason: 'DeadlineExceeded' },
+        },
       ],
       conditions: [
         cond('Ready', 'False', 'DryRunFailed', 'dry run failed: no such kind Widget\nmore'),
@@ -266,15 +283,23 @@ test('history shows rolled-back renders and a failed attempt that applied nothin
   assert.match(
     lines[1] ?? '',
     new RegExp(
-      `^${short(R3)} +c3 +not applied +Failed \\(DryRunFailed\\) +no +2m ago: dry run failed: no such kind Widget; more$`,
+      `^${short(R3)} +c3 +not applied +Failed \\(DryRunFailed\\) +no +- +2m ago: dry run failed: no such kind Widget; more$`,
     ),
   );
-  assert.match(lines[2] ?? '', new RegExp(`^${short(R1)} +a1 +10m ago +- +no +last healthy$`));
+  assert.match(
+    lines[2] ?? '',
+    new RegExp(
+      `^${short(R1)} +a1 +10m ago +- +no +automatic rollback \\(failurePolicy\\) after DeadlineExceeded, to the last healthy revision a1 +last healthy$`,
+    ),
+  );
   assert.match(
     lines[3] ?? '',
-    new RegExp(`^${short(R2)} +b2 +15m ago +RolledBack \\(DeadlineExceeded\\) +no$`),
+    new RegExp(`^${short(R2)} +b2 +15m ago +RolledBack \\(DeadlineExceeded\\) +no +unknown \\(.*\\)$`),
   );
-  assert.match(lines[4] ?? '', new RegExp(`^${short(R1)} +a1 +30m ago +Succeeded +no +last healthy$`));
+  assert.match(
+    lines[4] ?? '',
+    new RegExp(`^${short(R1)} +a1 +30m ago +Succeeded +no +unknown \\(.*\\) +last healthy$`),
+  );
   // a source failure has no render of its own
   const source = historyResult(
     rel('web', 'team', {

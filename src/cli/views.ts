@@ -333,6 +333,7 @@ export function historyLines(h: HistoryResult, r: Release, o: ViewOptions): stri
       paintState(e.result ?? (i === runningAt ? 'Progressing' : '-'), o.colour) +
         (e.reason === undefined ? '' : ` (${e.reason})`),
       e.stored ? 'yes' : 'no',
+      e.triggeredBy,
       notes(e.renderRef),
     ])
     .reverse();
@@ -346,13 +347,14 @@ export function historyLines(h: HistoryResult, r: Release, o: ViewOptions): stri
       'not applied',
       `${paintState('Failed', o.colour)} (${f.reason})`,
       f.renderRef === undefined ? '-' : stored ? 'yes' : 'no',
+      f.triggeredBy ?? '-',
       `${f.time === undefined ? '' : `${age(f.time, o.now)} ago: `}${oneLine(f.message ?? '')}`,
     ]);
   }
   const out =
     rows.length === 0
       ? ['No render applied yet.']
-      : table([['RENDER', 'REVISION', 'APPLIED', 'RESULT', 'STORED', 'NOTES'], ...rows]);
+      : table([['RENDER', 'REVISION', 'APPLIED', 'RESULT', 'STORED', 'TRIGGERED BY', 'NOTES'], ...rows]);
   const inHistory = new Set(h.history.map((e) => e.renderRef));
   const others = h.stored.filter((m) => !inHistory.has(m.renderRef));
   if (others.length > 0) {

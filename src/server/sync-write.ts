@@ -6,6 +6,7 @@
 // convoy events), handed to the recorder so a slow Event never delays the answer.
 import { setTimeout as delay } from 'node:timers/promises';
 import { API_VERSION as CRD_API_VERSION, FIELD_MANAGERS } from '../api/constants.ts';
+import type { Requester } from '../api/requester.ts';
 import type { Release } from '../api/types.ts';
 import { applyObject } from '../kube/apply.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -13,7 +14,7 @@ import { isConflict } from '../kube/errors.ts';
 import { eventAbout } from '../kube/events.ts';
 import type { SyncRequest } from './body.ts';
 import { type ApiError, apiError, isApiError } from './status.ts';
-import { planSync, type Requester, type SyncSet, syncEvent } from './sync.ts';
+import { planSync, type SyncSet, syncEvent } from './sync.ts';
 
 /** The component convoy's HTTP API reports its Events as. */
 export const API_COMPONENT = 'convoy-api';

@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { parseRequester, type Requester, requesterValue } from '../api/requester.ts';
 import type { Release } from '../api/types.ts';
-import {
-  describeRequester,
-  nextStamp,
-  parseRequester,
-  planSync,
-  type Requester,
-  requesterValue,
-  syncEvent,
-} from './sync.ts';
+import { describeRequester, nextStamp, planSync, syncEvent } from './sync.ts';
 
 const SRA = 'convoy.kumodo.io/sync-requested-at';
 const AR = 'convoy.kumodo.io/approved-render';

@@ -3,6 +3,7 @@
 // decided from the Release as read, the request and who made it, and the Event that tells who asked.
 // Pure; sync-write.ts applies the result with Server-Side Apply.
 import { API_REQUEST_ANNOTATIONS, type ApiRequest } from '../api/constants.ts';
+import { type Requester, requesterValue } from '../api/requester.ts';
 import type { Release } from '../api/types.ts';
 import { nameOf, namespaceOf } from '../lib/names.ts';
 import type { SyncRequest } from './body.ts';
@@ -13,37 +14,6 @@ export const API_ANNOTATIONS: readonly string[] = Object.values(API_REQUEST_ANNO
   a.value,
   a.by,
 ]);
-
-/** Who asked for a sync: the user the API authenticated, or a push a Receiver verified. */
-export type Requester =
-  | { readonly kind: 'user'; readonly username: string }
-  | {
-      readonly kind: 'receiver';
-      readonly namespace: string;
-      readonly name: string;
-      /** The pushed branch (the Event names it; the annotation does not). */
-      readonly branch?: string;
-    };
-
-/** The value of the *-by annotations: `user:<username>` or `receiver:<namespace>/<name>`. Pure. */
-export function requesterValue(by: Requester): string {
-  switch (by.kind) {
-    case 'user':
-      return `user:${by.username}`;
-    case 'receiver':
-      return `receiver:${by.namespace}/${by.name}`;
-  }
-}
-
-/** A *-by annotation read back; undefined for a value convoy did not write. Pure. */
-export function parseRequester(value: string | undefined): Requester | undefined {
-  if (value?.startsWith('user:') === true && value.length > 5) {
-    return { kind: 'user', username: value.slice(5) };
-  }
-  const m = /^receiver:([^/]+)\/(.+)$/.exec(value ?? '');
-  if (m?.[1] !== undefined && m[2] !== undefined) return { kind: 'receiver', namespace: m[1], name: m[2] };
-  return undefined;
-}
 
 /** The requester in a sentence: "alice", "a push to main (Receiver shop/github)". Pure. */
 export function describeRequester(by: Requester): string {

@@ -2,6 +2,7 @@
 // Release status, the render store) without assessing anything. Pure.
 import { type HealthSummary, healthSummary } from '../api/health-summary.ts';
 import type {
+  AttemptTrigger,
   Condition,
   InventoryEntry,
   InventoryHook,
@@ -17,6 +18,7 @@ import { RESPONSE_KINDS } from './discovery.ts';
 import { type ProgressSummary, progressSummary } from './progress.ts';
 import { type ReleaseState, releaseState } from './release-state.ts';
 import { GROUP_VERSION } from './routes.ts';
+import { triggerWords } from './trigger-words.ts';
 
 interface Meta {
   readonly namespace: string;
@@ -125,6 +127,10 @@ export interface HistoryEntryView {
   /** How its rollout ended: Succeeded, Failed or RolledBack (status.history[].result). */
   readonly result?: string;
   readonly reason?: string;
+  /** What made the controller attempt it, as recorded then; absent on entries written before triggers were. */
+  readonly trigger?: AttemptTrigger;
+  /** The trigger in words (triggerWords): "unknown (…)" when none was recorded. */
+  readonly triggeredBy: string;
 }
 
 export interface StoredRenderView {
@@ -146,6 +152,8 @@ export interface FailedAttemptView {
   readonly time?: string;
   readonly reason: string;
   readonly message?: string;
+  /** What made the controller attempt it (status.lastAttempted's trigger), in words, when recorded. */
+  readonly triggeredBy?: string;
 }
 
 export interface HistoryResult {
@@ -193,6 +201,8 @@ export function historyResult(release: Release, stored: readonly StoredRenderMet
         stored: complete.has(h.renderRef),
         result: h.result,
         reason: h.reason,
+        trigger: h.trigger,
+        triggeredBy: triggerWords(h.trigger, h.revision),
       }),
     ),
     ...failedAttemptOf(release),
@@ -230,6 +240,8 @@ function failedAttemptOf(release: Release): { failedAttempt?: FailedAttemptView 
   // Source and render failures have no render of their own: currentRender is the one before.
   const noRender = ['SourceFailed', 'SourceTimeout', 'RenderFailed'].includes(ready.reason);
   const render = noRender ? undefined : s?.currentRender;
+  const attempt = s?.lastAttempted;
+  const recorded = attempt?.renderRef === render?.renderRef ? attempt?.trigger : undefined;
   return {
     failedAttempt: definedFields({
       renderRef: render?.renderRef,
@@ -237,6 +249,10 @@ function failedAttemptOf(release: Release): { failedAttempt?: FailedAttemptView 
       time: ready.lastTransitionTime,
       reason: ready.reason,
       message: ready.message === '' ? undefined : ready.message,
+      triggeredBy:
+        attempt === undefined || recorded === undefined
+          ? undefined
+          : triggerWords(recorded, attempt.revision),
     }),
   };
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { API_REQUEST_ANNOTATIONS } from '../api/constants.ts';
 import { configMapEntry, inventoryOf, R1, R2, R3 } from '../api/testsupport.ts';
-import type { Release, ReleaseStatus } from '../api/types.ts';
+import type { HistoryEntry, Release, ReleaseStatus } from '../api/types.ts';
 import { progressSummary } from '../server/progress.ts';
 import { driftView, releaseDetail, releaseRow, releaseSetRow, rolloutView, timeline } from './model.ts';
 
@@ -181,85 +181,101 @@ test('a ReleaseSet row: READY from its summary, the train with where it stopped,
   ]);
 });
 
-test('who or what triggered each render: rollback, pin, forced and requested syncs, a source change', () => {
+test('each render says the trigger recorded with it, in the words convoy history uses; none recorded: unknown', () => {
   const at = (m: number) => `2030-01-01T00:0${m}:00.000Z`;
-  const history = [
-    {
-      renderRef: R1,
-      revision: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
-      appliedAt: at(0),
-      result: 'Succeeded' as const,
-    },
-    {
-      renderRef: R2,
-      revision: 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
-      appliedAt: at(1),
-      result: 'RolledBack' as const,
-      reason: 'DeadlineExceeded',
-    },
-    { renderRef: R1, revision: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', appliedAt: at(2) },
-    { renderRef: R3, revision: 'cccccccccccccccccccccccccccccccccccccccc', appliedAt: at(4) },
+  const rev = 'a'.repeat(40);
+  const rows: [HistoryEntry['trigger'], string][] = [
+    [{ kind: 'Created' }, 'first: first render (revision aaaaaaaaaaaa)'],
+    [{ kind: 'Source' }, 'source: new source revision aaaaaaaaaaaa'],
+    [{ kind: 'Spec', generation: 4 }, 'spec: spec changed (generation 4, same revision)'],
+    [{ kind: 'SyncRequest', by: 'user:alice' }, 'requested: sync requested by alice'],
+    [
+      { kind: 'SyncRequest', by: 'receiver:ns/github' },
+      'requested: sync requested by a push (Receiver ns/github)',
+    ],
+    [{ kind: 'SyncRequest' }, 'requested: sync requested (the requester was not recorded)'],
+    [{ kind: 'Approval', by: 'user:carol' }, 'requested: approved by carol'],
+    [{ kind: 'ForcedSync', by: 'user:bob' }, 'forced: forced sync requested by bob'],
+    [{ kind: 'Pin' }, 'pin: pinned by a user (spec.pin: convoy pin or rollback, or the UI)'],
+    [
+      { kind: 'Rollback', reason: 'DeadlineExceeded' },
+      'rollback: automatic rollback (failurePolicy) after DeadlineExceeded, to the last healthy revision aaaaaaaaaaaa',
+    ],
+    [
+      { kind: 'Resync' },
+      "resync: the controller's own resync (same revision and spec: the interval, or a retry after an error)",
+    ],
+    [undefined, 'unknown: unknown (recorded before convoy kept what triggered a render)'],
   ];
-  const triggers = (r: Release) =>
-    timeline(r)
-      .filter((t) => t.kind === 'render')
-      .map((t) => `${t.trigger?.kind}: ${t.trigger?.text}`)
-      .reverse();
-  const git = { git: { url: 'https://git.example/app.git' } };
-  const plain = release({ history }, { source: git });
-  assert.deepEqual(triggers(plain), [
-    'first: first render (revision aaaaaaaaaaaa)',
-    'source: new commit bbbbbbbbbbbb, found by the source poll or a push',
-    // The same render again (a revert of the source): a source change, not a rollback.
-    'source: new commit aaaaaaaaaaaa, found by the source poll or a push',
-    'source: new commit cccccccccccc, found by the source poll or a push',
-  ]);
-  const requested = {
-    ...release({ history }, { source: git }),
-    metadata: { name: 'web', namespace: 'ns', annotations: { [sync.value]: at(3) } },
-  };
-  assert.equal(
-    triggers(requested)[3],
-    'requested: sync requested at 2030-01-01T00:03:00.000Z (a push webhook, convoy sync or this UI)',
-  );
-  const forced = release({ history, lastHandledForceSyncAt: at(3) }, { source: git });
-  assert.equal(triggers(forced)[3], 'forced: forced sync requested at 2030-01-01T00:03:00.000Z');
-  const pinned = release({ history: history.slice(0, 3) }, { source: git, pin: { renderRef: R1 } });
-  // The older entry of the pinned render is not the pin.
-  assert.deepEqual(triggers(pinned).slice(0, 1), ['first: first render (revision aaaaaaaaaaaa)']);
-  const pinnedLater = release(
-    { history: [...history, { ...history[0], appliedAt: at(5) }] as typeof history },
-    {
-      source: git,
-      pin: { renderRef: R1 },
-    },
-  );
-  assert.equal(
-    triggers(pinnedLater)[4],
-    'pin: pinned by a user (spec.pin: convoy pin or rollback, or this UI)',
-  );
-  const inline = release({
-    history: [history[0], { ...history[0], renderRef: R2, appliedAt: at(1) }] as typeof history,
-  });
-  assert.equal(triggers(inline)[1], 'rerender: same revision rendered anew (spec or render inputs changed)');
+  for (const [trigger, want] of rows) {
+    const entry = {
+      renderRef: R1,
+      revision: rev,
+      appliedAt: at(0),
+      ...(trigger === undefined ? {} : { trigger }),
+    };
+    const t = timeline(release({ history: [entry] })).find((i) => i.kind === 'render')?.trigger;
+    assert.equal(`${t?.kind}: ${t?.text}`, want, JSON.stringify(trigger));
+  }
 });
 
-test('a RolledBack rollout says it was the automatic rollback, with its reason and the render it went back to', () => {
-  const ro = timeline(rolledBack).find((t) => t.kind === 'rollout');
+test("a RolledBack rollout shows the rollback's own entry: its reason and the render it went back to", () => {
+  const withEntry = release({
+    ...rolledBack.status,
+    history: [
+      ...(rolledBack.status?.history ?? []),
+      {
+        renderRef: R1,
+        revision: 'good',
+        appliedAt: T1,
+        trigger: { kind: 'Rollback', reason: 'DeadlineExceeded' },
+      },
+    ],
+  });
+  const ro = timeline(withEntry).find((t) => t.kind === 'rollout');
   assert.deepEqual(ro?.trigger, {
     kind: 'rollback',
-    text: `automatic rollback (failurePolicy) after ${rolledBack.status?.rollout?.reason}, to the last healthy revision good`,
+    text: 'automatic rollback (failurePolicy) after DeadlineExceeded, to the last healthy revision good',
   });
+  // Rolled back by a convoy that recorded no entry for it: the render's own trigger, unknown.
+  assert.equal(timeline(rolledBack).find((t) => t.kind === 'rollout')?.trigger?.kind, 'unknown');
 });
 
-test('who asked: the requester the API wrote beside each request, in the trigger and the timeline', () => {
+test('later requests, approvals, forced syncs and pins relabel no render', () => {
   const at = (m: number) => `2030-01-01T00:0${m}:00.000Z`;
-  const history = [
-    { renderRef: R1, revision: 'a'.repeat(40), appliedAt: at(0), result: 'Succeeded' as const },
-    { renderRef: R2, revision: 'a'.repeat(40), appliedAt: at(2) },
+  const r = release({
+    history: [
+      { renderRef: R1, revision: 'a'.repeat(40), appliedAt: at(0), trigger: { kind: 'Created' } },
+      {
+        renderRef: R2,
+        revision: 'b'.repeat(40),
+        appliedAt: at(2),
+        trigger: { kind: 'SyncRequest', by: 'user:alice' },
+      },
+    ],
+  });
+  const renders = (x: Release) => timeline(x).filter((t) => t.kind === 'render');
+  const before = renders(r);
+  const later = (annotations: Record<string, string>, spec: Partial<Release['spec']> = {}) => ({
+    ...r,
+    spec: { ...r.spec, ...spec },
+    metadata: { ...r.metadata, annotations },
+  });
+  const OBSERVER = 'user:system:serviceaccount:convoy-system:convoy-observer';
+  const afterwards: [string, Release][] = [
+    ['bob asks for a sync', later({ [sync.value]: at(5), [sync.by]: 'user:bob' })],
+    ['carol approves R2', later({ [sync.value]: at(5), [approve.value]: R2, [approve.by]: 'user:carol' })],
+    ['dave forces a sync', later({ [force.value]: at(5), [force.by]: 'user:dave' })],
+    ['the observer wakes the controller', later({ [sync.value]: at(5), [sync.by]: OBSERVER })],
+    ['someone pins R1', later({}, { pin: { renderRef: R1 } })],
   ];
-  const withAnnotations = (annotations: Record<string, string>, status: Partial<ReleaseStatus> = {}) => ({
-    ...release({ history, ...status }, { source: { git: { url: 'https://git.example/app.git' } } }),
+  for (const [name, x] of afterwards) assert.deepEqual(renders(x), before, name);
+});
+
+test('who asked: the requester the API wrote beside the latest request, in the timeline', () => {
+  const at = (m: number) => `2030-01-01T00:0${m}:00.000Z`;
+  const withAnnotations = (annotations: Record<string, string>) => ({
+    ...release({}),
     metadata: { name: 'web', namespace: 'ns', annotations },
   });
   /** A request's annotation and, when given, the requester beside it. */
@@ -268,82 +284,33 @@ test('who asked: the requester the API wrote beside each request, in the trigger
     ...(by === undefined ? {} : { [a.by]: by }),
   });
   const OBSERVER = 'user:system:serviceaccount:convoy-system:convoy-observer';
-  const rows: [string, Record<string, string>, Partial<ReleaseStatus>, string, string[]][] = [
-    [
-      'a user asked',
-      { [sync.value]: at(1), [sync.by]: 'user:alice' },
-      {},
-      'requested: sync requested by alice at 2030-01-01T00:01:00.000Z',
-      ['sync requested by alice'],
-    ],
+  const rows: [string, Record<string, string>, string[]][] = [
+    ['a user asked', stamp(sync, at(1), 'user:alice'), ['sync requested by alice']],
     [
       'a push asked',
-      { [sync.value]: at(1), [sync.by]: 'receiver:ns/github' },
-      {},
-      'requested: sync requested by a push (Receiver ns/github) at 2030-01-01T00:01:00.000Z',
+      stamp(sync, at(1), 'receiver:ns/github'),
       ['sync requested by a push (Receiver ns/github)'],
     ],
-    [
-      'no requester recorded (an older convoy, convoy sync --direct): where it may have come from',
-      { [sync.value]: at(1) },
-      {},
-      'requested: sync requested at 2030-01-01T00:01:00.000Z (a push webhook, convoy sync or this UI)',
-      ['sync requested'],
-    ],
-    [
-      'a value convoy did not write names nobody',
-      { [sync.value]: at(1), [sync.by]: 'mallory' },
-      {},
-      'requested: sync requested at 2030-01-01T00:01:00.000Z (a push webhook, convoy sync or this UI)',
-      ['sync requested'],
-    ],
+    ['no requester recorded (convoy sync --direct)', stamp(sync, at(1)), ['sync requested']],
+    ['a value convoy did not write names nobody', stamp(sync, at(1), 'mallory'), ['sync requested']],
     [
       'a forced sync by bob, the later plain request by the observer',
       { ...stamp(sync, at(3), OBSERVER), ...stamp(force, at(1), 'user:bob') },
-      {},
-      'forced: forced sync requested by bob at 2030-01-01T00:01:00.000Z',
       ['forced sync requested by bob'],
-    ],
-    [
-      'a forced sync known only from the status: its requester is not claimed',
-      { [force.by]: 'user:bob' },
-      { lastHandledForceSyncAt: at(1) },
-      'forced: forced sync requested at 2030-01-01T00:01:00.000Z',
-      [],
     ],
     [
       'an approval by carol',
       { ...stamp(sync, at(1), 'user:carol'), ...stamp(approve, R2, 'user:carol') },
-      {},
-      'requested: approved by carol at 2030-01-01T00:01:00.000Z',
       ['sync requested by carol', 'render approved by carol'],
-    ],
-    [
-      'an approval by carol, then a wake-up from the observer restamps sync-requested-at',
-      { ...stamp(sync, at(9), OBSERVER), ...stamp(approve, R2, 'user:carol') },
-      {},
-      'requested: approved by carol',
-      ['render approved by carol'],
-    ],
-    [
-      "the observer's wake-up between two renders: no one asked, the render is the source's change",
-      stamp(sync, at(1), OBSERVER),
-      {},
-      'rerender: same revision rendered anew (spec or render inputs changed)',
-      [],
     ],
     [
       'a ServiceAccount named like the observer in a name only is a user',
       stamp(sync, at(1), 'user:system:serviceaccount:shop:convoy-observer-fake'),
-      {},
-      'requested: sync requested by system:serviceaccount:shop:convoy-observer-fake at 2030-01-01T00:01:00.000Z',
       ['sync requested by system:serviceaccount:shop:convoy-observer-fake'],
     ],
   ];
-  for (const [name, annotations, status, trigger, titles] of rows) {
-    const items = timeline(withAnnotations(annotations, status));
-    const r2 = items.find((t) => t.kind === 'render' && t.renderRef === R2);
-    assert.equal(`${r2?.trigger?.kind}: ${r2?.trigger?.text}`, trigger, name);
+  for (const [name, annotations, titles] of rows) {
+    const items = timeline(withAnnotations(annotations));
     assert.deepEqual(
       items.filter((t) => t.kind === 'trigger').map((t) => t.title),
       titles,
@@ -415,7 +382,7 @@ test('every render applied is in the timeline once, with how it ended; one a new
     [R2, at(3), 'Failed'],
     [R1, at(4), undefined],
   ]);
-  // A later request changes no render's result, nor the triggers history alone decides.
+  // A later request changes no render's result.
   const before = timeline(r).filter((t) => t.kind === 'render');
   const later = timeline({
     ...r,

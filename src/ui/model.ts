@@ -5,8 +5,9 @@
 // Pure.
 import { API_REQUEST_ANNOTATIONS } from '../api/constants.ts';
 import { parseOptionalDuration } from '../api/duration.ts';
+import { byObserver, parseRequester } from '../api/requester.ts';
 import { shortRevision } from '../api/revision.ts';
-import type { Cluster, Condition, Release, ReleaseInventory, ReleaseSet } from '../api/types.ts';
+import type { Cluster, Condition, Release, ReleaseInventory, ReleaseSet, TriggerKind } from '../api/types.ts';
 import { definedFields } from '../lib/defined.ts';
 import { nameOf, namespaceOf } from '../lib/names.ts';
 import { type ProgressSummary, progressSummary } from '../server/progress.ts';
@@ -16,7 +17,8 @@ import {
   releaseState,
   type StateTone,
 } from '../server/release-state.ts';
-import { describeRequester, parseRequester } from '../server/sync.ts';
+import { describeRequester } from '../server/sync.ts';
+import { triggerWords } from '../server/trigger-words.ts';
 import { type HealthResult, healthResult } from '../server/views.ts';
 import { type RollbackOffer, rollbackOffer, type UnpinOffer, unpinOffer } from './offers.ts';
 import { type VerificationView, verificationView } from './verification.ts';
@@ -111,26 +113,38 @@ export interface TimelineItem {
   readonly message?: string;
   /** When the rollout is judged (startedAt + failurePolicy.deadline). */
   readonly deadline?: string;
-  /** A render's: who or what made convoy apply it, as far as the Release records it (triggerOf). */
+  /** A render's or an attempt's: who or what made convoy attempt it, as the controller recorded it (triggerOf). */
   readonly trigger?: Trigger;
 }
 
 export interface Trigger {
-  readonly kind: 'first' | 'source' | 'requested' | 'forced' | 'pin' | 'rollback' | 'rerender';
+  /** The recorded kind as the page groups it: a person's sync or approval are both "requested". */
+  readonly kind:
+    | 'first'
+    | 'source'
+    | 'spec'
+    | 'requested'
+    | 'forced'
+    | 'pin'
+    | 'rollback'
+    | 'resync'
+    | 'unknown';
   readonly text: string;
 }
 
 type HistoryEntry = NonNullable<NonNullable<Release['status']>['history']>[number];
 
-/** What a new revision of this kind of source is called, and who found it. */
-function sourceChange(r: Release, revision: string): string {
-  const s = r.spec.source;
-  const rev = shortRevision(revision);
-  if (s.git !== undefined) return `new commit ${rev}, found by the source poll or a push`;
-  if (s.oci !== undefined) return `new artifact ${rev} in the registry`;
-  if (s.chart !== undefined) return `new chart version ${rev}`;
-  return `spec.source changed (revision ${rev})`;
-}
+const UI_KIND: Readonly<Record<TriggerKind, Trigger['kind']>> = {
+  Created: 'first',
+  Source: 'source',
+  Spec: 'spec',
+  SyncRequest: 'requested',
+  ForcedSync: 'forced',
+  Approval: 'requested',
+  Pin: 'pin',
+  Rollback: 'rollback',
+  Resync: 'resync',
+};
 
 const { sync, approve, force } = API_REQUEST_ANNOTATIONS;
 
@@ -141,61 +155,15 @@ const byText = (value: string | undefined): string => {
 };
 
 /**
- * The observer's ServiceAccount (deploy/observer: convoy-observer, in whatever namespace convoy runs):
- * its /sync is a wake-up on a health edge (docs/design.md#controller-wake-ups), no one's request.
+ * Who or what made convoy attempt a render, exactly as the controller recorded it with the history
+ * entry (docs/design.md#history-and-triggers) — never derived from the Release's current annotations or
+ * spec, which a later action changes; an entry from before triggers were recorded says "unknown".
  */
-const OBSERVER_ACCOUNT = /^system:serviceaccount:[a-z0-9]([-a-z0-9]*[a-z0-9])?:convoy-observer$/;
-
-/** Whether a *-by annotation names the observer: its request woke the controller, no user asked. */
-export function byObserver(value: string | undefined): boolean {
-  const by = parseRequester(value);
-  return by?.kind === 'user' && OBSERVER_ACCOUNT.test(by.username);
-}
-
-const within = (t: string | undefined, after: string | undefined, upTo: string): t is string =>
-  t !== undefined && t !== '' && t <= upTo && (after === undefined || t > after);
-
-/**
- * Who or what made convoy apply history[i], from what the Release holds (docs/ui.md#pages): a pin (convoy pin or rollback, or this UI: spec.pin),
- * a forced or a requested sync (their annotations, which keep the latest request only, with the
- * requester the API wrote beside each), else a change of the source.
- */
-export function triggerOf(r: Release, history: readonly HistoryEntry[], i: number): Trigger | undefined {
-  const e = history[i];
-  if (e === undefined) return undefined;
-  const prev = history[i - 1];
-  const a = r.metadata.annotations ?? {};
-  const newest = history.findLastIndex((h) => h.renderRef === e.renderRef) === i;
-  if (newest && r.spec.pin?.renderRef === e.renderRef) {
-    return { kind: 'pin', text: 'pinned by a user (spec.pin: convoy pin or rollback, or this UI)' };
-  }
-  const forced = a[force.value] ?? r.status?.lastHandledForceSyncAt;
-  if (within(forced, prev?.appliedAt, e.appliedAt)) {
-    const by = a[force.value] === forced ? byText(a[force.by]) : '';
-    return { kind: 'forced', text: `forced sync requested${by} at ${forced}` };
-  }
-  // The observer's wake-up is no reason a render was applied: it only made the controller look again.
-  const requested = byObserver(a[sync.by]) ? undefined : a[sync.value];
-  // The approval of this render stays on the Release after a later /sync (the observer's wake-up once it
-  // is applied) restamps sync-requested-at: the render was still applied because it was approved, only
-  // the time of the approval is gone.
-  if (newest && a[approve.value] === e.renderRef && !within(requested, prev?.appliedAt, e.appliedAt)) {
-    const by = byText(a[approve.by]);
-    return { kind: 'requested', text: `approved${by}${by === '' ? ' (convoy approve or this UI)' : ''}` };
-  }
-  if (within(requested, prev?.appliedAt, e.appliedAt)) {
-    const approved = a[approve.value] === e.renderRef;
-    const by = byText(a[approved ? approve.by : sync.by]);
-    const how = approved ? '(convoy approve or this UI)' : '(a push webhook, convoy sync or this UI)';
-    return {
-      kind: 'requested',
-      text: `${approved ? 'approved' : 'sync requested'}${by} at ${requested}${by === '' ? ` ${how}` : ''}`,
-    };
-  }
-  if (prev === undefined)
-    return { kind: 'first', text: `first render (revision ${shortRevision(e.revision)})` };
-  if (prev.revision !== e.revision) return { kind: 'source', text: sourceChange(r, e.revision) };
-  return { kind: 'rerender', text: 'same revision rendered anew (spec or render inputs changed)' };
+export function triggerOf(e: Pick<HistoryEntry, 'revision' | 'trigger'>): Trigger {
+  return {
+    kind: e.trigger === undefined ? 'unknown' : UI_KIND[e.trigger.kind],
+    text: triggerWords(e.trigger, e.revision),
+  };
 }
 
 const plus = (time: string | undefined, ms: number | undefined): string | undefined => {
@@ -221,7 +189,7 @@ export function timeline(r: Release): TimelineItem[] {
   const ms = deadlineMs(r);
   const history = s?.history ?? [];
   for (const [i, h] of history.entries()) {
-    const trigger = triggerOf(r, history, i);
+    const trigger = triggerOf(h);
     // A render without a result that a newer one followed: its rollout never ended (or none was
     // followed); it was superseded, which the page says rather than leaving it looking current.
     const result = h.result ?? (i < history.length - 1 ? 'Superseded' : undefined);
@@ -239,17 +207,15 @@ export function timeline(r: Release): TimelineItem[] {
   const ro = s?.rollout;
   if (ro !== undefined) {
     const deadline = plus(ro.startedAt, ms);
-    // A rollback re-applies the last healthy render without a history entry of its own: the
-    // rollout's RolledBack state is the automatic one (failurePolicy), and says so.
-    const lh = s?.lastHealthy;
+    // A RolledBack rollout: what ended it is the rollback's own entry (the last healthy render re-applied,
+    // recorded after the rolled-back render's); any other rollout: its render's recorded trigger.
     const own = history.findLastIndex((h) => h.renderRef === ro.renderRef);
-    const trigger: Trigger | undefined =
+    const back =
       ro.state === 'RolledBack'
-        ? {
-            kind: 'rollback',
-            text: `automatic rollback (failurePolicy)${ro.reason ? ` after ${ro.reason}` : ''}${lh === undefined ? '' : `, to the last healthy revision ${shortRevision(lh.revision)}`}`,
-          }
-        : triggerOf(r, history, own);
+        ? history.slice(own + 1).findLast((h) => h.trigger?.kind === 'Rollback')
+        : undefined;
+    const entry = back ?? history[own];
+    const trigger = entry === undefined ? undefined : triggerOf(entry);
     items.push({
       time: ro.finishedAt ?? ro.startedAt ?? '',
       kind: 'rollout',
@@ -272,6 +238,7 @@ export function timeline(r: Release): TimelineItem[] {
       title: 'attempt not applied',
       renderRef: la.renderRef,
       revision: la.revision,
+      ...(la.trigger === undefined ? {} : { trigger: triggerOf(la) }),
       ...(la.reason === undefined ? {} : { reason: la.reason }),
       ...(la.message === undefined ? {} : { message: la.message }),
     });

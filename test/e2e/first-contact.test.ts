@@ -176,10 +176,10 @@ test('a client-side DryRunFailed is not Stalled: watch ends at once with exit 1 
   assert.doesNotMatch(watch.stdout + watch.stderr, /Stalled|a retry cannot fix this/);
   const history = await convoy('history', 'widget');
   assert.equal(history.code, 0, history.stderr);
-  assert.match(history.stdout, /^RENDER +REVISION +APPLIED +RESULT +STORED +NOTES$/m);
+  assert.match(history.stdout, /^RENDER +REVISION +APPLIED +RESULT +STORED +TRIGGERED BY +NOTES$/m);
   assert.match(
     history.stdout,
-    /^sha256:[0-9a-f]{12} +inline:[0-9a-f]{12} +not applied +Failed \(DryRunFailed\) +\S+ +\S+ ago: dry run failed: .*no such kind Widget/m,
+    /^sha256:[0-9a-f]{12} +inline:[0-9a-f]{12} +not applied +Failed \(DryRunFailed\) +(?:yes|no) +\S.* +\S+ ago: dry run failed: .*no such kind Widget/m,
   );
 });
 

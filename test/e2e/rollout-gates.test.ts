@@ -150,6 +150,19 @@ describe('rollout clock and gates', { concurrency: true }, () => {
       assert.equal(await live.tag('web'), 'v1');
       assert.equal((await live.configMap('cfg'))?.data?.v, '1');
       assert.equal(rb.status?.lastSuccessful?.renderRef, R1);
+      // The record keeps R2, rolled back before its sync completed, with the trigger its first attempt
+      // recorded, then the rollback's own re-apply of R1.
+      const history = rb.status?.history ?? [];
+      assert.deepEqual(
+        history.map((h) => [h.renderRef, h.result]),
+        [
+          [R1, 'Succeeded'],
+          [ro?.renderRef, 'RolledBack'],
+          [R1, undefined],
+        ],
+      );
+      assert.ok(history[1]?.trigger !== undefined, JSON.stringify(history));
+      assert.deepEqual(history[2]?.trigger, { kind: 'Rollback', reason: 'WaveTimeout' });
     }));
 
   test('no early verdict: a Healthy verdict of R1 never makes R2 Succeeded', () =>

@@ -78,11 +78,12 @@ describe('rollout lifecycle', { concurrency: true }, () => {
       assert.equal(rb.status?.lastSuccessful?.renderRef, R1);
       assert.equal(rb.status?.lastHealthy?.renderRef, R1);
       assert.equal(rb.status?.conditions?.find((c) => c.type === 'RolloutSucceeded')?.status, 'False');
+      // The rollback's re-apply of R1 is an entry of its own, triggered by the rollback, with its reason.
       assert.deepEqual(
         rb.status?.history?.map((h) => h.renderRef),
-        p2.status?.history?.map((h) => h.renderRef),
-        'a rollback adds no history entry',
+        [...(p2.status?.history ?? []).map((h) => h.renderRef), R1],
       );
+      assert.deepEqual(rb.status?.history?.at(-1)?.trigger, { kind: 'Rollback', reason: 'DeadlineExceeded' });
       // ... and R2's entry says how its rollout ended (convoy history shows it)
       const e2 = rb.status?.history?.findLast((h) => h.renderRef === R2);
       assert.deepEqual([e2?.result, e2?.reason], ['RolledBack', 'DeadlineExceeded']);

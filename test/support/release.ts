@@ -274,3 +274,51 @@ export function applyDeployedDeployment(
     { fieldManager: FIELD_MANAGERS.deployer, force: true },
   );
 }
+
+const SYNCED_REF = `sha256:${'a'.repeat(64)}`;
+
+/** What the controller writes for the i-th of many Releases, synced and Succeeded (list tests, bench:ui). */
+export function syncedStatus(i: number, message = 'applied'): Release['status'] {
+  const revision = `inline:${String(i).padStart(12, '0')}`;
+  const at = '2030-01-01T00:00:00Z';
+  return {
+    observedGeneration: 1,
+    currentRender: { renderRef: SYNCED_REF, revision },
+    revision,
+    rollout: { state: 'Succeeded', renderRef: SYNCED_REF, startedAt: at },
+    conditions: [{ type: 'Ready', status: 'True', reason: 'Synced', message: '', lastTransitionTime: at }],
+    message,
+  };
+}
+
+/**
+ * A Release of one ConfigMap per name, each with syncedStatus written through the status subresource as
+ * the controller would (no convoy process needed); `writers` requests at once.
+ */
+export async function createSyncedReleases(
+  client: KubeClient,
+  namespace: string,
+  names: readonly string[],
+  writers: number,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      while (next < names.length) {
+        const i = next++;
+        const name = names[i] ?? '';
+        const created = await client.create<Release>(
+          releaseOf(namespace, name, {
+            source: { inline: { manifests: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n' } },
+          }),
+        );
+        const ref = { apiVersion: API_VERSION, kind: 'Release', namespace, name };
+        await client.request({
+          method: 'PUT',
+          path: `${await client.pathOf(ref)}/status`,
+          body: { ...created, status: syncedStatus(i) },
+        });
+      }
+    }),
+  );
+}

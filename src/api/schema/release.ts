@@ -429,12 +429,51 @@ const RenderPointer = {
   revision: Type.String({ maxLength: 256, description: 'Source revision (commit, digest, ...).' }),
 };
 
+export const TRIGGER_KINDS = [
+  'Created',
+  'Source',
+  'Spec',
+  'SyncRequest',
+  'ForcedSync',
+  'Approval',
+  'Pin',
+  'Rollback',
+  'Resync',
+] as const;
+
+const TriggerSchema = Type.Object(
+  {
+    kind: StringEnum(TRIGGER_KINDS),
+    by: Type.Optional(
+      Type.String({
+        maxLength: 256,
+        description:
+          'Who asked (SyncRequest, ForcedSync, Approval): user:<name> or receiver:<namespace>/<name>.',
+      }),
+    ),
+    reason: Type.Optional(
+      Type.String({
+        maxLength: 256,
+        description: "The rollout's reason that made convoy roll back (Rollback).",
+      }),
+    ),
+    generation: Type.Optional(
+      Type.Integer({ format: 'int64', minimum: 0, description: 'metadata.generation of the change (Spec).' }),
+    ),
+  },
+  {
+    description:
+      'What made the controller attempt this render, decided once when the attempt was first recorded and never rewritten.',
+  },
+);
+
 const AttemptSchema = Type.Object({
   ...RenderPointer,
   time: Time(),
   applied: Type.Boolean({ description: 'Whether the render was applied.' }),
   reason: Type.Optional(Type.String({ maxLength: 1024 })),
   message: Type.Optional(Type.String({ maxLength: 32768 })),
+  trigger: Type.Optional(TriggerSchema),
 });
 
 const RenderRecordSchema = Type.Object({ ...RenderPointer, time: Time() });
@@ -469,6 +508,7 @@ const HistoryEntrySchema = Type.Object({
     }),
   ),
   reason: Type.Optional(Type.String({ maxLength: 1024, description: "The rollout's reason when it ended." })),
+  trigger: Type.Optional(TriggerSchema),
 });
 
 const count = () => Type.Integer({ format: 'int32', minimum: 0 });
@@ -499,6 +539,13 @@ export const ReleaseStatusSchema = Type.Object({
   driftSummary: Type.Optional(Type.Object({ drifted: count(), total: count() })),
   lastHandledForceSyncAt: Type.Optional(
     Type.String({ maxLength: 64, description: 'The force-sync-at annotation value last acted on.' }),
+  ),
+  lastHandledSyncRequestAt: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        "The sync-requested-at annotation value of a person's or a push's request last seen (the observer's wake-ups are not requests).",
+    }),
   ),
   revision: Type.Optional(
     Type.String({

@@ -20,7 +20,7 @@ import type { Obj, Render } from '../../render/types.ts';
 import { readRender } from '../api.ts';
 import type { DiffFrom } from '../args.ts';
 import { type Ctx, getInventory, mustGetRelease, resolveRenderId, UserError } from '../context.ts';
-import { comparable, diffLineStyle, leftRenderLine, pruneCandidates, unifiedDiff, yamlOf } from '../diff.ts';
+import { diffLineStyle, diffSides, leftRenderLine, pruneCandidates, unifiedDiff, yamlOf } from '../diff.ts';
 import { paint, shortRef } from '../format.ts';
 import { renderDir, renderReleaseSource } from '../local-render.ts';
 import { targetClient } from '../target.ts';
@@ -123,6 +123,9 @@ export async function printDiff(
       }),
     ),
   );
+  // Namespaces the render creates (Namespaces come first in its order): an object in one cannot be
+  // dry run before it exists — the API answers "namespaces not found" — and is new all the same.
+  const creates = new Set<string>();
   for (const obj of loaded.render.objects) {
     const what = objectName(objectKey(obj));
     if (spent.has(obj)) {
@@ -132,15 +135,21 @@ export async function printDiff(
       );
       continue;
     }
-    const result = await dryRun(target, obj, label, release.metadata.uid);
+    const sent = labelled(obj, label, release.metadata.uid);
+    const ns = obj.metadata.namespace;
+    const result: DryRun =
+      ns !== undefined && creates.has(ns)
+        ? { kind: 'ok', live: undefined, merged: sent }
+        : await dryRun(target, sent);
     if (result.kind === 'error') {
       errors++;
       ctx.print(paint('red', `error: ${what}: ${result.message}`, ctx.colour));
       continue;
     }
-    const shown = ctx.global.showSecrets
-      ? { before: comparable(result.live), after: comparable(result.merged) }
-      : maskSecretPair(comparable(result.live), comparable(result.merged));
+    if (obj.apiVersion === 'v1' && obj.kind === 'Namespace' && result.live === undefined)
+      creates.add(obj.metadata.name);
+    const sides = diffSides(result.live, result.merged, sent);
+    const shown = ctx.global.showSecrets ? sides : maskSecretPair(sides.before, sides.after);
     const before = yamlOf(shown.before);
     const after = yamlOf(shown.after);
     const lines = unifiedDiff(before, after, {
@@ -197,12 +206,8 @@ type DryRun =
   | { readonly kind: 'ok'; readonly live: Obj | undefined; readonly merged: Obj }
   | { readonly kind: 'error'; readonly message: string };
 
-async function dryRun(
-  client: KubeClient,
-  obj: Obj,
-  releaseLabel: string,
-  releaseUid: string | undefined,
-): Promise<DryRun> {
+/** The live object and the server's dry-run apply of `obj` (already labelled as the deployer sends it). */
+async function dryRun(client: KubeClient, obj: Obj): Promise<DryRun> {
   try {
     const ref = {
       apiVersion: obj.apiVersion,
@@ -211,7 +216,7 @@ async function dryRun(
       ...(obj.metadata.namespace === undefined ? {} : { namespace: obj.metadata.namespace }),
     };
     const live = await client.get<Obj>(ref);
-    const merged = await applyObject(client, labelled(obj, releaseLabel, releaseUid), {
+    const merged = await applyObject(client, obj, {
       fieldManager: FIELD_MANAGERS.deployer,
       force: true,
       dryRun: true,

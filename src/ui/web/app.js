@@ -244,16 +244,27 @@ const SORTS = {
   changed: (r) => r.changedAt,
 };
 
-/** The list's filters and order, kept in the address (?ns=&state=&q=&sort=&dir=) so Back restores them. */
+/**
+ * Rows on one page of the list: the page's DOM (and so its first render) stays this size at 10,000
+ * Releases; filters, search and sort still run over every row, in the browser, before the page is cut.
+ */
+const PAGE_SIZE = 200;
+
+/** One compare for every sort: the same order as localeCompare, without building a collator per call. */
+const collate = new Intl.Collator().compare;
+
+/** The list's filters, order and page, kept in the address (?ns=&state=&q=&sort=&dir=&page=) so Back restores them. */
 function readListQuery() {
   const q = new URLSearchParams(location.search);
   const sort = q.get('sort') ?? 'name';
+  const page = Number.parseInt(q.get('page') ?? '1', 10);
   return {
     ns: q.get('ns') ?? '',
     state: q.get('state') ?? '',
     q: q.get('q') ?? '',
     sort: sort in SORTS ? sort : 'name',
     dir: q.get('dir') === 'desc' ? 'desc' : 'asc',
+    page: Number.isSafeInteger(page) && page > 1 ? String(page) : '1',
   };
 }
 
@@ -265,10 +276,11 @@ function useListQuery() {
     return () => removeEventListener('popstate', on);
   }, []);
   const update = (change) => {
-    const next = { ...query, ...change };
+    // A new filter, search or order starts at the first page; only the pager moves between pages.
+    const next = { ...query, page: '1', ...change };
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(next)) {
-      const dflt = k === 'sort' ? 'name' : k === 'dir' ? 'asc' : '';
+      const dflt = k === 'sort' ? 'name' : k === 'dir' ? 'asc' : k === 'page' ? '1' : '';
       if (v !== dflt) params.set(k, v);
     }
     const search = params.toString();
@@ -315,7 +327,11 @@ function ReleasesPage() {
           r.message.toLowerCase().includes(needle) ||
           r.revision.toLowerCase().includes(needle)),
     )
-    .sort((a, b) => sign * (by(a).localeCompare(by(b)) || a.key.localeCompare(b.key)));
+    .sort((a, b) => sign * (collate(by(a), by(b)) || collate(a.key, b.key)));
+  const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+  const page = Math.min(Number(query.page), pages);
+  const first = (page - 1) * PAGE_SIZE;
+  const onPage = shown.slice(first, first + PAGE_SIZE);
   const header = (id, label, className) =>
     html`<${SortHeader} id=${id} label=${label} query=${query} update=${update} className=${className} />`;
   return html`<h1>Releases</h1>
@@ -351,11 +367,23 @@ function ReleasesPage() {
           <th scope="col">Message</th>
         </tr></thead>
         <tbody>
-          ${shown.map((r) => html`<${ReleaseRow} key=${r.key} r=${r} />`)}
+          ${onPage.map((r) => html`<${ReleaseRow} key=${r.key} r=${r} />`)}
         </tbody>
       </table>
-    </div>`
+    </div>
+    <${Pager} page=${page} pages=${pages} first=${first} rows=${onPage.length} of=${shown.length} update=${update} />`
     }`;
+}
+
+/** Which rows this page shows, and the way to the others (only when there are more than one page). */
+function Pager({ page, pages, first, rows, of, update }) {
+  if (pages <= 1) return null;
+  const go = (p) => update({ page: String(p) });
+  return html`<nav class="pager" aria-label="Pages of Releases">
+    <button type="button" disabled=${page <= 1} onClick=${() => go(page - 1)}>Previous page</button>
+    <span data-testid="page">Releases ${first + 1}–${first + rows} of ${of} (page ${page} of ${pages})</span>
+    <button type="button" disabled=${page >= pages} onClick=${() => go(page + 1)}>Next page</button>
+  </nav>`;
 }
 
 function ReleaseRow({ r }) {
@@ -1154,15 +1182,17 @@ function History({ h, d, ask, base, perms }) {
     ${h.failedAttempt ? html`<p class="banner error">Newest attempt failed: ${h.failedAttempt.reason}: ${h.failedAttempt.message}</p>` : null}
     <div class="table-wrap" tabindex="0" role="region" aria-label="History"><table>
       <thead><tr><th scope="col">Applied</th><th scope="col">Revision</th><th scope="col">Render</th>
-        <th scope="col">Result</th><th scope="col">Stored</th><th scope="col">Actions</th></tr></thead>
+        <th scope="col">Result</th><th scope="col">Triggered by</th><th scope="col">Stored</th><th scope="col">Actions</th></tr></thead>
       <tbody>${(h.history ?? []).map(
-        (e) => html`<tr>
+        (e, i, all) => html`<tr>
           <td class="time"><${When} t=${e.appliedAt} /></td><td class="mono">${e.revision}</td>
           <td class="mono">${short(e.renderRef)}</td>
           <td>${e.result ? html`<${Badge} word=${e.result} /> ${e.reason ?? ''}` : '-'}</td>
+          <td>${e.triggeredBy ?? '-'}</td>
           <td>${e.stored ? 'yes' : 'no'}</td>
           <td>${
-            e.stored
+            // A render applied again (a rollback to it) is offered once, on its newest entry.
+            e.stored && all.findLastIndex((x) => x.renderRef === e.renderRef) === i
               ? html`<button type="button" onClick=${() => view(e.renderRef)}>View ${short(e.renderRef)}</button>
                 ${
                   d.policy.pin === e.renderRef

@@ -1,7 +1,8 @@
 // applyLastHealthy: one code path for the first rollback, the hold at each later reconcile and the rollback
 // after a wave timeout (docs/design.md#apply-last-healthy). All objects of the last healthy render are
-// applied in one pass: no waves, no dry run, no hooks, no history entry, no store gc — and so none of the
-// hook resources whose delete policy removed them once that render's hooks succeeded (docs/design.md#hooks).
+// applied in one pass: no waves, no dry run, no hooks, no store gc (status assembly records the
+// re-apply as a history entry triggered by the rollback) — and none of the hook resources whose delete
+// policy removed them once that render's hooks succeeded (docs/design.md#hooks).
 import type { Release } from '../../../api/types.ts';
 import { errorMessage } from '../../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../../lib/names.ts';

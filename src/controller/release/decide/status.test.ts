@@ -1,8 +1,8 @@
 // Table tests of the controller's status assembly: steady reconciles change nothing, history grows only
-// with newly applied renders, failures set Ready/Stalled, observer-owned conditions are never sent.
+// with newly applied renders and the rollback's, each with its trigger recorded once; failures set Ready/Stalled, observer-owned conditions are never sent.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { R1, R2 } from '../../../api/testsupport.ts';
+import { R1, R2, R3 } from '../../../api/testsupport.ts';
 import type { Release } from '../../../api/types.ts';
 import { DryRunFailedError, SourceFailedError } from '../errors.ts';
 import { noAttempt, noRollout, type Outcome } from '../outcome.ts';
@@ -40,7 +40,9 @@ test('a first sync sets lastAttempted, lastSuccessful, one history entry, Ready=
   const s = releaseStatus(release(), synced(R1, 'a', true), T0);
   assert.equal(s.lastAttempted?.renderRef, R1);
   assert.equal(s.lastSuccessful?.renderRef, R1);
-  assert.deepEqual(s.history, [{ renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z' }]);
+  assert.deepEqual(s.history, [
+    { renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z', trigger: { kind: 'Created' } },
+  ]);
   assert.equal(s.observedGeneration, 3);
   const ready = s.conditions?.find((c) => c.type === 'Ready');
   assert.equal(ready?.status, 'True');
@@ -187,4 +189,136 @@ test("an ended rollout's state is kept on its history entry; a later reconcile k
     running.history?.some((h) => h.result !== undefined),
     false,
   );
+});
+
+const SYNC_AT = 'convoy.kumodo.io/sync-requested-at';
+const SYNC_BY = 'convoy.kumodo.io/sync-requested-by';
+const OBSERVER = 'user:system:serviceaccount:convoy-system:convoy-observer';
+
+const held = (ref: string, rev: string): Outcome => ({
+  result: { kind: 'held', reason: 'WaitingForHook', message: 'PreSync hook migrate running' },
+  attempt: { kind: 'attempt', renderRef: ref, revision: rev, time: '2025-01-01T00:00:00Z', applied: false },
+  rollout: noRollout,
+  render: { renderRef: ref, revision: rev },
+  notes: [],
+});
+
+test("a render's trigger is decided in the pass that first attempts it and never relabelled", () => {
+  const first = releaseStatus(release(), synced(R1, 'a', true), T0);
+  // alice asks for a sync: R2 (a new commit) is first attempted in that pass, held by a hook
+  const asked = { [SYNC_AT]: '2025-01-01T00:01:00.000Z', [SYNC_BY]: 'user:alice' };
+  const pass1 = releaseStatus(release(first, {}, asked), held(R2, 'b'), T1);
+  assert.deepEqual(pass1.lastAttempted?.trigger, { kind: 'SyncRequest', by: 'user:alice' });
+  assert.equal(pass1.lastHandledSyncRequestAt, '2025-01-01T00:01:00.000Z');
+  // the next pass applies R2 after bob's request: the entry keeps alice's, decided in the first pass
+  const later = { [SYNC_AT]: '2025-01-01T00:02:00.000Z', [SYNC_BY]: 'user:bob' };
+  const pass2 = releaseStatus(release(pass1, {}, later), synced(R2, 'b', true), T1 + 1000);
+  assert.deepEqual(pass2.history?.at(-1)?.trigger, { kind: 'SyncRequest', by: 'user:alice' });
+  assert.equal(pass2.lastHandledSyncRequestAt, '2025-01-01T00:02:00.000Z');
+  // a later request, a pin, the observer's wake-up: the recorded entries stay as they were
+  const pinned = releaseStatus(release(pass2, { pin: { renderRef: R1 } }, later), synced(R2, 'b', false), T1);
+  assert.deepEqual(pinned.history, pass2.history);
+  assert.deepEqual(pass2.history?.[0]?.trigger, { kind: 'Created' });
+});
+
+test("a request already seen, or the observer's wake-up, is no trigger; a new revision is the source", () => {
+  const first = releaseStatus(release(), synced(R1, 'a', true), T0);
+  const asked = { [SYNC_AT]: '2025-01-01T00:01:00.000Z', [SYNC_BY]: 'user:alice' };
+  // alice's request finds nothing new: it is seen, nothing recorded but that
+  const noop = releaseStatus(release(first, {}, asked), synced(R1, 'a', false), T1);
+  assert.equal(noop.lastHandledSyncRequestAt, '2025-01-01T00:01:00.000Z');
+  // an hour later the source poll finds a new commit: not alice's doing
+  const polled = releaseStatus(release(noop, {}, asked), synced(R2, 'b', true), T1 + 3_600_000);
+  assert.deepEqual(polled.history?.at(-1)?.trigger, { kind: 'Source' });
+  // the observer's wake-up is neither a trigger nor remembered as a request seen
+  const woke = { [SYNC_AT]: '2025-01-01T02:00:00.000Z', [SYNC_BY]: OBSERVER };
+  const after = releaseStatus(release(polled, {}, woke), synced(R3, 'c', true), T1 + 7_200_000);
+  assert.deepEqual(after.history?.at(-1)?.trigger, { kind: 'Source' });
+  assert.equal(after.lastHandledSyncRequestAt, '2025-01-01T00:01:00.000Z');
+});
+
+test("the automatic rollback's re-apply is a history entry of its own, triggered by the rollback", () => {
+  const policy = { healthAssessment: {}, failurePolicy: { deadline: '5m' } };
+  const prior: Release['status'] = {
+    lastAttempted: { renderRef: R2, revision: 'b', time: '2025-01-01T00:01:00Z', applied: true },
+    history: [
+      { renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z', trigger: { kind: 'Created' } },
+      { renderRef: R2, revision: 'b', appliedAt: '2025-01-01T00:01:00Z', trigger: { kind: 'Source' } },
+    ],
+  };
+  const attempt = { renderRef: R1, revision: 'a', time: '2025-01-01T00:06:00Z', applied: true };
+  const rolledBack: Outcome = {
+    result: { kind: 'rolledBack', renderRef: R1, revision: 'a', message: 'rolled back to a' },
+    attempt: { kind: 'attempt', ...attempt },
+    rollout: {
+      kind: 'rollout',
+      rollout: { state: 'RolledBack', renderRef: R2, revision: 'b', reason: 'DeadlineExceeded' },
+    },
+    render: { renderRef: R2, revision: 'b' },
+    notes: [],
+  };
+  const s = releaseStatus(release(prior, policy), rolledBack, T1);
+  assert.deepEqual(
+    s.history?.map((h) => [h.renderRef, h.result, h.trigger]),
+    [
+      [R1, undefined, { kind: 'Created' }],
+      [R2, 'RolledBack', { kind: 'Source' }],
+      [R1, undefined, { kind: 'Rollback', reason: 'DeadlineExceeded' }],
+    ],
+  );
+  assert.deepEqual(s.lastAttempted?.trigger, { kind: 'Rollback', reason: 'DeadlineExceeded' });
+});
+
+test('a render rolled back before its sync completed gets its entry, then the rollback its own', () => {
+  const policy = { healthAssessment: {}, failurePolicy: { deadline: '5m' } };
+  const prior: Release['status'] = {
+    // R2's wave 0 is applied, wave 1 waits: an attempt, no entry yet
+    lastAttempted: {
+      renderRef: R2,
+      revision: 'b',
+      time: '2025-01-01T00:01:00Z',
+      applied: false,
+      trigger: { kind: 'Source' },
+    },
+    history: [
+      { renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z', trigger: { kind: 'Created' } },
+    ],
+  };
+  const rolledBack: Outcome = {
+    result: { kind: 'rolledBack', renderRef: R1, revision: 'a', message: 'rolled back to a' },
+    attempt: { kind: 'attempt', renderRef: R1, revision: 'a', time: '2025-01-01T00:06:00Z', applied: true },
+    rollout: {
+      kind: 'rollout',
+      rollout: {
+        state: 'RolledBack',
+        renderRef: R2,
+        revision: 'b',
+        startedAt: '2025-01-01T00:01:00Z',
+        reason: 'WaveTimeout',
+      },
+    },
+    render: { renderRef: R2, revision: 'b' },
+    notes: [],
+  };
+  const s = releaseStatus(release(prior, policy), rolledBack, T1);
+  assert.deepEqual(s.history, [
+    { renderRef: R1, revision: 'a', appliedAt: '2025-01-01T00:00:00Z', trigger: { kind: 'Created' } },
+    {
+      renderRef: R2,
+      revision: 'b',
+      appliedAt: '2025-01-01T00:01:00Z',
+      trigger: { kind: 'Source' },
+      result: 'RolledBack',
+      reason: 'WaveTimeout',
+    },
+    {
+      renderRef: R1,
+      revision: 'a',
+      appliedAt: '2025-01-01T00:01:00Z',
+      trigger: { kind: 'Rollback', reason: 'WaveTimeout' },
+    },
+  ]);
+  // the next pass, holding the rollback, adds nothing
+  const again = releaseStatus(release(s, policy), rolledBack, T1 + 1000);
+  assert.deepEqual(again.history, s.history);
 });

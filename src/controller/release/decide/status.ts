@@ -1,16 +1,17 @@
 // The Release status fields the release controller writes (manager convoy-controller) after one
 // reconcile: assembleStatus (rollout/) for the rollout fields, plus Ready/Stalled from conditionsFor,
-// observedGeneration, currentRender, waves and history. Pure; the same inputs on a steady Release give
+// observedGeneration, currentRender, waves and history with each attempt's trigger. Pure; the same inputs on a steady Release give
 // a status equal to the one written before, so the status writer sends nothing.
 
 import { ANNOTATION_FORCE_SYNC_AT } from '../../../api/constants.ts';
 import { shortRevision } from '../../../api/revision.ts';
-import type { Condition, Release, ReleaseStatus } from '../../../api/types.ts';
+import type { AttemptTrigger, Condition, Release, ReleaseStatus } from '../../../api/types.ts';
 import { DEFAULT_HISTORY_LIMIT } from '../../../store/keep.ts';
 import type { Outcome } from '../outcome.ts';
 import { assembleStatus, formatTime, setCondition } from './rollout/index.ts';
 import { statusMessage } from './status-message.ts';
 import { conditionsFor, forcedSyncPending } from './sync/index.ts';
+import { approvalOf, attemptTrigger, forcedBy, requestedSync } from './trigger.ts';
 import { CONDITION_VERIFIED, verifiedCondition } from './verified-condition.ts';
 
 /** Condition types this controller owns; the observer's (Healthy, Drifted) are never sent. */
@@ -33,6 +34,7 @@ export type ControllerStatus = Pick<
   | 'waves'
   | 'history'
   | 'lastHandledForceSyncAt'
+  | 'lastHandledSyncRequestAt'
   | 'revision'
   | 'message'
 >;
@@ -70,12 +72,69 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
     if (verified !== undefined) conditions = setCondition(conditions, verified, now);
   }
 
+  const requested = requestedSync(release.metadata.annotations, prior.lastHandledSyncRequestAt);
+  const rolledBack = outcome.result.kind === 'rolledBack';
+  // The trigger is decided in the pass that first records an attempt of a render, then kept with it.
+  let lastAttempted = rolled.lastAttempted;
+  if (lastAttempted !== undefined && lastAttempted !== prior.lastAttempted) {
+    const same = prior.lastAttempted?.renderRef === lastAttempted.renderRef;
+    const trigger: AttemptTrigger | undefined = same
+      ? prior.lastAttempted?.trigger
+      : attemptTrigger({
+          rollback: rolledBack ? { reason: rolled.rollout?.reason } : undefined,
+          pinned: release.spec.pin?.renderRef === lastAttempted.renderRef,
+          forced: forcedBy(release.metadata.annotations, forced),
+          approved: approvalOf(
+            release.metadata.annotations,
+            release.spec.syncPolicy?.mode,
+            lastAttempted.renderRef,
+          ),
+          requested,
+          previousRevision: (prior.history?.at(-1) ?? prior.lastAttempted)?.revision,
+          revision: lastAttempted.revision,
+          generation,
+          observedGeneration: prior.observedGeneration,
+        });
+    lastAttempted = defined({ ...lastAttempted, trigger });
+  }
+
   let history = prior.history ?? [];
-  const applied = outcome.applied;
-  if (applied !== undefined && history[history.length - 1]?.renderRef !== applied.renderRef) {
+  // A render rolled back before its sync completed (the wave gate, a deadline while waves wait) has no
+  // entry yet: it gets one, with the trigger its first attempt recorded, so the record keeps it.
+  const back = rolledBack ? rolled.rollout : undefined;
+  const since = Date.parse(back?.startedAt ?? '');
+  if (
+    back?.state === 'RolledBack' &&
+    back.revision !== undefined &&
+    back.renderRef !== lastAttempted?.renderRef &&
+    !history.some(
+      (h) => h.renderRef === back.renderRef && (Number.isNaN(since) || Date.parse(h.appliedAt) >= since),
+    )
+  ) {
+    const trigger =
+      prior.lastAttempted?.renderRef === back.renderRef ? prior.lastAttempted.trigger : undefined;
     history = [
       ...history,
-      { renderRef: applied.renderRef, revision: applied.revision, appliedAt: formatTime(now) },
+      defined({
+        renderRef: back.renderRef,
+        revision: back.revision,
+        appliedAt: back.startedAt ?? formatTime(now),
+        trigger,
+      }),
+    ];
+  }
+  // A render newly applied, or the last healthy one a rollback re-applied: an entry with its trigger.
+  const applied = outcome.applied ?? (rolledBack ? lastAttempted : undefined);
+  if (applied !== undefined && history[history.length - 1]?.renderRef !== applied.renderRef) {
+    const trigger = lastAttempted?.renderRef === applied.renderRef ? lastAttempted.trigger : undefined;
+    history = [
+      ...history,
+      defined({
+        renderRef: applied.renderRef,
+        revision: applied.revision,
+        appliedAt: formatTime(now),
+        trigger,
+      }),
     ];
   }
   history = withRolloutResult(history, rolled.rollout);
@@ -83,7 +142,7 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
   if (history.length > limit) history = history.slice(history.length - limit);
 
   const currentRender = outcome.render ?? prior.currentRender;
-  const revision = currentRender?.revision ?? rolled.lastAttempted?.revision;
+  const revision = currentRender?.revision ?? lastAttempted?.revision;
   const message = statusMessage({
     conditions,
     rollout: rolled.rollout,
@@ -93,13 +152,14 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
     observedGeneration: generation,
     conditions: [...conditions],
     currentRender,
-    lastAttempted: rolled.lastAttempted,
+    lastAttempted,
     lastSuccessful: rolled.lastSuccessful,
     lastHealthy: rolled.lastHealthy,
     rollout: rolled.rollout,
     waves: outcome.waves === undefined ? prior.waves : [...outcome.waves],
     history: [...history],
     lastHandledForceSyncAt: rolled.lastHandledForceSyncAt,
+    lastHandledSyncRequestAt: requested?.at ?? prior.lastHandledSyncRequestAt,
     revision: revision === undefined ? undefined : shortRevision(revision),
     message: message === '' ? undefined : message,
   });
