@@ -70,8 +70,9 @@ before(async () => {
 });
 
 after(async () => {
-  await observer?.stop().catch(() => undefined);
-  await manager?.stop().catch(() => undefined);
+  // stop() resolves with the exit code or signal, also for a process already gone (idempotent).
+  await observer?.stop();
+  await manager?.stop();
   await cp?.stop();
   if (work !== undefined) await rm(work, { recursive: true, force: true });
 });
