@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { waitFor } from '../../test/support/wait.ts';
 import type { VerificationSpec } from '../api/schema/verification.ts';
 import { jobMeasured, measure, type SecretLookup } from './measure.ts';
 import type { QueryOutcome } from './prometheus.ts';
@@ -87,6 +88,45 @@ test('measure: a Prometheus check, judged, with one query per interval shared', 
   assert.equal(server.seen.length, before + 2, 'each measurement at a 1 s interval asks Prometheus');
   const missing = await measure(check, () => undefined);
   assert.deepEqual([missing.phase, missing.message], ['Error', 'arg key: Secret tok has no key value']);
+});
+
+test("measure: one Release's aborted pass never becomes the shared answer of a query", async (t) => {
+  const held: Array<() => void> = [];
+  const server = await startServer((_req, res) => {
+    held.push(() =>
+      sendJson(res, 200, {
+        status: 'success',
+        data: { resultType: 'vector', result: [{ value: [1, '0.001'] }] },
+      }),
+    );
+  });
+  t.after(() => server.close());
+  const [check] = resolve({
+    soak: '1m',
+    checks: [
+      {
+        name: 'error-rate',
+        prometheus: { address: server.url, query: 'errors' },
+        failureCondition: 'result[0] > 0.01',
+      },
+    ],
+  });
+  assert.ok(check);
+  const prometheusCalls = new SharedCalls<QueryOutcome>();
+  const aborted = new AbortController();
+  const first = measure(check, secrets, { prometheusCalls, signal: aborted.signal });
+  const joined = measure(check, secrets, { prometheusCalls });
+  await waitFor('the query at Prometheus', async () => held.length === 1);
+  aborted.abort(new Error('superseded'));
+  assert.equal((await first).phase, 'Error', 'the aborted pass stops waiting');
+  held[0]?.();
+  assert.equal((await joined).phase, 'Successful', 'the Release that joined gets the answer');
+  assert.equal(
+    (await measure(check, secrets, { prometheusCalls })).phase,
+    'Successful',
+    'and so does the next',
+  );
+  assert.equal(server.seen.length, 1, 'one query for the three');
 });
 
 test('measure: a web check with a Secret header; errors never show a secret', async (t) => {

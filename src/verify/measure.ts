@@ -7,6 +7,7 @@ import { HEADER_VALUE_MAX, type Header, type VerificationSecretKey } from '../ap
 import { toCelValue } from '../cel/value.ts';
 import { assertNever } from '../lib/assert-never.ts';
 import { errorMessage } from '../lib/errors.ts';
+import { untilAborted } from '../lib/until-aborted.ts';
 import { type ArgValue, type ResolvedArgs, redactSecrets, substituteArgs } from './args.ts';
 import { describeDecisive, judge } from './condition.ts';
 import type { Measured } from './decide.ts';
@@ -129,13 +130,18 @@ async function prometheusValue({ check, args, secrets, hidden, deps }: Measuring
     headers,
     secrets: hidden,
   };
-  const send = () => queryPrometheus(q, deps.signal);
   // Headers are part of the key: two tenants (X-Scope-OrgID) asking the same query never share an answer.
   const sent = Object.entries(headers).map(([k, v]) => `${k.toLowerCase()}: ${v}`);
   const key = callKey([q.address, q.query, auth ?? null, caPem ?? null, sent.sort()]);
+  // A shared query is sent without this caller's signal (its own timeout bounds it): one Release's aborted
+  // pass must not become the answer every Release on the query reads for an interval. This caller still
+  // stops waiting at its abort (an Error measurement for it alone).
   const out = await (deps.prometheusCalls
-    ? deps.prometheusCalls.run(key, sharedAnswerMs(check.plan.intervalMs), send)
-    : send());
+    ? untilAborted(
+        deps.prometheusCalls.run(key, sharedAnswerMs(check.plan.intervalMs), () => queryPrometheus(q)),
+        deps.signal,
+      )
+    : queryPrometheus(q, deps.signal));
   return out.ok ? { ok: true, value: out.value, celValue: out.value } : out;
 }
 
