@@ -483,7 +483,7 @@ test('a new render runs its PreSync hooks again (replacing the old run), and a h
   });
 });
 
-test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succeeded go once PreSync succeeded, stay gone for R, and come back before the Job of a forced sync or a new render", async () => {
+test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succeeded go in by weight between PreSync Jobs, go once PreSync succeeded, stay gone for R, and come back for a forced sync or a new render", async () => {
   const ns = 'hk-resources';
   await env.namespace(ns);
   // As argo-cd's chart has them: RBAC hook resources of lower weights than the Job that runs under them.
@@ -521,7 +521,14 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
   const job = hookJob('secret-init', 'PreSync');
   (job.spec as { template: { spec: Record<string, unknown> } }).template.spec.serviceAccountName =
     'secret-init';
-  const objs = (v: string) => [...resources, settings, job, configMap('a', 0, { v })];
+  // A lighter Job: Helm runs it, and waits for it, before creating the weight -5 resources.
+  const prepareJob = hookJob('prepare', 'PreSync');
+  const prepareMeta = prepareJob.metadata as { annotations: Record<string, string> };
+  const prepare = {
+    ...prepareJob,
+    metadata: { ...prepareMeta, annotations: { ...prepareMeta.annotations, 'convoy.kumodo.io/hook-weight': '-6' } },
+  };
+  const objs = (v: string) => [...resources, settings, prepare, job, configMap('a', 0, { v })];
   const KINDS = ['ServiceAccount', 'Role', 'RoleBinding'];
   const rec = new Recorder(env.cp.kubeConfig, [
     { kind: 'Job', path: `/apis/batch/v1/namespaces/${ns}/jobs` },
@@ -565,7 +572,7 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
     };
     const R1 = await settled('Ready, Healthy and in sync over the two ConfigMaps');
     const job1 = hookWorkloadName('secret-init', R1);
-    const order = (from: number, jobName: string) => {
+    const order = (from: number, jobName: string, prepareName: string) => {
       const after = rec.events.filter((e) => e.seq >= from);
       const at = (what: string, ok: (s: Seen) => boolean) => {
         const s = after.find(ok);
@@ -575,14 +582,19 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
       const jobAdded = at('the Job created', added(jobName));
       // not the delete of an earlier run of the same name (a forced sync replaces it)
       const jobDoneAt = at('the Job Complete', (s) => s.type !== 'delete' && jobCompleted(jobName)(s));
+      const prepared = at(
+        'the weight -6 Job Complete',
+        (s) => s.type !== 'delete' && jobCompleted(prepareName)(s),
+      );
       for (const kind of KINDS) {
         const created = at(`${kind} created`, (s) => s.kind === kind && s.type === 'add');
         const deleted = at(`${kind} deleted`, (s) => s.kind === kind && s.type === 'delete');
+        assert.ok(prepared < created, `${kind} after the lighter Job succeeded: ${rec.summary()}`);
         assert.ok(created < jobAdded, `${kind} before the Job: ${rec.summary()}`);
         assert.ok(jobDoneAt < deleted, `${kind} deleted after the Job succeeded: ${rec.summary()}`);
       }
     };
-    order(0, job1);
+    order(0, job1, hookWorkloadName('prepare', R1));
     assert.equal((await hookEntry(env.client, ns, 'app', 'secret-init'))?.state, 'Succeeded');
     assert.ok(
       await env.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'init-settings' }),
@@ -625,7 +637,7 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
       ranSince(await hookEntry(env.client, ns, 'app', 'secret-init'), forcedAt),
     );
     assert.equal(await settled('Ready, Healthy and in sync after the forced sync'), R1);
-    order(seqForced, job1);
+    order(seqForced, job1, hookWorkloadName('prepare', R1));
 
     // --- a new render applies them again before its Job runs, and deletes them once it succeeded
     const seq2 = rec.events.length;
@@ -633,6 +645,6 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
       spec: { source: { inline: { manifests: manifests(objs('2')) } } },
     });
     const R2 = await settled('Ready, Healthy and in sync for the new render', R1);
-    order(seq2, hookWorkloadName('secret-init', R2));
+    order(seq2, hookWorkloadName('secret-init', R2), hookWorkloadName('prepare', R2));
   });
 });

@@ -74,12 +74,12 @@ describe('helmHookResource', () => {
     [
       "pre-install: Helm's default policy",
       { 'helm.sh/hook': 'pre-install' },
-      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation'] },
+      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation'], weight: 0 },
     ],
     [
       'pre-install,pre-upgrade with hook-succeeded',
       { 'helm.sh/hook': 'pre-install,pre-upgrade', 'helm.sh/hook-delete-policy': 'hook-succeeded' },
-      { phase: 'PreSync', deletePolicies: ['HookSucceeded'] },
+      { phase: 'PreSync', deletePolicies: ['HookSucceeded'], weight: 0 },
     ],
     [
       'every policy, an unknown one left out',
@@ -87,17 +87,27 @@ describe('helmHookResource', () => {
         'helm.sh/hook': 'pre-upgrade',
         'helm.sh/hook-delete-policy': 'before-hook-creation, hook-succeeded,hook-failed,never',
       },
-      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation', 'HookSucceeded', 'HookFailed'] },
+      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation', 'HookSucceeded', 'HookFailed'], weight: 0 },
     ],
     [
       'post-install',
       { 'helm.sh/hook': 'post-install', 'helm.sh/hook-delete-policy': 'hook-failed' },
-      { phase: 'PostSync', deletePolicies: ['HookFailed'] },
+      { phase: 'PostSync', deletePolicies: ['HookFailed'], weight: 0 },
     ],
     [
       'pre-install and post-install: the first phase wins',
       { 'helm.sh/hook': 'post-install,pre-install' },
-      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation'] },
+      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation'], weight: 0 },
+    ],
+    [
+      'a weight as Helm writes it',
+      { 'helm.sh/hook': 'pre-install', 'helm.sh/hook-weight': '-5' },
+      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation'], weight: -5 },
+    ],
+    [
+      'a weight that is not an integer reads as 0',
+      { 'helm.sh/hook': 'pre-install', 'helm.sh/hook-weight': 'first' },
+      { phase: 'PreSync', deletePolicies: ['BeforeHookCreation'], weight: 0 },
     ],
     ['a delete hook is not one (left out of the render)', { 'helm.sh/hook': 'pre-delete' }, undefined],
   ];

@@ -97,6 +97,8 @@ export interface HelmHookResource {
   readonly phase: 'PreSync' | 'PostSync';
   /** Never empty: Helm's default is before-hook-creation. */
   readonly deletePolicies: readonly HookDeletePolicy[];
+  /** helm.sh/hook-weight; 0 when absent or not an integer, as Helm reads it. */
+  readonly weight: number;
 }
 
 /**
@@ -111,5 +113,10 @@ export function helmHookResource(
   const phase = names.includes('PreSync') ? 'PreSync' : names.includes('PostSync') ? 'PostSync' : undefined;
   if (phase === undefined || annotations === undefined) return undefined;
   const policies = deletePolicies(annotations);
-  return { phase, deletePolicies: policies.length === 0 ? ['BeforeHookCreation'] : policies };
+  const weight = annotations['helm.sh/hook-weight'];
+  return {
+    phase,
+    deletePolicies: policies.length === 0 ? ['BeforeHookCreation'] : policies,
+    weight: (typeof weight === 'string' ? hookWeight(weight) : undefined) ?? 0,
+  };
 }

@@ -52,6 +52,13 @@ export function fakeCluster(opts: { failApplyOf?: string; live?: Stored[] } = {}
         const names = (l?: { name: string }[]) => (l ?? []).map((e) => e.name).join(',');
         log.push(`inventory entries=[${names(body.entries)}] pending=[${names(body.pending)}]`);
         calls.push(`inventory entries=[${names(body.entries)}] pending=[${names(body.pending)}]`);
+        // The observer's fields of a hook entry are its own (Server-Side Apply): the controller's write keeps them.
+        const before = objects.get(req.path) as { hooks?: { name: string }[] } | undefined;
+        const hooks = (body as { hooks?: { name: string }[] }).hooks;
+        if (hooks !== undefined && before?.hooks !== undefined) {
+          const observed = new Map(before.hooks.map((h) => [h.name, h]));
+          (body as { hooks?: unknown[] }).hooks = hooks.map((h) => ({ ...observed.get(h.name), ...h }));
+        }
       } else {
         if (body.metadata.name === opts.failApplyOf) throw new Error(`${body.metadata.name}: refused`);
         log.push(`apply ${body.metadata.name}`);

@@ -161,7 +161,7 @@ async function runStep(
     case 'persist':
       return await persist(run);
     case 'preSync':
-      return await preSync(run);
+      return await preSync(run, step.belowWeight);
     case 'settleInterrupted':
       return await settle(run);
     case 'wave':
@@ -311,7 +311,7 @@ async function persist(run: Run): Promise<SyncResult | undefined> {
  * HOOKS (docs/design.md#hooks): PreSync hooks of R run here, before wave 0, and gate the waves; once they
  * finished, the hook resources their delete policy names go.
  */
-async function preSync(run: Run): Promise<SyncResult | undefined> {
+async function preSync(run: Run, belowWeight: number | undefined): Promise<SyncResult | undefined> {
   let writer: InventoryWriter;
   try {
     writer = await openWriter(run);
@@ -319,7 +319,7 @@ async function preSync(run: Run): Promise<SyncResult | undefined> {
     const error = new ApplyFailedError(`reading the inventory: ${errorMessage(err)}`, { cause: err });
     return failedSync(error, run);
   }
-  const pre = await preSyncStep(run.hookInput, writer);
+  const pre = await preSyncStep(run.hookInput, writer, belowWeight);
   run.notes.push(...pre.notes);
   return hookStop(pre, run, false);
 }

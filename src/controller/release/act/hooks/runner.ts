@@ -66,11 +66,13 @@ async function carryOut(
   decision: PostSyncDecision,
   input: SyncHookInput,
   writer: InventoryWriter,
+  part = false,
 ): Promise<SyncHookStep> {
   const opts = hookWorkloadOptions(input.release);
   const notes = 'cleanup' in decision ? await cleanUp(input.client, decision.cleanup, opts) : [];
-  // Once the phase has finished, the hook resources its outcome releases go (docs/design.md#hooks).
-  const outcome = phaseOutcome(decision);
+  // Once the phase has finished, the hook resources its outcome releases go (docs/design.md#hooks); a
+  // part of it that succeeded is not the phase succeeding, but a failed hook fails the whole phase.
+  const outcome = part && decision.kind === 'succeeded' ? undefined : phaseOutcome(decision);
   if (outcome !== undefined) {
     const spent = spentHookResources(input.render.objects, { [phase]: outcome });
     notes.push(...(await removeSpentResources(input.release, input.target, writer, spent)));
@@ -111,9 +113,14 @@ export interface SyncHookInput {
 
 /**
  * PreSync of R, before wave 0: the waves go on only once every PreSync hook of R Succeeded. `writer` holds
- * the inventory this sync re-read: the step's own writes (armings, spent resources) go through it.
+ * the inventory this sync re-read: the step's own writes (armings, spent resources) go through it. With
+ * `belowWeight`, only the hooks of lower weight: the hook resources of that weight go in after them.
  */
-export async function preSyncStep(input: SyncHookInput, writer: InventoryWriter): Promise<SyncHookStep> {
+export async function preSyncStep(
+  input: SyncHookInput,
+  writer: InventoryWriter,
+  belowWeight?: number,
+): Promise<SyncHookStep> {
   try {
     const decision = planHookPhase({
       phase: 'PreSync',
@@ -122,8 +129,9 @@ export async function preSyncStep(input: SyncHookInput, writer: InventoryWriter)
       entries: writer.inventory?.hooks ?? [],
       forcedAt: forcedAtOf(input.release),
       now: input.now,
+      belowWeight,
     });
-    return await carryOut('PreSync', decision, input, writer);
+    return await carryOut('PreSync', decision, input, writer, belowWeight !== undefined);
   } catch (err) {
     return { kind: 'fail', error: asHookError('PreSync', err), notes: [] };
   }

@@ -60,6 +60,11 @@ export interface PlanHookPhaseInput {
   readonly forcedAt?: string | undefined;
   /** Epoch milliseconds. */
   readonly now: number;
+  /**
+   * Only the hooks of a lower helm.sh/hook-weight: the part of the phase that runs before the hook
+   * resources of that weight go in (decide/sync/plan.ts). Its `succeeded` is not the phase's.
+   */
+  readonly belowWeight?: number | undefined;
 }
 
 /**
@@ -137,7 +142,8 @@ export function hookInventoryEntry(arming: HookArming): InventoryHook {
 
 export function planHookPhase(input: PlanHookPhaseInput): HookPhaseDecision {
   const all = hookDefs(input.hooks);
-  const hooks = all.filter((h) => h.phase === input.phase);
+  const below = input.belowWeight ?? Number.POSITIVE_INFINITY;
+  const hooks = all.filter((h) => h.phase === input.phase && h.weight < below);
   if (hooks.length === 0) return { kind: 'none' };
   const conflicts = hookNameConflicts(all);
   if (conflicts.length > 0) {

@@ -325,6 +325,65 @@ describe("planSync: a chart's pre-install resources go in before its PreSync hoo
     const first = plan.kind === 'sync' ? plan.steps[3] : undefined;
     assert.equal(first?.kind === 'wave' ? first.hookResources : undefined, true);
   });
+  test('by weight, as Helm orders a phase: a resource goes in after the lighter hooks, before its own', () => {
+    const weighted = (kind: string, name: string, weight: string, wave?: string) =>
+      helmHook(kind, name, 'pre-install', {
+        'helm.sh/hook-weight': weight,
+        ...(wave === undefined ? {} : { 'convoy.kumodo.io/sync-wave': wave }),
+      });
+    const early = helmHook('Job', 'early', 'pre-install', {
+      'convoy.kumodo.io/hook': 'PreSync',
+      'convoy.kumodo.io/hook-weight': '-5',
+    });
+    const rows: [string, Obj[], Obj[], string[]][] = [
+      [
+        'the resource first when no hook is lighter',
+        [job],
+        [weighted('ServiceAccount', 's', '0')],
+        ['[ServiceAccount]', 'preSync'],
+      ],
+      [
+        'a lighter hook runs first',
+        [early, job],
+        [weighted('ServiceAccount', 's', '0')],
+        ['preSync <0', '[ServiceAccount]', 'preSync'],
+      ],
+      [
+        'two weights of resources around two of hooks',
+        [early, job],
+        [
+          weighted('ConfigMap', 'late', '3'),
+          weighted('Role', 'r', '-10'),
+          weighted('ServiceAccount', 's', '0'),
+        ],
+        ['[Role]', 'preSync <0', '[ServiceAccount]', 'preSync <3', '[ConfigMap]', 'preSync'],
+      ],
+      [
+        "an Ingress of a hook's weight goes in after it, as Helm orders kinds",
+        [job],
+        [weighted('Ingress', 'i', '0')],
+        ['preSync <1', '[Ingress]', 'preSync'],
+      ],
+      [
+        'resources of one weight in two sync waves: two steps, one turn',
+        [early, job],
+        [weighted('ServiceAccount', 's', '0', '1'), weighted('Role', 'r', '0')],
+        ['preSync <0', '[Role]', '[ServiceAccount]', 'preSync'],
+      ],
+    ];
+    const turns = (s: SyncStep) =>
+      s.kind === 'wave'
+        ? `[${s.objects.map((o) => o.kind).join(',')}]`
+        : s.kind === 'preSync' && s.belowWeight !== undefined
+          ? `preSync <${s.belowWeight}`
+          : s.kind;
+    for (const [name, hooks, resources, want] of rows) {
+      const plan = planOf({ hooks, objects: [...resources, cm('a', 0)] });
+      const steps = plan.kind === 'sync' ? plan.steps.map(turns) : [];
+      const from = steps.indexOf('settleInterrupted') + 1;
+      assert.deepEqual(steps.slice(from, from + want.length), want, name);
+    }
+  });
   test('without PreSync hooks the resources stay in their waves, the plan as before', () => {
     const r = { hooks: [], objects: [sa, cm('a', 0)] };
     const plan = planOf(r);

@@ -79,8 +79,11 @@ export type SyncStep =
   | { readonly kind: 'dryRunWithCrds' }
   /** The render store and the attempt. */
   | { readonly kind: 'persist' }
-  /** Only for a render with PreSync hooks: without any, the step decides nothing (and reads nothing). */
-  | { readonly kind: 'preSync' }
+  /**
+   * Only for a render with PreSync hooks: without any, the step decides nothing (and reads nothing). With
+   * `belowWeight`, only the hooks of lower helm.sh/hook-weight, before the hook resources of that turn.
+   */
+  | { readonly kind: 'preSync'; readonly belowWeight?: number }
   /** Read the inventory for the sync, settle the keys an interrupted sync left pending. */
   | { readonly kind: 'settleInterrupted' }
   | {
@@ -126,8 +129,8 @@ export function planSync(input: PlanInput): SyncPlan {
   const resume = !forced && last?.renderRef === rendered.renderRef && last.reason === 'WaitingForHook';
   const preSync = hookDefs(rendered.render.hooks).some((h) => h.phase === 'PreSync');
   // HOOKS (docs/design.md#hooks): a chart's pre-install ServiceAccount, Role and RoleBinding go in
-  // before the PreSync Job that runs under them, as Helm creates them; without PreSync hooks they stay
-  // in their waves. Those their delete policy removed after R's hooks ran are not applied again.
+  // before the PreSync Job that runs under them, in Helm's order by weight (preSyncTurns); without PreSync
+  // hooks they stay in their waves. Those their delete policy removed after R's hooks ran are not applied again.
   const objects = liveObjects(
     rendered.render.objects,
     outcomesInput(release, rendered, input.inventory, input.now),
@@ -145,16 +148,7 @@ export function planSync(input: PlanInput): SyncPlan {
       ? [...(preSync ? [{ kind: 'preSync' } as const] : []), { kind: 'settleInterrupted' }]
       : [
           { kind: 'settleInterrupted' },
-          ...groupWaves(resources).map(
-            (w): SyncStep => ({
-              kind: 'wave',
-              wave: w.wave,
-              objects: w.objects,
-              previousWave: undefined,
-              gate: { kind: 'none' },
-              hookResources: true,
-            }),
-          ),
+          ...preSyncTurns(resources, rendered.render.hooks),
           { kind: 'preSync' },
         ];
   return {
@@ -186,6 +180,44 @@ function definesItsKinds(objects: readonly Obj[]): boolean {
     }),
   );
   return served.size > 0 && objects.some((o) => served.has(`${groupOf(o.apiVersion)}/${o.kind}`));
+}
+
+/**
+ * HOOKS (docs/design.md#hooks): the PreSync hook resources and hooks of R in Helm's order within the phase,
+ * by helm.sh/hook-weight, then kind: each weight's resources go in once the hooks of lower weights
+ * succeeded, and before that weight's own hooks — but for the kinds Helm creates after a Job (turn()).
+ * The step after these runs the rest of the phase.
+ */
+function preSyncTurns(resources: readonly Obj[], hooks: readonly Obj[]): SyncStep[] {
+  const hookWeights = hookDefs(hooks)
+    .filter((h) => h.phase === 'PreSync')
+    .map((h) => h.weight);
+  const turns = [...new Set(resources.map(turn))].sort((a, b) => a - b);
+  let done = Number.NEGATIVE_INFINITY;
+  return turns.flatMap((t): SyncStep[] => {
+    const before = hookWeights.some((w) => w >= done && w < t);
+    done = t;
+    const steps = groupWaves(resources.filter((o) => turn(o) === t)).map(
+      (w): SyncStep => ({
+        kind: 'wave',
+        wave: w.wave,
+        objects: w.objects,
+        previousWave: undefined,
+        gate: { kind: 'none' },
+        hookResources: true,
+      }),
+    );
+    return before ? [{ kind: 'preSync', belowWeight: t }, ...steps] : steps;
+  });
+}
+
+/** Kinds Helm's install order puts after Job: of the same hook weight, created once its Jobs are done. */
+const AFTER_JOBS: ReadonlySet<string> = new Set(['CronJob', 'IngressClass', 'Ingress', 'APIService']);
+
+/** The weight below which every PreSync hook must have succeeded before this hook resource goes in. */
+function turn(o: Obj): number {
+  const weight = helmHookResource(o.metadata.annotations)?.weight ?? 0;
+  return AFTER_JOBS.has(o.kind) ? weight + 1 : weight;
 }
 
 /** A Helm pre-install/pre-upgrade object that is not a workload (src/render/helm/hooks.ts). */
