@@ -317,6 +317,51 @@ test('history shows rolled-back renders and a failed attempt that applied nothin
   assert.equal(historyResult(web, []).failedAttempt, undefined);
 });
 
+test('history keeps renders that never applied: one row each, the newest with its failure', () => {
+  const notApplied = (ref: string, rev: string, at: string) => ({
+    renderRef: ref,
+    revision: rev,
+    attemptedAt: at,
+    result: 'Failed' as const,
+    reason: 'DryRunFailed',
+    trigger: { kind: 'Source' as const },
+  });
+  const r = rel('web', 'team', {
+    spec: web.spec,
+    status: {
+      observedGeneration: 1,
+      currentRender: { renderRef: R3, revision: 'c3' },
+      lastHealthy: { renderRef: R1, revision: 'a1', time: '2030-01-01T00:30:00Z' },
+      history: [
+        { renderRef: R1, revision: 'a1', appliedAt: '2030-01-01T00:30:00Z', result: 'Succeeded' },
+        notApplied(R2, 'b2', '2030-01-01T00:40:00Z'),
+        notApplied(R3, 'c3', '2030-01-01T00:58:00Z'),
+      ],
+      conditions: [cond('Ready', 'False', 'DryRunFailed', 'dry run failed: namespaces "x" not found')],
+    },
+  });
+  const h = historyResult(r, []);
+  assert.equal(h.history[1]?.attemptedAt, '2030-01-01T00:40:00Z');
+  assert.equal(h.history[1]?.appliedAt, undefined);
+  // lastAttempted names none of them (a dry run stores nothing): the trigger comes from the entry
+  assert.equal(h.failedAttempt?.triggeredBy, 'new source revision c3');
+  const lines = historyLines(h, r, o);
+  assert.equal(lines.filter((l) => l.startsWith(short(R3))).length, 1, lines.join('\n'));
+  assert.match(
+    lines[1] ?? '',
+    new RegExp(
+      `^${short(R3)} +c3 +not applied +Failed \\(DryRunFailed\\) +no +new source revision c3 +2m ago: dry run failed`,
+    ),
+  );
+  assert.match(
+    lines[2] ?? '',
+    new RegExp(
+      `^${short(R2)} +b2 +not applied \\(20m ago\\) +Failed \\(DryRunFailed\\) +no +new source revision b2`,
+    ),
+  );
+  assert.match(lines[3] ?? '', new RegExp(`^${short(R1)} +a1 +30m ago +Succeeded`));
+});
+
 test('objectName', () => {
   assert.equal(objectName({ group: '', kind: 'Namespace', namespace: '', name: 'x' }), 'Namespace x');
   assert.equal(

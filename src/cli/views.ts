@@ -325,11 +325,20 @@ export function historyLines(h: HistoryResult, r: Release, o: ViewOptions): stri
   // The running rollout is on the newest entry of its render; ended ones are recorded on the entry.
   const running = s?.rollout?.state === 'Progressing' ? s.rollout.renderRef : undefined;
   const runningAt = h.history.findLastIndex((e) => e.renderRef === running);
-  const rows = h.history
+  const f = h.failedAttempt;
+  // The failed attempt's own row says it with its message: its history entry, the newest, is not repeated.
+  const last = h.history.at(-1);
+  const shown =
+    f !== undefined && last?.appliedAt === undefined && last?.renderRef === f.renderRef
+      ? h.history.slice(0, -1)
+      : h.history;
+  const rows = shown
     .map((e, i) => [
       shortRef(e.renderRef),
       e.revision,
-      `${age(e.appliedAt, o.now)} ago`,
+      e.appliedAt !== undefined
+        ? `${age(e.appliedAt, o.now)} ago`
+        : `not applied${e.attemptedAt === undefined ? '' : ` (${age(e.attemptedAt, o.now)} ago)`}`,
       paintState(e.result ?? (i === runningAt ? 'Progressing' : '-'), o.colour) +
         (e.reason === undefined ? '' : ` (${e.reason})`),
       e.stored ? 'yes' : 'no',
@@ -337,7 +346,6 @@ export function historyLines(h: HistoryResult, r: Release, o: ViewOptions): stri
       notes(e.renderRef),
     ])
     .reverse();
-  const f = h.failedAttempt;
   if (f !== undefined) {
     const stored =
       f.renderRef !== undefined && h.stored.some((m) => m.renderRef === f.renderRef && m.complete);

@@ -121,7 +121,9 @@ export function healthResult(release: Release, inventory: ReleaseInventory | und
 export interface HistoryEntryView {
   readonly renderRef: string;
   readonly revision: string;
-  readonly appliedAt: string;
+  /** Unset for a render never applied: then attemptedAt says when its attempt failed. */
+  readonly appliedAt?: string;
+  readonly attemptedAt?: string;
   /** A complete copy is in the render store: it can be fetched, pinned or rolled back to. */
   readonly stored: boolean;
   /** How its rollout ended: Succeeded, Failed or RolledBack (status.history[].result). */
@@ -198,6 +200,7 @@ export function historyResult(release: Release, stored: readonly StoredRenderMet
         renderRef: h.renderRef,
         revision: h.revision,
         appliedAt: h.appliedAt,
+        attemptedAt: h.attemptedAt,
         stored: complete.has(h.renderRef),
         result: h.result,
         reason: h.reason,
@@ -241,7 +244,16 @@ function failedAttemptOf(release: Release): { failedAttempt?: FailedAttemptView 
   const noRender = ['SourceFailed', 'SourceTimeout', 'RenderFailed'].includes(ready.reason);
   const render = noRender ? undefined : s?.currentRender;
   const attempt = s?.lastAttempted;
-  const recorded = attempt?.renderRef === render?.renderRef ? attempt?.trigger : undefined;
+  // A render that failed before it applied has no lastAttempted of its own, but a history entry.
+  const unapplied = s?.history?.findLast(
+    (h) => h.renderRef === render?.renderRef && h.appliedAt === undefined,
+  );
+  const recorded =
+    attempt?.renderRef === render?.renderRef && attempt !== undefined
+      ? { trigger: attempt.trigger, revision: attempt.revision }
+      : unapplied === undefined
+        ? undefined
+        : { trigger: unapplied.trigger, revision: unapplied.revision };
   return {
     failedAttempt: definedFields({
       renderRef: render?.renderRef,
@@ -250,9 +262,7 @@ function failedAttemptOf(release: Release): { failedAttempt?: FailedAttemptView 
       reason: ready.reason,
       message: ready.message === '' ? undefined : ready.message,
       triggeredBy:
-        attempt === undefined || recorded === undefined
-          ? undefined
-          : triggerWords(recorded, attempt.revision),
+        recorded?.trigger === undefined ? undefined : triggerWords(recorded.trigger, recorded.revision),
     }),
   };
 }

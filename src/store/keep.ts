@@ -6,7 +6,11 @@ export const DEFAULT_HISTORY_LIMIT = 10;
 type RefHolder = { readonly renderRef?: string | undefined } | undefined;
 
 export type KeepStatus = {
-  readonly history?: readonly { readonly renderRef: string; readonly appliedAt?: string | undefined }[];
+  readonly history?: readonly {
+    readonly renderRef: string;
+    readonly appliedAt?: string | undefined;
+    readonly attemptedAt?: string | undefined;
+  }[];
   readonly lastHealthy?: RefHolder;
   readonly lastSuccessful?: RefHolder;
   /** Kept too: gc runs after persist but before status assembly adds the render to history. */
@@ -21,8 +25,11 @@ export type KeepSpec = {
 export function rendersToKeep(status: KeepStatus, spec: KeepSpec): Set<string> {
   const limit = Math.max(0, Math.floor(spec.historyLimit ?? DEFAULT_HISTORY_LIMIT));
   const history = (status.history ?? []).map((h, i) => ({ h, i }));
-  // Newest first by appliedAt; among equal times the later entry (appended last) is newer.
-  history.sort((a, b) => (b.h.appliedAt ?? '').localeCompare(a.h.appliedAt ?? '') || b.i - a.i);
+  // Newest first by appliedAt (attemptedAt for a render never applied); among equal times the later
+  // entry (appended last) is newer.
+  const at = (h: { readonly appliedAt?: string | undefined; readonly attemptedAt?: string | undefined }) =>
+    h.appliedAt ?? h.attemptedAt ?? '';
+  history.sort((a, b) => at(b.h).localeCompare(at(a.h)) || b.i - a.i);
   const keep = new Set<string>();
   for (const { h } of history) {
     if (keep.size >= limit) break;

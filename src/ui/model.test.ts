@@ -219,6 +219,27 @@ test('each render says the trigger recorded with it, in the words convoy history
   }
 });
 
+test('a render that never applied is in the timeline as such, at its attempt, with its failure', () => {
+  const item = timeline(
+    release({
+      history: [
+        {
+          renderRef: R1,
+          revision: 'v2',
+          attemptedAt: T1,
+          result: 'Failed',
+          reason: 'DryRunFailed',
+          trigger: { kind: 'Source' },
+        },
+      ],
+    }),
+  ).find((i) => i.kind === 'render');
+  assert.deepEqual(
+    [item?.time, item?.title, item?.result, item?.reason, item?.trigger?.kind],
+    [T1, 'revision v2 not applied', 'Failed', 'DryRunFailed', 'source'],
+  );
+});
+
 test("a RolledBack rollout shows the rollback's own entry: its reason and the render it went back to", () => {
   const withEntry = release({
     ...rolledBack.status,

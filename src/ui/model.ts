@@ -67,7 +67,7 @@ function changedAt(r: Release): string {
     s?.rollout?.startedAt,
     s?.rollout?.finishedAt,
     s?.lastAttempted?.time,
-    ...(s?.history ?? []).map((h) => h.appliedAt),
+    ...(s?.history ?? []).map((h) => h.appliedAt ?? h.attemptedAt),
   ].filter((t): t is string => t !== undefined && t !== '' && !Number.isNaN(Date.parse(t)));
   return times.reduce((a, b) => (a === '' || Date.parse(b) > Date.parse(a) ? b : a), '');
 }
@@ -194,9 +194,12 @@ export function timeline(r: Release): TimelineItem[] {
     // followed); it was superseded, which the page says rather than leaving it looking current.
     const result = h.result ?? (i < history.length - 1 ? 'Superseded' : undefined);
     items.push({
-      time: h.appliedAt,
+      time: h.appliedAt ?? h.attemptedAt ?? '',
       kind: 'render',
-      title: `applied revision ${shortRevision(h.revision)}`,
+      title:
+        h.appliedAt === undefined
+          ? `revision ${shortRevision(h.revision)} not applied`
+          : `applied revision ${shortRevision(h.revision)}`,
       renderRef: h.renderRef,
       revision: h.revision,
       ...(result === undefined ? {} : { result }),

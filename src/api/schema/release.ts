@@ -501,7 +501,15 @@ const WaveStatusSchema = Type.Object({
 
 const HistoryEntrySchema = Type.Object({
   ...RenderPointer,
-  appliedAt: Time(),
+  appliedAt: Type.Optional(
+    Time({ description: 'When the render was applied; unset for one never applied.' }),
+  ),
+  attemptedAt: Type.Optional(
+    Time({
+      description:
+        'When a render that was never applied was attempted: its dry run, store or PreSync hooks failed (result Failed, reason why).',
+    }),
+  ),
   result: Type.Optional(
     StringEnum(['Succeeded', 'Failed', 'RolledBack'] as const, {
       description: "How this render's rollout ended (unset while it runs, or without a rollout).",

@@ -1185,7 +1185,11 @@ function History({ h, d, ask, base, perms }) {
         <th scope="col">Result</th><th scope="col">Triggered by</th><th scope="col">Stored</th><th scope="col">Actions</th></tr></thead>
       <tbody>${(h.history ?? []).map(
         (e, i, all) => html`<tr>
-          <td class="time"><${When} t=${e.appliedAt} /></td><td class="mono">${e.revision}</td>
+          <td class="time">${
+            e.appliedAt === undefined
+              ? html`not applied (tried <${When} t=${e.attemptedAt} />)`
+              : html`<${When} t=${e.appliedAt} />`
+          }</td><td class="mono">${e.revision}</td>
           <td class="mono">${short(e.renderRef)}</td>
           <td>${e.result ? html`<${Badge} word=${e.result} /> ${e.reason ?? ''}` : '-'}</td>
           <td>${e.triggeredBy ?? '-'}</td>

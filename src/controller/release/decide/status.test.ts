@@ -1,5 +1,6 @@
 // Table tests of the controller's status assembly: steady reconciles change nothing, history grows only
-// with newly applied renders and the rollback's, each with its trigger recorded once; failures set Ready/Stalled, observer-owned conditions are never sent.
+// with newly applied renders, the rollback's and renders that failed before applying, each with its
+// trigger recorded once; failures set Ready/Stalled, observer-owned conditions are never sent.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { R1, R2, R3 } from '../../../api/testsupport.ts';
@@ -102,6 +103,61 @@ test('failures: Ready=False with the step reason; Stalled only for errors a retr
     assert.equal(s.lastSuccessful?.renderRef, R1);
     assert.deepEqual(s.lastAttempted, ok.lastAttempted);
   }
+});
+
+test('a render that failed before it applied gets one history entry of its own; applying it later appends one', () => {
+  const ok = releaseStatus(release(), synced(R1, 'a', true), T0);
+  const dryRunFailed: Outcome = {
+    result: {
+      kind: 'failed',
+      error: DryRunFailedError.fromStatus('dry run failed: ConfigMap ns/x: bad', 422),
+    },
+    attempt: noAttempt,
+    rollout: noRollout,
+    render: { renderRef: R2, revision: 'b' },
+    notes: [],
+  };
+  const failed = releaseStatus(release(ok), dryRunFailed, T1);
+  assert.deepEqual(failed.history?.at(-1), {
+    renderRef: R2,
+    revision: 'b',
+    attemptedAt: '2025-01-01T00:01:00Z',
+    result: 'Failed',
+    reason: 'DryRunFailed',
+    trigger: { kind: 'Source' },
+  });
+  assert.deepEqual(failed.lastAttempted, ok.lastAttempted, 'nothing was stored: lastAttempted stays');
+  // A retry that fails again records nothing new, a minute later or with another request pending.
+  const retried = releaseStatus(release(failed), dryRunFailed, T1 + 60_000);
+  assert.deepEqual(retried.history, failed.history);
+  // A failed re-sync of the render running (the newest entry) is no new entry either.
+  const resync = releaseStatus(
+    release(ok),
+    { ...dryRunFailed, render: { renderRef: R1, revision: 'a' } },
+    T1,
+  );
+  assert.deepEqual(resync.history, ok.history);
+  // The source fixed upstream and R2 applies: its applied entry follows the failed one, which stays.
+  const applied = releaseStatus(release(retried), synced(R2, 'b', true), T1 + 120_000);
+  assert.deepEqual(
+    applied.history?.map((h) => [h.renderRef, h.appliedAt ?? `attempted ${h.attemptedAt}`, h.result ?? '-']),
+    [
+      [R1, '2025-01-01T00:00:00Z', '-'],
+      [R2, 'attempted 2025-01-01T00:01:00Z', 'Failed'],
+      [R2, '2025-01-01T00:03:00Z', '-'],
+    ],
+  );
+  // No render (the source failed): nothing to record.
+  const noRender = releaseStatus(
+    release(ok),
+    {
+      ...dryRunFailed,
+      result: { kind: 'failed', error: new SourceFailedError('git fetch failed') },
+      render: undefined,
+    },
+    T1,
+  );
+  assert.deepEqual(noRender.history, ok.history);
 });
 
 test("the observer's conditions are not part of what the controller sends", () => {

@@ -74,31 +74,45 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
 
   const requested = requestedSync(release.metadata.annotations, prior.lastHandledSyncRequestAt);
   const rolledBack = outcome.result.kind === 'rolledBack';
+  const triggerOf = (attempt: { readonly renderRef: string; readonly revision: string }): AttemptTrigger =>
+    attemptTrigger({
+      rollback: rolledBack ? { reason: rolled.rollout?.reason } : undefined,
+      pinned: release.spec.pin?.renderRef === attempt.renderRef,
+      forced: forcedBy(release.metadata.annotations, forced),
+      approved: approvalOf(release.metadata.annotations, release.spec.syncPolicy?.mode, attempt.renderRef),
+      requested,
+      previousRevision: (prior.history?.at(-1) ?? prior.lastAttempted)?.revision,
+      revision: attempt.revision,
+      generation,
+      observedGeneration: prior.observedGeneration,
+    });
   // The trigger is decided in the pass that first records an attempt of a render, then kept with it.
   let lastAttempted = rolled.lastAttempted;
   if (lastAttempted !== undefined && lastAttempted !== prior.lastAttempted) {
     const same = prior.lastAttempted?.renderRef === lastAttempted.renderRef;
-    const trigger: AttemptTrigger | undefined = same
-      ? prior.lastAttempted?.trigger
-      : attemptTrigger({
-          rollback: rolledBack ? { reason: rolled.rollout?.reason } : undefined,
-          pinned: release.spec.pin?.renderRef === lastAttempted.renderRef,
-          forced: forcedBy(release.metadata.annotations, forced),
-          approved: approvalOf(
-            release.metadata.annotations,
-            release.spec.syncPolicy?.mode,
-            lastAttempted.renderRef,
-          ),
-          requested,
-          previousRevision: (prior.history?.at(-1) ?? prior.lastAttempted)?.revision,
-          revision: lastAttempted.revision,
-          generation,
-          observedGeneration: prior.observedGeneration,
-        });
+    const trigger = same ? prior.lastAttempted?.trigger : triggerOf(lastAttempted);
     lastAttempted = defined({ ...lastAttempted, trigger });
   }
 
   let history = prior.history ?? [];
+  // A render whose attempt failed before it was applied (its dry run, its store, its PreSync hooks): an
+  // entry of its own, once, so the record keeps every render attempted (docs/design.md#history-and-triggers).
+  const notApplied = failedUnapplied(outcome, history);
+  if (notApplied !== undefined) {
+    const trigger =
+      lastAttempted?.renderRef === notApplied.renderRef ? lastAttempted.trigger : triggerOf(notApplied);
+    history = [
+      ...history,
+      defined({
+        renderRef: notApplied.renderRef,
+        revision: notApplied.revision,
+        attemptedAt: formatTime(now),
+        result: 'Failed' as const,
+        reason: notApplied.reason,
+        trigger,
+      }),
+    ];
+  }
   // A render rolled back before its sync completed (the wave gate, a deadline while waves wait) has no
   // entry yet: it gets one, with the trigger its first attempt recorded, so the record keeps it.
   const back = rolledBack ? rolled.rollout : undefined;
@@ -108,7 +122,9 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
     back.revision !== undefined &&
     back.renderRef !== lastAttempted?.renderRef &&
     !history.some(
-      (h) => h.renderRef === back.renderRef && (Number.isNaN(since) || Date.parse(h.appliedAt) >= since),
+      (h) =>
+        h.renderRef === back.renderRef &&
+        (Number.isNaN(since) || Date.parse(h.appliedAt ?? h.attemptedAt ?? '') >= since),
     )
   ) {
     const trigger =
@@ -123,9 +139,11 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
       }),
     ];
   }
-  // A render newly applied, or the last healthy one a rollback re-applied: an entry with its trigger.
+  // A render newly applied, or the last healthy one a rollback re-applied: an entry with its trigger (after
+  // its own failed attempts, if any: those stay as they were).
   const applied = outcome.applied ?? (rolledBack ? lastAttempted : undefined);
-  if (applied !== undefined && history[history.length - 1]?.renderRef !== applied.renderRef) {
+  const newest = history[history.length - 1];
+  if (applied !== undefined && (newest?.renderRef !== applied.renderRef || newest.appliedAt === undefined)) {
     const trigger = lastAttempted?.renderRef === applied.renderRef ? lastAttempted.trigger : undefined;
     history = [
       ...history,
@@ -163,6 +181,21 @@ export function releaseStatus(release: Release, outcome: Outcome, now: number): 
     revision: revision === undefined ? undefined : shortRevision(revision),
     message: message === '' ? undefined : message,
   });
+}
+
+/**
+ * R when this reconcile's attempt of it failed with nothing of it applied, and the newest history entry is
+ * not R already (a retry that fails again adds nothing; nor does a failed re-sync of the render running).
+ */
+function failedUnapplied(
+  outcome: Outcome,
+  history: NonNullable<ReleaseStatus['history']>,
+): { readonly renderRef: string; readonly revision: string; readonly reason: string } | undefined {
+  if (outcome.result.kind !== 'failed' || outcome.render === undefined || outcome.applied !== undefined)
+    return undefined;
+  if (outcome.attempt.kind === 'attempt' && outcome.attempt.applied) return undefined;
+  if (history[history.length - 1]?.renderRef === outcome.render.renderRef) return undefined;
+  return { ...outcome.render, reason: outcome.result.error.reason };
 }
 
 /**
