@@ -181,6 +181,35 @@ test('a client-side DryRunFailed is not Stalled: watch ends at once with exit 1 
     history.stdout,
     /^sha256:[0-9a-f]{12} +inline:[0-9a-f]{12} +not applied +Failed \(DryRunFailed\) +(?:yes|no) +\S.* +\S+ ago: dry run failed: .*no such kind Widget/m,
   );
+
+  // Fixed: the render that never applied stays in the record after the one that did.
+  const bad = r.status?.currentRender?.renderRef ?? '';
+  await mergePatch(client, releaseRef(NS, 'widget'), {
+    spec: { source: { inline: { manifests: cm('widget-cfg', { v: '1' }) } } },
+  });
+  const fixed = await waitForReady(
+    client,
+    NS,
+    'widget',
+    (x) => isReady(x) && x.status?.lastSuccessful?.renderRef !== undefined,
+    'Ready with the fixed source',
+  );
+  assert.deepEqual(
+    fixed.status?.history?.map((e) => [e.renderRef === bad, e.appliedAt === undefined, e.result, e.reason]),
+    [
+      [true, true, 'Failed', 'DryRunFailed'],
+      [false, false, undefined, undefined],
+    ],
+  );
+  const after = await convoy('history', 'widget');
+  assert.equal(after.code, 0, after.stderr);
+  assert.match(
+    after.stdout,
+    new RegExp(
+      `^${bad.slice(0, 19)} +inline:[0-9a-f]{12} +not applied \\(\\S+ ago\\) +Failed \\(DryRunFailed\\) +no +`,
+      'm',
+    ),
+  );
 });
 
 test('a suspended Release applies nothing until resumed; suspended again, a new source waits; get and watch say so', async () => {
