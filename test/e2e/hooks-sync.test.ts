@@ -526,7 +526,10 @@ test("a chart's pre-install ServiceAccount, Role and RoleBinding with hook-succe
   const prepareMeta = prepareJob.metadata as { annotations: Record<string, string> };
   const prepare = {
     ...prepareJob,
-    metadata: { ...prepareMeta, annotations: { ...prepareMeta.annotations, 'convoy.kumodo.io/hook-weight': '-6' } },
+    metadata: {
+      ...prepareMeta,
+      annotations: { ...prepareMeta.annotations, 'convoy.kumodo.io/hook-weight': '-6' },
+    },
   };
   const objs = (v: string) => [...resources, settings, prepare, job, configMap('a', 0, { v })];
   const KINDS = ['ServiceAccount', 'Role', 'RoleBinding'];
