@@ -95,6 +95,36 @@ describe('RenderCache', () => {
     await get('b');
     assert.deepEqual(seen, ['a', 'b', 'c', 'b']);
   });
+  it('drops a result once no Release holds it: the owner deleted, or moved to another render', async () => {
+    const c = new RenderCache();
+    const seen: string[] = [];
+    const get = (k: string, owner?: string) =>
+      c.getOrRender(
+        k,
+        async () => {
+          seen.push(k);
+          return good;
+        },
+        owner,
+      );
+    await get('shared', 'ns/a');
+    await get('shared', 'ns/b');
+    await get('large', 'ns/big');
+    await get('unowned');
+    assert.deepEqual([c.size, c.held], [3, 2]);
+    c.forget('ns/big'); // deleted: its render goes at once
+    c.forget('ns/a'); // b still holds the shared one
+    c.forget('ns/gone'); // never rendered here: nothing happens
+    assert.deepEqual([c.size, c.held], [2, 1]);
+    await get('shared', 'ns/b');
+    await get('large', 'ns/big');
+    assert.deepEqual(seen, ['shared', 'large', 'unowned', 'large']);
+    await get('next', 'ns/b'); // b's source changed: its old render goes
+    await get('shared');
+    assert.deepEqual(seen, ['shared', 'large', 'unowned', 'large', 'next', 'shared']);
+    await get('unowned'); // an entry no owner held stays until the bound pushes it out
+    assert.equal(seen.filter((k) => k === 'unowned').length, 1);
+  });
 });
 
 describe('approxJsonBytes', () => {

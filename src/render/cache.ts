@@ -2,8 +2,8 @@
 // and the resolved inputs. A reconcile of an unchanged source runs no tool and parses no YAML (a Plain
 // render of ~20 MiB takes 15-35 s to parse on a loaded machine, all of it on the event loop; see
 // docs/design.md#render-cache). Bounded by the bytes the cached manifests weigh and by entries, least
-// recently used first out; failures are not cached (a fixed Secret must be seen); concurrent renders of
-// one key share one run.
+// recently used first out, and at once when no Release holds it any more; failures are not cached (a
+// fixed Secret must be seen); concurrent renders of one key share one run.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical.ts';
 import type { RendererOptions, RenderResult } from './renderer.ts';
@@ -94,11 +94,25 @@ export type RenderCacheBounds = {
 /** Room for a few renders of ~20 MiB (a 10,000-object Release's old and new render) beside small ones. */
 export const DEFAULT_MAX_BYTES = 128 * 1024 * 1024;
 
+/** Whose render a cached result is: the Release, "namespace/name", from the options' namespace and name. */
+export function renderOwner(options: Pick<RendererOptions, 'namespace' | 'name'>): string | undefined {
+  return options.namespace === undefined || options.name === undefined
+    ? undefined
+    : `${options.namespace}/${options.name}`;
+}
+
 export class RenderCache {
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   // Map order is insertion order: re-inserting on a hit keeps the least recently used first.
   readonly #entries = new Map<string, { readonly result: RenderResult; readonly bytes: number }>();
+  /**
+   * The key each owner (a Release) rendered last, and how many owners hold each key: a result no owner
+   * holds any more goes at once, not when the bound pushes it out — a Release deleted, or moved to a new
+   * render, frees the tens of megabytes a large render weighs (docs/design.md#large-renders).
+   */
+  readonly #ownerKey = new Map<string, string>();
+  readonly #holders = new Map<string, number>();
   #bytes = 0;
   hits = 0;
   misses = 0;
@@ -120,7 +134,13 @@ export class RenderCache {
     return this.#bytes;
   }
 
-  async getOrRender(key: string, render: () => Promise<RenderResult>): Promise<RenderResult> {
+  /** How many results are kept only because an owner holds them (for tests). */
+  get held(): number {
+    return this.#holders.size;
+  }
+
+  async getOrRender(key: string, render: () => Promise<RenderResult>, owner?: string): Promise<RenderResult> {
+    if (owner !== undefined) this.#hold(owner, key);
     const hit = this.#entries.get(key);
     if (hit !== undefined) {
       this.hits++;
@@ -143,6 +163,35 @@ export class RenderCache {
     } finally {
       this.#inFlight.delete(key);
     }
+  }
+
+  /** The owner (a deleted Release) holds nothing any more: what only it held goes. */
+  forget(owner: string): void {
+    const key = this.#ownerKey.get(owner);
+    if (key === undefined) return;
+    this.#ownerKey.delete(owner);
+    this.#release(key);
+  }
+
+  #hold(owner: string, key: string): void {
+    const previous = this.#ownerKey.get(owner);
+    if (previous === key) return;
+    this.#ownerKey.set(owner, key);
+    this.#holders.set(key, (this.#holders.get(key) ?? 0) + 1);
+    if (previous !== undefined) this.#release(previous);
+  }
+
+  #release(key: string): void {
+    const n = (this.#holders.get(key) ?? 0) - 1;
+    if (n > 0) {
+      this.#holders.set(key, n);
+      return;
+    }
+    this.#holders.delete(key);
+    const e = this.#entries.get(key);
+    if (e === undefined) return;
+    this.#entries.delete(key);
+    this.#bytes -= e.bytes;
   }
 
   #keep(key: string, result: RenderResult): void {

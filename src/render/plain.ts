@@ -2,7 +2,7 @@
 // ${NAME} substitution made on each file's text before it is parsed. CachedPlainRenderer keeps its
 // results in the render cache, as the tool renderers do (docs/design.md#render-cache), and parses a
 // render of 256 KiB or more in the parse child, as a tool's output (docs/design.md#large-renders).
-import { RenderCache, renderKey } from './cache.ts';
+import { RenderCache, renderKey, renderOwner } from './cache.ts';
 import type { ManifestFormat } from './parse.ts';
 import { type PlainFile, plainManifests } from './plain-parse.ts';
 import type { Renderer, RendererOptions, RenderResult, SyncRenderer } from './renderer.ts';
@@ -67,23 +67,27 @@ export class CachedPlainRenderer implements Renderer {
 
   render(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
     const keyed = options.substitute === undefined ? {} : { substitute: options.substitute };
-    return this.cache.getOrRender(renderKey('plain', files, keyed), async () => {
-      const selected = plainFiles(files);
-      if (selected.length === 0) return noManifests();
-      // One buffer for the child's stdin; the job says where each file of it ends.
-      const data = Buffer.concat(selected.map((f) => f.data));
-      const job = {
-        kind: 'plain',
-        files: selected.map(({ path, format, data: d }) => ({ path, format, bytes: d.length })),
-        vars: options.substitute,
-      } as const;
-      return parseToolOutput(job, data, {
-        tool: 'Plain',
-        where: '',
-        timeoutMs: PLAIN_PARSE_TIMEOUT_MS,
-        maxHeapMb: parseHeapMb(data.length),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
-    });
+    return this.cache.getOrRender(
+      renderKey('plain', files, keyed),
+      async () => {
+        const selected = plainFiles(files);
+        if (selected.length === 0) return noManifests();
+        // One buffer for the child's stdin; the job says where each file of it ends.
+        const data = Buffer.concat(selected.map((f) => f.data));
+        const job = {
+          kind: 'plain',
+          files: selected.map(({ path, format, data: d }) => ({ path, format, bytes: d.length })),
+          vars: options.substitute,
+        } as const;
+        return parseToolOutput(job, data, {
+          tool: 'Plain',
+          where: '',
+          timeoutMs: PLAIN_PARSE_TIMEOUT_MS,
+          maxHeapMb: parseHeapMb(data.length),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        });
+      },
+      renderOwner(options),
+    );
   }
 }

@@ -20,6 +20,7 @@ import {
   inventoryOfIndex,
   partsIndexKey,
 } from '../../kube/inventory-read.ts';
+import { RenderCache } from '../../render/cache.ts';
 import { GitSource } from '../../render/git/source.ts';
 import { ChartRepoSource } from '../../render/helm/repo-source.ts';
 import { InlineSource } from '../../render/inline.ts';
@@ -152,6 +153,8 @@ export function registerReleaseController(
   const written = new OwnWrites<Release>();
   const log = harness.log.child({ controller: 'release' });
   const events = eventRecorder(clusterClients.local, harness.metrics.registry, log);
+  // One render cache for the process; a deleted Release's renders leave it at once.
+  const renderCache = new RenderCache();
   const deps: ReleaseDeps = {
     local: clusterClients.local,
     // What this process remembers between reconciles; a restart starts from what the API says.
@@ -168,10 +171,13 @@ export function registerReleaseController(
       oci: new OciSource(),
       chart: new ChartRepoSource(),
     },
-    renderers: toolRenderers({
-      ...(opts.kustomizeBinary === undefined ? {} : { kustomize: opts.kustomizeBinary }),
-      ...(opts.helmBinary === undefined ? {} : { helm: opts.helmBinary }),
-    }),
+    renderers: toolRenderers(
+      {
+        ...(opts.kustomizeBinary === undefined ? {} : { kustomize: opts.kustomizeBinary }),
+        ...(opts.helmBinary === undefined ? {} : { helm: opts.helmBinary }),
+      },
+      renderCache,
+    ),
     resolveTarget: (release) =>
       resolveTarget(release, { clients: clusterClients, clusters: clusters.cache, tenancy: opts.tenancy }),
     observerLive: (release) => {
@@ -201,7 +207,10 @@ export function registerReleaseController(
     update: (o, n) => {
       if (o !== n && syncRequested(o, n)) requests.seen(keyOf(n));
     },
-    delete: (o) => requests.forget(keyOf(o)),
+    delete: (o) => {
+      requests.forget(keyOf(o));
+      renderCache.forget(keyOf(o));
+    },
   });
   const controller = harness.controller<CRelease>({
     name: 'release',

@@ -1,7 +1,7 @@
 // The renderers a process offers, each tool with its binary, all behind one render cache (one bound in
 // bytes for the process, docs/design.md#render-cache): what the controller and the CLI plug into
-// renderManifests.
-import { RenderCache, type RenderCacheBounds } from '../cache.ts';
+// renderManifests. The controller passes its cache, to forget a deleted Release's renders.
+import { RenderCache } from '../cache.ts';
 import { HelmRenderer } from '../helm/renderer.ts';
 import { KustomizeRenderer } from '../kustomize/renderer.ts';
 import { CachedPlainRenderer } from '../plain.ts';
@@ -15,9 +15,8 @@ export type ToolBinaries = {
 
 export function toolRenderers(
   binaries: ToolBinaries = {},
-  bounds: RenderCacheBounds = {},
+  cache: RenderCache = new RenderCache(),
 ): Partial<Record<RenderType, Renderer>> {
-  const cache = new RenderCache(bounds);
   return {
     Plain: new CachedPlainRenderer(cache),
     Kustomize: new KustomizeRenderer({

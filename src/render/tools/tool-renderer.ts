@@ -1,6 +1,6 @@
 // What the renderers that run a tool (Kustomize, Helm) share: their options beside the binaries, the
 // limits of a run, and a render that goes through the render cache before it runs anything.
-import { RenderCache, renderKey } from '../cache.ts';
+import { RenderCache, renderKey, renderOwner } from '../cache.ts';
 import type { Renderer, RendererOptions, RenderResult } from '../renderer.ts';
 import type { RenderType, SourceFile } from '../types.ts';
 import type { ToolInfo } from './output.ts';
@@ -34,8 +34,10 @@ export abstract class ToolRenderer implements Renderer {
 
   render(files: readonly SourceFile[], options: RendererOptions): Promise<RenderResult> {
     // A hit skips the checks too: they depend only on what the key covers.
-    return this.cache.getOrRender(renderKey(this.#keyTool, files, options), () =>
-      this.renderMiss(files, options),
+    return this.cache.getOrRender(
+      renderKey(this.#keyTool, files, options),
+      () => this.renderMiss(files, options),
+      renderOwner(options),
     );
   }
 
