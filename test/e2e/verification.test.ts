@@ -19,8 +19,10 @@ import {
   liveConfigMap,
   liveTag,
   reached,
+  rolledBackByVerification,
   trafficApp,
-  waitForRollout,
+  waitForAppRollout,
+  type waitForRollout,
 } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
 import { waitFor } from '../support/wait.ts';
@@ -78,9 +80,7 @@ function release(name: string): Release {
 }
 
 const rolloutOf = (what: string, ok: Parameters<typeof waitForRollout>[4], timeoutMs = 120_000) =>
-  waitForRollout(env.client, NS, 'app', what, ok, timeoutMs).catch((err: Error) => {
-    throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
-  });
+  waitForAppRollout(env, NS, what, ok, timeoutMs);
 
 const verified = (r: Release | undefined) => r?.status?.conditions?.find((c) => c.type === 'Verified');
 
@@ -104,18 +104,17 @@ test('a healthy render passes its soak; a render whose error rate climbs is roll
 
   // R2: every Pod Ready, but its ConfigMap makes 30 % of requests fail.
   const sha2 = await repo.commit(trafficApp('v2', '0.3'));
-  const rb = await rolloutOf(
+  const { release: rb, message: msg } = await rolledBackByVerification(
+    env,
+    NS,
+    sha2,
     'RolledBack(R2) by the metric',
-    (r) => r.state === 'RolledBack' && r.revision === sha2,
   );
-  assert.equal(rb.status?.rollout?.reason, 'VerificationFailed');
-  const msg = rb.status?.rollout?.message ?? '';
   assert.match(msg, /error-rate/, msg);
   assert.match(msg, /result\[0\] > 0\.05/, msg);
   assert.match(msg, /http_requests_total/, msg);
   const value = Number(/error-rate: \[([0-9.]+)\]/.exec(msg)?.[1]);
   assert.ok(value > 0.05 && value <= 0.35, `the measured value: ${msg}`);
-  assert.equal(verified(rb)?.reason, 'VerificationFailed');
   // The whole last healthy render is back, ConfigMap and all, and the error rate falls with it.
   await waitFor('R1 live again, ConfigMap and all', async () => {
     const cm = await liveConfigMap(env.client, NS, 'traffic');

@@ -1,7 +1,8 @@
 // Helpers of the rollout e2e tests and bench/rollout.ts: git fixtures whose Deployments are healthy,
 // never Ready or Ready after a delay (kwok's test stages), a git-sourced Release with short deadlines,
-// waiting on status.rollout, one test's namespace, repository and rollout recording, and reading what is
-// live.
+// waiting on status.rollout (a rollback by a failed verification too), one test's namespace, repository
+// and rollout recording, and reading what is live.
+import assert from 'node:assert/strict';
 import type { Release, RolloutState, RolloutStatus } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
@@ -11,7 +12,7 @@ import {
   TEST_LABEL_NEVER_READY,
 } from '../../src/testenv/index.ts';
 import { type RolloutLog, recordRollouts } from './recorder.ts';
-import { gitRelease as bareGitRelease, cm, getRelease, wave } from './release.ts';
+import { gitRelease as bareGitRelease, cm, condition, getRelease, wave } from './release.ts';
 import { type ConvoySystem, DEFAULT_RULES_SELECTOR } from './system.ts';
 import { waitFor } from './wait.ts';
 
@@ -115,6 +116,42 @@ export function waitForRollout(
   });
 }
 
+/** waitForRollout on `app` in `ns` of `env`; a timeout's message carries the status and both processes' logs. */
+export function waitForAppRollout(
+  env: ConvoySystem,
+  ns: string,
+  what: string,
+  ok: (r: RolloutStatus, rel: Release) => boolean,
+  timeoutMs?: number,
+): Promise<Release> {
+  return waitForRollout(env.client, ns, 'app', what, ok, timeoutMs).catch((err: Error) => {
+    throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
+  });
+}
+
+/**
+ * Waits (up to 120 s) until `app` in `ns` rolled the commit `revision` back because its verification
+ * failed: the rollout's reason and the Verified condition's are VerificationFailed. Returns the Release and
+ * the rollout's message, which names the failed check.
+ */
+export async function rolledBackByVerification(
+  env: ConvoySystem,
+  ns: string,
+  revision: string,
+  what: string,
+): Promise<{ readonly release: Release; readonly message: string }> {
+  const rb = await waitForAppRollout(
+    env,
+    ns,
+    what,
+    (r) => r.state === 'RolledBack' && r.revision === revision,
+    120_000,
+  );
+  assert.equal(rb.status?.rollout?.reason, 'VerificationFailed');
+  assert.equal(condition(rb, 'Verified')?.reason, 'VerificationFailed');
+  return { release: rb, message: rb.status?.rollout?.message ?? '' };
+}
+
 /** status.rollout is in `state` for the commit `revision`. */
 export const reached =
   (state: RolloutState, revision: string) =>
@@ -139,6 +176,18 @@ export interface RolloutScenario {
   };
 }
 
+/** A new namespace `ns` of `env` and a new git repository for one test; `cleanups` removes the repository. */
+export async function namespaceWithRepo(
+  env: ConvoySystem,
+  ns: string,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<Fixture> {
+  await env.namespace(ns);
+  const repo = await makeRepo(ns);
+  cleanups.push(() => repo.cleanup());
+  return repo;
+}
+
 /** Runs `body` in a new namespace `ns` with a new repository `repoName`; stops the recording and removes the repository after. */
 export async function inRolloutScenario(
   env: ConvoySystem,
@@ -154,10 +203,7 @@ export async function inRolloutScenario(
       ns,
       repo,
       log,
-      waitForRollout: (what, ok, timeoutMs) =>
-        waitForRollout(env.client, ns, 'app', what, ok, timeoutMs).catch((err: Error) => {
-          throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
-        }),
+      waitForRollout: (what, ok, timeoutMs) => waitForAppRollout(env, ns, what, ok, timeoutMs),
       live: {
         tag: (name) => liveTag(env.client, ns, name),
         configMap: (name) => liveConfigMap(env.client, ns, name),
