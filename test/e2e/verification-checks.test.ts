@@ -32,12 +32,10 @@ import {
   liveTag,
   namespaceWithRepo,
   reached,
-  rolledBackByVerification,
   trafficApp,
-  waitForAppRollout,
-  type waitForRollout,
 } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
+import { verificationWaits } from '../support/verification.ts';
 import { waitFor } from '../support/wait.ts';
 
 /** Lets the observer-killed test see the Lease expire soon after the kill. */
@@ -110,9 +108,7 @@ const byTemplate = (ns: string, repo: Fixture, template: string, service: string
     args: [{ name: 'service-name', value: service }],
   });
 
-/** waitForRollout on ns/app; a timeout's message carries the status and both processes' logs. */
-const rolloutOf = (ns: string, what: string, ok: Parameters<typeof waitForRollout>[4]) =>
-  waitForAppRollout(env, ns, what, ok, 120_000);
+const { rolloutOf, rolledBack } = verificationWaits(env);
 
 interface Stood {
   readonly release: Release | undefined;
@@ -217,7 +213,7 @@ test('a web check passes its soak; a render that makes it answer a failing value
 
   // R2: Ready as ever, but its ConfigMap makes the server answer 0.3.
   const sha2 = await repo.commit(trafficApp('v2', '0.3'));
-  const { message: msg } = await rolledBackByVerification(env, ns, sha2, 'RolledBack(R2) by the web check');
+  const { message: msg } = await rolledBack(ns, sha2, 'RolledBack(R2) by the web check');
   assert.match(msg, /web-errors: 0\.3 /, msg);
   assert.ok(msg.includes(`url: ${url}`), msg);
   assert.match(msg, /result > 0\.05/, msg);

@@ -17,18 +17,9 @@ import { releaseLabelValue } from '../../src/store/layout.ts';
 import { TEST_LABEL_FAIL } from '../../src/testenv/stages.ts';
 import { installAnalysisTemplateCrd } from '../support/argo.ts';
 import { condition, deleteReleaseAndWait, getInventory, mergePatch, releaseRef } from '../support/release.ts';
-import {
-  events,
-  gitRelease,
-  liveTag,
-  namespaceWithRepo,
-  reached,
-  rolledBackByVerification,
-  trafficApp,
-  waitForAppRollout,
-  type waitForRollout,
-} from '../support/rollout.ts';
+import { events, gitRelease, liveTag, namespaceWithRepo, reached, trafficApp } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
+import { verificationWaits } from '../support/verification.ts';
 import { waitFor } from '../support/wait.ts';
 
 const env = convoySystemPerFile({
@@ -76,8 +67,7 @@ function release(ns: string, repo: Fixture, check: VerificationCheck): Release {
   });
 }
 
-const rolloutOf = (ns: string, what: string, ok: Parameters<typeof waitForRollout>[4]) =>
-  waitForAppRollout(env, ns, what, ok, 120_000);
+const { rolloutOf, rolledBack } = verificationWaits(env);
 
 /** The Jobs of ns/app's checks in the cluster. */
 async function checkJobs(ns: string): Promise<string[]> {
@@ -154,12 +144,7 @@ test('a job check passes its soak; an AnalysisTemplate job metric that fails rol
     spec: { verification: { checks: null, templateRefs: [{ name: 'smoke' }] } },
   });
   const sha2 = await repo.commit(trafficApp('v2', '0'));
-  const { message: msg } = await rolledBackByVerification(
-    env,
-    ns,
-    sha2,
-    'RolledBack(R2) by its failed job check',
-  );
+  const { message: msg } = await rolledBack(ns, sha2, 'RolledBack(R2) by its failed job check');
   assert.match(msg, /smoke: the Job failed: Job vj-job\/app-smoke-[0-9a-f]{10}-0/, msg);
   await waitFor('R1 live again', async () => (await liveTag(env.client, ns, 'web')) === 'v1');
   await noJobsLeft(ns, 'after R2 was rolled back');

@@ -14,17 +14,9 @@ import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
 import { startPrometheus, type TestPrometheus } from '../../src/testenv/prometheus.ts';
 import { startTrafficSim, type TrafficSim } from '../../src/testenv/traffic-sim.ts';
 import { getInventory, getRelease } from '../support/release.ts';
-import {
-  gitRelease,
-  liveConfigMap,
-  liveTag,
-  reached,
-  rolledBackByVerification,
-  trafficApp,
-  waitForAppRollout,
-  type waitForRollout,
-} from '../support/rollout.ts';
+import { gitRelease, liveConfigMap, liveTag, reached, trafficApp } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
+import { verificationWaits } from '../support/verification.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'verify';
@@ -79,15 +71,14 @@ function release(name: string): Release {
   });
 }
 
-const rolloutOf = (what: string, ok: Parameters<typeof waitForRollout>[4], timeoutMs = 120_000) =>
-  waitForAppRollout(env, NS, what, ok, timeoutMs);
+const { rolloutOf, rolledBack } = verificationWaits(env);
 
 const verified = (r: Release | undefined) => r?.status?.conditions?.find((c) => c.type === 'Verified');
 
 test('a healthy render passes its soak; a render whose error rate climbs is rolled back whole', async () => {
   const sha1 = await repo.commit(trafficApp('v1', '0'));
   await env.client.create(release('app'));
-  const r1 = await rolloutOf('Succeeded(R1) after its soak', reached('Succeeded', sha1));
+  const r1 = await rolloutOf(NS, 'Succeeded(R1) after its soak', reached('Succeeded', sha1));
   const R1 = r1.status?.rollout?.renderRef;
   assert.equal(verified(r1)?.status, 'True', JSON.stringify(verified(r1)));
   const inv1 = await getInventory(env.client, NS, 'app');
@@ -104,12 +95,7 @@ test('a healthy render passes its soak; a render whose error rate climbs is roll
 
   // R2: every Pod Ready, but its ConfigMap makes 30 % of requests fail.
   const sha2 = await repo.commit(trafficApp('v2', '0.3'));
-  const { release: rb, message: msg } = await rolledBackByVerification(
-    env,
-    NS,
-    sha2,
-    'RolledBack(R2) by the metric',
-  );
+  const { release: rb, message: msg } = await rolledBack(NS, sha2, 'RolledBack(R2) by the metric');
   assert.match(msg, /error-rate/, msg);
   assert.match(msg, /result\[0\] > 0\.05/, msg);
   assert.match(msg, /http_requests_total/, msg);
@@ -163,6 +149,6 @@ test('Prometheus down mid-soak holds the rollout as inconclusive, never rolls ba
   assert.equal(await liveTag(env.client, NS, 'web'), 'v3');
 
   await prom.restart();
-  const ok = await rolloutOf('Succeeded(R3) once Prometheus is back', reached('Succeeded', sha3));
+  const ok = await rolloutOf(NS, 'Succeeded(R3) once Prometheus is back', reached('Succeeded', sha3));
   assert.equal(verified(ok)?.status, 'True');
 });

@@ -1,8 +1,7 @@
 // Helpers of the rollout e2e tests and bench/rollout.ts: git fixtures whose Deployments are healthy,
 // never Ready or Ready after a delay (kwok's test stages), a git-sourced Release with short deadlines,
-// waiting on status.rollout (a rollback by a failed verification too), one test's namespace, repository
-// and rollout recording, and reading what is live.
-import assert from 'node:assert/strict';
+// waiting on status.rollout, one test's namespace, repository and rollout recording, and reading what is
+// live.
 import type { Release, RolloutState, RolloutStatus } from '../../src/api/types.ts';
 import type { KubeClient } from '../../src/kube/client.ts';
 import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
@@ -12,7 +11,7 @@ import {
   TEST_LABEL_NEVER_READY,
 } from '../../src/testenv/index.ts';
 import { type RolloutLog, recordRollouts } from './recorder.ts';
-import { gitRelease as bareGitRelease, cm, condition, getRelease, wave } from './release.ts';
+import { gitRelease as bareGitRelease, cm, getRelease, wave } from './release.ts';
 import { type ConvoySystem, DEFAULT_RULES_SELECTOR } from './system.ts';
 import { waitFor } from './wait.ts';
 
@@ -127,29 +126,6 @@ export function waitForAppRollout(
   return waitForRollout(env.client, ns, 'app', what, ok, timeoutMs).catch((err: Error) => {
     throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
   });
-}
-
-/**
- * Waits (up to 120 s) until `app` in `ns` rolled the commit `revision` back because its verification
- * failed: the rollout's reason and the Verified condition's are VerificationFailed. Returns the Release and
- * the rollout's message, which names the failed check.
- */
-export async function rolledBackByVerification(
-  env: ConvoySystem,
-  ns: string,
-  revision: string,
-  what: string,
-): Promise<{ readonly release: Release; readonly message: string }> {
-  const rb = await waitForAppRollout(
-    env,
-    ns,
-    what,
-    (r) => r.state === 'RolledBack' && r.revision === revision,
-    120_000,
-  );
-  assert.equal(rb.status?.rollout?.reason, 'VerificationFailed');
-  assert.equal(condition(rb, 'Verified')?.reason, 'VerificationFailed');
-  return { release: rb, message: rb.status?.rollout?.message ?? '' };
 }
 
 /** status.rollout is in `state` for the commit `revision`. */
