@@ -56,3 +56,29 @@ const entriesOf =
 
 export const configMapEntry = entriesOf('', 'ConfigMap');
 export const deploymentEntry = entriesOf('apps', 'Deployment');
+
+/**
+ * A namespaced CustomResourceDefinition `<plural>.<group>` that serves and stores one version, v1, with
+ * `schema` (default: any object); `version` adds to or overrides that version's fields.
+ */
+export function testCrd(
+  group: string,
+  kind: string,
+  plural: string,
+  schema: Readonly<Record<string, unknown>> = { type: 'object' },
+  version: Readonly<Record<string, unknown>> = {},
+) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      names: { kind, plural },
+      scope: 'Namespaced',
+      versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema }, ...version },
+      ],
+    },
+  };
+}

@@ -3,24 +3,12 @@
 // as the server does, a format, a pruned field, a default), and hostile schemas bounded.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { testCrd } from '../api/testsupport.ts';
 import { crdSchemas, type Manifest, type SchemaNode } from './find.ts';
 import { defaultLimits, type Verdict, validateObject } from './validate.ts';
 
-function crd(schema: SchemaNode, version: Record<string, unknown> = {}): Manifest {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'gadgets.example.com' },
-    spec: {
-      group: 'example.com',
-      names: { kind: 'Gadget', plural: 'gadgets' },
-      scope: 'Namespaced',
-      versions: [
-        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema }, ...version },
-      ],
-    },
-  } as Manifest;
-}
+const crd = (schema: SchemaNode, version: Record<string, unknown> = {}): Manifest =>
+  testCrd('example.com', 'Gadget', 'gadgets', schema, version);
 
 const gadget = (rest: Record<string, unknown>): Manifest =>
   ({

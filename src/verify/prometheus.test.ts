@@ -86,24 +86,22 @@ test('queryPrometheus: one POST to /api/v1/query with the credentials, none of t
 
 test('queryPrometheus: faults end as a short message', async (t) => {
   let mode = '';
+  /** The whole answer of a mode: status, content type, body. */
+  const answers: Record<string, readonly [number, string, string]> = {
+    html: [200, 'text/html', '<!DOCTYPE html><html><body>Sign in</body></html>'],
+    text: [200, 'text/plain', 'upstream connect error'],
+    '5xx': [503, 'application/json', '{}'],
+    big: [200, 'application/json', JSON.stringify(vector(...Array.from({ length: 40_000 }, () => '1')))],
+  };
   const server = await startServer((_req, res) => {
+    const answer = answers[mode];
+    if (answer !== undefined) {
+      const [status, contentType, body] = answer;
+      res.writeHead(status, { 'content-type': contentType });
+      res.end(body);
+      return;
+    }
     switch (mode) {
-      case 'html':
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<!DOCTYPE html><html><body>Sign in</body></html>');
-        return;
-      case 'text':
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('upstream connect error');
-        return;
-      case '5xx':
-        res.writeHead(503, { 'content-type': 'application/json' });
-        res.end('{}');
-        return;
-      case 'big':
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(vector(...Array.from({ length: 40_000 }, () => '1'))));
-        return;
       case 'hang':
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"status":');

@@ -14,7 +14,7 @@ import { renderOci } from '../../src/cli/local-render.ts';
 import { runConvoy } from '../../src/cli/testsupport.ts';
 import { MEDIA, RegistryClient } from '../../src/render/oci/client.ts';
 import { pushArtifact } from '../../src/render/oci/push.ts';
-import { parseOciUrl } from '../../src/render/oci/reference.ts';
+import { type OciRepo, parseOciUrl } from '../../src/render/oci/reference.ts';
 import { OciSource } from '../../src/render/oci/source.ts';
 import { pushLayer, rawTarGz } from '../../src/render/oci/testsupport.ts';
 import { isAlive } from '../../src/testenv/index.ts';
@@ -26,6 +26,17 @@ const files = (v: string) => [
   { path: 'app/cm.yaml', data: cm('app', v) },
   { path: 'README.md', data: Buffer.from('not a manifest\n') },
 ];
+
+/** Pushes `files(v)` to `repo`:`tag` over plain HTTP without credentials (the `plain` registry, or a test's own). */
+const pushPlain = (repo: OciRepo, tag: string, v: string) =>
+  pushArtifact(files(v), repo, tag, { credentials: { type: 'none' }, insecure: true });
+
+/** A registry of the test's own (it stops it midway) holding `files(v)` at `path`:`tag`. */
+async function ownRegistryWith(path: string, tag: string, v: string) {
+  const r = await startRegistry({});
+  const repo = parseOciUrl(`oci://${r.host}/${path}`);
+  return { r, repo, pushed: await pushPlain(repo, tag, v) };
+}
 
 let secure: TestRegistry;
 let plain: TestRegistry;
@@ -124,10 +135,7 @@ describe('OCI source on the real registry', () => {
 
   it('a blob corrupted in storage is a digest mismatch; a hostile layer is refused naming its entry', async () => {
     const repo = parseOciUrl(`oci://${plain.host}/bad`);
-    const pushed = await pushArtifact(files('x'), repo, 'corrupt', {
-      credentials: { type: 'none' },
-      insecure: true,
-    });
+    const pushed = await pushPlain(repo, 'corrupt', 'x');
     const blob = plain.blobPath(pushed.layerDigest);
     assert.ok(existsSync(blob), `the registry keeps the layer at ${blob}`);
     const tampered = gzipSync(Buffer.alloc(1024));
@@ -276,12 +284,7 @@ describe('OCI source on the real registry', () => {
   });
 
   it('an artifact read once by digest is served from memory; one over the cache bound is not kept', async () => {
-    const r = await startRegistry({});
-    const repo = parseOciUrl(`oci://${r.host}/cache/app`);
-    const pushed = await pushArtifact(files('c'), repo, 'v1', {
-      credentials: { type: 'none' },
-      insecure: true,
-    });
+    const { r, repo, pushed } = await ownRegistryWith('cache/app', 'v1', 'c');
     const spec = { url: repo.display, ref: { digest: pushed.digest }, insecure: true };
     const kept = new OciSource();
     const small = new OciSource({ cacheBytes: 8 });
@@ -294,12 +297,7 @@ describe('OCI source on the real registry', () => {
   });
 
   it('a tag is asked once per poll window by every Release on it; a requested sync asks again', async () => {
-    const r = await startRegistry({});
-    const repo = parseOciUrl(`oci://${r.host}/shared/app`);
-    const pushed = await pushArtifact(files('s'), repo, 'stable', {
-      credentials: { type: 'none' },
-      insecure: true,
-    });
+    const { r, repo, pushed } = await ownRegistryWith('shared/app', 'stable', 's');
     const spec = { url: repo.display, ref: { tag: 'stable' }, insecure: true };
     const source = new OciSource();
     const window = { pollWindowMs: 600_000 };

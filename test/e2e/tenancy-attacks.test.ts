@@ -19,6 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { AGGREGATED_GROUP_VERSION, API_VERSION } from '../../src/api/constants.ts';
+import { testCrd } from '../../src/api/testsupport.ts';
 import type { Condition, KubeObject } from '../../src/api/types.ts';
 import { impersonating } from '../../src/controller/cluster/access.ts';
 import { applyObject } from '../../src/kube/apply.ts';
@@ -266,19 +267,7 @@ function attacksWith(ctx: Ctx): Attack[] {
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
         subjects: [{ kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' }],
       },
-      {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: 'evils.example.com' },
-        spec: {
-          group: 'example.com',
-          names: { kind: 'Evil', plural: 'evils' },
-          scope: 'Namespaced',
-          versions: [
-            { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
-          ],
-        },
-      },
+      testCrd('example.com', 'Evil', 'evils'),
       {
         apiVersion: 'scheduling.k8s.io/v1',
         kind: 'PriorityClass',

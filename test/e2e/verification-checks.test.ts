@@ -20,7 +20,7 @@ import type { VerificationCheck } from '../../src/api/schema/verification.ts';
 import type { Release } from '../../src/api/types.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { errorMessage } from '../../src/lib/errors.ts';
-import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
+import type { Fixture } from '../../src/render/git/testsupport.ts';
 import { startPrometheus, type TestPrometheus } from '../../src/testenv/prometheus.ts';
 import { startTrafficSim, type TrafficSim } from '../../src/testenv/traffic-sim.ts';
 import { installAnalysisTemplateCrd } from '../support/argo.ts';
@@ -30,11 +30,12 @@ import {
   gitRelease,
   liveConfigMap,
   liveTag,
+  namespaceWithRepo,
   reached,
   trafficApp,
-  waitForRollout,
 } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
+import { verificationWaits } from '../support/verification.ts';
 import { waitFor } from '../support/wait.ts';
 
 /** Lets the observer-killed test see the Lease expire soon after the kill. */
@@ -60,12 +61,7 @@ after(async () => {
 });
 
 /** A new namespace and git repository for one test; the repository is removed after the file. */
-async function scenario(ns: string): Promise<Fixture> {
-  await env.namespace(ns);
-  const repo = await makeRepo(ns);
-  cleanups.push(() => repo.cleanup());
-  return repo;
-}
+const scenario = (ns: string): Promise<Fixture> => namespaceWithRepo(env, ns, cleanups);
 
 /** A loopback HTTP server answering every request with `answer()` as JSON; closed after the file. */
 async function jsonServer(answer: () => unknown): Promise<{ readonly url: string; requests(): number }> {
@@ -103,11 +99,16 @@ function release(ns: string, repo: Fixture, verification: Release['spec']['verif
 
 const verified = (r: Release | undefined) => condition(r, 'Verified');
 
-/** waitForRollout on ns/app; a timeout's message carries the status and both processes' logs. */
-const rolloutOf = (ns: string, what: string, ok: Parameters<typeof waitForRollout>[4]) =>
-  waitForRollout(env.client, ns, 'app', what, ok, 120_000).catch((err: Error) => {
-    throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
+/** ns/app verified by the AnalysisTemplate `template` alone, its arg service-name `service`: a soak of 5 s. */
+const byTemplate = (ns: string, repo: Fixture, template: string, service: string): Release =>
+  release(ns, repo, {
+    soak: '5s',
+    interval: '1s',
+    templateRefs: [{ name: template }],
+    args: [{ name: 'service-name', value: service }],
   });
+
+const { rolloutOf, rolledBack } = verificationWaits(env);
 
 interface Stood {
   readonly release: Release | undefined;
@@ -212,17 +213,10 @@ test('a web check passes its soak; a render that makes it answer a failing value
 
   // R2: Ready as ever, but its ConfigMap makes the server answer 0.3.
   const sha2 = await repo.commit(trafficApp('v2', '0.3'));
-  const rb = await rolloutOf(
-    ns,
-    'RolledBack(R2) by the web check',
-    (r) => r.state === 'RolledBack' && r.revision === sha2,
-  );
-  assert.equal(rb.status?.rollout?.reason, 'VerificationFailed');
-  const msg = rb.status?.rollout?.message ?? '';
+  const { message: msg } = await rolledBack(ns, sha2, 'RolledBack(R2) by the web check');
   assert.match(msg, /web-errors: 0\.3 /, msg);
   assert.ok(msg.includes(`url: ${url}`), msg);
   assert.match(msg, /result > 0\.05/, msg);
-  assert.equal(verified(rb)?.reason, 'VerificationFailed');
   await waitFor('R1 live again, its ConfigMap too', async () => {
     const cm = await liveConfigMap(env.client, ns, 'traffic');
     return (await liveTag(env.client, ns, 'web')) === 'v1' && cm?.data?.errorRate === '0';
@@ -273,14 +267,7 @@ test('an AnalysisTemplate from the argo-rollouts docs passes; one with a datadog
   );
 
   const sha1 = await repo.commit(trafficApp('v1', '0'));
-  await env.client.create(
-    release(ns, repo, {
-      soak: '5s',
-      interval: '1s',
-      templateRefs: [{ name: 'success-rate' }],
-      args: [{ name: 'service-name', value: promSim.istioService }],
-    }),
-  );
+  await env.client.create(byTemplate(ns, repo, 'success-rate', promSim.istioService));
   const r1 = await rolloutOf(ns, 'Succeeded(R1) by the AnalysisTemplate', reached('Succeeded', sha1));
   assert.equal(verified(r1)?.status, 'True', JSON.stringify(verified(r1)));
   const c1 = (await getInventory(env.client, ns, 'app'))?.verification?.checks?.find(
@@ -299,14 +286,7 @@ test('an AnalysisTemplate from the argo-rollouts docs passes; one with a datadog
   const drepo = await scenario(dns);
   await createYaml(dns, await argoDocTemplate('datadog-error-rate.yaml'));
   const dsha = await drepo.commit(trafficApp('v1', '0'));
-  await env.client.create(
-    release(dns, drepo, {
-      soak: '5s',
-      interval: '1s',
-      templateRefs: [{ name: 'loq-error-rate' }],
-      args: [{ name: 'service-name', value: 'web' }],
-    }),
-  );
+  await env.client.create(byTemplate(dns, drepo, 'loq-error-rate', 'web'));
   const held = await until(dns, 'Verified=False naming the datadog template', ({ release: r }) => {
     const v = verified(r);
     return (

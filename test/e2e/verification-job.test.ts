@@ -12,13 +12,14 @@ import { LABEL_RELEASE } from '../../src/api/constants.ts';
 import type { VerificationCheck } from '../../src/api/schema/verification.ts';
 import type { Release } from '../../src/api/types.ts';
 import { LABEL_VERIFICATION_CHECK } from '../../src/api/verification-job.ts';
-import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
+import type { Fixture } from '../../src/render/git/testsupport.ts';
 import { releaseLabelValue } from '../../src/store/layout.ts';
 import { TEST_LABEL_FAIL } from '../../src/testenv/stages.ts';
 import { installAnalysisTemplateCrd } from '../support/argo.ts';
 import { condition, deleteReleaseAndWait, getInventory, mergePatch, releaseRef } from '../support/release.ts';
-import { events, gitRelease, liveTag, reached, trafficApp, waitForRollout } from '../support/rollout.ts';
+import { events, gitRelease, liveTag, namespaceWithRepo, reached, trafficApp } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
+import { verificationWaits } from '../support/verification.ts';
 import { waitFor } from '../support/wait.ts';
 
 const env = convoySystemPerFile({
@@ -66,10 +67,7 @@ function release(ns: string, repo: Fixture, check: VerificationCheck): Release {
   });
 }
 
-const rolloutOf = (ns: string, what: string, ok: Parameters<typeof waitForRollout>[4]) =>
-  waitForRollout(env.client, ns, 'app', what, ok, 120_000).catch((err: Error) => {
-    throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
-  });
+const { rolloutOf, rolledBack } = verificationWaits(env);
 
 /** The Jobs of ns/app's checks in the cluster. */
 async function checkJobs(ns: string): Promise<string[]> {
@@ -87,9 +85,7 @@ const noJobsLeft = (ns: string, what: string) =>
 
 test('a job check passes its soak; an AnalysisTemplate job metric that fails rolls the next render back; no Job is left', async () => {
   const ns = 'vj-job';
-  await env.namespace(ns);
-  const repo = await makeRepo(ns);
-  cleanups.push(() => repo.cleanup());
+  const repo = await namespaceWithRepo(env, ns, cleanups);
 
   const sha1 = await repo.commit(trafficApp('v1', '0'));
   await env.client.create(release(ns, repo, smoke()));
@@ -148,24 +144,15 @@ test('a job check passes its soak; an AnalysisTemplate job metric that fails rol
     spec: { verification: { checks: null, templateRefs: [{ name: 'smoke' }] } },
   });
   const sha2 = await repo.commit(trafficApp('v2', '0'));
-  const rb = await rolloutOf(
-    ns,
-    'RolledBack(R2) by its failed job check',
-    (r) => r.state === 'RolledBack' && r.revision === sha2,
-  );
-  assert.equal(rb.status?.rollout?.reason, 'VerificationFailed');
-  const msg = rb.status?.rollout?.message ?? '';
+  const { message: msg } = await rolledBack(ns, sha2, 'RolledBack(R2) by its failed job check');
   assert.match(msg, /smoke: the Job failed: Job vj-job\/app-smoke-[0-9a-f]{10}-0/, msg);
-  assert.equal(condition(rb, 'Verified')?.reason, 'VerificationFailed');
   await waitFor('R1 live again', async () => (await liveTag(env.client, ns, 'web')) === 'v1');
   await noJobsLeft(ns, 'after R2 was rolled back');
 });
 
 test('a Job that cannot start says why, is an Error at its timeout, holds without a rollback; deleting the Release deletes its Jobs', async () => {
   const ns = 'vj-stuck';
-  await env.namespace(ns);
-  const repo = await makeRepo(ns);
-  cleanups.push(() => repo.cleanup());
+  const repo = await namespaceWithRepo(env, ns, cleanups);
   const sha = await repo.commit(trafficApp('v1', '0'));
   await env.client.create(release(ns, repo, smoke({ serviceAccount: 'missing-sa', timeout: '4s' })));
 

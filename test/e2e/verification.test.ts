@@ -14,15 +14,9 @@ import { type Fixture, makeRepo } from '../../src/render/git/testsupport.ts';
 import { startPrometheus, type TestPrometheus } from '../../src/testenv/prometheus.ts';
 import { startTrafficSim, type TrafficSim } from '../../src/testenv/traffic-sim.ts';
 import { getInventory, getRelease } from '../support/release.ts';
-import {
-  gitRelease,
-  liveConfigMap,
-  liveTag,
-  reached,
-  trafficApp,
-  waitForRollout,
-} from '../support/rollout.ts';
+import { gitRelease, liveConfigMap, liveTag, reached, trafficApp } from '../support/rollout.ts';
 import { convoySystemPerFile } from '../support/system.ts';
+import { verificationWaits } from '../support/verification.ts';
 import { waitFor } from '../support/wait.ts';
 
 const NS = 'verify';
@@ -77,17 +71,14 @@ function release(name: string): Release {
   });
 }
 
-const rolloutOf = (what: string, ok: Parameters<typeof waitForRollout>[4], timeoutMs = 120_000) =>
-  waitForRollout(env.client, NS, 'app', what, ok, timeoutMs).catch((err: Error) => {
-    throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
-  });
+const { rolloutOf, rolledBack } = verificationWaits(env);
 
 const verified = (r: Release | undefined) => r?.status?.conditions?.find((c) => c.type === 'Verified');
 
 test('a healthy render passes its soak; a render whose error rate climbs is rolled back whole', async () => {
   const sha1 = await repo.commit(trafficApp('v1', '0'));
   await env.client.create(release('app'));
-  const r1 = await rolloutOf('Succeeded(R1) after its soak', reached('Succeeded', sha1));
+  const r1 = await rolloutOf(NS, 'Succeeded(R1) after its soak', reached('Succeeded', sha1));
   const R1 = r1.status?.rollout?.renderRef;
   assert.equal(verified(r1)?.status, 'True', JSON.stringify(verified(r1)));
   const inv1 = await getInventory(env.client, NS, 'app');
@@ -104,18 +95,12 @@ test('a healthy render passes its soak; a render whose error rate climbs is roll
 
   // R2: every Pod Ready, but its ConfigMap makes 30 % of requests fail.
   const sha2 = await repo.commit(trafficApp('v2', '0.3'));
-  const rb = await rolloutOf(
-    'RolledBack(R2) by the metric',
-    (r) => r.state === 'RolledBack' && r.revision === sha2,
-  );
-  assert.equal(rb.status?.rollout?.reason, 'VerificationFailed');
-  const msg = rb.status?.rollout?.message ?? '';
+  const { release: rb, message: msg } = await rolledBack(NS, sha2, 'RolledBack(R2) by the metric');
   assert.match(msg, /error-rate/, msg);
   assert.match(msg, /result\[0\] > 0\.05/, msg);
   assert.match(msg, /http_requests_total/, msg);
   const value = Number(/error-rate: \[([0-9.]+)\]/.exec(msg)?.[1]);
   assert.ok(value > 0.05 && value <= 0.35, `the measured value: ${msg}`);
-  assert.equal(verified(rb)?.reason, 'VerificationFailed');
   // The whole last healthy render is back, ConfigMap and all, and the error rate falls with it.
   await waitFor('R1 live again, ConfigMap and all', async () => {
     const cm = await liveConfigMap(env.client, NS, 'traffic');
@@ -164,6 +149,6 @@ test('Prometheus down mid-soak holds the rollout as inconclusive, never rolls ba
   assert.equal(await liveTag(env.client, NS, 'web'), 'v3');
 
   await prom.restart();
-  const ok = await rolloutOf('Succeeded(R3) once Prometheus is back', reached('Succeeded', sha3));
+  const ok = await rolloutOf(NS, 'Succeeded(R3) once Prometheus is back', reached('Succeeded', sha3));
   assert.equal(verified(ok)?.status, 'True');
 });

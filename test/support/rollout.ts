@@ -115,6 +115,19 @@ export function waitForRollout(
   });
 }
 
+/** waitForRollout on `app` in `ns` of `env`; a timeout's message carries the status and both processes' logs. */
+export function waitForAppRollout(
+  env: ConvoySystem,
+  ns: string,
+  what: string,
+  ok: (r: RolloutStatus, rel: Release) => boolean,
+  timeoutMs?: number,
+): Promise<Release> {
+  return waitForRollout(env.client, ns, 'app', what, ok, timeoutMs).catch((err: Error) => {
+    throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
+  });
+}
+
 /** status.rollout is in `state` for the commit `revision`. */
 export const reached =
   (state: RolloutState, revision: string) =>
@@ -139,6 +152,18 @@ export interface RolloutScenario {
   };
 }
 
+/** A new namespace `ns` of `env` and a new git repository for one test; `cleanups` removes the repository. */
+export async function namespaceWithRepo(
+  env: ConvoySystem,
+  ns: string,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<Fixture> {
+  await env.namespace(ns);
+  const repo = await makeRepo(ns);
+  cleanups.push(() => repo.cleanup());
+  return repo;
+}
+
 /** Runs `body` in a new namespace `ns` with a new repository `repoName`; stops the recording and removes the repository after. */
 export async function inRolloutScenario(
   env: ConvoySystem,
@@ -154,10 +179,7 @@ export async function inRolloutScenario(
       ns,
       repo,
       log,
-      waitForRollout: (what, ok, timeoutMs) =>
-        waitForRollout(env.client, ns, 'app', what, ok, timeoutMs).catch((err: Error) => {
-          throw new Error(`${err.message}\n${env.logs()}`, { cause: err });
-        }),
+      waitForRollout: (what, ok, timeoutMs) => waitForAppRollout(env, ns, what, ok, timeoutMs),
       live: {
         tag: (name) => liveTag(env.client, ns, name),
         configMap: (name) => liveConfigMap(env.client, ns, name),
