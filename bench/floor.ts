@@ -7,7 +7,11 @@
 // machine's cores (is the burst CPU-bound, and where do the cores go), the convoy processes' peak RSS;
 // then a steady window (requests per minute, CPU %), and from a pod turning Ready to its Release's
 // rollout Succeeded (median of 5 Deployments).
+// Also, per Release, the lag from Healthy=True (the observer's) to status.lastHealthy naming its render
+// (the controller's): what a rollback falls back to trails the health it rests on by that much.
 // Default 200 Releases × 10 ConfigMaps in 20 namespaces, 60 s steady; `--full`: 1,000 × 10, 300 s.
+// `--git`: every Release's source is one git repository served over smart HTTP (git http-backend), a
+// path per Release, interval 10m, instead of inline manifests.
 // Env: CONVOY_BENCH_RELEASES, CONVOY_BENCH_OBJECTS, CONVOY_BENCH_STEADY_SECONDS, CONVOY_BENCH_CONCURRENCY, CONVOY_BENCH_NODE_OPTIONS
 // (Node flags of both convoy processes, e.g. heap limits); CONVOY_BENCH_HEAP_SNAPSHOTS=<dir>
 // writes a heap snapshot of each convoy process into <dir> when the burst is over (what holds the memory);
@@ -24,6 +28,7 @@ import type { Release } from '../src/api/types.ts';
 import { KubeClient } from '../src/kube/client.ts';
 import { errorMessage } from '../src/lib/errors.ts';
 import { installDefaultRules } from '../src/observer/health/loop/index.ts';
+import { makeRepo, serveGitHttp } from '../src/render/git/testsupport.ts';
 import { Informer, type KubeObject, Transport } from '../src/runtime/index.ts';
 import { binaryPath, ensureBinaries } from '../src/testenv/build.ts';
 import { startControlPlane, TEST_ANNOTATION_READY_DELAY, TEST_LABEL_DELAY } from '../src/testenv/index.ts';
@@ -34,6 +39,7 @@ import { configMapManifests } from './fixtures.ts';
 import { parseMetrics, proc, rates, reconcileFigures, type Sample, sample } from './procs.ts';
 
 const FULL = process.argv.includes('--full');
+const GIT = process.argv.includes('--git');
 const RELEASES = Number(process.env.CONVOY_BENCH_RELEASES ?? (FULL ? 1000 : 200));
 const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 10);
 const NAMESPACES = 20;
@@ -61,6 +67,8 @@ const childArgs = CONCURRENCY === undefined ? {} : { args: ['--concurrency', CON
 const secs = (ms: number) => +(ms / 1000).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? Number.NaN;
 
 const cp = await startControlPlane({ workloads: true, nodes: 1, profiling: APISERVER_PROFILE !== undefined });
 const work = await mkdtemp(join(tmpdir(), 'convoy-bench-floor-'));
@@ -204,6 +212,24 @@ async function floor() {
   return { seconds, apiserverCpuSeconds: +((await apiserverCpu()) - cpu0).toFixed(2), requests };
 }
 
+/** --git: one repository with a path of ConfigMaps per Release, served over smart HTTP. */
+async function gitSource() {
+  const repo = await makeRepo('bench');
+  const files: Record<string, string> = {};
+  for (let r = 0; r < RELEASES; r++) files[`r${r}/configmaps.yaml`] = configMapManifests(r, OBJECTS);
+  await repo.commit(files);
+  const server = await serveGitHttp(repo.srv);
+  return {
+    url: `${server.base}/${repo.name}.git`,
+    server,
+    stop: async () => {
+      await server.close();
+      await repo.cleanup();
+    },
+  };
+}
+const gitServer = GIT ? await gitSource() : undefined;
+
 try {
   const floorFigures = await floor();
   console.error(`floor: ${floorFigures.seconds} s for ${RELEASES * OBJECTS} objects`);
@@ -235,6 +261,7 @@ try {
   const ready = new Map<string, number>();
   const healthy = new Map<string, number>();
   const succeeded = new Map<string, number>();
+  const lastHealthy = new Map<string, number>();
   type R = KubeObject & Release;
   const releases = new Informer<R>(new Transport(cp.kubeConfig), {
     path: `/apis/${API_VERSION}/${PLURAL_RELEASES}`,
@@ -250,6 +277,9 @@ try {
     if (!healthy.has(k) && condTrue(r, 'Healthy', 'Healthy') && r.status?.lastAttempted !== undefined)
       healthy.set(k, t);
     if (!succeeded.has(k) && r.status?.rollout?.state === 'Succeeded') succeeded.set(k, t);
+    const attempted = r.status?.lastAttempted?.renderRef;
+    if (!lastHealthy.has(k) && attempted !== undefined && r.status?.lastHealthy?.renderRef === attempted)
+      lastHealthy.set(k, t);
   };
   releases.addHandlers({ add: see, update: (_o, n) => see(n) });
   informers.push(releases as unknown as Informer<KubeObject>);
@@ -281,7 +311,11 @@ try {
           kind: 'Release',
           metadata: { name: `r${r}`, namespace: ns },
           spec: {
-            source: { inline: { manifests: configMapManifests(r, OBJECTS) } },
+            source:
+              gitServer === undefined
+                ? { inline: { manifests: configMapManifests(r, OBJECTS) } }
+                : { git: { url: gitServer.url, ref: { branch: 'main' }, path: `r${r}` } },
+            ...(gitServer === undefined ? {} : { syncPolicy: { interval: '10m' } }),
             render: { targetNamespace: ns },
             healthAssessment: DEFAULT_HEALTH,
           },
@@ -298,6 +332,12 @@ try {
     }
   }
   const tAll = Math.max(...ready.values(), ...healthy.values()) - t0;
+  for (const t = performance.now(); lastHealthy.size < RELEASES; await sleep(250)) {
+    if (performance.now() - t > 10 * 60_000)
+      throw new Error(`${lastHealthy.size} of ${RELEASES} lastHealthy`);
+  }
+  const healthyLags = [...lastHealthy].map(([k, t]) => t - (healthy.get(k) ?? t));
+  const tLastHealthy = Math.max(...lastHealthy.values()) - t0;
   // The stragglers: the Releases that came last, with when each was Ready and Healthy (the tail of the burst).
   const last = [...healthy.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
   for (const [k, t] of last)
@@ -349,8 +389,16 @@ try {
         objectsPerRelease: OBJECTS,
         namespaces: NAMESPACES,
         floor: { ...floorFigures, requestsPerObject: +(floorFigures.requests.total / objects).toFixed(2) },
+        source: gitServer === undefined ? 'inline' : 'git over smart HTTP, one repository',
         convoy: {
           secondsToAllReadyAndHealthy: secs(tAll),
+          secondsToAllLastHealthy: secs(tLastHealthy),
+          healthyToLastHealthySeconds: {
+            p50: secs(pct(healthyLags, 0.5)),
+            p95: secs(pct(healthyLags, 0.95)),
+            max: secs(Math.max(...healthyLags)),
+          },
+          gitServerRequests: gitServer?.server.requests,
           ratioToFloor: +(secs(tAll) / floorFigures.seconds).toFixed(2),
           apiserverCpuSeconds: +(burst.apiserverCpu - before.apiserverCpu).toFixed(2),
           cpuSecondsByProcess: Object.fromEntries(
@@ -435,5 +483,6 @@ try {
   for (const c of children.reverse())
     await c.stop().catch((err: unknown) => console.error(`stopping: ${errorMessage(err)}`));
   await cp.stop();
+  await gitServer?.stop();
   await rm(work, { recursive: true, force: true });
 }
