@@ -7,7 +7,7 @@ import { type EntryKeys, inventoryKeyOf } from './keys.ts';
 import type { VerificationStatus } from './schema/verification.ts';
 import type { InventoryEntry, Release } from './types.ts';
 
-type HealthFields = EntryKeys & Pick<InventoryEntry, 'state' | 'assessedRenderRef'>;
+type HealthFields = EntryKeys & Pick<InventoryEntry, 'state' | 'assessedRenderRef' | 'renderRef'>;
 
 interface InventoryLike {
   readonly entries?: readonly HealthFields[];
@@ -36,6 +36,18 @@ function verificationChanged(oldInv: InventoryLike | undefined, newInv: Inventor
   if (n === undefined || n.phase === 'Running')
     return o?.phase === 'Inconclusive' && o.renderRef === n?.renderRef;
   return o?.renderRef !== n.renderRef || o.startedAt !== n.startedAt || o.phase !== n.phase;
+}
+
+/**
+ * Whether the inventory now reads as done for the controller: every entry Healthy as assessed for the
+ * render that applied it, and no verification still measuring. The wake-up of such a change goes in the
+ * work queue's finish lane (docs/design.md#work-queue-priority): its reconcile records the render healthy;
+ * a change on the way there (one entry of ten) waits its turn with the others, where it is coalesced.
+ */
+export function healthSettled(inv: InventoryLike | undefined): boolean {
+  const entries = inv?.entries ?? [];
+  if (entries.length === 0 || inv?.verification?.phase === 'Running') return false;
+  return entries.every((e) => e.state === 'Healthy' && e.assessedRenderRef === e.renderRef);
 }
 
 /**

@@ -17,7 +17,7 @@ import type { KubeObject, UpdateFilter } from './filters.ts';
 import type { Informer } from './informer.ts';
 import { forKey } from './log.ts';
 import type { HarnessMetrics } from './metrics.ts';
-import { type QueueOptions, WorkQueue } from './queue.ts';
+import { type Priority, type QueueOptions, WorkQueue } from './queue.ts';
 import { type ReconcileResult, WorkerPool } from './workers.ts';
 
 export type ReconcileContext = {
@@ -54,6 +54,8 @@ export type SecondaryWatch<S extends KubeObject> = {
   /** Which updates count (default: all). Resyncs of secondaries are ignored: the primary's resync covers them. */
   readonly updateFilter?: UpdateFilter<S>;
   readonly keys: (obj: S) => readonly string[];
+  /** The lane an update that passes the filter queues its keys in (default change; queue.ts). */
+  readonly updatePriority?: (o: S, n: S) => Priority;
 };
 
 export class Controller<T extends KubeObject = KubeObject> {
@@ -131,20 +133,21 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   watch<S extends KubeObject>(w: SecondaryWatch<S>): this {
-    const enqueue = (o: S) => {
-      for (const k of w.keys(o)) this.queue.add(k);
+    const enqueue = (o: S, priority: Priority = 'change') => {
+      for (const k of w.keys(o)) this.queue.add(k, priority);
     };
     w.informer.addHandlers({
-      add: enqueue,
+      add: (o) => enqueue(o),
       update: (o, n) => {
         if (o === n) return;
         if (w.updateFilter?.(o, n) ?? true) {
-          enqueue(n);
+          const priority = w.updatePriority?.(o, n);
+          enqueue(n, priority);
           // A change can move an object between primaries (e.g. a re-pointed reference).
-          enqueue(o);
+          enqueue(o, priority);
         }
       },
-      delete: enqueue,
+      delete: (o) => enqueue(o),
     });
     return this;
   }

@@ -33,7 +33,7 @@ export {
 export { forKey, type Logger, newLogger } from './log.ts';
 export { type HarnessMetrics, newMetrics } from './metrics.ts';
 export { OwnWrites } from './own-writes.ts';
-export { type Priority, type QueueOptions, ROUTINE_SHARE, WorkQueue } from './queue.ts';
+export { FINISH_SHARE, type Priority, type QueueOptions, ROUTINE_SHARE, WorkQueue } from './queue.ts';
 export { controllerLeaseName, fnv1a32, observerLeaseName, type ShardSubject, shardOf } from './shard.ts';
 export { ApiError, isGone, Transport, type WatchEvent } from './transport.ts';
 export { type Reconcile, type ReconcileResult, settle, WorkerPool } from './workers.ts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { FakeClock } from './clock.ts';
-import { type Priority, ROUTINE_SHARE, WorkQueue } from './queue.ts';
+import { FINISH_SHARE, type Priority, ROUTINE_SHARE, WorkQueue } from './queue.ts';
 
 type Op =
   | { kind: 'add'; key: string; priority: Priority }
@@ -15,7 +15,7 @@ type Op =
   | { kind: 'advance'; ms: number };
 
 const keyArb = fc.constantFrom('a/1', 'a/2', 'b/1', 'b/2');
-const priorityArb = fc.constantFrom<Priority>('change', 'routine');
+const priorityArb = fc.constantFrom<Priority>('finish', 'change', 'routine');
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('add' as const), key: keyArb, priority: priorityArb }),
   fc.record({
@@ -269,6 +269,34 @@ test('queue: changes go before routine work, which still gets one hand-out in RO
     ...changes.slice(2 * ROUTINE_SHARE - 2),
     'r/2',
   ]);
+});
+
+test('queue: finishing work goes first; the other lanes still get one hand-out in FINISH_SHARE', () => {
+  const q = new WorkQueue();
+  q.add('r/0', 'routine');
+  for (let i = 0; i < 3; i++) q.add(`c/${i}`);
+  for (let i = 0; i < 2 * FINISH_SHARE; i++) q.add(`f/${i}`, 'finish');
+  const finish = Array.from({ length: 2 * FINISH_SHARE }, (_, i) => `f/${i}`);
+  assert.deepEqual(drainOrder(q), [
+    ...finish.slice(0, FINISH_SHARE - 1),
+    'c/0',
+    ...finish.slice(FINISH_SHARE - 1, 2 * FINISH_SHARE - 2),
+    'c/1',
+    ...finish.slice(2 * FINISH_SHARE - 2),
+    'c/2',
+    'r/0',
+  ]);
+});
+
+test('queue: a key moves up to the highest lane it was added in, never down', () => {
+  const q = new WorkQueue();
+  q.add('k/c');
+  q.add('k/r', 'routine');
+  q.add('k/r', 'finish');
+  q.add('k/r', 'change');
+  q.add('k/r', 'routine');
+  assert.equal(q.len(), 2);
+  assert.deepEqual(drainOrder(q), ['k/r', 'k/c']);
 });
 
 test('queue: a change to a key waiting as routine moves it to the change lane, never back', () => {

@@ -2,10 +2,12 @@
 // most once (dirty set), never handed to two workers at once (processing set), and a key added
 // while it is processed is handed out again after done(). Delayed adds keep only the earliest
 // pending time per key; addRateLimited backs off per key until forget().
-// Two lanes (docs/design.md#work-queue-priority): a change someone made (a new Release, an edit, a
-// health verdict) is handed out before routine work (an interval pass, a resync, the first list after a
-// start), so a new Release does not wait behind thousands of interval reconciles. Routine work still
-// gets one hand-out in every ROUTINE_SHARE, so a steady stream of changes cannot starve it.
+// Three lanes (docs/design.md#work-queue-priority): a change someone made (a new Release, an edit) is
+// handed out before routine work (an interval pass, a resync, the first list after a start), so a new
+// Release does not wait behind thousands of interval reconciles; and work that finishes what is under
+// way (a health verdict a rollout waits for) before both, so a burst of new Releases does not hold back
+// the cheap reconcile that records an earlier one healthy. A lower lane still gets one hand-out in every
+// ROUTINE_SHARE (FINISH_SHARE), so a steady stream in a higher one cannot starve it.
 import { type Clock, realClock, type TimerHandle } from './clock.ts';
 import { exponentialBackoff, jittered, type Random } from './jitter.ts';
 
@@ -27,16 +29,21 @@ export type QueueHooks = {
   readonly onDepth?: (depth: number) => void;
 };
 
-/** `change`: something changed and someone waits for it; `routine`: a periodic or bulk re-check. */
-export type Priority = 'change' | 'routine';
+/**
+ * `finish`: what an object under way waits for to end (its health verdict); `change`: something changed
+ * and someone waits for it; `routine`: a periodic or bulk re-check.
+ */
+export type Priority = 'finish' | 'change' | 'routine';
 
 /** While changes are queued, one hand-out in this many goes to routine work. */
 export const ROUTINE_SHARE = 8;
+/** While finishing work is queued, one hand-out in this many goes to the change and routine lanes. */
+export const FINISH_SHARE = 4;
 
 type Waiting = { readyAt: number; timer: TimerHandle; priority: Priority };
 
-const higher = (a: Priority, b: Priority): Priority =>
-  a === 'change' || b === 'change' ? 'change' : 'routine';
+const RANK: Readonly<Record<Priority, number>> = { finish: 2, change: 1, routine: 0 };
+const higher = (a: Priority, b: Priority): Priority => (RANK[a] >= RANK[b] ? a : b);
 
 export class WorkQueue {
   readonly #clock: Clock;
@@ -46,11 +53,16 @@ export class WorkQueue {
   readonly #jitter: number;
   readonly #hooks: QueueHooks;
   /** Keys ready to hand out, per lane in FIFO order; together always the dirty keys not processing. */
-  readonly #ready: Readonly<Record<Priority, Set<string>>> = { change: new Set(), routine: new Set() };
+  readonly #ready: Readonly<Record<Priority, Set<string>>> = {
+    finish: new Set(),
+    change: new Set(),
+    routine: new Set(),
+  };
   /** Queued keys and the lane each goes to (the higher of every add since it was last handed out). */
   readonly #dirty = new Map<string, Priority>();
-  /** Change hand-outs since the last routine one. */
+  /** Change hand-outs since the last routine one, finish hand-outs since the last of another lane. */
   #changeStreak = 0;
+  #finishStreak = 0;
   readonly #processing = new Set<string>();
   readonly #waiting = new Map<string, Waiting>();
   readonly #failures = new Map<string, number>();
@@ -67,15 +79,15 @@ export class WorkQueue {
     this.#hooks = opts.hooks ?? {};
   }
 
-  /** Queues key; one already queued in the routine lane moves to the change lane when this add is a change. */
+  /** Queues key; one already queued in a lower lane moves up to this add's lane. */
   add(key: string, priority: Priority = 'change'): void {
     if (this.#shuttingDown) return;
     this.#hooks.onAdd?.(key);
     const queued = this.#dirty.get(key);
     if (queued !== undefined) {
-      if (queued === 'routine' && priority === 'change') {
-        this.#dirty.set(key, 'change');
-        if (this.#ready.routine.delete(key)) this.#ready.change.add(key);
+      if (RANK[priority] > RANK[queued]) {
+        this.#dirty.set(key, priority);
+        if (this.#ready[queued].delete(key)) this.#ready[priority].add(key);
       }
       return;
     }
@@ -142,8 +154,18 @@ export class WorkQueue {
     return key;
   }
 
-  /** The change lane first, but routine work every ROUTINE_SHARE-th hand-out while both wait. */
+  /**
+   * The finish lane first, but the others every FINISH_SHARE-th hand-out while they wait; then the change
+   * lane, but routine work every ROUTINE_SHARE-th hand-out while both wait.
+   */
   #nextLane(): Priority | undefined {
+    const finish = this.#ready.finish.size > 0;
+    const others = this.#ready.change.size + this.#ready.routine.size > 0;
+    if (finish && (!others || this.#finishStreak < FINISH_SHARE - 1)) {
+      this.#finishStreak++;
+      return 'finish';
+    }
+    this.#finishStreak = 0;
     const changes = this.#ready.change.size > 0;
     const routine = this.#ready.routine.size > 0;
     if (changes && (!routine || this.#changeStreak < ROUTINE_SHARE - 1)) {
@@ -177,7 +199,7 @@ export class WorkQueue {
 
   /** Keys ready to be handed out (the queue depth). */
   len(): number {
-    return this.#ready.change.size + this.#ready.routine.size;
+    return this.#ready.finish.size + this.#ready.change.size + this.#ready.routine.size;
   }
 
   isProcessing(key: string): boolean {

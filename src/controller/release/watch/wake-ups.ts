@@ -1,7 +1,7 @@
 // What wakes a Release besides its own changes: its inventory (a health verdict, a deletion the garbage
 // collector started, drift for selfHeal), the observer's shard Lease coming back, and its Cluster's Ready
 // condition (docs/design.md#rollout-wake-ups). Each is a secondary watch of the release controller.
-import { healthChanged, healthChangeWakes } from '../../../api/health-wake.ts';
+import { healthChanged, healthChangeWakes, healthSettled } from '../../../api/health-wake.ts';
 import type { Cluster, Release, ReleaseInventory } from '../../../api/types.ts';
 import { releaseKeyOfInventory } from '../../../kube/inventory-read.ts';
 import {
@@ -39,11 +39,13 @@ export function watchWakeUps(controller: Controller<Cached<Release>>, s: WakeUpS
   };
   // inventory.HealthChanged wakes a Release whose rollout waits for a verdict; a Failed or RolledBack rollout
   // waits for the interval only (docs/design.md#rollout-wake-ups). Without a failurePolicy it still wakes,
-  // for lastHealthy.
+  // for lastHealthy. Once every entry is Healthy, in the finish lane: the reconcile that records the render
+  // healthy goes before the first reconciles of a burst of new Releases (docs/design.md#work-queue-priority).
   controller.watch({
     informer: inventories,
     updateFilter: (o, n) => healthChanged(o, n),
     keys: (inv) => releaseKeys(inv).filter((key) => healthChangeWakes(releases.cache.get(key))),
+    updatePriority: (_o, n) => (healthSettled(n) ? 'finish' : 'change'),
   });
   // An inventory the garbage collector started deleting: its Release may be gone (see deletion.ts).
   controller.watch({

@@ -1,6 +1,8 @@
-// Table tests of nextWakeUp (docs/design.md#rollout-wake-ups) and the inventory.HealthChanged watch filter.
+// Table tests of nextWakeUp (docs/design.md#rollout-wake-ups), the inventory.HealthChanged watch filter
+// and healthSettled, which puts a wake-up in the work queue's finish lane.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { healthSettled } from '../../../../api/health-wake.ts';
 import { entry, MIN, obj, R1, R2, T0 } from './fixtures.ts';
 import { formatTime } from './time.ts';
 import type { InventoryEntry, Rollout } from './types.ts';
@@ -180,4 +182,27 @@ describe('healthChanged: the verification wakes only where verdict(R) reads it d
   for (const [name, before, after, want] of rows) {
     test(name, () => assert.equal(healthChanged(before, after), want));
   }
+});
+
+describe('healthSettled: every entry Healthy for its own render, no verification measuring', () => {
+  const a = entry(obj('a'), R2, 'Healthy');
+  const b = entry(obj('b'), R2, 'Healthy');
+  const rows: [string, Parameters<typeof healthSettled>[0], boolean][] = [
+    ['all Healthy', { entries: [a, b] }, true],
+    ['one Progressing', { entries: [a, { ...b, state: 'Progressing' }] }, false],
+    ['one assessed for an older render', { entries: [a, { ...b, assessedRenderRef: R1 }] }, false],
+    ['no entries', { entries: [] }, false],
+    ['no inventory', undefined, false],
+    [
+      'a soak still running',
+      { entries: [a, b], verification: { renderRef: R2, startedAt: '', phase: 'Running', checks: [] } },
+      false,
+    ],
+    [
+      'a verification that passed',
+      { entries: [a, b], verification: { renderRef: R2, startedAt: '', phase: 'Passed', checks: [] } },
+      true,
+    ],
+  ];
+  for (const [name, inv, want] of rows) test(name, () => assert.equal(healthSettled(inv), want));
 });
