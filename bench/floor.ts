@@ -36,6 +36,7 @@ import { installCrds } from '../test/support/crds.ts';
 import { startControllerManager, startObserver, wakeupsTo } from '../test/support/processes.ts';
 import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
 import { configMapManifests } from './fixtures.ts';
+import { apiserverRequests as apiserverRequestsOf, kubectlFloor, requestDelta } from './kubectl-floor.ts';
 import { parseMetrics, proc, rates, reconcileFigures, type Sample, sample } from './procs.ts';
 
 const FULL = process.argv.includes('--full');
@@ -76,23 +77,7 @@ const admin = new KubeClient(cp.kubeConfig);
 const children: { stop: () => Promise<unknown>; log: () => string }[] = [];
 const informers: Informer<KubeObject>[] = [];
 
-/** kube-apiserver's requests so far by "VERB resource" (apiserver_request_total), refused ones by code apart. */
-async function apiserverRequests(): Promise<Record<string, number>> {
-  const text = await admin.transport.requestText({ method: 'GET', path: '/metrics', accept: 'text/plain' });
-  const out: Record<string, number> = {};
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const label = (n: string) => new RegExp(`[{,]${n}="([^"]*)"`).exec(line)?.[1] ?? '';
-    const sub = label('subresource');
-    const dry = label('dry_run') === '' ? '' : ' (dry run)';
-    // A refused request (409 conflict, 404, …) is counted apart, with its code: it is work the writer repeats.
-    const code = label('code');
-    const refused = code === '' || code.startsWith('2') ? '' : ` → ${code}`;
-    const k = `${label('verb')} ${label('resource')}${sub ? `/${sub}` : ''}${dry}${refused}`;
-    out[k] = (out[k] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return out;
-}
+const apiserverRequests = () => apiserverRequestsOf(admin);
 const apiserverCpu = async () =>
   (await proc(cp.processes().find((p) => p.name === 'kube-apiserver')?.pid ?? 0)).cpuSeconds;
 /** CPU seconds so far of each control-plane process by name, and of this script: where the cores go. */
@@ -111,34 +96,7 @@ async function controlPlaneCpu(): Promise<Record<string, number>> {
   return out;
 }
 
-/** Requests between two snapshots: by verb and resource (largest first), in all, and without WATCH. */
-function delta(a: Record<string, number>, b: Record<string, number>) {
-  const by = Object.entries(b)
-    .map(([k, v]) => [k, v - (a[k] ?? 0)] as const)
-    .filter(([, d]) => d > 0)
-    .sort((p, q) => q[1] - p[1]);
-  return { total: by.reduce((s, [, d]) => s + d, 0), byVerbAndResource: Object.fromEntries(by) };
-}
-
-function run(cmd: string, args: string[], timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: timeoutMs,
-      killSignal: 'SIGKILL',
-    });
-    let err = '';
-    child.stderr.on('data', (d) => {
-      err += String(d);
-    });
-    child.on('error', reject);
-    child.on('exit', (code, signal) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`${cmd} ${args.join(' ')}: ${code ?? signal}: ${err.slice(-2000)}`)),
-    );
-  });
-}
+const delta = requestDelta;
 
 /** kube-apiserver's CPU profile of the next PROFILE_SECONDS into `file` (its /debug/pprof, through kubectl). */
 async function profileApiserver(file: string): Promise<void> {
@@ -173,43 +131,18 @@ async function createNamespaces(names: readonly string[]) {
 
 /** (a) kubectl apply --server-side of RELEASES × OBJECTS ConfigMaps: KUBECTL_PARALLEL files, one kubectl each. */
 async function floor() {
-  await createNamespaces(namespaces('floor'));
-  const kubectl = binaryPath(await ensureBinaries(), 'kubectl');
-  const files: string[] = [];
-  for (let f = 0; f < KUBECTL_PARALLEL; f++) {
-    const docs: string[] = [];
-    for (let r = f; r < RELEASES; r += KUBECTL_PARALLEL)
-      docs.push(
-        configMapManifests(r, OBJECTS).replaceAll(
-          'metadata:\n',
-          `metadata:\n  namespace: floor-${r % NAMESPACES}\n`,
-        ),
-      );
-    const file = join(work, `floor-${f}.yaml`);
-    await writeFile(file, docs.join('---\n'));
-    files.push(file);
-  }
-  const [req0, cpu0, t0] = [await apiserverRequests(), await apiserverCpu(), performance.now()];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: KUBECTL_PARALLEL }, async () => {
-      for (let i = next++; i < files.length; i = next++) {
-        const args = [
-          '--kubeconfig',
-          cp.kubeconfigPath,
-          'apply',
-          '--server-side',
-          '--field-manager',
-          'floor',
-          '-f',
-        ];
-        await run(kubectl, [...args, files[i] as string], 30 * 60_000);
-      }
-    }),
-  );
-  const seconds = secs(performance.now() - t0);
-  const requests = delta(req0, await apiserverRequests());
-  return { seconds, apiserverCpuSeconds: +((await apiserverCpu()) - cpu0).toFixed(2), requests };
+  const cpu0 = await apiserverCpu();
+  const f = await kubectlFloor({
+    admin,
+    kubeconfigPath: cp.kubeconfigPath,
+    workDir: work,
+    releases: RELEASES,
+    objects: OBJECTS,
+    namespaces: NAMESPACES,
+    prefix: 'floor',
+    parallel: KUBECTL_PARALLEL,
+  });
+  return { ...f, apiserverCpuSeconds: +((await apiserverCpu()) - cpu0).toFixed(2) };
 }
 
 /** --git: one repository with a path of ConfigMaps per Release, served over smart HTTP. */

@@ -1,16 +1,18 @@
 // npm run bench:scale — convoy at thousands of Releases: convoy-controller-manager and convoy-observer as
 // child processes (as test/support/system.ts starts them, without kwok: ConfigMaps need no nodes) on one
 // local control plane, N Releases of M ConfigMaps each with a healthAssessment (the default rules), so
-// both processes work. Prints: seconds from the first create to all Ready and to all Healthy; each
+// both processes work; `--sizes 100,1000,3000,10000` runs each N on a fresh control plane, one after
+// another, and prints the cost per Release of each size against the 1,000 one (`--plot FILE` writes an SVG
+// of time and RSS against N). For each N, first the kubectl floor of the same objects. Prints: seconds from the first create to all Ready and to all Healthy; each
 // process's RSS and CPU seconds (and kube-apiserver's and etcd's CPU) after the burst and after an idle
 // window; over that window, API requests per minute per process (convoy_kube_requests_total, by
 // resource) and reconciles per minute per controller; and how long one Release created half-way
 // through the idle window takes to Ready and Healthy (with CONVOY_BENCH_INTERVAL set, it arrives while
-// interval passes are queued: docs/design.md#work-queue-priority). Env: CONVOY_BENCH_RELEASES (2000),
-// CONVOY_BENCH_OBJECTS (5), CONVOY_BENCH_NAMESPACES (20), CONVOY_BENCH_IDLE_SECONDS (120),
+// interval passes are queued: docs/design.md#work-queue-priority). Env: CONVOY_BENCH_RELEASES (2000,
+// without --sizes), CONVOY_BENCH_OBJECTS (10), CONVOY_BENCH_NAMESPACES (20), CONVOY_BENCH_IDLE_SECONDS (120),
 // CONVOY_BENCH_INTERVAL (syncPolicy.interval of every Release, unset: none), CONVOY_BENCH_CPU_PROF (a
 // directory: both processes run with --cpu-prof and write their profiles there when stopped).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { API_VERSION, PLURAL_RELEASES } from '../src/api/constants.ts';
@@ -31,10 +33,19 @@ import {
 } from '../test/support/processes.ts';
 import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
 import { configMapManifests } from './fixtures.ts';
-import { figures, parseMetrics, proc, rates, type Sample, sample } from './procs.ts';
+import { kubectlFloor } from './kubectl-floor.ts';
+import { figures, parseMetrics, proc, rates, type Sample, sample, total } from './procs.ts';
+import { scalePlot } from './scale-plot.ts';
 
-const RELEASES = Number(process.env.CONVOY_BENCH_RELEASES ?? 2000);
-const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 5);
+const sizesArg = process.argv.indexOf('--sizes');
+const SIZES: readonly number[] =
+  sizesArg < 0
+    ? [Number(process.env.CONVOY_BENCH_RELEASES ?? 2000)]
+    : (process.argv[sizesArg + 1] ?? '').split(',').map(Number);
+const plotArg = process.argv.indexOf('--plot');
+const PLOT = plotArg < 0 ? undefined : process.argv[plotArg + 1];
+const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 10);
+const KUBECTL_PARALLEL = 8;
 const NAMESPACES = Number(process.env.CONVOY_BENCH_NAMESPACES ?? 20);
 const IDLE_SECONDS = Number(process.env.CONVOY_BENCH_IDLE_SECONDS ?? 120);
 const INTERVAL = process.env.CONVOY_BENCH_INTERVAL;
@@ -51,196 +62,294 @@ type Watched = KubeObject & Release;
 const conditionTrue = (r: Watched, type: string) =>
   r.status?.conditions?.some((c) => c.type === type && c.status === 'True') === true;
 
-const cp = await startControlPlane({});
-const work = await mkdtemp(join(tmpdir(), 'convoy-bench-scale-'));
-const childEnv: Record<string, string> =
-  PROF === undefined ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(PROF)}` };
-let manager: Awaited<ReturnType<typeof startControllerManager>> | undefined;
-let observer: ConvoyChild | undefined;
-let releases: Informer<Watched> | undefined;
-try {
-  const admin = new KubeClient(cp.kubeConfig);
-  await installCrds(cp.kubeConfig);
-  for (const name of [LEASE_NS, ...Array.from({ length: NAMESPACES }, (_, i) => `scale-${i}`)]) {
-    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+/**
+ * The kubectl floor of `releases` × OBJECTS ConfigMaps on a control plane of its own, stopped after: its
+ * objects must not weigh on the convoy run's watch caches.
+ */
+async function floorOnItsOwnPlane(releases: number, work: string) {
+  const plane = await startControlPlane({});
+  try {
+    return await kubectlFloor({
+      admin: new KubeClient(plane.kubeConfig),
+      kubeconfigPath: plane.kubeconfigPath,
+      workDir: work,
+      releases,
+      objects: OBJECTS,
+      namespaces: NAMESPACES,
+      prefix: 'floor',
+      parallel: KUBECTL_PARALLEL,
+    });
+  } finally {
+    await plane.stop();
   }
-  await installDefaultRules(admin);
-  // Production's Lease duration (15 s), so Lease renewals cost what they cost in a cluster.
-  manager = await startControllerManager({
-    tenancy: { mode: 'cluster' },
-    kubeconfigPath: cp.kubeconfigPath,
-    identity: 'bench-scale',
-    leaseNamespace: LEASE_NS,
-    leaseDuration: '15s',
-    gitCacheDir: join(work, 'git-cache'),
-    env: CONCURRENCY === undefined ? childEnv : { ...childEnv, CONVOY_CONCURRENCY: CONCURRENCY },
-  });
-  observer = await startObserver({
-    kubeconfigPath: cp.kubeconfigPath,
-    leaseNamespace: LEASE_NS,
-    leaseDuration: '15s',
-    wakeups: wakeupsTo(manager),
-    env: childEnv,
-  });
-  const m = manager;
-  const o = observer;
-  const cpProc = (name: string) => cp.processes().find((p) => p.name === name)?.pid;
-  const cpCpu = async () => {
-    const out: Record<string, number> = {};
-    for (const name of ['kube-apiserver', 'etcd']) {
-      const pid = cpProc(name);
-      if (pid !== undefined) out[name] = (await proc(pid)).cpuSeconds;
+}
+
+/** One size on a fresh control plane: its figures (what the JSON prints), or undefined when it failed. */
+async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
+  const cp = await startControlPlane({});
+  const work = await mkdtemp(join(tmpdir(), 'convoy-bench-scale-'));
+  const childEnv: Record<string, string> =
+    PROF === undefined ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(PROF)}` };
+  let manager: Awaited<ReturnType<typeof startControllerManager>> | undefined;
+  let observer: ConvoyChild | undefined;
+  let releases: Informer<Watched> | undefined;
+  try {
+    const admin = new KubeClient(cp.kubeConfig);
+    const floor = await floorOnItsOwnPlane(RELEASES, work);
+    console.error(`${RELEASES} Releases: the kubectl floor took ${floor.seconds} s`);
+    await installCrds(cp.kubeConfig);
+    for (const name of [LEASE_NS, ...Array.from({ length: NAMESPACES }, (_, i) => `scale-${i}`)]) {
+      await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     }
-    return out;
-  };
-
-  // The bench's own view of the Releases: one watch, not a LIST of N every poll.
-  const ready = new Map<string, number>();
-  const healthy = new Map<string, number>();
-  releases = new Informer<Watched>(new Transport(cp.kubeConfig), {
-    path: `/apis/${API_VERSION}/${PLURAL_RELEASES}`,
-  });
-  const see = (r: Watched) => {
-    const k = `${r.metadata.namespace}/${r.metadata.name}`;
-    if (!ready.has(k) && conditionTrue(r, 'Ready')) ready.set(k, performance.now());
-    // Healthy of what was applied: docs/design.md#healthy-condition.
-    const assessed = r.status?.conditions?.some(
-      (c) => c.type === 'Healthy' && c.status === 'True' && c.reason === 'Healthy',
-    );
-    if (!healthy.has(k) && assessed === true && r.status?.lastAttempted !== undefined)
-      healthy.set(k, performance.now());
-  };
-  releases.addHandlers({ add: see, update: (_o, n) => see(n) });
-  releases.start();
-  await releases.waitForSync();
-
-  const before = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
-  const manifests = (r: number) => configMapManifests(r, OBJECTS);
-  const t0 = performance.now();
-  let nextRelease = 0;
-  await Promise.all(
-    Array.from({ length: CREATE_PARALLEL }, async () => {
-      for (let r = nextRelease++; r < RELEASES; r = nextRelease++) {
-        const ns = `scale-${r % NAMESPACES}`;
-        const release: Release = {
-          apiVersion: API_VERSION,
-          kind: 'Release',
-          metadata: { name: `r${r}`, namespace: ns },
-          spec: {
-            source: { inline: { manifests: manifests(r) } },
-            render: { targetNamespace: ns },
-            healthAssessment: DEFAULT_HEALTH,
-            ...(INTERVAL === undefined ? {} : { syncPolicy: { interval: INTERVAL } }),
-          },
-        };
-        await admin.create(release);
+    await installDefaultRules(admin);
+    // Production's Lease duration (15 s), so Lease renewals cost what they cost in a cluster.
+    manager = await startControllerManager({
+      tenancy: { mode: 'cluster' },
+      kubeconfigPath: cp.kubeconfigPath,
+      identity: 'bench-scale',
+      leaseNamespace: LEASE_NS,
+      leaseDuration: '15s',
+      gitCacheDir: join(work, 'git-cache'),
+      env: CONCURRENCY === undefined ? childEnv : { ...childEnv, CONVOY_CONCURRENCY: CONCURRENCY },
+    });
+    observer = await startObserver({
+      kubeconfigPath: cp.kubeconfigPath,
+      leaseNamespace: LEASE_NS,
+      leaseDuration: '15s',
+      wakeups: wakeupsTo(manager),
+      env: childEnv,
+    });
+    const m = manager;
+    const o = observer;
+    const cpProc = (name: string) => cp.processes().find((p) => p.name === name)?.pid;
+    const cpCpu = async () => {
+      const out: Record<string, number> = {};
+      for (const name of ['kube-apiserver', 'etcd']) {
+        const pid = cpProc(name);
+        if (pid !== undefined) out[name] = (await proc(pid)).cpuSeconds;
       }
-    }),
-  );
-  const tCreated = performance.now();
-  let lastLog = 0;
-  while (ready.size < RELEASES || healthy.size < RELEASES) {
-    const now = performance.now();
-    if (now - t0 > TIMEOUT_MS)
-      throw new Error(
-        `after ${secs(now - t0)} s: ${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`,
+      return out;
+    };
+
+    // The bench's own view of the Releases: one watch, not a LIST of N every poll.
+    const ready = new Map<string, number>();
+    const healthy = new Map<string, number>();
+    releases = new Informer<Watched>(new Transport(cp.kubeConfig), {
+      path: `/apis/${API_VERSION}/${PLURAL_RELEASES}`,
+    });
+    const see = (r: Watched) => {
+      const k = `${r.metadata.namespace}/${r.metadata.name}`;
+      if (!ready.has(k) && conditionTrue(r, 'Ready')) ready.set(k, performance.now());
+      // Healthy of what was applied: docs/design.md#healthy-condition.
+      const assessed = r.status?.conditions?.some(
+        (c) => c.type === 'Healthy' && c.status === 'True' && c.reason === 'Healthy',
       );
-    if (now - lastLog > 15_000) {
-      lastLog = now;
-      console.error(`${secs(now - t0)} s: ${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`);
+      if (!healthy.has(k) && assessed === true && r.status?.lastAttempted !== undefined)
+        healthy.set(k, performance.now());
+    };
+    releases.addHandlers({ add: see, update: (_o, n) => see(n) });
+    releases.start();
+    await releases.waitForSync();
+
+    const before = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
+    const manifests = (r: number) => configMapManifests(r, OBJECTS);
+    const t0 = performance.now();
+    let nextRelease = 0;
+    await Promise.all(
+      Array.from({ length: CREATE_PARALLEL }, async () => {
+        for (let r = nextRelease++; r < RELEASES; r = nextRelease++) {
+          const ns = `scale-${r % NAMESPACES}`;
+          const release: Release = {
+            apiVersion: API_VERSION,
+            kind: 'Release',
+            metadata: { name: `r${r}`, namespace: ns },
+            spec: {
+              source: { inline: { manifests: manifests(r) } },
+              render: { targetNamespace: ns },
+              healthAssessment: DEFAULT_HEALTH,
+              ...(INTERVAL === undefined ? {} : { syncPolicy: { interval: INTERVAL } }),
+            },
+          };
+          await admin.create(release);
+        }
+      }),
+    );
+    const tCreated = performance.now();
+    let lastLog = 0;
+    while (ready.size < RELEASES || healthy.size < RELEASES) {
+      const now = performance.now();
+      if (now - t0 > TIMEOUT_MS)
+        throw new Error(
+          `after ${secs(now - t0)} s: ${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`,
+        );
+      if (now - lastLog > 15_000) {
+        lastLog = now;
+        console.error(`${secs(now - t0)} s: ${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`);
+      }
+      await sleep(250);
     }
-    await sleep(250);
+    const last = (ts: Map<string, number>) => Math.max(...ts.values());
+    const tReady = last(ready);
+    const tHealthy = last(healthy);
+    // The burst is over once both work queues are empty (timed rechecks may still be pending).
+    for (;;) {
+      const [a, b] = [parseMetrics(await m.metrics()), parseMetrics(await o.metrics())];
+      if (a.depth === 0 && b.depth === 0) break;
+      await sleep(500);
+    }
+    const burst = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
+    console.error(`burst over after ${secs(burst.manager.at - t0)} s; idle window of ${IDLE_SECONDS} s`);
+    await sleep((IDLE_SECONDS * 1000) / 2);
+    const newcomer = `scale-0/newcomer`;
+    const tNew = performance.now();
+    const newRelease: Release = {
+      apiVersion: API_VERSION,
+      kind: 'Release',
+      metadata: { name: 'newcomer', namespace: 'scale-0' },
+      spec: {
+        source: { inline: { manifests: manifests(RELEASES) } },
+        render: { targetNamespace: 'scale-0' },
+        healthAssessment: DEFAULT_HEALTH,
+        ...(INTERVAL === undefined ? {} : { syncPolicy: { interval: INTERVAL } }),
+      },
+    };
+    await admin.create(newRelease);
+    await sleep((IDLE_SECONDS * 1000) / 2);
+    const newcomerSeconds = (ts: Map<string, number>) => {
+      const at = ts.get(newcomer);
+      return at === undefined ? null : secs(at - tNew);
+    };
+    const idle = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
+    const cpDelta = (a: Record<string, number>, b: Record<string, number>) =>
+      Object.fromEntries(Object.keys(b).map((k) => [k, +((b[k] ?? 0) - (a[k] ?? 0)).toFixed(2)]));
+    // RSS per Release: after the idle window, over the process's RSS before the first create.
+    const perRelease = (empty: Sample, from: Sample, to: Sample) => ({
+      requestsPerMinute: +(rates(from, to).requestsPerMinute / RELEASES).toFixed(4),
+      rssKiB: Math.round(((to.rssMiB - empty.rssMiB) * 1024) / RELEASES),
+    });
+    const figuresOfSize = {
+      releases: RELEASES,
+      managerConcurrency: CONCURRENCY === undefined ? 'default' : Number(CONCURRENCY),
+      objectsPerRelease: OBJECTS,
+      namespaces: NAMESPACES,
+      syncPolicyInterval: INTERVAL ?? null,
+      createSeconds: secs(tCreated - t0),
+      createToAllReadySeconds: secs(tReady - t0),
+      createToAllHealthySeconds: secs(tHealthy - t0),
+      floorSeconds: floor.seconds,
+      ratioToFloor: +(secs(Math.max(tReady, tHealthy) - t0) / floor.seconds).toFixed(2),
+      createToQueuesEmptySeconds: secs(burst.manager.at - t0),
+      beforeCreate: { manager: figures(before.manager), observer: figures(before.observer) },
+      afterBurst: {
+        manager: figures(burst.manager),
+        observer: figures(burst.observer),
+        controlPlaneCpuSecondsDuringBurst: cpDelta(before.controlPlane, burst.controlPlane),
+      },
+      afterIdle: {
+        idleSeconds: IDLE_SECONDS,
+        manager: figures(idle.manager),
+        observer: figures(idle.observer),
+        controlPlaneCpuSecondsDuringIdle: cpDelta(burst.controlPlane, idle.controlPlane),
+      },
+      newReleaseDuringIdle: {
+        toReadySeconds: newcomerSeconds(ready),
+        toHealthySeconds: newcomerSeconds(healthy),
+      },
+      steady: {
+        manager: rates(burst.manager, idle.manager),
+        observer: rates(burst.observer, idle.observer),
+      },
+      steadyPerRelease: {
+        manager: perRelease(before.manager, burst.manager, idle.manager),
+        observer: perRelease(before.observer, burst.observer, idle.observer),
+      },
+      curve: {
+        seconds: secs(Math.max(tReady, tHealthy) - t0),
+        apiRequests:
+          total(burst.manager.requests) -
+          total(before.manager.requests) +
+          total(burst.observer.requests) -
+          total(before.observer.requests),
+        cpuSeconds: +(
+          burst.manager.cpuSeconds -
+          before.manager.cpuSeconds +
+          burst.observer.cpuSeconds -
+          before.observer.cpuSeconds
+        ).toFixed(2),
+        peakRssMiB: { manager: idle.manager.hwmMiB, observer: idle.observer.hwmMiB },
+      },
+    };
+    console.log(JSON.stringify(figuresOfSize, null, 2));
+    return figuresOfSize;
+  } catch (err) {
+    console.error(`${errorMessage(err)}`);
+    console.error(
+      `--- controller-manager ---\n${manager?.log().slice(-4000)}\n--- observer ---\n${observer?.log().slice(-3000)}`,
+    );
+    process.exitCode = 1;
+    return undefined;
+  } finally {
+    releases?.stop();
+    for (const c of [observer, manager])
+      await c?.stop().catch((err: unknown) => console.error(`stopping: ${errorMessage(err)}`));
+    await cp.stop();
+    await rm(work, { recursive: true, force: true });
   }
-  const last = (ts: Map<string, number>) => Math.max(...ts.values());
-  const tReady = last(ready);
-  const tHealthy = last(healthy);
-  // The burst is over once both work queues are empty (timed rechecks may still be pending).
-  for (;;) {
-    const [a, b] = [parseMetrics(await m.metrics()), parseMetrics(await o.metrics())];
-    if (a.depth === 0 && b.depth === 0) break;
-    await sleep(500);
-  }
-  const burst = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
-  console.error(`burst over after ${secs(burst.manager.at - t0)} s; idle window of ${IDLE_SECONDS} s`);
-  await sleep((IDLE_SECONDS * 1000) / 2);
-  const newcomer = `scale-0/newcomer`;
-  const tNew = performance.now();
-  const newRelease: Release = {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name: 'newcomer', namespace: 'scale-0' },
-    spec: {
-      source: { inline: { manifests: manifests(RELEASES) } },
-      render: { targetNamespace: 'scale-0' },
-      healthAssessment: DEFAULT_HEALTH,
-      ...(INTERVAL === undefined ? {} : { syncPolicy: { interval: INTERVAL } }),
-    },
+}
+
+type SizeFigures = {
+  readonly releases: number;
+  readonly floorSeconds: number;
+  readonly ratioToFloor: number;
+  readonly curve: {
+    readonly seconds: number;
+    readonly apiRequests: number;
+    readonly cpuSeconds: number;
+    readonly peakRssMiB: { readonly manager: number; readonly observer: number };
   };
-  await admin.create(newRelease);
-  await sleep((IDLE_SECONDS * 1000) / 2);
-  const newcomerSeconds = (ts: Map<string, number>) => {
-    const at = ts.get(newcomer);
-    return at === undefined ? null : secs(at - tNew);
-  };
-  const idle = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
-  const cpDelta = (a: Record<string, number>, b: Record<string, number>) =>
-    Object.fromEntries(Object.keys(b).map((k) => [k, +((b[k] ?? 0) - (a[k] ?? 0)).toFixed(2)]));
-  // RSS per Release: after the idle window, over the process's RSS before the first create.
-  const perRelease = (empty: Sample, from: Sample, to: Sample) => ({
-    requestsPerMinute: +(rates(from, to).requestsPerMinute / RELEASES).toFixed(4),
-    rssKiB: Math.round(((to.rssMiB - empty.rssMiB) * 1024) / RELEASES),
-  });
+};
+
+const results: SizeFigures[] = [];
+for (const n of SIZES) {
+  const r = await runSize(n);
+  if (r === undefined) break;
+  results.push(r);
+}
+if (results.length > 1) {
+  // The cost per Release of each size against the 1,000 one (or the smallest run when 1,000 was not).
+  const base = results.find((r) => r.releases === 1000) ?? (results[0] as SizeFigures);
+  const per = (r: SizeFigures, v: (c: SizeFigures['curve']) => number) =>
+    v(r.curve) / r.releases / (v(base.curve) / base.releases);
   console.log(
     JSON.stringify(
       {
-        releases: RELEASES,
-        managerConcurrency: CONCURRENCY === undefined ? 'default' : Number(CONCURRENCY),
-        objectsPerRelease: OBJECTS,
-        namespaces: NAMESPACES,
-        syncPolicyInterval: INTERVAL ?? null,
-        createSeconds: secs(tCreated - t0),
-        createToAllReadySeconds: secs(tReady - t0),
-        createToAllHealthySeconds: secs(tHealthy - t0),
-        createToQueuesEmptySeconds: secs(burst.manager.at - t0),
-        beforeCreate: { manager: figures(before.manager), observer: figures(before.observer) },
-        afterBurst: {
-          manager: figures(burst.manager),
-          observer: figures(burst.observer),
-          controlPlaneCpuSecondsDuringBurst: cpDelta(before.controlPlane, burst.controlPlane),
-        },
-        afterIdle: {
-          idleSeconds: IDLE_SECONDS,
-          manager: figures(idle.manager),
-          observer: figures(idle.observer),
-          controlPlaneCpuSecondsDuringIdle: cpDelta(burst.controlPlane, idle.controlPlane),
-        },
-        newReleaseDuringIdle: {
-          toReadySeconds: newcomerSeconds(ready),
-          toHealthySeconds: newcomerSeconds(healthy),
-        },
-        steady: {
-          manager: rates(burst.manager, idle.manager),
-          observer: rates(burst.observer, idle.observer),
-        },
-        steadyPerRelease: {
-          manager: perRelease(before.manager, burst.manager, idle.manager),
-          observer: perRelease(before.observer, burst.observer, idle.observer),
-        },
+        perReleaseAgainst: base.releases,
+        sizes: results.map((r) => ({
+          releases: r.releases,
+          seconds: r.curve.seconds,
+          ratioToFloor: r.ratioToFloor,
+          timePerRelease: +per(r, (c) => c.seconds).toFixed(2),
+          requestsPerRelease: +per(r, (c) => c.apiRequests).toFixed(2),
+          cpuPerRelease: +per(r, (c) => c.cpuSeconds).toFixed(2),
+          peakRssMiB: r.curve.peakRssMiB,
+        })),
       },
       null,
       2,
     ),
   );
-} catch (err) {
-  console.error(`${errorMessage(err)}`);
-  console.error(
-    `--- controller-manager ---\n${manager?.log().slice(-4000)}\n--- observer ---\n${observer?.log().slice(-3000)}`,
+}
+if (PLOT !== undefined && results.length > 0) {
+  await writeFile(
+    PLOT,
+    scalePlot(
+      results.map((r) => ({
+        releases: r.releases,
+        seconds: r.curve.seconds,
+        floorSeconds: r.floorSeconds,
+        ...r.curve.peakRssMiB,
+      })),
+    ),
   );
-  process.exitCode = 1;
-} finally {
-  releases?.stop();
-  await observer?.stop().catch(() => undefined);
-  await manager?.stop().catch(() => undefined);
-  await cp.stop();
-  await rm(work, { recursive: true, force: true });
+  console.error(`plot written to ${PLOT}`);
 }
