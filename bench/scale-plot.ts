@@ -63,30 +63,36 @@ function chart(
 export function scalePlot(points: readonly ScalePoint[]): string {
   const p = [...points].sort((a, b) => a.releases - b.releases);
   const xs = p.map((q) => q.releases);
-  const time = chart(
-    'Seconds to all Ready and Healthy',
-    's',
-    xs,
+  const charts: readonly [string, string, readonly [string, string, (q: ScalePoint) => number][]][] = [
     [
-      { name: 'convoy', colour: '#1f6feb', values: p.map((q) => q.seconds) },
-      { name: 'kubectl floor', colour: '#6e7781', values: p.map((q) => q.floorSeconds) },
+      'Seconds to all Ready and Healthy',
+      's',
+      [
+        ['convoy', '#1f6feb', (q) => q.seconds],
+        ['kubectl floor', '#6e7781', (q) => q.floorSeconds],
+      ],
     ],
-    0,
-  );
-  const rss = chart(
-    'Peak RSS per process',
-    'MiB',
-    xs,
     [
-      { name: 'controller-manager', colour: '#cf222e', values: p.map((q) => q.manager) },
-      { name: 'observer', colour: '#8250df', values: p.map((q) => q.observer) },
+      'Peak RSS per process',
+      'MiB',
+      [
+        ['controller-manager', '#cf222e', (q) => q.manager],
+        ['observer', '#8250df', (q) => q.observer],
+      ],
     ],
-    W,
+  ];
+  const drawn = charts.map(([title, unit, series], i) =>
+    chart(
+      title,
+      unit,
+      xs,
+      series.map(([name, colour, value]) => ({ name, colour, values: p.map(value) })),
+      i * W,
+    ),
   );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${H}" font-family="sans-serif" font-size="12">
 <rect width="100%" height="100%" fill="white"/>
-${time}
-${rss}
+${drawn.join('\n')}
 </svg>
 `;
 }

@@ -255,20 +255,28 @@ function drainOrder(q: WorkQueue): string[] {
   return out;
 }
 
+/**
+ * The order 2 × share keys of a higher lane and 3 of a lower one come out in: share − 1 of the higher,
+ * then one of the lower, and so on; then `after`.
+ */
+function sharedOrder(share: number, higher: string, lower: string, after: readonly string[] = []) {
+  const h = Array.from({ length: 2 * share }, (_, i) => `${higher}/${i}`);
+  return [
+    ...h.slice(0, share - 1),
+    `${lower}/0`,
+    ...h.slice(share - 1, 2 * share - 2),
+    `${lower}/1`,
+    ...h.slice(2 * share - 2),
+    `${lower}/2`,
+    ...after,
+  ];
+}
+
 test('queue: changes go before routine work, which still gets one hand-out in ROUTINE_SHARE', () => {
   const q = new WorkQueue();
   for (let i = 0; i < 3; i++) q.add(`r/${i}`, 'routine');
   for (let i = 0; i < 2 * ROUTINE_SHARE; i++) q.add(`c/${i}`);
-  const order = drainOrder(q);
-  const changes = Array.from({ length: 2 * ROUTINE_SHARE }, (_, i) => `c/${i}`);
-  assert.deepEqual(order, [
-    ...changes.slice(0, ROUTINE_SHARE - 1),
-    'r/0',
-    ...changes.slice(ROUTINE_SHARE - 1, 2 * ROUTINE_SHARE - 2),
-    'r/1',
-    ...changes.slice(2 * ROUTINE_SHARE - 2),
-    'r/2',
-  ]);
+  assert.deepEqual(drainOrder(q), sharedOrder(ROUTINE_SHARE, 'c', 'r'));
 });
 
 test('queue: finishing work goes first; the other lanes still get one hand-out in FINISH_SHARE', () => {
@@ -276,16 +284,7 @@ test('queue: finishing work goes first; the other lanes still get one hand-out i
   q.add('r/0', 'routine');
   for (let i = 0; i < 3; i++) q.add(`c/${i}`);
   for (let i = 0; i < 2 * FINISH_SHARE; i++) q.add(`f/${i}`, 'finish');
-  const finish = Array.from({ length: 2 * FINISH_SHARE }, (_, i) => `f/${i}`);
-  assert.deepEqual(drainOrder(q), [
-    ...finish.slice(0, FINISH_SHARE - 1),
-    'c/0',
-    ...finish.slice(FINISH_SHARE - 1, 2 * FINISH_SHARE - 2),
-    'c/1',
-    ...finish.slice(2 * FINISH_SHARE - 2),
-    'c/2',
-    'r/0',
-  ]);
+  assert.deepEqual(drainOrder(q), sharedOrder(FINISH_SHARE, 'f', 'c', ['r/0']));
 });
 
 test('queue: a key moves up to the highest lane it was added in, never down', () => {
