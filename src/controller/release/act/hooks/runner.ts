@@ -66,13 +66,12 @@ async function carryOut(
   decision: PostSyncDecision,
   input: SyncHookInput,
   writer: InventoryWriter,
-  part = false,
+  part: 'whole' | 'part' = 'whole',
 ): Promise<SyncHookStep> {
   const opts = hookWorkloadOptions(input.release);
   const notes = 'cleanup' in decision ? await cleanUp(input.client, decision.cleanup, opts) : [];
-  // Once the phase has finished, the hook resources its outcome releases go (docs/design.md#hooks); a
-  // part of it that succeeded is not the phase succeeding, but a failed hook fails the whole phase.
-  const outcome = part && decision.kind === 'succeeded' ? undefined : phaseOutcome(decision);
+  // Once the phase has finished, the hook resources its outcome releases go (docs/design.md#hooks).
+  const outcome = phaseOutcome(decision, part);
   if (outcome !== undefined) {
     const spent = spentHookResources(input.render.objects, { [phase]: outcome });
     notes.push(...(await removeSpentResources(input.release, input.target, writer, spent)));
@@ -131,7 +130,7 @@ export async function preSyncStep(
       now: input.now,
       belowWeight,
     });
-    return await carryOut('PreSync', decision, input, writer, belowWeight !== undefined);
+    return await carryOut('PreSync', decision, input, writer, belowWeight === undefined ? 'whole' : 'part');
   } catch (err) {
     return { kind: 'fail', error: asHookError('PreSync', err), notes: [] };
   }

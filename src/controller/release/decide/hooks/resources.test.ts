@@ -46,14 +46,19 @@ describe('spentHookResources', () => {
 });
 
 describe('phaseOutcome', () => {
-  const rows: [string, string | undefined][] = [
-    ['none', undefined],
-    ['arm', undefined],
-    ['waiting', undefined],
-    ['succeeded', 'Succeeded'],
-    ['failed', 'Failed'],
+  // the decision's kind; the outcome over the whole phase; over the hooks below a weight only
+  const rows: [string, string | undefined, string | undefined][] = [
+    ['none', undefined, undefined],
+    ['arm', undefined, undefined],
+    ['waiting', undefined, undefined],
+    ['succeeded', 'Succeeded', undefined],
+    ['failed', 'Failed', 'Failed'],
   ];
-  for (const [kind, want] of rows) it(kind, () => assert.equal(phaseOutcome({ kind }), want));
+  for (const [kind, whole, part] of rows)
+    it(kind, () => {
+      assert.equal(phaseOutcome({ kind }), whole);
+      assert.equal(phaseOutcome({ kind }, 'part'), part);
+    });
 });
 
 describe('hookOutcomes and liveObjects: read from the hook entries of R', () => {

@@ -15,9 +15,16 @@ export type PhaseOutcome = 'Succeeded' | 'Failed';
 /** The outcome of each phase of R whose hooks have finished; a phase not named has not (or has no hooks). */
 export type PhaseOutcomes = Readonly<Partial<Record<ResourcePhase, PhaseOutcome>>>;
 
-/** Whether a phase decision is final for R: its hooks all succeeded, or one failed. */
-export function phaseOutcome(decision: { readonly kind: string }): PhaseOutcome | undefined {
-  if (decision.kind === 'succeeded') return 'Succeeded';
+/**
+ * Whether a phase decision is final for R: its hooks all succeeded, or one failed. A decision over only
+ * part of the phase (the hooks below a weight, planSync's preSyncTurns) is final only when one failed:
+ * its success is not the phase's.
+ */
+export function phaseOutcome(
+  decision: { readonly kind: string },
+  part: 'whole' | 'part' = 'whole',
+): PhaseOutcome | undefined {
+  if (decision.kind === 'succeeded') return part === 'whole' ? 'Succeeded' : undefined;
   if (decision.kind === 'failed') return 'Failed';
   return undefined;
 }
