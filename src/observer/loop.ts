@@ -32,7 +32,7 @@ import {
 import type { SyncVia } from './health/loop/sync-request.ts';
 import { clusterUpdateMatters } from './loop-keys.ts';
 import type { StatusPart } from './status-parts.ts';
-import { ObserverStatusWriter, queueStatusLoop } from './status-writer.ts';
+import { type ObserverStatusWriter, queueStatusLoop } from './status-writer.ts';
 import type { TargetWatches } from './target-watches.ts';
 
 const base = `/apis/${GROUP}/${VERSION}`;
@@ -227,40 +227,6 @@ export class ReleaseLoop {
   }
 }
 
-/** What a loop that posts its part of the Release status (health, drift) says of itself to statusPartLoop. */
-export interface StatusPartLoopSpec
-  extends Pick<
-    ReleaseLoopSpec,
-    'byClusterIndex' | 'releaseUpdateMatters' | 'inventoryUpdateMatters' | 'reconcile'
-  > {
-  /** Its part of the status, also its name in logs, metrics and the target watches. */
-  readonly part: StatusPart;
-  /** Counts a status write that carried this loop's part. */
-  readonly wrote: () => void;
-}
-
-/**
- * The ReleaseLoop of the health or the drift loop, from the options both take: their workers, resync and
- * target watches, and the status writer they share (one of its own when none is given).
- */
-export function statusPartLoop(
-  harness: Harness,
-  opts: ObserverLoopOptions,
-  spec: StatusPartLoopSpec,
-): { readonly loop: ReleaseLoop; readonly status: ObserverStatusWriter } {
-  const { part, wrote, ...rest } = spec;
-  const status = opts.status ?? new ObserverStatusWriter(opts.client);
-  const loop = new ReleaseLoop(harness, {
-    ...rest,
-    name: part,
-    workers: opts.workers,
-    resyncMs: opts.resyncMs,
-    watches: opts.watches,
-    status: { writer: status, part, wrote },
-  });
-  return { loop, status };
-}
-
 /** The counts both loops keep in `stats` for tests and the bench; the same as their metrics. */
 export interface LoopStats {
   passes: number;
@@ -268,28 +234,35 @@ export interface LoopStats {
   syncRequests: number;
 }
 
-export interface MetricText {
-  readonly name: string;
-  readonly help: string;
-}
-
-/** A loop's passes by result, its writes by object and its wake-ups sent, as metrics and in `stats`. */
+/**
+ * A loop's passes by result, its writes by object and its wake-ups sent, as metrics and in `stats`. Every
+ * loop names them alike: convoy_<loop>_passes_total, convoy_<loop>_writes_total and
+ * convoy_<loop>_sync_requests_total (loop: health, drift, verification).
+ */
 export class LoopCounters<Result extends string, Written extends string> {
   readonly #stats: LoopStats;
   readonly #passes: Counter<'result'>;
   readonly #writes: Counter<'object'>;
   readonly #syncs: Counter;
 
-  constructor(
-    registry: Registry,
-    stats: LoopStats,
-    metrics: { readonly passes: MetricText; readonly writes: MetricText; readonly syncs: MetricText },
-  ) {
+  /** `syncsHelp`: what a wake-up of this loop is, the one help text that is not the same for every loop. */
+  constructor(registry: Registry, stats: LoopStats, loop: string, syncsHelp: string) {
     const registers = [registry];
+    const Loop = `${loop.charAt(0).toUpperCase()}${loop.slice(1)}`;
     this.#stats = stats;
-    this.#passes = new Counter({ ...metrics.passes, labelNames: ['result'], registers });
-    this.#writes = new Counter({ ...metrics.writes, labelNames: ['object'], registers });
-    this.#syncs = new Counter({ ...metrics.syncs, registers });
+    this.#passes = new Counter({
+      name: `convoy_${loop}_passes_total`,
+      help: `${Loop} passes, by result`,
+      labelNames: ['result'],
+      registers,
+    });
+    this.#writes = new Counter({
+      name: `convoy_${loop}_writes_total`,
+      help: `Writes of the ${loop} loop, by object`,
+      labelNames: ['object'],
+      registers,
+    });
+    this.#syncs = new Counter({ name: `convoy_${loop}_sync_requests_total`, help: syncsHelp, registers });
   }
 
   /** Exports these write series and the wake-up count as 0 before the first one happens. */

@@ -4,7 +4,8 @@
 // entry with a renderRef against its render → write the entries' drift fields and the Drifted condition
 // (each skipped when unchanged) → with selfHeal, ask the controller for a sync when drift appeared →
 // requeue at the drift interval. Heal bookkeeping and the memo of this process's writes live in memory.
-// Informers, shard gate, reads through own writes and the pass counters are ../loop.ts, shared with health.
+// Informers, shard gate, reads through own writes and the pass counters are ../loop.ts and
+// ../part-controller.ts, shared with health.
 import { Counter } from 'prom-client';
 import { parseOptionalDuration } from '../../api/duration.ts';
 import type { Release } from '../../api/types.ts';
@@ -14,15 +15,14 @@ import { assertNever } from '../../lib/assert-never.ts';
 import { errorMessage } from '../../lib/errors.ts';
 import { nameOf, namespaceOf } from '../../lib/names.ts';
 import type { Render } from '../../render/types.ts';
-import type { Controller, Harness, Logger, ReconcileResult } from '../../runtime/index.ts';
+import type { Harness, Logger, ReconcileResult } from '../../runtime/index.ts';
 import { releaseLabelValue } from '../../store/layout.ts';
 import { SecretRenderStore } from '../../store/secrets.ts';
 import type { RenderStore } from '../../store/types.ts';
 import { requestSync } from '../health/loop/sync-request.ts';
-import { TargetResolver } from '../health/loop/target.ts';
-import { type K, LoopCounters, type ObserverLoopOptions, type ReleaseLoop, statusPartLoop } from '../loop.ts';
+import type { LoopStats, ObserverLoopOptions } from '../loop.ts';
+import { PartController } from '../part-controller.ts';
 import { formatTime, recordInFlight } from '../status-condition.ts';
-import type { ObserverStatusWriter } from '../status-writer.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import type { DriftInterval } from './options.ts';
@@ -51,78 +51,63 @@ export interface DriftControllerOptions extends ObserverLoopOptions {
 
 type PassResult = 'inSync' | 'drifted' | 'unknown' | 'failed' | 'deleting' | 'conflict' | 'gone';
 
-export class DriftController {
-  readonly controller: Controller<K<Release>>;
-  /** For tests and the bench (also exported as metrics). */
-  readonly stats = { passes: 0, writes: 0, syncRequests: 0, reads: 0, lists: 0 };
-  readonly #o: DriftControllerOptions;
-  readonly #now: () => Date;
-  readonly #random: () => number;
+/** The drift loop's counts: the shared ones, and its reads of live objects (GETs and LISTs) and its LISTs. */
+interface DriftStats extends LoopStats {
+  reads: number;
+  lists: number;
+}
+
+export class DriftController extends PartController<
+  DriftControllerOptions,
+  DriftStats,
+  PassResult,
+  'inventory'
+> {
   readonly #store: RenderStore;
-  readonly #targets: TargetResolver;
-  readonly #loop: ReleaseLoop;
   readonly #renders = new RenderCache();
   readonly #heal = new Map<string, HealState>();
   /** Passes in a row that awaited a heal or failed, per key: they come back sooner. */
   readonly #urgent = new Map<string, number>();
-  readonly #c: LoopCounters<PassResult, 'inventory' | 'status'>;
   readonly #reads: Counter<'verb'>;
-  readonly #status: ObserverStatusWriter;
 
   constructor(harness: Harness, opts: DriftControllerOptions) {
-    this.#o = opts;
-    this.#now = opts.now ?? (() => new Date());
-    this.#random = opts.random ?? Math.random;
-    this.#store = opts.store ?? new SecretRenderStore(opts.client);
-    this.#targets = new TargetResolver(opts.client);
-    const { loop, status } = statusPartLoop(harness, opts, {
+    super(harness, opts, {
       part: 'drift',
+      stats: { passes: 0, writes: 0, syncRequests: 0, reads: 0, lists: 0 },
       // Its own index name: the Release informer is shared with the health loop, which has 'cluster'.
       byClusterIndex: 'drift-cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
-      reconcile: (key, log) => this.syncHandler(key, log),
-      wrote: () => this.#c.wrote('status'),
+      syncsHelp: 'selfHeal wake-ups (sync requests) sent to the controller',
     });
-    this.#loop = loop;
-    this.#status = status;
-    this.controller = loop.controller;
-    const registry = harness.metrics.registry;
-    this.#c = new LoopCounters(registry, this.stats, {
-      passes: { name: 'convoy_drift_passes_total', help: 'Drift passes, by result' },
-      writes: { name: 'convoy_drift_writes_total', help: 'Writes of the drift loop, by object' },
-      syncs: {
-        name: 'convoy_drift_sync_requests_total',
-        help: 'selfHeal wake-ups (sync requests) sent to the controller',
-      },
-    });
+    this.#store = opts.store ?? new SecretRenderStore(opts.client);
     this.#reads = new Counter({
       name: 'convoy_drift_object_reads_total',
       help: 'Requests for live objects, by verb: a LIST per kind and namespace with many entries, else a GET per object',
       labelNames: ['verb'],
-      registers: [registry],
+      registers: [harness.metrics.registry],
     });
-    this.#c.startAtZero(['inventory', 'status']);
+    this.counters.startAtZero(['inventory', 'status']);
     for (const verb of ['get', 'list']) this.#reads.inc({ verb }, 0);
   }
 
   /** One pass (docs/design.md#drift): its steps in order, each one call. */
   async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
     // The Release from the cache; gone: return.
-    const release = this.#loop.release(key);
-    if (release === undefined) return this.#gone(key);
+    const release = this.loop.release(key);
+    if (release === undefined) return this.forget(key, 'gone');
     // Shard gate (docs/design.md#sharding): the harness checked shardOfKey before this handler ran.
     // Deletion: the objects are being pruned; nothing to compare and nothing to heal.
-    if (release.metadata.deletionTimestamp !== undefined) return this.#deleting(key);
+    if (release.metadata.deletionTimestamp !== undefined) return this.forget(key, 'deleting');
     // Check every entry with a renderRef against its render (docs/design.md#drift).
-    const inventory = this.#loop.inventory(key);
+    const inventory = this.loop.inventory(key);
     const outcome = await this.#check(key, release, inventory, log);
     // Write the entries' drift fields, skipped when unchanged.
     const drift = await this.#writeEntries(inventory, outcome);
-    if (drift === 'conflict') return this.#c.conflict(log);
+    if (drift === 'conflict') return this.counters.conflict(log);
     // Write the Drifted condition and driftSummary (docs/design.md#observer-status), skipped when unchanged.
     const cond = driftedCondition(outcome, release.status?.driftSummary);
-    if ((await this.#writeStatus(key, release, inventory, cond)) === 'gone') return this.#gone(key);
+    if ((await this.#writeStatus(key, release, inventory, cond)) === 'gone') return this.forget(key, 'gone');
     // selfHeal: ask the controller for a sync when drift appeared.
     const heal = await this.#selfHeal(key, release, drift, log);
     if (heal.kind === 'ended') return heal.result;
@@ -142,11 +127,11 @@ export class DriftController {
     const check = await checkDrift(
       inventory?.inventory.entries ?? [],
       {
-        resolveTarget: () => this.#targets.resolve(release, this.#loop.clusterOf(release)),
+        resolveTarget: () => this.target(release),
         render: (ref) => this.#render(ns, name, ref),
         releaseLabel: releaseLabelValue(ns, name),
-        ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
-        ...(this.#o.watches ? { read: this.#o.watches.readerOf('drift', key) } : {}),
+        ...(this.opts.listThreshold !== undefined ? { listThreshold: this.opts.listThreshold } : {}),
+        ...(this.opts.watches ? { read: this.opts.watches.readerOf('drift', key) } : {}),
       },
       inventory?.inventory.pending ?? [],
     );
@@ -167,10 +152,10 @@ export class DriftController {
     const entries = inventory.inventory.entries ?? [];
     const items = inventoryDriftItems(entries, outcome.entries);
     try {
-      const written = await writeInventoryDrift(this.#o.client, inventory, items, (replaced, stored) =>
-        this.#loop.wroteInventoryObject(replaced, stored),
+      const written = await writeInventoryDrift(this.opts.client, inventory, items, (replaced, stored) =>
+        this.loop.wroteInventoryObject(replaced, stored),
       );
-      if (written.length > 0) this.#c.wrote('inventory');
+      if (written.length > 0) this.counters.wrote('inventory');
     } catch (err) {
       if (isConflict(err)) return 'conflict';
       throw err;
@@ -188,11 +173,11 @@ export class DriftController {
     inventory: MergedInventory | undefined,
     cond: DriftedCondition,
   ): Promise<'gone' | undefined> {
-    const body = driftStatusBody(cond, release.status, release.metadata.generation, formatTime(this.#now()));
+    const body = driftStatusBody(cond, release.status, release.metadata.generation, formatTime(this.now()));
     try {
       const due = driftStatusDue(release.status, recordInFlight(inventory?.inventory));
       if (due && !driftStatusUpToDate(release.status, body))
-        await this.#status.post(key, release, 'drift', body);
+        await this.statusWriter.post(key, release, 'drift', body);
     } catch (err) {
       if (isNotFound(err)) return 'gone';
       throw err;
@@ -219,19 +204,19 @@ export class DriftController {
       case 'request':
         try {
           const sent = await requestSync(
-            this.#o.client,
-            this.#o.sync ?? { kind: 'aggregated' },
+            this.opts.client,
+            this.opts.sync ?? { kind: 'aggregated' },
             release,
-            this.#now(),
+            this.now(),
           );
-          if (sent === 'gone') return { kind: 'ended', result: this.#gone(key) };
+          if (sent === 'gone') return { kind: 'ended', result: this.forget(key, 'gone') };
         } catch (err) {
           this.#heal.set(key, { ...heal.state, unsent: true });
           log.warn({ err: errorMessage(err) }, 'selfHeal sync request failed; kept');
           return { kind: 'ended', result: { kind: 'error', error: err } };
         }
         this.#heal.set(key, heal.state);
-        this.#c.synced();
+        this.counters.synced();
         log.info(
           { drifted: drift.drifted, request: heal.state.requests },
           'drift: sync requested (selfHeal)',
@@ -255,7 +240,7 @@ export class DriftController {
     if (attempts === 0) this.#urgent.delete(key);
     else this.#urgent.set(key, attempts);
     const interval = parseOptionalDuration(release.spec.syncPolicy?.interval);
-    this.#c.pass(
+    this.counters.pass(
       outcome.kind === 'failed'
         ? 'failed'
         : cond.reason === 'Drifted'
@@ -267,10 +252,10 @@ export class DriftController {
     return {
       kind: 'requeueAfter',
       ms: nextDelayMs({
-        flagMs: this.#o.intervalMs,
+        flagMs: this.opts.intervalMs,
         intervalMs: interval !== undefined && interval > 0 ? interval : undefined,
         urgentAttempts: attempts,
-        random: this.#random,
+        random: this.random,
       }),
       // The periodic check is routine work (src/runtime/queue.ts); a retry after a failure or a heal is not.
       priority: attempts === 0 ? 'routine' : 'change',
@@ -286,22 +271,9 @@ export class DriftController {
     return r;
   }
 
-  /** The Release is gone: forget it. */
-  #gone(key: string): ReconcileResult {
-    this.#forget(key);
-    return this.#c.done('gone');
-  }
-
-  /** Being deleted: forget it; the controller prunes, nothing to compare. */
-  #deleting(key: string): ReconcileResult {
-    this.#forget(key);
-    return this.#c.done('deleting');
-  }
-
-  #forget(key: string): void {
+  protected forgetOwn(key: string): void {
     this.#heal.delete(key);
     this.#urgent.delete(key);
-    this.#loop.forget(key);
   }
 }
 

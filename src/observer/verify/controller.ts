@@ -55,17 +55,12 @@ export class VerificationController {
       reconcile: (key, log) => this.syncHandler(key, log),
     });
     const registry = harness.metrics.registry;
-    this.#c = new LoopCounters(registry, this.stats, {
-      passes: { name: 'convoy_verification_passes_total', help: 'Verification passes, by result' },
-      writes: {
-        name: 'convoy_verification_writes_total',
-        help: 'Writes of the verification loop, by object',
-      },
-      syncs: {
-        name: 'convoy_verification_sync_requests_total',
-        help: 'Unused: the inventory write wakes the controller',
-      },
-    });
+    this.#c = new LoopCounters(
+      registry,
+      this.stats,
+      'verification',
+      'Unused: the inventory write wakes the controller',
+    );
     this.#measurements = new Counter({
       name: 'convoy_verification_measurements_total',
       help: 'Measurements taken, by phase',

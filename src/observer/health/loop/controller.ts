@@ -3,7 +3,7 @@
 // Release from the cache, shard gate (the harness checks it before the handler runs), deletion, hooks,
 // health, wake the controller on an edge (./wake.ts), scheduleHealthRecheck. Attempt counts and unsent
 // edges live in memory. Informers, shard gate, reads through own writes and the pass counters are
-// ../../loop.ts, shared with drift.
+// ../../loop.ts and ../../part-controller.ts, shared with drift.
 import { Counter } from 'prom-client';
 import { GROUP, VERSION } from '../../../api/constants.ts';
 import { parseOptionalDuration } from '../../../api/duration.ts';
@@ -13,7 +13,6 @@ import type { MergedInventory } from '../../../kube/inventory-parts.ts';
 import { errorMessage } from '../../../lib/errors.ts';
 import { namespaceOf } from '../../../lib/names.ts';
 import {
-  type Controller,
   type Harness,
   type Informer,
   keyOf,
@@ -21,15 +20,9 @@ import {
   type ReconcileResult,
 } from '../../../runtime/index.ts';
 import { type PollResult, pollHooks } from '../../hooks/poll.ts';
-import {
-  type K,
-  LoopCounters,
-  type ObserverLoopOptions,
-  type ReleaseLoop,
-  statusPartLoop,
-} from '../../loop.ts';
+import type { K, LoopStats, ObserverLoopOptions } from '../../loop.ts';
+import { PartController } from '../../part-controller.ts';
 import { recordInFlight } from '../../status-condition.ts';
-import type { ObserverStatusWriter } from '../../status-writer.ts';
 import { RecheckAttempts } from '../backoff.ts';
 import { type AssessOutcome, type HealthyCondition, healthyCondition } from '../condition.ts';
 import { controllerWakeNeeded } from '../edges.ts';
@@ -38,7 +31,6 @@ import { type Assessment, assess } from './assess.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import { pendingTargets } from './plan.ts';
 import { collectRules } from './rules.ts';
-import { TargetResolver } from './target.ts';
 import { ControllerWaker } from './wake.ts';
 import { writeHealth } from './writes.ts';
 
@@ -50,57 +42,42 @@ const BY_NAMESPACE = 'namespace';
 
 type PassResult = 'assessed' | 'notConfigured' | 'failed' | 'deleting' | 'conflict' | 'gone';
 
-export class HealthController {
-  readonly controller: Controller<K<Release>>;
-  /** Passes by result, for tests and the bench (also exported as metrics). */
-  readonly stats = { passes: 0, writes: 0, syncRequests: 0, reads: 0 };
+/** The health loop's counts: the shared ones, and its reads of live objects. */
+interface HealthStats extends LoopStats {
+  reads: number;
+}
+
+export class HealthController extends PartController<
+  HealthControllerOptions,
+  HealthStats,
+  PassResult,
+  'inventory' | 'hooks'
+> {
   /** Completed passes per Release key. */
   readonly #passesByKey = new Map<string, number>();
-  readonly #o: HealthControllerOptions;
-  readonly #now: () => Date;
-  readonly #random: () => number;
-  readonly #targets: TargetResolver;
-  readonly #loop: ReleaseLoop;
   readonly #ruleSets: Informer<K<HealthRuleSet>>;
   readonly #globalRuleSets: Informer<K<GlobalHealthRuleSet>>;
   readonly #attempts = new RecheckAttempts();
   readonly #waker: ControllerWaker;
-  readonly #c: LoopCounters<PassResult, 'inventory' | 'status' | 'hooks'>;
   readonly #reads: Counter;
   readonly #evaluators = new EvaluatorMemo();
-  readonly #status: ObserverStatusWriter;
 
   constructor(harness: Harness, opts: HealthControllerOptions) {
-    this.#o = opts;
-    this.#now = opts.now ?? (() => new Date());
-    this.#random = opts.random ?? Math.random;
-    this.#targets = new TargetResolver(opts.client);
-    const { loop, status } = statusPartLoop(harness, opts, {
+    super(harness, opts, {
       part: 'health',
+      stats: { passes: 0, writes: 0, syncRequests: 0, reads: 0 },
       byClusterIndex: 'cluster',
       releaseUpdateMatters,
       inventoryUpdateMatters,
-      reconcile: (key, log) => this.syncHandler(key, log),
-      wrote: () => this.#c.wrote('status'),
+      syncsHelp: 'Wake-ups (sync requests) sent to the controller',
     });
-    this.#loop = loop;
-    this.#status = status;
-    this.controller = loop.controller;
     opts.watches?.onChange('health', (key) => this.controller.queue.add(key));
     this.#ruleSets = harness.informer<K<HealthRuleSet>>({ path: `${base}/healthrulesets` });
     this.#globalRuleSets = harness.informer<K<GlobalHealthRuleSet>>({ path: `${base}/globalhealthrulesets` });
-    const releases = this.#loop.releases;
+    const releases = this.loop.releases;
     releases.addIndex(BY_NAMESPACE, (r) => (r.metadata.namespace ? [r.metadata.namespace] : []));
     const registry = harness.metrics.registry;
-    this.#c = new LoopCounters(registry, this.stats, {
-      passes: { name: 'convoy_health_passes_total', help: 'Health passes, by result' },
-      writes: { name: 'convoy_health_writes_total', help: 'Writes of the health loop, by object' },
-      syncs: {
-        name: 'convoy_health_sync_requests_total',
-        help: 'Wake-ups (sync requests) sent to the controller',
-      },
-    });
-    this.#waker = new ControllerWaker(registry, opts.client, opts.sync, this.#now);
+    this.#waker = new ControllerWaker(registry, opts.client, opts.sync, this.now);
     this.#reads = new Counter({
       name: 'convoy_health_object_reads_total',
       help: 'GET/LIST requests for live objects',
@@ -122,15 +99,15 @@ export class HealthController {
   /** One pass (docs/design.md#one-health-pass): the seed's steps in order, each one call. */
   async syncHandler(key: string, log: Logger): Promise<ReconcileResult> {
     // 1. The Release from the cache (docs/design.md#one-health-pass); gone: return.
-    const release = this.#loop.release(key);
-    if (release === undefined) return this.#gone(key);
+    const release = this.loop.release(key);
+    if (release === undefined) return this.forget(key, 'gone');
     // 2. Shard gate (docs/design.md#sharding): the harness checked shardOfKey before this handler ran.
-    const inventory = this.#loop.inventory(key);
+    const inventory = this.loop.inventory(key);
     // 3. Deletion (docs/design.md#deletion): hooks only.
     if (release.metadata.deletionTimestamp !== undefined) return this.#deletion(key, release, inventory, log);
     // 4. Hooks (docs/design.md#hook-polling): pollHooks; a polling error is logged, not returned.
     const hooks = await this.#pollHooks(release, inventory, log);
-    if (hooks === 'conflict') return this.#c.conflict(log);
+    if (hooks === 'conflict') return this.counters.conflict(log);
     // 5. Health (docs/design.md#assessment): assess with writeInventoryHealth, then writeHealth.
     const health = await this.#health(key, release, hooks.inventory, log);
     if (health.kind === 'ended') return health.result;
@@ -163,7 +140,7 @@ export class HealthController {
     log: Logger,
   ): Promise<ReconcileResult> {
     const hooks = await this.#pollHooks(release, inventory, log);
-    if (hooks === 'conflict') return this.#c.conflict(log);
+    if (hooks === 'conflict') return this.counters.conflict(log);
     const woken = await this.#wake(key, release, hooks.poll.finished.length > 0, log);
     if (woken !== undefined) return woken;
     const pending = pendingTargets({
@@ -194,7 +171,7 @@ export class HealthController {
         assessment = await this.#assess(key, release, inventory);
         outcome = { kind: 'assessed', entries: assessment.after };
       } catch (err) {
-        if (isConflict(err)) return { kind: 'ended', result: this.#c.conflict(log) };
+        if (isConflict(err)) return { kind: 'ended', result: this.counters.conflict(log) };
         const message = errorMessage(err);
         log.warn({ err: message }, 'assessment failed');
         outcome = { kind: 'failed', message };
@@ -207,15 +184,15 @@ export class HealthController {
     });
     try {
       await writeHealth(
-        this.#status,
+        this.statusWriter,
         key,
         release,
         condition,
         recordInFlight(inventory?.inventory),
-        this.#now(),
+        this.now(),
       );
     } catch (err) {
-      if (isNotFound(err)) return { kind: 'ended', result: this.#c.done('gone') };
+      if (isNotFound(err)) return { kind: 'ended', result: this.counters.done('gone') };
       throw err;
     }
     return { kind: 'written', outcome, assessment, condition };
@@ -228,23 +205,22 @@ export class HealthController {
       ruleSets,
       compile: (sets) => this.#evaluators.get(sets),
       inventory,
-      onWritten: (replaced, written) => this.#loop.wroteInventoryObject(replaced, written),
-      resolveTarget: () => this.#resolveTarget(release),
-      local: this.#o.client,
-      now: this.#now,
-      ...(this.#o.listThreshold !== undefined ? { listThreshold: this.#o.listThreshold } : {}),
-      ...(this.#o.watches
-        ? { read: this.#o.watches.readerOf('health', key), pods: this.#o.watches.podReaderOf('health', key) }
+      onWritten: (replaced, written) => this.loop.wroteInventoryObject(replaced, written),
+      resolveTarget: () => this.target(release),
+      local: this.opts.client,
+      now: this.now,
+      ...(this.opts.listThreshold !== undefined ? { listThreshold: this.opts.listThreshold } : {}),
+      ...(this.opts.watches
+        ? {
+            read: this.opts.watches.readerOf('health', key),
+            pods: this.opts.watches.podReaderOf('health', key),
+          }
         : {}),
     });
     this.stats.reads += assessment.reads;
     this.#reads.inc(assessment.reads);
-    if (assessment.written.length > 0) this.#c.wrote('inventory');
+    if (assessment.written.length > 0) this.counters.wrote('inventory');
     return assessment;
-  }
-
-  #resolveTarget(release: Release) {
-    return this.#targets.resolve(release, this.#loop.clusterOf(release));
   }
 
   /**
@@ -258,15 +234,15 @@ export class HealthController {
   ): Promise<Polled | 'conflict'> {
     try {
       const poll = await pollHooks(inventory?.inventory, {
-        target: async () => (await this.#resolveTarget(release)).client,
-        local: this.#o.client,
+        target: async () => (await this.target(release)).client,
+        local: this.opts.client,
         workloadNamespace: release.spec.render?.targetNamespace ?? namespaceOf(release),
-        now: this.#now,
+        now: this.now,
         log,
       });
       if (poll.written === undefined || inventory === undefined) return { poll, inventory };
-      this.#c.wrote('hooks');
-      return { poll, inventory: this.#loop.wroteInventory(inventory, [poll.written]) };
+      this.counters.wrote('hooks');
+      return { poll, inventory: this.loop.wroteInventory(inventory, [poll.written]) };
     } catch (err) {
       if (isConflict(err)) return 'conflict';
       throw err;
@@ -281,31 +257,24 @@ export class HealthController {
     log: Logger,
   ): Promise<ReconcileResult | undefined> {
     const w = await this.#waker.wake(key, release, edge, log);
-    if (w.kind === 'gone') return this.#gone(key);
+    if (w.kind === 'gone') return this.forget(key, 'gone');
     if (w.kind === 'failed') return { kind: 'error', error: w.error };
-    if (w.kind === 'sent') this.#c.synced();
+    if (w.kind === 'sent') this.counters.synced();
     return undefined;
   }
 
   /** Ends a completed pass: scheduleHealthRecheck (../backoff.ts) over this process's attempt counts. */
   #nextPass(key: string, release: Release, pending: readonly string[], result: PassResult): ReconcileResult {
     const interval = parseOptionalDuration(release.spec.syncPolicy?.interval);
-    const delayMs = this.#attempts.next(key, pending, interval, this.#random);
-    this.#c.pass(result);
+    const delayMs = this.#attempts.next(key, pending, interval, this.random);
+    this.counters.pass(result);
     this.#passesByKey.set(key, (this.#passesByKey.get(key) ?? 0) + 1);
     return delayMs === undefined ? { kind: 'done' } : { kind: 'requeueAfter', ms: delayMs };
   }
 
-  /** The Release is gone: the controller-manager deletes its inventory; this process forgets it. */
-  #gone(key: string): ReconcileResult {
-    this.#forget(key);
-    return this.#c.done('gone');
-  }
-
-  #forget(key: string): void {
+  protected forgetOwn(key: string): void {
     this.#attempts.forget(key);
     this.#waker.forget(key);
-    this.#loop.forget(key);
   }
 }
 
