@@ -17,6 +17,12 @@ export interface ConditionValue {
   readonly message: string;
 }
 
+/** A loop's condition as it decided it (Healthy, Drifted), with the summary it writes beside it. */
+export interface LoopCondition<R extends string, S> extends ConditionValue {
+  readonly reason: R;
+  readonly summary: S;
+}
+
 /** The condition of `type` to apply over `prior`, stamped `now` when its status changes. */
 export function nextCondition(
   type: string,

@@ -2,10 +2,16 @@
 // changed" check, the Drifted condition and driftSummary with theirs, whether selfHeal asks for a sync,
 // and when the next pass runs.
 import { inventoryKeyOf } from '../../api/keys.ts';
-import type { DriftSummary, InventoryEntry, InventoryKey, ReleaseStatus } from '../../api/types.ts';
+import type {
+  DriftedReason,
+  DriftSummary,
+  InventoryEntry,
+  InventoryKey,
+  ReleaseStatus,
+} from '../../api/types.ts';
 import { entryFieldsChanged } from '../entry-fields.ts';
 import { progressBackoff } from '../health/backoff.ts';
-import { loopStatus } from '../status-condition.ts';
+import { type LoopCondition, loopStatus } from '../status-condition.ts';
 import { STATUS_PARTS } from '../status-parts.ts';
 import type { DriftResult } from './detect.ts';
 import { clamp, driftMessage, shortDrift } from './message.ts';
@@ -84,14 +90,8 @@ export function newlyDrifted(
   return items.filter((it) => it.drifted && prior.get(idOf(it)) !== true).map(idOf);
 }
 
-export type DriftedReason = 'InSync' | 'Drifted' | 'DriftCheckFailed';
-
-export interface DriftedCondition {
-  readonly status: 'True' | 'False' | 'Unknown';
-  readonly reason: DriftedReason;
-  readonly message: string;
-  readonly summary: DriftSummary;
-}
+/** The Drifted reasons this loop writes: the API's, less NotConfigured (no pass runs with drift off). */
+export type DriftedCondition = LoopCondition<Exclude<DriftedReason, 'NotConfigured'>, DriftSummary>;
 
 /** How many objects the condition's message names. */
 const LISTED = 3;

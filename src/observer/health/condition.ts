@@ -1,17 +1,11 @@
 // The Release's Healthy condition and healthSummary (docs/design.md#healthy-condition), from the entries this
 // pass wrote.
 import { emptySummary, type HealthSummary, healthSummary } from '../../api/health-summary.ts';
-import type { InventoryEntry } from '../../api/types.ts';
+import type { HealthyReason, InventoryEntry } from '../../api/types.ts';
 import { assertNever } from '../../lib/assert-never.ts';
+import type { LoopCondition } from '../status-condition.ts';
 
-export type HealthyReason = 'NotConfigured' | 'Unknown' | 'Pending' | 'Degraded' | 'Progressing' | 'Healthy';
-
-export interface HealthyCondition {
-  readonly status: 'True' | 'False' | 'Unknown';
-  readonly reason: HealthyReason;
-  readonly message: string;
-  readonly summary: HealthSummary;
-}
+export type HealthyCondition = LoopCondition<HealthyReason, HealthSummary>;
 
 export type AssessOutcome =
   | { readonly kind: 'notConfigured' }
