@@ -1,5 +1,5 @@
-// Shapes shared by sources, renderers and the canonical render. Spec types mirror src/api's Release spec
-// structurally, so any Release spec from src/api fits them without this folder importing it.
+// Shapes shared by sources, renderers and the canonical render, and the parts of the Release spec they read.
+import type { ReleaseSpec, Source } from '../api/types.ts';
 
 /** A Kubernetes object as plain JSON. */
 export type Obj = {
@@ -70,92 +70,23 @@ export type Manifest = {
   readonly origin: Origin;
 };
 
-export type GitRefSpec = {
-  readonly branch?: string;
-  readonly tag?: string;
-  readonly commit?: string;
-};
-
-export type GitSourceSpec = {
-  readonly url: string;
-  readonly ref?: GitRefSpec;
-  readonly path?: string;
-  readonly secretRef?: { readonly name: string };
-};
-
-export type InlineSourceSpec = {
-  readonly manifests: string;
-};
-
-export type OciSourceSpec = {
-  readonly url: string;
-  /** Exactly one of tag, semver, digest; none means tag "latest". */
-  readonly ref?: { readonly tag?: string; readonly semver?: string; readonly digest?: string };
-  readonly path?: string;
-  readonly secretRef?: { readonly name: string };
-  readonly certSecretRef?: { readonly name: string };
-  readonly insecure?: boolean;
-};
-
+// The spec a source or renderer reads is the Release's, as src/api declares it (its CRD schema): one
+// declaration of each field.
+export type SourceSpec = Source;
+export type GitSourceSpec = NonNullable<Source['git']>;
+export type GitRefSpec = NonNullable<GitSourceSpec['ref']>;
+export type InlineSourceSpec = NonNullable<Source['inline']>;
+export type OciSourceSpec = NonNullable<Source['oci']>;
 /** A chart in a Helm HTTP repository (its index.yaml), by version or semver range. */
-export type ChartSourceSpec = {
-  readonly url: string;
-  readonly name: string;
-  readonly version?: string;
-  readonly secretRef?: { readonly name: string };
-  readonly certSecretRef?: { readonly name: string };
-};
-
-export type SourceSpec = {
-  readonly git?: GitSourceSpec;
-  readonly oci?: OciSourceSpec;
-  readonly chart?: ChartSourceSpec;
-  readonly inline?: InlineSourceSpec;
-};
-
-export type RenderType = 'Plain' | 'Kustomize' | 'Helm';
-
+export type ChartSourceSpec = NonNullable<Source['chart']>;
+export type RenderSpec = NonNullable<ReleaseSpec['render']>;
+export type RenderType = NonNullable<RenderSpec['type']>;
+export type HelmRenderSpec = NonNullable<RenderSpec['helm']>;
 /** A ConfigMap's or Secret's key whose YAML gives Helm values, as Flux's HelmRelease valuesFrom. */
-export type ValuesReference = {
-  readonly kind: 'ConfigMap' | 'Secret';
-  readonly name: string;
-  /** Default "values.yaml". */
-  readonly valuesKey?: string;
-  /** Dotted path the key's text is set at (as a string), instead of merging it as YAML. */
-  readonly targetPath?: string;
-  /** A missing object or key is skipped instead of failing the render. */
-  readonly optional?: boolean;
-};
-
-export type HelmRenderSpec = {
-  readonly releaseName?: string;
-  readonly values?: Readonly<Record<string, unknown>>;
-  readonly valuesFiles?: readonly string[];
-  readonly valuesFrom?: readonly ValuesReference[];
-  /** Kustomize patches applied to Helm's output (Flux's postRenderers). */
-  readonly postRenderers?: readonly { readonly kustomize: KustomizePatches }[];
-};
-
-export type KustomizePatches = {
-  readonly patches?: readonly {
-    readonly patch: string;
-    readonly target?: Readonly<Record<string, unknown>>;
-  }[];
-  readonly images?: readonly Readonly<Record<string, unknown>>[];
-};
-
-export type KustomizeRenderSpec = {
-  /** Let resources, bases and components name remote git or http URLs (fetched by kustomize, bounded). */
-  readonly allowRemoteResources?: boolean;
-};
-
-export type RenderSpec = {
-  readonly type?: RenderType;
-  readonly helm?: HelmRenderSpec;
-  readonly kustomize?: KustomizeRenderSpec;
-  readonly substitute?: Readonly<Record<string, string>>;
-  readonly targetNamespace?: string;
-};
+export type ValuesReference = NonNullable<HelmRenderSpec['valuesFrom']>[number];
+/** Kustomize patches applied to Helm's output (Flux's postRenderers). */
+export type KustomizePatches = NonNullable<HelmRenderSpec['postRenderers']>[number]['kustomize'];
+export type KustomizeRenderSpec = NonNullable<RenderSpec['kustomize']>;
 
 /** The target cluster as Helm's .Capabilities shows it. */
 export type Capabilities = {
