@@ -16,6 +16,7 @@ import {
   PLURAL_RECEIVERS,
   PLURAL_RELEASES,
 } from '../api/constants.ts';
+import { formatTime } from '../api/time.ts';
 import type { Alert, Condition, Provider, Receiver, Release } from '../api/types.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { writeStatus } from '../kube/status.ts';
@@ -217,8 +218,7 @@ export function registerNotifyController(harness: Harness, opts: NotifyControlle
   alerts.addHandlers({ delete: (a) => notifier.ledger.forgetAlert(keyOf(a)) });
 
   // --- status writes ----------------------------------------------------------------------------------
-  /** metav1.Time: whole seconds, UTC. */
-  const stamp = (t = now()) => `${new Date(t).toISOString().slice(0, 19)}Z`;
+  const stamp = (t = now()) => formatTime(t);
   const write = async (
     kind: 'Alert' | 'Provider' | 'Receiver',
     obj: KubeObject,

@@ -2,13 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Condition, ReleaseStatus } from '../api/types.ts';
-import {
-  type ConditionValue,
-  conditionStored,
-  formatTime,
-  nextCondition,
-  recordInFlight,
-} from './status-condition.ts';
+import { type ConditionValue, conditionStored, nextCondition, recordInFlight } from './status-condition.ts';
 
 const stored: Condition = {
   type: 'Drifted',
@@ -94,10 +88,6 @@ describe('conditionStored', () => {
     ['generation differs', prior, { ...stored, observedGeneration: 4 }, false],
   ];
   for (const [name, p, want, stored] of rows) it(name, () => assert.equal(conditionStored(p, want), stored));
-});
-
-it('formatTime is metav1.Time precision', () => {
-  assert.equal(formatTime(new Date('2030-01-02T03:04:05.678Z')), '2030-01-02T03:04:05Z');
 });
 
 describe('recordInFlight', () => {

@@ -5,11 +5,6 @@
 import type { Condition, ReleaseInventory, ReleaseStatus } from '../api/types.ts';
 import { sameFields } from '../lib/same-fields.ts';
 
-/** metav1.Time precision: whole seconds, UTC. */
-export function formatTime(d: Date): string {
-  return `${d.toISOString().slice(0, 19)}Z`;
-}
-
 /** What a loop decided; the rest of the Condition comes from the stored one. */
 export interface ConditionValue {
   readonly status: Condition['status'];

@@ -2,6 +2,7 @@
 // due, what a measurement does to the check (counts, the newest MEASUREMENTS_KEPT kept, its phase and
 // its one-line message) and the phase of the whole verification. No clock and no I/O: the observer
 // passes `now` and the measurement it took.
+
 import {
   type CheckStatus,
   MEASUREMENTS_KEPT,
@@ -9,6 +10,7 @@ import {
   type MeasurementPhase,
   type VerificationPhase,
 } from '../api/schema/verification.ts';
+import { formatTime } from '../api/time.ts';
 import { assertNever } from '../lib/assert-never.ts';
 
 /** One check as the decisions need it: resolved from the spec (defaults applied, durations in ms). */
@@ -46,10 +48,6 @@ export interface Measured {
 
 const MAX_SHOWN_CHARS = 160;
 const MAX_MESSAGE_CHARS = 4096;
-
-/** RFC 3339 in whole seconds, as status times are written. */
-export const timeOf = (ms: number) =>
-  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 const shorten = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
 
@@ -123,7 +121,7 @@ export function measurementDue(plan: CheckPlan, status: CheckStatus, soak: Soak,
 
 /** The check's one-line message for a measurement: names the check, the value, the condition and the query. */
 export function measurementLine(plan: CheckPlan, m: Measured): string {
-  const at = timeOf(m.atMs).slice(11, 19);
+  const at = formatTime(m.atMs).slice(11, 19);
   const what =
     plan.shown !== undefined
       ? ` (${plan.provider === 'web' ? 'url' : 'query'}: ${shorten(plan.shown, MAX_SHOWN_CHARS)})`
@@ -164,7 +162,7 @@ export function advanceCheck(
   let next = before;
   if (measured !== undefined) {
     const m: Measurement = {
-      at: timeOf(measured.atMs),
+      at: formatTime(measured.atMs),
       phase: measured.phase,
       ...(measured.value !== undefined ? { value: shorten(measured.value, 256) } : {}),
       ...(measured.decided !== undefined || measured.message !== undefined

@@ -9,9 +9,9 @@ import {
   type JobCheck,
   type JobRun,
 } from '../api/schema/verification.ts';
+import { formatTime } from '../api/time.ts';
 import { verificationJobName } from '../api/verification-job.ts';
 import { type ResolvedArgs, substituteArgs } from './args.ts';
-import { timeOf } from './decide.ts';
 
 /** A job check's labels, annotations and spec, as JSON, are at most this long. */
 export const MAX_JOB_BYTES = 64 * 1024;
@@ -112,7 +112,7 @@ export function jobRun(input: JobRunInput): JobRun {
   return {
     name: verificationJobName(input.release, input.check, input.renderRef, index),
     index,
-    requestedAt: timeOf(input.nowMs),
+    requestedAt: formatTime(input.nowMs),
     timeout: input.job.timeout ?? DEFAULT_JOB_CHECK_TIMEOUT,
     job: { ...(job.metadata !== undefined ? { metadata: job.metadata } : {}), spec },
   };

@@ -5,6 +5,7 @@
 // cluster costs one GET /version (and one Secret GET) per interval and no write.
 import { isDeepStrictEqual } from 'node:util';
 import { API_VERSION, FIELD_MANAGERS, PLURAL_CLUSTERS } from '../../api/constants.ts';
+import { formatTime } from '../../api/time.ts';
 import type { Cluster } from '../../api/types.ts';
 import { writeStatus } from '../../kube/status.ts';
 import {
@@ -53,11 +54,6 @@ export function clusterInformer(harness: Harness): Informer<CachedCluster> {
     path: `/apis/${API_VERSION}/${PLURAL_CLUSTERS}`,
     stripManagedFields: false,
   });
-}
-
-/** Metav1.Time has second precision; sending sub-second times would make every write look new. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 export function registerClusterController(

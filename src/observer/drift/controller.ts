@@ -8,6 +8,7 @@
 // ../part-controller.ts, shared with health.
 import { Counter } from 'prom-client';
 import { parseOptionalDuration } from '../../api/duration.ts';
+import { formatTime } from '../../api/time.ts';
 import type { Release } from '../../api/types.ts';
 import { isConflict, isNotFound } from '../../kube/errors.ts';
 import type { MergedInventory } from '../../kube/inventory-parts.ts';
@@ -22,7 +23,7 @@ import type { RenderStore } from '../../store/types.ts';
 import { requestSync } from '../health/loop/sync-request.ts';
 import type { LoopStats, ObserverLoopOptions } from '../loop.ts';
 import { PartController } from '../part-controller.ts';
-import { formatTime, recordInFlight } from '../status-condition.ts';
+import { recordInFlight } from '../status-condition.ts';
 import { checkDrift } from './check.ts';
 import { inventoryUpdateMatters, releaseUpdateMatters } from './filters.ts';
 import type { DriftInterval } from './options.ts';

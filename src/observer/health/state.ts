@@ -1,7 +1,8 @@
 // health.DeriveState: one inventory entry's state from its rule result and firstUnhealthy anchor
 // (docs/design.md#entry-state). The anchor survives restarts because it lives in the inventory.
+
+import { formatTime } from '../../api/time.ts';
 import { assertNever } from '../../lib/assert-never.ts';
-import { formatTime } from '../status-condition.ts';
 import type { HealthState, RuleResult } from './types.ts';
 
 /** What assessItem found for an entry: the object and its rule result, or no object at all. */

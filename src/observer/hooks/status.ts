@@ -1,8 +1,9 @@
 // writeHookStatus's body as a pure function: every hook entry that has a state is sent (keys: name),
 // the polled ones with their new verdict; plus whether anything changed and whether a hook reached a
 // terminal state in this pass (the "hook batch complete" edge).
+
+import { formatTime } from '../../api/time.ts';
 import type { InventoryHook } from '../../api/types.ts';
-import { formatTime } from '../status-condition.ts';
 import type { HookVerdict } from './decide.ts';
 
 /** The fields convoy-hook-status owns in one hook entry. */

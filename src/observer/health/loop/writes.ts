@@ -4,10 +4,10 @@
 // inventory apply carries the cached uid and resourceVersion: a stale cache can never re-create an
 // inventory the controller deleted, and a changed one answers 409, which the caller turns into a requeue.
 import { FIELD_MANAGERS } from '../../../api/constants.ts';
+import { formatTime } from '../../../api/time.ts';
 import type { Release, ReleaseInventory } from '../../../api/types.ts';
 import type { KubeClient } from '../../../kube/client.ts';
 import type { MergedInventory } from '../../../kube/inventory-parts.ts';
-import { formatTime } from '../../status-condition.ts';
 import type { ObserverStatusWriter } from '../../status-writer.ts';
 import { applyEntryFieldsByPart } from '../../writes.ts';
 import type { HealthyCondition } from '../condition.ts';

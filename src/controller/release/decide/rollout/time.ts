@@ -2,9 +2,7 @@
 // and durations for human messages. Times are written at second precision, as Kubernetes writes
 // metav1.Time, so a value read back from the API server compares equal to the one written.
 
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+export { formatTime } from '../../../../api/time.ts';
 
 /** now − t in ms, or undefined when t is absent or unparsable (treated as "not set"). */
 export function elapsedSince(t: string | undefined, now: number): number | undefined {
