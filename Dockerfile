@@ -45,4 +45,4 @@ COPY --from=tools /out/kustomize /out/helm /usr/local/bin/
 ENV NODE_ENV=production
 # The image's `node` user, by number so that runAsNonRoot can verify it.
 USER 1000:1000
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", ".convoy/cmd/controller-manager.mjs"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "--expose-gc-as=__convoyGc", ".convoy/cmd/controller-manager.mjs"]

@@ -147,6 +147,9 @@ export const common = {
   // two-byte string: 9 MiB of each process's heap for its 4.7 MB file. Escaped, it is one byte a character
   // (docs/design.md#process-bundles).
   charset: 'ascii',
+  // koffi loads a native addon built for this platform from its own package: it stays in node_modules
+  // (src/runtime/memory-return.ts).
+  external: ['koffi'] as string[],
   // CommonJS dependencies call require(); ESM chunks have none of their own.
   banner: {
     js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",

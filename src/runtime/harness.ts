@@ -7,6 +7,7 @@ import { leaseLive, ShardElector, type ShardGate } from './elector.ts';
 import type { KubeObject } from './filters.ts';
 import { Informer, type InformerOptions } from './informer.ts';
 import { newLogger } from './log.ts';
+import { type MemoryReturner, startMemoryReturn } from './memory-return.ts';
 import { type HarnessMetrics, newMetrics } from './metrics.ts';
 import { type ProbeServer, startProbeServer } from './server.ts';
 import { controllerLeaseName, observerLeaseName } from './shard.ts';
@@ -50,6 +51,7 @@ export class Harness {
   readonly #onStop: Array<() => Promise<void>> = [];
   readonly #elector: ShardElector | undefined;
   #server: ProbeServer | undefined;
+  #memoryReturn: MemoryReturner | undefined;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
 
   constructor(opts: HarnessOptions) {
@@ -151,6 +153,10 @@ export class Harness {
         this.#opts.probeHost,
       );
     }
+    this.#memoryReturn = await startMemoryReturn(this.log, (r) => {
+      this.metrics.memoryReturned.inc(r.bytes);
+      this.metrics.memoryReturnSeconds.inc(r.seconds);
+    });
     for (const inf of this.#informers.values()) inf.start();
     await Promise.all([...this.#informers.values()].map((i) => i.waitForSync()));
     // Leases only after the caches are full, so a gained shard's keys are all enqueued.
@@ -186,6 +192,7 @@ export class Harness {
     await this.#elector?.stop(true);
     await Promise.all([...this.#informers.values()].map((i) => i.stop()));
     await this.#server?.close();
+    this.#memoryReturn?.stop();
     this.#state = 'stopped';
     this.log.info('harness stopped');
   }

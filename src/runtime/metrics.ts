@@ -15,6 +15,8 @@ export type HarnessMetrics = {
   readonly informerErrors: Counter<'resource'>;
   readonly informerRelists: Counter<'resource' | 'reason'>;
   readonly shardsHeld: Gauge<'lease'>;
+  readonly memoryReturned: Counter;
+  readonly memoryReturnSeconds: Counter;
 };
 
 export function newMetrics(): HarnessMetrics {
@@ -90,6 +92,16 @@ export function newMetrics(): HarnessMetrics {
       name: 'convoy_informer_relists_total',
       help: 'Full LIST attempts, by cause (start; gone = a 410 on the version resumed from)',
       labelNames: ['resource', 'reason'],
+      registers,
+    }),
+    memoryReturned: new Counter({
+      name: 'convoy_memory_returned_bytes_total',
+      help: 'Resident memory given back to the system by a last-resort GC and malloc_trim (docs/design.md#large-renders)',
+      registers,
+    }),
+    memoryReturnSeconds: new Counter({
+      name: 'convoy_memory_return_seconds_total',
+      help: 'Time the event loop was held giving memory back',
       registers,
     }),
     shardsHeld: new Gauge({

@@ -9,4 +9,9 @@
 // follows the live heap (unlike a fixed cap, which would stop a larger installation): 175–182 MiB over
 // three runs for no measurable CPU. A V8 flag: a Node upgrade that drops it fails every process start,
 // in the tests first. docs/design.md#processes.
-export const PROCESS_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
+// --expose-gc-as gives src/runtime/memory-return.ts the last-resort GC that releases V8's pooled pages.
+export const PROCESS_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=8',
+  '--heap-growing-percent=50',
+  '--expose-gc-as=__convoyGc',
+];
