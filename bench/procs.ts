@@ -14,6 +14,9 @@ export type Sample = {
   readonly reconcileSeconds: Readonly<Record<string, number>>;
   readonly reconcileErrors: Readonly<Record<string, number>>;
   readonly retries: Readonly<Record<string, number>>;
+  /** What src/runtime/memory-return.ts gave back so far, and the event-loop time it took. */
+  readonly memoryReturnedBytes: number;
+  readonly memoryReturnSeconds: number;
 };
 
 const CLK_TCK = 100;
@@ -42,6 +45,8 @@ export function parseMetrics(text: string) {
     to[k] = (to[k] ?? 0) + v;
   };
   let depth = 0;
+  let memoryReturnedBytes = 0;
+  let memoryReturnSeconds = 0;
   for (const line of text.split('\n')) {
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
     const label = (n: string) => new RegExp(`${n}="([^"]*)"`).exec(line)?.[1] ?? '';
@@ -57,8 +62,19 @@ export function parseMetrics(text: string) {
     } else if (line.startsWith('convoy_workqueue_retries_total{')) {
       add(retries, label('controller'), value);
     } else if (line.startsWith('convoy_workqueue_depth{')) depth += value;
+    else if (line.startsWith('convoy_memory_returned_bytes_total ')) memoryReturnedBytes = value;
+    else if (line.startsWith('convoy_memory_return_seconds_total ')) memoryReturnSeconds = value;
   }
-  return { requests, reconciles, reconcileSeconds, reconcileErrors, retries, depth };
+  return {
+    requests,
+    reconciles,
+    reconcileSeconds,
+    reconcileErrors,
+    retries,
+    depth,
+    memoryReturnedBytes,
+    memoryReturnSeconds,
+  };
 }
 
 export async function sample(child: ConvoyChild): Promise<Sample> {
@@ -113,4 +129,6 @@ export const figures = (s: Sample) => ({
   peakRssMiB: s.hwmMiB,
   cpuSeconds: s.cpuSeconds,
   requests: total(s.requests),
+  memoryReturnedMiB: Math.round(s.memoryReturnedBytes / 2 ** 20),
+  memoryReturnSeconds: +s.memoryReturnSeconds.toFixed(2),
 });

@@ -8,7 +8,10 @@
 // window; over that window, API requests per minute per process (convoy_kube_requests_total, by
 // resource) and reconciles per minute per controller; and how long one Release created half-way
 // through the idle window takes to Ready and Healthy (with CONVOY_BENCH_INTERVAL set, it arrives while
-// interval passes are queued: docs/design.md#work-queue-priority). Env: CONVOY_BENCH_RELEASES (2000,
+// interval passes are queued: docs/design.md#work-queue-priority). With `--restart`, after the idle window
+// both are killed with SIGKILL and started again (a new identity, as a new pod): the seconds until every
+// Release was reconciled and assessed again with both queues empty, and the new processes' requests and
+// writes meanwhile by method and resource. Env: CONVOY_BENCH_RELEASES (2000,
 // without --sizes), CONVOY_BENCH_OBJECTS (10), CONVOY_BENCH_NAMESPACES (20), CONVOY_BENCH_IDLE_SECONDS (120),
 // CONVOY_BENCH_INTERVAL (syncPolicy.interval of every Release, unset: none), CONVOY_BENCH_CPU_PROF (a
 // directory: both processes run with --cpu-prof and write their profiles there when stopped).
@@ -44,6 +47,8 @@ const SIZES: readonly number[] =
     : (process.argv[sizesArg + 1] ?? '').split(',').map(Number);
 const plotArg = process.argv.indexOf('--plot');
 const PLOT = plotArg < 0 ? undefined : process.argv[plotArg + 1];
+/** After the idle window, kill -9 both processes, start them again and measure the recovery. */
+const RESTART = process.argv.includes('--restart');
 const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 10);
 const KUBECTL_PARALLEL = 8;
 const NAMESPACES = Number(process.env.CONVOY_BENCH_NAMESPACES ?? 20);
@@ -103,24 +108,28 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
     }
     await installDefaultRules(admin);
     // Production's Lease duration (15 s), so Lease renewals cost what they cost in a cluster.
-    manager = await startControllerManager({
-      tenancy: { mode: 'cluster' },
-      kubeconfigPath: cp.kubeconfigPath,
-      identity: 'bench-scale',
-      leaseNamespace: LEASE_NS,
-      leaseDuration: '15s',
-      gitCacheDir: join(work, 'git-cache'),
-      env: CONCURRENCY === undefined ? childEnv : { ...childEnv, CONVOY_CONCURRENCY: CONCURRENCY },
-    });
-    observer = await startObserver({
-      kubeconfigPath: cp.kubeconfigPath,
-      leaseNamespace: LEASE_NS,
-      leaseDuration: '15s',
-      wakeups: wakeupsTo(manager),
-      env: childEnv,
-    });
-    const m = manager;
-    const o = observer;
+    const startManager = (identity: string) =>
+      startControllerManager({
+        tenancy: { mode: 'cluster' },
+        kubeconfigPath: cp.kubeconfigPath,
+        identity,
+        leaseNamespace: LEASE_NS,
+        leaseDuration: '15s',
+        gitCacheDir: join(work, 'git-cache'),
+        env: CONCURRENCY === undefined ? childEnv : { ...childEnv, CONVOY_CONCURRENCY: CONCURRENCY },
+      });
+    const startObserverOf = (mgr: Awaited<ReturnType<typeof startControllerManager>>) =>
+      startObserver({
+        kubeconfigPath: cp.kubeconfigPath,
+        leaseNamespace: LEASE_NS,
+        leaseDuration: '15s',
+        wakeups: wakeupsTo(mgr),
+        env: childEnv,
+      });
+    manager = await startManager('bench-scale');
+    observer = await startObserverOf(manager);
+    let m = manager;
+    let o = observer;
     const cpProc = (name: string) => cp.processes().find((p) => p.name === name)?.pid;
     const cpCpu = async () => {
       const out: Record<string, number> = {};
@@ -147,7 +156,15 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
       if (!healthy.has(k) && assessed === true && r.status?.lastAttempted !== undefined)
         healthy.set(k, performance.now());
     };
-    releases.addHandlers({ add: see, update: (_o, n) => see(n) });
+    // Writes to Releases (status included) while a restart recovers: each changes the resourceVersion.
+    let releaseWrites = 0;
+    releases.addHandlers({
+      add: see,
+      update: (old, n) => {
+        if (old.metadata.resourceVersion !== n.metadata.resourceVersion) releaseWrites++;
+        see(n);
+      },
+    });
     releases.start();
     await releases.waitForSync();
 
@@ -220,6 +237,48 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
       return at === undefined ? null : secs(at - tNew);
     };
     const idle = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
+    const restart = RESTART
+      ? await (async () => {
+          const writesBefore = releaseWrites;
+          const tKill = performance.now();
+          await Promise.all([m.kill(), o.kill()]);
+          // A new pod's name: its Leases are free only once the killed replica's expire (15 s).
+          manager = await startManager('bench-scale-restarted');
+          observer = await startObserverOf(manager);
+          m = manager;
+          o = observer;
+          const tStarted = performance.now();
+          // Steady again: both queues empty after every Release was reconciled by the new controller and
+          // assessed by the new observer.
+          const n = RELEASES + 1;
+          for (;;) {
+            const [a, b] = [parseMetrics(await m.metrics()), parseMetrics(await o.metrics())];
+            if (
+              (a.reconciles.release ?? 0) >= n &&
+              (b.reconciles.health ?? 0) >= n &&
+              a.depth + b.depth === 0
+            )
+              break;
+            if (performance.now() - tKill > TIMEOUT_MS) throw new Error('no steady state after the restart');
+            await sleep(250);
+          }
+          const tSteady = performance.now();
+          const [ma, ob] = [await sample(m), await sample(o)];
+          const reads = new Set(['GET', 'LIST', 'WATCH']);
+          const writes = (r: Readonly<Record<string, number>>) =>
+            Object.fromEntries(Object.entries(r).filter(([k]) => !reads.has(k.split(' ')[0] ?? '')));
+          return {
+            killToSteadySeconds: secs(tSteady - tKill),
+            startToSteadySeconds: secs(tSteady - tStarted),
+            releaseWritesSeen: releaseWrites - writesBefore,
+            requests: { manager: ma.requests, observer: ob.requests },
+            writes: { manager: writes(ma.requests), observer: writes(ob.requests) },
+            reconciles: { manager: ma.reconciles, observer: ob.reconciles },
+            peakRssMiB: { manager: ma.hwmMiB, observer: ob.hwmMiB },
+            cpuSeconds: { manager: ma.cpuSeconds, observer: ob.cpuSeconds },
+          };
+        })()
+      : undefined;
     const cpDelta = (a: Record<string, number>, b: Record<string, number>) =>
       Object.fromEntries(Object.keys(b).map((k) => [k, +((b[k] ?? 0) - (a[k] ?? 0)).toFixed(2)]));
     // RSS per Release: after the idle window, over the process's RSS before the first create.
@@ -255,6 +314,7 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
         toReadySeconds: newcomerSeconds(ready),
         toHealthySeconds: newcomerSeconds(healthy),
       },
+      ...(restart === undefined ? {} : { restart }),
       steady: {
         manager: rates(burst.manager, idle.manager),
         observer: rates(burst.observer, idle.observer),
