@@ -1,6 +1,8 @@
-// Figures of convoy's child processes for the benches (bench/scale.ts, bench/floor.ts): RSS, peak RSS and
-// CPU seconds from /proc, and the API requests, reconciles and queue depth from their /metrics.
+// Figures of convoy's child processes for the benches (bench/scale.ts, bench/floor.ts, bench/shards.ts):
+// RSS, peak RSS and CPU seconds from /proc, and the API requests, reconciles and queue depth from their
+// /metrics; and the CPU seconds of the control plane's kube-apiserver and etcd.
 import { readFile } from 'node:fs/promises';
+import type { ControlPlane } from '../src/testenv/index.ts';
 import type { ConvoyChild } from '../test/support/processes.ts';
 
 export type Sample = {
@@ -33,6 +35,20 @@ export async function proc(pid: number): Promise<{ rssMiB: number; hwmMiB: numbe
     cpuSeconds: +(ticks / CLK_TCK).toFixed(2),
   };
 }
+
+/** CPU seconds so far of the control plane's kube-apiserver and etcd (those it runs). */
+export async function controlPlaneCpu(cp: Pick<ControlPlane, 'processes'>): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const name of ['kube-apiserver', 'etcd']) {
+    const pid = cp.processes().find((p) => p.name === name)?.pid;
+    if (pid !== undefined) out[name] = (await proc(pid)).cpuSeconds;
+  }
+  return out;
+}
+
+/** b − a for each of b's keys (CPU seconds of controlPlaneCpu), two decimals. */
+export const cpDelta = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) =>
+  Object.fromEntries(Object.keys(b).map((k) => [k, +((b[k] ?? 0) - (a[k] ?? 0)).toFixed(2)]));
 
 /** Sums of samples by one label (`requests`: by "method resource"). */
 export function parseMetrics(text: string) {

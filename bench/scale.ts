@@ -18,14 +18,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { API_VERSION, PLURAL_RELEASES } from '../src/api/constants.ts';
-import type { Release } from '../src/api/types.ts';
 import { KubeClient } from '../src/kube/client.ts';
 import { errorMessage } from '../src/lib/errors.ts';
 import { installDefaultRules } from '../src/observer/health/loop/index.ts';
-import type { KubeObject } from '../src/runtime/index.ts';
-import { Informer } from '../src/runtime/informer.ts';
-import { Transport } from '../src/runtime/transport.ts';
 import { startControlPlane } from '../src/testenv/index.ts';
 import { installCrds } from '../test/support/crds.ts';
 import {
@@ -34,10 +29,19 @@ import {
   startObserver,
   wakeupsTo,
 } from '../test/support/processes.ts';
-import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
-import { configMapManifests } from './fixtures.ts';
+import { LEASE_NS } from '../test/support/system.ts';
 import { kubectlFloor } from './kubectl-floor.ts';
-import { figures, parseMetrics, proc, rates, type Sample, sample, total } from './procs.ts';
+import {
+  controlPlaneCpu,
+  cpDelta,
+  figures,
+  parseMetrics,
+  rates,
+  type Sample,
+  sample,
+  total,
+} from './procs.ts';
+import { benchRelease, createReleases, ReleaseWatch, secs, sleep } from './release-burst.ts';
 import { scalePlot } from './scale-plot.ts';
 
 const sizesArg = process.argv.indexOf('--sizes');
@@ -57,15 +61,7 @@ const INTERVAL = process.env.CONVOY_BENCH_INTERVAL;
 const PROF = process.env.CONVOY_BENCH_CPU_PROF;
 /** The controller-manager's --concurrency (its workers); unset: the default. */
 const CONCURRENCY = process.env.CONVOY_BENCH_CONCURRENCY;
-const CREATE_PARALLEL = 16;
 const TIMEOUT_MS = 30 * 60_000;
-
-const secs = (ms: number) => +(ms / 1000).toFixed(1);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-type Watched = KubeObject & Release;
-const conditionTrue = (r: Watched, type: string) =>
-  r.status?.conditions?.some((c) => c.type === type && c.status === 'True') === true;
 
 /**
  * The kubectl floor of `releases` × OBJECTS ConfigMaps on a control plane of its own, stopped after: its
@@ -97,7 +93,7 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
     PROF === undefined ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(PROF)}` };
   let manager: Awaited<ReturnType<typeof startControllerManager>> | undefined;
   let observer: ConvoyChild | undefined;
-  let releases: Informer<Watched> | undefined;
+  let releases: ReleaseWatch | undefined;
   try {
     const admin = new KubeClient(cp.kubeConfig);
     const floor = await floorOnItsOwnPlane(RELEASES, work);
@@ -130,81 +126,28 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
     observer = await startObserverOf(manager);
     let m = manager;
     let o = observer;
-    const cpProc = (name: string) => cp.processes().find((p) => p.name === name)?.pid;
-    const cpCpu = async () => {
-      const out: Record<string, number> = {};
-      for (const name of ['kube-apiserver', 'etcd']) {
-        const pid = cpProc(name);
-        if (pid !== undefined) out[name] = (await proc(pid)).cpuSeconds;
-      }
-      return out;
-    };
+    const cpCpu = () => controlPlaneCpu(cp);
 
     // The bench's own view of the Releases: one watch, not a LIST of N every poll.
-    const ready = new Map<string, number>();
-    const healthy = new Map<string, number>();
-    releases = new Informer<Watched>(new Transport(cp.kubeConfig), {
-      path: `/apis/${API_VERSION}/${PLURAL_RELEASES}`,
-    });
-    const see = (r: Watched) => {
-      const k = `${r.metadata.namespace}/${r.metadata.name}`;
-      if (!ready.has(k) && conditionTrue(r, 'Ready')) ready.set(k, performance.now());
-      // Healthy of what was applied: docs/design.md#healthy-condition.
-      const assessed = r.status?.conditions?.some(
-        (c) => c.type === 'Healthy' && c.status === 'True' && c.reason === 'Healthy',
-      );
-      if (!healthy.has(k) && assessed === true && r.status?.lastAttempted !== undefined)
-        healthy.set(k, performance.now());
-    };
+    releases = new ReleaseWatch(cp.kubeConfig);
     // Writes to Releases (status included) while a restart recovers: each changes the resourceVersion.
     let releaseWrites = 0;
-    releases.addHandlers({
-      add: see,
+    releases.informer.addHandlers({
       update: (old, n) => {
         if (old.metadata.resourceVersion !== n.metadata.resourceVersion) releaseWrites++;
-        see(n);
       },
     });
-    releases.start();
-    await releases.waitForSync();
+    await releases.start();
+    const { ready, healthy } = releases;
 
     const before = { manager: await sample(m), observer: await sample(o), controlPlane: await cpCpu() };
-    const manifests = (r: number) => configMapManifests(r, OBJECTS);
     const t0 = performance.now();
-    let nextRelease = 0;
-    await Promise.all(
-      Array.from({ length: CREATE_PARALLEL }, async () => {
-        for (let r = nextRelease++; r < RELEASES; r = nextRelease++) {
-          const ns = `scale-${r % NAMESPACES}`;
-          const release: Release = {
-            apiVersion: API_VERSION,
-            kind: 'Release',
-            metadata: { name: `r${r}`, namespace: ns },
-            spec: {
-              source: { inline: { manifests: manifests(r) } },
-              render: { targetNamespace: ns },
-              healthAssessment: DEFAULT_HEALTH,
-              ...(INTERVAL === undefined ? {} : { syncPolicy: { interval: INTERVAL } }),
-            },
-          };
-          await admin.create(release);
-        }
-      }),
+    await createReleases(admin, 0, RELEASES, (r) =>
+      benchRelease(r, `r${r}`, `scale-${r % NAMESPACES}`, OBJECTS, INTERVAL),
     );
     const tCreated = performance.now();
-    let lastLog = 0;
-    while (ready.size < RELEASES || healthy.size < RELEASES) {
-      const now = performance.now();
-      if (now - t0 > TIMEOUT_MS)
-        throw new Error(
-          `after ${secs(now - t0)} s: ${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`,
-        );
-      if (now - lastLog > 15_000) {
-        lastLog = now;
-        console.error(`${secs(now - t0)} s: ${ready.size} Ready, ${healthy.size} Healthy of ${RELEASES}`);
-      }
-      await sleep(250);
-    }
+    if (!(await releases.waitAll(RELEASES, t0, TIMEOUT_MS)))
+      throw new Error(`after ${secs(performance.now() - t0)} s: ${releases.progress(RELEASES)}`);
     const last = (ts: Map<string, number>) => Math.max(...ts.values());
     const tReady = last(ready);
     const tHealthy = last(healthy);
@@ -219,18 +162,7 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
     await sleep((IDLE_SECONDS * 1000) / 2);
     const newcomer = `scale-0/newcomer`;
     const tNew = performance.now();
-    const newRelease: Release = {
-      apiVersion: API_VERSION,
-      kind: 'Release',
-      metadata: { name: 'newcomer', namespace: 'scale-0' },
-      spec: {
-        source: { inline: { manifests: manifests(RELEASES) } },
-        render: { targetNamespace: 'scale-0' },
-        healthAssessment: DEFAULT_HEALTH,
-        ...(INTERVAL === undefined ? {} : { syncPolicy: { interval: INTERVAL } }),
-      },
-    };
-    await admin.create(newRelease);
+    await admin.create(benchRelease(RELEASES, 'newcomer', 'scale-0', OBJECTS, INTERVAL));
     await sleep((IDLE_SECONDS * 1000) / 2);
     const newcomerSeconds = (ts: Map<string, number>) => {
       const at = ts.get(newcomer);
@@ -279,8 +211,6 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
           };
         })()
       : undefined;
-    const cpDelta = (a: Record<string, number>, b: Record<string, number>) =>
-      Object.fromEntries(Object.keys(b).map((k) => [k, +((b[k] ?? 0) - (a[k] ?? 0)).toFixed(2)]));
     // RSS per Release: after the idle window, over the process's RSS before the first create.
     const perRelease = (empty: Sample, from: Sample, to: Sample) => ({
       requestsPerMinute: +(rates(from, to).requestsPerMinute / RELEASES).toFixed(4),
