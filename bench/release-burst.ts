@@ -9,6 +9,7 @@ import type { KubeClient } from '../src/kube/client.ts';
 import type { KubeObject } from '../src/runtime/index.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { Transport } from '../src/runtime/transport.ts';
+import { releaseOf } from '../test/support/release.ts';
 import { DEFAULT_HEALTH } from '../test/support/system.ts';
 import { configMapManifests } from './fixtures.ts';
 
@@ -35,17 +36,12 @@ export function benchRelease(
   objects: number,
   interval: string | undefined,
 ): Release {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'Release',
-    metadata: { name, namespace: ns },
-    spec: {
-      source: { inline: { manifests: configMapManifests(index, objects) } },
-      render: { targetNamespace: ns },
-      healthAssessment: DEFAULT_HEALTH,
-      ...(interval === undefined ? {} : { syncPolicy: { interval } }),
-    },
-  };
+  return releaseOf(ns, name, {
+    source: { inline: { manifests: configMapManifests(index, objects) } },
+    render: { targetNamespace: ns },
+    healthAssessment: DEFAULT_HEALTH,
+    ...(interval === undefined ? {} : { syncPolicy: { interval } }),
+  });
 }
 
 /** Creates `release(i)` for every i in [from, to), CREATE_PARALLEL at a time. */

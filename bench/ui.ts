@@ -3,7 +3,12 @@
 // from navigation to the Releases page showing its first page of rows with all BENCH_RELEASES counted
 // (first render, median of BENCH_RUNS loads, default 5), and the delay from a status change in the API (the PUT's answer) to the page showing it
 // (BENCH_CHANGES changes, default 20: median, p95, max). `convoy ui` runs in this process with the
-// admin kubeconfig; the browser is Debian's Chromium driven by playwright-core.
+// admin kubeconfig; the browser is Debian's Chromium driven by playwright-core. Before the page, the wall
+// time of `convoy get -A` over the same Releases (bin/convoy in a child process, median and max of
+// BENCH_RUNS).
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { API_VERSION } from '../src/api/constants.ts';
 import type { Release } from '../src/api/types.ts';
 import { serveUi } from '../src/cli/commands/ui.ts';
@@ -25,6 +30,17 @@ const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.flo
 const pct = (xs: readonly number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
 
+/** Wall seconds of `convoy get -A` as a user runs it (bin/convoy), and the Releases it listed. */
+async function getAll(kubeconfig: string): Promise<{ ms: number; rows: number }> {
+  const start = performance.now();
+  const { stdout } = await promisify(execFile)(
+    fileURLToPath(new URL('../bin/convoy', import.meta.url)),
+    ['get', '-A', '--kubeconfig', kubeconfig],
+    { timeout: 120_000, killSignal: 'SIGKILL', maxBuffer: 256 * 2 ** 20 },
+  );
+  return { ms: performance.now() - start, rows: stdout.trimEnd().split('\n').length - 1 };
+}
+
 const cp = await startControlPlane({});
 try {
   await installCrds(cp.kubeConfig);
@@ -35,6 +51,16 @@ try {
   await createSyncedReleases(client, NS, names, 16);
   process.stdout.write(
     `bench:ui: ${N} Releases with statuses created in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+  );
+
+  const gets: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const { ms, rows } = await getAll(cp.kubeconfigPath);
+    if (rows !== N) throw new Error(`convoy get -A listed ${rows} Releases of ${N}`);
+    gets.push(ms);
+  }
+  process.stdout.write(
+    `bench:ui: convoy get -A (${N} rows): median ${median(gets).toFixed(0)} ms, max ${Math.max(...gets).toFixed(0)} ms (${RUNS} runs; target ≤ 1500 ms)\n`,
   );
 
   const ctx = await makeCtx(
