@@ -12,11 +12,23 @@
 // round that reads members and Leases to acquire or balance: behind the round's four sequential requests
 // a renewal on a slow API came later than renewDeadline, and the holder stopped working its own shard
 // (and an observer looked not live to the controller) every round although nobody else wanted it.
+// The member Lease is renewed with them, with the same renewTime, so it never outlives them: while a
+// crashed replica's member Lease was live the others still counted it and left it its freed shards. A
+// round comes just after the soonest other holder's Lease runs out, so a crashed replica's shards are
+// taken within about the Lease duration of its last renewal, not up to a cadence later.
 import type { Logger } from 'pino';
 import { isConflict } from '../kube/errors.ts';
 import { type BalanceDecision, decideBalance, type ShardState } from './balance.ts';
 import { type Clock, realClock, type TimerHandle } from './clock.ts';
-import { decideLease, isLeaseLive, type Lease, type LeaseSpec, releasedSpec } from './lease.ts';
+import {
+  decideLease,
+  foreignExpiry,
+  isLeaseLive,
+  type Lease,
+  type LeaseSpec,
+  nextRoundDelay,
+  releasedSpec,
+} from './lease.ts';
 import { leasePath, readLease } from './lease-api.ts';
 import { Membership } from './membership.ts';
 import { fnv1a32 } from './shard.ts';
@@ -70,6 +82,10 @@ export class ShardElector implements ShardGate {
   #running: Promise<void> | undefined;
   #renewTimer: TimerHandle | undefined;
   #renewing: Promise<void> | undefined;
+  /** Our member Lease was written once (by the first round); the renewals keep it from then on. */
+  #joined = false;
+  /** The wait before the next round, set by the last one (nextRoundDelay). */
+  #nextRoundMs: number | undefined;
   #stopped = false;
 
   constructor(o: ElectorOptions) {
@@ -152,7 +168,7 @@ export class ShardElector implements ShardGate {
     if (this.#stopped) return;
     this.#timer = this.#clock.setTimeout(() => {
       this.#running = this.#round();
-    }, this.#retryMs);
+    }, this.#nextRoundMs ?? this.#retryMs);
   }
 
   #scheduleRenewals(afterMs: number): void {
@@ -165,11 +181,15 @@ export class ShardElector implements ShardGate {
     }, afterMs);
   }
 
-  /** Renews every shard Lease this replica holds, from the Lease it last wrote (a 409: the round wrote since). */
+  /**
+   * Renews our member Lease and every shard Lease this replica holds (each from the Lease it last wrote;
+   * a 409: the round wrote since), all with one renewTime.
+   */
   async #renewHeld(): Promise<void> {
-    await Promise.all(
-      [...this.#held].map(async ([shard, h]) => {
-        const started = this.#clock.now();
+    const started = this.#clock.now();
+    await Promise.all([
+      this.#renewMember(started),
+      ...[...this.#held].map(async ([shard, h]) => {
         const d = decideLease(h.lease, this.#o.identity, started, this.#duration);
         if (d.kind !== 'renew') return;
         try {
@@ -201,17 +221,23 @@ export class ShardElector implements ShardGate {
           );
         }
       }),
-    );
+    ]);
+  }
+
+  /** Writes our member Lease; whether it was written. */
+  async #renewMember(now: number): Promise<boolean> {
+    try {
+      await this.#membership.renew(now);
+      return true;
+    } catch (e) {
+      this.#o.log?.warn({ lease: this.#membership.name, err: String(e) }, 'could not renew member lease');
+      return false;
+    }
   }
 
   async #tick(): Promise<void> {
-    // Our member Lease is renewed before our shard Leases, so after a crash it expires first
-    // and survivors stop counting us before our shards come free.
-    try {
-      await this.#membership.renew(this.#clock.now());
-    } catch (e) {
-      this.#o.log?.warn({ lease: this.#membership.name, err: String(e) }, 'could not renew member lease');
-    }
+    // Written before any shard Lease we take, so after a crash it does not outlive them.
+    if (!this.#joined) this.#joined = await this.#renewMember(this.#clock.now());
     const members = await this.#membership.list(() => this.#clock.now());
     const n = this.#o.shards;
     const reads = await Promise.allSettled(
@@ -221,6 +247,13 @@ export class ShardElector implements ShardGate {
     );
     const now = this.#clock.now();
     const states = reads.map((r, s) => this.#stateOf(s, r, now));
+    this.#nextRoundMs = nextRoundDelay(
+      reads.map((r) =>
+        r.status === 'fulfilled' ? foreignExpiry(r.value, this.#o.identity, now) : undefined,
+      ),
+      now,
+      this.#retryMs,
+    );
     // Without a member list, fall back to taking whatever is free and giving nothing up:
     // shards may bunch up on one replica but none is left unworked.
     const d = decideBalance({

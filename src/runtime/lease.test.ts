@@ -1,7 +1,17 @@
 // Table tests for lease liveness and the candidate's decision.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideLease, isLeaseLive, type Lease, leaseRevived, microTime, releasedSpec } from './lease.ts';
+import {
+  decideLease,
+  EXPIRY_MARGIN_MS,
+  foreignExpiry,
+  isLeaseLive,
+  type Lease,
+  leaseRevived,
+  microTime,
+  nextRoundDelay,
+  releasedSpec,
+} from './lease.ts';
 
 const T = Date.parse('2026-01-01T00:00:10Z');
 const lease = (holder: string | null, renewedSecondsAgo: number, duration = 15, transitions = 2): Lease => ({
@@ -75,4 +85,26 @@ test('decideLease', () => {
 test('a released lease is not live', () => {
   const r = releasedSpec(lease('me', 0).spec ?? {}, T);
   assert.equal(isLeaseLive({ metadata: { name: 'l' }, spec: r }, T), false);
+});
+
+test('foreignExpiry: only a Lease another replica holds live', () => {
+  const cases: Array<[string, Lease | undefined, number | undefined]> = [
+    ['held by another, renewed 10 s ago', lease('b', 10), T + 5_000],
+    ['held by us', lease('a', 10), undefined],
+    ['expired', lease('b', 15), undefined],
+    ['free', lease(null, 1), undefined],
+    ['missing', undefined, undefined],
+  ];
+  for (const [name, l, want] of cases) assert.equal(foreignExpiry(l, 'a', T), want, name);
+});
+
+test('nextRoundDelay: the cadence, or just after the soonest expiry when that comes first', () => {
+  const cases: Array<[string, (number | undefined)[], number]> = [
+    ['nothing held by others', [undefined, undefined], 5_000],
+    ['every other Lease renewed lately', [T + 12_000, T + 14_000], 5_000],
+    ['one runs out in 2 s', [T + 12_000, T + 2_000, undefined], 2_000 + EXPIRY_MARGIN_MS],
+    ['one runs out right now', [T], EXPIRY_MARGIN_MS],
+    ['no Leases read', [], 5_000],
+  ];
+  for (const [name, expiries, want] of cases) assert.equal(nextRoundDelay(expiries, T, 5_000), want, name);
 });

@@ -32,6 +32,30 @@ export function isLeaseLive(lease: Lease | undefined, nowMs: number): boolean {
   return renewed + s.leaseDurationSeconds * 1000 > nowMs;
 }
 
+/** When a Lease someone other than `me` holds live now runs out (ms), or undefined for any other Lease. */
+export function foreignExpiry(lease: Lease | undefined, me: string, nowMs: number): number | undefined {
+  const s = lease?.spec;
+  if (!s?.holderIdentity || s.holderIdentity === me || !isLeaseLive(lease, nowMs)) return undefined;
+  return Date.parse(s.renewTime ?? '') + (s.leaseDurationSeconds ?? 0) * 1000;
+}
+
+/** How far past a Lease's expiry a replica looks again: its clock and the holder's are one domain. */
+export const EXPIRY_MARGIN_MS = 200;
+
+/**
+ * The wait before an elector's next round: its cadence, or just after the soonest of `expiries` (other
+ * holders' Leases, see foreignExpiry) when that comes first — a holder that stopped renewing is taken
+ * over when its Lease runs out, not up to a cadence later (docs/design.md#sharding).
+ */
+export function nextRoundDelay(
+  expiries: readonly (number | undefined)[],
+  nowMs: number,
+  cadenceMs: number,
+): number {
+  const soonest = Math.min(...expiries.filter((e): e is number => e !== undefined));
+  return Math.max(0, Math.min(cadenceMs, soonest - nowMs + EXPIRY_MARGIN_MS));
+}
+
 /**
  * The holder came back without a new acquire: `old` had lapsed by `nowMs` and `next` is live. A watcher
  * that acts only on a new holder or acquireTime misses a renewal that lands after the lease lapsed (a
