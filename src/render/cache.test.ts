@@ -96,7 +96,8 @@ describe('RenderCache', () => {
     assert.deepEqual(seen, ['a', 'b', 'c', 'b']);
   });
   it('drops a result once no Release holds it: the owner deleted, or moved to another render', async () => {
-    const c = new RenderCache();
+    const dropped: number[] = [];
+    const c = new RenderCache({ onDropped: (bytes) => dropped.push(bytes) });
     const seen: string[] = [];
     const get = (k: string, owner?: string) =>
       c.getOrRender(
@@ -116,6 +117,11 @@ describe('RenderCache', () => {
     c.forget('ns/a'); // b still holds the shared one
     c.forget('ns/gone'); // never rendered here: nothing happens
     assert.deepEqual([c.size, c.held], [2, 1]);
+    assert.deepEqual(
+      dropped,
+      [resultBytes(good)],
+      'onDropped is told of the one result that left, by weight',
+    );
     await get('shared', 'ns/b');
     await get('large', 'ns/big');
     assert.deepEqual(seen, ['shared', 'large', 'unowned', 'large']);

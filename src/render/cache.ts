@@ -89,6 +89,8 @@ export type RenderCacheBounds = {
    * evict everything else and still not fit).
    */
   readonly maxBytes?: number;
+  /** Called with the weight of each result that leaves the cache (to give a large one's memory back). */
+  readonly onDropped?: (bytes: number) => void;
 };
 
 /** Room for a few renders of ~20 MiB (a 10,000-object Release's old and new render) beside small ones. */
@@ -104,6 +106,7 @@ export function renderOwner(options: Pick<RendererOptions, 'namespace' | 'name'>
 export class RenderCache {
   readonly #maxEntries: number;
   readonly #maxBytes: number;
+  readonly #onDropped: ((bytes: number) => void) | undefined;
   // Map order is insertion order: re-inserting on a hit keeps the least recently used first.
   readonly #entries = new Map<string, { readonly result: RenderResult; readonly bytes: number }>();
   /**
@@ -120,6 +123,7 @@ export class RenderCache {
   constructor(bounds: RenderCacheBounds = {}) {
     this.#maxEntries = bounds.maxEntries ?? 256;
     this.#maxBytes = bounds.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.#onDropped = bounds.onDropped;
   }
 
   /** Renders in progress: a second caller of the same key waits for the first instead of running the tool. */
@@ -190,8 +194,13 @@ export class RenderCache {
     this.#holders.delete(key);
     const e = this.#entries.get(key);
     if (e === undefined) return;
+    this.#drop(key, e.bytes);
+  }
+
+  #drop(key: string, bytes: number): void {
     this.#entries.delete(key);
-    this.#bytes -= e.bytes;
+    this.#bytes -= bytes;
+    this.#onDropped?.(bytes);
   }
 
   #keep(key: string, result: RenderResult): void {
@@ -206,8 +215,7 @@ export class RenderCache {
     this.#bytes += bytes;
     for (const [k, e] of this.#entries) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(k);
-      this.#bytes -= e.bytes;
+      this.#drop(k, e.bytes);
     }
   }
 }

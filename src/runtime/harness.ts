@@ -91,6 +91,11 @@ export class Harness {
     return this.#opts.shards?.count ?? 1;
   }
 
+  /** Gives memory back at the next check allowed: something large just became garbage (memory-return.ts). */
+  requestMemoryReturn(): void {
+    this.#memoryReturn?.request();
+  }
+
   /** Shards this replica holds now. */
   heldShards(): number[] {
     return this.#elector?.held() ?? [];

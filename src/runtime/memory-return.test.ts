@@ -25,13 +25,27 @@ test('returnDecision: grown enough and long enough since the last return', () =>
     ['grown but the last return was too recent', 400, long - 1, 'wait'],
   ];
   for (const [name, rssMib, sinceMs, want] of rows)
-    assert.equal(returnDecision(sample(rssMib), { lowest, lastReturnMs: 0 }, sinceMs), want, name);
+    assert.equal(
+      returnDecision(sample(rssMib), { lowest, lastReturnMs: 0, requested: false }, sinceMs),
+      want,
+      name,
+    );
 });
 
 test('returnDecision: a heap that shrank counts as growth outside it (its pages went to the pool)', () => {
   const before = outsideHeap(sample(300, 150));
   assert.equal(
-    returnDecision(sample(300, 100), { lowest: before, lastReturnMs: 0 }, RETURN_MIN_GAP_MS),
+    returnDecision(
+      sample(300, 100),
+      { lowest: before, lastReturnMs: 0, requested: false },
+      RETURN_MIN_GAP_MS,
+    ),
     'return',
   );
+});
+
+test('returnDecision: a request returns without growth, once the gap allows', () => {
+  const state = { lowest: outsideHeap(sample(160)), lastReturnMs: 0, requested: true };
+  assert.equal(returnDecision(sample(160), state, RETURN_MIN_GAP_MS), 'return');
+  assert.equal(returnDecision(sample(160), state, RETURN_MIN_GAP_MS - 1), 'wait');
 });

@@ -26,13 +26,19 @@ export function outsideHeap(m: MemorySample): number {
   return Math.max(0, m.rss - m.heapTotal - m.external);
 }
 
+/** What the checks remember between them. */
+export type ReturnState = {
+  /** The lowest outsideHeap since the last return. */
+  readonly lowest: number;
+  readonly lastReturnMs: number;
+  /** Someone dropped something large (a render): its memory is garbage the growth rule cannot see. */
+  readonly requested: boolean;
+};
+
 /** What the check does now. Pure. */
-export function returnDecision(
-  now: MemorySample,
-  state: { readonly lowest: number; readonly lastReturnMs: number },
-  nowMs: number,
-): 'return' | 'wait' {
+export function returnDecision(now: MemorySample, state: ReturnState, nowMs: number): 'return' | 'wait' {
   if (nowMs - state.lastReturnMs < RETURN_MIN_GAP_MS) return 'wait';
+  if (state.requested) return 'return';
   return outsideHeap(now) - state.lowest >= RETURN_GROWTH_BYTES ? 'return' : 'wait';
 }
 
@@ -62,7 +68,14 @@ async function mallocTrim(log: Logger): Promise<Release | undefined> {
 }
 
 export type MemoryReturned = { readonly bytes: number; readonly seconds: number };
-export type MemoryReturner = { stop(): void };
+export type MemoryReturner = {
+  stop(): void;
+  /**
+   * Return memory at the next check the gap allows: a large value just became garbage. It sits in the
+   * heap until a major GC, so the growth outside the heap says nothing of it.
+   */
+  request(): void;
+};
 
 /**
  * Checks every RETURN_CHECK_MS and returns memory when returnDecision says so; `onReturn` gets the RSS
@@ -73,8 +86,8 @@ export async function startMemoryReturn(
   onReturn: (r: MemoryReturned) => void,
 ): Promise<MemoryReturner> {
   const steps = [lastResortGc(), await mallocTrim(log)].filter((s): s is Release => s !== undefined);
-  if (steps.length === 0) return { stop() {} };
-  let state = { lowest: outsideHeap(process.memoryUsage()), lastReturnMs: 0 };
+  if (steps.length === 0) return { stop() {}, request() {} };
+  let state: ReturnState = { lowest: outsideHeap(process.memoryUsage()), lastReturnMs: 0, requested: false };
   const timer = setInterval(() => {
     const before = process.memoryUsage();
     const nowMs = Date.now();
@@ -86,7 +99,7 @@ export async function startMemoryReturn(
     for (const step of steps) step();
     const seconds = (performance.now() - start) / 1000;
     const after = process.memoryUsage();
-    state = { lowest: outsideHeap(after), lastReturnMs: nowMs };
+    state = { lowest: outsideHeap(after), lastReturnMs: nowMs, requested: false };
     const bytes = Math.max(0, before.rss - after.rss);
     onReturn({ bytes, seconds });
     log.debug(
@@ -95,5 +108,10 @@ export async function startMemoryReturn(
     );
   }, RETURN_CHECK_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => clearInterval(timer),
+    request: () => {
+      state = { ...state, requested: true };
+    },
+  };
 }

@@ -89,6 +89,8 @@ export interface ReleaseControllerOptions {
 const DEFAULT_RESYNC_MS = 600_000;
 // Its own name: the observer's loops index the same informer by namespace when they share a harness.
 const BY_NAMESPACE = 'release-controller-namespace';
+/** A render this heavy (RenderCache's estimate) is worth a memory return once it is dropped. */
+const LARGE_RENDER_BYTES = 16 * 1024 * 1024;
 const base = `/apis/${API_VERSION}`;
 /** The harness's informers hold structurally typed objects; convoy's interfaces are stricter. */
 type Cached<T> = T & KubeObject;
@@ -153,8 +155,13 @@ export function registerReleaseController(
   const written = new OwnWrites<Release>();
   const log = harness.log.child({ controller: 'release' });
   const events = eventRecorder(clusterClients.local, harness.metrics.registry, log);
-  // One render cache for the process; a deleted Release's renders leave it at once.
-  const renderCache = new RenderCache();
+  // One render cache for the process; a deleted Release's renders leave it at once, and a large one's
+  // memory is given back soon after (docs/design.md#large-renders).
+  const renderCache = new RenderCache({
+    onDropped: (bytes) => {
+      if (bytes >= LARGE_RENDER_BYTES) harness.requestMemoryReturn();
+    },
+  });
   const deps: ReleaseDeps = {
     local: clusterClients.local,
     // What this process remembers between reconciles; a restart starts from what the API says.
