@@ -63,6 +63,7 @@ export function parseMetrics(text: string) {
   let depth = 0;
   let memoryReturnedBytes = 0;
   let memoryReturnSeconds = 0;
+  let shardsHeld = 0;
   for (const line of text.split('\n')) {
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
     const label = (n: string) => new RegExp(`${n}="([^"]*)"`).exec(line)?.[1] ?? '';
@@ -80,6 +81,7 @@ export function parseMetrics(text: string) {
     } else if (line.startsWith('convoy_workqueue_depth{')) depth += value;
     else if (line.startsWith('convoy_memory_returned_bytes_total ')) memoryReturnedBytes = value;
     else if (line.startsWith('convoy_memory_return_seconds_total ')) memoryReturnSeconds = value;
+    else if (line.startsWith('convoy_shard_leases_held{')) shardsHeld += value;
   }
   return {
     requests,
@@ -90,6 +92,7 @@ export function parseMetrics(text: string) {
     depth,
     memoryReturnedBytes,
     memoryReturnSeconds,
+    shardsHeld,
   };
 }
 

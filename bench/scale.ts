@@ -10,7 +10,8 @@
 // through the idle window takes to Ready and Healthy (with CONVOY_BENCH_INTERVAL set, it arrives while
 // interval passes are queued: docs/design.md#work-queue-priority). With `--restart`, after the idle window
 // both are killed with SIGKILL and started again (a new identity, as a new pod): the seconds until every
-// Release was reconciled and assessed again with both queues empty, and the new processes' requests and
+// Release was reconciled and assessed again (each holds its shard Lease, and its queue emptied after it
+// gained it), and the new processes' requests and
 // writes meanwhile by method and resource. Env: CONVOY_BENCH_RELEASES (2000,
 // without --sizes), CONVOY_BENCH_OBJECTS (10), CONVOY_BENCH_NAMESPACES (20), CONVOY_BENCH_IDLE_SECONDS (120),
 // CONVOY_BENCH_INTERVAL (syncPolicy.interval of every Release, unset: none), CONVOY_BENCH_CPU_PROF (a
@@ -180,17 +181,16 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
           m = manager;
           o = observer;
           const tStarted = performance.now();
-          // Steady again: both queues empty after every Release was reconciled by the new controller and
-          // assessed by the new observer.
-          const n = RELEASES + 1;
+          // Steady again: each new process holds its shard Lease (the killed one's must run out first;
+          // until then every key it works is skipped as not its own) and, after that, its queue is empty:
+          // gaining the shard enqueues every key at once, so an empty queue seen after it means each
+          // Release was reconciled, or assessed, by the new process.
+          let tHeld: number | undefined;
           for (;;) {
             const [a, b] = [parseMetrics(await m.metrics()), parseMetrics(await o.metrics())];
-            if (
-              (a.reconciles.release ?? 0) >= n &&
-              (b.reconciles.health ?? 0) >= n &&
-              a.depth + b.depth === 0
-            )
-              break;
+            const held = a.shardsHeld >= 1 && b.shardsHeld >= 1;
+            if (held && tHeld === undefined) tHeld = performance.now();
+            else if (held && a.depth + b.depth === 0) break;
             if (performance.now() - tKill > TIMEOUT_MS) throw new Error('no steady state after the restart');
             await sleep(250);
           }
@@ -201,6 +201,7 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
             Object.fromEntries(Object.entries(r).filter(([k]) => !reads.has(k.split(' ')[0] ?? '')));
           return {
             killToSteadySeconds: secs(tSteady - tKill),
+            killToShardsHeldSeconds: secs((tHeld ?? tSteady) - tKill),
             startToSteadySeconds: secs(tSteady - tStarted),
             releaseWritesSeen: releaseWrites - writesBefore,
             requests: { manager: ma.requests, observer: ob.requests },
