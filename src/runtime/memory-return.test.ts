@@ -18,8 +18,8 @@ test('outsideHeap is RSS less the heap spaces and the buffers, never below 0', (
 test('returnDecision: grown enough and long enough since the last return', () => {
   const lowest = 100 * MIB;
   const long = RETURN_MIN_GAP_MS;
-  const rows: ReadonlyArray<readonly [string, number, number, 'return' | 'wait']> = [
-    ['grown by the threshold', 160 + RETURN_GROWTH_BYTES / MIB, long, 'return'],
+  const rows: ReadonlyArray<readonly [string, number, number, 'trim' | 'wait']> = [
+    ['grown by the threshold', 160 + RETURN_GROWTH_BYTES / MIB, long, 'trim'],
     ['grown by less', 160 + RETURN_GROWTH_BYTES / MIB - 1, long, 'wait'],
     ['not grown', 160, long, 'wait'],
     ['grown but the last return was too recent', 400, long - 1, 'wait'],
@@ -32,7 +32,7 @@ test('returnDecision: grown enough and long enough since the last return', () =>
     );
 });
 
-test('returnDecision: a heap that shrank counts as growth outside it (its pages went to the pool)', () => {
+test('returnDecision: a heap that shrank counts as growth outside it (its freed pages stay resident)', () => {
   const before = outsideHeap(sample(300, 150));
   assert.equal(
     returnDecision(
@@ -40,12 +40,13 @@ test('returnDecision: a heap that shrank counts as growth outside it (its pages 
       { lowest: before, lastReturnMs: 0, requested: false },
       RETURN_MIN_GAP_MS,
     ),
-    'return',
+    'trim',
   );
 });
 
-test('returnDecision: a request returns without growth, once the gap allows', () => {
+test('returnDecision: a request collects (GC, then trim) without growth, once the gap allows', () => {
   const state = { lowest: outsideHeap(sample(160)), lastReturnMs: 0, requested: true };
-  assert.equal(returnDecision(sample(160), state, RETURN_MIN_GAP_MS), 'return');
+  assert.equal(returnDecision(sample(400), state, RETURN_MIN_GAP_MS), 'collect');
+  assert.equal(returnDecision(sample(160), state, RETURN_MIN_GAP_MS), 'collect');
   assert.equal(returnDecision(sample(160), state, RETURN_MIN_GAP_MS - 1), 'wait');
 });
