@@ -45,6 +45,9 @@ export class TargetWatch {
   #informer: Informer<KubeObject> | undefined;
   #retryAt = 0;
   #stopped = false;
+  #everSynced = false;
+  /** Reads waiting for the first LIST (firstSync). */
+  #firstSyncWaiters: (() => void)[] = [];
 
   constructor(client: KubeClient, apiVersion: string, kind: string, hooks: WatchHooks) {
     this.client = client;
@@ -64,6 +67,26 @@ export class TargetWatch {
     return this.state === 'synced' ? this.#informer?.cache.list() : undefined;
   }
 
+  /**
+   * Resolves once the first LIST has filled the cache, the kind fell back to reads from the API, the watch
+   * stopped, or `timeoutMs` passed — whichever comes first; at once for a watch that synced before.
+   */
+  firstSync(timeoutMs: number): Promise<void> {
+    if (this.#everSynced || this.state !== 'starting' || this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#firstSyncWaiters.push(done);
+    });
+  }
+
+  #firstSyncOver(): void {
+    for (const done of this.#firstSyncWaiters.splice(0)) done();
+  }
+
   /** Tries a watch given up for reads again once FALLBACK_RETRY_MS have passed. */
   retryIfDue(): void {
     if (this.state !== 'fallback' || this.#h.now() < this.#retryAt || this.#stopped) return;
@@ -73,6 +96,7 @@ export class TargetWatch {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#firstSyncOver();
     await this.#drop();
   }
 
@@ -101,7 +125,10 @@ export class TargetWatch {
         this.#h.running(1);
         inf.start();
         inf.waitForSync().then(() => {
-          if (this.#informer === inf) this.state = 'synced';
+          if (this.#informer !== inf) return;
+          this.state = 'synced';
+          this.#everSynced = true;
+          this.#firstSyncOver();
         });
       },
       (err: unknown) => this.#fallback(err),
@@ -132,6 +159,7 @@ export class TargetWatch {
     this.#retryAt = this.#h.now() + FALLBACK_RETRY_MS;
     this.floors.clear();
     this.#h.fellBack(this.kind);
+    this.#firstSyncOver();
     this.#h.log.warn({ err: errorMessage(err) }, 'cannot watch this kind; reading it from the API instead');
   }
 }

@@ -5,7 +5,8 @@
 // counted from their own request counters (convoy_kube_requests_total), which start at zero. The one
 // write a restart may send is the Event of a rollout transition of the last 15 minutes, under its fixed
 // name (docs/design.md#status-assembly: a process killed between the status write and the send must not
-// lose it); the API server refuses it as already there, so the Events stay the same.
+// lose it); the API server refuses it as already there, so the Events stay the same. The new observer reads
+// every object from its watch caches, none from the API.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -236,5 +237,12 @@ test('kill -9 of both processes at rest: the new ones reconcile every Release an
     'no hook Job was created again',
   );
   assert.equal(await countAtRest(), RELEASES, 'every Release still at rest');
+  // The new observer's passes waited for its watches' first LIST and read every recorded object from the
+  // cache, by the version the apply returned: not one GET (docs/design.md#watched-reads).
+  assert.equal(
+    await o.metric('convoy_observer_live_reads_total', { from: 'api' }),
+    0,
+    `objects read from the API after the restart\n${logs()}`,
+  );
   console.log(`# steady again ${steadyAfterS.toFixed(1)} s after the restart (${RELEASES} Releases)`);
 });
