@@ -6,7 +6,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeClient } from '../src/kube/client.ts';
 import { binaryPath, ensureBinaries } from '../src/testenv/build.ts';
+import type { ControlPlane } from '../src/testenv/index.ts';
 import { configMapManifests } from './fixtures.ts';
+import { controlPlaneCpu, cpDelta, endedChildrenCpu } from './procs.ts';
 
 /** kube-apiserver's requests so far by "VERB resource" (apiserver_request_total), refused ones by code apart. */
 export async function apiserverRequests(admin: KubeClient): Promise<Record<string, number>> {
@@ -68,9 +70,14 @@ export type FloorOptions = {
   readonly prefix: string;
   /** kubectl processes at once, one file each. */
   readonly parallel: number;
+  /** The control plane, when its CPU during the floor is wanted (bench:scale's lower bound). */
+  readonly plane?: Pick<ControlPlane, 'processes'>;
 };
 
-/** releases × objects ConfigMaps applied server-side by kubectl: the seconds it took and the requests. */
+/**
+ * releases × objects ConfigMaps applied server-side by kubectl: the seconds it took, the requests, and
+ * the CPU seconds kube-apiserver, etcd (with `plane`) and the kubectl processes used meanwhile.
+ */
 export async function kubectlFloor(o: FloorOptions) {
   for (let i = 0; i < o.namespaces; i++)
     await o.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `${o.prefix}-${i}` } });
@@ -90,6 +97,7 @@ export async function kubectlFloor(o: FloorOptions) {
     files.push(file);
   }
   const req0 = await apiserverRequests(o.admin);
+  const cpu0 = { ...(o.plane ? await controlPlaneCpu(o.plane) : {}), kubectl: await endedChildrenCpu() };
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
@@ -109,5 +117,10 @@ export async function kubectlFloor(o: FloorOptions) {
     }),
   );
   const seconds = +((performance.now() - t0) / 1000).toFixed(1);
-  return { seconds, requests: requestDelta(req0, await apiserverRequests(o.admin)) };
+  const cpu1 = { ...(o.plane ? await controlPlaneCpu(o.plane) : {}), kubectl: await endedChildrenCpu() };
+  return {
+    seconds,
+    cpuSeconds: cpDelta(cpu0, cpu1),
+    requests: requestDelta(req0, await apiserverRequests(o.admin)),
+  };
 }

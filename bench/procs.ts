@@ -36,6 +36,13 @@ export async function proc(pid: number): Promise<{ rssMiB: number; hwmMiB: numbe
   };
 }
 
+/** CPU seconds so far of this process's children that have ended (kubectl runs): cutime and cstime. */
+export async function endedChildrenCpu(): Promise<number> {
+  const stat = await readFile('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return +((Number(f[13]) + Number(f[14])) / CLK_TCK).toFixed(2);
+}
+
 /** CPU seconds so far of the control plane's kube-apiserver and etcd (those it runs). */
 export async function controlPlaneCpu(cp: Pick<ControlPlane, 'processes'>): Promise<Record<string, number>> {
   const out: Record<string, number> = {};

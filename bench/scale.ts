@@ -80,6 +80,7 @@ async function floorOnItsOwnPlane(releases: number, work: string) {
       namespaces: NAMESPACES,
       prefix: 'floor',
       parallel: KUBECTL_PARALLEL,
+      plane,
     });
   } finally {
     await plane.stop();
@@ -98,7 +99,9 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
   try {
     const admin = new KubeClient(cp.kubeConfig);
     const floor = await floorOnItsOwnPlane(RELEASES, work);
-    console.error(`${RELEASES} Releases: the kubectl floor took ${floor.seconds} s`);
+    console.error(
+      `${RELEASES} Releases: the kubectl floor took ${floor.seconds} s, CPU-s ${JSON.stringify(floor.cpuSeconds)}`,
+    );
     await installCrds(cp.kubeConfig);
     for (const name of [LEASE_NS, ...Array.from({ length: NAMESPACES }, (_, i) => `scale-${i}`)]) {
       await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -127,7 +130,11 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
     observer = await startObserverOf(manager);
     let m = manager;
     let o = observer;
-    const cpCpu = () => controlPlaneCpu(cp);
+    // The control plane's CPU, and this script's (its watch of the Releases): where the cores went.
+    const cpCpu = async () => {
+      const self = process.cpuUsage();
+      return { ...(await controlPlaneCpu(cp)), 'bench (this script)': (self.user + self.system) / 1e6 };
+    };
 
     // The bench's own view of the Releases: one watch, not a LIST of N every poll.
     releases = new ReleaseWatch(cp.kubeConfig);
@@ -227,6 +234,7 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
       createToAllReadySeconds: secs(tReady - t0),
       createToAllHealthySeconds: secs(tHealthy - t0),
       floorSeconds: floor.seconds,
+      floorCpuSeconds: floor.cpuSeconds,
       ratioToFloor: +(secs(Math.max(tReady, tHealthy) - t0) / floor.seconds).toFixed(2),
       createToQueuesEmptySeconds: secs(burst.manager.at - t0),
       beforeCreate: { manager: figures(before.manager), observer: figures(before.observer) },
@@ -273,7 +281,9 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
     console.log(JSON.stringify(figuresOfSize, null, 2));
     return figuresOfSize;
   } catch (err) {
-    console.error(`${errorMessage(err)}`);
+    // fetch's own message ("fetch failed") says nothing; its cause says what failed.
+    const cause = (err as { readonly cause?: unknown }).cause;
+    console.error(`${errorMessage(err)}${cause === undefined ? '' : ` (${errorMessage(cause)})`}`);
     console.error(
       `--- controller-manager ---\n${manager?.log().slice(-4000)}\n--- observer ---\n${observer?.log().slice(-3000)}`,
     );
