@@ -1,7 +1,8 @@
 // The informer's cache: objects by key (namespace/name, or name when cluster-scoped) with
 // secondary indexes. Objects are deep-frozen on the way in, so readers can share them and
-// cannot corrupt the cache.
+// cannot corrupt the cache, and their equal strings share one copy (shared-strings.ts).
 import type { KubeObject } from './filters.ts';
+import { freezeSharing, processStrings, type StringTable } from './shared-strings.ts';
 
 export type IndexFunc<T> = (obj: T) => readonly string[];
 
@@ -30,6 +31,11 @@ export class Cache<T extends KubeObject> implements CacheReader<T> {
   readonly #indexers = new Map<string, IndexFunc<T>>();
   /** index -> value -> keys */
   readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  readonly #strings: StringTable;
+
+  constructor(strings: StringTable = processStrings) {
+    this.#strings = strings;
+  }
 
   addIndex(name: string, fn: IndexFunc<T>): void {
     if (this.#indexers.has(name)) throw new Error(`index ${name} already exists`);
@@ -73,7 +79,7 @@ export class Cache<T extends KubeObject> implements CacheReader<T> {
     const key = keyOf(obj);
     const old = this.#items.get(key);
     if (old !== undefined) this.#unindex(key, old);
-    deepFreeze(obj);
+    freezeSharing(obj, this.#strings);
     this.#items.set(key, obj);
     for (const [name, fn] of this.#indexers) {
       const idx = this.#indexes.get(name);
@@ -112,14 +118,6 @@ export class Cache<T extends KubeObject> implements CacheReader<T> {
       }
     }
   }
-}
-
-export function deepFreeze<T>(o: T): T {
-  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
-    Object.freeze(o);
-    for (const v of Object.values(o)) deepFreeze(v);
-  }
-  return o;
 }
 
 /** Index by namespace, the most common secondary index. */
