@@ -15,7 +15,7 @@ export const RETURN_GC_NAME = '__convoyGc';
 export const RETURN_CHECK_MS = 5_000;
 /** Growth of the memory outside the heap's spaces (over its lowest level since the last return) worth one. */
 export const RETURN_GROWTH_BYTES = 32 * MIB;
-/** The least time between two returns: each holds the event loop for the GCs (~50 ms at 100 MiB of heap). */
+/** The least time between two returns: a last-resort GC holds the event loop (~50 ms at 100 MiB of heap). */
 export const RETURN_MIN_GAP_MS = 30_000;
 
 /** One reading of process.memoryUsage(). */
