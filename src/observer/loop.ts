@@ -118,6 +118,8 @@ export class ReleaseLoop {
     this.#watches = spec.watches;
     this.releases = harness.informer<K<Release>>({ path: `${base}/releases`, resyncMs: spec.resyncMs ?? 0 });
     this.inventories = harness.informer<K<ReleaseInventory>>({ path: `${base}/releaseinventories` });
+    this.#writtenRelease.follow(this.releases);
+    this.#writtenInventory.follow(this.inventories);
     this.clusters = harness.informer<K<Cluster>>({ path: `${base}/clusters` });
     this.#byParts = `${spec.name}:${BY_INVENTORY_OF}`;
     this.inventories.addIndex(this.#byParts, inventoryOfIndex);

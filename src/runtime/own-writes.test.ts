@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { EventHandlers } from './informer.ts';
 import { OwnWrites } from './own-writes.ts';
 
 const obj = (rv: string, v: string) => ({ metadata: { resourceVersion: rv }, v });
@@ -48,4 +49,22 @@ test('OwnWrites: opaque resourceVersions fall back to "the cache still shows wha
   assert.equal(w.fresh('k', obj('a', 'old')), mine);
   const other = obj('b', 'theirs');
   assert.equal(w.fresh('k', other), other);
+});
+
+test('OwnWrites.follow: a write is dropped when the informer delivers it, not kept until the next read', () => {
+  type O = ReturnType<typeof obj> & { metadata: { name: string } };
+  const named = (rv: string, v: string): O => ({ metadata: { name: 'k', resourceVersion: rv }, v });
+  let handlers: EventHandlers<O> = {};
+  const w = new OwnWrites<O>();
+  w.follow({ addHandlers: (h) => (handlers = h) });
+  const cached = named('1', 'old');
+  w.remember('k', cached, named('3', 'mine'));
+  handlers.update?.(cached, named('2', 'someone else')); // an older event: the write still counts
+  assert.equal(w.size(), 1);
+  assert.equal(w.fresh('k', named('2', 'someone else'))?.v, 'mine');
+  handlers.update?.(named('2', 'someone else'), named('3', 'mine')); // the write's own event
+  assert.equal(w.size(), 0);
+  w.remember('k', named('3', 'mine'), named('4', 'again'));
+  handlers.delete?.(named('3', 'mine'));
+  assert.equal(w.size(), 0, 'a deleted object drops its write');
 });

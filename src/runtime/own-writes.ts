@@ -2,6 +2,12 @@
 // it a reconcile right after a write reads the old object from the cache and acts on it: it takes an
 // edge a second time, or — worse — applies a status built from the old one, and Server-Side Apply drops
 // every field this manager owned that the old one lacked (a stale read once erased status.lastHealthy).
+// A write is dropped as soon as the informer delivers it (follow): kept until the next reconcile of its
+// key, the last write of every Release stayed beside its cached copy, a second copy of each at rest.
+
+import { keyOf } from './cache.ts';
+import type { KubeObject } from './filters.ts';
+import type { EventHandlers } from './informer.ts';
 
 interface Versioned {
   readonly metadata: { readonly resourceVersion?: string };
@@ -55,5 +61,22 @@ export class OwnWrites<T extends Versioned> {
 
   forget(key: string): void {
     this.#byKey.delete(key);
+  }
+
+  /**
+   * Drops each write once the informer delivers an object at least as new, and a deleted object's: the
+   * cache then says what the write said. Without it a write stayed until its key's next reconcile.
+   */
+  follow(informer: { addHandlers(h: EventHandlers<T & KubeObject>): void }): void {
+    informer.addHandlers({
+      add: (o) => this.fresh(keyOf(o), o),
+      update: (_old, o) => this.fresh(keyOf(o), o),
+      delete: (o) => this.forget(keyOf(o)),
+    });
+  }
+
+  /** Writes still kept (for tests). */
+  size(): number {
+    return this.#byKey.size;
   }
 }

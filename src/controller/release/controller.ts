@@ -153,6 +153,7 @@ export function registerReleaseController(
   const now = opts.now ?? Date.now;
   // The controller's own writes, read back before the cache has them (see runtime/own-writes.ts).
   const written = new OwnWrites<Release>();
+  written.follow(releases);
   const log = harness.log.child({ controller: 'release' });
   const events = eventRecorder(clusterClients.local, harness.metrics.registry, log);
   // One render cache for the process; a deleted Release's renders leave it at once, and a large one's

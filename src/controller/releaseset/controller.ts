@@ -87,7 +87,7 @@ export function registerFleetController(harness: Harness, opts: FleetControllerO
 
   // The set's own status writes, read back before the cache has them (docs/design.md#fault-model).
   const written = new OwnWrites<CSet>();
-  sets.addHandlers({ delete: (s) => written.forget(keyOf(s)) });
+  written.follow(sets);
   const shardOfKey = (key: string) =>
     shardOf({ kind: 'namespace', namespace: splitKey(key).namespace ?? '' }, count);
   const reconcile = async (key: string): Promise<ReconcileResult> => {
