@@ -37,7 +37,7 @@ import { startControllerManager, startObserver, wakeupsTo } from '../test/suppor
 import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
 import { configMapManifests } from './fixtures.ts';
 import { apiserverRequests as apiserverRequestsOf, kubectlFloor, requestDelta } from './kubectl-floor.ts';
-import { parseMetrics, proc, rates, reconcileFigures, type Sample, sample } from './procs.ts';
+import { parseMetrics, proc, rates, reconcileFigures, type Sample, sample, scriptCpu } from './procs.ts';
 
 const FULL = process.argv.includes('--full');
 const GIT = process.argv.includes('--git');
@@ -91,8 +91,7 @@ async function controlPlaneCpu(): Promise<Record<string, number>> {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
   }
-  const self = process.cpuUsage();
-  out['bench (this script)'] = (self.user + self.system) / 1e6;
+  out['bench (this script)'] = scriptCpu();
   return out;
 }
 

@@ -22,25 +22,36 @@ export type Sample = {
 };
 
 const CLK_TCK = 100;
+/**
+ * The fields of /proc/<pid>/stat after the command name (field 2, which may hold spaces): index 0 is
+ * field 3, so utime and stime (14, 15) are 11 and 12, cutime and cstime (16, 17) 13 and 14.
+ */
+async function statFields(pid: number | 'self'): Promise<string[]> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+const ticksToSeconds = (f: readonly string[], a: number, b: number) =>
+  +((Number(f[a]) + Number(f[b])) / CLK_TCK).toFixed(2);
+
 export async function proc(pid: number): Promise<{ rssMiB: number; hwmMiB: number; cpuSeconds: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kib = (f: string) => Number(new RegExp(`^${f}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  // utime and stime are fields 14 and 15; the command name (field 2) may hold spaces, so count after ')'
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(f[11]) + Number(f[12]);
   return {
     rssMiB: +(kib('VmRSS') / 1024).toFixed(1),
     hwmMiB: +(kib('VmHWM') / 1024).toFixed(1),
-    cpuSeconds: +(ticks / CLK_TCK).toFixed(2),
+    cpuSeconds: ticksToSeconds(await statFields(pid), 11, 12),
   };
 }
 
 /** CPU seconds so far of this process's children that have ended (kubectl runs): cutime and cstime. */
 export async function endedChildrenCpu(): Promise<number> {
-  const stat = await readFile('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return +((Number(f[13]) + Number(f[14])) / CLK_TCK).toFixed(2);
+  return ticksToSeconds(await statFields('self'), 13, 14);
+}
+
+/** CPU seconds so far of this script itself (a bench's own watches and polls). */
+export function scriptCpu(): number {
+  const self = process.cpuUsage();
+  return (self.user + self.system) / 1e6;
 }
 
 /** CPU seconds so far of the control plane's kube-apiserver and etcd (those it runs). */

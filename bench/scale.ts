@@ -40,6 +40,7 @@ import {
   rates,
   type Sample,
   sample,
+  scriptCpu,
   total,
 } from './procs.ts';
 import { benchRelease, createReleases, ReleaseWatch, secs, sleep } from './release-burst.ts';
@@ -131,10 +132,7 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
     let m = manager;
     let o = observer;
     // The control plane's CPU, and this script's (its watch of the Releases): where the cores went.
-    const cpCpu = async () => {
-      const self = process.cpuUsage();
-      return { ...(await controlPlaneCpu(cp)), 'bench (this script)': (self.user + self.system) / 1e6 };
-    };
+    const cpCpu = async () => ({ ...(await controlPlaneCpu(cp)), 'bench (this script)': scriptCpu() });
 
     // The bench's own view of the Releases: one watch, not a LIST of N every poll.
     releases = new ReleaseWatch(cp.kubeConfig);
