@@ -131,6 +131,7 @@ export function planMembers(input: PlanMembersInput): PlanMember[] {
             : undefined;
     return {
       cluster: cluster.name,
+      name: memberReleaseName(set, cluster.name),
       wave,
       paused,
       inputError,

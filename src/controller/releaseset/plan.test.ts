@@ -289,6 +289,17 @@ test('planFleet: holds, each Ready=False naming the member, the cluster and the 
       [],
     ],
     [
+      'a Cluster not ready before its member Release exists: the hold names the Release it will have',
+      input([
+        member('c1', 1, undefined, { clusterNotReady: 'SecretNotFound: Secret "c1-kubeconfig" not found' }),
+        member('c2', 2, old()),
+      ]),
+      'ClusterNotReady',
+      'revision rev2 holds at wave 1: member set-c1 (cluster c1): Cluster c1 is not ready: SecretNotFound: Secret "c1-kubeconfig" not found',
+      { c1: 'Stalled', c2: 'Succeeded' },
+      [],
+    ],
+    [
       'its Release reporting ClusterNotReady is a cluster hold too',
       input(
         [

@@ -18,6 +18,8 @@ import { type Outcome, outcomeOf, type ReleaseView } from './observe.ts';
 
 export type PlanMember = {
   readonly cluster: string;
+  /** Its Release's name (memberReleaseName), the same before the Release exists as after. */
+  readonly name: string;
   readonly wave: number;
   readonly paused: boolean;
   /** Why the train's inputs cannot be filled in for this cluster (member-spec.ts). */
@@ -264,7 +266,7 @@ function blockerText(m: PlanMember, row: Row | undefined): string {
  * inconclusive and wait for a person (convoy approve or rollback of that member's Release).
  */
 function stallOf(m: PlanMember): FleetHold | undefined {
-  const who = `member ${m.release?.name ?? m.cluster} (cluster ${m.cluster})`;
+  const who = `member ${m.name} (cluster ${m.cluster})`;
   if (m.clusterNotReady !== undefined) {
     return {
       reason: 'ClusterNotReady',

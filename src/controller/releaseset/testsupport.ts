@@ -48,6 +48,7 @@ export function member(
   const release = rel === undefined ? undefined : { ...rel, name: `set-${cluster}` };
   return {
     cluster,
+    name: `set-${cluster}`,
     wave,
     paused: false,
     inputError: undefined,
