@@ -457,8 +457,8 @@ function ReleasePage({ namespace, name }) {
     <${Countdown} d=${d} />
     <${VerificationLine} v=${d.verification} />
     <${Actions} d=${d} ask=${ask} perms=${perms} />
-    <${Outcome} outcome=${outcome} ask=${ask} d=${d} />
-    ${confirm === undefined ? null : html`<${Confirm} c=${confirm} base=${base} run=${run} cancel=${() => setConfirm(undefined)} />`}
+    <${Outcome} outcome=${outcome} ask=${ask} />
+    ${confirm === undefined ? null : html`<${Confirm} c=${confirm} warning=${unpinWarning(confirm, d)} base=${base} run=${run} cancel=${() => setConfirm(undefined)} />`}
     <${Overview} d=${d} />
     <${Rollout} d=${d} />
     <${Verification} v=${d.verification} />
@@ -579,7 +579,7 @@ function Actions({ d, ask, perms }) {
     }
     ${
       unpin.kind === 'offered'
-        ? html`<button type="button" ...${gate('unpin')} onClick=${() => ask(unpinRequest(d))}>Unpin</button>`
+        ? html`<button type="button" ...${gate('unpin')} onClick=${() => ask(request({ kind: 'unpin' }))}>Unpin</button>`
         : null
     }
     ${
@@ -602,10 +602,15 @@ function UnpinWarning({ w }) {
   }${w.reason ? ` after ${w.reason}` : ''}: unless the source changed since, it will likely roll back again.</p>`;
 }
 
-/** The confirmation of an Unpin, with its warning when there is one. */
-const unpinRequest = (d) => ({ ...request({ kind: 'unpin' }), warning: d.offers.unpin.warning });
+/**
+ * The warning an Unpin's confirmation shows, read from the page's data as it is now, not when the
+ * dialog opened: the Undo of a Pin opens it before the Release's watch has delivered the pin, and
+ * the warning appears when it does.
+ */
+const unpinWarning = (c, d) =>
+  c.action.kind === 'unpin' && d.offers.unpin.kind === 'offered' ? d.offers.unpin.warning : undefined;
 
-function Confirm({ c, base, run, cancel }) {
+function Confirm({ c, warning, base, run, cancel }) {
   const ref = useRef(null);
   const [diff, setDiff] = useState(c.diff === undefined ? undefined : { loading: true });
   useEffect(() => {
@@ -620,7 +625,7 @@ function Confirm({ c, base, run, cancel }) {
   return html`<dialog ref=${ref} aria-labelledby="confirm-title" aria-describedby="confirm-text" onCancel=${cancel} onClose=${cancel}>
     <h2 id="confirm-title">${c.title}</h2>
     <p id="confirm-text">${c.text}</p>
-    ${c.warning === undefined ? null : html`<${UnpinWarning} w=${c.warning} />`}
+    ${warning === undefined ? null : html`<${UnpinWarning} w=${warning} />`}
     ${diff === undefined ? null : html`<${DiffView} diff=${diff} />`}
     <div class="actions">
       <button type="button" class=${c.action.kind === 'rollback' ? 'danger' : 'primary'} disabled=${!ready} onClick=${() => run(c.action)}>${c.verb}</button>
@@ -653,7 +658,7 @@ function done(action) {
   }
 }
 
-function Outcome({ outcome, ask, d }) {
+function Outcome({ outcome, ask }) {
   if (outcome === undefined) return html`<div role="status" aria-live="polite"></div>`;
   switch (outcome.kind) {
     case 'running':
@@ -663,7 +668,7 @@ function Outcome({ outcome, ask, d }) {
       return html`<div class="banner ok" role="status" aria-live="polite" data-outcome="done">
         <p>${r.text}</p>
         <div class="actions">
-          ${r.undo ? html`<button type="button" onClick=${() => ask(r.undo.kind === 'unpin' ? unpinRequest(d) : request(r.undo))}>Undo: ${DIALOGS[r.undo.kind]().verb}</button>` : null}
+          ${r.undo ? html`<button type="button" onClick=${() => ask(request(r.undo))}>Undo: ${DIALOGS[r.undo.kind]().verb}</button>` : null}
           <a href="#h-timeline">See it in the timeline</a>
         </div>
         <details><summary>What the CLI printed</summary><pre>${outcome.lines.join('\n')}</pre></details>
