@@ -4,9 +4,9 @@
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { KubeClient } from '../src/kube/client.ts';
+import { KubeClient } from '../src/kube/client.ts';
 import { binaryPath, ensureBinaries } from '../src/testenv/build.ts';
-import type { ControlPlane } from '../src/testenv/index.ts';
+import { type ControlPlane, startControlPlane } from '../src/testenv/index.ts';
 import { configMapManifests } from './fixtures.ts';
 import { controlPlaneCpu, cpDelta, endedChildrenCpu } from './procs.ts';
 
@@ -123,4 +123,25 @@ export async function kubectlFloor(o: FloorOptions) {
     cpuSeconds: cpDelta(cpu0, cpu1),
     requests: requestDelta(req0, await apiserverRequests(o.admin)),
   };
+}
+
+/**
+ * The kubectl floor on a control plane of its own, stopped after: its objects must not weigh on the
+ * watch caches of the run it is compared with (bench/scale.ts, bench/replay.ts).
+ */
+export async function floorOnItsOwnPlane(
+  o: Pick<FloorOptions, 'releases' | 'objects' | 'namespaces' | 'parallel' | 'workDir'>,
+) {
+  const plane = await startControlPlane({});
+  try {
+    return await kubectlFloor({
+      ...o,
+      admin: new KubeClient(plane.kubeConfig),
+      kubeconfigPath: plane.kubeconfigPath,
+      prefix: 'floor',
+      plane,
+    });
+  } finally {
+    await plane.stop();
+  }
 }

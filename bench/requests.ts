@@ -7,22 +7,18 @@
 // Release costs with the request mix `npm run bench:floor` counts (docs/development.md, docs/design.md#observer-status):
 // what the floor's one apply per object costs against convoy's records of it. Env:
 // CONVOY_BENCH_REQUESTS (default 400).
-import { API_VERSION, FIELD_MANAGERS, FINALIZER } from '../src/api/constants.ts';
-import type { ObjectHeader } from '../src/api/types.ts';
-import { applyObject } from '../src/kube/apply.ts';
+import { API_VERSION } from '../src/api/constants.ts';
 import { KubeClient } from '../src/kube/client.ts';
 import { startControlPlane } from '../src/testenv/index.ts';
 import { installCrds } from '../test/support/crds.ts';
-import { DEFAULT_HEALTH } from '../test/support/system.ts';
-import { configMapManifests } from './fixtures.ts';
 import { proc } from './procs.ts';
+import { benchRelease } from './release-burst.ts';
+import { releaseRequests } from './release-requests.ts';
 
 const N = Number(process.env.CONVOY_BENCH_REQUESTS ?? 400);
 const OBJECTS = 10;
 const PARALLEL = 8;
 const NS = 'bench-requests';
-const REF = `sha256:${'a599b11bd3ef4ad917054a73a4501ee8f89dce9370b0385ccc3f81c386e7a3ff'}`;
-const REVISION = 'inline:e2dd58a81a1e';
 
 const cp = await startControlPlane({ workloads: false, nodes: 0 });
 const client = new KubeClient(cp.kubeConfig);
@@ -43,175 +39,30 @@ async function batch(kind: string, f: (i: number) => Promise<unknown>): Promise<
   rows.push({ kind, cpuMs, wallMs: (performance.now() - t0) / N });
 }
 
-const now = () => `${new Date().toISOString().slice(0, 19)}Z`;
 const meta = (i: number) => ({ name: `r${i}`, namespace: NS });
-const configMap = (i: number, j: number) => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name: `r${i}-o${j}`, namespace: NS, labels: { 'convoy.kumodo.io/release': `${NS}.r${i}` } },
-  data: { i: String(j) },
-});
-const condition = (type: string, status: string, reason: string, message: string) => ({
-  type,
-  status,
-  reason,
-  message,
-  observedGeneration: 1,
-  lastTransitionTime: now(),
-});
-const key = (i: number, j: number) => ({
-  group: '',
-  version: 'v1',
-  kind: 'ConfigMap',
-  namespace: NS,
-  name: `r${i}-o${j}`,
-});
-const keys = <T>(i: number, f: (k: ReturnType<typeof key>, j: number) => T) =>
-  Array.from({ length: OBJECTS }, (_, j) => f(key(i, j), j));
-const controllerStatus = (i: number, rollout: string) => ({
-  apiVersion: API_VERSION,
-  kind: 'Release',
-  metadata: meta(i),
-  status: {
-    observedGeneration: 1,
-    conditions: [
-      condition('Ready', 'True', 'Synced', `applied revision ${REVISION} (${REF.slice(0, 19)}…)`),
-      condition('Stalled', 'False', 'NotStalled', ''),
-    ],
-    currentRender: { renderRef: REF, revision: REVISION },
-    history: [{ appliedAt: now(), renderRef: REF, revision: REVISION }],
-    lastAttempted: { applied: true, renderRef: REF, revision: REVISION, time: now() },
-    rollout: { state: rollout, renderRef: REF, startedAt: now() },
-  },
-});
-const as = (o: object) => o as unknown as ObjectHeader;
-const apply = (o: object, fieldManager: string, extra: { dryRun?: boolean; subresource?: 'status' } = {}) =>
-  applyObject(client, as(o), { fieldManager, force: true, ...extra });
+/** Release i's requests (its ConfigMap 0 stands for each of its objects). */
+const req = (i: number) =>
+  releaseRequests(client, { namespace: NS, name: `r${i}`, index: i, objects: OBJECTS });
 
 try {
   await installCrds(cp.kubeConfig);
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   await batch('POST releases (the user)', (i) =>
-    client.create(
-      as({
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: meta(i),
-        spec: {
-          source: { inline: { manifests: configMapManifests(i, OBJECTS) } },
-          render: { targetNamespace: NS },
-          healthAssessment: DEFAULT_HEALTH,
-        },
-      }),
-    ),
+    client.create(benchRelease(i, `r${i}`, NS, OBJECTS, undefined)),
   );
-  await batch('APPLY releases (finalizer)', (i) =>
-    apply(
-      { apiVersion: API_VERSION, kind: 'Release', metadata: { ...meta(i), finalizers: [FINALIZER] } },
-      FIELD_MANAGERS.controller,
-    ),
-  );
-  await batch('POST secrets (render store)', (i) =>
-    client.create(
-      as({
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: `r${i}-render`, namespace: NS },
-        data: { render: Buffer.from(configMapManifests(i, OBJECTS)).toString('base64') },
-      }),
-    ),
-  );
-  await batch('APPLY releaseinventories (note pending)', (i) =>
-    apply(
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: meta(i),
-        pending: keys(i, (k) => ({ ...k, wave: 0, renderRef: REF })),
-      },
-      FIELD_MANAGERS.controller,
-    ),
-  );
-  await batch('APPLY configmaps (dry run, new)', (i) =>
-    apply(configMap(i, 0), FIELD_MANAGERS.deployer, { dryRun: true }),
-  );
-  await batch('APPLY configmaps (create)', (i) => apply(configMap(i, 0), FIELD_MANAGERS.deployer));
-  await batch('APPLY releaseinventories (record)', (i) =>
-    apply(
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: meta(i),
-        entries: keys(i, (k, j) => ({
-          ...k,
-          wave: 0,
-          renderRef: REF,
-          appliedResourceVersion: String(1000 + j),
-        })),
-      },
-      FIELD_MANAGERS.controller,
-    ),
-  );
-  await batch('APPLY releases/status (controller: applied)', (i) =>
-    apply(controllerStatus(i, 'Progressing'), FIELD_MANAGERS.controller, { subresource: 'status' }),
-  );
-  await batch('POST events', (i) =>
-    client.create(
-      as({
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name: `r${i}.applied`, namespace: NS },
-        involvedObject: { apiVersion: API_VERSION, kind: 'Release', ...meta(i) },
-        reason: 'Applied',
-        message: `applied revision ${REVISION}`,
-        type: 'Normal',
-      }),
-    ),
-  );
-  await batch('APPLY releaseinventories (health)', (i) =>
-    apply(
-      {
-        apiVersion: API_VERSION,
-        kind: 'ReleaseInventory',
-        metadata: meta(i),
-        entries: keys(i, (k) => ({
-          ...k,
-          state: 'Healthy',
-          assessedRenderRef: REF,
-          rule: 'default/standard-conditions',
-          message:
-            'no rule for this kind; passes the generic status checks (rule default/standard-conditions)',
-        })),
-      },
-      FIELD_MANAGERS.healthInventory,
-    ),
-  );
-  await batch('APPLY releases/status (observer)', (i) =>
-    apply(
-      {
-        apiVersion: API_VERSION,
-        kind: 'Release',
-        metadata: meta(i),
-        status: {
-          conditions: [
-            condition('Healthy', 'True', 'Healthy', `${OBJECTS} objects healthy`),
-            condition('Drifted', 'False', 'InSync', `${OBJECTS} of ${OBJECTS} objects in sync`),
-          ],
-          healthSummary: { healthy: OBJECTS, progressing: 0, degraded: 0, unknown: 0, total: OBJECTS },
-          driftSummary: { drifted: 0, total: OBJECTS },
-        },
-      },
-      FIELD_MANAGERS.observer,
-      { subresource: 'status' },
-    ),
-  );
-  await batch('APPLY releases/status (controller: succeeded)', (i) =>
-    apply(controllerStatus(i, 'Succeeded'), FIELD_MANAGERS.controller, { subresource: 'status' }),
-  );
-  await batch('APPLY configmaps (dry run, unchanged)', (i) =>
-    apply(configMap(i, 0), FIELD_MANAGERS.deployer, { dryRun: true }),
-  );
-  await batch('APPLY configmaps (unchanged)', (i) => apply(configMap(i, 0), FIELD_MANAGERS.deployer));
+  await batch('APPLY releases (finalizer)', (i) => req(i).finalizer());
+  await batch('POST secrets (render store)', (i) => req(i).renderSecret());
+  await batch('APPLY releaseinventories (note pending)', (i) => req(i).notePending());
+  await batch('APPLY configmaps (dry run, new)', (i) => req(i).dryRun(0));
+  await batch('APPLY configmaps (create)', (i) => req(i).applyObject(0));
+  await batch('APPLY releaseinventories (record)', (i) => req(i).record());
+  await batch('APPLY releases/status (controller: applied)', (i) => req(i).statusApplied());
+  await batch('POST events', (i) => req(i).event());
+  await batch('APPLY releaseinventories (health)', (i) => req(i).health());
+  await batch('APPLY releases/status (observer)', (i) => req(i).statusHealthy());
+  await batch('APPLY releases/status (controller: succeeded)', (i) => req(i).statusSucceeded());
+  await batch('APPLY configmaps (dry run, unchanged)', (i) => req(i).dryRun(0));
+  await batch('APPLY configmaps (unchanged)', (i) => req(i).applyObject(0));
   await batch('GET releases', (i) => client.get({ apiVersion: API_VERSION, kind: 'Release', ...meta(i) }));
   await batch('GET configmaps', (i) =>
     client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: `r${i}-o0` }),

@@ -31,7 +31,7 @@ import {
   wakeupsTo,
 } from '../test/support/processes.ts';
 import { LEASE_NS } from '../test/support/system.ts';
-import { kubectlFloor } from './kubectl-floor.ts';
+import { floorOnItsOwnPlane } from './kubectl-floor.ts';
 import {
   controlPlaneCpu,
   cpDelta,
@@ -65,29 +65,6 @@ const PROF = process.env.CONVOY_BENCH_CPU_PROF;
 const CONCURRENCY = process.env.CONVOY_BENCH_CONCURRENCY;
 const TIMEOUT_MS = 30 * 60_000;
 
-/**
- * The kubectl floor of `releases` × OBJECTS ConfigMaps on a control plane of its own, stopped after: its
- * objects must not weigh on the convoy run's watch caches.
- */
-async function floorOnItsOwnPlane(releases: number, work: string) {
-  const plane = await startControlPlane({});
-  try {
-    return await kubectlFloor({
-      admin: new KubeClient(plane.kubeConfig),
-      kubeconfigPath: plane.kubeconfigPath,
-      workDir: work,
-      releases,
-      objects: OBJECTS,
-      namespaces: NAMESPACES,
-      prefix: 'floor',
-      parallel: KUBECTL_PARALLEL,
-      plane,
-    });
-  } finally {
-    await plane.stop();
-  }
-}
-
 /** One size on a fresh control plane: its figures (what the JSON prints), or undefined when it failed. */
 async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
   const cp = await startControlPlane({});
@@ -99,7 +76,13 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
   let releases: ReleaseWatch | undefined;
   try {
     const admin = new KubeClient(cp.kubeConfig);
-    const floor = await floorOnItsOwnPlane(RELEASES, work);
+    const floor = await floorOnItsOwnPlane({
+      releases: RELEASES,
+      objects: OBJECTS,
+      namespaces: NAMESPACES,
+      parallel: KUBECTL_PARALLEL,
+      workDir: work,
+    });
     console.error(
       `${RELEASES} Releases: the kubectl floor took ${floor.seconds} s, CPU-s ${JSON.stringify(floor.cpuSeconds)}`,
     );
