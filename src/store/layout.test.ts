@@ -7,6 +7,7 @@ import { RenderStoreCorruptError } from './errors.ts';
 import {
   ANN_CHUNK_BYTES,
   assemble,
+  assembleHooks,
   type Chunk,
   chunkName,
   chunkSecret,
@@ -18,6 +19,7 @@ import {
   refLabelValue,
   releaseLabelValue,
   sha256Hex,
+  sha256HexYielding,
   summarize,
 } from './layout.ts';
 import type { Render } from './types.ts';
@@ -282,4 +284,56 @@ test('a render of 10,000 objects and 20 MiB: every chunk Secret under the 1 MiB 
   );
   assert.equal(back?.objects.length, 10_000);
   assert.deepEqual(back?.objects[9_999], objects[9_999]);
+});
+
+test('a deletion reads the hooks alone, verified as the whole render is', async () => {
+  const hook = (name: string, extra: object = {}) => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, namespace: 'ns', annotations: { 'convoy.kumodo.io/hook': 'PreDelete' } },
+    ...extra,
+  });
+  const cases: [string, Render][] = [
+    ['no hooks', bigRender(5_000)],
+    ['two hooks before large objects', { ...bigRender(50_000), hooks: [hook('a'), hook('b')] }],
+    // The text `],"objects":[` inside a hook: the head does not parse, the whole does.
+    [
+      'a hook holding an "objects" list',
+      { ...bigRender(5_000), hooks: [hook('c', { spec: { a: [1], objects: [2] } })] },
+    ],
+  ];
+  for (const [what, render] of cases) {
+    const ref = renderRefOf(render);
+    const chunks = await chunksOf(render, 4096);
+    assert.deepEqual(await assembleHooks(ref, chunks), render.hooks, what);
+    assert.equal(await assembleHooks(ref, chunks.slice(1)), undefined, `${what}: not committed`);
+    const flipped = chunks.map((c) =>
+      c.index === 1
+        ? { ...c, data: Buffer.from((c.data ?? Buffer.alloc(0)).map((b, i) => (i === 0 ? b ^ 1 : b))) }
+        : c,
+    );
+    await assert.rejects(() => assembleHooks(ref, flipped), RenderStoreCorruptError, `${what}: damaged`);
+  }
+  // Text not written canonically is checked by its content, as assemble checks it.
+  const render = bigRender(100);
+  const blob = gzipSync(JSON.stringify({ hooks: [hook('z')], objects: render.objects }));
+  const c: Chunk = {
+    name: 'x',
+    resourceVersion: undefined,
+    renderRef: renderRefOf(render),
+    index: 0,
+    count: 1,
+    blobSha256: sha256Hex(blob),
+    revision: undefined,
+    storedAt: undefined,
+    data: blob,
+  };
+  await assert.rejects(() => assembleHooks(renderRefOf(render), [c]), /content hashes to sha256:/);
+});
+
+test('the yielding hash is the hash, across slices', async () => {
+  for (const n of [0, 1, 4 * 1024 * 1024, 9 * 1024 * 1024 + 7]) {
+    const data = randomBytes(n);
+    assert.equal(await sha256HexYielding(data), sha256Hex(data), `${n} bytes`);
+  }
 });

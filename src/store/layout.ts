@@ -289,8 +289,28 @@ export function writeState(chunks: readonly Chunk[]): WriteState {
   return { kind: 'complete', count: head.count, blobSha256: head.blobSha256 };
 }
 
-/** Reassembles and verifies: undefined when not committed; RenderStoreCorruptError otherwise. */
-export async function assemble(renderRef: string, chunks: readonly Chunk[]): Promise<Render | undefined> {
+/** Bytes hashed between two turns of the event loop: a 50 MB render is ~13 slices of a few ms each. */
+const HASH_SLICE = 4 * 1024 * 1024;
+
+/** sha256Hex of `data`, yielding a turn between slices so a large render never holds the event loop. */
+export async function sha256HexYielding(data: Uint8Array): Promise<string> {
+  const h = createHash('sha256');
+  for (let at = 0; at < data.length; at += HASH_SLICE) {
+    h.update(data.subarray(at, at + HASH_SLICE));
+    if (at + HASH_SLICE < data.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return h.digest('hex');
+}
+
+/**
+ * The chunks of `renderRef` joined, their digest checked and gunzipped: the stored JSON text, with
+ * whether it is the canonical text that hashes to the ref (what a put writes). undefined when not
+ * committed; RenderStoreCorruptError otherwise.
+ */
+async function storedText(
+  renderRef: string,
+  chunks: readonly Chunk[],
+): Promise<{ text: Buffer; canonical: boolean } | undefined> {
   const mine = chunks.filter((c) => c.renderRef === renderRef);
   const state = writeState(mine);
   switch (state.kind) {
@@ -311,24 +331,69 @@ export async function assemble(renderRef: string, chunks: readonly Chunk[]): Pro
     parts.push(data);
   }
   const blob = Buffer.concat(parts);
-  if (sha256Hex(blob) !== state.blobSha256) {
+  if ((await sha256HexYielding(blob)) !== state.blobSha256) {
     throw new RenderStoreCorruptError(renderRef, 'blob digest does not match the chunks');
   }
-  let parsed: unknown;
   let text: Buffer;
   try {
     text = await gunzip(blob);
+  } catch (err) {
+    throw new RenderStoreCorruptError(renderRef, `cannot decode: ${errorMessage(err)}`);
+  }
+  return { text, canonical: `sha256:${await sha256HexYielding(text)}` === renderRef };
+}
+
+function parseRender(renderRef: string, text: Buffer): Render {
+  let parsed: unknown;
+  try {
     parsed = JSON.parse(text.toString('utf8'));
   } catch (err) {
     throw new RenderStoreCorruptError(renderRef, `cannot decode: ${errorMessage(err)}`);
   }
   if (!isRenderShape(parsed)) throw new RenderStoreCorruptError(renderRef, 'not a {hooks, objects} render');
+  return parsed;
+}
+
+/** Reassembles and verifies: undefined when not committed; RenderStoreCorruptError otherwise. */
+export async function assemble(renderRef: string, chunks: readonly Chunk[]): Promise<Render | undefined> {
+  const stored = await storedText(renderRef, chunks);
+  if (stored === undefined) return undefined;
+  const parsed = parseRender(renderRef, stored.text);
   // A put stores the canonical JSON itself, so its bytes hash to the ref: serialising the render again
   // (a second of the event loop at 50 MB) is needed only for text written some other way.
-  if (`sha256:${sha256Hex(text)}` === renderRef) return parsed;
+  if (stored.canonical) return parsed;
   const actual = renderRefOf(parsed);
   if (actual !== renderRef) throw new RenderStoreCorruptError(renderRef, `content hashes to ${actual}`);
   return parsed;
+}
+
+const HOOKS_HEAD = Buffer.from('{"hooks":[');
+const OBJECTS_KEY = Buffer.from('],"objects":[');
+
+/**
+ * Only the hooks of a stored render (what a deletion runs), verified as `assemble` verifies: the
+ * canonical text puts the hooks first, so they are parsed without the objects — at 50 MB, the parse of
+ * the whole render held the event loop ~0.45 s, over 1 s under load (docs/design.md#large-renders).
+ * The first `],"objects":[` may sit inside a hook; the head then does not parse, and the whole does.
+ */
+export async function assembleHooks(
+  renderRef: string,
+  chunks: readonly Chunk[],
+): Promise<Render['hooks'] | undefined> {
+  const stored = await storedText(renderRef, chunks);
+  if (stored === undefined) return undefined;
+  const { text } = stored;
+  const cut = text.indexOf(OBJECTS_KEY);
+  if (stored.canonical && text.subarray(0, HOOKS_HEAD.length).equals(HOOKS_HEAD) && cut > 0) {
+    try {
+      const head: unknown = JSON.parse(`${text.subarray(0, cut + 1).toString('utf8')}}`);
+      const hooks = (head as { hooks?: unknown }).hooks;
+      if (Array.isArray(hooks)) return hooks as Render['hooks'];
+    } catch {
+      // the cut fell inside a hook: parse the whole below
+    }
+  }
+  return (await assemble(renderRef, chunks))?.hooks;
 }
 
 function isRenderShape(v: unknown): v is Render {

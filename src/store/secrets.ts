@@ -12,6 +12,7 @@ import { RenderStoreCorruptError, RenderStoreError } from './errors.ts';
 import {
   ANN_RENDER_REF,
   assemble,
+  assembleHooks,
   type Chunk,
   type ChunkMeta,
   chunkSecret,
@@ -132,6 +133,12 @@ export class SecretRenderStore implements RenderStore {
     checkRef(renderRef);
     const chunks = await this.#chunks(ns, release, renderSelector(ns, release, renderRef), 'data');
     return assemble(renderRef, chunks);
+  }
+
+  async hooks(ns: string, release: string, renderRef: string): Promise<Render['hooks'] | undefined> {
+    checkRef(renderRef);
+    const chunks = await this.#chunks(ns, release, renderSelector(ns, release, renderRef), 'data');
+    return assembleHooks(renderRef, chunks);
   }
 
   async list(ns: string, release: string): Promise<StoredRenderMeta[]> {

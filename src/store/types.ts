@@ -45,6 +45,8 @@ export interface RenderStore {
   put(ns: string, release: string, renderRef: string, render: Render, opts?: PutOptions): Promise<void>;
   /** undefined when the render was never (completely) written; throws RenderStoreCorruptError. */
   get(ns: string, release: string, renderRef: string): Promise<Render | undefined>;
+  /** The hooks of `get`'s render, verified alike, without parsing its objects (a deletion's read). */
+  hooks(ns: string, release: string, renderRef: string): Promise<Render['hooks'] | undefined>;
   /** Newest first (by storedAt). */
   list(ns: string, release: string): Promise<StoredRenderMeta[]>;
   delete(ns: string, release: string, renderRef: string): Promise<void>;

@@ -83,6 +83,7 @@ function deps(
     local: client,
     store: {
       get: () => Promise.resolve(undefined),
+      hooks: () => Promise.resolve(undefined),
       put: () => Promise.reject(new Error('store unreachable')),
       list: () => Promise.resolve([]),
       delete: () => Promise.resolve(),

@@ -49,8 +49,8 @@ async function deletionRender(
 ): Promise<{ renderRef: string; hooks: Render['hooks'] } | undefined> {
   const ref = release.status?.lastSuccessful?.renderRef ?? release.status?.lastAttempted?.renderRef;
   if (ref === undefined) return undefined;
-  const render = await deps.store.get(namespaceOf(release), nameOf(release), ref);
-  return render === undefined ? undefined : { renderRef: ref, hooks: render.hooks };
+  const hooks = await deps.store.hooks(namespaceOf(release), nameOf(release), ref);
+  return hooks === undefined ? undefined : { renderRef: ref, hooks };
 }
 
 /** A deletion that cannot go on because of its target: the Ready reason it shows while it waits. */
