@@ -36,7 +36,12 @@ import { installCrds } from '../test/support/crds.ts';
 import { startControllerManager, startObserver, wakeupsTo } from '../test/support/processes.ts';
 import { DEFAULT_HEALTH, LEASE_NS } from '../test/support/system.ts';
 import { configMapManifests } from './fixtures.ts';
-import { apiserverRequests as apiserverRequestsOf, kubectlFloor, requestDelta } from './kubectl-floor.ts';
+import {
+  apiserverRequests as apiserverRequestsOf,
+  KUBECTL_PARALLEL,
+  kubectlFloor,
+  requestDelta,
+} from './kubectl-floor.ts';
 import { parseMetrics, proc, rates, reconcileFigures, type Sample, sample, scriptCpu } from './procs.ts';
 
 const FULL = process.argv.includes('--full');
@@ -45,7 +50,6 @@ const RELEASES = Number(process.env.CONVOY_BENCH_RELEASES ?? (FULL ? 1000 : 200)
 const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 10);
 const NAMESPACES = 20;
 const STEADY_SECONDS = Number(process.env.CONVOY_BENCH_STEADY_SECONDS ?? (FULL ? 300 : 60));
-const KUBECTL_PARALLEL = 8;
 const PODS = 5;
 const TIMEOUT_MS = 60 * 60_000;
 const HEAP_SNAPSHOTS = process.env.CONVOY_BENCH_HEAP_SNAPSHOTS;

@@ -37,6 +37,9 @@ export function requestDelta(a: Record<string, number>, b: Record<string, number
   return { total: by.reduce((s, [, d]) => s + d, 0), byVerbAndResource: Object.fromEntries(by) };
 }
 
+/** kubectl processes at once in the scale benches' floor, one file each. */
+export const KUBECTL_PARALLEL = 8;
+
 /** Runs a command to its end (killed at `timeoutMs`); rejects with its stderr's tail. */
 export function runCommand(cmd: string, args: string[], timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -130,12 +133,13 @@ export async function kubectlFloor(o: FloorOptions) {
  * watch caches of the run it is compared with (bench/scale.ts, bench/replay.ts).
  */
 export async function floorOnItsOwnPlane(
-  o: Pick<FloorOptions, 'releases' | 'objects' | 'namespaces' | 'parallel' | 'workDir'>,
+  o: Pick<FloorOptions, 'releases' | 'objects' | 'namespaces' | 'workDir'>,
 ) {
   const plane = await startControlPlane({});
   try {
     return await kubectlFloor({
       ...o,
+      parallel: KUBECTL_PARALLEL,
       admin: new KubeClient(plane.kubeConfig),
       kubeconfigPath: plane.kubeconfigPath,
       prefix: 'floor',

@@ -17,6 +17,12 @@ export type Watched = KubeObject & Release;
 
 const CREATE_PARALLEL = 16;
 
+/** The shape of a scale bench's burst: ConfigMaps a Release, namespaces the Releases spread over. */
+export const BURST_SHAPE = {
+  objects: Number(process.env.CONVOY_BENCH_OBJECTS ?? 10),
+  namespaces: Number(process.env.CONVOY_BENCH_NAMESPACES ?? 20),
+} as const;
+
 export const secs = (ms: number) => +(ms / 1000).toFixed(1);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -21,16 +21,14 @@ import { startControlPlane } from '../src/testenv/index.ts';
 import { installCrds } from '../test/support/crds.ts';
 import { apiserverRequests, floorOnItsOwnPlane, requestDelta } from './kubectl-floor.ts';
 import { controlPlaneCpu, cpDelta, scriptCpu, total } from './procs.ts';
-import { benchRelease, ReleaseWatch, secs } from './release-burst.ts';
+import { BURST_SHAPE, benchRelease, ReleaseWatch, secs } from './release-burst.ts';
 import { type BenchTarget, releaseRequests } from './release-requests.ts';
 
 const RELEASES = Number(process.env.CONVOY_BENCH_RELEASES ?? 1000);
-const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 10);
-const NAMESPACES = Number(process.env.CONVOY_BENCH_NAMESPACES ?? 20);
+const { objects: OBJECTS, namespaces: NAMESPACES } = BURST_SHAPE;
 const WORKERS = Number(process.env.CONVOY_BENCH_REPLAY_WORKERS ?? 16);
 const WATCHES = process.env.CONVOY_BENCH_REPLAY_WATCHES !== '0';
 const CREATE_PARALLEL = 16;
-const KUBECTL_PARALLEL = 8;
 const TIMEOUT_MS = 30 * 60_000;
 
 /** The watches of one convoy process: each its own connections, as a process has. */
@@ -59,13 +57,7 @@ async function pool(n: number, parallel: number, f: (i: number) => Promise<unkno
 }
 
 const work = await mkdtemp(join(tmpdir(), 'convoy-bench-replay-'));
-const floor = await floorOnItsOwnPlane({
-  releases: RELEASES,
-  objects: OBJECTS,
-  namespaces: NAMESPACES,
-  parallel: KUBECTL_PARALLEL,
-  workDir: work,
-});
+const floor = await floorOnItsOwnPlane({ ...BURST_SHAPE, releases: RELEASES, workDir: work });
 console.error(`the kubectl floor of ${RELEASES} × ${OBJECTS} ConfigMaps: ${floor.seconds} s`);
 
 const cp = await startControlPlane({});

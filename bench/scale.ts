@@ -43,7 +43,7 @@ import {
   scriptCpu,
   total,
 } from './procs.ts';
-import { benchRelease, createReleases, ReleaseWatch, secs, sleep } from './release-burst.ts';
+import { BURST_SHAPE, benchRelease, createReleases, ReleaseWatch, secs, sleep } from './release-burst.ts';
 import { scalePlot } from './scale-plot.ts';
 
 const sizesArg = process.argv.indexOf('--sizes');
@@ -55,9 +55,7 @@ const plotArg = process.argv.indexOf('--plot');
 const PLOT = plotArg < 0 ? undefined : process.argv[plotArg + 1];
 /** After the idle window, kill -9 both processes, start them again and measure the recovery. */
 const RESTART = process.argv.includes('--restart');
-const OBJECTS = Number(process.env.CONVOY_BENCH_OBJECTS ?? 10);
-const KUBECTL_PARALLEL = 8;
-const NAMESPACES = Number(process.env.CONVOY_BENCH_NAMESPACES ?? 20);
+const { objects: OBJECTS, namespaces: NAMESPACES } = BURST_SHAPE;
 const IDLE_SECONDS = Number(process.env.CONVOY_BENCH_IDLE_SECONDS ?? 120);
 const INTERVAL = process.env.CONVOY_BENCH_INTERVAL;
 const PROF = process.env.CONVOY_BENCH_CPU_PROF;
@@ -76,13 +74,7 @@ async function runSize(RELEASES: number): Promise<SizeFigures | undefined> {
   let releases: ReleaseWatch | undefined;
   try {
     const admin = new KubeClient(cp.kubeConfig);
-    const floor = await floorOnItsOwnPlane({
-      releases: RELEASES,
-      objects: OBJECTS,
-      namespaces: NAMESPACES,
-      parallel: KUBECTL_PARALLEL,
-      workDir: work,
-    });
+    const floor = await floorOnItsOwnPlane({ ...BURST_SHAPE, releases: RELEASES, workDir: work });
     console.error(
       `${RELEASES} Releases: the kubectl floor took ${floor.seconds} s, CPU-s ${JSON.stringify(floor.cpuSeconds)}`,
     );

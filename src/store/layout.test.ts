@@ -59,6 +59,21 @@ async function chunksOf(render: Render, chunkBytes: number, release = 'web', ns 
   });
 }
 
+/** A render stored as one chunk of `blob`, whatever it holds: text written other than by a put. */
+function oneChunk(renderRef: string, blob: Buffer): Chunk {
+  return {
+    name: 'x',
+    resourceVersion: undefined,
+    renderRef,
+    index: 0,
+    count: 1,
+    blobSha256: sha256Hex(blob),
+    revision: undefined,
+    storedAt: undefined,
+    data: blob,
+  };
+}
+
 test('label values fit 63 chars and stay unique when cut', async () => {
   assert.equal(releaseLabelValue('prod', 'web'), 'prod.web');
   const long1 = releaseLabelValue('n'.repeat(40), `${'a'.repeat(40)}-1`);
@@ -139,18 +154,7 @@ test('content that is well-formed but not what the ref names is corrupt', async 
     hooks: [],
     objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'evil' } }],
   };
-  const blob = gzipSync(JSON.stringify(forged));
-  const c: Chunk = {
-    name: 'x',
-    resourceVersion: undefined,
-    renderRef: ref,
-    index: 0,
-    count: 1,
-    blobSha256: sha256Hex(blob),
-    revision: undefined,
-    storedAt: undefined,
-    data: blob,
-  };
+  const c = oneChunk(ref, gzipSync(JSON.stringify(forged)));
   await assert.rejects(() => assemble(ref, [c]), /content hashes to sha256:/);
   const notRender = gzipSync('{"objects":[]}');
   await assert.rejects(
@@ -316,18 +320,10 @@ test('a deletion reads the hooks alone, verified as the whole render is', async 
   }
   // Text not written canonically is checked by its content, as assemble checks it.
   const render = bigRender(100);
-  const blob = gzipSync(JSON.stringify({ hooks: [hook('z')], objects: render.objects }));
-  const c: Chunk = {
-    name: 'x',
-    resourceVersion: undefined,
-    renderRef: renderRefOf(render),
-    index: 0,
-    count: 1,
-    blobSha256: sha256Hex(blob),
-    revision: undefined,
-    storedAt: undefined,
-    data: blob,
-  };
+  const c = oneChunk(
+    renderRefOf(render),
+    gzipSync(JSON.stringify({ hooks: [hook('z')], objects: render.objects })),
+  );
   await assert.rejects(() => assembleHooks(renderRefOf(render), [c]), /content hashes to sha256:/);
 });
 
